@@ -27,4 +27,6 @@ backend.add(import('@backstage/plugin-search-backend-module-catalog'));
 backend.add(import('@backstage/plugin-kubernetes-backend'));
 backend.add(import('@backstage/plugin-user-settings-backend'));
 
+backend.add(import('@internal/backstage-plugin-gpu-backend'));
+backend.add(import('@internal/backstage-plugin-scaffolder-backend-module-gpu'));
 backend.start();

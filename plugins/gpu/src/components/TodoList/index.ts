@@ -1,0 +1,2 @@
+export { TodoList } from './TodoList';
+export type { TodoItem } from './TodoList';

@@ -1,0 +1,1 @@
+export { gpuPlugin as default } from './plugin';

@@ -1,0 +1,8 @@
+/***/
+/**
+ * The gpu module for @backstage/plugin-scaffolder-backend.
+ *
+ * @packageDocumentation
+ */
+
+export { scaffolderModule as default } from './module';
