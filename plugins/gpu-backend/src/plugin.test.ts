@@ -1,129 +1,59 @@
-import {
-  mockCredentials,
-  startTestBackend,
-} from '@backstage/backend-test-utils';
-import { createServiceFactory } from '@backstage/backend-plugin-api';
-import { todoListServiceRef } from './services/TodoListService';
-import { gpuPlugin } from './plugin';
+import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
+import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
 import request from 'supertest';
-import { catalogServiceMock } from '@backstage/plugin-catalog-node/testUtils';
-import {
-  ConflictError,
-  AuthenticationError,
-  NotAllowedError,
-} from '@backstage/errors';
+import { gpuPlugin } from './plugin';
 
-// TEMPLATE NOTE:
-// Plugin tests are integration tests for your plugin, ensuring that all pieces
-// work together end-to-end. You can still mock injected backend services
-// however, just like anyone who installs your plugin might replace the
-// services with their own implementations.
-describe('plugin', () => {
-  it('should create and read TODO items', async () => {
-    const { server } = await startTestBackend({
-      features: [gpuPlugin],
-    });
-
-    await request(server).get('/api/gpu/todos').expect(200, {
-      items: [],
-    });
-
-    const createRes = await request(server)
-      .post('/api/gpu/todos')
-      .send({ title: 'My Todo' });
-
-    expect(createRes.status).toBe(201);
-    expect(createRes.body).toEqual({
-      id: expect.any(String),
-      title: 'My Todo',
-      createdBy: mockCredentials.user().principal.userEntityRef,
-      createdAt: expect.any(String),
-    });
-
-    const createdTodoItem = createRes.body;
-
-    await request(server)
-      .get('/api/gpu/todos')
-      .expect(200, {
-        items: [createdTodoItem],
-      });
-
-    await request(server)
-      .get(`/api/gpu/todos/${createdTodoItem.id}`)
-      .expect(200, createdTodoItem);
-  });
-
-  it('should create TODO item with catalog information', async () => {
+describe('gpu backend plugin', () => {
+  async function start() {
     const { server } = await startTestBackend({
       features: [
         gpuPlugin,
-        catalogServiceMock.factory({
-          entities: [
-            {
-              apiVersion: 'backstage.io/v1alpha1',
-              kind: 'Component',
-              metadata: {
-                name: 'my-component',
-                namespace: 'default',
-                title: 'My Component',
-              },
-              spec: {
-                type: 'service',
-                owner: 'me',
+        mockServices.rootConfig.factory({ data: { gpu: demoPlatformConfig } }),
+      ],
+    });
+    return server;
+  }
+
+  it('answers /health without credentials', async () => {
+    const server = await start();
+    await request(server)
+      .get('/api/gpu/health')
+      .set('Authorization', '')
+      .expect(200, { status: 'ok' });
+  });
+
+  it('serves the configured platform to signed-in users', async () => {
+    const server = await start();
+    const res = await request(server).get('/api/gpu/platform').expect(200);
+    expect(res.body.platform.pools.map((p: { name: string }) => p.name)).toEqual(
+      demoPlatformConfig.pools.map(p => p.name),
+    );
+    expect(res.body.clusters).toEqual([]);
+  });
+
+  it('rejects unauthenticated platform requests', async () => {
+    const server = await start();
+    const res = await request(server)
+      .get('/api/gpu/platform')
+      .set('Authorization', 'Bearer mock-none-token');
+    expect(res.status).toBe(401);
+  });
+
+  it('refuses to start with an invalid gpu config, naming the key', async () => {
+    await expect(
+      startTestBackend({
+        features: [
+          gpuPlugin,
+          mockServices.rootConfig.factory({
+            data: {
+              gpu: {
+                ...demoPlatformConfig,
+                pools: [{ ...demoPlatformConfig.pools[0], gpuModel: 'Z9000' }],
               },
             },
-          ],
-        }),
-      ],
-    });
-
-    const createRes = await request(server)
-      .post('/api/gpu/todos')
-      .send({ title: 'My Todo', entityRef: 'component:default/my-component' });
-
-    expect(createRes.status).toBe(201);
-    expect(createRes.body).toEqual({
-      id: expect.any(String),
-      title: '[My Component] My Todo',
-      createdBy: mockCredentials.user().principal.userEntityRef,
-      createdAt: expect.any(String),
-    });
-  });
-
-  it('should forward errors from the TodoListService', async () => {
-    const { server } = await startTestBackend({
-      features: [
-        gpuPlugin,
-        createServiceFactory({
-          service: todoListServiceRef,
-          deps: {},
-          factory: () => ({
-            createTodo: jest.fn().mockRejectedValue(new ConflictError()),
-            listTodos: jest.fn().mockRejectedValue(new AuthenticationError()),
-            getTodo: jest.fn().mockRejectedValue(new NotAllowedError()),
           }),
-        })
-      ],
-    });
-
-    const createRes = await request(server)
-      .post('/api/gpu/todos')
-      .send({ title: 'My Todo', entityRef: 'component:default/my-component' });
-    expect(createRes.status).toBe(409);
-    expect(createRes.body).toMatchObject({
-      error: { name: 'ConflictError' },
-    });
-
-    const listRes = await request(server).get('/api/gpu/todos');
-    expect(listRes.status).toBe(401);
-    expect(listRes.body).toMatchObject({
-      error: { name: 'AuthenticationError' },
-    });
-
-    const getRes = await request(server).get('/api/gpu/todos/123');
-    expect(getRes.status).toBe(403);
-    expect(getRes.body).toMatchObject({
-      error: { name: 'NotAllowedError' },
-    });
+        ],
+      }),
+    ).rejects.toThrow(/gpu\.pools\[0\]\.gpuModel/);
   });
 });

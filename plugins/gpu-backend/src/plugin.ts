@@ -2,11 +2,11 @@ import {
   coreServices,
   createBackendPlugin,
 } from '@backstage/backend-plugin-api';
+import { readPlatformConfig } from '@internal/backstage-plugin-gpu-common';
 import { createRouter } from './router';
-import { todoListServiceRef } from './services/TodoListService';
 
 /**
- * gpuPlugin backend plugin
+ * The `gpu` backend plugin: the platform model, quotes, service requests and governance.
  *
  * @public
  */
@@ -15,17 +15,19 @@ export const gpuPlugin = createBackendPlugin({
   register(env) {
     env.registerInit({
       deps: {
+        config: coreServices.rootConfig,
         httpAuth: coreServices.httpAuth,
         httpRouter: coreServices.httpRouter,
-        todoList: todoListServiceRef,
+        logger: coreServices.logger,
       },
-      async init({ httpAuth, httpRouter, todoList }) {
-        httpRouter.use(
-          await createRouter({
-            httpAuth,
-            todoList,
-          }),
-        );
+      async init({ config, httpAuth, httpRouter, logger }) {
+        const platform = readPlatformConfig(config);
+        logger.info('Loaded GPU platform', {
+          pools: platform.pools.length,
+          teams: platform.teams.length,
+        });
+        httpRouter.use(await createRouter({ httpAuth, platform }));
+        httpRouter.addAuthPolicy({ path: '/health', allow: 'unauthenticated' });
       },
     });
   },

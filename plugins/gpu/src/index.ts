@@ -1,1 +1,8 @@
+/**
+ * Frontend plugin for GPU model services: governance page, entity card and tier picker.
+ *
+ * @packageDocumentation
+ */
 export { gpuPlugin as default } from './plugin';
+export { gpuApiRef, GpuClient } from './api';
+export type { GpuApi } from './api';

@@ -1,2 +1,0 @@
-export { TodoList } from './TodoList';
-export type { TodoItem } from './TodoList';

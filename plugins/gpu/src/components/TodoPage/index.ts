@@ -1,1 +1,0 @@
-export { TodoPage } from './TodoPage';
