@@ -1,0 +1,142 @@
+/** The four ways a service can hold GPU capacity. */
+export type SharingTier = 'dedicated' | 'mig' | 'mps' | 'time-sliced';
+
+/** All tiers, ordered from strongest to weakest isolation. */
+export const SHARING_TIERS: readonly SharingTier[] = [
+  'dedicated',
+  'mig',
+  'mps',
+  'time-sliced',
+];
+
+/** How a pool's nodes are bought. */
+export type CapacityType = 'on-demand' | 'spot';
+
+/** Weight precision of a served model. */
+export type Dtype = 'fp32' | 'bf16' | 'fp16' | 'fp8' | 'int8' | 'int4';
+
+/** The serving engine. */
+export type Runtime = 'vllm' | 'ollama';
+
+/** One MIG profile of a GPU model, e.g. `1g.10gb` on an A100-80GB. */
+export interface MigProfile {
+  /** Profile name as NVIDIA writes it, e.g. `3g.40gb`. */
+  name: string;
+  /** Compute slices the profile takes (out of `GpuModel.migComputeSlices`). */
+  computeSlices: number;
+  /** Memory of the slice in GB as the profile name states it. */
+  memoryGb: number;
+  /** Most instances of this profile one GPU can hold when it holds only this profile. */
+  maxInstances: number;
+}
+
+/** A GPU model the platform knows. */
+export interface GpuModel {
+  /** Catalogue name, e.g. `A100-80GB`. */
+  name: string;
+  /** Memory of the card in GiB (what the sizing fits against). */
+  memoryGiB: number;
+  /** Value of the `nvidia.com/gpu.product` node label. */
+  productLabel: string;
+  /** Compute slices a MIG-enabled GPU splits into (7, or 4 on an A30); 0 when MIG is unsupported. */
+  migComputeSlices: number;
+  /** MIG profiles; empty when the GPU has no MIG. */
+  migProfiles: MigProfile[];
+}
+
+/** A Kubernetes node taint. */
+export interface NodeTaint {
+  key: string;
+  value?: string;
+  effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+}
+
+/** How a pool's GPUs are shared, which decides the device-plugin config its nodes select. */
+export type PoolSharing =
+  | { type: 'none' }
+  /** MIG with the mixed strategy; `layout` is profile name to instances per GPU. */
+  | { type: 'mig'; layout: Record<string, number> }
+  | { type: 'mps'; replicas: number }
+  | { type: 'time-slicing'; replicas: number };
+
+/** A GPU node pool: one Kueue ResourceFlavor. */
+export interface Pool {
+  /** DNS-1123 name; also the ResourceFlavor name. */
+  name: string;
+  /** Key into `Platform.gpuModels`. */
+  gpuModel: string;
+  gpusPerNode: number;
+  /** Nodes the pool may grow to (capacity for quotas and placement). */
+  maxNodes: number;
+  /** Labels that select the pool's nodes (ResourceFlavor nodeLabels). */
+  nodeLabels: Record<string, string>;
+  nodeTaints: NodeTaint[];
+  capacityType: CapacityType;
+  /** USD per node-hour, as a decimal string or number from config (e.g. `0.8048`). */
+  pricePerNodeHour: string;
+  sharing: PoolSharing;
+  /** Advertise shared GPUs as `nvidia.com/gpu.shared` (device plugin `renameByDefault`). */
+  renameByDefault: boolean;
+}
+
+/** What an environment allows. */
+export interface EnvironmentPolicy {
+  /** e.g. `dev`, `staging`, `production`. */
+  name: string;
+  allowedTiers: SharingTier[];
+  /** A dedicated request above this many GPUs per replica needs approval. */
+  maxDedicatedGpus: number;
+  /** WorkloadPriorityClass the environment's workloads get. */
+  priorityClass: string;
+  /** Render a PodDisruptionBudget for services in this environment. */
+  podDisruptionBudget: boolean;
+}
+
+/** A team's allowance. */
+export interface TeamQuota {
+  /** Catalog group name, e.g. `ml-platform`. */
+  name: string;
+  /** Namespaces the team may deploy to; the first is the default. */
+  namespaces: string[];
+  /** GPU-equivalents per pool name. A pool not listed has no quota. */
+  gpuQuota: Record<string, number>;
+  /** USD per month, decimal string. */
+  monthlyBudget: string;
+}
+
+/** A model the catalogue can size. */
+export interface ModelSpec {
+  /** Catalogue name, e.g. `llama-3.1-8b`. */
+  name: string;
+  /** Hugging Face repository id vLLM loads, e.g. `meta-llama/Llama-3.1-8B-Instruct`. */
+  huggingFaceId: string;
+  /** Ollama tag, e.g. `llama3.1:8b`. */
+  ollamaTag?: string;
+  /** Parameters in billions. */
+  parametersB: number;
+  layers: number;
+  kvHeads: number;
+  headDim: number;
+  defaultDtype: Dtype;
+  /** Largest context the model supports. */
+  maxContextLength: number;
+}
+
+/** Kueue settings of the platform. */
+export interface KueueSettings {
+  apiVersion: 'kueue.x-k8s.io/v1beta2' | 'kueue.x-k8s.io/v1beta1';
+  /** Cohort all team ClusterQueues join for borrowing. */
+  cohort: string;
+}
+
+/** The whole platform as configured in the `gpu` section of app-config. */
+export interface Platform {
+  gpuModels: Record<string, GpuModel>;
+  pools: Pool[];
+  environments: EnvironmentPolicy[];
+  teams: TeamQuota[];
+  models: Record<string, ModelSpec>;
+  kueue: KueueSettings;
+  /** Hours in a billing month used for projections (730 by default). */
+  hoursPerMonth: number;
+}

@@ -1,0 +1,47 @@
+import { Dtype, Runtime, SharingTier } from '../platform/types';
+
+/** What a team asks for: the input of quoting, placement and rendering. */
+export interface ServiceRequest {
+  /** DNS-1123 label, at most 40 characters (names of rendered objects derive from it). */
+  name: string;
+  /** Team (catalog group) that owns the service. */
+  team: string;
+  /** Namespace; defaults to the team's first namespace. */
+  namespace?: string;
+  /** Key into `Platform.models`. */
+  model: string;
+  runtime: Runtime;
+  /** Defaults to the model's `defaultDtype`. */
+  dtype?: Dtype;
+  /** vLLM `--max-model-len` / Ollama context length. */
+  maxModelLen: number;
+  /** Concurrent sequences (vLLM `--max-num-seqs`, Ollama `OLLAMA_NUM_PARALLEL`). */
+  concurrency: number;
+  replicas: number;
+  /** Key into `Platform.environments`. */
+  environment: string;
+  /** Requested tier; a quote lists every tier when absent. */
+  tier?: SharingTier;
+  /** Requested pool; a quote lists every pool when absent. */
+  pool?: string;
+  /** Expected demand in generated tokens per second, for the cost per 1,000 tokens. */
+  expectedTokensPerSecond?: number;
+  autoscaling?: {
+    minReplicas: number;
+    maxReplicas: number;
+    /** Waiting requests per replica that trigger a scale-up. */
+    targetQueueDepth: number;
+    /** KEDA ScaledObject (scale-to-zero possible) or a plain HPA. */
+    engine: 'keda' | 'hpa';
+  };
+}
+
+/** Where one replica of a service lands: a tier on a pool and the slice it gets. */
+export interface Placement {
+  tier: SharingTier;
+  pool: string;
+  /** MIG profile for the `mig` tier. */
+  migProfile?: string;
+  /** Whole GPUs per replica for `dedicated` (tensor parallel size); 1 otherwise. */
+  gpusPerReplica: number;
+}
