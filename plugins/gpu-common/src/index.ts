@@ -5,6 +5,8 @@
  * @packageDocumentation
  */
 
+export * from './cost';
+
 /**
  * In this package you might for example declare types that are common
  * between the frontend and backend plugin packages.
