@@ -1,0 +1,208 @@
+import type { JsonObject } from '@backstage/types';
+import {
+  ApprovalRecord,
+  AuditEvent,
+  AuditSubjectType,
+  ClusterMode,
+  ReservationRecord,
+  ReservationState,
+  ServiceRecord,
+  ServiceStatus,
+  ApprovalKind,
+  ApprovalState,
+} from './types';
+import { fromGpuUnits, readInteger } from './units';
+
+/** Timestamps come back as Date (pg), epoch milliseconds (better-sqlite3) or strings. */
+type DbTime = Date | number | string;
+
+export interface ServiceRow {
+  id: string;
+  name: string;
+  team: string;
+  namespace: string;
+  entity_ref: string | null;
+  environment: string;
+  tier: string;
+  pool: string;
+  status: string;
+  status_reason: string | null;
+  request: string;
+  placement: string;
+  quote: string | null;
+  manifests: string | null;
+  cluster: string | null;
+  mode: string;
+  request_key: string | null;
+  created_by: string;
+  created_at: DbTime;
+  updated_by: string;
+  updated_at: DbTime;
+}
+
+export interface ReservationRow {
+  id: string;
+  service_id: string;
+  team: string;
+  pool: string;
+  gpu_units: number | string;
+  monthly_cost_micros: number | string;
+  state: string;
+  created_at: DbTime;
+  held_at: DbTime | null;
+  released_at: DbTime | null;
+}
+
+export interface ApprovalRow {
+  id: string;
+  service_id: string;
+  reservation_id: string;
+  team: string;
+  kind: string;
+  reasons: string;
+  proposal: string | null;
+  state: string;
+  requested_by: string;
+  requested_at: DbTime;
+  decided_by: string | null;
+  decided_at: DbTime | null;
+  comment: string | null;
+}
+
+export interface AuditEventRow {
+  id: number | string;
+  at: DbTime;
+  actor: string;
+  action: string;
+  subject_type: string;
+  subject_id: string;
+  team: string | null;
+  before: string | null;
+  after: string | null;
+}
+
+export interface TeamQuotaRow {
+  team: string;
+  monthly_budget_micros: number | string;
+  updated_by: string;
+  updated_at: DbTime;
+}
+
+export interface PoolQuotaRow {
+  team: string;
+  pool: string;
+  nominal_gpu_units: number | string;
+}
+
+/** ISO 8601 in UTC for any timestamp representation the drivers return. */
+export function toIso(value: DbTime): string {
+  if (value instanceof Date) {
+    return value.toISOString();
+  }
+  if (typeof value === 'number' || /^\d+$/.test(value)) {
+    return new Date(Number(value)).toISOString();
+  }
+  // SQLite's CURRENT_TIMESTAMP form ('YYYY-MM-DD HH:MM:SS') is UTC.
+  const iso = value.includes('T') ? value : `${value.replace(' ', 'T')}Z`;
+  return new Date(iso).toISOString();
+}
+
+function optionalIso(value: DbTime | null): string | undefined {
+  return value === null || value === undefined ? undefined : toIso(value);
+}
+
+function optional<T>(value: T | null): T | undefined {
+  return value === null ? undefined : value;
+}
+
+function parseJson<T>(value: string | null): T | undefined {
+  return value === null || value === undefined
+    ? undefined
+    : (JSON.parse(value) as T);
+}
+
+/** Serialises a JSON column; undefined stays SQL NULL. */
+export function toJson(value: unknown): string | null {
+  return value === undefined ? null : JSON.stringify(value);
+}
+
+export function toServiceRecord(row: ServiceRow): ServiceRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    team: row.team,
+    namespace: row.namespace,
+    entityRef: optional(row.entity_ref),
+    environment: row.environment,
+    tier: row.tier as ServiceRecord['tier'],
+    pool: row.pool,
+    status: row.status as ServiceStatus,
+    statusReason: optional(row.status_reason),
+    request: JSON.parse(row.request),
+    placement: JSON.parse(row.placement),
+    quote: parseJson<JsonObject>(row.quote),
+    manifests: parseJson<ServiceRecord['manifests']>(row.manifests),
+    cluster: optional(row.cluster),
+    mode: row.mode as ClusterMode,
+    requestKey: optional(row.request_key),
+    createdBy: row.created_by,
+    createdAt: toIso(row.created_at),
+    updatedBy: row.updated_by,
+    updatedAt: toIso(row.updated_at),
+  };
+}
+
+export function toReservationRecord(row: ReservationRow): ReservationRecord {
+  return {
+    id: row.id,
+    serviceId: row.service_id,
+    team: row.team,
+    pool: row.pool,
+    gpuEquivalents: fromGpuUnits(readInteger(row.gpu_units)),
+    monthlyCostMicros: readInteger(row.monthly_cost_micros),
+    state: row.state as ReservationState,
+    createdAt: toIso(row.created_at),
+    heldAt: optionalIso(row.held_at),
+    releasedAt: optionalIso(row.released_at),
+  };
+}
+
+export function toApprovalRecord(row: ApprovalRow): ApprovalRecord {
+  return {
+    id: row.id,
+    serviceId: row.service_id,
+    reservationId: row.reservation_id,
+    team: row.team,
+    kind: row.kind as ApprovalKind,
+    reasons: JSON.parse(row.reasons),
+    proposal: parseJson<ApprovalRecord['proposal']>(row.proposal),
+    state: row.state as ApprovalState,
+    requestedBy: row.requested_by,
+    requestedAt: toIso(row.requested_at),
+    decidedBy: optional(row.decided_by),
+    decidedAt: optionalIso(row.decided_at),
+    comment: optional(row.comment),
+  };
+}
+
+export function toAuditEvent(row: AuditEventRow): AuditEvent {
+  return {
+    id: String(row.id),
+    at: toIso(row.at),
+    actor: row.actor,
+    action: row.action,
+    subjectType: row.subject_type as AuditSubjectType,
+    subjectId: row.subject_id,
+    team: optional(row.team),
+    before: parseJson<JsonObject>(row.before),
+    after: parseJson<JsonObject>(row.after),
+  };
+}
+
+/** The service as audit events show it: everything but the (large) manifests. */
+export function serviceAuditView(
+  service: ServiceRecord,
+): Omit<ServiceRecord, 'manifests'> & { manifestCount?: number } {
+  const { manifests, ...rest } = service;
+  return manifests ? { ...rest, manifestCount: manifests.length } : rest;
+}

@@ -1,0 +1,391 @@
+import type { JsonObject } from '@backstage/types';
+import type {
+  Placement,
+  ServiceRequest,
+  SharingTier,
+} from '@internal/backstage-plugin-gpu-common';
+
+/** Lifecycle of a service record. */
+export type ServiceStatus =
+  | 'pending-approval'
+  | 'approved'
+  | 'applying'
+  | 'ready'
+  | 'failed'
+  | 'rejected'
+  | 'deleting'
+  | 'deleted';
+
+/** Every {@link ServiceStatus}. */
+export const SERVICE_STATUSES: readonly ServiceStatus[] = [
+  'pending-approval',
+  'approved',
+  'applying',
+  'ready',
+  'failed',
+  'rejected',
+  'deleting',
+  'deleted',
+];
+
+/** How a service reaches its cluster. */
+export type ClusterMode = 'apply' | 'gitops' | 'dry-run';
+
+/**
+ * A rendered Kubernetes object as stored with the service. Kept structural so the
+ * store does not depend on a Kubernetes client.
+ */
+export type StoredManifest = JsonObject & {
+  apiVersion: string;
+  kind: string;
+};
+
+/** A service as the store keeps it. Times are ISO 8601 strings in UTC. */
+export interface ServiceRecord {
+  id: string;
+  name: string;
+  team: string;
+  namespace: string;
+  entityRef?: string;
+  environment: string;
+  tier: SharingTier;
+  pool: string;
+  status: ServiceStatus;
+  statusReason?: string;
+  request: ServiceRequest;
+  placement: Placement;
+  /** Quote summary the request was decided on (shape owned by the caller). */
+  quote?: JsonObject;
+  manifests?: StoredManifest[];
+  cluster?: string;
+  mode: ClusterMode;
+  requestKey?: string;
+  createdBy: string;
+  createdAt: string;
+  updatedBy: string;
+  updatedAt: string;
+}
+
+/**
+ * State of a reservation: `pending` waits for an approval and does not count
+ * against quota, `held` counts, `released` no longer counts.
+ */
+export type ReservationState = 'pending' | 'held' | 'released';
+
+/** One entry of the quota ledger. */
+export interface ReservationRecord {
+  id: string;
+  serviceId: string;
+  team: string;
+  pool: string;
+  /** GPU-equivalents (exact for shares whose denominator divides 5040). */
+  gpuEquivalents: number;
+  /** Projected monthly cost in integer micro-dollars. */
+  monthlyCostMicros: number;
+  state: ReservationState;
+  createdAt: string;
+  heldAt?: string;
+  releasedAt?: string;
+}
+
+/** What a service asks to reserve. */
+export interface ReservationRequest {
+  /** GPU-equivalents, greater than zero. */
+  gpuEquivalents: number;
+  /** Projected monthly cost in integer micro-dollars, zero or more. */
+  monthlyCostMicros: number;
+}
+
+/** Why a request needs an approver. `code` is machine-readable, e.g. `over-quota`. */
+export interface ApprovalReason {
+  code: string;
+  message: string;
+}
+
+/** Reason codes the store itself adds when quota or budget do not fit. */
+export const OVER_QUOTA = 'over-quota';
+/** See {@link OVER_QUOTA}. */
+export const OVER_BUDGET = 'over-budget';
+
+/**
+ * How the store decides admission of a reservation, inside its transaction:
+ *
+ * - with `approvalReasons` (policy findings of the caller, e.g. a tier not allowed in
+ *   the environment) the request always waits for approval;
+ * - otherwise it is admitted when it fits the team's quota and budget;
+ * - when it does not fit, `whenOverQuota` says whether to throw a `ConflictError`
+ *   (`reject`, nothing is written) or to record it for approval (`require-approval`).
+ */
+export interface AdmissionPolicy {
+  approvalReasons?: ApprovalReason[];
+  whenOverQuota: 'reject' | 'require-approval';
+}
+
+/** Input of {@link GpuStore.createServiceWithReservation}. */
+export interface CreateServiceInput {
+  name: string;
+  team: string;
+  namespace: string;
+  entityRef?: string;
+  environment: string;
+  tier: SharingTier;
+  pool: string;
+  request: ServiceRequest;
+  placement: Placement;
+  quote?: JsonObject;
+  manifests?: StoredManifest[];
+  cluster?: string;
+  mode: ClusterMode;
+  /** Idempotency key; a second call with the same team and key returns the first service. */
+  requestKey?: string;
+  reservation: ReservationRequest;
+  policy: AdmissionPolicy;
+  /** Entity ref of the user or service acting. */
+  actor: string;
+}
+
+/** Result of {@link GpuStore.createServiceWithReservation}. */
+export interface CreateServiceResult {
+  /** False when the request key matched an existing service. */
+  created: boolean;
+  service: ServiceRecord;
+  reservation: ReservationRecord;
+  /** Present when the service waits for (or went through) an approval. */
+  approval?: ApprovalRecord;
+}
+
+/** Filters of {@link GpuStore.listServices}. */
+export interface ListServicesFilter {
+  team?: string | string[];
+  status?: ServiceStatus | ServiceStatus[];
+  namespace?: string;
+  entityRef?: string;
+}
+
+/** Input of {@link GpuStore.updateServiceStatus}. */
+export interface UpdateServiceStatusInput {
+  id: string;
+  status: ServiceStatus;
+  /** Cleared when omitted. */
+  statusReason?: string;
+  /** Only update when the current status is one of these (else `ConflictError`). */
+  expectedStatus?: ServiceStatus[];
+  /** Replace the stored manifests. */
+  manifests?: StoredManifest[];
+  /** Release the service's held or pending reservation in the same transaction. */
+  releaseReservation?: boolean;
+  actor: string;
+}
+
+/** The service fields a change (PATCH) may set. */
+export interface ServiceChange {
+  tier: SharingTier;
+  pool: string;
+  request: ServiceRequest;
+  placement: Placement;
+  quote?: JsonObject;
+  manifests?: StoredManifest[];
+}
+
+/** Input of {@link GpuStore.replaceReservation}. */
+export interface ReplaceReservationInput {
+  serviceId: string;
+  change: ServiceChange;
+  reservation: ReservationRequest;
+  policy: AdmissionPolicy;
+  actor: string;
+}
+
+/** Result of {@link GpuStore.replaceReservation}. */
+export type ReplaceReservationResult =
+  | {
+      /** The change is in effect: old reservation released, new one held. */
+      outcome: 'replaced';
+      service: ServiceRecord;
+      reservation: ReservationRecord;
+    }
+  | {
+      /** The change waits for approval; the service and its old reservation are unchanged. */
+      outcome: 'pending-approval';
+      service: ServiceRecord;
+      reservation: ReservationRecord;
+      approval: ApprovalRecord;
+    };
+
+/** A team's quota as configured. */
+export interface QuotaSpec {
+  /** GPU-equivalents per pool. */
+  pools: Record<string, number>;
+  /** Monthly budget in integer micro-dollars. */
+  monthlyBudgetMicros: number;
+}
+
+/** A team's quota and what is held against it. */
+export interface QuotaRecord extends QuotaSpec {
+  team: string;
+  /** Held GPU-equivalents per pool, including pools without quota. */
+  reservedGpuEquivalents: Record<string, number>;
+  /** Held monthly cost over all pools, micro-dollars. */
+  reservedMonthlyCostMicros: number;
+  updatedBy: string;
+  updatedAt: string;
+}
+
+/** State of an approval. */
+export type ApprovalState = 'pending' | 'approved' | 'rejected';
+
+/** What an approval decides on: a new service or a change of a live one. */
+export type ApprovalKind = 'create' | 'change';
+
+/** A request waiting for, or decided by, an approver. */
+export interface ApprovalRecord {
+  id: string;
+  serviceId: string;
+  reservationId: string;
+  team: string;
+  kind: ApprovalKind;
+  reasons: ApprovalReason[];
+  /** For a change: the fields it sets on approval. */
+  proposal?: ServiceChange;
+  state: ApprovalState;
+  requestedBy: string;
+  requestedAt: string;
+  decidedBy?: string;
+  decidedAt?: string;
+  comment?: string;
+}
+
+/** Input of {@link GpuStore.decideApproval}. */
+export interface DecideApprovalInput {
+  id: string;
+  decision: 'approve' | 'reject';
+  actor: string;
+  comment?: string;
+  /**
+   * Approve even when the reservation no longer fits quota or budget. Without it an
+   * approval that would over-allocate throws a `ConflictError`.
+   */
+  allowOverQuota?: boolean;
+}
+
+/** Result of {@link GpuStore.decideApproval}. */
+export interface DecideApprovalResult {
+  approval: ApprovalRecord;
+  service: ServiceRecord;
+  reservation: ReservationRecord;
+}
+
+/** Subjects of audit events. */
+export type AuditSubjectType = 'service' | 'reservation' | 'approval' | 'quota';
+
+/** One recorded change. */
+export interface AuditEvent {
+  /** Monotonic id, usable as a paging cursor. */
+  id: string;
+  at: string;
+  actor: string;
+  /** e.g. `service.create`, `reservation.release`, `quota.put`. */
+  action: string;
+  subjectType: AuditSubjectType;
+  subjectId: string;
+  team?: string;
+  before?: JsonObject;
+  after?: JsonObject;
+}
+
+/** Filters and paging of {@link GpuStore.listAuditEvents}; newest first. */
+export interface ListAuditEventsQuery {
+  team?: string;
+  actor?: string;
+  action?: string;
+  subjectType?: AuditSubjectType;
+  subjectId?: string;
+  /** Inclusive lower bound, ISO 8601. */
+  since?: string;
+  /** Exclusive upper bound, ISO 8601. */
+  until?: string;
+  /** Page size, 1 to 500; 100 when omitted. */
+  limit?: number;
+  /** `nextCursor` of the previous page. */
+  cursor?: string;
+}
+
+/** One page of audit events. */
+export interface AuditEventPage {
+  items: AuditEvent[];
+  /** Present when more events match. */
+  nextCursor?: string;
+}
+
+/**
+ * Persistence of the gpu plugin: services, the quota ledger, approvals and the audit
+ * trail. Every mutating method runs in one transaction and writes its audit events
+ * in it.
+ */
+export interface GpuStore {
+  /**
+   * Records a service and reserves its quota atomically. Idempotent on
+   * `(team, requestKey)`. Throws `ConflictError` when the request does not fit and
+   * the policy rejects, when the key was used for a different request, or when a live
+   * service of that name exists in the namespace.
+   */
+  createServiceWithReservation(
+    input: CreateServiceInput,
+  ): Promise<CreateServiceResult>;
+
+  getService(id: string): Promise<ServiceRecord | undefined>;
+
+  /** Newest first. */
+  listServices(filter?: ListServicesFilter): Promise<ServiceRecord[]>;
+
+  /** Sets the status (and optionally manifests); throws `NotFoundError` / `ConflictError`. */
+  updateServiceStatus(input: UpdateServiceStatusInput): Promise<ServiceRecord>;
+
+  /**
+   * Releases the service's held or pending reservation. Idempotent: returns the
+   * released reservation the first time and `undefined` when nothing was left to
+   * release.
+   */
+  releaseReservation(input: {
+    serviceId: string;
+    actor: string;
+  }): Promise<ReservationRecord | undefined>;
+
+  /**
+   * Changes a live service and re-reserves its quota atomically: the new amount
+   * must fit with the old reservation given back. Over quota and rejected by policy:
+   * `ConflictError`, nothing changes.
+   */
+  replaceReservation(
+    input: ReplaceReservationInput,
+  ): Promise<ReplaceReservationResult>;
+
+  /** Reservations of a service, newest first. */
+  listReservations(serviceId: string): Promise<ReservationRecord[]>;
+
+  getQuota(team: string): Promise<QuotaRecord | undefined>;
+
+  /** Every team that has a quota, by team name. */
+  listQuotas(): Promise<QuotaRecord[]>;
+
+  /** Replaces a team's quota. Lowering it below what is held is allowed. */
+  putQuota(input: {
+    team: string;
+    quota: QuotaSpec;
+    actor: string;
+  }): Promise<QuotaRecord>;
+
+  /** Oldest first. */
+  listApprovals(filter?: {
+    state?: ApprovalState;
+    team?: string;
+    serviceId?: string;
+  }): Promise<ApprovalRecord[]>;
+
+  getApproval(id: string): Promise<ApprovalRecord | undefined>;
+
+  /** Approving holds the reservation; rejecting releases it. */
+  decideApproval(input: DecideApprovalInput): Promise<DecideApprovalResult>;
+
+  listAuditEvents(query?: ListAuditEventsQuery): Promise<AuditEventPage>;
+}
