@@ -1,21 +1,15 @@
-/***/
 /**
- * Common functionalities for the gpu plugin.
+ * Isomorphic domain core of the gpu plugin: platform model and config, GPU and model catalogue, sizing, sharing
+ * tiers, cost, service requests, API types and permissions.
  *
  * @packageDocumentation
  */
 
+export * from './api/types';
 export * from './cost';
-
-/**
- * In this package you might for example declare types that are common
- * between the frontend and backend plugin packages.
- */
-export type CommonType = {
-  field: string;
-};
-
-/**
- * Or you might declare some common constants.
- */
-export const COMMON_CONSTANT = 1;
+export * from './errors';
+export * from './permissions';
+export * from './platform';
+export * from './service';
+export * from './sizing';
+export * from './tiers';

@@ -1,0 +1,2 @@
+export * from './GpuDomainError';
+export * from './listAllowed';

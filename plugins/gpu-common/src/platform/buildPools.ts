@@ -1,0 +1,194 @@
+import { z } from 'zod';
+import { GB, GIB } from '../sizing/units';
+import { listAllowed } from '../errors';
+import { ConfigIssues } from './configIssues';
+import { toDecimalString } from './decimal';
+import { isDns1123Label, isLabelKey, isLabelValue } from './names';
+import { platformConfigSchema } from './platformConfigSchema';
+import { GpuModel, Pool, PoolSharing } from './types';
+
+type RawPool = NonNullable<
+  z.output<typeof platformConfigSchema>['pools']
+>[number];
+
+/** Kueue allows at most 8 `nodeLabels` on a ResourceFlavor. */
+const MAX_NODE_LABELS = 8;
+
+/** Pools from `gpu.pools`, each cross-checked against the GPU models. */
+export function buildPools(
+  raw: RawPool[],
+  gpuModels: Record<string, GpuModel>,
+  issues: ConfigIssues,
+): Pool[] {
+  const seen = new Set<string>();
+  return raw.map((entry, index) => {
+    const path = ['gpu', 'pools', index];
+    if (!isDns1123Label(entry.name)) {
+      issues.add(
+        [...path, 'name'],
+        `"${entry.name}" is not a DNS-1123 label (lowercase letters, digits and "-", at most 63 characters)`,
+      );
+    }
+    if (seen.has(entry.name)) {
+      issues.add([...path, 'name'], `duplicate pool name "${entry.name}"`);
+    }
+    seen.add(entry.name);
+
+    const gpu = gpuModels[entry.gpuModel];
+    if (!gpu) {
+      issues.add(
+        [...path, 'gpuModel'],
+        `unknown GPU model "${entry.gpuModel}"; allowed: ${listAllowed(
+          Object.keys(gpuModels),
+        )}`,
+      );
+    }
+
+    const price = toDecimalString(entry.pricePerNodeHour);
+    if (price === undefined) {
+      issues.add(
+        [...path, 'pricePerNodeHour'],
+        `${JSON.stringify(
+          entry.pricePerNodeHour,
+        )} is not a non-negative decimal; write USD per node-hour such as 0.8048`,
+      );
+    }
+
+    const nodeLabels = entry.nodeLabels ?? {};
+    checkNodeLabels(nodeLabels, [...path, 'nodeLabels'], issues);
+    const nodeTaints = entry.nodeTaints ?? [];
+    nodeTaints.forEach((taint, i) => {
+      if (!isLabelKey(taint.key)) {
+        issues.add(
+          [...path, 'nodeTaints', i, 'key'],
+          `"${taint.key}" is not a valid taint key such as nvidia.com/gpu`,
+        );
+      }
+      if (taint.value !== undefined && !isLabelValue(taint.value)) {
+        issues.add(
+          [...path, 'nodeTaints', i, 'value'],
+          `"${taint.value}" is not a valid taint value (<= 63 letters, digits, "-", "_", ".")`,
+        );
+      }
+    });
+
+    const sharing: PoolSharing = entry.sharing ?? { type: 'none' };
+    if (gpu) {
+      checkSharing(sharing, gpu, [...path, 'sharing'], issues);
+    }
+    const renameByDefault = entry.renameByDefault ?? false;
+    if (
+      renameByDefault &&
+      sharing.type !== 'mps' &&
+      sharing.type !== 'time-slicing'
+    ) {
+      issues.add(
+        [...path, 'renameByDefault'],
+        'applies only to pools whose sharing type is mps or time-slicing',
+      );
+    }
+
+    return {
+      name: entry.name,
+      gpuModel: entry.gpuModel,
+      gpusPerNode: entry.gpusPerNode,
+      maxNodes: entry.maxNodes,
+      nodeLabels,
+      nodeTaints,
+      capacityType: entry.capacityType ?? 'on-demand',
+      pricePerNodeHour: price ?? '0',
+      sharing,
+      renameByDefault,
+    };
+  });
+}
+
+function checkNodeLabels(
+  labels: Record<string, string>,
+  path: PropertyKey[],
+  issues: ConfigIssues,
+) {
+  const keys = Object.keys(labels);
+  if (keys.length > MAX_NODE_LABELS) {
+    issues.add(
+      path,
+      `${keys.length} labels; a Kueue ResourceFlavor allows at most ${MAX_NODE_LABELS}`,
+    );
+  }
+  for (const key of keys) {
+    if (!isLabelKey(key)) {
+      issues.add(
+        [...path, key],
+        'is not a valid label key such as nvidia.com/gpu.product',
+      );
+    } else if (!isLabelValue(labels[key])) {
+      issues.add(
+        [...path, key],
+        `"${labels[key]}" is not a valid label value (<= 63 letters, digits, "-", "_", ".")`,
+      );
+    }
+  }
+}
+
+function checkSharing(
+  sharing: PoolSharing,
+  gpu: GpuModel,
+  path: PropertyKey[],
+  issues: ConfigIssues,
+) {
+  if (sharing.type !== 'mig') {
+    return;
+  }
+  if (gpu.migProfiles.length === 0) {
+    issues.add(
+      path,
+      `${gpu.name} has no MIG; use type none, mps or time-slicing, or a GPU with MIG profiles`,
+    );
+    return;
+  }
+  const entries = Object.entries(sharing.layout);
+  if (entries.length === 0) {
+    issues.add(
+      [...path, 'layout'],
+      'a MIG layout needs at least one profile, e.g. { 3g.40gb: 2 }',
+    );
+    return;
+  }
+  const allowed = gpu.migProfiles.map(p => p.name);
+  let computeSlices = 0;
+  let memoryBytes = 0;
+  for (const [name, count] of entries) {
+    const profile = gpu.migProfiles.find(p => p.name === name);
+    if (!profile) {
+      issues.add(
+        [...path, 'layout', name],
+        `${gpu.name} has no MIG profile ${name}; allowed: ${listAllowed(
+          allowed,
+        )}`,
+      );
+      continue;
+    }
+    if (count > profile.maxInstances) {
+      issues.add(
+        [...path, 'layout', name],
+        `${count} instances; a ${gpu.name} holds at most ${profile.maxInstances} x ${name}`,
+      );
+    }
+    computeSlices += profile.computeSlices * count;
+    memoryBytes += profile.memoryGb * GB * count;
+  }
+  if (computeSlices > gpu.migComputeSlices) {
+    issues.add(
+      [...path, 'layout'],
+      `the layout takes ${computeSlices} compute slices; a ${gpu.name} has ${gpu.migComputeSlices}`,
+    );
+  }
+  if (memoryBytes > gpu.memoryGiB * GIB) {
+    issues.add(
+      [...path, 'layout'],
+      `the layout takes ${memoryBytes / GB} GB; a ${gpu.name} has ${
+        gpu.memoryGiB
+      } GiB`,
+    );
+  }
+}

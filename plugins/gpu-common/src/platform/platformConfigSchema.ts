@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import { SHARING_TIERS } from './types';
+
+/**
+ * A strict object (unknown keys are errors, so typos are caught) whose error for an unknown key lists the keys that
+ * are allowed.
+ */
+function strict<T extends z.ZodRawShape>(shape: T) {
+  const allowed = Object.keys(shape).join(', ');
+  return z.strictObject(shape, {
+    error: issue =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys
+            .map(k => `"${k}"`)
+            .join(', ')}; allowed keys are ${allowed}`
+        : undefined,
+  });
+}
+
+const int = (min: number, max: number) => z.number().int().min(min).max(max);
+
+/** A non-negative amount of money: a number, or a decimal string such as `"0.8048"`. */
+const decimal = z.union([z.number(), z.string()], {
+  error: 'must be a non-negative decimal such as 0.8048 (number or string)',
+});
+
+const dtype = z.enum(['fp32', 'bf16', 'fp16', 'fp8', 'int8', 'int4']);
+
+const migProfileConfig = strict({
+  name: z.string(),
+  maxInstances: int(1, 8),
+  computeSlices: int(1, 8).optional(),
+  memoryGb: z.number().positive().max(10000).optional(),
+});
+
+const gpuModelConfig = strict({
+  memoryGiB: z.number().positive().max(10000).optional(),
+  productLabel: z.string().optional(),
+  migComputeSlices: int(0, 8).optional(),
+  migProfiles: z.array(migProfileConfig).optional(),
+});
+
+const modelConfig = strict({
+  huggingFaceId: z.string().min(1).optional(),
+  ollamaTag: z.string().min(1).optional(),
+  parametersB: z.number().positive().max(100000).optional(),
+  layers: int(1, 1000).optional(),
+  kvHeads: int(1, 1024).optional(),
+  headDim: int(1, 4096).optional(),
+  defaultDtype: dtype.optional(),
+  maxContextLength: int(1, 100_000_000).optional(),
+});
+
+const sharingConfig = z.discriminatedUnion('type', [
+  strict({ type: z.literal('none') }),
+  strict({ type: z.literal('mig'), layout: z.record(z.string(), int(1, 8)) }),
+  strict({ type: z.literal('mps'), replicas: int(2, 48) }),
+  strict({ type: z.literal('time-slicing'), replicas: int(2, 48) }),
+]);
+
+const taintConfig = strict({
+  key: z.string(),
+  value: z.string().optional(),
+  effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']),
+});
+
+const poolConfig = strict({
+  name: z.string(),
+  gpuModel: z.string(),
+  gpusPerNode: int(1, 16),
+  maxNodes: int(1, 100000),
+  nodeLabels: z.record(z.string(), z.string()).optional(),
+  nodeTaints: z.array(taintConfig).optional(),
+  capacityType: z.enum(['on-demand', 'spot']).optional(),
+  pricePerNodeHour: decimal,
+  sharing: sharingConfig.optional(),
+  renameByDefault: z.boolean().optional(),
+});
+
+const environmentConfig = strict({
+  name: z.string(),
+  allowedTiers: z.array(z.enum(SHARING_TIERS)).min(1).optional(),
+  maxDedicatedGpus: int(1, 64).optional(),
+  priorityClass: z.string().optional(),
+  podDisruptionBudget: z.boolean().optional(),
+});
+
+const teamConfig = strict({
+  name: z.string(),
+  namespaces: z.array(z.string()).min(1).optional(),
+  gpuQuota: z.record(z.string(), z.number().min(0).max(1_000_000)).optional(),
+  monthlyBudget: decimal,
+});
+
+/**
+ * The raw shape of the `gpu` section of app-config, before defaults and cross-checks (see `parsePlatform`).
+ * `config.d.ts` declares the same shape for Backstage's config schema.
+ *
+ * @public
+ */
+export const platformConfigSchema = strict({
+  gpuModels: z.record(z.string(), gpuModelConfig).optional(),
+  models: z.record(z.string(), modelConfig).optional(),
+  pools: z.array(poolConfig).optional(),
+  environments: z.array(environmentConfig).min(1).optional(),
+  teams: z.array(teamConfig).optional(),
+  kueue: strict({
+    apiVersion: z
+      .enum(['kueue.x-k8s.io/v1beta2', 'kueue.x-k8s.io/v1beta1'])
+      .optional(),
+    cohort: z.string().optional(),
+  }).optional(),
+  hoursPerMonth: z.number().positive().max(744).optional(),
+});
+
+/**
+ * The `gpu` section of app-config as written (numbers or strings for money, optional fields unset).
+ *
+ * @public
+ */
+export type PlatformConfig = z.input<typeof platformConfigSchema>;

@@ -1,0 +1,3 @@
+export * from './serviceRequestSchema';
+export * from './types';
+export * from './validateServiceRequest';

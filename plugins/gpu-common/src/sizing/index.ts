@@ -1,0 +1,4 @@
+export * from './estimateMemory';
+export * from './fitSlices';
+export * from './types';
+export * from './units';

@@ -1,0 +1,6 @@
+export * from './describeSlice';
+export * from './poolTier';
+export * from './resourceNameFor';
+export * from './slicesFor';
+export * from './tierIsolation';
+export * from './types';
