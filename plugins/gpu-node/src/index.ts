@@ -1,18 +1,39 @@
-/***/
 /**
- * Node.js library for the gpu plugin.
+ * Backend library of the gpu plugin: renders the Kubernetes and Kueue manifests of the GPU platform, of a team and
+ * of one GPU model service, deterministically and in apply order, and exports them as YAML for GitOps.
  *
  * @packageDocumentation
  */
 
-// In this package you might for example export functions that
-// help other plugins or modules interact with your plugin.
-
-/**
- * Does something useful.
- *
- * @public
- */
-export function someFunction() {
-  // ...
-}
+export * from './devicePlugin/devicePluginConfig';
+export * from './devicePlugin/devicePluginConfigName';
+export * from './devicePlugin/migLayoutName';
+export * from './devicePlugin/nodeConfigLabels';
+export {
+  DEVICE_PLUGIN_CONFIG_LABEL,
+  MIG_CONFIG_LABEL,
+} from './devicePlugin/poolNodeConfigs';
+export * from './hostResources';
+export * from './kueue/poolResources';
+export * from './kueue/tolerationsFor';
+export * from './kueue/types';
+export { environmentPriorities } from './kueue/renderWorkloadPriorityClasses';
+export { FIELD_MANAGER, OWNERSHIP_LABELS } from './labels';
+export type { ManifestScope } from './labels';
+export * from './names/queueNames';
+export * from './names/stableName';
+export * from './renderPlatformManifests';
+export * from './renderTeamManifests';
+export * from './sortForApply';
+export * from './toYaml';
+export * from './renderServiceManifests';
+export { QUEUE_DEPTH_METRIC } from './service/renderAutoscaler';
+export { modelCacheSizeGiB } from './service/renderModelCacheClaim';
+export * from './service/defaults';
+export * from './service/serviceNames';
+export {
+  BACKSTAGE_KUBERNETES_ID_LABEL,
+  KUEUE_LABELS,
+} from './service/serviceLabels';
+export * from './service/types';
+export { vllmMetricSelector } from './service/vllmArgs';

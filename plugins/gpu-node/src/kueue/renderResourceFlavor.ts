@@ -1,0 +1,39 @@
+import { GpuDomainError, Pool } from '@internal/backstage-plugin-gpu-common';
+import { ownershipLabels } from '../labels';
+import { tolerationsFor } from './tolerationsFor';
+import { KueueApiVersion, ResourceFlavor } from './types';
+
+/** Kueue's limit on `ResourceFlavor.spec.nodeLabels`, `nodeTaints` and `tolerations`. */
+const MAX_FLAVOR_ENTRIES = 8;
+
+/**
+ * The ResourceFlavor of a pool: its node labels (injected into admitted pods), its node taints and the tolerations
+ * for them.
+ */
+export function renderResourceFlavor(
+  pool: Pick<Pool, 'name' | 'nodeLabels' | 'nodeTaints'>,
+  apiVersion: KueueApiVersion,
+): ResourceFlavor {
+  const labelCount = Object.keys(pool.nodeLabels).length;
+  if (labelCount > MAX_FLAVOR_ENTRIES || pool.nodeTaints.length > MAX_FLAVOR_ENTRIES) {
+    throw new GpuDomainError(
+      'INVALID_CONFIG',
+      `Pool ${pool.name} has ${labelCount} node labels and ${pool.nodeTaints.length} taints; ` +
+        `a Kueue ResourceFlavor allows at most ${MAX_FLAVOR_ENTRIES} of each`,
+    );
+  }
+  return {
+    apiVersion,
+    kind: 'ResourceFlavor',
+    metadata: { name: pool.name, labels: ownershipLabels('platform') },
+    spec: {
+      nodeLabels: labelCount > 0 ? { ...pool.nodeLabels } : undefined,
+      nodeTaints:
+        pool.nodeTaints.length > 0
+          ? pool.nodeTaints.map(t => ({ key: t.key, value: t.value, effect: t.effect }))
+          : undefined,
+      tolerations:
+        pool.nodeTaints.length > 0 ? tolerationsFor(pool.nodeTaints) : undefined,
+    },
+  };
+}

@@ -1,0 +1,109 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { GpuDomainError, Platform } from '@internal/backstage-plugin-gpu-common';
+import { renderDevicePluginConfigMap } from './devicePlugin/renderDevicePluginConfigMap';
+import { poolNodeConfigs } from './devicePlugin/poolNodeConfigs';
+import { renderMigConfigMap } from './devicePlugin/renderMigConfigMap';
+import { poolResources } from './kueue/poolResources';
+import { renderClusterQueue } from './kueue/renderClusterQueue';
+import { renderCohort } from './kueue/renderCohort';
+import { renderResourceFlavor } from './kueue/renderResourceFlavor';
+import { renderWorkloadPriorityClasses } from './kueue/renderWorkloadPriorityClasses';
+import { sortForApply } from './sortForApply';
+import { stableObject } from './stableObject';
+
+/**
+ * Options of {@link renderPlatformManifests}.
+ *
+ * @public
+ */
+export interface PlatformRenderOptions {
+  /** Namespace of the GPU Operator, where the device-plugin and MIG ConfigMaps go. Default `gpu-operator`. */
+  gpuOperatorNamespace?: string;
+  /** Name of the device-plugin ConfigMap (ClusterPolicy `spec.devicePlugin.config.name`). Default `device-plugin-config`. */
+  devicePluginConfigMapName?: string;
+  /** Name of the MIG Manager ConfigMap (ClusterPolicy `spec.migManager.config.name`). Default `custom-mig-config`. */
+  migConfigMapName?: string;
+  /**
+   * Name of the ResourceFlavor (no node labels) under which each ClusterQueue also covers `cpu` and `memory`, which
+   * Kueue needs before it admits a pod requesting them. `false` leaves them out, for clusters whose Kueue
+   * configuration excludes them (`resources.excludeResourcePrefixes`). Default `gpu-host`.
+   */
+  hostResourceFlavor?: string | false;
+}
+
+/** Defaults of {@link PlatformRenderOptions}. */
+const DEFAULTS = {
+  gpuOperatorNamespace: 'gpu-operator',
+  devicePluginConfigMapName: 'device-plugin-config',
+  migConfigMapName: 'custom-mig-config',
+  hostResourceFlavor: 'gpu-host',
+} as const;
+
+/**
+ * Everything the platform team applies once per cluster, in apply order: the NVIDIA device-plugin ConfigMap (and the
+ * MIG Manager ConfigMap when a pool uses MIG), one Kueue ResourceFlavor per pool (plus the host flavor), the Cohort,
+ * one WorkloadPriorityClass per environment priority class, and one ClusterQueue per team.
+ *
+ * @remarks
+ * Kueue objects use `platform.kueue.apiVersion`. A team's ClusterQueue admits from its namespaces and has, per pool
+ * it has quota on, floor(GPU-equivalents x units per GPU) of the pool's resource: `nvidia.com/gpu` for whole GPUs;
+ * `nvidia.com/gpu` or `nvidia.com/gpu.shared` x R replicas for MPS and time-slicing; `nvidia.com/mig-<profile>` x
+ * the layout's count per GPU for MIG. Pools whose resources overlap share a resource group, and every flavor of a
+ * group lists every covered resource (0 where the pool has none). Pure and deterministic.
+ *
+ * @public
+ */
+export function renderPlatformManifests(
+  platform: Platform,
+  options: PlatformRenderOptions = {},
+): KubernetesObject[] {
+  const settings = { ...DEFAULTS, ...stripUndefined(options) };
+  const hostFlavor = settings.hostResourceFlavor;
+  if (hostFlavor !== false && platform.pools.some(p => p.name === hostFlavor)) {
+    throw new GpuDomainError(
+      'INVALID_CONFIG',
+      `Pool name ${hostFlavor} is reserved for the host-resources ResourceFlavor; rename the pool or set another hostResourceFlavor`,
+    );
+  }
+  for (const pool of platform.pools) {
+    poolResources(platform, pool);
+  }
+  const apiVersion = platform.kueue.apiVersion;
+  const nodeConfigs = poolNodeConfigs(platform);
+  const objects: KubernetesObject[] = [
+    renderDevicePluginConfigMap(
+      nodeConfigs,
+      settings.devicePluginConfigMapName,
+      settings.gpuOperatorNamespace,
+    ),
+  ];
+  const migConfigMap = renderMigConfigMap(
+    nodeConfigs,
+    settings.migConfigMapName,
+    settings.gpuOperatorNamespace,
+  );
+  if (migConfigMap) {
+    objects.push(migConfigMap);
+  }
+  objects.push(...platform.pools.map(pool => renderResourceFlavor(pool, apiVersion)));
+  if (hostFlavor !== false) {
+    objects.push(
+      renderResourceFlavor(
+        { name: hostFlavor, nodeLabels: {}, nodeTaints: [] },
+        apiVersion,
+      ),
+    );
+  }
+  objects.push(renderCohort(platform));
+  objects.push(...renderWorkloadPriorityClasses(platform));
+  objects.push(
+    ...platform.teams.map(team => renderClusterQueue(platform, team, hostFlavor)),
+  );
+  return sortForApply(objects.map(stableObject));
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(value).filter(([, v]) => v !== undefined),
+  ) as Partial<T>;
+}

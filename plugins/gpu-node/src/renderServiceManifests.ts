@@ -1,0 +1,52 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import {
+  Placement,
+  Platform,
+  ServiceRequest,
+} from '@internal/backstage-plugin-gpu-common';
+import { renderAutoscaler } from './service/renderAutoscaler';
+import { renderDeployment } from './service/renderDeployment';
+import { renderModelCacheClaim } from './service/renderModelCacheClaim';
+import { renderPodDisruptionBudget } from './service/renderPodDisruptionBudget';
+import { renderService } from './service/renderService';
+import { resolveServiceContext } from './service/resolveServiceContext';
+import { ServiceRenderOptions } from './service/types';
+import { sortForApply } from './sortForApply';
+import { stableObject } from './stableObject';
+
+/**
+ * The objects of one GPU model service, in apply order: the model-cache PersistentVolumeClaim (unless an existing
+ * claim is used), the ClusterIP Service, the Deployment (vLLM or Ollama, the slice's GPU resource, the pool's node
+ * selector and tolerations, Kueue queue and priority labels), a PodDisruptionBudget when the environment asks for
+ * one, and a KEDA ScaledObject or HPA when the request autoscales.
+ *
+ * @remarks
+ * The placement must name a slice the pool offers. Policy (allowed tiers, quota, budget) is not checked here: an
+ * approved exception renders like any other request. Pure and deterministic: the same input always gives the same
+ * objects with the same key order.
+ *
+ * @throws GpuDomainError for what cannot be rendered: an unknown team, model, environment or pool; a placement the
+ *   pool does not offer; a namespace outside the team's; names that are not DNS-1123; out-of-range numbers;
+ *   autoscaling an Ollama service; HPA with `minReplicas` 0.
+ * @public
+ */
+export function renderServiceManifests(
+  platform: Platform,
+  request: ServiceRequest,
+  placement: Placement,
+  options: ServiceRenderOptions,
+): KubernetesObject[] {
+  const context = resolveServiceContext(platform, request, placement, options);
+  const objects: Array<KubernetesObject | undefined> = [
+    renderModelCacheClaim(context),
+    renderService(context),
+    renderDeployment(context),
+    renderPodDisruptionBudget(context),
+    renderAutoscaler(context),
+  ];
+  return sortForApply(
+    objects
+      .filter((o): o is KubernetesObject => o !== undefined)
+      .map(stableObject),
+  );
+}

@@ -1,0 +1,28 @@
+import type { V1ResourceRequirements } from '@kubernetes/client-node';
+import { podHostResources } from '../hostResources';
+import { ServiceContext } from './resolveServiceContext';
+
+/**
+ * Resources of the serving container: the slice's GPU resource (request = limit), CPU and memory from
+ * {@link podHostResources} (no CPU limit).
+ */
+export function containerResources(context: ServiceContext): V1ResourceRequirements {
+  const { slice } = context;
+  const host = podHostResources({
+    tier: slice.tier,
+    gpusPerReplica: slice.gpusPerReplica,
+    weightsBytes: context.weightsBytes,
+  });
+  const gpu = String(slice.resourceCount);
+  return {
+    requests: {
+      cpu: String(host.cpu),
+      memory: `${host.memoryRequestGiB}Gi`,
+      [slice.resourceName]: gpu,
+    },
+    limits: {
+      memory: `${host.memoryLimitGiB}Gi`,
+      [slice.resourceName]: gpu,
+    },
+  };
+}

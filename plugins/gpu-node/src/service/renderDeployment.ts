@@ -1,0 +1,78 @@
+import type { V1Container, V1Deployment, V1Volume } from '@kubernetes/client-node';
+import { tolerationsFor } from '../kueue/tolerationsFor';
+import { DEFAULT_IMAGES, RUNTIME_PORTS } from './defaults';
+import { ollamaContainers } from './ollamaContainers';
+import { ServiceContext } from './resolveServiceContext';
+import { serviceObjectNames } from './serviceNames';
+import { selectorLabels, workloadLabels } from './serviceLabels';
+import { vllmContainer } from './vllmContainer';
+
+/** Size of the `/dev/shm` memory volume vLLM uses for inter-GPU communication. */
+const SHM_SIZE = '2Gi';
+
+/**
+ * The Deployment of a service. Pods select the pool's nodes (which also steers Kueue to the pool's flavor when
+ * several flavors offer the same resource) and tolerate its taints. Rollouts replace one pod at a time without a
+ * surge, so a rollout never needs GPUs or quota beyond the service's own. `spec.replicas` is left to the autoscaler
+ * when there is one.
+ */
+export function renderDeployment(context: ServiceContext): V1Deployment {
+  const { request, pool, options } = context;
+  const names = serviceObjectNames(request.name);
+  const labels = workloadLabels(context);
+  const claimName = options.modelCache?.existingClaim ?? names.modelCache;
+  const volumes: V1Volume[] = [
+    { name: 'model-cache', persistentVolumeClaim: { claimName } },
+  ];
+  let containers: V1Container[];
+  let initContainers: V1Container[] | undefined;
+  if (request.runtime === 'vllm') {
+    containers = [vllmContainer(context, options.images?.vllm ?? DEFAULT_IMAGES.vllm)];
+    volumes.unshift({ name: 'dshm', emptyDir: { medium: 'Memory', sizeLimit: SHM_SIZE } });
+  } else {
+    const ollama = ollamaContainers(context, options.images?.ollama ?? DEFAULT_IMAGES.ollama);
+    containers = [ollama.container];
+    initContainers = [ollama.initContainer];
+  }
+  const annotations =
+    request.runtime === 'vllm'
+      ? {
+          'prometheus.io/scrape': 'true',
+          'prometheus.io/port': String(RUNTIME_PORTS.vllm),
+          'prometheus.io/path': '/metrics',
+        }
+      : undefined;
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: names.deployment, namespace: context.namespace, labels },
+    spec: {
+      replicas: request.autoscaling ? undefined : request.replicas,
+      revisionHistoryLimit: 3,
+      // Weights may take long to download on a cold node.
+      progressDeadlineSeconds: 3600,
+      selector: { matchLabels: selectorLabels(context) },
+      strategy: {
+        type: 'RollingUpdate',
+        rollingUpdate: { maxSurge: 0, maxUnavailable: 1 },
+      },
+      template: {
+        metadata: { labels, annotations },
+        spec: {
+          automountServiceAccountToken: false,
+          // Service links would inject e.g. VLLM_PORT, which vLLM reads as its own setting.
+          enableServiceLinks: false,
+          runtimeClassName: options.runtimeClassName,
+          nodeSelector:
+            Object.keys(pool.nodeLabels).length > 0 ? { ...pool.nodeLabels } : undefined,
+          tolerations:
+            pool.nodeTaints.length > 0 ? tolerationsFor(pool.nodeTaints) : undefined,
+          terminationGracePeriodSeconds: 60,
+          initContainers,
+          containers,
+          volumes,
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,30 @@
+import { stableName } from '../names/stableName';
+
+/**
+ * Names of the objects of one service, derived from the service name (at most 40 characters, so every name stays a
+ * DNS-1123 label).
+ *
+ * @public
+ */
+export interface ServiceObjectNames {
+  deployment: string;
+  service: string;
+  modelCache: string;
+  autoscaler: string;
+  podDisruptionBudget: string;
+}
+
+/**
+ * The object names of a service called `name`.
+ *
+ * @public
+ */
+export function serviceObjectNames(name: string): ServiceObjectNames {
+  return {
+    deployment: stableName([name]),
+    service: stableName([name]),
+    modelCache: stableName([name, 'model-cache']),
+    autoscaler: stableName([name]),
+    podDisruptionBudget: stableName([name]),
+  };
+}
