@@ -171,7 +171,7 @@ function checkSharing(
     if (count > profile.maxInstances) {
       issues.add(
         [...path, 'layout', name],
-        `${count} instances; a ${gpu.name} holds at most ${profile.maxInstances} x ${name}`,
+        `${count} instances; ${gpu.name} holds at most ${profile.maxInstances} x ${name}`,
       );
     }
     computeSlices += profile.computeSlices * count;
@@ -180,13 +180,13 @@ function checkSharing(
   if (computeSlices > gpu.migComputeSlices) {
     issues.add(
       [...path, 'layout'],
-      `the layout takes ${computeSlices} compute slices; a ${gpu.name} has ${gpu.migComputeSlices}`,
+      `the layout takes ${computeSlices} compute slices; ${gpu.name} has ${gpu.migComputeSlices}`,
     );
   }
   if (memoryBytes > gpu.memoryGiB * GIB) {
     issues.add(
       [...path, 'layout'],
-      `the layout takes ${memoryBytes / GB} GB; a ${gpu.name} has ${
+      `the layout takes ${memoryBytes / GB} GB; ${gpu.name} has ${
         gpu.memoryGiB
       } GiB`,
     );
