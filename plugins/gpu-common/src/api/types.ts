@@ -14,3 +14,14 @@ export interface PlatformResponse {
   platform: Platform;
   clusters: ClusterSummary[];
 }
+
+/** Lifecycle of a GPU model service. */
+export type ServiceStatus =
+  | 'pending-approval'
+  | 'approved'
+  | 'applying'
+  | 'ready'
+  | 'failed'
+  | 'rejected'
+  | 'deleting'
+  | 'deleted';

@@ -67,7 +67,7 @@ describe('GovernancePage', () => {
         <GovernancePage />
       </TestApiProvider>,
     );
-    expect(await screen.findByText(/backend down/)).toBeInTheDocument();
+    expect((await screen.findAllByText(/backend down/)).length).toBeGreaterThan(0);
     expect(screen.queryByText('GPU pools')).not.toBeInTheDocument();
   });
 });
