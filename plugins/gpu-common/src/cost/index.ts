@@ -8,3 +8,4 @@ export * from './spotSaving';
 export * from './tokenCost';
 export * from './throughputAssumptions';
 export * from './estimateDecodeThroughput';
+export * from './poolPrices';

@@ -1,6 +1,7 @@
 import { Platform, Pool } from '../platform/types';
 import { allocationCost, PricedPool } from './allocationCost';
-import { parseUsd, UsdMicros } from './money';
+import { UsdMicros } from './money';
+import { poolPrices } from './poolPrices';
 
 /**
  * The on-demand pool a spot pool is compared with: the cheapest on-demand pool (per GPU-hour) of the same GPU model.
@@ -12,26 +13,7 @@ export function onDemandReferencePool(
   platform: Pick<Platform, 'pools'>,
   pool: Pool,
 ): Pool | undefined {
-  if (pool.capacityType !== 'spot') {
-    return undefined;
-  }
-  let best: Pool | undefined;
-  let bestPrice = 0;
-  for (const candidate of platform.pools) {
-    if (
-      candidate.capacityType !== 'on-demand' ||
-      candidate.gpuModel !== pool.gpuModel
-    ) {
-      continue;
-    }
-    // Compare price / gpusPerNode by cross-multiplying, exactly.
-    const price = parseUsd(candidate.pricePerNodeHour);
-    if (!best || price * best.gpusPerNode < bestPrice * candidate.gpusPerNode) {
-      best = candidate;
-      bestPrice = price;
-    }
-  }
-  return best;
+  return poolPrices(platform).get(pool.name)?.onDemand?.pool;
 }
 
 /**

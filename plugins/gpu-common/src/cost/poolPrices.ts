@@ -1,0 +1,80 @@
+import { Platform, Pool } from '../platform/types';
+import { parseUsd, UsdMicros } from './money';
+import { scaleUsd } from './scaleUsd';
+
+/**
+ * A pool's prices, parsed once.
+ *
+ * @public
+ */
+export interface PoolPrice {
+  pool: Pool;
+  /** Price per node-hour. */
+  nodeHour: UsdMicros;
+  /** Price per GPU-hour (node-hour / GPUs per node), rounded to micro-dollars; for display. */
+  gpuHour: UsdMicros;
+  /** For a spot pool, the cheapest on-demand pool of the same GPU model, if any. */
+  onDemand?: PoolPrice;
+}
+
+const cache = new WeakMap<object, ReadonlyMap<string, PoolPrice>>();
+
+/**
+ * The prices of a platform's pools by pool name, parsed once per platform object (platforms are treated as
+ * immutable: build a new one to change prices).
+ *
+ * @public
+ */
+export function poolPrices(
+  platform: Pick<Platform, 'pools'>,
+): ReadonlyMap<string, PoolPrice> {
+  const cached = cache.get(platform);
+  if (cached) {
+    return cached;
+  }
+  const prices = new Map<string, PoolPrice>();
+  for (const pool of platform.pools) {
+    const nodeHour = parseUsd(pool.pricePerNodeHour);
+    prices.set(pool.name, {
+      pool,
+      nodeHour,
+      gpuHour: scaleUsd(nodeHour, [], [pool.gpusPerNode]),
+    });
+  }
+  for (const price of prices.values()) {
+    if (price.pool.capacityType !== 'spot') {
+      continue;
+    }
+    for (const candidate of prices.values()) {
+      if (
+        candidate.pool.capacityType === 'on-demand' &&
+        candidate.pool.gpuModel === price.pool.gpuModel &&
+        (!price.onDemand ||
+          candidate.nodeHour * price.onDemand.pool.gpusPerNode <
+            price.onDemand.nodeHour * candidate.pool.gpusPerNode)
+      ) {
+        price.onDemand = candidate;
+      }
+    }
+  }
+  cache.set(platform, prices);
+  return prices;
+}
+
+/**
+ * Allocation cost on a priced pool: node-hour price / GPUs per node x GPU share x replicas x hours, rounded once.
+ *
+ * @public
+ */
+export function pooledCost(
+  price: PoolPrice,
+  gpuShare: number,
+  hours: number,
+  replicas: number = 1,
+): UsdMicros {
+  return scaleUsd(
+    price.nodeHour,
+    [gpuShare, replicas, hours],
+    [price.pool.gpusPerNode],
+  );
+}

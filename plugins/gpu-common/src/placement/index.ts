@@ -1,0 +1,4 @@
+export * from './migMemorySlices';
+export * from './planPlacement';
+export * from './plannerItemFor';
+export * from './types';

@@ -1,0 +1,4 @@
+export * from './environmentPreference';
+export * from './quoteService';
+export * from './teamBudget';
+export * from './types';

@@ -1,0 +1,363 @@
+import { formatUsd } from '../cost/formatUsd';
+import { estimateDecodeThroughput } from '../cost/estimateDecodeThroughput';
+import { PoolPrice, pooledCost, poolPrices } from '../cost/poolPrices';
+import {
+  capacityUtilisation,
+  costPerThousandTokensAtRate,
+} from '../cost/tokenCost';
+import { GpuDomainError, listAllowed } from '../errors';
+import { findEnvironment, findModel, findTeam } from '../platform/lookups';
+import { EnvironmentPolicy, Platform, TeamQuota } from '../platform/types';
+import { ServiceRequest } from '../service/types';
+import { kvCacheBytesPerToken } from '../sizing/estimateMemory';
+import { FitResult, fitSlices } from '../sizing/fitSlices';
+import {
+  environmentPreference,
+  isolationRank,
+  isProductionEnvironment,
+} from './environmentPreference';
+import { teamBudget } from './teamBudget';
+import {
+  OptionCost,
+  OptionThroughput,
+  PolicyVerdict,
+  Quote,
+  QuoteOption,
+  TeamUsage,
+  UnavailableOption,
+} from './types';
+
+const VERDICT_RANK: Record<PolicyVerdict, number> = {
+  allowed: 0,
+  'needs-approval': 1,
+  forbidden: 2,
+};
+
+/** Tolerance for sums of fractional GPU shares (3 x 1/7 + 4 x 1/7 must fit a quota of 1). */
+const SHARE_EPSILON = 1e-9;
+
+interface QuoteContext {
+  platform: Platform;
+  request: ServiceRequest;
+  usage: TeamUsage;
+  environment: EnvironmentPolicy;
+  team: TeamQuota;
+  prices: ReadonlyMap<string, PoolPrice>;
+  kvBytesPerToken: number;
+}
+
+/**
+ * Quotes a service request: every slice the model fits (all tiers and pools, or the request's tier and pool), each
+ * with its memory headroom, monthly cost, cost per 1,000 output tokens (at the request's expected tokens/s, else at
+ * the estimated capacity), the team's quota and budget after it, and a policy verdict with reasons. Slices the model
+ * does not fit are listed in `unavailable`. A tier the environment forbids is quoted as `forbidden`, not thrown.
+ *
+ * Pure and synchronous; it runs on every keystroke of the service form.
+ *
+ * @throws GpuDomainError `UNKNOWN_TEAM`, `UNKNOWN_ENVIRONMENT`, `UNKNOWN_MODEL` or `UNKNOWN_POOL` for names the
+ *   platform does not have, `OUT_OF_RANGE` for negative replicas, demand or usage.
+ * @public
+ */
+export function quoteService(
+  platform: Platform,
+  request: ServiceRequest,
+  usage: TeamUsage,
+): Quote {
+  checkNumbers(request, usage);
+  const context: QuoteContext = {
+    platform,
+    request,
+    usage,
+    environment: findEnvironment(platform, request.environment),
+    team: findTeam(platform, request.team),
+    prices: poolPrices(platform),
+    kvBytesPerToken: kvCacheBytesPerToken(
+      findModel(platform, request.model),
+      request.dtype,
+    ),
+  };
+
+  const options: QuoteOption[] = [];
+  const unavailable: UnavailableOption[] = [];
+  for (const fit of fitSlices(platform, request)) {
+    if (fit.fits) {
+      options.push(quoteOption(context, fit));
+    } else {
+      unavailable.push({
+        slice: fit.slice,
+        requiredBytes: fit.requiredBytes,
+        availableBytes: fit.availableBytes,
+        reason: fit.reason ?? 'does not fit',
+      });
+    }
+  }
+  options.sort(compareOptions);
+
+  return {
+    service: request.name,
+    team: context.team.name,
+    environment: context.environment.name,
+    options,
+    unavailable,
+    recommended: recommend(
+      options,
+      isProductionEnvironment(context.environment),
+    ),
+  };
+}
+
+function quoteOption(context: QuoteContext, fit: FitResult): QuoteOption {
+  const { request, environment, team, usage } = context;
+  const slice = fit.slice;
+  const price = context.prices.get(slice.pool)!;
+  const replicas = request.replicas;
+  const gpuEquivalents = slice.gpuShare * replicas;
+
+  const cost: OptionCost = {
+    gpuHour: price.gpuHour,
+    hourly: pooledCost(price, slice.gpuShare, 1, replicas),
+    monthly: pooledCost(
+      price,
+      slice.gpuShare,
+      context.platform.hoursPerMonth,
+      replicas,
+    ),
+  };
+  if (price.onDemand) {
+    cost.spotSavingMonthly =
+      pooledCost(
+        price.onDemand,
+        slice.gpuShare,
+        context.platform.hoursPerMonth,
+        replicas,
+      ) - cost.monthly;
+  }
+  const throughput = quoteThroughput(context, fit, cost);
+
+  const nominal = Object.hasOwn(team.gpuQuota, slice.pool)
+    ? team.gpuQuota[slice.pool]
+    : 0;
+  const used = Object.hasOwn(usage.reservedGpuEquivalents, slice.pool)
+    ? usage.reservedGpuEquivalents[slice.pool]
+    : 0;
+  const remaining = roundShare(nominal - used - gpuEquivalents);
+  const quota = {
+    pool: slice.pool,
+    nominal,
+    used,
+    requested: roundShare(gpuEquivalents),
+    remaining,
+    fits: remaining >= -SHARE_EPSILON,
+  };
+
+  const monthlyBudget = teamBudget(team);
+  const budgetRemaining =
+    monthlyBudget - usage.committedMonthlyCost - cost.monthly;
+  const budget = {
+    monthlyBudget,
+    committed: usage.committedMonthlyCost,
+    requested: cost.monthly,
+    remaining: budgetRemaining,
+    fits: budgetRemaining >= 0,
+  };
+
+  const reasons: string[] = [];
+  const tierAllowed = environment.allowedTiers.includes(slice.tier);
+  if (!tierAllowed) {
+    reasons.push(
+      `Environment ${environment.name} does not allow the ${
+        slice.tier
+      } tier; allowed: ${listAllowed(environment.allowedTiers)}`,
+    );
+  }
+  if (
+    slice.tier === 'dedicated' &&
+    slice.gpusPerReplica > environment.maxDedicatedGpus
+  ) {
+    reasons.push(
+      `${slice.gpusPerReplica} dedicated GPUs per replica is above the ${environment.maxDedicatedGpus} that ${environment.name} allows without approval`,
+    );
+  }
+  if (!quota.fits) {
+    reasons.push(
+      `Needs ${quota.requested} GPU-equivalent${
+        quota.requested === 1 ? '' : 's'
+      } of pool ${slice.pool}; team ${team.name} has ${roundShare(
+        Math.max(0, nominal - used),
+      )} of ${nominal} left`,
+    );
+  }
+  if (!budget.fits) {
+    reasons.push(
+      `Costs ${formatUsd(cost.monthly)} a month; team ${
+        team.name
+      } has ${formatUsd(
+        Math.max(0, monthlyBudget - usage.committedMonthlyCost),
+      )} of its ${formatUsd(monthlyBudget)} monthly budget left`,
+    );
+  }
+  let verdict: PolicyVerdict = 'allowed';
+  if (!tierAllowed) {
+    verdict = 'forbidden';
+  } else if (reasons.length > 0) {
+    verdict = 'needs-approval';
+  }
+
+  return {
+    slice,
+    memory: fit.memory,
+    availableBytes: fit.availableBytes,
+    requiredBytes: fit.requiredBytes,
+    headroomBytes: fit.headroomBytes,
+    kvCacheBudgetBytes: fit.kvCacheBudgetBytes,
+    fullLengthSequences: fit.fullLengthSequences,
+    capacityType: price.pool.capacityType,
+    replicas,
+    gpuEquivalents: quota.requested,
+    cost,
+    throughput,
+    quota,
+    budget,
+    verdict,
+    reasons,
+  };
+}
+
+function quoteThroughput(
+  context: QuoteContext,
+  fit: FitResult,
+  cost: OptionCost,
+): OptionThroughput {
+  const { request } = context;
+  const perReplica = estimateDecodeThroughput({
+    gpuModel: fit.slice.gpuModel,
+    gpuShare: fit.slice.gpuShare,
+    weightsBytes: fit.memory.weightsBytes,
+    kvBytesPerToken: context.kvBytesPerToken,
+    concurrency: request.concurrency,
+    maxModelLen: request.maxModelLen,
+    kvBudgetBytes: fit.kvCacheBudgetBytes,
+  });
+  const capacity =
+    perReplica !== undefined && request.replicas > 0
+      ? perReplica * request.replicas
+      : undefined;
+  const demand = request.expectedTokensPerSecond;
+  if (demand === undefined) {
+    if (capacity !== undefined) {
+      cost.idealCostPerThousandTokens = costPerThousandTokensAtRate(
+        cost.hourly,
+        capacity,
+      );
+      cost.costPerThousandTokens = cost.idealCostPerThousandTokens;
+    }
+    return { basis: 'estimated', capacityTokensPerSecond: capacity };
+  }
+  if (capacity === undefined) {
+    cost.costPerThousandTokens = costPerThousandTokensAtRate(
+      cost.hourly,
+      demand,
+    );
+    return { basis: 'stated', demandTokensPerSecond: demand };
+  }
+  const { utilisation, costFactor, saturated } = capacityUtilisation(
+    capacity,
+    demand,
+  );
+  cost.idealCostPerThousandTokens = costPerThousandTokensAtRate(
+    cost.hourly,
+    capacity,
+  );
+  cost.costPerThousandTokens = costPerThousandTokensAtRate(
+    cost.hourly,
+    Math.min(demand, capacity),
+  );
+  return {
+    basis: 'stated',
+    capacityTokensPerSecond: capacity,
+    demandTokensPerSecond: demand,
+    utilisation,
+    costFactor,
+    saturated,
+  };
+}
+
+function compareOptions(a: QuoteOption, b: QuoteOption): number {
+  return (
+    VERDICT_RANK[a.verdict] - VERDICT_RANK[b.verdict] ||
+    a.cost.monthly - b.cost.monthly ||
+    b.headroomBytes - a.headroomBytes ||
+    isolationRank(a.slice.tier) - isolationRank(b.slice.tier) ||
+    a.slice.pool.localeCompare(b.slice.pool) ||
+    (a.slice.migProfile ?? '').localeCompare(b.slice.migProfile ?? '') ||
+    a.slice.gpusPerReplica - b.slice.gpusPerReplica
+  );
+}
+
+function recommend(
+  options: readonly QuoteOption[],
+  production: boolean,
+): QuoteOption | undefined {
+  let best: QuoteOption | undefined;
+  let bestKey: number[] = [];
+  for (const option of options) {
+    if (option.verdict === 'forbidden') {
+      continue;
+    }
+    const key = [
+      VERDICT_RANK[option.verdict],
+      environmentPreference(production, option.slice.tier, option.capacityType),
+      option.cost.monthly,
+      isolationRank(option.slice.tier),
+      -option.headroomBytes,
+    ];
+    if (!best || lexicographicallyLess(key, bestKey)) {
+      best = option;
+      bestKey = key;
+    }
+  }
+  return best;
+}
+
+function lexicographicallyLess(a: number[], b: number[]): boolean {
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] !== b[i]) {
+      return a[i] < b[i];
+    }
+  }
+  return false;
+}
+
+function roundShare(value: number): number {
+  return Math.round(value * 1e9) / 1e9;
+}
+
+function checkNumbers(request: ServiceRequest, usage: TeamUsage): void {
+  if (!Number.isInteger(request.replicas) || request.replicas < 0) {
+    throw new GpuDomainError(
+      'OUT_OF_RANGE',
+      `replicas ${request.replicas} is not a whole number of 0 or more; allowed: 0, 1, 2, ...`,
+    );
+  }
+  const demand = request.expectedTokensPerSecond;
+  if (demand !== undefined && !(demand >= 0 && Number.isFinite(demand))) {
+    throw new GpuDomainError(
+      'OUT_OF_RANGE',
+      `expectedTokensPerSecond ${demand} is not a finite number of 0 or more`,
+    );
+  }
+  if (!Number.isSafeInteger(usage.committedMonthlyCost)) {
+    throw new GpuDomainError(
+      'OUT_OF_RANGE',
+      `committedMonthlyCost ${usage.committedMonthlyCost} is not an integer number of micro-dollars`,
+    );
+  }
+  for (const [pool, reserved] of Object.entries(usage.reservedGpuEquivalents)) {
+    if (!(reserved >= 0 && Number.isFinite(reserved))) {
+      throw new GpuDomainError(
+        'OUT_OF_RANGE',
+        `reservedGpuEquivalents of pool ${pool} is ${reserved}; allowed: a finite number of 0 or more`,
+      );
+    }
+  }
+}

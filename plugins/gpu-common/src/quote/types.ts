@@ -1,0 +1,146 @@
+import { UsdMicros } from '../cost/money';
+import { CapacityType } from '../platform/types';
+import { FitResult } from '../sizing/fitSlices';
+import { Slice } from '../tiers/types';
+
+/**
+ * What a team already holds, as the quote weighs a new request against its quota and budget.
+ *
+ * @public
+ */
+export interface TeamUsage {
+  /** GPU-equivalents the team's existing services reserve, per pool name (a pool not listed: 0). */
+  reservedGpuEquivalents: Record<string, number>;
+  /** Monthly allocation cost of the team's existing services, in integer micro-dollars (see `UsdMicros`). */
+  committedMonthlyCost: UsdMicros;
+}
+
+/**
+ * Whether a request may go ahead: `allowed` at once, `needs-approval` by an approver (over quota, over budget, or
+ * dedicated above the environment's GPU limit), or `forbidden` (the environment does not allow the tier).
+ *
+ * @public
+ */
+export type PolicyVerdict = 'allowed' | 'needs-approval' | 'forbidden';
+
+/**
+ * The team's quota on the option's pool, in GPU-equivalents.
+ *
+ * @public
+ */
+export interface QuotaFit {
+  pool: string;
+  /** The team's quota on the pool (`gpuQuota`; 0 when the pool is not listed). */
+  nominal: number;
+  /** Already reserved by the team's services. */
+  used: number;
+  /** What this request would reserve: GPU share x replicas. */
+  requested: number;
+  /** nominal - used - requested; negative when over quota. */
+  remaining: number;
+  fits: boolean;
+}
+
+/**
+ * The team's monthly budget against the option's monthly cost.
+ *
+ * @public
+ */
+export interface BudgetFit {
+  monthlyBudget: UsdMicros;
+  committed: UsdMicros;
+  requested: UsdMicros;
+  /** monthlyBudget - committed - requested; negative when over budget. */
+  remaining: UsdMicros;
+  fits: boolean;
+}
+
+/**
+ * Money of one option.
+ *
+ * @public
+ */
+export interface OptionCost {
+  /** Price of one whole GPU of the pool per hour. */
+  gpuHour: UsdMicros;
+  /** All replicas, per hour. */
+  hourly: UsdMicros;
+  /** All replicas, per month (`Platform.hoursPerMonth`). */
+  monthly: UsdMicros;
+  /** Monthly saving against the cheapest on-demand pool of the same GPU model, for spot pools. */
+  spotSavingMonthly?: UsdMicros;
+  /** Cost per 1,000 output tokens at the tokens/s actually served (demand, capped by capacity). */
+  costPerThousandTokens?: UsdMicros;
+  /** Cost per 1,000 output tokens with the replicas fully busy (at capacity). */
+  idealCostPerThousandTokens?: UsdMicros;
+}
+
+/**
+ * Throughput behind the cost per 1,000 tokens.
+ *
+ * @public
+ */
+export interface OptionThroughput {
+  /** `stated` when the request gives `expectedTokensPerSecond`, `estimated` when the quote assumes full use. */
+  basis: 'stated' | 'estimated';
+  /** Tokens/s all replicas sustain when busy (see `estimateDecodeThroughput`); undefined for an unknown GPU. */
+  capacityTokensPerSecond?: number;
+  /** The request's expected tokens/s. */
+  demandTokensPerSecond?: number;
+  /** Served / capacity. */
+  utilisation?: number;
+  /** Capacity / served: the real cost per 1,000 tokens over the ideal one (seed 004's 2.5x). */
+  costFactor?: number;
+  /** Demand above capacity: more replicas or a larger slice are needed. */
+  saturated?: boolean;
+}
+
+/**
+ * One way to run the request: a slice the model fits, what it costs, and whether policy lets it through.
+ *
+ * @public
+ */
+export interface QuoteOption extends Omit<FitResult, 'fits' | 'reason'> {
+  capacityType: CapacityType;
+  replicas: number;
+  /** GPU share x replicas. */
+  gpuEquivalents: number;
+  cost: OptionCost;
+  throughput: OptionThroughput;
+  quota: QuotaFit;
+  budget: BudgetFit;
+  verdict: PolicyVerdict;
+  /** Why the verdict is not `allowed`; empty when it is. */
+  reasons: string[];
+}
+
+/**
+ * A slice the model does not fit.
+ *
+ * @public
+ */
+export interface UnavailableOption {
+  slice: Slice;
+  requiredBytes: number;
+  availableBytes: number;
+  reason: string;
+}
+
+/**
+ * Every way to run a service request, sorted (allowed first, then cheapest per month, then most memory headroom),
+ * with the slices it does not fit and a recommendation.
+ *
+ * @public
+ */
+export interface Quote {
+  service: string;
+  team: string;
+  environment: string;
+  options: QuoteOption[];
+  unavailable: UnavailableOption[];
+  /**
+   * The cheapest allowed option (stronger isolation, then more headroom, on ties; in production, on-demand dedicated
+   * or MIG first). When nothing is allowed, the best option that needs approval; never a forbidden one.
+   */
+  recommended?: QuoteOption;
+}
