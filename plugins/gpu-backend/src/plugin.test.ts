@@ -56,4 +56,38 @@ describe('gpu backend plugin', () => {
       }),
     ).rejects.toThrow(/gpu\.pools\[0\]\.gpuModel/);
   });
+
+  const summariser = {
+    name: 'summariser',
+    team: 'ml-platform',
+    model: 'llama-3.1-8b',
+    runtime: 'vllm',
+    dtype: 'bf16',
+    maxModelLen: 8192,
+    concurrency: 64,
+    replicas: 1,
+    environment: 'production',
+    expectedTokensPerSecond: 600,
+  };
+
+  it('quotes a request against the team quota seeded from config', async () => {
+    const server = await start();
+    const res = await request(server).post('/api/gpu/quote').send(summariser).expect(200);
+    expect(res.body.recommended.slice).toMatchObject({ tier: 'dedicated' });
+    const l4 = res.body.options.find(
+      (o: any) => o.slice.pool === 'l4-ondemand' && o.slice.gpusPerReplica === 1,
+    );
+    expect(l4.quota).toMatchObject({ nominal: 4, used: 0, requested: 1, remaining: 3 });
+    expect(l4.verdict).toBe('allowed');
+  });
+
+  it('answers a bad quote request with 400 naming the field', async () => {
+    const server = await start();
+    const res = await request(server)
+      .post('/api/gpu/quote')
+      .send({ ...summariser, model: 'gpt-17' })
+      .expect(400);
+    expect(res.body.error.name).toBe('InputError');
+    expect(res.body.error.message).toMatch(/gpt-17/);
+  });
 });

@@ -1,8 +1,7 @@
-/***/
 /**
- * The gpu module for @backstage/plugin-scaffolder-backend.
+ * Scaffolder actions for GPU model services (`gpu:service:*`), calling the gpu backend on behalf of the user.
  *
  * @packageDocumentation
  */
-
-export { scaffolderModule as default } from './module';
+export { scaffolderModuleGpu as default } from './module';
+export { createServiceQuoteAction } from './actions/serviceQuote';

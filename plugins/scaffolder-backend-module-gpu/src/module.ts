@@ -1,21 +1,30 @@
-import { createBackendModule } from "@backstage/backend-plugin-api";
-import { scaffolderActionsExtensionPoint  } from '@backstage/plugin-scaffolder-node';
-import { createExampleAction } from "./actions/example";
+import {
+  coreServices,
+  createBackendModule,
+} from '@backstage/backend-plugin-api';
+import { scaffolderActionsExtensionPoint } from '@backstage/plugin-scaffolder-node';
+import { createServiceQuoteAction } from './actions/serviceQuote';
 
 /**
- * A backend module that registers the action into the scaffolder
+ * Registers the `gpu:service:*` actions with the scaffolder.
+ *
+ * @public
  */
-export const scaffolderModule = createBackendModule({
-  moduleId: 'example-action',
+export const scaffolderModuleGpu = createBackendModule({
   pluginId: 'scaffolder',
+  moduleId: 'gpu',
   register({ registerInit }) {
     registerInit({
       deps: {
-        scaffolderActions: scaffolderActionsExtensionPoint
+        scaffolderActions: scaffolderActionsExtensionPoint,
+        discovery: coreServices.discovery,
+        auth: coreServices.auth,
       },
-      async init({ scaffolderActions}) {
-        scaffolderActions.addActions(createExampleAction());
-      }
+      async init({ scaffolderActions, discovery, auth }) {
+        scaffolderActions.addActions(
+          createServiceQuoteAction({ discovery, auth }),
+        );
+      },
     });
   },
-})
+});

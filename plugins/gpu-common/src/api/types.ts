@@ -1,4 +1,5 @@
-import { Platform } from '../platform/types';
+import { Platform, SharingTier } from '../platform/types';
+import { Placement, ServiceRequest } from '../service/types';
 
 /** How the backend treats a cluster: apply for real, hand manifests to GitOps, or only render and store. */
 export type ClusterMode = 'apply' | 'gitops' | 'dry-run';
@@ -25,3 +26,59 @@ export type ServiceStatus =
   | 'rejected'
   | 'deleting'
   | 'deleted';
+
+/** Body of `POST /api/gpu/services`. */
+export interface CreateServiceBody {
+  request: ServiceRequest;
+  /** Catalog entity the service belongs to, e.g. `component:default/summariser`. */
+  entityRef?: string;
+  /** Idempotency key chosen by the caller; a retry with the same key returns the first service. */
+  requestKey?: string;
+}
+
+/** Body of `PATCH /api/gpu/services/:id`: the fields that may change. */
+export interface UpdateServiceBody {
+  tier?: SharingTier;
+  pool?: string;
+  replicas?: number;
+  model?: string;
+}
+
+/** A pending or decided approval as the API shows it. */
+export interface ApprovalView {
+  id: string;
+  serviceId: string;
+  state: 'pending' | 'approved' | 'rejected';
+  reasons: { code: string; message: string }[];
+  decidedBy?: string;
+  decidedAt?: string;
+  comment?: string;
+}
+
+/** A GPU model service as the API returns it. */
+export interface GpuServiceView {
+  id: string;
+  name: string;
+  team: string;
+  namespace: string;
+  entityRef?: string;
+  environment: string;
+  status: ServiceStatus;
+  statusReason?: string;
+  request: ServiceRequest;
+  placement: Placement;
+  /** GPU-equivalents reserved for all replicas. */
+  gpuEquivalents: number;
+  /** Projected monthly allocation cost, USD with cents, e.g. `"587.50"`. */
+  monthlyCost: string;
+  cluster?: string;
+  mode: ClusterMode;
+  /** In-cluster URL of the service's OpenAI-compatible (vLLM) or Ollama endpoint. */
+  endpoint: string;
+  /** Entity annotations that tie a catalog Component to this service. */
+  annotations: Record<string, string>;
+  approval?: ApprovalView;
+  createdBy: string;
+  createdAt: string;
+  updatedAt: string;
+}

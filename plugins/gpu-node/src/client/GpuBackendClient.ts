@@ -1,0 +1,112 @@
+import {
+  AuthService,
+  BackstageCredentials,
+  DiscoveryService,
+} from '@backstage/backend-plugin-api';
+import {
+  ConflictError,
+  InputError,
+  NotAllowedError,
+  NotFoundError,
+  ResponseError,
+} from '@backstage/errors';
+import {
+  CreateServiceBody,
+  GpuServiceView,
+  Quote,
+  ServiceRequest,
+} from '@internal/backstage-plugin-gpu-common';
+
+/** Who a call is made for: the user (or service) whose credentials the gpu backend checks. */
+export interface GpuCallOptions {
+  credentials: BackstageCredentials;
+}
+
+/**
+ * A typed client of the `gpu` backend plugin's REST API for other backend plugins and modules, with
+ * service-to-service auth on behalf of the caller's credentials.
+ *
+ * @public
+ */
+export class GpuBackendClient {
+  private readonly discovery: DiscoveryService;
+  private readonly auth: AuthService;
+
+  constructor(options: { discovery: DiscoveryService; auth: AuthService }) {
+    this.discovery = options.discovery;
+    this.auth = options.auth;
+  }
+
+  quote(request: ServiceRequest, options: GpuCallOptions): Promise<Quote> {
+    return this.call('POST', '/quote', options, request);
+  }
+
+  createService(
+    body: CreateServiceBody,
+    options: GpuCallOptions,
+  ): Promise<GpuServiceView> {
+    return this.call('POST', '/services', options, body);
+  }
+
+  getService(id: string, options: GpuCallOptions): Promise<GpuServiceView> {
+    return this.call('GET', `/services/${encodeURIComponent(id)}`, options);
+  }
+
+  listServices(
+    filter: { entityRef?: string; team?: string },
+    options: GpuCallOptions,
+  ): Promise<{ items: GpuServiceView[] }> {
+    const query = new URLSearchParams(
+      Object.entries(filter).filter(
+        (entry): entry is [string, string] => entry[1] !== undefined,
+      ),
+    );
+    return this.call('GET', `/services?${query}`, options);
+  }
+
+  deleteService(id: string, options: GpuCallOptions): Promise<GpuServiceView> {
+    return this.call('DELETE', `/services/${encodeURIComponent(id)}`, options);
+  }
+
+  private async call<T>(
+    method: string,
+    path: string,
+    options: GpuCallOptions,
+    body?: unknown,
+  ): Promise<T> {
+    const baseUrl = await this.discovery.getBaseUrl('gpu');
+    const { token } = await this.auth.getPluginRequestToken({
+      onBehalfOf: options.credentials,
+      targetPluginId: 'gpu',
+    });
+    const res = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!res.ok) {
+      throw toTypedError(await ResponseError.fromResponse(res));
+    }
+    return (await res.json()) as T;
+  }
+}
+
+/** Rethrows the gpu backend's 4xx answers as the `@backstage/errors` type it threw, keeping its message. */
+function toTypedError(error: ResponseError): Error {
+  const message = error.body?.error?.message ?? error.message;
+  switch (error.statusCode) {
+    case 400:
+      return new InputError(message, error);
+    case 403:
+      return new NotAllowedError(message, error);
+    case 404:
+      return new NotFoundError(message, error);
+    case 409:
+      return new ConflictError(message, error);
+    default:
+      return error;
+  }
+}

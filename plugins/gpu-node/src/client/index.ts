@@ -1,0 +1,2 @@
+export { GpuBackendClient } from './GpuBackendClient';
+export type { GpuCallOptions } from './GpuBackendClient';

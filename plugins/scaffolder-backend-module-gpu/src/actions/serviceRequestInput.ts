@@ -1,0 +1,51 @@
+import { z as zod } from 'zod/v3';
+
+/**
+ * The input fields every `gpu:service:*` action shares: a GPU model service request as the template's form
+ * collects it. The gpu backend validates it against the platform (models, pools, tiers, quotas).
+ */
+export const serviceRequestInput = {
+  name: (z: typeof zod) =>
+    z
+      .string()
+      .describe('Service name: a DNS-1123 label of at most 40 characters'),
+  team: (z: typeof zod) =>
+    z.string().describe('Owning team, a catalog group name such as ml-platform'),
+  namespace: (z: typeof zod) =>
+    z
+      .string()
+      .optional()
+      .describe("Namespace; defaults to the team's first namespace"),
+  model: (z: typeof zod) =>
+    z.string().describe('Model from the platform catalogue, e.g. llama-3.1-8b'),
+  runtime: (z: typeof zod) =>
+    z.enum(['vllm', 'ollama']).describe('Serving engine'),
+  dtype: (z: typeof zod) =>
+    z
+      .enum(['fp32', 'bf16', 'fp16', 'fp8', 'int8', 'int4'])
+      .optional()
+      .describe("Weight precision; defaults to the model's"),
+  maxModelLen: (z: typeof zod) =>
+    z.number().int().describe('Context length in tokens (vLLM --max-model-len)'),
+  concurrency: (z: typeof zod) =>
+    z.number().int().describe('Concurrent sequences (vLLM --max-num-seqs)'),
+  replicas: (z: typeof zod) =>
+    z.number().int().default(1).describe('Replicas'),
+  environment: (z: typeof zod) =>
+    z.string().describe('Environment: dev, staging or production'),
+  tier: (z: typeof zod) =>
+    z
+      .enum(['dedicated', 'mig', 'mps', 'time-sliced'])
+      .optional()
+      .describe('GPU sharing tier; every tier is considered when absent'),
+  pool: (z: typeof zod) =>
+    z
+      .string()
+      .optional()
+      .describe('GPU pool; every pool is considered when absent'),
+  expectedTokensPerSecond: (z: typeof zod) =>
+    z
+      .number()
+      .optional()
+      .describe('Expected demand in generated tokens per second'),
+};
