@@ -37,3 +37,4 @@ export {
 } from './service/serviceLabels';
 export * from './service/types';
 export { vllmMetricSelector } from './service/vllmArgs';
+export * from './client';

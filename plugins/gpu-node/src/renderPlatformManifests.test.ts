@@ -1,14 +1,31 @@
 import type { KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { parsePlatform, Platform } from '@internal/backstage-plugin-gpu-common';
-import { ClusterQueue, ResourceFlavor, WorkloadPriorityClass } from './kueue/types';
+import {
+  ClusterQueue,
+  ResourceFlavor,
+  WorkloadPriorityClass,
+} from './kueue/types';
 import { nodeConfigLabels } from './devicePlugin/nodeConfigLabels';
 import { renderPlatformManifests } from './renderPlatformManifests';
-import { demoPlatform, seed000Platform, seed004Platform } from './testUtils/platforms';
+import {
+  demoPlatform,
+  seed000Platform,
+  seed004Platform,
+} from './__testUtils__/platforms';
 
-function find<T extends KubernetesObject>(objects: KubernetesObject[], kind: string, name: string): T {
+function find<T extends KubernetesObject>(
+  objects: KubernetesObject[],
+  kind: string,
+  name: string,
+): T {
   const found = objects.find(o => o.kind === kind && o.metadata?.name === name);
-  if (!found) throw new Error(`no ${kind} ${name} in ${objects.map(o => `${o.kind}/${o.metadata?.name}`).join(', ')}`);
+  if (!found)
+    throw new Error(
+      `no ${kind} ${name} in ${objects
+        .map(o => `${o.kind}/${o.metadata?.name}`)
+        .join(', ')}`,
+    );
   return found as T;
 }
 
@@ -16,7 +33,9 @@ function quotas(queue: ClusterQueue): Record<string, Record<string, string>> {
   const result: Record<string, Record<string, string>> = {};
   for (const group of queue.spec.resourceGroups) {
     for (const flavor of group.flavors) {
-      result[flavor.name] = Object.fromEntries(flavor.resources.map(r => [r.name, r.nominalQuota]));
+      result[flavor.name] = Object.fromEntries(
+        flavor.resources.map(r => [r.name, r.nominalQuota]),
+      );
     }
   }
   return result;
@@ -25,7 +44,11 @@ function quotas(queue: ClusterQueue): Record<string, Record<string, string>> {
 describe('renderPlatformManifests', () => {
   it('renders the time-slicing and MPS device-plugin configs of seed 000 with 4 replicas', () => {
     const objects = renderPlatformManifests(seed000Platform());
-    const configMap = find<V1ConfigMap>(objects, 'ConfigMap', 'device-plugin-config');
+    const configMap = find<V1ConfigMap>(
+      objects,
+      'ConfigMap',
+      'device-plugin-config',
+    );
     expect(configMap.metadata?.namespace).toBe('gpu-operator');
     const data = configMap.data!;
     expect(Object.keys(data)).toEqual(['default', 'mps-4', 'time-slicing-4']);
@@ -47,7 +70,10 @@ describe('renderPlatformManifests', () => {
         resources: [{ name: 'nvidia.com/gpu', replicas: 4 }],
       },
     });
-    expect(parse(data.default)).toEqual({ version: 'v1', flags: { migStrategy: 'none' } });
+    expect(parse(data.default)).toEqual({
+      version: 'v1',
+      flags: { migStrategy: 'none' },
+    });
     expect(nodeConfigLabels(seed000Platform())).toEqual({
       't4-timeslice': { 'nvidia.com/device-plugin.config': 'time-slicing-4' },
       't4-mps': { 'nvidia.com/device-plugin.config': 'mps-4' },
@@ -59,10 +85,21 @@ describe('renderPlatformManifests', () => {
     const queue = find<ClusterQueue>(objects, 'ClusterQueue', 'gpu-batch');
     expect(queue.spec.resourceGroups[0]).toEqual({
       coveredResources: ['nvidia.com/gpu'],
-      flavors: [{ name: 'spot-l4', resources: [{ name: 'nvidia.com/gpu', nominalQuota: '6' }] }],
+      flavors: [
+        {
+          name: 'spot-l4',
+          resources: [{ name: 'nvidia.com/gpu', nominalQuota: '6' }],
+        },
+      ],
     });
     expect(queue.spec.namespaceSelector).toEqual({
-      matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['batch'] }],
+      matchExpressions: [
+        {
+          key: 'kubernetes.io/metadata.name',
+          operator: 'In',
+          values: ['batch'],
+        },
+      ],
     });
     expect(queue.spec.cohortName).toBe('gpu');
     expect(queue.spec).not.toHaveProperty('cohort');
@@ -83,10 +120,18 @@ describe('renderPlatformManifests', () => {
 
   it('derives MIG and shared counts from GPU-equivalents and groups flavors by the resources they share', () => {
     const objects = renderPlatformManifests(demoPlatform());
-    const queue = find<ClusterQueue>(objects, 'ClusterQueue', 'gpu-ml-platform');
+    const queue = find<ClusterQueue>(
+      objects,
+      'ClusterQueue',
+      'gpu-ml-platform',
+    );
     expect(queue.spec.resourceGroups.map(g => g.coveredResources)).toEqual([
       ['nvidia.com/gpu'],
-      ['nvidia.com/mig-1g.10gb', 'nvidia.com/mig-2g.20gb', 'nvidia.com/mig-3g.40gb'],
+      [
+        'nvidia.com/mig-1g.10gb',
+        'nvidia.com/mig-2g.20gb',
+        'nvidia.com/mig-3g.40gb',
+      ],
       ['nvidia.com/gpu.shared'],
       ['cpu', 'memory'],
     ]);
@@ -104,7 +149,12 @@ describe('renderPlatformManifests', () => {
       // MPS x4 with renameByDefault
       'l4-mps': { 'nvidia.com/gpu.shared': '4' },
       // 36 GPU units x 4 cores; per unit its GPU memory rounded up + 16 GiB
-      'gpu-host': { cpu: '144', memory: `${4 * 40 + 4 * 20 + 8 * 96 + 8 * 26 + 4 * 35 + 4 * 54 + 4 * 22}Gi` },
+      'gpu-host': {
+        cpu: '144',
+        memory: `${
+          4 * 40 + 4 * 20 + 8 * 96 + 8 * 26 + 4 * 35 + 4 * 54 + 4 * 22
+        }Gi`,
+      },
     });
     expect(queue.spec.resourceGroups[0].flavors.map(f => f.name)).toEqual([
       'l4-ondemand',
@@ -123,7 +173,11 @@ describe('renderPlatformManifests', () => {
       sharing: { type: 'mig', layout: { '1g.10gb': 7 } },
     });
     platform.teams[0].gpuQuota['h100-mig'] = 1;
-    const queue = find<ClusterQueue>(renderPlatformManifests(platform), 'ClusterQueue', 'gpu-ml-platform');
+    const queue = find<ClusterQueue>(
+      renderPlatformManifests(platform),
+      'ClusterQueue',
+      'gpu-ml-platform',
+    );
     const migGroup = queue.spec.resourceGroups[1];
     expect(migGroup.flavors.map(f => f.name)).toEqual(['a100-mig', 'h100-mig']);
     expect(quotas(queue)['h100-mig']).toEqual({
@@ -135,29 +189,56 @@ describe('renderPlatformManifests', () => {
 
   it('floors fractional GPU-equivalents to whole units', () => {
     const platform = demoPlatform();
-    platform.teams[1].gpuQuota = { 'l4-mps': 0.6, 'a100-mig': 0.5, 'l4-ondemand': 1.5 };
-    const queue = find<ClusterQueue>(renderPlatformManifests(platform), 'ClusterQueue', 'gpu-search');
+    platform.teams[1].gpuQuota = {
+      'l4-mps': 0.6,
+      'a100-mig': 0.5,
+      'l4-ondemand': 1.5,
+    };
+    const queue = find<ClusterQueue>(
+      renderPlatformManifests(platform),
+      'ClusterQueue',
+      'gpu-search',
+    );
     expect(quotas(queue)).toMatchObject({
       'l4-ondemand': { 'nvidia.com/gpu': '1' },
-      'a100-mig': { 'nvidia.com/mig-1g.10gb': '1', 'nvidia.com/mig-2g.20gb': '0', 'nvidia.com/mig-3g.40gb': '0' },
+      'a100-mig': {
+        'nvidia.com/mig-1g.10gb': '1',
+        'nvidia.com/mig-2g.20gb': '0',
+        'nvidia.com/mig-3g.40gb': '0',
+      },
       'l4-mps': { 'nvidia.com/gpu.shared': '2' },
     });
   });
 
   it('renders a ClusterQueue without resource groups for a team without quota', () => {
     const platform = demoPlatform();
-    platform.teams.push({ name: 'idle', namespaces: ['idle'], gpuQuota: {}, monthlyBudget: '0' });
-    const queue = find<ClusterQueue>(renderPlatformManifests(platform), 'ClusterQueue', 'gpu-idle');
+    platform.teams.push({
+      name: 'idle',
+      namespaces: ['idle'],
+      gpuQuota: {},
+      monthlyBudget: '0',
+    });
+    const queue = find<ClusterQueue>(
+      renderPlatformManifests(platform),
+      'ClusterQueue',
+      'gpu-idle',
+    );
     expect(queue.spec.resourceGroups).toEqual([]);
   });
 
   it('uses spec.cohort for Kueue v1beta1', () => {
-    const objects = renderPlatformManifests(demoPlatform('kueue.x-k8s.io/v1beta1'));
+    const objects = renderPlatformManifests(
+      demoPlatform('kueue.x-k8s.io/v1beta1'),
+    );
     const queue = find<ClusterQueue>(objects, 'ClusterQueue', 'gpu-search');
     expect(queue.apiVersion).toBe('kueue.x-k8s.io/v1beta1');
     expect(queue.spec.cohort).toBe('gpu');
     expect(queue.spec).not.toHaveProperty('cohortName');
-    expect(objects.filter(o => o.apiVersion?.startsWith('kueue')).every(o => o.apiVersion === 'kueue.x-k8s.io/v1beta1')).toBe(true);
+    expect(
+      objects
+        .filter(o => o.apiVersion?.startsWith('kueue'))
+        .every(o => o.apiVersion === 'kueue.x-k8s.io/v1beta1'),
+    ).toBe(true);
   });
 
   it('renders one ResourceFlavor per pool with its labels, taints and matching tolerations', () => {
@@ -174,11 +255,23 @@ describe('renderPlatformManifests', () => {
         { key: 'gpu.example.com/spot', value: 'true', effect: 'NoSchedule' },
       ],
       tolerations: [
-        { key: 'nvidia.com/gpu', operator: 'Equal', value: 'present', effect: 'NoSchedule' },
-        { key: 'gpu.example.com/spot', operator: 'Equal', value: 'true', effect: 'NoSchedule' },
+        {
+          key: 'nvidia.com/gpu',
+          operator: 'Equal',
+          value: 'present',
+          effect: 'NoSchedule',
+        },
+        {
+          key: 'gpu.example.com/spot',
+          operator: 'Equal',
+          value: 'true',
+          effect: 'NoSchedule',
+        },
       ],
     });
-    expect(find<ResourceFlavor>(objects, 'ResourceFlavor', 'gpu-host').spec).toEqual({});
+    expect(
+      find<ResourceFlavor>(objects, 'ResourceFlavor', 'gpu-host').spec,
+    ).toEqual({});
     expect(objects.filter(o => o.kind === 'ResourceFlavor')).toHaveLength(7);
   });
 
@@ -189,7 +282,9 @@ describe('renderPlatformManifests', () => {
     const classes = renderPlatformManifests(platform).filter(
       (o): o is WorkloadPriorityClass => o.kind === 'WorkloadPriorityClass',
     );
-    const values = Object.fromEntries(classes.map(c => [c.metadata.name, c.value]));
+    const values = Object.fromEntries(
+      classes.map(c => [c.metadata.name, c.value]),
+    );
     expect(values['gpu-production']).toBeGreaterThan(values['gpu-staging']);
     expect(values['gpu-production']).toBeGreaterThan(values['gpu-dev']);
     expect(values['gpu-staging']).toBeLessThan(values['gpu-dev']); // config order: staging now before dev
@@ -197,7 +292,9 @@ describe('renderPlatformManifests', () => {
 
   it('renders the MIG Manager ConfigMap and the node labels that select each config', () => {
     const platform = demoPlatform();
-    const objects = renderPlatformManifests(platform, { gpuOperatorNamespace: 'nvidia' });
+    const objects = renderPlatformManifests(platform, {
+      gpuOperatorNamespace: 'nvidia',
+    });
     const mig = find<V1ConfigMap>(objects, 'ConfigMap', 'custom-mig-config');
     expect(mig.metadata?.namespace).toBe('nvidia');
     expect(parse(mig.data!['config.yaml'])).toEqual({
@@ -205,14 +302,32 @@ describe('renderPlatformManifests', () => {
       'mig-configs': {
         'all-disabled': [{ devices: 'all', 'mig-enabled': false }],
         'all-balanced': [
-          { devices: 'all', 'mig-enabled': true, 'mig-devices': { '1g.10gb': 2, '2g.20gb': 1, '3g.40gb': 1 } },
+          {
+            devices: 'all',
+            'mig-enabled': true,
+            'mig-devices': { '1g.10gb': 2, '2g.20gb': 1, '3g.40gb': 1 },
+          },
         ],
       },
     });
-    const plugin = find<V1ConfigMap>(objects, 'ConfigMap', 'device-plugin-config');
-    expect(Object.keys(plugin.data!)).toEqual(['default', 'mig-mixed', 'mps-4-shared', 'time-slicing-4']);
-    expect(parse(plugin.data!['mig-mixed'])).toEqual({ version: 'v1', flags: { migStrategy: 'mixed' } });
-    expect(parse(plugin.data!['mps-4-shared']).sharing.mps.renameByDefault).toBe(true);
+    const plugin = find<V1ConfigMap>(
+      objects,
+      'ConfigMap',
+      'device-plugin-config',
+    );
+    expect(Object.keys(plugin.data!)).toEqual([
+      'default',
+      'mig-mixed',
+      'mps-4-shared',
+      'time-slicing-4',
+    ]);
+    expect(parse(plugin.data!['mig-mixed'])).toEqual({
+      version: 'v1',
+      flags: { migStrategy: 'mixed' },
+    });
+    expect(
+      parse(plugin.data!['mps-4-shared']).sharing.mps.renameByDefault,
+    ).toBe(true);
     expect(nodeConfigLabels(platform)).toEqual({
       'l4-ondemand': { 'nvidia.com/device-plugin.config': 'default' },
       'spot-l4': { 'nvidia.com/device-plugin.config': 'default' },
@@ -238,7 +353,9 @@ describe('renderPlatformManifests', () => {
   });
 
   it('can leave cpu and memory uncovered', () => {
-    const objects = renderPlatformManifests(seed004Platform(), { hostResourceFlavor: false });
+    const objects = renderPlatformManifests(seed004Platform(), {
+      hostResourceFlavor: false,
+    });
     expect(objects.some(o => o.metadata?.name === 'gpu-host')).toBe(false);
     const queue = find<ClusterQueue>(objects, 'ClusterQueue', 'gpu-batch');
     expect(queue.spec.resourceGroups).toHaveLength(1);
@@ -253,15 +370,20 @@ describe('renderPlatformManifests', () => {
 
     it('a pool with more than 8 node labels', () => {
       const platform = platformWith(p => {
-        for (let i = 0; i < 9; i++) p.pools[0].nodeLabels[`example.com/l${i}`] = 'x';
+        for (let i = 0; i < 9; i++)
+          p.pools[0].nodeLabels[`example.com/l${i}`] = 'x';
       });
       expect(() => renderPlatformManifests(platform)).toThrow(/at most 8/);
     });
 
     it('two pools selecting one device-plugin config name for different settings', () => {
       const platform = platformWith(p => {
-        p.pools.find(x => x.name === 'l4-mps')!.nodeLabels['nvidia.com/device-plugin.config'] = 'shared';
-        p.pools.find(x => x.name === 't4-timeslice')!.nodeLabels['nvidia.com/device-plugin.config'] = 'shared';
+        p.pools.find(x => x.name === 'l4-mps')!.nodeLabels[
+          'nvidia.com/device-plugin.config'
+        ] = 'shared';
+        p.pools.find(x => x.name === 't4-timeslice')!.nodeLabels[
+          'nvidia.com/device-plugin.config'
+        ] = 'shared';
       });
       expect(() => renderPlatformManifests(platform)).toThrow(
         expect.objectContaining({ name: 'InputError', code: 'INVALID_CONFIG' }),
@@ -277,9 +399,14 @@ describe('renderPlatformManifests', () => {
 
     it('a MIG layout with a profile the GPU does not have', () => {
       const platform = platformWith(p => {
-        p.pools.find(x => x.name === 'a100-mig')!.sharing = { type: 'mig', layout: { '1g.5gb': 7 } };
+        p.pools.find(x => x.name === 'a100-mig')!.sharing = {
+          type: 'mig',
+          layout: { '1g.5gb': 7 },
+        };
       });
-      expect(() => renderPlatformManifests(platform)).toThrow(/1g\.5gb.*allowed: 1g\.10gb/);
+      expect(() => renderPlatformManifests(platform)).toThrow(
+        /1g\.5gb.*allowed: 1g\.10gb/,
+      );
     });
   });
 
@@ -296,9 +423,17 @@ describe('renderPlatformManifests', () => {
         },
       ],
     });
-    expect(nodeConfigLabels(platform).a100['nvidia.com/mig.config']).toBe('mig-3x1g.5gb-2x2g.10gb');
+    expect(nodeConfigLabels(platform).a100['nvidia.com/mig.config']).toBe(
+      'mig-3x1g.5gb-2x2g.10gb',
+    );
     platform.pools[0].nodeLabels['nvidia.com/mig.config'] = 'inference';
-    const mig = find<V1ConfigMap>(renderPlatformManifests(platform), 'ConfigMap', 'custom-mig-config');
-    expect(Object.keys(parse(mig.data!['config.yaml'])['mig-configs'])).toEqual(['all-disabled', 'inference']);
+    const mig = find<V1ConfigMap>(
+      renderPlatformManifests(platform),
+      'ConfigMap',
+      'custom-mig-config',
+    );
+    expect(Object.keys(parse(mig.data!['config.yaml'])['mig-configs'])).toEqual(
+      ['all-disabled', 'inference'],
+    );
   });
 });

@@ -1,5 +1,8 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { GpuDomainError, Platform } from '@internal/backstage-plugin-gpu-common';
+import {
+  GpuDomainError,
+  Platform,
+} from '@internal/backstage-plugin-gpu-common';
 import { renderDevicePluginConfigMap } from './devicePlugin/renderDevicePluginConfigMap';
 import { poolNodeConfigs } from './devicePlugin/poolNodeConfigs';
 import { renderMigConfigMap } from './devicePlugin/renderMigConfigMap';
@@ -85,7 +88,9 @@ export function renderPlatformManifests(
   if (migConfigMap) {
     objects.push(migConfigMap);
   }
-  objects.push(...platform.pools.map(pool => renderResourceFlavor(pool, apiVersion)));
+  objects.push(
+    ...platform.pools.map(pool => renderResourceFlavor(pool, apiVersion)),
+  );
   if (hostFlavor !== false) {
     objects.push(
       renderResourceFlavor(
@@ -97,7 +102,9 @@ export function renderPlatformManifests(
   objects.push(renderCohort(platform));
   objects.push(...renderWorkloadPriorityClasses(platform));
   objects.push(
-    ...platform.teams.map(team => renderClusterQueue(platform, team, hostFlavor)),
+    ...platform.teams.map(team =>
+      renderClusterQueue(platform, team, hostFlavor),
+    ),
   );
   return sortForApply(objects.map(stableObject));
 }

@@ -17,6 +17,8 @@ export function renderTeamManifests(
   const team = findTeam(platform, teamName);
   const namespaces = [...new Set(team.namespaces)];
   return sortForApply(
-    namespaces.map(namespace => stableObject(renderLocalQueue(platform, team, namespace))),
+    namespaces.map(namespace =>
+      stableObject(renderLocalQueue(platform, team, namespace)),
+    ),
   );
 }

@@ -9,7 +9,9 @@ import { stringify } from 'yaml';
  */
 export function toYaml(objects: KubernetesObject[]): string {
   return objects
-    .map(object => stringify(object, { lineWidth: 0, aliasDuplicateObjects: false }))
+    .map(object =>
+      stringify(object, { lineWidth: 0, aliasDuplicateObjects: false }),
+    )
     .map(document => `---\n${document}`)
     .join('');
 }

@@ -1,14 +1,19 @@
 import { GpuModel } from '@internal/backstage-plugin-gpu-common';
 import { stableName } from '../names/stableName';
 
-function sortedEntries(layout: Record<string, number>): Array<[string, number]> {
+function sortedEntries(
+  layout: Record<string, number>,
+): Array<[string, number]> {
   return Object.entries(layout)
     .filter(([, count]) => count > 0)
     .sort(([a], [b]) => (a < b ? -1 : 1));
 }
 
 /** For each compute size, the profile of that size with the most instances (the smallest memory). */
-function baseProfile(gpuModel: GpuModel, computeSlices: number): string | undefined {
+function baseProfile(
+  gpuModel: GpuModel,
+  computeSlices: number,
+): string | undefined {
   return gpuModel.migProfiles
     .filter(p => p.computeSlices === computeSlices)
     .sort((a, b) => b.maxInstances - a.maxInstances)[0]?.name;
@@ -18,7 +23,9 @@ function baseProfile(gpuModel: GpuModel, computeSlices: number): string | undefi
  * NVIDIA's `all-balanced` layout of a GPU: 2 x 1g + 1 x 2g + 1 x 3g of the smallest-memory profiles (2 x 1g + 1 x 2g
  * on a 4-slice A30). Undefined when the GPU lacks those profiles.
  */
-function balancedLayout(gpuModel: GpuModel): Record<string, number> | undefined {
+function balancedLayout(
+  gpuModel: GpuModel,
+): Record<string, number> | undefined {
   const sizes = gpuModel.migComputeSlices >= 7 ? [1, 2, 3] : [1, 2];
   const names = sizes.map(size => baseProfile(gpuModel, size));
   if (names.some(name => name === undefined)) {
@@ -27,7 +34,10 @@ function balancedLayout(gpuModel: GpuModel): Record<string, number> | undefined 
   return Object.fromEntries(names.map((name, i) => [name!, i === 0 ? 2 : 1]));
 }
 
-function sameLayout(a: Record<string, number>, b: Record<string, number>): boolean {
+function sameLayout(
+  a: Record<string, number>,
+  b: Record<string, number>,
+): boolean {
   return JSON.stringify(sortedEntries(a)) === JSON.stringify(sortedEntries(b));
 }
 

@@ -30,7 +30,12 @@ export interface PoolNodeConfig {
   mig?: { name: string; devices: Record<string, number> };
 }
 
-function conflict(label: string, name: string, a: Pool, b: Pool): GpuDomainError {
+function conflict(
+  label: string,
+  name: string,
+  a: Pool,
+  b: Pool,
+): GpuDomainError {
   return new GpuDomainError(
     'INVALID_CONFIG',
     `Pools ${a.name} and ${b.name} both select ${label}=${name} but need different configs; ` +
@@ -49,16 +54,25 @@ export function poolNodeConfigs(platform: Platform): PoolNodeConfig[] {
   const migOwners = new Map<string, { pool: Pool; text: string }>();
   return platform.pools.map(pool => {
     const pluginName =
-      pool.nodeLabels[DEVICE_PLUGIN_CONFIG_LABEL] ?? devicePluginConfigName(pool);
+      pool.nodeLabels[DEVICE_PLUGIN_CONFIG_LABEL] ??
+      devicePluginConfigName(pool);
     const config = devicePluginConfig(pool);
     const configText = JSON.stringify(config);
     const pluginOwner = pluginOwners.get(pluginName);
     if (pluginOwner && pluginOwner.text !== configText) {
-      throw conflict(DEVICE_PLUGIN_CONFIG_LABEL, pluginName, pluginOwner.pool, pool);
+      throw conflict(
+        DEVICE_PLUGIN_CONFIG_LABEL,
+        pluginName,
+        pluginOwner.pool,
+        pool,
+      );
     }
     pluginOwners.set(pluginName, { pool, text: configText });
 
-    const result: PoolNodeConfig = { pool, devicePlugin: { name: pluginName, config } };
+    const result: PoolNodeConfig = {
+      pool,
+      devicePlugin: { name: pluginName, config },
+    };
     if (pool.sharing.type === 'mig') {
       const devices = Object.fromEntries(
         Object.entries(pool.sharing.layout)
@@ -67,7 +81,10 @@ export function poolNodeConfigs(platform: Platform): PoolNodeConfig[] {
       );
       const migName =
         pool.nodeLabels[MIG_CONFIG_LABEL] ??
-        migLayoutName(findGpuModel(platform, pool.gpuModel), pool.sharing.layout);
+        migLayoutName(
+          findGpuModel(platform, pool.gpuModel),
+          pool.sharing.layout,
+        );
       const devicesText = JSON.stringify(devices);
       const migOwner = migOwners.get(migName);
       if (migOwner && migOwner.text !== devicesText) {

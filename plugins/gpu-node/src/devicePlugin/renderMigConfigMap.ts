@@ -23,13 +23,19 @@ export function renderMigConfigMap(
   const migConfigs: Record<string, unknown> = {
     'all-disabled': [{ devices: 'all', 'mig-enabled': false }],
   };
-  for (const [layoutName, devices] of [...layouts].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    migConfigs[layoutName] = [{ devices: 'all', 'mig-enabled': true, 'mig-devices': devices }];
+  for (const [layoutName, devices] of [...layouts].sort(([a], [b]) =>
+    a < b ? -1 : 1,
+  )) {
+    migConfigs[layoutName] = [
+      { devices: 'all', 'mig-enabled': true, 'mig-devices': devices },
+    ];
   }
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: { name, namespace, labels: ownershipLabels('platform') },
-    data: { 'config.yaml': stringify({ version: 'v1', 'mig-configs': migConfigs }) },
+    data: {
+      'config.yaml': stringify({ version: 'v1', 'mig-configs': migConfigs }),
+    },
   };
 }

@@ -32,12 +32,16 @@ export function poolResources(platform: Platform, pool: Pool): PoolResource[] {
   const sharing = pool.sharing;
   switch (sharing.type) {
     case 'none':
-      return [{ name: 'nvidia.com/gpu', perGpu: 1, memoryGiB: model.memoryGiB }];
+      return [
+        { name: 'nvidia.com/gpu', perGpu: 1, memoryGiB: model.memoryGiB },
+      ];
     case 'mps':
     case 'time-slicing':
       return [
         {
-          name: pool.renameByDefault ? 'nvidia.com/gpu.shared' : 'nvidia.com/gpu',
+          name: pool.renameByDefault
+            ? 'nvidia.com/gpu.shared'
+            : 'nvidia.com/gpu',
           perGpu: sharing.replicas,
           memoryGiB: model.memoryGiB / sharing.replicas,
         },
@@ -52,7 +56,10 @@ export function poolResources(platform: Platform, pool: Pool): PoolResource[] {
             throw new GpuDomainError(
               'INVALID_CONFIG',
               `Pool ${pool.name} has MIG profile ${profileName} in its layout, which ${model.name} does not offer; ` +
-                `allowed: ${model.migProfiles.map(p => p.name).join(', ') || 'none (no MIG)'}`,
+                `allowed: ${
+                  model.migProfiles.map(p => p.name).join(', ') ||
+                  'none (no MIG)'
+                }`,
               { allowed: model.migProfiles.map(p => p.name) },
             );
           }
@@ -65,8 +72,9 @@ export function poolResources(platform: Platform, pool: Pool): PoolResource[] {
     default:
       throw new GpuDomainError(
         'INVALID_CONFIG',
-        `Pool ${pool.name} has unknown sharing type ${(sharing as { type: string }).type}; ` +
-          'allowed: none, mig, mps, time-slicing',
+        `Pool ${pool.name} has unknown sharing type ${
+          (sharing as { type: string }).type
+        }; ` + 'allowed: none, mig, mps, time-slicing',
         { allowed: ['none', 'mig', 'mps', 'time-slicing'] },
       );
   }

@@ -3,7 +3,10 @@ import {
   Platform,
   TeamQuota,
 } from '@internal/backstage-plugin-gpu-common';
-import { HOST_CPU_PER_GPU_UNIT, hostMemoryGiBPerGpuUnit } from '../hostResources';
+import {
+  HOST_CPU_PER_GPU_UNIT,
+  hostMemoryGiBPerGpuUnit,
+} from '../hostResources';
 import { ownershipLabels } from '../labels';
 import { clusterQueueName } from '../names/queueNames';
 import { poolResources } from './poolResources';
@@ -27,7 +30,9 @@ function flavorQuotas(platform: Platform, team: TeamQuota): FlavorQuota[] {
     if (!platform.pools.some(p => p.name === poolName)) {
       throw new GpuDomainError(
         'UNKNOWN_POOL',
-        `Team ${team.name} has quota on unknown pool ${poolName}; pools: ${platform.pools
+        `Team ${
+          team.name
+        } has quota on unknown pool ${poolName}; pools: ${platform.pools
           .map(p => p.name)
           .join(', ')}`,
         { allowed: platform.pools.map(p => p.name) },
@@ -42,7 +47,10 @@ function flavorQuotas(platform: Platform, team: TeamQuota): FlavorQuota[] {
       const unitMemoryGiB = new Map<string, number>();
       for (const resource of poolResources(platform, pool)) {
         // The epsilon keeps 0.3 x 10 from flooring to 2.
-        units.set(resource.name, Math.floor(gpuEquivalents * resource.perGpu + 1e-9));
+        units.set(
+          resource.name,
+          Math.floor(gpuEquivalents * resource.perGpu + 1e-9),
+        );
         unitMemoryGiB.set(resource.name, resource.memoryGiB);
       }
       return { flavor: pool.name, units, unitMemoryGiB };
@@ -58,7 +66,9 @@ function groupFlavors(quotas: FlavorQuota[]): FlavorQuota[][] {
     [...a.units.keys()].some(resource => b.units.has(resource));
   const groups: FlavorQuota[][] = [];
   for (const quota of quotas) {
-    const touching = groups.filter(group => group.some(member => shares(member, quota)));
+    const touching = groups.filter(group =>
+      group.some(member => shares(member, quota)),
+    );
     if (touching.length === 0) {
       groups.push([quota]);
       continue;
@@ -70,7 +80,9 @@ function groupFlavors(quotas: FlavorQuota[]): FlavorQuota[][] {
     }
     target.push(quota);
   }
-  return groups.map(group => group.sort((a, b) => quotas.indexOf(a) - quotas.indexOf(b)));
+  return groups.map(group =>
+    group.sort((a, b) => quotas.indexOf(a) - quotas.indexOf(b)),
+  );
 }
 
 function toResourceGroup(group: FlavorQuota[]): ResourceGroup {
@@ -87,13 +99,17 @@ function toResourceGroup(group: FlavorQuota[]): ResourceGroup {
   };
 }
 
-function hostResourceGroup(quotas: FlavorQuota[], flavor: string): ResourceGroup {
+function hostResourceGroup(
+  quotas: FlavorQuota[],
+  flavor: string,
+): ResourceGroup {
   let cpu = 0;
   let memoryGiB = 0;
   for (const quota of quotas) {
     for (const [name, units] of quota.units) {
       cpu += units * HOST_CPU_PER_GPU_UNIT;
-      memoryGiB += units * hostMemoryGiBPerGpuUnit(quota.unitMemoryGiB.get(name)!);
+      memoryGiB +=
+        units * hostMemoryGiBPerGpuUnit(quota.unitMemoryGiB.get(name)!);
     }
   }
   const flavors: FlavorQuotas[] = [
@@ -137,7 +153,10 @@ export function renderClusterQueue(
     );
   }
   for (const group of resourceGroups) {
-    if (group.coveredResources.length > MAX_PER_GROUP || group.flavors.length > MAX_PER_GROUP) {
+    if (
+      group.coveredResources.length > MAX_PER_GROUP ||
+      group.flavors.length > MAX_PER_GROUP
+    ) {
       throw new GpuDomainError(
         'INVALID_CONFIG',
         `Team ${team.name}'s ClusterQueue has a resource group with ${group.coveredResources.length} resources and ` +
@@ -150,7 +169,10 @@ export function renderClusterQueue(
   return {
     apiVersion: platform.kueue.apiVersion,
     kind: 'ClusterQueue',
-    metadata: { name, labels: ownershipLabels('platform', { team: team.name }) },
+    metadata: {
+      name,
+      labels: ownershipLabels('platform', { team: team.name }),
+    },
     spec: {
       cohortName: v1beta1 ? undefined : cohort,
       cohort: v1beta1 ? cohort : undefined,

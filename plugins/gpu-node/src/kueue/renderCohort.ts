@@ -7,7 +7,10 @@ export function renderCohort(platform: Platform): Cohort {
   return {
     apiVersion: platform.kueue.apiVersion,
     kind: 'Cohort',
-    metadata: { name: platform.kueue.cohort, labels: ownershipLabels('platform') },
+    metadata: {
+      name: platform.kueue.cohort,
+      labels: ownershipLabels('platform'),
+    },
     spec: {},
   };
 }

@@ -15,7 +15,10 @@ export function renderResourceFlavor(
   apiVersion: KueueApiVersion,
 ): ResourceFlavor {
   const labelCount = Object.keys(pool.nodeLabels).length;
-  if (labelCount > MAX_FLAVOR_ENTRIES || pool.nodeTaints.length > MAX_FLAVOR_ENTRIES) {
+  if (
+    labelCount > MAX_FLAVOR_ENTRIES ||
+    pool.nodeTaints.length > MAX_FLAVOR_ENTRIES
+  ) {
     throw new GpuDomainError(
       'INVALID_CONFIG',
       `Pool ${pool.name} has ${labelCount} node labels and ${pool.nodeTaints.length} taints; ` +
@@ -30,10 +33,16 @@ export function renderResourceFlavor(
       nodeLabels: labelCount > 0 ? { ...pool.nodeLabels } : undefined,
       nodeTaints:
         pool.nodeTaints.length > 0
-          ? pool.nodeTaints.map(t => ({ key: t.key, value: t.value, effect: t.effect }))
+          ? pool.nodeTaints.map(t => ({
+              key: t.key,
+              value: t.value,
+              effect: t.effect,
+            }))
           : undefined,
       tolerations:
-        pool.nodeTaints.length > 0 ? tolerationsFor(pool.nodeTaints) : undefined,
+        pool.nodeTaints.length > 0
+          ? tolerationsFor(pool.nodeTaints)
+          : undefined,
     },
   };
 }

@@ -24,8 +24,8 @@ export function environmentPriorities(platform: Platform): Map<string, number> {
     .map((environment, index) => ({ environment, index }))
     .sort(
       (a, b) =>
-        Number(isProduction(a.environment)) - Number(isProduction(b.environment)) ||
-        a.index - b.index,
+        Number(isProduction(a.environment)) -
+          Number(isProduction(b.environment)) || a.index - b.index,
     );
   const values = new Map<string, number>();
   ranked.forEach(({ environment }, rank) => {

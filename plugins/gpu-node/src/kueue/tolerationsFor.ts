@@ -9,7 +9,12 @@ import { NodeTaint } from '@internal/backstage-plugin-gpu-common';
 export function tolerationsFor(taints: NodeTaint[]): V1Toleration[] {
   return taints.map(taint =>
     taint.value !== undefined && taint.value !== ''
-      ? { key: taint.key, operator: 'Equal', value: taint.value, effect: taint.effect }
+      ? {
+          key: taint.key,
+          operator: 'Equal',
+          value: taint.value,
+          effect: taint.effect,
+        }
       : { key: taint.key, operator: 'Exists', effect: taint.effect },
   );
 }

@@ -88,7 +88,10 @@ export interface ClusterQueue {
     namespaceSelector: V1LabelSelector;
     queueingStrategy: 'BestEffortFIFO' | 'StrictFIFO';
     preemption: {
-      withinClusterQueue: 'Never' | 'LowerPriority' | 'LowerOrNewerEqualPriority';
+      withinClusterQueue:
+        | 'Never'
+        | 'LowerPriority'
+        | 'LowerOrNewerEqualPriority';
       reclaimWithinCohort: 'Never' | 'LowerPriority' | 'Any';
       borrowWithinCohort: {
         policy: 'Never' | 'LowerPriority';

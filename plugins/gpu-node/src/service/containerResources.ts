@@ -6,7 +6,9 @@ import { ServiceContext } from './resolveServiceContext';
  * Resources of the serving container: the slice's GPU resource (request = limit), CPU and memory from
  * {@link podHostResources} (no CPU limit).
  */
-export function containerResources(context: ServiceContext): V1ResourceRequirements {
+export function containerResources(
+  context: ServiceContext,
+): V1ResourceRequirements {
   const { slice } = context;
   const host = podHostResources({
     tier: slice.tier,

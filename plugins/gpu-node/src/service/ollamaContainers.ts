@@ -34,7 +34,10 @@ export function ollamaContainers(
       image,
       command: ['/bin/sh', '-c', PULL_SCRIPT],
       env: [{ name: 'OLLAMA_MODEL', value: model.ollamaTag }],
-      resources: { requests: { cpu: '500m', memory: '1Gi' }, limits: { memory: '2Gi' } },
+      resources: {
+        requests: { cpu: '500m', memory: '1Gi' },
+        limits: { memory: '2Gi' },
+      },
       volumeMounts,
     },
     container: {
@@ -46,7 +49,9 @@ export function ollamaContainers(
         { name: 'OLLAMA_MAX_LOADED_MODELS', value: '1' },
         { name: 'OLLAMA_NUM_PARALLEL', value: String(request.concurrency) },
       ],
-      ports: [{ name: 'http', containerPort: RUNTIME_PORTS.ollama, protocol: 'TCP' }],
+      ports: [
+        { name: 'http', containerPort: RUNTIME_PORTS.ollama, protocol: 'TCP' },
+      ],
       startupProbe: rootProbe(5, 60),
       readinessProbe: rootProbe(10, 3),
       livenessProbe: rootProbe(30, 3),

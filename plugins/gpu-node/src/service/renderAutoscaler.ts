@@ -40,7 +40,10 @@ export function renderAutoscaler(
     name: names.deployment,
   };
   if (autoscaling.engine === 'keda') {
-    const selector = vllmMetricSelector(context.namespace, context.request.name);
+    const selector = vllmMetricSelector(
+      context.namespace,
+      context.request.name,
+    );
     return {
       apiVersion: 'keda.sh/v1alpha1',
       kind: 'ScaledObject',
@@ -56,7 +59,8 @@ export function renderAutoscaler(
             type: 'prometheus',
             metadata: {
               serverAddress:
-                context.options.prometheusServerAddress ?? DEFAULT_PROMETHEUS_SERVER_ADDRESS,
+                context.options.prometheusServerAddress ??
+                DEFAULT_PROMETHEUS_SERVER_ADDRESS,
               query: `sum(${QUEUE_DEPTH_METRIC}{${selector}})`,
               threshold: String(autoscaling.targetQueueDepth),
               activationThreshold: '0',
@@ -87,7 +91,9 @@ export function renderAutoscaler(
         },
       ],
       behavior: {
-        scaleDown: { stabilizationWindowSeconds: SCALE_DOWN_STABILIZATION_SECONDS },
+        scaleDown: {
+          stabilizationWindowSeconds: SCALE_DOWN_STABILIZATION_SECONDS,
+        },
       },
     },
   };

@@ -1,4 +1,8 @@
-import type { V1Container, V1Deployment, V1Volume } from '@kubernetes/client-node';
+import type {
+  V1Container,
+  V1Deployment,
+  V1Volume,
+} from '@kubernetes/client-node';
 import { tolerationsFor } from '../kueue/tolerationsFor';
 import { DEFAULT_IMAGES, RUNTIME_PORTS } from './defaults';
 import { ollamaContainers } from './ollamaContainers';
@@ -27,10 +31,18 @@ export function renderDeployment(context: ServiceContext): V1Deployment {
   let containers: V1Container[];
   let initContainers: V1Container[] | undefined;
   if (request.runtime === 'vllm') {
-    containers = [vllmContainer(context, options.images?.vllm ?? DEFAULT_IMAGES.vllm)];
-    volumes.unshift({ name: 'dshm', emptyDir: { medium: 'Memory', sizeLimit: SHM_SIZE } });
+    containers = [
+      vllmContainer(context, options.images?.vllm ?? DEFAULT_IMAGES.vllm),
+    ];
+    volumes.unshift({
+      name: 'dshm',
+      emptyDir: { medium: 'Memory', sizeLimit: SHM_SIZE },
+    });
   } else {
-    const ollama = ollamaContainers(context, options.images?.ollama ?? DEFAULT_IMAGES.ollama);
+    const ollama = ollamaContainers(
+      context,
+      options.images?.ollama ?? DEFAULT_IMAGES.ollama,
+    );
     containers = [ollama.container];
     initContainers = [ollama.initContainer];
   }
@@ -64,9 +76,13 @@ export function renderDeployment(context: ServiceContext): V1Deployment {
           enableServiceLinks: false,
           runtimeClassName: options.runtimeClassName,
           nodeSelector:
-            Object.keys(pool.nodeLabels).length > 0 ? { ...pool.nodeLabels } : undefined,
+            Object.keys(pool.nodeLabels).length > 0
+              ? { ...pool.nodeLabels }
+              : undefined,
           tolerations:
-            pool.nodeTaints.length > 0 ? tolerationsFor(pool.nodeTaints) : undefined,
+            pool.nodeTaints.length > 0
+              ? tolerationsFor(pool.nodeTaints)
+              : undefined,
           terminationGracePeriodSeconds: 60,
           initContainers,
           containers,

@@ -35,7 +35,9 @@ export function renderModelCacheClaim(
       labels: serviceLabels(context),
     },
     spec: {
-      accessModes: [context.maxReplicas > 1 ? 'ReadWriteMany' : 'ReadWriteOnce'],
+      accessModes: [
+        context.maxReplicas > 1 ? 'ReadWriteMany' : 'ReadWriteOnce',
+      ],
       storageClassName: cache?.storageClassName,
       resources: {
         requests: { storage: `${modelCacheSizeGiB(context.weightsBytes)}Gi` },

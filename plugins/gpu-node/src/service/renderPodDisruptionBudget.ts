@@ -15,7 +15,9 @@ export function renderPodDisruptionBudget(
     return undefined;
   }
   const { request } = context;
-  const fewest = request.autoscaling ? request.autoscaling.minReplicas : request.replicas;
+  const fewest = request.autoscaling
+    ? request.autoscaling.minReplicas
+    : request.replicas;
   return {
     apiVersion: 'policy/v1',
     kind: 'PodDisruptionBudget',

@@ -48,7 +48,11 @@ function positiveInteger(field: string, value: number) {
   }
 }
 
-function findSlice(platform: Platform, pool: Pool, placement: Placement): Slice {
+function findSlice(
+  platform: Platform,
+  pool: Pool,
+  placement: Placement,
+): Slice {
   const tier = poolTier(pool);
   if (placement.tier !== tier) {
     throw new GpuDomainError(
@@ -65,12 +69,16 @@ function findSlice(platform: Platform, pool: Pool, placement: Placement): Slice 
   );
   if (!slice) {
     const allowed = slices.map(s =>
-      s.migProfile ? `MIG profile ${s.migProfile}` : `${s.gpusPerReplica} GPU(s) per replica`,
+      s.migProfile
+        ? `MIG profile ${s.migProfile}`
+        : `${s.gpusPerReplica} GPU(s) per replica`,
     );
     throw new GpuDomainError(
       'OUT_OF_RANGE',
       `Pool ${pool.name} has no slice for ${
-        placement.migProfile ? `MIG profile ${placement.migProfile}` : `${placement.gpusPerReplica} GPU(s) per replica`
+        placement.migProfile
+          ? `MIG profile ${placement.migProfile}`
+          : `${placement.gpusPerReplica} GPU(s) per replica`
       }; allowed: ${listAllowed(allowed)}`,
       { allowed },
     );
@@ -88,7 +96,11 @@ function checkAutoscaling(request: ServiceRequest) {
     );
   }
   const { minReplicas, maxReplicas, targetQueueDepth, engine } = autoscaling;
-  if (!Number.isInteger(minReplicas) || minReplicas < 0 || minReplicas > maxReplicas) {
+  if (
+    !Number.isInteger(minReplicas) ||
+    minReplicas < 0 ||
+    minReplicas > maxReplicas
+  ) {
     throw new GpuDomainError(
       'OUT_OF_RANGE',
       `autoscaling.minReplicas ${minReplicas} must be an integer from 0 to maxReplicas (${maxReplicas})`,
@@ -137,7 +149,11 @@ export function resolveServiceContext(
   if (!team.namespaces.includes(namespace)) {
     throw new GpuDomainError(
       'INVALID_NAME',
-      `Team ${team.name} may not deploy to namespace ${namespace}; allowed: ${listAllowed(team.namespaces)}`,
+      `Team ${
+        team.name
+      } may not deploy to namespace ${namespace}; allowed: ${listAllowed(
+        team.namespaces,
+      )}`,
       { allowed: team.namespaces },
     );
   }

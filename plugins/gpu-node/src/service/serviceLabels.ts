@@ -20,7 +20,9 @@ export const KUEUE_LABELS = {
 export const BACKSTAGE_KUBERNETES_ID_LABEL = 'backstage.io/kubernetes-id';
 
 /** Pod selector of a service: stable for the service's lifetime (a Deployment's selector is immutable). */
-export function selectorLabels(context: ServiceContext): Record<string, string> {
+export function selectorLabels(
+  context: ServiceContext,
+): Record<string, string> {
   return {
     'app.kubernetes.io/name': context.request.runtime,
     'app.kubernetes.io/instance': context.request.name,
@@ -42,7 +44,9 @@ export function serviceLabels(context: ServiceContext): Record<string, string> {
 }
 
 /** Labels of the Deployment and its pods: the service labels plus Kueue's queue and priority, tier and pool. */
-export function workloadLabels(context: ServiceContext): Record<string, string> {
+export function workloadLabels(
+  context: ServiceContext,
+): Record<string, string> {
   return {
     ...serviceLabels(context),
     [KUEUE_LABELS.queueName]: localQueueName(context.team.name),

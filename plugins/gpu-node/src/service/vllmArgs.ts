@@ -49,6 +49,9 @@ export function vllmArgs(context: ServiceContext): string[] {
  *
  * @public
  */
-export function vllmMetricSelector(namespace: string, serviceName: string): string {
+export function vllmMetricSelector(
+  namespace: string,
+  serviceName: string,
+): string {
   return `namespace="${namespace}",model_name="${serviceName}"`;
 }

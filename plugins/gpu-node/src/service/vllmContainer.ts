@@ -17,7 +17,10 @@ function healthProbe(periodSeconds: number, failureThreshold: number): V1Probe {
 }
 
 /** The vLLM OpenAI-compatible server container. */
-export function vllmContainer(context: ServiceContext, image: string): V1Container {
+export function vllmContainer(
+  context: ServiceContext,
+  image: string,
+): V1Container {
   const secret = context.options.huggingFaceTokenSecret;
   const env: V1EnvVar[] = [{ name: 'HF_HOME', value: VLLM_CACHE_PATH }];
   if (secret) {
@@ -31,7 +34,9 @@ export function vllmContainer(context: ServiceContext, image: string): V1Contain
     image,
     args: vllmArgs(context),
     env,
-    ports: [{ name: 'http', containerPort: RUNTIME_PORTS.vllm, protocol: 'TCP' }],
+    ports: [
+      { name: 'http', containerPort: RUNTIME_PORTS.vllm, protocol: 'TCP' },
+    ],
     // Downloading and loading weights can take many minutes; the startup probe allows 30.
     startupProbe: healthProbe(10, 180),
     readinessProbe: healthProbe(10, 3),

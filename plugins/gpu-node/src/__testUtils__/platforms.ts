@@ -62,8 +62,13 @@ export function seed004Platform(): Platform {
         maxNodes: 4,
         capacityType: 'on-demand',
         pricePerNodeHour: 0.8048,
-        nodeLabels: { 'karpenter.sh/capacity-type': 'on-demand', 'gpu.example.com/pool': 'l4-ondemand' },
-        nodeTaints: [{ key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' }],
+        nodeLabels: {
+          'karpenter.sh/capacity-type': 'on-demand',
+          'gpu.example.com/pool': 'l4-ondemand',
+        },
+        nodeTaints: [
+          { key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' },
+        ],
       },
       {
         name: 'spot-l4',
@@ -72,13 +77,23 @@ export function seed004Platform(): Platform {
         maxNodes: 6,
         capacityType: 'spot',
         pricePerNodeHour: 0.37,
-        nodeLabels: { 'karpenter.sh/capacity-type': 'spot', 'gpu.example.com/pool': 'spot-l4' },
-        nodeTaints: [{ key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' }],
+        nodeLabels: {
+          'karpenter.sh/capacity-type': 'spot',
+          'gpu.example.com/pool': 'spot-l4',
+        },
+        nodeTaints: [
+          { key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' },
+        ],
       },
     ],
     teams: [
       { name: 'serving', gpuQuota: { 'l4-ondemand': 2 }, monthlyBudget: 2000 },
-      { name: 'batch', namespaces: ['batch'], gpuQuota: { 'spot-l4': 6 }, monthlyBudget: 1500 },
+      {
+        name: 'batch',
+        namespaces: ['batch'],
+        gpuQuota: { 'spot-l4': 6 },
+        monthlyBudget: 1500,
+      },
     ],
   });
 }
@@ -116,7 +131,9 @@ export function fittingPlacement(
 ): Placement {
   const fit = fitSlices(platform, request).find(r => r.fits && where(r.slice));
   if (!fit) {
-    throw new Error(`No fitting slice for ${request.name} in this test platform`);
+    throw new Error(
+      `No fitting slice for ${request.name} in this test platform`,
+    );
   }
   return placementOf(fit.slice);
 }

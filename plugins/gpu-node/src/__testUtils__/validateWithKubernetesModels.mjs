@@ -11,7 +11,7 @@ const MODEL_MODULES = {
 
 async function modelClass(apiVersion, kind) {
   const prefix = Object.keys(MODEL_MODULES).find(p => apiVersion.startsWith(p));
-  const module = await import(`${MODEL_MODULES[prefix]}${apiVersion}`);
+  const module = await import(`${MODEL_MODULES[prefix]}${apiVersion}/${kind}`);
   return module[kind];
 }
 
@@ -25,13 +25,21 @@ function serializerType(apiVersion, kind) {
 function droppedFields(original, roundTripped, path = '') {
   if (Array.isArray(original)) {
     return original.flatMap((item, i) =>
-      droppedFields(item, Array.isArray(roundTripped) ? roundTripped[i] : undefined, `${path}[${i}]`),
+      droppedFields(
+        item,
+        Array.isArray(roundTripped) ? roundTripped[i] : undefined,
+        `${path}[${i}]`,
+      ),
     );
   }
   if (original !== null && typeof original === 'object') {
     return Object.keys(original).flatMap(key => {
       const next = `${path}.${key}`;
-      if (roundTripped === null || typeof roundTripped !== 'object' || !(key in roundTripped)) {
+      if (
+        roundTripped === null ||
+        typeof roundTripped !== 'object' ||
+        !(key in roundTripped)
+      ) {
         return [`unknown field ${next.slice(1)}`];
       }
       return droppedFields(original[key], roundTripped[key], next);
@@ -50,9 +58,13 @@ const input = await new Promise(resolve => {
 const results = [];
 for (const object of JSON.parse(input)) {
   const problems = [];
-  const Model = await modelClass(object.apiVersion, object.kind).catch(() => undefined);
+  const Model = await modelClass(object.apiVersion, object.kind).catch(
+    () => undefined,
+  );
   if (!Model) {
-    problems.push(`no kubernetes-models schema for ${object.apiVersion} ${object.kind}`);
+    problems.push(
+      `no kubernetes-models schema for ${object.apiVersion} ${object.kind}`,
+    );
   } else {
     try {
       new Model(object).validate();
@@ -62,7 +74,10 @@ for (const object of JSON.parse(input)) {
   }
   const type = serializerType(object.apiVersion, object.kind);
   if (type) {
-    const roundTripped = ObjectSerializer.serialize(ObjectSerializer.deserialize(object, type), type);
+    const roundTripped = ObjectSerializer.serialize(
+      ObjectSerializer.deserialize(object, type),
+      type,
+    );
     problems.push(...droppedFields(object, roundTripped));
   }
   results.push(problems);

@@ -21,7 +21,7 @@ import {
  *   renderer could break (written out here, since ajv cannot run CEL).
  */
 
-/** The repository root is four levels up from src/testUtils; the CRDs live in `../shared/` beside it. */
+/** The repository root is four levels up from src/__testUtils__; the CRDs live in `../shared/` beside it. */
 const CRD_DIR = path.resolve(
   __dirname,
   '../../../..',
@@ -47,7 +47,10 @@ function strict(schema: unknown): unknown {
     copy[key] =
       key === 'properties'
         ? Object.fromEntries(
-            Object.entries(value as Schema).map(([name, sub]) => [name, strict(sub)]),
+            Object.entries(value as Schema).map(([name, sub]) => [
+              name,
+              strict(sub),
+            ]),
           )
         : strict(value);
   }
@@ -64,15 +67,23 @@ function strict(schema: unknown): unknown {
 const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
 const kueueValidators = new Map<string, ValidateFunction>();
 
-function kueueValidator(kind: string, version: string): ValidateFunction | undefined {
+function kueueValidator(
+  kind: string,
+  version: string,
+): ValidateFunction | undefined {
   const key = `${kind}/${version}`;
   if (!kueueValidators.has(key)) {
     const file = KUEUE_CRD_FILES[kind];
     if (!file) return undefined;
     const crd = parse(fs.readFileSync(path.join(CRD_DIR, file), 'utf8'));
-    const served = crd.spec.versions.find((v: { name: string }) => v.name === version);
+    const served = crd.spec.versions.find(
+      (v: { name: string }) => v.name === version,
+    );
     if (!served) return undefined;
-    kueueValidators.set(key, ajv.compile(strict(served.schema.openAPIV3Schema) as Schema));
+    kueueValidators.set(
+      key,
+      ajv.compile(strict(served.schema.openAPIV3Schema) as Schema),
+    );
   }
   return kueueValidators.get(key);
 }
@@ -80,10 +91,16 @@ function kueueValidator(kind: string, version: string): ValidateFunction | undef
 interface ClusterQueueSpec {
   cohort?: string;
   cohortName?: string;
-  preemption?: { reclaimWithinCohort?: string; borrowWithinCohort?: { policy?: string } };
+  preemption?: {
+    reclaimWithinCohort?: string;
+    borrowWithinCohort?: { policy?: string };
+  };
   resourceGroups?: Array<{
     coveredResources: string[];
-    flavors: Array<{ name: string; resources: Array<{ name: string; borrowingLimit?: unknown }> }>;
+    flavors: Array<{
+      name: string;
+      resources: Array<{ name: string; borrowingLimit?: unknown }>;
+    }>;
   }>;
 }
 
@@ -96,13 +113,17 @@ function clusterQueueRules(spec: ClusterQueueSpec): string[] {
   groups.forEach((group, g) => {
     for (const resource of group.coveredResources) {
       if (seenResources.has(resource)) {
-        problems.push(`resource ${resource} is covered by more than one resource group`);
+        problems.push(
+          `resource ${resource} is covered by more than one resource group`,
+        );
       }
       seenResources.add(resource);
     }
     group.flavors.forEach(flavor => {
       if (seenFlavors.has(flavor.name)) {
-        problems.push(`flavor ${flavor.name} appears in more than one resource group`);
+        problems.push(
+          `flavor ${flavor.name} appears in more than one resource group`,
+        );
       }
       seenFlavors.add(flavor.name);
       if (flavor.resources.length !== group.coveredResources.length) {
@@ -120,7 +141,14 @@ function clusterQueueRules(spec: ClusterQueueSpec): string[] {
     });
   });
   const cohort = spec.cohortName ?? spec.cohort;
-  if (!cohort && groups.some(g => g.flavors.some(f => f.resources.some(r => r.borrowingLimit !== undefined)))) {
+  if (
+    !cohort &&
+    groups.some(g =>
+      g.flavors.some(f =>
+        f.resources.some(r => r.borrowingLimit !== undefined),
+      ),
+    )
+  ) {
     problems.push('borrowingLimit must be nil when cohort is empty');
   }
   const preemption = spec.preemption;
@@ -129,7 +157,9 @@ function clusterQueueRules(spec: ClusterQueueSpec): string[] {
     preemption.borrowWithinCohort?.policy !== undefined &&
     preemption.borrowWithinCohort.policy !== 'Never'
   ) {
-    problems.push('reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never');
+    problems.push(
+      'reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never',
+    );
   }
   return problems;
 }
@@ -150,7 +180,9 @@ function resourceFlavorRules(spec: { tolerations?: Toleration[] }): string[] {
       problems.push("operator must be Exists when 'key' is empty");
     }
     if (t.tolerationSeconds !== undefined && t.effect !== 'NoExecute') {
-      problems.push("effect must be 'NoExecute' when 'tolerationSeconds' is set");
+      problems.push(
+        "effect must be 'NoExecute' when 'tolerationSeconds' is set",
+      );
     }
     if (t.operator !== undefined && !['Equal', 'Exists'].includes(t.operator)) {
       problems.push("supported toleration values: 'Equal'(default), 'Exists'");
@@ -170,28 +202,42 @@ function kueueProblems(object: KubernetesObject): string[] {
   }
   const problems = validate(object)
     ? []
-    : (validate.errors ?? []).map(e => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
+    : (validate.errors ?? []).map(
+        e =>
+          `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`,
+      );
   const spec = (object as { spec?: unknown }).spec ?? {};
-  if (object.kind === 'ClusterQueue') problems.push(...clusterQueueRules(spec as ClusterQueueSpec));
-  if (object.kind === 'ResourceFlavor') problems.push(...resourceFlavorRules(spec as { tolerations?: Toleration[] }));
+  if (object.kind === 'ClusterQueue')
+    problems.push(...clusterQueueRules(spec as ClusterQueueSpec));
+  if (object.kind === 'ResourceFlavor')
+    problems.push(
+      ...resourceFlavorRules(spec as { tolerations?: Toleration[] }),
+    );
   return problems;
 }
 
 function metadataProblems(object: KubernetesObject): string[] {
   const problems: string[] = [];
   const metadata = object.metadata ?? {};
-  if (!object.apiVersion || !object.kind) problems.push('apiVersion and kind are required');
+  if (!object.apiVersion || !object.kind)
+    problems.push('apiVersion and kind are required');
   if (!metadata.name || !isDns1123Label(metadata.name)) {
-    problems.push(`name ${metadata.name} is not a DNS-1123 label of at most 63 characters`);
+    problems.push(
+      `name ${metadata.name} is not a DNS-1123 label of at most 63 characters`,
+    );
   }
   if (metadata.namespace !== undefined && !isDns1123Label(metadata.namespace)) {
     problems.push(`namespace ${metadata.namespace} is not a DNS-1123 label`);
   }
-  const labelMaps = [metadata.labels, (object as any).spec?.template?.metadata?.labels];
+  const labelMaps = [
+    metadata.labels,
+    (object as any).spec?.template?.metadata?.labels,
+  ];
   for (const labels of labelMaps) {
     for (const [key, value] of Object.entries(labels ?? {})) {
       if (!isLabelKey(key)) problems.push(`label key ${key} is invalid`);
-      if (!isLabelValue(String(value))) problems.push(`label ${key} value ${value} is invalid`);
+      if (!isLabelValue(String(value)))
+        problems.push(`label ${key} value ${value} is invalid`);
     }
   }
   return problems;
@@ -205,23 +251,41 @@ function kubernetesModelsProblems(objects: KubernetesObject[]): string[][] {
     { input: JSON.stringify(objects), encoding: 'utf8' },
   );
   if (result.status !== 0) {
-    throw new Error(`kubernetes-models validation failed to run: ${result.stderr}`);
+    throw new Error(
+      `kubernetes-models validation failed to run: ${result.stderr}`,
+    );
   }
   return JSON.parse(result.stdout);
+}
+
+/**
+ * The problems of each object (an empty list for a valid one), prefixed with its kind and name. One child process
+ * validates all core and KEDA objects, so pass everything in one call.
+ */
+export function validateEach(objects: KubernetesObject[]): string[][] {
+  const isKueue = (o: KubernetesObject) =>
+    o.apiVersion?.startsWith('kueue.x-k8s.io/') ?? false;
+  const others = objects.filter(o => !isKueue(o));
+  const otherProblems = kubernetesModelsProblems(others);
+  return objects.map(object => {
+    const problems = [
+      ...metadataProblems(object),
+      ...(isKueue(object)
+        ? kueueProblems(object)
+        : otherProblems[others.indexOf(object)]),
+    ];
+    return problems.map(
+      p =>
+        `${object.kind} ${object.metadata?.namespace ?? ''}/${
+          object.metadata?.name
+        }: ${p}`,
+    );
+  });
 }
 
 /**
  * Every problem of every object (empty when all are valid).
  */
 export function validateManifests(objects: KubernetesObject[]): string[] {
-  const isKueue = (o: KubernetesObject) => o.apiVersion?.startsWith('kueue.x-k8s.io/') ?? false;
-  const others = objects.filter(o => !isKueue(o));
-  const otherProblems = kubernetesModelsProblems(others);
-  return objects.flatMap(object => {
-    const problems = [
-      ...metadataProblems(object),
-      ...(isKueue(object) ? kueueProblems(object) : otherProblems[others.indexOf(object)]),
-    ];
-    return problems.map(p => `${object.kind} ${object.metadata?.namespace ?? ''}/${object.metadata?.name}: ${p}`);
-  });
+  return validateEach(objects).flat();
 }

@@ -1,0 +1,341 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import fc from 'fast-check';
+import { parseAllDocuments } from 'yaml';
+import {
+  Platform,
+  ServiceRequest,
+} from '@internal/backstage-plugin-gpu-common';
+import { renderPlatformManifests } from './renderPlatformManifests';
+import { renderServiceManifests } from './renderServiceManifests';
+import { renderTeamManifests } from './renderTeamManifests';
+import { toYaml } from './toYaml';
+import {
+  demoPlatform,
+  fittingPlacement,
+  placementOf,
+  seed000Platform,
+  seed004Platform,
+  summariserRequest,
+} from './__testUtils__/platforms';
+import { renderableRequest } from './__testUtils__/arbitraries';
+import { validateEach } from './__testUtils__/validateManifests';
+
+const small = {
+  model: 'llama-3.2-3b',
+  dtype: 'int4',
+  maxModelLen: 1024,
+  concurrency: 2,
+} as const;
+
+const base: ServiceRequest = {
+  name: 'chat',
+  team: 'ml-platform',
+  model: 'llama-3.1-8b',
+  runtime: 'vllm',
+  maxModelLen: 4096,
+  concurrency: 16,
+  replicas: 1,
+  environment: 'dev',
+};
+
+/** A spread of requests over every tier, both runtimes, both autoscalers and production's PodDisruptionBudget. */
+const spread: Array<{ request: ServiceRequest; tier: string; gpus?: number }> =
+  [
+    {
+      tier: 'dedicated',
+      request: {
+        ...base,
+        name: 'prod-chat',
+        environment: 'production',
+        replicas: 2,
+        autoscaling: {
+          minReplicas: 2,
+          maxReplicas: 4,
+          targetQueueDepth: 4,
+          engine: 'hpa',
+        },
+      },
+    },
+    {
+      tier: 'dedicated',
+      gpus: 4,
+      request: {
+        ...base,
+        name: 'big',
+        model: 'llama-3.1-70b',
+        maxModelLen: 8192,
+        autoscaling: {
+          minReplicas: 0,
+          maxReplicas: 2,
+          targetQueueDepth: 8,
+          engine: 'keda',
+        },
+      },
+    },
+    {
+      tier: 'mig',
+      request: { ...base, name: 'mig-chat', environment: 'staging', ...small },
+    },
+    { tier: 'mps', request: { ...base, name: 'mps-chat', ...small } },
+    {
+      tier: 'time-sliced',
+      request: { ...base, name: 'ts-chat', runtime: 'ollama', ...small },
+    },
+    {
+      tier: 'dedicated',
+      request: {
+        ...base,
+        name: 'prod-ollama',
+        runtime: 'ollama',
+        environment: 'production',
+      },
+    },
+  ];
+
+function everything(platform: Platform): KubernetesObject[] {
+  const objects = [
+    ...renderPlatformManifests(platform),
+    ...platform.teams.flatMap(team => renderTeamManifests(platform, team.name)),
+  ];
+  for (const { request, tier, gpus } of spread) {
+    const placement = fittingPlacement(
+      platform,
+      request,
+      s => s.tier === tier && (gpus === undefined || s.gpusPerReplica === gpus),
+    );
+    objects.push(
+      ...renderServiceManifests(platform, request, placement, {
+        serviceId: `id-${request.name}`,
+        huggingFaceTokenSecret: { name: 'hf-token', key: 'token' },
+      }),
+    );
+  }
+  return objects;
+}
+
+const seed004 = seed004Platform();
+const validSets: Record<string, KubernetesObject[]> = {
+  'the demo platform, its teams and a spread of services (Kueue v1beta2)':
+    everything(demoPlatform()),
+  'the demo platform, its teams and a spread of services (Kueue v1beta1)':
+    everything(demoPlatform('kueue.x-k8s.io/v1beta1')),
+  '40 random valid requests on the demo platform': fc
+    .sample(renderableRequest(demoPlatform()), { numRuns: 80, seed: 4 })
+    .filter(candidate => candidate !== undefined)
+    .slice(0, 40)
+    .flatMap(({ request, fit }, i) =>
+      renderServiceManifests(
+        demoPlatform(),
+        { ...request, name: `${request.name.slice(0, 35)}-${i}` },
+        placementOf(fit.slice),
+        {
+          serviceId: `random-${i}`,
+        },
+      ),
+    ),
+  'the seed platforms and the seed 004 summariser': [
+    ...renderPlatformManifests(seed000Platform()),
+    ...renderPlatformManifests(seed004),
+    ...renderTeamManifests(seed004, 'batch'),
+    ...renderServiceManifests(
+      seed004,
+      summariserRequest,
+      { tier: 'dedicated', pool: 'l4-ondemand', gpusPerReplica: 1 },
+      { serviceId: 'summariser-1' },
+    ),
+  ],
+};
+
+const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value));
+const demo = validSets[Object.keys(validSets)[0]];
+const pick = (kind: string, name?: string) =>
+  clone(
+    demo.find(
+      o => o.kind === kind && (name === undefined || o.metadata?.name === name),
+    )!,
+  ) as any;
+
+/** Valid objects broken in one way each; validation must report every one. */
+const broken: Array<[string, () => KubernetesObject, RegExp]> = [
+  [
+    'a v1beta2 ClusterQueue with the v1beta1 cohort field',
+    () => {
+      const queue = pick('ClusterQueue');
+      queue.spec.cohort = queue.spec.cohortName;
+      delete queue.spec.cohortName;
+      return queue;
+    },
+    /additionalProperty":"cohort"/,
+  ],
+  [
+    'a ClusterQueue flavor that lacks a covered resource',
+    () => {
+      const queue = pick('ClusterQueue', 'gpu-ml-platform');
+      queue.spec.resourceGroups[1].flavors[0].resources.pop();
+      return queue;
+    },
+    /same number of resources/,
+  ],
+  [
+    'a ClusterQueue flavor listing resources out of order',
+    () => {
+      const queue = pick('ClusterQueue', 'gpu-ml-platform');
+      queue.spec.resourceGroups[1].flavors[0].resources.reverse();
+      return queue;
+    },
+    /must match coveredResources/,
+  ],
+  [
+    'a ClusterQueue whose quota is not a quantity',
+    () => {
+      const queue = pick('ClusterQueue');
+      queue.spec.resourceGroups[0].flavors[0].resources[0].nominalQuota =
+        'lots';
+      return queue;
+    },
+    /nominalQuota must match pattern/,
+  ],
+  [
+    'a ResourceFlavor with 9 node labels',
+    () => {
+      const flavor = pick('ResourceFlavor');
+      for (let i = 0; i < 9; i++)
+        flavor.spec.nodeLabels[`example.com/l${i}`] = 'x';
+      return flavor;
+    },
+    /nodeLabels must NOT have more than 8/,
+  ],
+  [
+    'a WorkloadPriorityClass without a value',
+    () => {
+      const priority = pick('WorkloadPriorityClass');
+      delete priority.value;
+      return priority;
+    },
+    /required property 'value'/,
+  ],
+  [
+    'a LocalQueue pointing at an invalid ClusterQueue name',
+    () => {
+      const queue = pick('LocalQueue');
+      queue.spec.clusterQueue = 'Not_A_Name';
+      return queue;
+    },
+    /clusterQueue must match pattern/,
+  ],
+  [
+    'a Deployment with a malformed quantity',
+    () => {
+      const deployment = pick('Deployment');
+      deployment.spec.template.spec.containers[0].resources.requests.cpu =
+        'four';
+      return deployment;
+    },
+    /cpu must match format "quantity"/,
+  ],
+  [
+    'a Deployment with an unknown field',
+    () => {
+      const deployment = pick('Deployment');
+      deployment.spec.template.spec.containers[0].gpus = 1;
+      return deployment;
+    },
+    /unknown field spec.template.spec.containers\[0\].gpus/,
+  ],
+  [
+    'a ScaledObject whose trigger metadata is not strings',
+    () => {
+      const scaled = pick('ScaledObject');
+      scaled.spec.triggers[0].metadata.threshold = 5;
+      return scaled;
+    },
+    /threshold must be string/,
+  ],
+  [
+    'an HPA without maxReplicas',
+    () => {
+      const hpa = pick('HorizontalPodAutoscaler');
+      delete hpa.spec.maxReplicas;
+      return hpa;
+    },
+    /required property maxReplicas/,
+  ],
+  [
+    'a Service whose name is longer than 63 characters',
+    () => {
+      const service = pick('Service');
+      service.metadata.name = 'x'.repeat(64);
+      return service;
+    },
+    /not a DNS-1123 label/,
+  ],
+  [
+    'an object with an invalid label value',
+    () => {
+      const claim = pick('PersistentVolumeClaim');
+      claim.metadata.labels['gpu.backstage.io/team'] = 'has spaces';
+      return claim;
+    },
+    /value has spaces is invalid/,
+  ],
+  [
+    'a kind no schema covers',
+    () => ({
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'w' },
+    }),
+    /no kubernetes-models schema/,
+  ],
+];
+
+// One validation run (one child process) for everything below.
+const validNames = Object.keys(validSets);
+const brokenObjects = broken.map(([, make]) => make());
+const problems = validateEach([
+  ...Object.values(validSets).flat(),
+  ...brokenObjects,
+]);
+const validProblems: Record<string, string[]> = {};
+let offset = 0;
+for (const name of validNames) {
+  validProblems[name] = problems
+    .slice(offset, offset + validSets[name].length)
+    .flat();
+  offset += validSets[name].length;
+}
+const brokenProblems = problems.slice(offset);
+
+describe('every rendered object is valid against the Kubernetes and Kueue v0.19 schemas', () => {
+  it('covers every kind the renderer produces', () => {
+    expect([...new Set(demo.map(o => o.kind))].sort()).toEqual([
+      'ClusterQueue',
+      'Cohort',
+      'ConfigMap',
+      'Deployment',
+      'HorizontalPodAutoscaler',
+      'LocalQueue',
+      'PersistentVolumeClaim',
+      'PodDisruptionBudget',
+      'ResourceFlavor',
+      'ScaledObject',
+      'Service',
+      'WorkloadPriorityClass',
+    ]);
+  });
+
+  it.each(validNames)('%s', name => {
+    expect(validSets[name].length).toBeGreaterThan(20);
+    expect(validProblems[name]).toEqual([]);
+    // GitOps gets the same objects back from the YAML
+    expect(
+      parseAllDocuments(toYaml(validSets[name])).map(d => d.toJS()),
+    ).toEqual(validSets[name]);
+  });
+});
+
+describe('validateManifests', () => {
+  it.each(broken.map(([name], i) => [name, i] as const))('fails %s', (_, i) => {
+    expect(brokenProblems[i].join('\n')).toMatch(broken[i][2]);
+  });
+});
