@@ -1,10 +1,12 @@
 import { PlatformConfig } from './platformConfigSchema';
 
-const gpuTaint = {
-  key: 'nvidia.com/gpu',
-  value: 'present',
-  effect: 'NoSchedule',
-} as const;
+/** A fresh object each time, so YAML written from the config has no anchors. */
+const gpuTaint = () =>
+  ({
+    key: 'nvidia.com/gpu',
+    value: 'present',
+    effect: 'NoSchedule',
+  } as const);
 
 /**
  * A demo `gpu` section with the shape of app-config YAML: six AWS-priced pools (on-demand and spot L4, an A100-80GB
@@ -23,13 +25,13 @@ export const demoPlatformConfig = {
       gpusPerNode: 1,
       maxNodes: 4,
       capacityType: 'on-demand',
-      pricePerNodeHour: 0.8048,
+      pricePerNodeHour: '0.8048',
       nodeLabels: {
         'node.kubernetes.io/instance-type': 'g6.xlarge',
         'karpenter.sh/capacity-type': 'on-demand',
         'gpu.example.com/pool': 'l4-ondemand',
       },
-      nodeTaints: [gpuTaint],
+      nodeTaints: [gpuTaint()],
       sharing: { type: 'none' },
     },
     {
@@ -38,14 +40,14 @@ export const demoPlatformConfig = {
       gpusPerNode: 1,
       maxNodes: 6,
       capacityType: 'spot',
-      pricePerNodeHour: 0.37,
+      pricePerNodeHour: '0.37',
       nodeLabels: {
         'node.kubernetes.io/instance-type': 'g6.xlarge',
         'karpenter.sh/capacity-type': 'spot',
         'gpu.example.com/pool': 'spot-l4',
       },
       nodeTaints: [
-        gpuTaint,
+        gpuTaint(),
         { key: 'gpu.example.com/spot', value: 'true', effect: 'NoSchedule' },
       ],
       sharing: { type: 'none' },
@@ -56,13 +58,13 @@ export const demoPlatformConfig = {
       gpusPerNode: 8,
       maxNodes: 1,
       capacityType: 'on-demand',
-      pricePerNodeHour: 27.447,
+      pricePerNodeHour: '27.447',
       nodeLabels: {
         'node.kubernetes.io/instance-type': 'p4de.24xlarge',
         'nvidia.com/mig.config': 'all-balanced',
         'gpu.example.com/pool': 'a100-mig',
       },
-      nodeTaints: [gpuTaint],
+      nodeTaints: [gpuTaint()],
       sharing: {
         type: 'mig',
         layout: { '1g.10gb': 2, '2g.20gb': 1, '3g.40gb': 1 },
@@ -74,12 +76,12 @@ export const demoPlatformConfig = {
       gpusPerNode: 1,
       maxNodes: 2,
       capacityType: 'on-demand',
-      pricePerNodeHour: 0.8048,
+      pricePerNodeHour: '0.8048',
       nodeLabels: {
         'node.kubernetes.io/instance-type': 'g6.xlarge',
         'gpu.example.com/pool': 'l4-mps',
       },
-      nodeTaints: [gpuTaint],
+      nodeTaints: [gpuTaint()],
       sharing: { type: 'mps', replicas: 4 },
       renameByDefault: true,
     },
@@ -89,12 +91,12 @@ export const demoPlatformConfig = {
       gpusPerNode: 1,
       maxNodes: 2,
       capacityType: 'on-demand',
-      pricePerNodeHour: 0.526,
+      pricePerNodeHour: '0.526',
       nodeLabels: {
         'node.kubernetes.io/instance-type': 'g4dn.xlarge',
         'gpu.example.com/pool': 't4-timeslice',
       },
-      nodeTaints: [gpuTaint],
+      nodeTaints: [gpuTaint()],
       sharing: { type: 'time-slicing', replicas: 4 },
     },
     {
@@ -103,12 +105,12 @@ export const demoPlatformConfig = {
       gpusPerNode: 8,
       maxNodes: 1,
       capacityType: 'on-demand',
-      pricePerNodeHour: 55.04,
+      pricePerNodeHour: '55.04',
       nodeLabels: {
         'node.kubernetes.io/instance-type': 'p5.48xlarge',
         'gpu.example.com/pool': 'h100',
       },
-      nodeTaints: [gpuTaint],
+      nodeTaints: [gpuTaint()],
       sharing: { type: 'none' },
     },
   ],

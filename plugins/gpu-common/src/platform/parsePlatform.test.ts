@@ -379,7 +379,7 @@ describe('parsePlatform', () => {
     [
       'a team quota on an unknown pool',
       c => {
-        c.teams[1].gpuQuota['a10g'] = 2;
+        c.teams[1].gpuQuota.a10g = 2;
       },
       'gpu.teams[1].gpuQuota.a10g',
       'allowed: l4-ondemand, spot-l4, a100-mig, l4-mps, t4-timeslice or h100',

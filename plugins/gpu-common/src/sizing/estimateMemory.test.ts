@@ -113,9 +113,8 @@ describe('estimateMemory', () => {
           const [few, many] = [Math.min(c1, c2), Math.max(c1, c2)];
           expect(at(shortLen, few)).toBeLessThanOrEqual(at(longLen, few));
           expect(at(shortLen, few)).toBeLessThanOrEqual(at(shortLen, many));
-          if (len1 !== len2) {
-            expect(at(shortLen, few)).toBeLessThan(at(longLen, few));
-          }
+          expect(at(shortLen, few) < at(longLen, few)).toBe(len1 !== len2);
+          expect(at(shortLen, few) < at(shortLen, many)).toBe(c1 !== c2);
         },
       ),
     );

@@ -162,6 +162,7 @@ describe('slicesFor', () => {
   });
 
   it('keeps every accepted MIG layout within the GPU: shares sum to at most 1, memory to at most the card', () => {
+    let accepted = 0;
     const migGpus = Object.values(defaultGpuModels).filter(
       g => g.migProfiles.length > 0,
     );
@@ -193,9 +194,9 @@ describe('slicesFor', () => {
               ],
             });
           } catch (error) {
-            expect((error as GpuDomainError).code).toBe('INVALID_CONFIG');
-            return;
+            return (error as GpuDomainError).code === 'INVALID_CONFIG';
           }
+          accepted += 1;
           const slices = slicesFor(mig, 'mig');
           const share = slices.reduce(
             (sum, s) => sum + s.gpuShare * layout[s.migProfile!],
@@ -205,12 +206,12 @@ describe('slicesFor', () => {
             (sum, s) => sum + s.memoryBytes * layout[s.migProfile!],
             0,
           );
-          expect(share).toBeLessThanOrEqual(1 + 1e-12);
-          expect(memory).toBeLessThanOrEqual(gpu.memoryGiB * GIB);
+          return share <= 1 + 1e-12 && memory <= gpu.memoryGiB * GIB;
         },
       ),
       { numRuns: 300 },
     );
+    expect(accepted).toBeGreaterThan(10);
   });
 });
 

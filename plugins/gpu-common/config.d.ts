@@ -1,0 +1,160 @@
+export interface Config {
+  /**
+   * GPU model services: the platform's GPU pools, prices, sharing tiers, environments, team quotas and model
+   * catalogue. Every field is optional; without this section the platform has the built-in GPU and model catalogues
+   * and the dev/staging/production environments, but no pools or teams. Nothing here is secret, and the frontend
+   * reads it for live quotes.
+   * @deepVisibility frontend
+   */
+  gpu?: {
+    /**
+     * GPU models added to or overriding the built-in ones (T4, A10G, L4, L40S, A30-24GB, A100-40GB, A100-80GB,
+     * H100-80GB, H100-NVL-94GB, H200-141GB), keyed by catalogue name such as `A100-80GB`. For a built-in model only
+     * the fields given are replaced.
+     */
+    gpuModels?: {
+      [name: string]: {
+        /** Memory of the card in GiB (2^30 bytes). Required for a new GPU model. */
+        memoryGiB?: number;
+        /** Value of the `nvidia.com/gpu.product` node label, e.g. `NVIDIA-L4`. Required for a new GPU model. */
+        productLabel?: string;
+        /** Compute slices a MIG-enabled GPU splits into: 7, or 4 on an A30. 0 (the default) means no MIG. */
+        migComputeSlices?: number;
+        /** MIG profiles of the GPU; replaces the built-in list when given. */
+        migProfiles?: Array<{
+          /** NVIDIA profile name such as `3g.40gb` (`<compute slices>g.<GB>gb`). */
+          name: string;
+          /** Most instances of this profile one GPU holds when it holds only this profile. */
+          maxInstances: number;
+          /** Compute slices; read from the name when absent. */
+          computeSlices?: number;
+          /** Memory in GB (10^9 bytes); read from the name when absent. */
+          memoryGb?: number;
+        }>;
+      };
+    };
+
+    /**
+     * Models added to or overriding the built-in catalogue (llama-3.1-8b, llama-3.1-70b, llama-3.2-3b, mistral-7b,
+     * mixtral-8x7b, qwen2.5-7b, phi-3-mini), keyed by a lowercase catalogue name. A new model needs every field
+     * except `ollamaTag` and `defaultDtype`.
+     */
+    models?: {
+      [name: string]: {
+        /** Hugging Face repository vLLM loads, e.g. `meta-llama/Llama-3.1-8B-Instruct`. */
+        huggingFaceId?: string;
+        /** Ollama tag, e.g. `llama3.1:8b`; without one the model runs on vLLM only. */
+        ollamaTag?: string;
+        /** Parameters in billions, e.g. 8.03. */
+        parametersB?: number;
+        /** Transformer layers (`num_hidden_layers`). */
+        layers?: number;
+        /** Key/value heads (`num_key_value_heads`). */
+        kvHeads?: number;
+        /** Dimension of one attention head. */
+        headDim?: number;
+        /** Weight dtype used when a request names none (default bf16). */
+        defaultDtype?: 'fp32' | 'bf16' | 'fp16' | 'fp8' | 'int8' | 'int4';
+        /** Longest context the model supports, in tokens. */
+        maxContextLength?: number;
+      };
+    };
+
+    /** GPU node pools. Each becomes a Kueue ResourceFlavor and, when shared, a named device-plugin config. */
+    pools?: Array<{
+      /** DNS-1123 label; also the ResourceFlavor name. */
+      name: string;
+      /** Key into the GPU models, e.g. `L4` or `A100-80GB`. */
+      gpuModel: string;
+      /** GPUs on one node (1 to 16). */
+      gpusPerNode: number;
+      /** Nodes the pool may grow to; pool capacity for quotas and placement. */
+      maxNodes: number;
+      /** Labels selecting the pool's nodes (at most 8, Kueue's limit), injected into admitted pods. */
+      nodeLabels?: { [key: string]: string };
+      /** Taints on the pool's nodes; workloads get matching tolerations. */
+      nodeTaints?: Array<{
+        /** Taint key, e.g. `nvidia.com/gpu`. */
+        key: string;
+        /** Taint value. */
+        value?: string;
+        /** Taint effect. */
+        effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+      }>;
+      /** How the nodes are bought (default on-demand). */
+      capacityType?: 'on-demand' | 'spot';
+      /** USD per node-hour: a non-negative decimal, e.g. 0.8048 or "27.447". */
+      pricePerNodeHour: number | string;
+      /**
+       * How the pool's GPUs are shared (default `{ type: none }`, whole GPUs): `mig` with a layout of MIG profile to
+       * instances per GPU (mixed strategy), or `mps` / `time-slicing` with 2 to 48 replicas per GPU.
+       */
+      sharing?:
+        | {
+            /** Whole GPUs: the dedicated tier. */
+            type: 'none';
+          }
+        | {
+            /** MIG slices: the mig tier. */
+            type: 'mig';
+            /** Instances of each MIG profile on every GPU, e.g. `{ 1g.10gb: 2, 2g.20gb: 1, 3g.40gb: 1 }`. */
+            layout: { [profile: string]: number };
+          }
+        | {
+            /** CUDA MPS shares: the mps tier. */
+            type: 'mps';
+            /** Shares per GPU, 2 to 48. */
+            replicas: number;
+          }
+        | {
+            /** Time-sliced shares: the time-sliced tier. */
+            type: 'time-slicing';
+            /** Shares per GPU, 2 to 48. */
+            replicas: number;
+          };
+      /** Advertise shared GPUs as `nvidia.com/gpu.shared` (device plugin `renameByDefault`); mps and time-slicing only. */
+      renameByDefault?: boolean;
+    }>;
+
+    /**
+     * Environments and the tiers they allow. Replaces the defaults (dev: all tiers; staging: dedicated, mig, mps;
+     * production: dedicated, mig with a PodDisruptionBudget); an entry named dev, staging or production takes its
+     * unset fields from that default.
+     */
+    environments?: Array<{
+      /** DNS-1123 label, e.g. `production`. */
+      name: string;
+      /** Tiers services may use here; required for an environment other than dev, staging and production. */
+      allowedTiers?: Array<'dedicated' | 'mig' | 'mps' | 'time-sliced'>;
+      /** Dedicated GPUs per replica above which a request needs approval (default 2, production 4). */
+      maxDedicatedGpus?: number;
+      /** Kueue WorkloadPriorityClass of the environment's workloads (default `gpu-<name>`). */
+      priorityClass?: string;
+      /** Render a PodDisruptionBudget for services here (default: production only). */
+      podDisruptionBudget?: boolean;
+    }>;
+
+    /** Teams (catalog groups) with their namespaces, quotas and budgets. */
+    teams?: Array<{
+      /** Catalog group name, a DNS-1123 label, e.g. `ml-platform`. */
+      name: string;
+      /** Namespaces the team deploys to, the first being the default; default `[name]`. Each belongs to one team. */
+      namespaces?: string[];
+      /** GPU-equivalents per pool name (MIG slices and shared replicas count by their share). A pool not listed has no quota. */
+      gpuQuota?: { [pool: string]: number };
+      /** USD per month: a non-negative decimal, e.g. 4000 or "4000.00". */
+      monthlyBudget: number | string;
+    }>;
+
+    /** Kueue settings. */
+    kueue?: {
+      /** Kueue API version of rendered objects (default `kueue.x-k8s.io/v1beta2`; v1beta1 for clusters before Kueue 0.16). */
+      apiVersion?: 'kueue.x-k8s.io/v1beta2' | 'kueue.x-k8s.io/v1beta1';
+      /** Cohort every team ClusterQueue joins for borrowing (default `gpu`). */
+      cohort?: string;
+    };
+
+    /** Hours in a billing month for projections (default 730). */
+    hoursPerMonth?: number;
+  };
+}
