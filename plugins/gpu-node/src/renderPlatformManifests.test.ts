@@ -390,6 +390,16 @@ describe('renderPlatformManifests', () => {
       );
     });
 
+    it('two pools offering one resource that pods cannot tell apart', () => {
+      const platform = platformWith(p => {
+        const h100 = p.pools.find(x => x.name === 'h100')!;
+        h100.nodeLabels = { 'node.kubernetes.io/instance-type': 'g6.xlarge' };
+      });
+      expect(() => renderPlatformManifests(platform)).toThrow(
+        /Pools l4-ondemand and h100 both offer nvidia\.com\/gpu/,
+      );
+    });
+
     it('a pool named like the host flavor', () => {
       const platform = platformWith(p => {
         p.pools[0].name = 'gpu-host';

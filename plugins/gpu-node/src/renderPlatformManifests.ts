@@ -6,7 +6,7 @@ import {
 import { renderDevicePluginConfigMap } from './devicePlugin/renderDevicePluginConfigMap';
 import { poolNodeConfigs } from './devicePlugin/poolNodeConfigs';
 import { renderMigConfigMap } from './devicePlugin/renderMigConfigMap';
-import { poolResources } from './kueue/poolResources';
+import { checkFlavorsDistinguishable } from './kueue/checkFlavorsDistinguishable';
 import { renderClusterQueue } from './kueue/renderClusterQueue';
 import { renderCohort } from './kueue/renderCohort';
 import { renderResourceFlavor } from './kueue/renderResourceFlavor';
@@ -68,9 +68,7 @@ export function renderPlatformManifests(
       `Pool name ${hostFlavor} is reserved for the host-resources ResourceFlavor; rename the pool or set another hostResourceFlavor`,
     );
   }
-  for (const pool of platform.pools) {
-    poolResources(platform, pool);
-  }
+  checkFlavorsDistinguishable(platform);
   const apiVersion = platform.kueue.apiVersion;
   const nodeConfigs = poolNodeConfigs(platform);
   const objects: KubernetesObject[] = [
