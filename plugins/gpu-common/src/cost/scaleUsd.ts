@@ -2,31 +2,47 @@ import { InputError } from '@backstage/errors';
 import { divideHalfEven } from './divideHalfEven';
 import { UsdMicros } from './money';
 
-/** A non-negative rational number as numerator and denominator. */
-type Fraction = readonly [numerator: bigint, denominator: bigint];
+/** Integers below this are exact in doubles, and so is the product of a quotient and its divisor. */
+const SAFE = 2 ** 52;
 
 const MAX_DENOMINATOR = 1_000_000;
 
 /**
- * The exact rational a factor stands for: the simplest fraction with a denominator up to 10^6 that is the same double
- * (so `1 / 7`, `3 / 7` and `0.4` become 1/7, 3/7 and 2/5), otherwise the shortest decimal that prints as the double.
+ * The exact rational a factor stands for, left in `fractionNumerator` / `fractionDenominator` (no allocation on the
+ * common paths): the value itself when it is an integer; else the simplest fraction with a denominator up to 10^6
+ * that is the same double (so `1 / 7`, `3 / 7` and `0.4` become 1/7, 3/7 and 2/5); else the shortest decimal that
+ * prints as the double, as bigints.
  */
-function toFraction(value: number): Fraction {
+let fractionNumerator: number | bigint = 0;
+let fractionDenominator: number | bigint = 1;
+
+function toFraction(value: number): void {
   if (Number.isInteger(value)) {
-    return [BigInt(value), 1n];
+    fractionNumerator = value < SAFE ? value : BigInt(value);
+    fractionDenominator = 1;
+    return;
   }
-  // Continued-fraction convergents h/k of value.
-  let [h0, h1, k0, k1] = [0, 1, 1, 0];
+  // Continued-fraction convergents h1/k1 of value.
+  let h0 = 0;
+  let h1 = 1;
+  let k0 = 1;
+  let k1 = 0;
   let rest = value;
   for (let step = 0; step < 40; step++) {
     const whole = Math.floor(rest);
-    [h0, h1] = [h1, whole * h1 + h0];
-    [k0, k1] = [k1, whole * k1 + k0];
-    if (k1 > MAX_DENOMINATOR) {
+    const h = whole * h1 + h0;
+    const k = whole * k1 + k0;
+    h0 = h1;
+    h1 = h;
+    k0 = k1;
+    k1 = k;
+    if (k1 > MAX_DENOMINATOR || h1 >= SAFE) {
       break;
     }
     if (h1 / k1 === value) {
-      return [BigInt(h1), BigInt(k1)];
+      fractionNumerator = h1;
+      fractionDenominator = k1;
+      return;
     }
     rest = 1 / (rest - whole);
     if (!Number.isFinite(rest)) {
@@ -37,14 +53,46 @@ function toFraction(value: number): Fraction {
   const [whole, fraction = ''] = mantissa.split('.');
   const scale = Number(exponent) - fraction.length;
   const digits = BigInt(whole + fraction);
-  return scale >= 0
-    ? [digits * 10n ** BigInt(scale), 1n]
-    : [digits, 10n ** BigInt(-scale)];
+  fractionNumerator = scale >= 0 ? digits * 10n ** BigInt(scale) : digits;
+  fractionDenominator = scale >= 0 ? 1n : 10n ** BigInt(-scale);
+}
+
+/** Half-to-even quotient of integers below 2^52 (denominator positive). */
+function divideSafeHalfEven(numerator: number, denominator: number): number {
+  let quotient = Math.floor(numerator / denominator);
+  let remainder = numerator - quotient * denominator;
+  if (remainder < 0) {
+    quotient -= 1;
+    remainder += denominator;
+  } else if (remainder >= denominator) {
+    quotient += 1;
+    remainder -= denominator;
+  }
+  const twice = remainder * 2;
+  if (twice > denominator || (twice === denominator && quotient % 2 !== 0)) {
+    quotient += 1;
+  }
+  return quotient === 0 ? 0 : quotient;
+}
+
+function checked(value: number, kind: 'factor' | 'divisor'): number {
+  if (kind === 'factor' && !(value >= 0 && Number.isFinite(value))) {
+    throw new InputError(
+      `Invalid cost factor ${value}: shares, hours and utilisation must be finite and not negative`,
+    );
+  }
+  if (kind === 'divisor' && !(value > 0 && Number.isFinite(value))) {
+    throw new InputError(
+      `Invalid cost divisor ${value}: it must be a finite number above 0`,
+    );
+  }
+  return value;
 }
 
 /**
  * Multiplies an amount by non-negative factors (GPU shares, hours, utilisation) and divides by positive divisors
- * with exact rational arithmetic, rounding once, half-to-even, to whole micro-dollars.
+ * with exact rational arithmetic, rounding once, half-to-even, to whole micro-dollars. Doubles carry the arithmetic
+ * while every intermediate integer stays below 2^52, bigints beyond.
  *
  * @throws InputError when a factor is negative or not finite, or a divisor is not positive.
  * @public
@@ -54,29 +102,45 @@ export function scaleUsd(
   factors: readonly number[],
   divisors: readonly number[] = [],
 ): UsdMicros {
-  let numerator = BigInt(amount);
-  let denominator = 1n;
-  for (const factor of factors) {
-    if (!(factor >= 0) || !Number.isFinite(factor)) {
-      throw new InputError(
-        `Invalid cost factor ${factor}: shares, hours and utilisation must be finite and not negative`,
-      );
+  let numerator = amount;
+  let denominator = 1;
+  let bigNumerator: bigint | undefined;
+  let bigDenominator = 1n;
+  const count = factors.length + divisors.length;
+  for (let i = 0; i < count; i++) {
+    const isFactor = i < factors.length;
+    toFraction(
+      checked(
+        isFactor ? factors[i] : divisors[i - factors.length],
+        isFactor ? 'factor' : 'divisor',
+      ),
+    );
+    const top = isFactor ? fractionNumerator : fractionDenominator;
+    const bottom = isFactor ? fractionDenominator : fractionNumerator;
+    if (
+      bigNumerator === undefined &&
+      typeof top === 'number' &&
+      typeof bottom === 'number'
+    ) {
+      const nextNumerator = numerator * top;
+      const nextDenominator = denominator * bottom;
+      if (Math.abs(nextNumerator) < SAFE && nextDenominator < SAFE) {
+        numerator = nextNumerator;
+        denominator = nextDenominator;
+        continue;
+      }
     }
-    const [n, d] = toFraction(factor);
-    numerator *= n;
-    denominator *= d;
-  }
-  for (const divisor of divisors) {
-    if (!(divisor > 0) || !Number.isFinite(divisor)) {
-      throw new InputError(
-        `Invalid cost divisor ${divisor}: it must be a finite number above 0`,
-      );
+    if (bigNumerator === undefined) {
+      bigNumerator = BigInt(numerator);
+      bigDenominator = BigInt(denominator);
     }
-    const [n, d] = toFraction(divisor);
-    numerator *= d;
-    denominator *= n;
+    bigNumerator *= BigInt(top);
+    bigDenominator *= BigInt(bottom);
   }
-  const result = Number(divideHalfEven(numerator, denominator));
+  const result =
+    bigNumerator === undefined
+      ? divideSafeHalfEven(numerator, denominator)
+      : Number(divideHalfEven(bigNumerator, bigDenominator));
   if (!Number.isSafeInteger(result)) {
     throw new InputError(
       `Cost ${result} micro-dollars is out of range: amounts must stay below 9,000,000,000 USD`,

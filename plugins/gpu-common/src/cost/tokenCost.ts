@@ -1,10 +1,11 @@
 import { InputError } from '@backstage/errors';
 import { UsdMicros } from './money';
-import { scaleUsd } from './scaleUsd';
+import { roundHalfEven } from './roundHalfEven';
 
 /**
- * Cost per 1,000 output tokens: `cost / (tokens / 1000)`, in micro-dollars (rounded half-to-even). Undefined when no
- * tokens were generated.
+ * Cost per 1,000 output tokens: `cost / (tokens / 1000)`, in micro-dollars rounded half-to-even. Undefined when no
+ * tokens were generated. Token counts and rates are measured or estimated doubles, so this unit price is computed in
+ * double precision and rounded once (exact for integer inputs); it is for display and comparison, never summed.
  *
  * @public
  */
@@ -17,7 +18,7 @@ export function costPerThousandTokens(
       `Invalid token count ${tokens}: expected a finite number, 0 or more`,
     );
   }
-  return tokens === 0 ? undefined : scaleUsd(cost, [1000], [tokens]);
+  return tokens === 0 ? undefined : roundHalfEven((cost * 1000) / tokens);
 }
 
 /**
@@ -36,7 +37,7 @@ export function costPerThousandTokensAtRate(
   }
   return tokensPerSecond === 0
     ? undefined
-    : scaleUsd(hourly, [1000], [tokensPerSecond, 3600]);
+    : roundHalfEven((hourly * 1000) / (tokensPerSecond * 3600));
 }
 
 /**

@@ -282,15 +282,38 @@ function quoteThroughput(
   };
 }
 
+function compareStrings(a: string, b: string): number {
+  if (a === b) {
+    return 0;
+  }
+  return a < b ? -1 : 1;
+}
+
 function compareOptions(a: QuoteOption, b: QuoteOption): number {
   return (
     VERDICT_RANK[a.verdict] - VERDICT_RANK[b.verdict] ||
     a.cost.monthly - b.cost.monthly ||
     b.headroomBytes - a.headroomBytes ||
     isolationRank(a.slice.tier) - isolationRank(b.slice.tier) ||
-    a.slice.pool.localeCompare(b.slice.pool) ||
-    (a.slice.migProfile ?? '').localeCompare(b.slice.migProfile ?? '') ||
+    compareStrings(a.slice.pool, b.slice.pool) ||
+    compareStrings(a.slice.migProfile ?? '', b.slice.migProfile ?? '') ||
     a.slice.gpusPerReplica - b.slice.gpusPerReplica
+  );
+}
+
+/** Recommendation order: verdict, the environment's preference, monthly cost, isolation, headroom. */
+function compareForRecommendation(
+  a: QuoteOption,
+  b: QuoteOption,
+  production: boolean,
+): number {
+  return (
+    VERDICT_RANK[a.verdict] - VERDICT_RANK[b.verdict] ||
+    environmentPreference(production, a.slice.tier, a.capacityType) -
+      environmentPreference(production, b.slice.tier, b.capacityType) ||
+    a.cost.monthly - b.cost.monthly ||
+    isolationRank(a.slice.tier) - isolationRank(b.slice.tier) ||
+    b.headroomBytes - a.headroomBytes
   );
 }
 
@@ -299,33 +322,15 @@ function recommend(
   production: boolean,
 ): QuoteOption | undefined {
   let best: QuoteOption | undefined;
-  let bestKey: number[] = [];
   for (const option of options) {
-    if (option.verdict === 'forbidden') {
-      continue;
-    }
-    const key = [
-      VERDICT_RANK[option.verdict],
-      environmentPreference(production, option.slice.tier, option.capacityType),
-      option.cost.monthly,
-      isolationRank(option.slice.tier),
-      -option.headroomBytes,
-    ];
-    if (!best || lexicographicallyLess(key, bestKey)) {
+    if (
+      option.verdict !== 'forbidden' &&
+      (!best || compareForRecommendation(option, best, production) < 0)
+    ) {
       best = option;
-      bestKey = key;
     }
   }
   return best;
-}
-
-function lexicographicallyLess(a: number[], b: number[]): boolean {
-  for (let i = 0; i < a.length; i++) {
-    if (a[i] !== b[i]) {
-      return a[i] < b[i];
-    }
-  }
-  return false;
 }
 
 function roundShare(value: number): number {

@@ -1,0 +1,253 @@
+/**
+ * Benchmarks the gpu domain core: quote latency against a 50-pool platform and the placement planner on mixes of
+ * 100, 1,000 and 10,000 services. Run from the repository root with `yarn bench` (or
+ * `node --require sucrase/register bench/run.ts [--name <name>] [--iterations <n>]`); results go to
+ * `bench/results/<name>.json` and a table is printed.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import {
+  PlacementPlan,
+  planPlacement,
+  plannerItemFor,
+  quoteService,
+  ServiceRequest,
+  TeamUsage,
+} from '../plugins/gpu-common/src';
+import { generatePlatform } from './generatePlatform';
+import { generateServices } from './generateServices';
+import { generateSliceMix } from './generateSliceMix';
+import { createRandom } from './random';
+import { quantile, timeInterleaved } from './stats';
+
+const POOLS = 50;
+const MIXES = [100, 1_000, 10_000];
+const SEED = 20261129;
+
+function argument(name: string, fallback: string): string {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 && process.argv[index + 1]
+    ? process.argv[index + 1]
+    : fallback;
+}
+
+const name = argument('name', 'domain-core');
+const iterations = Number(argument('iterations', '20000'));
+const platform = generatePlatform(createRandom(SEED), POOLS);
+
+/** Seed 004's summariser, quoted over every pool. */
+const request: ServiceRequest = {
+  name: 'summariser',
+  team: platform.teams[0].name,
+  model: 'llama-3.1-8b',
+  runtime: 'vllm',
+  dtype: 'bf16',
+  maxModelLen: 8192,
+  concurrency: 64,
+  replicas: 2,
+  environment: 'production',
+  expectedTokensPerSecond: 600,
+};
+const usage: TeamUsage = {
+  reservedGpuEquivalents: Object.fromEntries(
+    Object.keys(platform.teams[0].gpuQuota).map(pool => [pool, 1]),
+  ),
+  committedMonthlyCost: 2_000_000_000,
+};
+
+/** The trivial endpoint the quote is compared with: echo a field of the request. */
+function trivialEndpoint(body: ServiceRequest): { name: string; ok: boolean } {
+  return { name: body.name, ok: true };
+}
+
+function latency(samples: number[]) {
+  return {
+    p50Micros: round(quantile(samples, 0.5), 2),
+    p99Micros: round(quantile(samples, 0.99), 2),
+    maxMicros: round(samples[samples.length - 1], 2),
+  };
+}
+
+function round(value: number, digits: number): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+const warmup = Math.min(2000, iterations);
+const sample = quoteService(platform, request, usage);
+const [baseline, quote, quoteAndJson] = timeInterleaved(
+  [
+    () => JSON.stringify(trivialEndpoint(request)),
+    () => quoteService(platform, request, usage),
+    () => JSON.stringify(quoteService(platform, request, usage)),
+  ],
+  iterations,
+  warmup,
+);
+const quoteResult = {
+  pools: platform.pools.length,
+  options: sample.options.length,
+  unavailable: sample.unavailable.length,
+  jsonBytes: JSON.stringify(sample).length,
+  recommended: sample.recommended && {
+    tier: sample.recommended.slice.tier,
+    pool: sample.recommended.slice.pool,
+    migProfile: sample.recommended.slice.migProfile,
+    gpusPerReplica: sample.recommended.slice.gpusPerReplica,
+  },
+  iterations,
+  baseline: latency(baseline),
+  quote: latency(quote),
+  quoteAndJson: latency(quoteAndJson),
+};
+
+function median(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+}
+
+function summarise(plan: PlacementPlan) {
+  const replicasByTier: Record<string, number> = {};
+  for (const assignment of plan.assignments) {
+    replicasByTier[assignment.tier] =
+      (replicasByTier[assignment.tier] ?? 0) + assignment.replicas;
+  }
+  return {
+    placed: plan.assignments.length,
+    unplaced: plan.unplaced.length,
+    replicasByTier,
+    poolsUsed: Object.keys(plan.gpusUsed.byPool).length,
+    gpusUsed: plan.gpusUsed.total,
+    lowerBound: plan.lowerBound.total,
+    ratio: round(plan.ratio, 4),
+    worstPool: Object.entries(plan.gpusUsed.byPool)
+      .map(([pool, used]) => ({
+        pool,
+        gpusUsed: used,
+        lowerBound: plan.lowerBound.byPool[pool],
+        ratio: round(used / plan.lowerBound.byPool[pool], 4),
+      }))
+      .sort((a, b) => b.ratio - a.ratio)[0],
+    allDedicatedGpus: plan.allDedicatedGpus,
+    gpusSaved: plan.gpusSaved,
+    savedPercent: round(
+      (100 * plan.gpusSaved) / Math.max(1, plan.allDedicatedGpus),
+      1,
+    ),
+  };
+}
+
+/** Service requests: each service takes the cheapest slice its environment allows. */
+const plannerResults = MIXES.map(count => {
+  const services = generateServices(
+    createRandom(SEED + count),
+    platform,
+    count,
+  );
+  const runs = count >= 10_000 ? 1 : 3;
+  const optionMillis: number[] = [];
+  const packMillis: number[] = [];
+  let plan = planPlacement(platform, []);
+  for (let run = 0; run < runs; run++) {
+    const start = process.hrtime.bigint();
+    const items = services.map(service => plannerItemFor(platform, service));
+    const packStart = process.hrtime.bigint();
+    plan = planPlacement(platform, items);
+    const end = process.hrtime.bigint();
+    optionMillis.push(Number(packStart - start) / 1e6);
+    packMillis.push(Number(end - packStart) / 1e6);
+  }
+  return {
+    mix: 'service requests',
+    services: count,
+    replicas: services.reduce((sum, s) => sum + s.replicas, 0),
+    ...summarise(plan),
+    optionsMillis: round(median(optionMillis), 1),
+    packMillis: round(median(packMillis), 1),
+    totalMillis: round(median(optionMillis) + median(packMillis), 1),
+  };
+});
+
+/** Packing stress: random slices of random pools, so every pool packs a mixture of sizes. */
+const stressResults = MIXES.map(count => {
+  const items = generateSliceMix(createRandom(SEED - count), platform, count);
+  const runs = count >= 10_000 ? 1 : 3;
+  const packMillis: number[] = [];
+  let plan = planPlacement(platform, []);
+  for (let run = 0; run < runs; run++) {
+    const start = process.hrtime.bigint();
+    plan = planPlacement(platform, items);
+    packMillis.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  return {
+    mix: 'random slices',
+    services: count,
+    replicas: items.reduce((sum, s) => sum + s.replicas, 0),
+    ...summarise(plan),
+    optionsMillis: 0,
+    packMillis: round(median(packMillis), 1),
+    totalMillis: round(median(packMillis), 1),
+  };
+});
+
+const results = {
+  name,
+  date: new Date().toISOString(),
+  node: process.version,
+  cpu: `${cpus()[0]?.model ?? 'unknown'} x ${cpus().length}`,
+  seed: SEED,
+  quote: quoteResult,
+  planner: [...plannerResults, ...stressResults],
+};
+
+const directory = join(__dirname, 'results');
+mkdirSync(directory, { recursive: true });
+const file = join(directory, `${name}.json`);
+writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+
+function table(rows: Array<Record<string, string | number>>): string {
+  const columns = Object.keys(rows[0]);
+  const widths = columns.map(c =>
+    Math.max(c.length, ...rows.map(r => String(r[c]).length)),
+  );
+  const line = (cells: string[]) =>
+    cells.map((cell, i) => cell.padStart(widths[i])).join('  ');
+  return [
+    line(columns),
+    line(widths.map(w => '-'.repeat(w))),
+    ...rows.map(r => line(columns.map(c => String(r[c])))),
+  ].join('\n');
+}
+
+const q = quoteResult;
+const quoteTitle =
+  `Quote: seed 004 summariser against ${q.pools} pools ` +
+  `(${q.options} options, ${q.unavailable} unavailable, ${q.jsonBytes} bytes of JSON), ` +
+  `${q.iterations} calls each, interleaved`;
+const quoteRatio = round(q.quote.p99Micros / q.baseline.p99Micros, 1);
+process.stdout.write(
+  `${quoteTitle}\n${table([
+    { call: 'trivial endpoint (JSON)', ...q.baseline },
+    { call: 'quoteService', ...q.quote },
+    { call: 'quoteService + JSON', ...q.quoteAndJson },
+  ])}\np99 quoteService / p99 trivial: ${quoteRatio}x (in-process, no HTTP)\n\n`,
+);
+process.stdout.write(
+  `Planner on ${POOLS} pools\n${table(
+    results.planner.map(r => ({
+      mix: r.mix,
+      services: r.services,
+      replicas: r.replicas,
+      unplaced: r.unplaced,
+      gpusUsed: r.gpusUsed,
+      lowerBound: r.lowerBound,
+      ratio: r.ratio,
+      'worst pool': r.worstPool ? r.worstPool.ratio : '-',
+      allDedicated: r.allDedicatedGpus,
+      gpusSaved: `${r.gpusSaved} (${r.savedPercent}%)`,
+      'options ms': r.optionsMillis,
+      'pack ms': r.packMillis,
+      'total ms': r.totalMillis,
+    })),
+  )}\n\nWrote ${file}\n`,
+);
