@@ -83,7 +83,7 @@ export interface Config {
       }>;
       /** How the nodes are bought (default on-demand). */
       capacityType?: 'on-demand' | 'spot';
-      /** USD per node-hour: a non-negative decimal, e.g. 0.8048 or "27.447". */
+      /** USD per node-hour: a decimal from 0 to 10000, e.g. 0.8048 or "27.447" (strings keep money exact). */
       pricePerNodeHour: number | string;
       /**
        * How the pool's GPUs are shared (default `{ type: none }`, whole GPUs): `mig` with a layout of MIG profile to
@@ -142,7 +142,7 @@ export interface Config {
       namespaces?: string[];
       /** GPU-equivalents per pool name (MIG slices and shared replicas count by their share). A pool not listed has no quota. */
       gpuQuota?: { [pool: string]: number };
-      /** USD per month: a non-negative decimal, e.g. 4000 or "4000.00". */
+      /** USD per month: a decimal from 0 to 10^9, e.g. 4000 or "4000.00". */
       monthlyBudget: number | string;
     }>;
 

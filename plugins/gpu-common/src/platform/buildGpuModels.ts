@@ -18,7 +18,7 @@ export function buildGpuModels(
   raw: RawGpuModels,
   issues: ConfigIssues,
 ): Record<string, GpuModel> {
-  const models: Record<string, GpuModel> = { ...defaultGpuModels };
+  const models: Record<string, GpuModel> = structuredClone(defaultGpuModels);
   for (const [key, entry] of Object.entries(raw)) {
     const path = ['gpu', 'gpuModels', key];
     if (!GPU_MODEL_KEY.test(key)) {
@@ -30,7 +30,7 @@ export function buildGpuModels(
     }
     const model = mergeGpuModel(
       key,
-      Object.hasOwn(defaultGpuModels, key) ? defaultGpuModels[key] : undefined,
+      Object.hasOwn(defaultGpuModels, key) ? models[key] : undefined,
       entry,
       issues,
     );

@@ -21,7 +21,7 @@ export function buildModels(
   raw: RawModels,
   issues: ConfigIssues,
 ): Record<string, ModelSpec> {
-  const models: Record<string, ModelSpec> = { ...defaultModels };
+  const models: Record<string, ModelSpec> = structuredClone(defaultModels);
   for (const [key, entry] of Object.entries(raw)) {
     const path = ['gpu', 'models', key];
     if (!MODEL_KEY.test(key)) {
@@ -33,7 +33,7 @@ export function buildModels(
     }
     const merged: Partial<ModelSpec> = {
       defaultDtype: 'bf16',
-      ...(Object.hasOwn(defaultModels, key) ? defaultModels[key] : {}),
+      ...(Object.hasOwn(defaultModels, key) ? models[key] : {}),
       ...entry,
     };
     const missing = REQUIRED.filter(field => merged[field] === undefined);

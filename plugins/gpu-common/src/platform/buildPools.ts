@@ -11,6 +11,9 @@ type RawPool = NonNullable<
   z.output<typeof platformConfigSchema>['pools']
 >[number];
 
+/** A sanity bound: the largest 8-GPU cloud instances cost about 100 USD an hour. */
+const MAX_PRICE_PER_NODE_HOUR = 10_000;
+
 /** Kueue allows at most 8 `nodeLabels` on a ResourceFlavor. */
 const MAX_NODE_LABELS = 8;
 
@@ -45,6 +48,12 @@ export function buildPools(
     }
 
     const price = toDecimalString(entry.pricePerNodeHour);
+    if (price !== undefined && Number(price) > MAX_PRICE_PER_NODE_HOUR) {
+      issues.add(
+        [...path, 'pricePerNodeHour'],
+        `${price} USD per node-hour is implausible; allowed: 0 to ${MAX_PRICE_PER_NODE_HOUR}`,
+      );
+    }
     if (price === undefined) {
       issues.add(
         [...path, 'pricePerNodeHour'],

@@ -10,6 +10,9 @@ type RawTeam = NonNullable<
   z.output<typeof platformConfigSchema>['teams']
 >[number];
 
+/** A sanity bound on a team's monthly budget (USD). */
+const MAX_MONTHLY_BUDGET = 1_000_000_000;
+
 /** Teams from `gpu.teams`; quota keys must be pools, namespaces belong to one team each. */
 export function buildTeams(
   raw: RawTeam[],
@@ -61,6 +64,15 @@ export function buildTeams(
     }
 
     const monthlyBudget = toDecimalString(entry.monthlyBudget);
+    if (
+      monthlyBudget !== undefined &&
+      Number(monthlyBudget) > MAX_MONTHLY_BUDGET
+    ) {
+      issues.add(
+        [...path, 'monthlyBudget'],
+        `${monthlyBudget} USD per month is implausible; allowed: 0 to ${MAX_MONTHLY_BUDGET}`,
+      );
+    }
     if (monthlyBudget === undefined) {
       issues.add(
         [...path, 'monthlyBudget'],

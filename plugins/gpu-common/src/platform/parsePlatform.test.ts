@@ -233,6 +233,22 @@ describe('parsePlatform', () => {
       'such as 0.8048',
     ],
     [
+      'an absurd price',
+      c => {
+        c.pools[5].pricePerNodeHour = '5500000';
+      },
+      'gpu.pools[5].pricePerNodeHour',
+      'implausible; allowed: 0 to 10000',
+    ],
+    [
+      'an absurd budget',
+      c => {
+        c.teams[1].monthlyBudget = 1e12;
+      },
+      'gpu.teams[1].monthlyBudget',
+      'implausible; allowed: 0 to 1000000000',
+    ],
+    [
       'an unknown GPU model',
       c => {
         c.pools[1].gpuModel = 'Z100';
@@ -468,6 +484,15 @@ describe('parsePlatform', () => {
     const error = configError(demoWith(mutate));
     expect(error.message).toContain(`${path}: `);
     expect(error.message).toContain(allowed);
+  });
+
+  it('never shares objects with the built-in catalogues', () => {
+    const platform = parsePlatform({});
+    platform.gpuModels['A100-80GB'].migProfiles.pop();
+    platform.models['llama-3.1-8b'].layers = 1;
+    const again = parsePlatform({});
+    expect(again.gpuModels['A100-80GB'].migProfiles).toHaveLength(6);
+    expect(again.models['llama-3.1-8b'].layers).toBe(32);
   });
 
   it('reports bad GPU and model catalogue entries by key', () => {
