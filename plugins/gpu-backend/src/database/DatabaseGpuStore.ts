@@ -5,33 +5,48 @@ import {
 import { ConflictError, InputError, NotFoundError } from '@backstage/errors';
 import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
-import { LedgerSnapshot, overQuotaReasons } from './admission';
+import {
+  Amounts,
+  amountsOf,
+  checkPolicy,
+  checkReservation,
+  decide,
+  overQuotaReasons,
+} from './admission';
+import { insertApproval, setApprovalState } from './approvals';
+import { queryAuditEvents, writeAuditEvent } from './audit';
+import {
+  heldReservation,
+  insertReservation,
+  lockLedger,
+  lockTeam,
+  releaseServiceReservations,
+  setReservationState,
+  withHeld,
+} from './ledger';
+import { readQuota } from './quota';
 import {
   ApprovalRow,
-  AuditEventRow,
-  PoolQuotaRow,
   ReservationRow,
   ServiceRow,
   TeamQuotaRow,
   serviceAuditView,
   toApprovalRecord,
-  toAuditEvent,
-  toIso,
   toJson,
   toReservationRecord,
   toServiceRecord,
 } from './rows';
 import {
-  isPostgres,
-  isRetryableTransactionError,
-  isUniqueViolation,
-} from './transactions';
+  applyServiceChange,
+  isUuid,
+  lockService,
+  readService,
+  setServiceStatus,
+} from './services';
+import { isRetryableTransactionError, isUniqueViolation } from './transactions';
 import {
-  AdmissionPolicy,
-  ApprovalReason,
   ApprovalRecord,
   AuditEventPage,
-  AuditSubjectType,
   CreateServiceInput,
   CreateServiceResult,
   DecideApprovalInput,
@@ -44,14 +59,12 @@ import {
   ReplaceReservationInput,
   ReplaceReservationResult,
   ReservationRecord,
-  ReservationRequest,
   SERVICE_STATUSES,
-  ServiceChange,
   ServiceRecord,
   ServiceStatus,
   UpdateServiceStatusInput,
 } from './types';
-import { checkMicros, fromGpuUnits, readInteger, toGpuUnits } from './units';
+import { checkMicros, toGpuUnits } from './units';
 
 const migrationsDir = resolvePackagePath(
   '@internal/backstage-plugin-gpu-backend',
@@ -78,24 +91,6 @@ const CHANGEABLE_STATUSES: ServiceStatus[] = [
 ];
 
 const MAX_TRANSACTION_ATTEMPTS = 5;
-const DEFAULT_AUDIT_PAGE = 100;
-const MAX_AUDIT_PAGE = 500;
-
-interface AuditInput {
-  actor: string;
-  action: string;
-  subjectType: AuditSubjectType;
-  subjectId: string;
-  team?: string;
-  before?: unknown;
-  after?: unknown;
-}
-
-/** Amounts of a reservation request, validated and in stored units. */
-interface Amounts {
-  gpuUnits: number;
-  monthlyCostMicros: number;
-}
 
 /**
  * {@link GpuStore} on the plugin's database (SQLite or PostgreSQL).
@@ -120,11 +115,7 @@ export class DatabaseGpuStore implements GpuStore {
     return new DatabaseGpuStore(client);
   }
 
-  private readonly lockRows: boolean;
-
-  private constructor(private readonly db: Knex) {
-    this.lockRows = isPostgres(db);
-  }
+  private constructor(private readonly db: Knex) {}
 
   async createServiceWithReservation(
     input: CreateServiceInput,
@@ -194,7 +185,7 @@ export class DatabaseGpuStore implements GpuStore {
   ): Promise<ServiceRecord> {
     checkStatus(input.status);
     return this.transaction(async tx => {
-      const before = await this.lockService(tx, input.id);
+      const before = await lockService(tx, input.id);
       if (
         input.expectedStatus &&
         !input.expectedStatus.includes(before.status)
@@ -216,8 +207,8 @@ export class DatabaseGpuStore implements GpuStore {
           updated_by: input.actor,
           updated_at: now,
         });
-      const after = await this.readService(tx, input.id);
-      await this.audit(tx, {
+      const after = await readService(tx, input.id);
+      await writeAuditEvent(tx, {
         actor: input.actor,
         action: 'service.status',
         subjectType: 'service',
@@ -227,7 +218,7 @@ export class DatabaseGpuStore implements GpuStore {
         after: serviceAuditView(after),
       });
       if (input.releaseReservation) {
-        await this.releaseInTransaction(tx, after, input.actor, now);
+        await releaseServiceReservations(tx, after, input.actor, now);
       }
       return after;
     });
@@ -238,8 +229,8 @@ export class DatabaseGpuStore implements GpuStore {
     actor: string;
   }): Promise<ReservationRecord | undefined> {
     return this.transaction(async tx => {
-      const service = await this.lockService(tx, input.serviceId);
-      const released = await this.releaseInTransaction(
+      const service = await lockService(tx, input.serviceId);
+      const released = await releaseServiceReservations(
         tx,
         service,
         input.actor,
@@ -255,9 +246,9 @@ export class DatabaseGpuStore implements GpuStore {
     const amounts = checkReservation(input.reservation);
     checkPolicy(input.policy);
     return this.transaction(async tx => {
-      const team = (await this.readService(tx, input.serviceId)).team;
-      const ledger = await this.lockLedger(tx, team, input.change.pool);
-      const before = await this.lockService(tx, input.serviceId);
+      const team = (await readService(tx, input.serviceId)).team;
+      const ledger = await lockLedger(tx, team, input.change.pool);
+      const before = await lockService(tx, input.serviceId);
       if (!CHANGEABLE_STATUSES.includes(before.status)) {
         throw new ConflictError(
           `Service '${before.name}' is ${before.status}; it can be changed when it is ` +
@@ -273,8 +264,8 @@ export class DatabaseGpuStore implements GpuStore {
             `decide it first`,
         );
       }
-      const current = await this.heldReservation(tx, before.id);
-      const snapshot = await this.withHeld(tx, ledger, current?.id);
+      const current = await heldReservation(tx, before.id);
+      const snapshot = await withHeld(tx, ledger, current?.id);
       const decision = decide(
         input.policy,
         overQuotaReasons(snapshot, amounts),
@@ -282,7 +273,7 @@ export class DatabaseGpuStore implements GpuStore {
       const now = new Date();
 
       if (decision.pending) {
-        const reservation = await this.insertReservation(tx, {
+        const reservation = await insertReservation(tx, {
           service: before,
           pool: input.change.pool,
           amounts,
@@ -290,7 +281,7 @@ export class DatabaseGpuStore implements GpuStore {
           now,
           actor: input.actor,
         });
-        const approval = await this.insertApproval(tx, {
+        const approval = await insertApproval(tx, {
           service: before,
           reservation,
           kind: 'change',
@@ -308,15 +299,9 @@ export class DatabaseGpuStore implements GpuStore {
       }
 
       if (current) {
-        await this.setReservationState(
-          tx,
-          current,
-          'released',
-          input.actor,
-          now,
-        );
+        await setReservationState(tx, current, 'released', input.actor, now);
       }
-      const reservation = await this.insertReservation(tx, {
+      const reservation = await insertReservation(tx, {
         service: before,
         pool: input.change.pool,
         amounts,
@@ -324,7 +309,7 @@ export class DatabaseGpuStore implements GpuStore {
         now,
         actor: input.actor,
       });
-      const service = await this.applyChange(
+      const service = await applyServiceChange(
         tx,
         before,
         input.change,
@@ -349,7 +334,7 @@ export class DatabaseGpuStore implements GpuStore {
   }
 
   async getQuota(team: string): Promise<QuotaRecord | undefined> {
-    return this.readQuota(this.db, team);
+    return readQuota(this.db, team);
   }
 
   async listQuotas(): Promise<QuotaRecord[]> {
@@ -357,7 +342,7 @@ export class DatabaseGpuStore implements GpuStore {
       .select('team')
       .orderBy('team');
     const quotas = await Promise.all(
-      teams.map(({ team }) => this.readQuota(this.db, team)),
+      teams.map(({ team }) => readQuota(this.db, team)),
     );
     return quotas.filter((q): q is QuotaRecord => q !== undefined);
   }
@@ -381,8 +366,8 @@ export class DatabaseGpuStore implements GpuStore {
       nominal_gpu_units: toGpuUnits(amount, `quota of pool '${pool}'`),
     }));
     return this.transaction(async tx => {
-      await this.lockTeam(tx, team);
-      const before = await this.readQuota(tx, team);
+      await lockTeam(tx, team);
+      const before = await readQuota(tx, team);
       const now = new Date();
       await tx('team_quotas')
         .insert({
@@ -397,8 +382,8 @@ export class DatabaseGpuStore implements GpuStore {
       if (pools.length > 0) {
         await tx('pool_quotas').insert(pools);
       }
-      const after = (await this.readQuota(tx, team))!;
-      await this.audit(tx, {
+      const after = (await readQuota(tx, team))!;
+      await writeAuditEvent(tx, {
         actor,
         action: 'quota.put',
         subjectType: 'quota',
@@ -460,12 +445,8 @@ export class DatabaseGpuStore implements GpuStore {
       const reservationRow = await tx<ReservationRow>('reservations')
         .where({ id: found.reservation_id })
         .first();
-      const ledger = await this.lockLedger(
-        tx,
-        found.team,
-        reservationRow!.pool,
-      );
-      const service = await this.lockService(tx, found.service_id);
+      const ledger = await lockLedger(tx, found.team, reservationRow!.pool);
+      const service = await lockService(tx, found.service_id);
       const approval = toApprovalRecord(
         (await tx<ApprovalRow>('approvals').where({ id: input.id }).first())!,
       );
@@ -482,14 +463,14 @@ export class DatabaseGpuStore implements GpuStore {
       const now = new Date();
 
       if (input.decision === 'reject') {
-        const released = await this.setReservationState(
+        const released = await setReservationState(
           tx,
           reservation,
           'released',
           input.actor,
           now,
         );
-        const decided = await this.setApprovalState(
+        const decided = await setApprovalState(
           tx,
           approval,
           'rejected',
@@ -499,7 +480,7 @@ export class DatabaseGpuStore implements GpuStore {
         );
         let after = service;
         if (approval.kind === 'create') {
-          after = await this.setStatus(tx, service, {
+          after = await setServiceStatus(tx, service, {
             status: 'rejected',
             statusReason: `Rejected by ${input.actor}${
               input.comment ? `: ${input.comment}` : ''
@@ -513,9 +494,9 @@ export class DatabaseGpuStore implements GpuStore {
 
       const current =
         approval.kind === 'change'
-          ? await this.heldReservation(tx, service.id)
+          ? await heldReservation(tx, service.id)
           : undefined;
-      const snapshot = await this.withHeld(tx, ledger, current?.id);
+      const snapshot = await withHeld(tx, ledger, current?.id);
       const reasons = overQuotaReasons(snapshot, amountsOf(reservation));
       if (reasons.length > 0 && !input.allowOverQuota) {
         throw new ConflictError(
@@ -525,22 +506,16 @@ export class DatabaseGpuStore implements GpuStore {
         );
       }
       if (current) {
-        await this.setReservationState(
-          tx,
-          current,
-          'released',
-          input.actor,
-          now,
-        );
+        await setReservationState(tx, current, 'released', input.actor, now);
       }
-      const held = await this.setReservationState(
+      const held = await setReservationState(
         tx,
         reservation,
         'held',
         input.actor,
         now,
       );
-      const decided = await this.setApprovalState(
+      const decided = await setApprovalState(
         tx,
         approval,
         'approved',
@@ -550,14 +525,14 @@ export class DatabaseGpuStore implements GpuStore {
       );
       const after =
         approval.kind === 'change'
-          ? await this.applyChange(
+          ? await applyServiceChange(
               tx,
               service,
               approval.proposal!,
               input.actor,
               now,
             )
-          : await this.setStatus(tx, service, {
+          : await setServiceStatus(tx, service, {
               status: 'approved',
               statusReason: `Approved by ${input.actor}${
                 input.comment ? `: ${input.comment}` : ''
@@ -572,60 +547,20 @@ export class DatabaseGpuStore implements GpuStore {
   async listAuditEvents(
     query: ListAuditEventsQuery = {},
   ): Promise<AuditEventPage> {
-    const limit = query.limit ?? DEFAULT_AUDIT_PAGE;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_AUDIT_PAGE) {
-      throw new InputError(
-        `limit must be a whole number from 1 to ${MAX_AUDIT_PAGE}; got ${query.limit}`,
-      );
-    }
-    const builder = this.db<AuditEventRow>('audit_events');
-    const equal: Array<[keyof ListAuditEventsQuery, string]> = [
-      ['team', 'team'],
-      ['actor', 'actor'],
-      ['action', 'action'],
-      ['subjectType', 'subject_type'],
-      ['subjectId', 'subject_id'],
-    ];
-    for (const [key, column] of equal) {
-      if (query[key] !== undefined) {
-        builder.where(column, query[key] as string);
-      }
-    }
-    if (query.since !== undefined) {
-      builder.where('at', '>=', parseTime(query.since, 'since'));
-    }
-    if (query.until !== undefined) {
-      builder.where('at', '<', parseTime(query.until, 'until'));
-    }
-    if (query.cursor !== undefined) {
-      if (!/^\d+$/.test(query.cursor)) {
-        throw new InputError(
-          `cursor must be the nextCursor of a previous page; got '${query.cursor}'`,
-        );
-      }
-      builder.where('id', '<', Number(query.cursor));
-    }
-    const rows = await builder.orderBy('id', 'desc').limit(limit + 1);
-    const items = rows.slice(0, limit).map(toAuditEvent);
-    return {
-      items,
-      nextCursor: rows.length > limit ? items[items.length - 1].id : undefined,
-    };
+    return queryAuditEvents(this.db, query);
   }
-
-  // --- creation ---------------------------------------------------------------
 
   private async createInTransaction(
     tx: Knex.Transaction,
     input: CreateServiceInput,
     amounts: Amounts,
   ): Promise<CreateServiceResult> {
-    const ledger = await this.lockLedger(tx, input.team, input.pool);
+    const ledger = await lockLedger(tx, input.team, input.pool);
     const existing = await this.findByRequestKey(tx, input);
     if (existing) {
       return existing;
     }
-    const snapshot = await this.withHeld(tx, ledger);
+    const snapshot = await withHeld(tx, ledger);
     const decision = decide(input.policy, overQuotaReasons(snapshot, amounts));
     const now = new Date();
     const id = randomUUID();
@@ -654,8 +589,8 @@ export class DatabaseGpuStore implements GpuStore {
       updated_by: input.actor,
       updated_at: now,
     });
-    const service = await this.readService(tx, id);
-    await this.audit(tx, {
+    const service = await readService(tx, id);
+    await writeAuditEvent(tx, {
       actor: input.actor,
       action: 'service.create',
       subjectType: 'service',
@@ -663,7 +598,7 @@ export class DatabaseGpuStore implements GpuStore {
       team: input.team,
       after: serviceAuditView(service),
     });
-    const reservation = await this.insertReservation(tx, {
+    const reservation = await insertReservation(tx, {
       service,
       pool: input.pool,
       amounts,
@@ -672,7 +607,7 @@ export class DatabaseGpuStore implements GpuStore {
       actor: input.actor,
     });
     const approval = decision.pending
-      ? await this.insertApproval(tx, {
+      ? await insertApproval(tx, {
           service,
           reservation,
           kind: 'create',
@@ -728,410 +663,6 @@ export class DatabaseGpuStore implements GpuStore {
     };
   }
 
-  // --- ledger -------------------------------------------------------------------
-
-  /** Locks the team's quota row (PostgreSQL) and reads the pool's allowance. */
-  private async lockLedger(
-    tx: Knex.Transaction,
-    team: string,
-    pool: string,
-  ): Promise<Omit<LedgerSnapshot, 'heldGpuUnits' | 'heldMonthlyCostMicros'>> {
-    const teamRow = await this.lockTeam(tx, team);
-    if (!teamRow) {
-      return { team, pool };
-    }
-    const poolRow = await tx<PoolQuotaRow>('pool_quotas')
-      .where({ team, pool })
-      .first();
-    return {
-      team,
-      pool,
-      nominalGpuUnits: readInteger(poolRow?.nominal_gpu_units),
-      monthlyBudgetMicros: readInteger(teamRow.monthly_budget_micros),
-    };
-  }
-
-  private async lockTeam(
-    tx: Knex.Transaction,
-    team: string,
-  ): Promise<TeamQuotaRow | undefined> {
-    const query = tx<TeamQuotaRow>('team_quotas').where({ team }).first();
-    return this.lockRows ? query.forUpdate() : query;
-  }
-
-  /** Adds what the team holds, optionally leaving one reservation out. */
-  private async withHeld(
-    tx: Knex.Transaction,
-    ledger: Omit<LedgerSnapshot, 'heldGpuUnits' | 'heldMonthlyCostMicros'>,
-    excludeReservationId?: string,
-  ): Promise<LedgerSnapshot> {
-    const held = () => {
-      const q = tx('reservations').where({ team: ledger.team, state: 'held' });
-      return excludeReservationId ? q.whereNot('id', excludeReservationId) : q;
-    };
-    const [units] = await held()
-      .where({ pool: ledger.pool })
-      .sum({ total: 'gpu_units' });
-    const [cost] = await held().sum({ total: 'monthly_cost_micros' });
-    return {
-      ...ledger,
-      heldGpuUnits: readInteger(units?.total),
-      heldMonthlyCostMicros: readInteger(cost?.total),
-    };
-  }
-
-  private async heldReservation(
-    tx: Knex.Transaction,
-    serviceId: string,
-  ): Promise<ReservationRecord | undefined> {
-    const row = await tx<ReservationRow>('reservations')
-      .where({ service_id: serviceId, state: 'held' })
-      .first();
-    return row ? toReservationRecord(row) : undefined;
-  }
-
-  private async insertReservation(
-    tx: Knex.Transaction,
-    options: {
-      service: ServiceRecord;
-      pool: string;
-      amounts: Amounts;
-      state: 'pending' | 'held';
-      now: Date;
-      actor: string;
-    },
-  ): Promise<ReservationRecord> {
-    const { service, amounts, state, now } = options;
-    const row: ReservationRow = {
-      id: randomUUID(),
-      service_id: service.id,
-      team: service.team,
-      pool: options.pool,
-      gpu_units: amounts.gpuUnits,
-      monthly_cost_micros: amounts.monthlyCostMicros,
-      state,
-      created_at: now,
-      held_at: state === 'held' ? now : null,
-      released_at: null,
-    };
-    await tx<ReservationRow>('reservations').insert(row);
-    const reservation = toReservationRecord(row);
-    await this.audit(tx, {
-      actor: options.actor,
-      action: state === 'held' ? 'reservation.hold' : 'reservation.request',
-      subjectType: 'reservation',
-      subjectId: reservation.id,
-      team: service.team,
-      after: reservation,
-    });
-    return reservation;
-  }
-
-  /** Moves a reservation to a new state, only from the state it was read in. */
-  private async setReservationState(
-    tx: Knex.Transaction,
-    before: ReservationRecord,
-    state: 'held' | 'released',
-    actor: string,
-    now: Date,
-  ): Promise<ReservationRecord> {
-    const changed = await tx<ReservationRow>('reservations')
-      .where({ id: before.id, state: before.state })
-      .update(
-        state === 'held'
-          ? { state, held_at: now }
-          : { state, released_at: now },
-      );
-    if (changed !== 1) {
-      throw new ConflictError(
-        `Reservation ${before.id} changed concurrently; try again`,
-      );
-    }
-    const after = toReservationRecord(
-      (await tx<ReservationRow>('reservations')
-        .where({ id: before.id })
-        .first())!,
-    );
-    await this.audit(tx, {
-      actor,
-      action: state === 'held' ? 'reservation.hold' : 'reservation.release',
-      subjectType: 'reservation',
-      subjectId: before.id,
-      team: before.team,
-      before,
-      after,
-    });
-    return after;
-  }
-
-  /**
-   * Releases whatever the service holds or waits for, and withdraws approvals that
-   * were waiting on a released reservation. Returns what it released.
-   */
-  private async releaseInTransaction(
-    tx: Knex.Transaction,
-    service: ServiceRecord,
-    actor: string,
-    now: Date,
-  ): Promise<ReservationRecord[]> {
-    const open = (
-      await tx<ReservationRow>('reservations')
-        .where({ service_id: service.id })
-        .whereIn('state', ['held', 'pending'])
-        .orderBy('created_at', 'asc')
-    ).map(toReservationRecord);
-    const released: ReservationRecord[] = [];
-    for (const reservation of open) {
-      released.push(
-        await this.setReservationState(tx, reservation, 'released', actor, now),
-      );
-      const waiting = await tx<ApprovalRow>('approvals')
-        .where({ reservation_id: reservation.id, state: 'pending' })
-        .first();
-      if (waiting) {
-        await this.setApprovalState(
-          tx,
-          toApprovalRecord(waiting),
-          'rejected',
-          actor,
-          now,
-          'Withdrawn: the reservation was released',
-        );
-      }
-    }
-    return released;
-  }
-
-  // --- approvals ----------------------------------------------------------------
-
-  private async insertApproval(
-    tx: Knex.Transaction,
-    options: {
-      service: ServiceRecord;
-      reservation: ReservationRecord;
-      kind: 'create' | 'change';
-      reasons: ApprovalReason[];
-      proposal?: ServiceChange;
-      now: Date;
-      actor: string;
-    },
-  ): Promise<ApprovalRecord> {
-    const row: ApprovalRow = {
-      id: randomUUID(),
-      service_id: options.service.id,
-      reservation_id: options.reservation.id,
-      team: options.service.team,
-      kind: options.kind,
-      reasons: JSON.stringify(options.reasons),
-      proposal: toJson(options.proposal),
-      state: 'pending',
-      requested_by: options.actor,
-      requested_at: options.now,
-      decided_by: null,
-      decided_at: null,
-      comment: null,
-    };
-    await tx<ApprovalRow>('approvals').insert(row);
-    const approval = toApprovalRecord(row);
-    await this.audit(tx, {
-      actor: options.actor,
-      action: 'approval.request',
-      subjectType: 'approval',
-      subjectId: approval.id,
-      team: approval.team,
-      after: approval,
-    });
-    return approval;
-  }
-
-  private async setApprovalState(
-    tx: Knex.Transaction,
-    before: ApprovalRecord,
-    state: 'approved' | 'rejected',
-    actor: string,
-    now: Date,
-    comment?: string,
-  ): Promise<ApprovalRecord> {
-    const changed = await tx<ApprovalRow>('approvals')
-      .where({ id: before.id, state: 'pending' })
-      .update({
-        state,
-        decided_by: actor,
-        decided_at: now,
-        comment: comment ?? null,
-      });
-    if (changed !== 1) {
-      throw new ConflictError(
-        `Approval ${before.id} was decided concurrently; reload it`,
-      );
-    }
-    const after = toApprovalRecord(
-      (await tx<ApprovalRow>('approvals').where({ id: before.id }).first())!,
-    );
-    await this.audit(tx, {
-      actor,
-      action: state === 'approved' ? 'approval.approve' : 'approval.reject',
-      subjectType: 'approval',
-      subjectId: before.id,
-      team: before.team,
-      before,
-      after,
-    });
-    return after;
-  }
-
-  // --- services -----------------------------------------------------------------
-
-  private async readService(
-    tx: Knex.Transaction,
-    id: string,
-  ): Promise<ServiceRecord> {
-    const row = isUuid(id)
-      ? await tx<ServiceRow>('services').where({ id }).first()
-      : undefined;
-    if (!row) {
-      throw new NotFoundError(`No service with id '${id}'`);
-    }
-    return toServiceRecord(row);
-  }
-
-  private async lockService(
-    tx: Knex.Transaction,
-    id: string,
-  ): Promise<ServiceRecord> {
-    if (!isUuid(id)) {
-      throw new NotFoundError(`No service with id '${id}'`);
-    }
-    const query = tx<ServiceRow>('services').where({ id }).first();
-    const row = await (this.lockRows ? query.forUpdate() : query);
-    if (!row) {
-      throw new NotFoundError(`No service with id '${id}'`);
-    }
-    return toServiceRecord(row);
-  }
-
-  private async setStatus(
-    tx: Knex.Transaction,
-    before: ServiceRecord,
-    options: {
-      status: ServiceStatus;
-      statusReason?: string;
-      actor: string;
-      now: Date;
-    },
-  ): Promise<ServiceRecord> {
-    await tx<ServiceRow>('services')
-      .where({ id: before.id })
-      .update({
-        status: options.status,
-        status_reason: options.statusReason ?? null,
-        updated_by: options.actor,
-        updated_at: options.now,
-      });
-    const after = await this.readService(tx, before.id);
-    await this.audit(tx, {
-      actor: options.actor,
-      action: 'service.status',
-      subjectType: 'service',
-      subjectId: before.id,
-      team: before.team,
-      before: serviceAuditView(before),
-      after: serviceAuditView(after),
-    });
-    return after;
-  }
-
-  private async applyChange(
-    tx: Knex.Transaction,
-    before: ServiceRecord,
-    change: ServiceChange,
-    actor: string,
-    now: Date,
-  ): Promise<ServiceRecord> {
-    await tx<ServiceRow>('services')
-      .where({ id: before.id })
-      .update({
-        tier: change.tier,
-        pool: change.pool,
-        request: JSON.stringify(change.request),
-        placement: JSON.stringify(change.placement),
-        ...(change.quote !== undefined && { quote: toJson(change.quote) }),
-        ...(change.manifests !== undefined && {
-          manifests: toJson(change.manifests),
-        }),
-        updated_by: actor,
-        updated_at: now,
-      });
-    const after = await this.readService(tx, before.id);
-    await this.audit(tx, {
-      actor,
-      action: 'service.change',
-      subjectType: 'service',
-      subjectId: before.id,
-      team: before.team,
-      before: serviceAuditView(before),
-      after: serviceAuditView(after),
-    });
-    return after;
-  }
-
-  // --- quota --------------------------------------------------------------------
-
-  private async readQuota(
-    db: Knex | Knex.Transaction,
-    team: string,
-  ): Promise<QuotaRecord | undefined> {
-    const teamRow = await db<TeamQuotaRow>('team_quotas')
-      .where({ team })
-      .first();
-    if (!teamRow) {
-      return undefined;
-    }
-    const poolRows = await db<PoolQuotaRow>('pool_quotas')
-      .where({ team })
-      .orderBy('pool');
-    const heldByPool = await db('reservations')
-      .where({ team, state: 'held' })
-      .groupBy('pool')
-      .orderBy('pool')
-      .select('pool')
-      .sum({ units: 'gpu_units', cost: 'monthly_cost_micros' });
-    return {
-      team,
-      pools: Object.fromEntries(
-        poolRows.map(r => [
-          r.pool,
-          fromGpuUnits(readInteger(r.nominal_gpu_units)),
-        ]),
-      ),
-      monthlyBudgetMicros: readInteger(teamRow.monthly_budget_micros),
-      reservedGpuEquivalents: Object.fromEntries(
-        heldByPool.map(r => [r.pool, fromGpuUnits(readInteger(r.units))]),
-      ),
-      reservedMonthlyCostMicros: heldByPool.reduce(
-        (sum, r) => sum + readInteger(r.cost),
-        0,
-      ),
-      updatedBy: teamRow.updated_by,
-      updatedAt: toIso(teamRow.updated_at),
-    };
-  }
-
-  // --- plumbing -----------------------------------------------------------------
-
-  private async audit(tx: Knex.Transaction, event: AuditInput): Promise<void> {
-    await tx('audit_events').insert({
-      at: new Date(),
-      actor: event.actor,
-      action: event.action,
-      subject_type: event.subjectType,
-      subject_id: event.subjectId,
-      team: event.team ?? null,
-      before: toJson(event.before),
-      after: toJson(event.after),
-    });
-  }
-
   /** Runs `fn` in a transaction, again when PostgreSQL aborted it for a retryable reason. */
   private async transaction<T>(
     fn: (tx: Knex.Transaction) => Promise<T>,
@@ -1151,78 +682,12 @@ export class DatabaseGpuStore implements GpuStore {
   }
 }
 
-function decide(
-  policy: AdmissionPolicy,
-  overQuota: ApprovalReason[],
-): { pending: boolean; reasons: ApprovalReason[] } {
-  const policyReasons = policy.approvalReasons ?? [];
-  if (overQuota.length > 0 && policy.whenOverQuota === 'reject') {
-    throw new ConflictError(overQuota.map(r => r.message).join('; '));
-  }
-  const reasons = [...policyReasons, ...overQuota];
-  return { pending: reasons.length > 0, reasons };
-}
-
-function checkReservation(reservation: ReservationRequest): Amounts {
-  const gpuUnits = toGpuUnits(
-    reservation.gpuEquivalents,
-    'reservation.gpuEquivalents',
-  );
-  if (gpuUnits < 1) {
-    throw new InputError(
-      `reservation.gpuEquivalents must be greater than zero; got ${reservation.gpuEquivalents}`,
-    );
-  }
-  return {
-    gpuUnits,
-    monthlyCostMicros: checkMicros(
-      reservation.monthlyCostMicros,
-      'reservation.monthlyCostMicros',
-    ),
-  };
-}
-
-function amountsOf(reservation: ReservationRecord): Amounts {
-  return {
-    gpuUnits: toGpuUnits(reservation.gpuEquivalents, 'reservation'),
-    monthlyCostMicros: reservation.monthlyCostMicros,
-  };
-}
-
-function checkPolicy(policy: AdmissionPolicy): void {
-  if (
-    policy?.whenOverQuota !== 'reject' &&
-    policy?.whenOverQuota !== 'require-approval'
-  ) {
-    throw new InputError(
-      `policy.whenOverQuota must be 'reject' or 'require-approval'; got '${policy?.whenOverQuota}'`,
-    );
-  }
-}
-
 function checkStatus(status: ServiceStatus): void {
   if (!SERVICE_STATUSES.includes(status)) {
     throw new InputError(
       `status must be one of ${SERVICE_STATUSES.join(', ')}; got '${status}'`,
     );
   }
-}
-
-function parseTime(value: string, what: string): Date {
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) {
-    throw new InputError(
-      `${what} must be an ISO 8601 time such as 2025-01-31T00:00:00Z; got '${value}'`,
-    );
-  }
-  return date;
-}
-
-/** Ids are UUIDs; anything else cannot exist (and PostgreSQL would reject it). */
-function isUuid(value: string): boolean {
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(
-    value,
-  );
 }
 
 function asArray<T>(value: T | T[]): T[] {
@@ -1234,7 +699,7 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v) =>
     v && typeof v === 'object' && !Array.isArray(v)
       ? Object.fromEntries(
-          Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+          Object.entries(v).sort(([a], [b]) => a.localeCompare(b)),
         )
       : v,
   );

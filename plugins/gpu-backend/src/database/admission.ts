@@ -1,5 +1,19 @@
-import { ApprovalReason, OVER_BUDGET, OVER_QUOTA } from './types';
-import { formatGpuUnits, formatMicros } from './units';
+import { ConflictError, InputError } from '@backstage/errors';
+import {
+  AdmissionPolicy,
+  ApprovalReason,
+  OVER_BUDGET,
+  OVER_QUOTA,
+  ReservationRecord,
+  ReservationRequest,
+} from './types';
+import { checkMicros, formatGpuUnits, formatMicros, toGpuUnits } from './units';
+
+/** Amounts of a reservation request, validated and in stored units. */
+export interface Amounts {
+  gpuUnits: number;
+  monthlyCostMicros: number;
+}
 
 /** What is known about a team when a reservation asks to be held. */
 export interface LedgerSnapshot {
@@ -55,4 +69,60 @@ export function overQuotaReasons(
     });
   }
   return reasons;
+}
+
+/**
+ * Applies the caller's policy to what does not fit: throws `ConflictError` when over
+ * quota and the policy rejects, else says whether the request waits for approval.
+ */
+export function decide(
+  policy: AdmissionPolicy,
+  overQuota: ApprovalReason[],
+): { pending: boolean; reasons: ApprovalReason[] } {
+  const policyReasons = policy.approvalReasons ?? [];
+  if (overQuota.length > 0 && policy.whenOverQuota === 'reject') {
+    throw new ConflictError(overQuota.map(r => r.message).join('; '));
+  }
+  const reasons = [...policyReasons, ...overQuota];
+  return { pending: reasons.length > 0, reasons };
+}
+
+/** Validates a reservation request and converts it to stored units. */
+export function checkReservation(reservation: ReservationRequest): Amounts {
+  const gpuUnits = toGpuUnits(
+    reservation.gpuEquivalents,
+    'reservation.gpuEquivalents',
+  );
+  if (gpuUnits < 1) {
+    throw new InputError(
+      `reservation.gpuEquivalents must be greater than zero; got ${reservation.gpuEquivalents}`,
+    );
+  }
+  return {
+    gpuUnits,
+    monthlyCostMicros: checkMicros(
+      reservation.monthlyCostMicros,
+      'reservation.monthlyCostMicros',
+    ),
+  };
+}
+
+/** The stored amounts of an existing reservation. */
+export function amountsOf(reservation: ReservationRecord): Amounts {
+  return {
+    gpuUnits: toGpuUnits(reservation.gpuEquivalents, 'reservation'),
+    monthlyCostMicros: reservation.monthlyCostMicros,
+  };
+}
+
+/** Throws `InputError` unless the policy is well-formed. */
+export function checkPolicy(policy: AdmissionPolicy): void {
+  if (
+    policy?.whenOverQuota !== 'reject' &&
+    policy?.whenOverQuota !== 'require-approval'
+  ) {
+    throw new InputError(
+      `policy.whenOverQuota must be 'reject' or 'require-approval'; got '${policy?.whenOverQuota}'`,
+    );
+  }
 }

@@ -4,6 +4,7 @@ import type {
   ServiceRequest,
   SharingTier,
 } from '@internal/backstage-plugin-gpu-common';
+import type { ClusterMode } from '../cluster/types';
 
 /** Lifecycle of a service record. */
 export type ServiceStatus =
@@ -28,8 +29,8 @@ export const SERVICE_STATUSES: readonly ServiceStatus[] = [
   'deleted',
 ];
 
-/** How a service reaches its cluster. */
-export type ClusterMode = 'apply' | 'gitops' | 'dry-run';
+/** How a service reaches its cluster (defined with the cluster layer). */
+export type { ClusterMode };
 
 /**
  * A rendered Kubernetes object as stored with the service. Kept structural so the

@@ -1,0 +1,177 @@
+import { Config } from '@backstage/config';
+import { InputError } from '@backstage/errors';
+import { JsonObject } from '@backstage/types';
+import {
+  ClusterConnection,
+  ClusterMode,
+  ClusterTarget,
+  ServiceAccountConnection,
+} from './types';
+
+const MODES: ClusterMode[] = ['apply', 'gitops', 'dry-run'];
+
+/** The target used when `gpu.clusters` is absent: render and store only. */
+export const DRY_RUN_TARGET: ClusterTarget = Object.freeze({
+  mode: 'dry-run' as const,
+});
+
+/**
+ * Where services go, read from app-config:
+ *
+ * ```yaml
+ * gpu:
+ *   clusters:
+ *     - name: prod-eu        # a kubernetes.clusterLocatorMethods cluster, unless kubeconfig is set
+ *       mode: apply          # apply | gitops | dry-run; apply when omitted
+ *       kubeconfig: /etc/gpu/kubeconfig   # optional
+ *       context: prod-eu                  # optional, with kubeconfig
+ * kubernetes:
+ *   clusterLocatorMethods:
+ *     - type: config
+ *       clusters:
+ *         - name: prod-eu
+ *           url: https://1.2.3.4
+ *           authProvider: serviceAccount
+ *           serviceAccountToken: ${K8S_TOKEN}
+ *           caData: ${K8S_CA}
+ * ```
+ *
+ * Without `gpu.clusters` every service is dry-run, even when the Kubernetes plugin has
+ * clusters: applying is opted into per cluster. The first cluster is the default.
+ */
+export class ClusterConfig {
+  /** Reads `gpu.clusters` and the `kubernetes` config it refers to; throws on bad config. */
+  static fromConfig(config: Config): ClusterConfig {
+    const kubernetesClusters = readKubernetesClusters(config);
+    const entries = config.getOptionalConfigArray('gpu.clusters') ?? [];
+    const targets = entries.map((entry, index) =>
+      readTarget(entry, `gpu.clusters[${index}]`, kubernetesClusters),
+    );
+    const seen = new Set<string>();
+    for (const target of targets) {
+      if (seen.has(target.name!)) {
+        throw new Error(
+          `gpu.clusters lists '${target.name}' twice; cluster names must be unique`,
+        );
+      }
+      seen.add(target.name!);
+    }
+    return new ClusterConfig(targets);
+  }
+
+  private constructor(private readonly targets: ClusterTarget[]) {}
+
+  /** Configured clusters in config order; empty in dry-run-only setups. */
+  list(): ClusterTarget[] {
+    return [...this.targets];
+  }
+
+  /** The first configured cluster, or the dry-run target when none is. */
+  defaultTarget(): ClusterTarget {
+    return this.targets[0] ?? DRY_RUN_TARGET;
+  }
+
+  /** The named cluster, or the default one when `name` is omitted. */
+  target(name?: string): ClusterTarget {
+    if (name === undefined) {
+      return this.defaultTarget();
+    }
+    const target = this.targets.find(t => t.name === name);
+    if (!target) {
+      const known = this.targets.map(t => t.name).join(', ');
+      throw new InputError(
+        known
+          ? `Unknown cluster '${name}'; configured clusters are ${known}`
+          : `Unknown cluster '${name}'; no cluster is configured, services are dry-run`,
+      );
+    }
+    return target;
+  }
+}
+
+function readTarget(
+  entry: Config,
+  path: string,
+  kubernetesClusters: Map<string, Config>,
+): ClusterTarget {
+  const name = entry.getString('name');
+  const mode = (entry.getOptionalString('mode') ?? 'apply') as ClusterMode;
+  if (!MODES.includes(mode)) {
+    throw new Error(
+      `${path}.mode must be one of ${MODES.join(', ')}; got '${mode}'`,
+    );
+  }
+  if (mode !== 'apply') {
+    return { name, mode };
+  }
+  const kubeconfig = entry.getOptionalString('kubeconfig');
+  if (kubeconfig) {
+    return {
+      name,
+      mode,
+      connection: {
+        type: 'kubeconfig',
+        path: kubeconfig,
+        context: entry.getOptionalString('context'),
+      },
+    };
+  }
+  const cluster = kubernetesClusters.get(name);
+  if (!cluster) {
+    throw new Error(
+      `${path} '${name}' has mode apply but neither a kubeconfig nor a ` +
+        `kubernetes.clusterLocatorMethods cluster (type config) named '${name}'`,
+    );
+  }
+  return { name, mode, connection: readConnection(cluster, name) };
+}
+
+function readConnection(cluster: Config, name: string): ClusterConnection {
+  const authMetadata = cluster.getOptional<JsonObject>('authMetadata') ?? {};
+  const authProvider =
+    cluster.getOptionalString('authProvider') ??
+    stringOrUndefined(authMetadata['kubernetes.io/auth-provider']);
+  if (authProvider !== undefined && authProvider !== 'serviceAccount') {
+    throw new Error(
+      `Kubernetes cluster '${name}' uses authProvider '${authProvider}'; ` +
+        `applying GPU services supports 'serviceAccount' (or set gpu.clusters[].kubeconfig)`,
+    );
+  }
+  const serviceAccountToken =
+    cluster.getOptionalString('serviceAccountToken') ??
+    stringOrUndefined(authMetadata['kubernetes.io/service-account-token']);
+  if (!serviceAccountToken) {
+    throw new Error(
+      `Kubernetes cluster '${name}' has no serviceAccountToken; applying GPU services needs one ` +
+        `(or set gpu.clusters[].kubeconfig)`,
+    );
+  }
+  const connection: ServiceAccountConnection = {
+    type: 'serviceAccount',
+    url: cluster.getString('url'),
+    serviceAccountToken,
+    caData: cluster.getOptionalString('caData'),
+    caFile: cluster.getOptionalString('caFile'),
+    skipTLSVerify: cluster.getOptionalBoolean('skipTLSVerify') ?? false,
+  };
+  return connection;
+}
+
+function readKubernetesClusters(config: Config): Map<string, Config> {
+  const clusters = new Map<string, Config>();
+  const methods =
+    config.getOptionalConfigArray('kubernetes.clusterLocatorMethods') ?? [];
+  for (const method of methods) {
+    if (method.getString('type') !== 'config') {
+      continue;
+    }
+    for (const cluster of method.getOptionalConfigArray('clusters') ?? []) {
+      clusters.set(cluster.getString('name'), cluster);
+    }
+  }
+  return clusters;
+}
+
+function stringOrUndefined(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}

@@ -1,0 +1,258 @@
+import {
+  ApiException,
+  createConfiguration,
+  KubeConfig,
+  KubernetesObject,
+  KubernetesObjectApi,
+  Middleware,
+  PatchStrategy,
+  ServerConfiguration,
+} from '@kubernetes/client-node';
+import { FIELD_MANAGER } from '@internal/backstage-plugin-gpu-node';
+import { KubernetesRequestError } from './errors';
+import { ClusterConnection, KubernetesObjectClient, ObjectRef } from './types';
+
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+/** Options of {@link KubernetesClientFactory}. */
+export interface KubernetesClientFactoryOptions {
+  /** Field manager of server-side apply; `backstage-gpu` when omitted. */
+  fieldManager?: string;
+  /** Abort a request (including API discovery) after this long; 30 s when omitted. */
+  requestTimeoutMs?: number;
+}
+
+function kubeConfigFor(
+  name: string,
+  connection: ClusterConnection,
+): KubeConfig {
+  const kc = new KubeConfig();
+  if (connection.type === 'kubeconfig') {
+    kc.loadFromFile(connection.path);
+    if (connection.context) {
+      if (!kc.getContextObject(connection.context)) {
+        throw new Error(
+          `Cluster '${name}': kubeconfig ${connection.path} has no context '${connection.context}'`,
+        );
+      }
+      kc.setCurrentContext(connection.context);
+    }
+    return kc;
+  }
+  kc.loadFromOptions({
+    clusters: [
+      {
+        name,
+        server: connection.url,
+        caData: connection.caData,
+        caFile: connection.caFile,
+        skipTLSVerify: connection.skipTLSVerify ?? false,
+      },
+    ],
+    users: [{ name: 'backstage-gpu', token: connection.serviceAccountToken }],
+    contexts: [{ name, cluster: name, user: 'backstage-gpu' }],
+    currentContext: name,
+  });
+  return kc;
+}
+
+function makeObjectApi(
+  kc: KubeConfig,
+  requestTimeoutMs: number,
+): KubernetesObjectApi {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) {
+    throw new Error('The kubeconfig has no current cluster');
+  }
+  const timeout: Middleware = {
+    pre: async context => {
+      context.setSignal(AbortSignal.timeout(requestTimeoutMs));
+      return context;
+    },
+    post: async response => response,
+  };
+  // KubernetesObjectApi.makeApiClient offers no middleware; build the same
+  // configuration with a per-request timeout added.
+  return new KubernetesObjectApi(
+    createConfiguration({
+      baseServer: new ServerConfiguration(cluster.server, {}),
+      authMethods: { default: kc },
+      promiseMiddleware: [timeout],
+    }),
+  );
+}
+
+class ObjectApiClient implements KubernetesObjectClient {
+  constructor(
+    private readonly api: KubernetesObjectApi,
+    private readonly fieldManager: string,
+    private readonly requestTimeoutMs: number,
+  ) {}
+
+  async apply(object: KubernetesObject): Promise<KubernetesObject> {
+    // The library fills in defaults on the object it is given; keep ours intact.
+    const applied = await this.call(() =>
+      this.api.patch(
+        structuredClone(object),
+        undefined,
+        undefined,
+        this.fieldManager,
+        true,
+        PatchStrategy.ServerSideApply,
+      ),
+    );
+    return toPlain(applied);
+  }
+
+  async read(ref: ObjectRef): Promise<KubernetesObject> {
+    const live = await this.call(() => this.api.read(header(ref)));
+    return toPlain(live);
+  }
+
+  async list(options: {
+    apiVersion: string;
+    kind: string;
+    namespace?: string;
+    labelSelector: string;
+  }): Promise<{ items: KubernetesObject[] }> {
+    const list = await this.call(() =>
+      this.api.list(
+        options.apiVersion,
+        options.kind,
+        options.namespace,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        options.labelSelector,
+      ),
+    );
+    return { items: list.items.map(toPlain) };
+  }
+
+  async delete(ref: ObjectRef): Promise<void> {
+    await this.call(() => this.api.delete(header(ref)));
+  }
+
+  private async call<T>(request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      throw toRequestError(error, this.requestTimeoutMs);
+    }
+  }
+}
+
+function header(ref: ObjectRef) {
+  return {
+    apiVersion: ref.apiVersion,
+    kind: ref.kind,
+    metadata: {
+      name: ref.name,
+      ...(ref.namespace ? { namespace: ref.namespace } : {}),
+    },
+  };
+}
+
+/** Typed model instances (with Date fields) as the JSON the API server sent. */
+function toPlain(object: KubernetesObject): KubernetesObject {
+  return JSON.parse(JSON.stringify(object));
+}
+
+function toRequestError(
+  error: unknown,
+  requestTimeoutMs: number,
+): KubernetesRequestError {
+  if (error instanceof ApiException) {
+    const message = statusMessage(error.body) ?? `HTTP ${error.code}`;
+    const retryAfter = Number(error.headers?.['retry-after']);
+    return new KubernetesRequestError(
+      message,
+      'http',
+      error.code,
+      Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined,
+      error,
+    );
+  }
+  const e = error as { name?: unknown; type?: unknown; message?: unknown };
+  if (e?.name === 'AbortError' || e?.type === 'aborted') {
+    return new KubernetesRequestError(
+      `no answer within ${requestTimeoutMs} ms`,
+      'timeout',
+      undefined,
+      undefined,
+      error,
+    );
+  }
+  const message = typeof e?.message === 'string' ? e.message : String(error);
+  if (e?.name === 'FetchError') {
+    return new KubernetesRequestError(
+      message,
+      'network',
+      undefined,
+      undefined,
+      error,
+    );
+  }
+  return new KubernetesRequestError(
+    message,
+    'client',
+    undefined,
+    undefined,
+    error,
+  );
+}
+
+/** The `message` of a Kubernetes `Status` body (parsed or still JSON text), else the text. */
+function statusMessage(body: unknown): string | undefined {
+  let parsed = body;
+  if (typeof body === 'string') {
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      return body.trim() || undefined;
+    }
+  }
+  const message = (parsed as { message?: unknown } | undefined)?.message;
+  if (typeof message === 'string' && message) {
+    return message;
+  }
+  return typeof body === 'string' ? body.trim() || undefined : undefined;
+}
+
+/**
+ * The one place that uses `@kubernetes/client-node`: builds a client per cluster and
+ * turns the library's errors into {@link KubernetesRequestError}s.
+ *
+ * Clients are cached per cluster name, so API discovery (`GET /apis/<group>/<version>`,
+ * which `KubernetesObjectApi` needs to map a kind to its resource path) happens once
+ * per group version and process.
+ */
+export class KubernetesClientFactory {
+  private readonly clients = new Map<string, KubernetesObjectClient>();
+  private readonly fieldManager: string;
+  private readonly requestTimeoutMs: number;
+
+  constructor(options: KubernetesClientFactoryOptions = {}) {
+    this.fieldManager = options.fieldManager ?? FIELD_MANAGER;
+    this.requestTimeoutMs =
+      options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  }
+
+  /** The client of a cluster, created on first use. */
+  forCluster(
+    name: string,
+    connection: ClusterConnection,
+  ): KubernetesObjectClient {
+    let client = this.clients.get(name);
+    if (!client) {
+      client = new ObjectApiClient(
+        makeObjectApi(kubeConfigFor(name, connection), this.requestTimeoutMs),
+        this.fieldManager,
+        this.requestTimeoutMs,
+      );
+      this.clients.set(name, client);
+    }
+    return client;
+  }
+}

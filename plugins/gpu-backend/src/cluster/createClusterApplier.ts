@@ -1,0 +1,26 @@
+import type { LoggerService } from '@backstage/backend-plugin-api';
+import { KubernetesApplier } from './KubernetesApplier';
+import { KubernetesClientFactory } from './KubernetesClientFactory';
+import { ClusterApplier, ClusterTarget, RetryOptions } from './types';
+
+/**
+ * The applier of a target in `apply` mode; undefined for `gitops` and `dry-run`
+ * targets, whose manifests are only stored (and, for GitOps, handed on).
+ */
+export function createClusterApplier(options: {
+  target: ClusterTarget;
+  factory: KubernetesClientFactory;
+  retry?: RetryOptions;
+  logger?: LoggerService;
+}): ClusterApplier | undefined {
+  const { target, factory } = options;
+  if (target.mode !== 'apply' || !target.connection || !target.name) {
+    return undefined;
+  }
+  return new KubernetesApplier({
+    cluster: target.name,
+    client: factory.forCluster(target.name, target.connection),
+    retry: options.retry,
+    logger: options.logger,
+  });
+}

@@ -1,0 +1,9 @@
+export { ClusterConfig, DRY_RUN_TARGET } from './ClusterConfig';
+export { createClusterApplier } from './createClusterApplier';
+export { KubernetesApplyError, KubernetesRequestError } from './errors';
+export type { KubernetesFailure } from './errors';
+export { KubernetesApplier } from './KubernetesApplier';
+export type { KubernetesApplierOptions } from './KubernetesApplier';
+export { KubernetesClientFactory } from './KubernetesClientFactory';
+export type { KubernetesClientFactoryOptions } from './KubernetesClientFactory';
+export * from './types';

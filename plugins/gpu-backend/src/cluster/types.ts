@@ -1,0 +1,143 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+
+/**
+ * How services reach a cluster: `apply` (server-side apply through the Kubernetes
+ * API), `gitops` (manifests are handed to a publish step) or `dry-run` (rendered and
+ * stored only).
+ */
+export type ClusterMode = 'apply' | 'gitops' | 'dry-run';
+
+/** Credentials of a cluster taken from `kubernetes.clusterLocatorMethods`. */
+export interface ServiceAccountConnection {
+  type: 'serviceAccount';
+  /** API server URL. */
+  url: string;
+  serviceAccountToken: string;
+  /** Base64 PEM of the cluster CA. */
+  caData?: string;
+  /** Path of the cluster CA file. */
+  caFile?: string;
+  skipTLSVerify?: boolean;
+}
+
+/** Credentials of a cluster taken from a kubeconfig file. */
+export interface KubeconfigConnection {
+  type: 'kubeconfig';
+  path: string;
+  /** Context to use; the file's current context when omitted. */
+  context?: string;
+}
+
+/** How to reach and authenticate to one cluster. */
+export type ClusterConnection = ServiceAccountConnection | KubeconfigConnection;
+
+/** A configured destination of services. */
+export interface ClusterTarget {
+  /** Cluster name; undefined only for the implicit dry-run target. */
+  name?: string;
+  mode: ClusterMode;
+  /** Present exactly when `mode` is `apply`. */
+  connection?: ClusterConnection;
+}
+
+/** Identifies one object in a cluster. */
+export interface ObjectRef {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+}
+
+/** A kind to sweep, optionally limited to a namespace. */
+export interface OwnedKind {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+}
+
+/**
+ * The few Kubernetes calls the applier makes. Implemented over
+ * `@kubernetes/client-node` by `KubernetesClientFactory`; every failure is a
+ * `KubernetesRequestError`.
+ */
+export interface KubernetesObjectClient {
+  /** Server-side apply of the whole object with the configured field manager, forced. */
+  apply(object: KubernetesObject): Promise<KubernetesObject>;
+  /** The live object as plain JSON. */
+  read(ref: ObjectRef): Promise<KubernetesObject>;
+  /** One page of objects matching a label selector. */
+  list(options: {
+    apiVersion: string;
+    kind: string;
+    namespace?: string;
+    labelSelector: string;
+    continueToken?: string;
+  }): Promise<{ items: KubernetesObject[]; continueToken?: string }>;
+  delete(ref: ObjectRef): Promise<void>;
+}
+
+/** Retry policy for one Kubernetes request. */
+export interface RetryOptions {
+  /** Attempts per request including the first; 5 when omitted. */
+  maxAttempts?: number;
+  /** Delay before the second attempt, doubled for each further one; 200 ms when omitted. */
+  initialDelayMs?: number;
+  /** Longest delay, also the cap of a server's `Retry-After`; 5 s when omitted. */
+  maxDelayMs?: number;
+  /** Waits between attempts (injectable for tests). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** Outcome of applying one object. */
+export interface ApplyResult {
+  ref: ObjectRef;
+  /** Requests it took, 1 when the first succeeded. */
+  attempts: number;
+  /** `metadata.resourceVersion` the cluster returned. */
+  resourceVersion?: string;
+}
+
+/** Outcome of deleting one owned object. */
+export interface DeleteResult {
+  ref: ObjectRef;
+  outcome: 'deleted' | 'already-gone';
+}
+
+/** A managed field whose live value differs from the rendered one. */
+export interface FieldDrift {
+  /** JSON path, e.g. `spec.template.spec.containers[name=vllm].image`. */
+  path: string;
+  expected: unknown;
+  /** Undefined when the field is gone. */
+  actual?: unknown;
+}
+
+/** Drift of one rendered object. */
+export type ObjectDrift =
+  | { ref: ObjectRef; state: 'missing' }
+  | { ref: ObjectRef; state: 'changed'; fields: FieldDrift[] };
+
+/** What differs between rendered objects and the cluster. */
+export interface DriftReport {
+  inSync: boolean;
+  /** Only objects that drifted. */
+  drifted: ObjectDrift[];
+}
+
+/** Applies rendered objects to one cluster and reads them back. */
+export interface ClusterApplier {
+  readonly cluster: string;
+  /**
+   * Server-side applies each object in the given order, one request per object,
+   * retrying transient failures; throws `KubernetesApplyError` naming the object that
+   * failed (objects before it stay applied).
+   */
+  apply(objects: KubernetesObject[]): Promise<ApplyResult[]>;
+  /** Deletes every object of the given kinds labelled as owned by the service. */
+  deleteByOwnership(
+    serviceId: string,
+    kinds: OwnedKind[],
+  ): Promise<DeleteResult[]>;
+  /** Compares the fields we manage with the cluster. */
+  diff(objects: KubernetesObject[]): Promise<DriftReport>;
+}

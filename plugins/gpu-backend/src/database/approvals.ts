@@ -1,0 +1,88 @@
+import { ConflictError } from '@backstage/errors';
+import { randomUUID } from 'node:crypto';
+import { Knex } from 'knex';
+import { writeAuditEvent } from './audit';
+import { ApprovalRow, toApprovalRecord, toJson } from './rows';
+import {
+  ApprovalReason,
+  ApprovalRecord,
+  ReservationRecord,
+  ServiceChange,
+  ServiceRecord,
+} from './types';
+
+export async function insertApproval(
+  tx: Knex.Transaction,
+  options: {
+    service: ServiceRecord;
+    reservation: ReservationRecord;
+    kind: 'create' | 'change';
+    reasons: ApprovalReason[];
+    proposal?: ServiceChange;
+    now: Date;
+    actor: string;
+  },
+): Promise<ApprovalRecord> {
+  const row: ApprovalRow = {
+    id: randomUUID(),
+    service_id: options.service.id,
+    reservation_id: options.reservation.id,
+    team: options.service.team,
+    kind: options.kind,
+    reasons: JSON.stringify(options.reasons),
+    proposal: toJson(options.proposal),
+    state: 'pending',
+    requested_by: options.actor,
+    requested_at: options.now,
+    decided_by: null,
+    decided_at: null,
+    comment: null,
+  };
+  await tx<ApprovalRow>('approvals').insert(row);
+  const approval = toApprovalRecord(row);
+  await writeAuditEvent(tx, {
+    actor: options.actor,
+    action: 'approval.request',
+    subjectType: 'approval',
+    subjectId: approval.id,
+    team: approval.team,
+    after: approval,
+  });
+  return approval;
+}
+
+export async function setApprovalState(
+  tx: Knex.Transaction,
+  before: ApprovalRecord,
+  state: 'approved' | 'rejected',
+  actor: string,
+  now: Date,
+  comment?: string,
+): Promise<ApprovalRecord> {
+  const changed = await tx<ApprovalRow>('approvals')
+    .where({ id: before.id, state: 'pending' })
+    .update({
+      state,
+      decided_by: actor,
+      decided_at: now,
+      comment: comment ?? null,
+    });
+  if (changed !== 1) {
+    throw new ConflictError(
+      `Approval ${before.id} was decided concurrently; reload it`,
+    );
+  }
+  const after = toApprovalRecord(
+    (await tx<ApprovalRow>('approvals').where({ id: before.id }).first())!,
+  );
+  await writeAuditEvent(tx, {
+    actor,
+    action: state === 'approved' ? 'approval.approve' : 'approval.reject',
+    subjectType: 'approval',
+    subjectId: before.id,
+    team: before.team,
+    before,
+    after,
+  });
+  return after;
+}

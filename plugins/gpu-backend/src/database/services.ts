@@ -1,0 +1,106 @@
+import { NotFoundError } from '@backstage/errors';
+import { Knex } from 'knex';
+import { writeAuditEvent } from './audit';
+import { serviceAuditView, ServiceRow, toJson, toServiceRecord } from './rows';
+import { isPostgres } from './transactions';
+import { ServiceChange, ServiceRecord, ServiceStatus } from './types';
+
+export async function readService(
+  tx: Knex.Transaction,
+  id: string,
+): Promise<ServiceRecord> {
+  const row = isUuid(id)
+    ? await tx<ServiceRow>('services').where({ id }).first()
+    : undefined;
+  if (!row) {
+    throw new NotFoundError(`No service with id '${id}'`);
+  }
+  return toServiceRecord(row);
+}
+
+export async function lockService(
+  tx: Knex.Transaction,
+  id: string,
+): Promise<ServiceRecord> {
+  if (!isUuid(id)) {
+    throw new NotFoundError(`No service with id '${id}'`);
+  }
+  const query = tx<ServiceRow>('services').where({ id }).first();
+  const row = await (isPostgres(tx) ? query.forUpdate() : query);
+  if (!row) {
+    throw new NotFoundError(`No service with id '${id}'`);
+  }
+  return toServiceRecord(row);
+}
+
+export async function setServiceStatus(
+  tx: Knex.Transaction,
+  before: ServiceRecord,
+  options: {
+    status: ServiceStatus;
+    statusReason?: string;
+    actor: string;
+    now: Date;
+  },
+): Promise<ServiceRecord> {
+  await tx<ServiceRow>('services')
+    .where({ id: before.id })
+    .update({
+      status: options.status,
+      status_reason: options.statusReason ?? null,
+      updated_by: options.actor,
+      updated_at: options.now,
+    });
+  const after = await readService(tx, before.id);
+  await writeAuditEvent(tx, {
+    actor: options.actor,
+    action: 'service.status',
+    subjectType: 'service',
+    subjectId: before.id,
+    team: before.team,
+    before: serviceAuditView(before),
+    after: serviceAuditView(after),
+  });
+  return after;
+}
+
+export async function applyServiceChange(
+  tx: Knex.Transaction,
+  before: ServiceRecord,
+  change: ServiceChange,
+  actor: string,
+  now: Date,
+): Promise<ServiceRecord> {
+  await tx<ServiceRow>('services')
+    .where({ id: before.id })
+    .update({
+      tier: change.tier,
+      pool: change.pool,
+      request: JSON.stringify(change.request),
+      placement: JSON.stringify(change.placement),
+      ...(change.quote !== undefined && { quote: toJson(change.quote) }),
+      ...(change.manifests !== undefined && {
+        manifests: toJson(change.manifests),
+      }),
+      updated_by: actor,
+      updated_at: now,
+    });
+  const after = await readService(tx, before.id);
+  await writeAuditEvent(tx, {
+    actor,
+    action: 'service.change',
+    subjectType: 'service',
+    subjectId: before.id,
+    team: before.team,
+    before: serviceAuditView(before),
+    after: serviceAuditView(after),
+  });
+  return after;
+}
+
+/** Ids are UUIDs; anything else cannot exist (and PostgreSQL would reject it). */
+export function isUuid(value: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(
+    value,
+  );
+}
