@@ -16,5 +16,9 @@ export const DEFAULT_IMAGES = {
 export const DEFAULT_PROMETHEUS_SERVER_ADDRESS =
   'http://prometheus-operated.monitoring.svc:9090';
 
-/** Container ports of the runtimes. */
+/**
+ * HTTP ports of the runtimes (the Service exposes the same port).
+ *
+ * @public
+ */
 export const RUNTIME_PORTS = { vllm: 8000, ollama: 11434 } as const;

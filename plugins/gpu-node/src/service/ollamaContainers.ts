@@ -6,9 +6,12 @@ import { ServiceContext } from './resolveServiceContext';
 /** Mount path of the model store in the Ollama containers. */
 export const OLLAMA_MODELS_PATH = '/root/.ollama';
 
-/** Starts a throw-away server, waits for it, pulls the model into the shared volume. */
-const PULL_SCRIPT =
-  'ollama serve >/dev/null 2>&1 & until ollama list >/dev/null 2>&1; do sleep 1; done; ollama pull "$OLLAMA_MODEL"';
+/** Starts a throw-away server, waits up to a minute for it, pulls the model into the shared volume. */
+const PULL_SCRIPT = [
+  'ollama serve >/dev/null 2>&1 &',
+  'for i in $(seq 60); do ollama list >/dev/null 2>&1 && break; sleep 1; done;',
+  'ollama pull "$OLLAMA_MODEL"',
+].join(' ');
 
 function rootProbe(periodSeconds: number, failureThreshold: number): V1Probe {
   return {
