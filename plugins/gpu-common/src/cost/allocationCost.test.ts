@@ -138,6 +138,49 @@ describe('scaleUsd', () => {
     expect(scaleUsd(10, [0.1 + 0.2])).toBe(3); // 0.30000000000000004 is used as the decimal it prints
   });
 
+  it('rounds negative amounts half-to-even too', () => {
+    expect(scaleUsd(-3, [0.5])).toBe(-2);
+    expect(scaleUsd(-5, [0.5])).toBe(-2);
+    expect(scaleUsd(-1, [0.5])).toBe(0);
+  });
+
+  it('agrees with exact bigint arithmetic, below and beyond 2^52', () => {
+    const fractions: Array<[number, number]> = [
+      [1, 7],
+      [3, 7],
+      [2, 5],
+      [1, 48],
+      [7, 4],
+      [22, 7],
+    ];
+    fc.assert(
+      fc.property(
+        // Up to 10^11 micro-dollars x 22 x 10,000 hours: numerators well beyond 2^52, results within range.
+        fc.integer({ min: -1e11, max: 1e11 }),
+        fc.constantFrom(...fractions),
+        fc.integer({ min: 0, max: 10_000 }),
+        fc.integer({ min: 1, max: 64 }),
+        (amount, [n, d], hours, divisor) => {
+          const numerator = BigInt(amount) * BigInt(n) * BigInt(hours);
+          const denominator = BigInt(d) * BigInt(divisor);
+          const magnitude = numerator < 0n ? -numerator : numerator;
+          let quotient = magnitude / denominator;
+          const twice = (magnitude % denominator) * 2n;
+          if (
+            twice > denominator ||
+            (twice === denominator && quotient % 2n === 1n)
+          ) {
+            quotient += 1n;
+          }
+          const expected = Number(numerator < 0n ? -quotient : quotient);
+          expect(scaleUsd(amount, [n / d, hours], [divisor])).toBe(
+            expected === 0 ? 0 : expected,
+          );
+        },
+      ),
+    );
+  });
+
   it('rejects bad divisors', () => {
     expect(() => scaleUsd(1, [], [0])).toThrow(/above 0/);
   });
