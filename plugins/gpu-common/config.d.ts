@@ -156,5 +156,24 @@ export interface Config {
 
     /** Hours in a billing month for projections (default 730). */
     hoursPerMonth?: number;
+
+    /**
+     * Clusters the gpu backend deploys to. Without any, services are rendered and stored only (dry-run).
+     * An `apply` cluster takes its credentials from a kubeconfig file or from the `kubernetes` section's
+     * cluster of the same name (service account).
+     */
+    clusters?: Array<{
+      /** Cluster name; matches `kubernetes.clusterLocatorMethods[].clusters[].name` when no kubeconfig is given. */
+      name: string;
+      /** `apply` (default) applies with server-side apply, `gitops` hands manifests on, `dry-run` only stores them. */
+      mode?: 'apply' | 'gitops' | 'dry-run';
+      /**
+       * Path of a kubeconfig file with the credentials.
+       * @visibility secret
+       */
+      kubeconfig?: string;
+      /** Context of the kubeconfig to use; its current context when omitted. */
+      context?: string;
+    }>;
   };
 }

@@ -2,14 +2,23 @@ import {
   coreServices,
   createBackendPlugin,
 } from '@backstage/backend-plugin-api';
-import { readPlatformConfig } from '@internal/backstage-plugin-gpu-common';
+import {
+  gpuPermissions,
+  readPlatformConfig,
+} from '@internal/backstage-plugin-gpu-common';
+import {
+  ClusterConfig,
+  createClusterApplier,
+  KubernetesClientFactory,
+} from './cluster';
 import { DatabaseGpuStore } from './database';
 import { createRouter } from './router';
 import { createQuoteService } from './services/QuoteService';
 import { seedQuotas } from './services/seedQuotas';
+import { ServiceManager } from './services/ServiceManager';
 
 /**
- * The `gpu` backend plugin: the platform model, quotes, service requests and governance.
+ * The `gpu` backend plugin: the platform model, quotes, service requests, quota, approvals, audit and applying.
  *
  * @public
  */
@@ -19,21 +28,64 @@ export const gpuPlugin = createBackendPlugin({
     env.registerInit({
       deps: {
         config: coreServices.rootConfig,
+        database: coreServices.database,
         httpAuth: coreServices.httpAuth,
         httpRouter: coreServices.httpRouter,
         logger: coreServices.logger,
-        database: coreServices.database,
+        permissions: coreServices.permissions,
+        permissionsRegistry: coreServices.permissionsRegistry,
+        userInfo: coreServices.userInfo,
       },
-      async init({ config, httpAuth, httpRouter, logger, database }) {
+      async init({
+        config,
+        database,
+        httpAuth,
+        httpRouter,
+        logger,
+        permissions,
+        permissionsRegistry,
+        userInfo,
+      }) {
         const platform = readPlatformConfig(config);
+        const clusterConfig = ClusterConfig.fromConfig(config);
+        const target = clusterConfig.defaultTarget();
+        const applier = createClusterApplier({
+          target,
+          factory: new KubernetesClientFactory(),
+          logger,
+        });
         logger.info('Loaded GPU platform', {
           pools: platform.pools.length,
           teams: platform.teams.length,
+          cluster: target.name ?? 'none',
+          mode: target.mode,
         });
+
+        permissionsRegistry.addPermissions(gpuPermissions);
         const store = await DatabaseGpuStore.create({ database });
         await seedQuotas({ platform, store, logger });
         const quotes = createQuoteService({ platform, store });
-        httpRouter.use(await createRouter({ httpAuth, platform, quotes }));
+        const services = new ServiceManager({
+          platform,
+          store,
+          quotes,
+          target,
+          applier,
+          logger,
+        });
+
+        httpRouter.use(
+          await createRouter({
+            httpAuth,
+            permissions,
+            userInfo,
+            platform,
+            quotes,
+            store,
+            services,
+            clusters: clusterConfig.list(),
+          }),
+        );
         httpRouter.addAuthPolicy({ path: '/health', allow: 'unauthenticated' });
       },
     });

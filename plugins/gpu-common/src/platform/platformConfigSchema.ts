@@ -111,6 +111,8 @@ export const platformConfigSchema = strict({
     cohort: z.string().optional(),
   }).optional(),
   hoursPerMonth: z.number().positive().max(744).optional(),
+  /** Read by the gpu backend's cluster config (`gpu.clusters`), not part of the platform model. */
+  clusters: z.array(z.unknown()).optional(),
 });
 
 /**

@@ -20,7 +20,7 @@ describe('gpu:service:quote examples', () => {
     const input = yaml.parse(example.example).steps[0].input;
     const ctx = createMockActionContext({ input });
     await action.handler(ctx);
-    const recommended = ctx.output.mock.calls.find(([k]) => k === 'recommended')?.[1];
+    const recommended = (ctx.output as jest.Mock).mock.calls.find(([k]: [string]) => k === 'recommended')?.[1];
     expect(recommended).toBeDefined();
   });
 });

@@ -1,0 +1,237 @@
+import { LoggerService } from '@backstage/backend-plugin-api';
+import { NotFoundError } from '@backstage/errors';
+import {
+  CreateServiceBody,
+  Platform,
+  ServiceRequest,
+  UpdateServiceBody,
+  validateServiceRequest,
+} from '@internal/backstage-plugin-gpu-common';
+import {
+  renderServiceManifests,
+  renderTeamManifests,
+} from '@internal/backstage-plugin-gpu-node';
+import { KubernetesObject } from '@kubernetes/client-node';
+import { ClusterApplier, ClusterTarget } from '../cluster';
+import {
+  ApprovalRecord,
+  GpuStore,
+  ServiceRecord,
+  StoredManifest,
+} from '../database';
+import { chooseOption, placementOf } from './chooseOption';
+import { QuoteService } from './QuoteService';
+
+/** Creates, changes, deploys and tears down GPU model services; the one place that decides, records and applies. */
+export class ServiceManager {
+  constructor(
+    private readonly options: {
+      platform: Platform;
+      store: GpuStore;
+      quotes: QuoteService;
+      target: ClusterTarget;
+      applier?: ClusterApplier;
+      logger: LoggerService;
+    },
+  ) {}
+
+  async create(
+    body: CreateServiceBody,
+    actor: string,
+  ): Promise<{ created: boolean; service: ServiceRecord; approval?: ApprovalRecord }> {
+    const { platform, store, quotes, target } = this.options;
+    const request = validateServiceRequest(platform, body.request);
+    const quote = await quotes.quote(request);
+    const option = chooseOption(quote);
+    const placement = placementOf(option);
+    const namespace = this.namespaceOf(request);
+    const result = await store.createServiceWithReservation({
+      name: request.name,
+      team: request.team,
+      namespace,
+      entityRef: body.entityRef,
+      environment: request.environment,
+      tier: placement.tier,
+      pool: placement.pool,
+      request: { ...request, namespace },
+      placement,
+      cluster: target.name,
+      mode: target.mode,
+      requestKey: body.requestKey,
+      reservation: {
+        gpuEquivalents: option.gpuEquivalents,
+        monthlyCostMicros: option.cost.monthly,
+      },
+      policy: {
+        approvalReasons:
+          option.verdict === 'needs-approval'
+            ? option.reasons.map(message => ({ code: 'policy', message }))
+            : undefined,
+        whenOverQuota: 'require-approval',
+      },
+      actor,
+    });
+    if (!result.created) {
+      return result;
+    }
+    this.options.logger.info('Created GPU service', {
+      serviceId: result.service.id,
+      team: request.team,
+      tier: placement.tier,
+      pool: placement.pool,
+      status: result.service.status,
+    });
+    if (result.service.status !== 'approved') {
+      return result;
+    }
+    return { ...result, service: await this.deploy(result.service, actor) };
+  }
+
+  async get(id: string): Promise<ServiceRecord> {
+    const service = await this.options.store.getService(id);
+    if (!service) {
+      throw new NotFoundError(`No GPU service with id ${id}`);
+    }
+    return service;
+  }
+
+  async update(id: string, change: UpdateServiceBody, actor: string) {
+    const { platform, store, quotes } = this.options;
+    const current = await this.get(id);
+    const request: ServiceRequest = validateServiceRequest(platform, {
+      ...current.request,
+      ...(change.model !== undefined ? { model: change.model } : {}),
+      ...(change.replicas !== undefined ? { replicas: change.replicas } : {}),
+      ...(change.tier !== undefined ? { tier: change.tier } : {}),
+      ...(change.pool !== undefined ? { pool: change.pool } : {}),
+    });
+    const option = chooseOption(await quotes.quote(request));
+    const placement = placementOf(option);
+    const result = await store.replaceReservation({
+      serviceId: id,
+      change: { tier: placement.tier, pool: placement.pool, request, placement },
+      reservation: {
+        gpuEquivalents: option.gpuEquivalents,
+        monthlyCostMicros: option.cost.monthly,
+      },
+      policy: {
+        approvalReasons:
+          option.verdict === 'needs-approval'
+            ? option.reasons.map(message => ({ code: 'policy', message }))
+            : undefined,
+        whenOverQuota: 'require-approval',
+      },
+      actor,
+    });
+    if (result.outcome === 'pending-approval') {
+      return { service: result.service, approval: result.approval };
+    }
+    return { service: await this.deploy(result.service, actor) };
+  }
+
+  /** Renders the service and applies it (apply mode) or stores the manifests (gitops, dry-run). */
+  async deploy(service: ServiceRecord, actor: string): Promise<ServiceRecord> {
+    const { platform, store, applier, target, logger } = this.options;
+    const manifests: KubernetesObject[] = [
+      ...renderTeamManifests(platform, service.team).filter(
+        object => object.metadata?.namespace === service.namespace,
+      ),
+      ...renderServiceManifests(platform, service.request, service.placement, {
+        serviceId: service.id,
+      }),
+    ];
+    const stored = manifests as StoredManifest[];
+    if (!applier) {
+      return store.updateServiceStatus({
+        id: service.id,
+        status: 'approved',
+        statusReason:
+          target.mode === 'gitops'
+            ? 'Rendered for GitOps: publish the manifests; nothing was applied by Backstage'
+            : 'Dry-run: no cluster is configured, the manifests are rendered and stored but not applied',
+        manifests: stored,
+        actor,
+      });
+    }
+    await store.updateServiceStatus({
+      id: service.id,
+      status: 'applying',
+      manifests: stored,
+      actor,
+    });
+    try {
+      await applier.apply(manifests);
+      return await store.updateServiceStatus({
+        id: service.id,
+        status: 'ready',
+        actor,
+      });
+    } catch (error) {
+      logger.warn('Applying GPU service failed', {
+        serviceId: service.id,
+        error: String(error),
+      });
+      return store.updateServiceStatus({
+        id: service.id,
+        status: 'failed',
+        statusReason: `${(error as Error).message} (quota stays reserved; retry the apply or delete the service)`,
+        actor,
+      });
+    }
+  }
+
+  /** Deletes what was applied (by ownership label), releases the quota, keeps the record. */
+  async teardown(id: string, actor: string): Promise<ServiceRecord> {
+    const { store, applier } = this.options;
+    const service = await this.get(id);
+    if (service.status === 'deleted') {
+      return service;
+    }
+    if (applier && service.manifests?.length) {
+      await store.updateServiceStatus({ id, status: 'deleting', actor });
+      const kinds = uniqueKinds(
+        service.manifests.filter(
+          m => (m.metadata as { labels?: Record<string, string> })?.labels?.[
+            'gpu.backstage.io/service-id'
+          ] === id,
+        ),
+      );
+      try {
+        await applier.deleteByOwnership(id, kinds);
+      } catch (error) {
+        return store.updateServiceStatus({
+          id,
+          status: 'failed',
+          statusReason: `Teardown failed: ${(error as Error).message} (quota stays reserved; retry the delete)`,
+          actor,
+        });
+      }
+    }
+    return store.updateServiceStatus({
+      id,
+      status: 'deleted',
+      statusReason: applier ? 'Deleted from the cluster' : 'Deleted (nothing was applied)',
+      releaseReservation: true,
+      actor,
+    });
+  }
+
+  private namespaceOf(request: ServiceRequest): string {
+    if (request.namespace) return request.namespace;
+    const team = this.options.platform.teams.find(t => t.name === request.team);
+    return team!.namespaces[0];
+  }
+}
+
+function uniqueKinds(manifests: StoredManifest[]) {
+  const seen = new Map<string, { apiVersion: string; kind: string; namespace?: string }>();
+  for (const m of manifests) {
+    const namespace = (m.metadata as { namespace?: string } | undefined)?.namespace;
+    seen.set(`${m.apiVersion}/${m.kind}/${namespace ?? ''}`, {
+      apiVersion: m.apiVersion,
+      kind: m.kind,
+      ...(namespace ? { namespace } : {}),
+    });
+  }
+  return [...seen.values()];
+}

@@ -1,0 +1,58 @@
+import {
+  ApprovalView,
+  formatUsd,
+  GpuServiceView,
+} from '@internal/backstage-plugin-gpu-common';
+import { serviceObjectNames } from '@internal/backstage-plugin-gpu-node';
+import { ApprovalRecord, ReservationRecord, ServiceRecord } from '../database';
+
+/** Annotation on a catalog Component naming the gpu service behind it. */
+export const SERVICE_ID_ANNOTATION = 'gpu.backstage.io/service-id';
+
+/** The API's view of a stored service. */
+export function toServiceView(
+  service: ServiceRecord,
+  reservation?: ReservationRecord,
+  approval?: ApprovalRecord,
+): GpuServiceView {
+  const names = serviceObjectNames(service.request.name);
+  const port = service.request.runtime === 'vllm' ? 8000 : 11434;
+  return {
+    id: service.id,
+    name: service.name,
+    team: service.team,
+    namespace: service.namespace,
+    entityRef: service.entityRef,
+    environment: service.environment,
+    status: service.status,
+    statusReason: service.statusReason,
+    request: service.request,
+    placement: service.placement,
+    gpuEquivalents: reservation?.gpuEquivalents ?? 0,
+    monthlyCost: formatUsd(reservation?.monthlyCostMicros ?? 0),
+    cluster: service.cluster,
+    mode: service.mode,
+    endpoint: `http://${names.service}.${service.namespace}.svc.cluster.local:${port}`,
+    annotations: {
+      'backstage.io/kubernetes-id': service.name,
+      'backstage.io/kubernetes-namespace': service.namespace,
+      [SERVICE_ID_ANNOTATION]: service.id,
+    },
+    ...(approval ? { approval: toApprovalView(approval) } : {}),
+    createdBy: service.createdBy,
+    createdAt: service.createdAt,
+    updatedAt: service.updatedAt,
+  };
+}
+
+export function toApprovalView(approval: ApprovalRecord): ApprovalView {
+  return {
+    id: approval.id,
+    serviceId: approval.serviceId,
+    state: approval.state,
+    reasons: approval.reasons,
+    decidedBy: approval.decidedBy,
+    decidedAt: approval.decidedAt,
+    comment: approval.comment,
+  };
+}
