@@ -2,7 +2,7 @@ import { mockServices, registerMswTestHooks } from '@backstage/backend-test-util
 import { createMockActionContext } from '@backstage/plugin-scaffolder-node-test-utils';
 import { setupServer } from 'msw/node';
 import yaml from 'yaml';
-import { fakeGpuBackend } from '../testUtils/fakeGpuBackend';
+import { fakeGpuBackend } from '../__testUtils__/fakeGpuBackend';
 import { createServiceQuoteAction } from './serviceQuote';
 import { examples } from './serviceQuote.examples';
 

@@ -1,7 +1,7 @@
 import { mockServices, registerMswTestHooks } from '@backstage/backend-test-utils';
 import { createMockActionContext } from '@backstage/plugin-scaffolder-node-test-utils';
 import { setupServer } from 'msw/node';
-import { fakeGpuBackend } from '../testUtils/fakeGpuBackend';
+import { fakeGpuBackend } from '../__testUtils__/fakeGpuBackend';
 import { createServiceQuoteAction } from './serviceQuote';
 
 describe('gpu:service:quote', () => {

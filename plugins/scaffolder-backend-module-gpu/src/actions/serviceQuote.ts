@@ -65,9 +65,9 @@ export function createServiceQuoteAction(options: {
         monthlyCost: formatUsd(option.cost.monthly),
         policy: option.verdict,
       });
-      const options = quote.options.map(summarise);
+      const feasible = quote.options.map(summarise);
       ctx.logger.info(
-        `${options.length} option(s) for ${ctx.input.name}; recommended: ${
+        `${feasible.length} option(s) for ${ctx.input.name}; recommended: ${
           quote.recommended
             ? `${quote.recommended.slice.tier} on ${quote.recommended.slice.pool}`
             : 'none'
@@ -76,7 +76,7 @@ export function createServiceQuoteAction(options: {
       if (quote.recommended) {
         ctx.output('recommended', summarise(quote.recommended));
       }
-      ctx.output('options', options);
+      ctx.output('options', feasible);
       ctx.output(
         'unavailable',
         quote.unavailable.map(u => ({
