@@ -265,7 +265,14 @@ export async function createRouter(options: RouterOptions): Promise<express.Rout
     const { comment } = parse(decisionBody, req.body, 'decision');
     const decision = req.params.decision as 'approve' | 'reject';
     const actor = actorOf(credentials);
-    const result = await store.decideApproval({ id: req.params.id, decision, actor, comment });
+    // Approving is the approver's decision to grant a request outside quota or budget.
+    const result = await store.decideApproval({
+      id: req.params.id,
+      decision,
+      actor,
+      comment,
+      allowOverQuota: decision === 'approve',
+    });
     let service = await services.get(result.approval.serviceId);
     if (decision === 'approve' && service.status === 'approved') {
       service = await services.deploy(service, actor);

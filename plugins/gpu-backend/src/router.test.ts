@@ -1,0 +1,174 @@
+import { createServiceFactory } from '@backstage/backend-plugin-api';
+import {
+  mockCredentials,
+  mockServices,
+  startTestBackend,
+} from '@backstage/backend-test-utils';
+import { coreServices } from '@backstage/backend-plugin-api';
+import { AuthorizeResult } from '@backstage/plugin-permission-common';
+import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
+import fc from 'fast-check';
+import request from 'supertest';
+import { gpuPlugin } from './plugin';
+
+const summariser = {
+  name: 'summariser',
+  team: 'ml-platform',
+  model: 'llama-3.1-8b',
+  runtime: 'vllm',
+  dtype: 'bf16',
+  maxModelLen: 8192,
+  concurrency: 64,
+  replicas: 1,
+  environment: 'production',
+  tier: 'dedicated',
+  pool: 'l4-ondemand',
+};
+
+function userInfoWithGroups(groups: string[]) {
+  return createServiceFactory({
+    service: coreServices.userInfo,
+    deps: {},
+    factory: () =>
+      mockServices.userInfo({
+        userEntityRef: mockCredentials.user().principal.userEntityRef,
+        ownershipEntityRefs: groups.map(g => `group:default/${g}`),
+      }),
+  });
+}
+
+async function start(options: { groups?: string[]; allow?: boolean } = {}) {
+  const { server } = await startTestBackend({
+    features: [
+      gpuPlugin,
+      mockServices.rootConfig.factory({ data: { gpu: demoPlatformConfig } }),
+      userInfoWithGroups(options.groups ?? ['ml-platform', 'platform-team']),
+      ...(options.allow === false
+        ? [
+            mockServices.permissions.mock({
+              authorize: async requests =>
+                requests.map(() => ({ result: AuthorizeResult.DENY })),
+            }).factory,
+          ]
+        : []),
+    ],
+  });
+  return server;
+}
+
+describe('gpu service routes (dry-run cluster)', () => {
+  it('creates a service, reserves quota in the same step, renders and stores the manifests', async () => {
+    const server = await start();
+    const created = await request(server)
+      .post('/api/gpu/services')
+      .send({ request: summariser, entityRef: 'component:default/summariser', requestKey: 'k1' })
+      .expect(201);
+    expect(created.body).toMatchObject({
+      name: 'summariser',
+      status: 'approved',
+      mode: 'dry-run',
+      placement: { tier: 'dedicated', pool: 'l4-ondemand', gpusPerReplica: 1 },
+      gpuEquivalents: 1,
+      monthlyCost: '$587.50',
+      annotations: { 'gpu.backstage.io/service-id': created.body.id },
+    });
+    expect(created.body.statusReason).toMatch(/dry-run/i);
+
+    const again = await request(server)
+      .post('/api/gpu/services')
+      .send({ request: summariser, requestKey: 'k1' })
+      .expect(200);
+    expect(again.body.id).toBe(created.body.id);
+
+    const detail = await request(server).get(`/api/gpu/services/${created.body.id}`).expect(200);
+    const kinds = detail.body.manifests.map((m: { kind: string }) => m.kind);
+    expect(kinds).toEqual(expect.arrayContaining(['Deployment', 'Service', 'LocalQueue', 'PodDisruptionBudget']));
+
+    const quota = await request(server).get('/api/gpu/teams/ml-platform/quota').expect(200);
+    expect(quota.body.reservedGpuEquivalents['l4-ondemand']).toBe(1);
+
+    const deleted = await request(server).delete(`/api/gpu/services/${created.body.id}`).expect(200);
+    expect(deleted.body.status).toBe('deleted');
+    const after = await request(server).get('/api/gpu/teams/ml-platform/quota').expect(200);
+    expect(after.body.reservedGpuEquivalents['l4-ondemand'] ?? 0).toBe(0);
+    await request(server).get(`/api/gpu/services/${created.body.id}`).expect(200);
+
+    const audit = await request(server).get('/api/gpu/audit').expect(200);
+    const actions = audit.body.items.map((e: { action: string }) => e.action);
+    expect(actions).toEqual(expect.arrayContaining(['service.create', 'reservation.release']));
+  });
+
+  it('sends a request over quota to approval, and approving deploys it', async () => {
+    const server = await start();
+    const big = { ...summariser, name: 'big', replicas: 5 };
+    const pending = await request(server).post('/api/gpu/services').send({ request: big }).expect(201);
+    expect(pending.body.status).toBe('pending-approval');
+    expect(pending.body.approval.reasons.length).toBeGreaterThan(0);
+
+    const approvals = await request(server).get('/api/gpu/approvals?state=pending').expect(200);
+    expect(approvals.body.items).toHaveLength(1);
+    const decided = await request(server)
+      .post(`/api/gpu/approvals/${approvals.body.items[0].id}/approve`)
+      .send({ comment: 'launch week' })
+      .expect(200);
+    expect(decided.body.service.status).toBe('approved');
+  });
+
+  it('forbids users outside the team and callers without the permission, leaving nothing behind', async () => {
+    const outsider = await start({ groups: ['search'] });
+    const res = await request(outsider).post('/api/gpu/services').send({ request: summariser }).expect(403);
+    expect(res.body.error.message).toMatch(/not a member of team ml-platform/);
+    expect((await request(outsider).get('/api/gpu/services').expect(200)).body.items).toEqual([]);
+
+    const denied = await start({ allow: false });
+    await request(denied).post('/api/gpu/services').send({ request: summariser }).expect(403);
+    await request(denied).put('/api/gpu/teams/ml-platform/quota').send({ pools: {}, monthlyBudget: '1' }).expect(403);
+    await request(denied).post('/api/gpu/approvals/x/approve').send({}).expect(403);
+    expect((await request(denied).get('/api/gpu/services').expect(200)).body.items).toEqual([]);
+  });
+
+  it('rejects bad input with 400 and a message naming the problem', async () => {
+    const server = await start();
+    const bad = await request(server)
+      .post('/api/gpu/services')
+      .send({ request: { ...summariser, tier: 'mps' } })
+      .expect(400);
+    expect(bad.body.error.message).toMatch(/mps/);
+    const quota = await request(server)
+      .put('/api/gpu/teams/ml-platform/quota')
+      .send({ pools: { nope: 1 }, monthlyBudget: '100' })
+      .expect(400);
+    expect(quota.body.error.message).toMatch(/nope/);
+    await request(server).patch('/api/gpu/services/unknown').send({ replicas: 2 }).expect(404);
+    const q = await request(server).get('/api/gpu/teams/ml-platform/quota').expect(200);
+    expect(q.body.reservedGpuEquivalents).toEqual({});
+  });
+
+  it('answers random bodies on every route with 2xx or 4xx, never 5xx', async () => {
+    const server = await start();
+    const routes: [string, string][] = [
+      ['post', '/api/gpu/quote'],
+      ['post', '/api/gpu/services'],
+      ['patch', '/api/gpu/services/x'],
+      ['put', '/api/gpu/teams/ml-platform/quota'],
+      ['post', '/api/gpu/approvals/x/approve'],
+      ['get', '/api/gpu/services'],
+    ];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...routes),
+        fc.oneof(
+          fc.object(),
+          fc.array(fc.jsonValue()),
+          fc.record({ request: fc.dictionary(fc.constantFrom(...Object.keys(summariser)), fc.jsonValue()) }),
+          fc.dictionary(fc.constantFrom(...Object.keys(summariser)), fc.jsonValue()),
+        ),
+        async ([method, path], body) => {
+          const res = await (request(server) as any)[method](path).send(body as object);
+          expect(res.status).toBeLessThan(500);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
