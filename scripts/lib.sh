@@ -75,6 +75,5 @@ ensure_postgres() {
     su postgres -c "psql -q -c \"ALTER USER postgres PASSWORD 'postgres'\"" >/dev/null
   fi
   export "BACKSTAGE_TEST_DATABASE_POSTGRES${version}_CONNECTION_STRING=postgresql://postgres:postgres@127.0.0.1:5432"
-  export GPU_TEST_POSTGRES_ID="POSTGRES_${version}"
   export GPU_REQUIRE_POSTGRES=1
 }
