@@ -1,11 +1,8 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 
-/**
- * How services reach a cluster: `apply` (server-side apply through the Kubernetes
- * API), `gitops` (manifests are handed to a publish step) or `dry-run` (rendered and
- * stored only).
- */
-export type ClusterMode = 'apply' | 'gitops' | 'dry-run';
+import type { ClusterMode } from '@internal/backstage-plugin-gpu-common';
+
+export type { ClusterMode };
 
 /** Credentials of a cluster taken from `kubernetes.clusterLocatorMethods`. */
 export interface ServiceAccountConnection {

@@ -1,21 +1,13 @@
 import type { JsonObject } from '@backstage/types';
 import type {
   Placement,
+  ServiceStatus,
   ServiceRequest,
   SharingTier,
 } from '@internal/backstage-plugin-gpu-common';
 import type { ClusterMode } from '../cluster/types';
 
-/** Lifecycle of a service record. */
-export type ServiceStatus =
-  | 'pending-approval'
-  | 'approved'
-  | 'applying'
-  | 'ready'
-  | 'failed'
-  | 'rejected'
-  | 'deleting'
-  | 'deleted';
+export type { ServiceStatus };
 
 /** Every {@link ServiceStatus}. */
 export const SERVICE_STATUSES: readonly ServiceStatus[] = [
