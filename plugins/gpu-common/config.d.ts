@@ -2,9 +2,8 @@ export interface Config {
   /**
    * GPU model services: the platform's GPU pools, prices, sharing tiers, environments, team quotas and model
    * catalogue. Every field is optional; without this section the platform has the built-in GPU and model catalogues
-   * and the dev/staging/production environments, but no pools or teams. Nothing here is secret, and the frontend
-   * reads it for live quotes.
-   * @deepVisibility frontend
+   * and the dev/staging/production environments, but no pools or teams. The browser reads
+   * the platform through the gpu backend's `/platform` route, not from config.
    */
   gpu?: {
     /**

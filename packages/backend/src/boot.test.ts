@@ -17,8 +17,9 @@ describe('backend boot', () => {
   let exitCode: number | null | undefined;
 
   beforeAll(async () => {
-    const cli = require.resolve('@backstage/cli/bin/backstage-cli');
-    backend = spawn(process.execPath, [cli, 'package', 'start'], {
+    // The CLI's TypeScript loader without its file watcher, so a failed start-up ends the process.
+    const transform = require.resolve('@backstage/cli/config/nodeTransform.cjs');
+    backend = spawn(process.execPath, ['--require', transform, 'src/index.ts'], {
       cwd: path.resolve(__dirname, '..'),
       env: {
         ...process.env,
