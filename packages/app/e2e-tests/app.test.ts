@@ -15,7 +15,7 @@ test('signs in as guest and reaches the GPU page from the sidebar', async ({
   await expect(page).toHaveURL(/\/gpu$/);
   await expect(page.getByRole('heading', { name: 'GPU governance' })).toBeVisible();
   await expect(page.getByText('GPU pools')).toBeVisible();
-  await expect(page.getByRole('cell', { name: 'l4-ondemand' })).toBeVisible();
+  await expect(page.getByText('l4-ondemand', { exact: true })).toBeVisible();
   await expect(page.getByTestId('cluster-mode')).toContainText('dry-run');
   await page.screenshot({ path: 'test-results/screenshots/gpu-page.png', fullPage: true });
 });
