@@ -1,6 +1,7 @@
 import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
 import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
 import request from 'supertest';
+import { summariserRequest } from './__testUtils__/summariserRequest';
 import { gpuPlugin } from './plugin';
 
 describe('gpu backend plugin', () => {
@@ -57,18 +58,7 @@ describe('gpu backend plugin', () => {
     ).rejects.toThrow(/gpu\.pools\[0\]\.gpuModel/);
   });
 
-  const summariser = {
-    name: 'summariser',
-    team: 'ml-platform',
-    model: 'llama-3.1-8b',
-    runtime: 'vllm',
-    dtype: 'bf16',
-    maxModelLen: 8192,
-    concurrency: 64,
-    replicas: 1,
-    environment: 'production',
-    expectedTokensPerSecond: 600,
-  };
+  const summariser = { ...summariserRequest, expectedTokensPerSecond: 600 };
 
   it('quotes a request against the team quota seeded from config', async () => {
     const server = await start();

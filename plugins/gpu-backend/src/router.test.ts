@@ -9,18 +9,11 @@ import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
 import fc from 'fast-check';
 import request from 'supertest';
+import { summariserRequest } from './__testUtils__/summariserRequest';
 import { gpuPlugin } from './plugin';
 
 const summariser = {
-  name: 'summariser',
-  team: 'ml-platform',
-  model: 'llama-3.1-8b',
-  runtime: 'vllm',
-  dtype: 'bf16',
-  maxModelLen: 8192,
-  concurrency: 64,
-  replicas: 1,
-  environment: 'production',
+  ...summariserRequest,
   tier: 'dedicated',
   pool: 'l4-ondemand',
 };

@@ -2,18 +2,21 @@ import { LoggerService } from '@backstage/backend-plugin-api';
 import { NotFoundError } from '@backstage/errors';
 import {
   CreateServiceBody,
+  QuoteOption,
   Platform,
   ServiceRequest,
   UpdateServiceBody,
   validateServiceRequest,
 } from '@internal/backstage-plugin-gpu-common';
 import {
+  OWNERSHIP_LABELS,
   renderServiceManifests,
   renderTeamManifests,
 } from '@internal/backstage-plugin-gpu-node';
 import { KubernetesObject } from '@kubernetes/client-node';
 import { ClusterApplier, ClusterTarget } from '../cluster';
 import {
+  AdmissionPolicy,
   ApprovalRecord,
   GpuStore,
   ServiceRecord,
@@ -62,13 +65,7 @@ export class ServiceManager {
         gpuEquivalents: option.gpuEquivalents,
         monthlyCostMicros: option.cost.monthly,
       },
-      policy: {
-        approvalReasons:
-          option.verdict === 'needs-approval'
-            ? option.reasons.map(message => ({ code: 'policy', message }))
-            : undefined,
-        whenOverQuota: 'require-approval',
-      },
+      policy: admissionPolicy(option),
       actor,
     });
     if (!result.created) {
@@ -114,13 +111,7 @@ export class ServiceManager {
         gpuEquivalents: option.gpuEquivalents,
         monthlyCostMicros: option.cost.monthly,
       },
-      policy: {
-        approvalReasons:
-          option.verdict === 'needs-approval'
-            ? option.reasons.map(message => ({ code: 'policy', message }))
-            : undefined,
-        whenOverQuota: 'require-approval',
-      },
+      policy: admissionPolicy(option),
       actor,
     });
     if (result.outcome === 'pending-approval') {
@@ -191,9 +182,10 @@ export class ServiceManager {
       await store.updateServiceStatus({ id, status: 'deleting', actor });
       const kinds = uniqueKinds(
         service.manifests.filter(
-          m => (m.metadata as { labels?: Record<string, string> })?.labels?.[
-            'gpu.backstage.io/service-id'
-          ] === id,
+          m =>
+            (m.metadata as { labels?: Record<string, string> })?.labels?.[
+              OWNERSHIP_LABELS.serviceId
+            ] === id,
         ),
       );
       try {
@@ -221,6 +213,17 @@ export class ServiceManager {
     const team = this.options.platform.teams.find(t => t.name === request.team);
     return team!.namespaces[0];
   }
+}
+
+/** Requests the quote does not allow outright wait for an approver; so do requests over quota or budget. */
+function admissionPolicy(option: QuoteOption): AdmissionPolicy {
+  return {
+    approvalReasons:
+      option.verdict === 'needs-approval'
+        ? option.reasons.map(message => ({ code: 'policy', message }))
+        : undefined,
+    whenOverQuota: 'require-approval',
+  };
 }
 
 function uniqueKinds(manifests: StoredManifest[]) {
