@@ -1,3 +1,4 @@
+import { defaultEnvironments } from './defaultEnvironments';
 import { PlatformConfig } from './platformConfigSchema';
 
 /** A fresh object each time, so YAML written from the config has no anchors. */
@@ -114,29 +115,11 @@ export const demoPlatformConfig = {
       sharing: { type: 'none' },
     },
   ],
-  environments: [
-    {
-      name: 'dev',
-      allowedTiers: ['dedicated', 'mig', 'mps', 'time-sliced'],
-      maxDedicatedGpus: 2,
-      priorityClass: 'gpu-dev',
-      podDisruptionBudget: false,
-    },
-    {
-      name: 'staging',
-      allowedTiers: ['dedicated', 'mig', 'mps'],
-      maxDedicatedGpus: 2,
-      priorityClass: 'gpu-staging',
-      podDisruptionBudget: false,
-    },
-    {
-      name: 'production',
-      allowedTiers: ['dedicated', 'mig'],
-      maxDedicatedGpus: 4,
-      priorityClass: 'gpu-production',
-      podDisruptionBudget: true,
-    },
-  ],
+  // The built-in dev, staging and production policies, spelled out so the YAML copy shows them.
+  environments: defaultEnvironments.map(env => ({
+    ...env,
+    allowedTiers: [...env.allowedTiers],
+  })),
   teams: [
     {
       name: 'ml-platform',
