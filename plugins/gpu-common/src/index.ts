@@ -6,6 +6,7 @@
  */
 
 export * from './api/types';
+export * from './api/usage';
 export * from './cost';
 export * from './errors';
 export * from './permissions';

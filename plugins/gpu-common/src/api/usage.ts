@@ -1,0 +1,363 @@
+import { SharingTier } from '../platform/types';
+import { UsdMicros } from '../cost/money';
+import { ServiceStatus } from './types';
+
+/**
+ * Named windows the usage and cost routes accept; ISO 8601 durations (`PT90M`, `P14D`) between 5 minutes and 90 days
+ * are accepted too.
+ *
+ * @public
+ */
+export const USAGE_WINDOWS = ['1h', '6h', '24h', '7d', '30d'] as const;
+
+/** @public */
+export type UsageWindowName = (typeof USAGE_WINDOWS)[number];
+
+/**
+ * The time range a usage or cost figure covers. Times are ISO 8601 in UTC.
+ *
+ * @public
+ */
+export interface UsageWindow {
+  /** The window as asked for, e.g. `24h` or `P14D`. */
+  label: string;
+  start: string;
+  end: string;
+  durationSeconds: number;
+  /** Resolution of the time series, in seconds. */
+  stepSeconds: number;
+}
+
+/**
+ * How a figure was obtained:
+ *
+ * - `measured`: read from the service's own series (DCGM labelled with its pods, dedicated GPUs);
+ * - `measured-mig-instance`: read from the DCGM series of the service's MIG instance (`GPU_I_ID`/`GPU_I_PROFILE`);
+ * - `apportioned-by-tokens`: a shared GPU's measured value split between its co-located services by their share of
+ *   generated tokens (MPS and time-sliced; DCGM copies device values to every sharing pod);
+ * - `apportioned-evenly`: as above but no service on the device generated tokens, so split evenly;
+ * - `nominal`: the allocated share (e.g. 1/R of a GPU), not a measurement;
+ * - `allocation`: from the database (reservations and prices), independent of metrics.
+ *
+ * @public
+ */
+export type AttributionMethod =
+  | 'measured'
+  | 'measured-mig-instance'
+  | 'apportioned-by-tokens'
+  | 'apportioned-evenly'
+  | 'nominal'
+  | 'allocation';
+
+/**
+ * How far a figure can be trusted: `high` for direct measurements and the bill, `medium` for apportioned shares,
+ * `low` for nominal or partial data.
+ *
+ * @public
+ */
+export type Confidence = 'high' | 'medium' | 'low';
+
+/**
+ * A number with where it came from.
+ *
+ * @public
+ */
+export interface AttributedValue {
+  value: number;
+  method: AttributionMethod;
+  confidence: Confidence;
+  /** Plain-language explanation for the card, e.g. `split by share of generated tokens with 2 other services`. */
+  note?: string;
+}
+
+/**
+ * Whether usage metrics could be read:
+ *
+ * - `available`: Prometheus answered every query;
+ * - `partial`: some metric families failed or had no data (`missing` names them), the rest is shown;
+ * - `no-data`: Prometheus answered but has no series for the service yet;
+ * - `unavailable`: Prometheus is down, slow, or returned an error (`reason` says which);
+ * - `not-configured`: no `gpu.prometheus.baseUrl` in config.
+ *
+ * Allocation cost is always present, whatever the state.
+ *
+ * @public
+ */
+export type MetricsState =
+  | 'available'
+  | 'partial'
+  | 'no-data'
+  | 'unavailable'
+  | 'not-configured';
+
+/** @public */
+export interface MetricsStatus {
+  state: MetricsState;
+  /** Why usage is missing or partial, e.g. `Prometheus did not answer within 5000 ms`. */
+  reason?: string;
+  /** Metric families that failed or had no data, e.g. `DCGM_FI_DEV_FB_USED`. */
+  missing?: string[];
+}
+
+/**
+ * One point of a time series: time in milliseconds since the epoch (UTC) and the value.
+ *
+ * @public
+ */
+export interface TimePoint {
+  timestamp: number;
+  value: number;
+}
+
+/**
+ * Measured and attributed usage of one service over a window (`GET /services/:id/usage?window=`). Every optional
+ * figure is absent when metrics are unavailable or have no data.
+ *
+ * @public
+ */
+export interface ServiceUsage {
+  serviceId: string;
+  name: string;
+  team: string;
+  namespace: string;
+  environment: string;
+  tier: SharingTier;
+  pool: string;
+  migProfile?: string;
+  window: UsageWindow;
+  metrics: MetricsStatus;
+  /** GPU-equivalents held by all replicas (cost share). */
+  gpuEquivalents: number;
+  /** Average GPU utilisation of the service's share, 0 to 1. */
+  utilisation?: AttributedValue;
+  /** Average DCGM_FI_PROF_GR_ENGINE_ACTIVE (0 to 1), when the exporter publishes it. */
+  engineActive?: AttributedValue;
+  memory?: {
+    /** Average framebuffer memory used, bytes. */
+    usedBytes: AttributedValue;
+    /** Highest framebuffer use in the window, bytes. */
+    peakUsedBytes: number;
+    /** Memory the service's slice may use (all replicas), bytes. */
+    allocatedBytes: number;
+    /** Peak used / allocated. */
+    peakFraction: number;
+  };
+  /** Average power draw, watts. */
+  powerWatts?: AttributedValue;
+  /** XID errors seen in the window (samples with a non-zero XID), and the last XID code. */
+  xid?: { errorSamples: number; lastCode?: number };
+  tokens?: {
+    generated: number;
+    prompt: number;
+    generatedPerSecond: number;
+    promptPerSecond: number;
+    /** This service's share of the tokens generated on the devices it shares (1 when not sharing). */
+    shareOfDevice: number;
+  };
+  /** Latest vLLM gauges. */
+  requests?: { running: number; waiting: number };
+  /** Latest vLLM KV-cache usage, 0 to 1. */
+  kvCacheUsage?: number;
+  /** End-to-end request latency over the window, seconds, from vLLM's histogram. */
+  latency?: { p50Seconds?: number; p95Seconds?: number; p99Seconds?: number };
+  series: {
+    utilisation: TimePoint[];
+    memoryUsedBytes: TimePoint[];
+    generatedTokensPerSecond: TimePoint[];
+    queueDepth: TimePoint[];
+  };
+}
+
+/**
+ * Cost bases in integer micro-dollars: allocation (what the bill says), usage (allocation x utilisation) and idle
+ * (allocation - usage). `usageMicros` and `idleMicros` are absent when utilisation is unknown.
+ *
+ * @public
+ */
+export interface CostFigures {
+  allocationMicros: UsdMicros;
+  usageMicros?: UsdMicros;
+  idleMicros?: UsdMicros;
+}
+
+/**
+ * One day of a service's cost, from a stored daily snapshot or computed live.
+ *
+ * @public
+ */
+export interface DailyCost extends CostFigures {
+  /** `YYYY-MM-DD`, UTC. */
+  date: string;
+  source: 'snapshot' | 'live';
+  utilisation?: number;
+  generatedTokens?: number;
+}
+
+/**
+ * What a recommendation proposes.
+ *
+ * - `right-size`: the service uses a small part of its slice; a smaller slice (often a MIG profile) fits;
+ * - `move-up`: memory above 95% of the slice: out-of-memory risk, a larger slice is needed (saving is negative);
+ * - `idle`: utilisation below 20% for 30 minutes in production (seed 004's alert);
+ * - `scale-to-zero`: no requests in the window; KEDA with `minReplicas: 0` would stop paying for it.
+ *
+ * @public
+ */
+export type RecommendationKind =
+  | 'right-size'
+  | 'move-up'
+  | 'idle'
+  | 'scale-to-zero';
+
+/** @public */
+export interface Recommendation {
+  kind: RecommendationKind;
+  severity: 'info' | 'warning' | 'critical';
+  serviceId: string;
+  serviceName: string;
+  team: string;
+  title: string;
+  message: string;
+  /** Monthly allocation saving if applied; negative when the change costs more (move-up). */
+  monthlySavingMicros: UsdMicros;
+  /** The slice proposed, for right-size and move-up. */
+  target?: {
+    tier: SharingTier;
+    pool: string;
+    migProfile?: string;
+    gpuEquivalents: number;
+  };
+  /** The measurements behind it. */
+  evidence: {
+    utilisation?: number;
+    peakMemoryBytes?: number;
+    allocatedMemoryBytes?: number;
+    generatedTokens?: number;
+  };
+}
+
+/**
+ * Cost of one service (`GET /services/:id/cost?window=`).
+ *
+ * @public
+ */
+export interface ServiceCost extends CostFigures {
+  serviceId: string;
+  name: string;
+  team: string;
+  namespace: string;
+  environment: string;
+  status: ServiceStatus;
+  tier: SharingTier;
+  pool: string;
+  migProfile?: string;
+  window: UsageWindow;
+  metrics: MetricsStatus;
+  gpuEquivalents: number;
+  /** Price of one GPU-hour of the pool. */
+  gpuHourPriceMicros: UsdMicros;
+  /** Hours the service held GPUs within the window. */
+  allocatedHours: number;
+  /** Utilisation the usage/idle split used. */
+  utilisation?: AttributedValue;
+  /** Idle / allocation, 0 to 1. */
+  idleShare?: number;
+  /** On a spot pool: what the same hours would have cost more on the cheapest on-demand pool of the GPU model. */
+  spotSavingMicros?: UsdMicros;
+  generatedTokens?: number;
+  /** Allocation cost / (generated tokens / 1000); absent without tokens. */
+  costPerThousandTokensMicros?: UsdMicros;
+  /** Calendar month (UTC) so far, snapshots plus live. */
+  monthToDate: CostFigures & {
+    /** `YYYY-MM`. */
+    month: string;
+    /** Days taken from stored snapshots. */
+    snapshotDays: number;
+  };
+  /** Month-to-date allocation projected to the whole month (hours per month of the platform). */
+  projectedMonthMicros: UsdMicros;
+  /** A whole month at the current allocation. */
+  monthlyAllocationMicros: UsdMicros;
+  /** Daily costs of the window (snapshots where stored, else live). */
+  daily: DailyCost[];
+  recommendations: Recommendation[];
+}
+
+/**
+ * One service's row in team and overview tables.
+ *
+ * @public
+ */
+export interface ServiceCostSummary extends CostFigures {
+  serviceId: string;
+  name: string;
+  team: string;
+  namespace: string;
+  environment: string;
+  status: ServiceStatus;
+  tier: SharingTier;
+  pool: string;
+  migProfile?: string;
+  gpuEquivalents: number;
+  utilisation?: AttributedValue;
+  peakMemoryFraction?: number;
+  generatedTokens?: number;
+  costPerThousandTokensMicros?: UsdMicros;
+  spotSavingMicros?: UsdMicros;
+  monthToDateMicros: UsdMicros;
+  projectedMonthMicros: UsdMicros;
+}
+
+/**
+ * A team's cost and budget burn (`GET /teams/:team/cost?window=`).
+ *
+ * @public
+ */
+export interface TeamCost extends CostFigures {
+  team: string;
+  window: UsageWindow;
+  metrics: MetricsStatus;
+  /** `YYYY-MM`, UTC. */
+  month: string;
+  monthlyBudgetMicros: UsdMicros;
+  monthToDateMicros: UsdMicros;
+  projectedMonthMicros: UsdMicros;
+  /** Month-to-date / budget (may exceed 1). Absent with a zero budget. */
+  budgetBurn?: number;
+  /** Projected / budget. */
+  projectedBudgetBurn?: number;
+  /** Share of the month elapsed, 0 to 1: burn above it means over pace. */
+  monthElapsed: number;
+  spotSavingMicros: UsdMicros;
+  services: ServiceCostSummary[];
+  recommendations: Recommendation[];
+}
+
+/**
+ * Every live service at once, for the governance page (`GET /overview?window=`). Computed with a constant number of
+ * PromQL queries whatever the number of services.
+ *
+ * @public
+ */
+export interface Overview extends CostFigures {
+  window: UsageWindow;
+  metrics: MetricsStatus;
+  /** PromQL queries the overview issued. */
+  queryCount: number;
+  month: string;
+  monthToDateMicros: UsdMicros;
+  projectedMonthMicros: UsdMicros;
+  spotSavingMicros: UsdMicros;
+  services: ServiceCostSummary[];
+  teams: Array<
+    CostFigures & {
+      team: string;
+      monthlyBudgetMicros: UsdMicros;
+      monthToDateMicros: UsdMicros;
+      projectedMonthMicros: UsdMicros;
+      budgetBurn?: number;
+      projectedBudgetBurn?: number;
+    }
+  >;
+  recommendations: Recommendation[];
+}
