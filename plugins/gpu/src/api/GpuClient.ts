@@ -3,7 +3,11 @@ import {
   FetchApi,
 } from '@backstage/frontend-plugin-api';
 import { ResponseError } from '@backstage/errors';
-import { PlatformResponse } from '@internal/backstage-plugin-gpu-common';
+import {
+  PlatformResponse,
+  Quote,
+  ServiceRequest,
+} from '@internal/backstage-plugin-gpu-common';
 import { GpuApi } from './GpuApi';
 
 /** Calls the `gpu` backend plugin through discovery and the signed-in fetch. */
@@ -18,6 +22,23 @@ export class GpuClient implements GpuApi {
 
   async getPlatform(): Promise<PlatformResponse> {
     return this.get<PlatformResponse>('/platform');
+  }
+
+  async quote(
+    request: ServiceRequest,
+    options?: { signal?: AbortSignal },
+  ): Promise<Quote> {
+    const baseUrl = await this.discoveryApi.getBaseUrl('gpu');
+    const res = await this.fetchApi.fetch(`${baseUrl}/quote`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(request),
+      signal: options?.signal,
+    });
+    if (!res.ok) {
+      throw await ResponseError.fromResponse(res);
+    }
+    return (await res.json()) as Quote;
   }
 
   private async get<T>(path: string): Promise<T> {

@@ -11,7 +11,9 @@ import { screen } from '@testing-library/react';
 import { GpuApi, gpuApiRef } from '../../api';
 import { GovernancePage } from './GovernancePage';
 
-function apiReturning(result: Promise<PlatformResponse>): GpuApi {
+function apiReturning(
+  result: Promise<PlatformResponse>,
+): Pick<GpuApi, 'getPlatform'> {
   return { getPlatform: () => result };
 }
 
