@@ -107,6 +107,30 @@ describe('gpu service routes (dry-run cluster)', () => {
     expect(decided.body.service.status).toBe('approved');
   });
 
+  it('refuses an approval that would over-allocate when the approver asks for allowOverQuota: false', async () => {
+    const server = await start();
+    const big = { ...summariser, name: 'big', replicas: 5 };
+    await request(server).post('/api/gpu/services').send({ request: big }).expect(201);
+    const approvals = await request(server).get('/api/gpu/approvals?state=pending').expect(200);
+    expect(approvals.body.items[0]).toMatchObject({
+      team: 'ml-platform',
+      kind: 'create',
+      requestedBy: mockCredentials.user().principal.userEntityRef,
+    });
+    const id = approvals.body.items[0].id;
+    const refused = await request(server)
+      .post(`/api/gpu/approvals/${id}/approve`)
+      .send({ allowOverQuota: false })
+      .expect(409);
+    expect(refused.body.error.message).toMatch(/quota/i);
+    const still = await request(server).get('/api/gpu/approvals?state=pending').expect(200);
+    expect(still.body.items.map((a: { id: string }) => a.id)).toEqual([id]);
+    await request(server)
+      .post(`/api/gpu/approvals/${id}/approve`)
+      .send({ allowOverQuota: 'yes' })
+      .expect(400);
+  });
+
   it('forbids users outside the team and callers without the permission, leaving nothing behind', async () => {
     const outsider = await start({ groups: ['search'] });
     const res = await request(outsider).post('/api/gpu/services').send({ request: summariser }).expect(403);

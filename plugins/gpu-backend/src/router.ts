@@ -67,7 +67,12 @@ const listQuery = z.object({
   entityRef: z.string().optional(),
   status: z.enum(SERVICE_STATUSES as [string, ...string[]]).optional(),
 });
-const decisionBody = z.object({ comment: z.string().max(2000).optional() }).strict();
+const decisionBody = z
+  .object({
+    comment: z.string().max(2000).optional(),
+    allowOverQuota: z.boolean().optional(),
+  })
+  .strict();
 const auditQuery = z.object({
   team: z.string().optional(),
   subjectId: z.string().optional(),
@@ -262,16 +267,17 @@ export async function createRouter(options: RouterOptions): Promise<express.Rout
 
   router.post('/approvals/:id/:decision(approve|reject)', async (req, res) => {
     const credentials = await authorize(req, gpuApprovePermission);
-    const { comment } = parse(decisionBody, req.body, 'decision');
+    const { comment, allowOverQuota } = parse(decisionBody, req.body, 'decision');
     const decision = req.params.decision as 'approve' | 'reject';
     const actor = actorOf(credentials);
-    // Approving is the approver's decision to grant a request outside quota or budget.
+    // Approving is the approver's decision to grant a request outside quota or budget, unless they ask for
+    // `allowOverQuota: false` (then an approval that no longer fits is refused with 409).
     const result = await store.decideApproval({
       id: req.params.id,
       decision,
       actor,
       comment,
-      allowOverQuota: decision === 'approve',
+      allowOverQuota: decision === 'approve' && allowOverQuota !== false,
     });
     let service = await services.get(result.approval.serviceId);
     if (decision === 'approve' && service.status === 'approved') {

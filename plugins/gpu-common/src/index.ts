@@ -6,6 +6,7 @@
  */
 
 export * from './api/types';
+export * from './api/governance';
 export * from './api/usage';
 export * from './cost';
 export * from './errors';

@@ -49,8 +49,12 @@ export function toApprovalView(approval: ApprovalRecord): ApprovalView {
   return {
     id: approval.id,
     serviceId: approval.serviceId,
+    team: approval.team,
+    kind: approval.kind,
     state: approval.state,
     reasons: approval.reasons,
+    requestedBy: approval.requestedBy,
+    requestedAt: approval.requestedAt,
     decidedBy: approval.decidedBy,
     decidedAt: approval.decidedAt,
     comment: approval.comment,

@@ -48,8 +48,13 @@ export interface UpdateServiceBody {
 export interface ApprovalView {
   id: string;
   serviceId: string;
+  team: string;
+  /** What is decided: a new service, or a change (tier, pool, replicas, model) of a live one. */
+  kind: 'create' | 'change';
   state: 'pending' | 'approved' | 'rejected';
   reasons: { code: string; message: string }[];
+  requestedBy: string;
+  requestedAt: string;
   decidedBy?: string;
   decidedAt?: string;
   comment?: string;
