@@ -161,6 +161,57 @@ describe('gpu service routes (dry-run cluster)', () => {
     expect(q.body.reservedGpuEquivalents).toEqual({});
   });
 
+  it('previews a create with dryRun: renders and answers, stores and reserves nothing', async () => {
+    const server = await start();
+    const preview = await request(server)
+      .post('/api/gpu/services')
+      .send({ request: summariser, entityRef: 'component:default/summariser', dryRun: true })
+      .expect(200);
+    expect(preview.body).toMatchObject({
+      id: 'dry-run',
+      status: 'approved',
+      namespace: 'ml-platform',
+      gpuEquivalents: 1,
+      annotations: { 'backstage.io/kubernetes-id': 'summariser' },
+    });
+    expect(preview.body.manifests.map((m: { kind: string }) => m.kind)).toContain('Deployment');
+    expect((await request(server).get('/api/gpu/services').expect(200)).body.items).toEqual([]);
+    const quota = await request(server).get('/api/gpu/teams/ml-platform/quota').expect(200);
+    expect(quota.body.reservedGpuEquivalents).toEqual({});
+    const bad = await request(server)
+      .post('/api/gpu/services')
+      .send({ request: { ...summariser, model: 'gpt-17' }, dryRun: true })
+      .expect(400);
+    expect(bad.body.error.message).toMatch(/gpt-17/);
+  });
+
+  it('records a service in GitOps mode on request and finds services by entity ref', async () => {
+    const server = await start();
+    const gitops = await request(server)
+      .post('/api/gpu/services')
+      .send({ request: summariser, entityRef: 'component:default/summariser', mode: 'gitops' })
+      .expect(201);
+    expect(gitops.body).toMatchObject({ mode: 'gitops', status: 'approved' });
+    expect(gitops.body.statusReason).toMatch(/GitOps/);
+    await request(server)
+      .post('/api/gpu/services')
+      .send({ request: { ...summariser, name: 'other' }, entityRef: 'component:default/other' })
+      .expect(201);
+    await request(server)
+      .post('/api/gpu/services')
+      .send({ request: summariser, mode: 'apply' })
+      .expect(400);
+
+    const found = await request(server)
+      .get('/api/gpu/services')
+      .query({ entityRef: 'component:default/summariser' })
+      .expect(200);
+    expect(found.body.items.map((s: { id: string }) => s.id)).toEqual([gitops.body.id]);
+
+    const deleted = await request(server).delete(`/api/gpu/services/${gitops.body.id}`).expect(200);
+    expect(deleted.body.statusReason).toMatch(/GitOps repository/);
+  });
+
   it('answers random bodies on every route with 2xx or 4xx, never 5xx', async () => {
     const server = await start();
     const routes: [string, string][] = [

@@ -46,6 +46,8 @@ const createBody = z.object({
   request: z.record(z.string(), z.unknown()),
   entityRef: z.string().min(1).optional(),
   requestKey: z.string().min(1).max(200).optional(),
+  mode: z.literal('gitops').optional(),
+  dryRun: z.boolean().optional(),
 });
 const updateBody = z
   .object({
@@ -164,14 +166,21 @@ export async function createRouter(options: RouterOptions): Promise<express.Rout
     const body = parse(createBody, req.body, 'service request');
     const team = (body.request as { team?: unknown }).team;
     if (typeof team === 'string') await assertMember(credentials, team);
-    const result = await services.create(
-      {
-        request: body.request as any,
-        entityRef: body.entityRef,
-        requestKey: body.requestKey,
-      },
-      actorOf(credentials),
-    );
+    const createServiceBody = {
+      request: body.request as any,
+      entityRef: body.entityRef,
+      requestKey: body.requestKey,
+      mode: body.mode,
+    };
+    if (body.dryRun) {
+      const preview = await services.preview(createServiceBody, actorOf(credentials));
+      res.json({
+        ...toServiceView(preview.service, preview.reservation),
+        manifests: preview.service.manifests ?? [],
+      });
+      return;
+    }
+    const result = await services.create(createServiceBody, actorOf(credentials));
     res.status(result.created ? 201 : 200).json(await view(result.service));
   });
 

@@ -19,6 +19,7 @@ import {
   AdmissionPolicy,
   ApprovalRecord,
   GpuStore,
+  ReservationRecord,
   ServiceRecord,
   StoredManifest,
 } from '../database';
@@ -59,7 +60,7 @@ export class ServiceManager {
       request: { ...request, namespace },
       placement,
       cluster: target.name,
-      mode: target.mode,
+      mode: body.mode ?? target.mode,
       requestKey: body.requestKey,
       reservation: {
         gpuEquivalents: option.gpuEquivalents,
@@ -82,6 +83,60 @@ export class ServiceManager {
       return result;
     }
     return { ...result, service: await this.deploy(result.service, actor) };
+  }
+
+  /**
+   * What {@link ServiceManager.create} would record, reserve and render for the body, without storing or applying
+   * anything (the id is `dry-run`). Fails like create on bad input or when nothing fits.
+   */
+  async preview(
+    body: CreateServiceBody,
+    actor: string,
+  ): Promise<{ service: ServiceRecord; reservation: ReservationRecord }> {
+    const { platform, quotes, target } = this.options;
+    const request = validateServiceRequest(platform, body.request);
+    const option = chooseOption(await quotes.quote(request));
+    const placement = placementOf(option);
+    const namespace = this.namespaceOf(request);
+    const pending = option.verdict !== 'allowed';
+    const now = new Date().toISOString();
+    const service: ServiceRecord = {
+      id: PREVIEW_ID,
+      name: request.name,
+      team: request.team,
+      namespace,
+      entityRef: body.entityRef,
+      environment: request.environment,
+      tier: placement.tier,
+      pool: placement.pool,
+      status: pending ? 'pending-approval' : 'approved',
+      statusReason: pending
+        ? `Would wait for approval: ${option.reasons.join('; ')}`
+        : 'Dry-run: nothing was stored, reserved or applied',
+      request: { ...request, namespace },
+      placement,
+      cluster: target.name,
+      mode: body.mode ?? target.mode,
+      requestKey: body.requestKey,
+      createdBy: actor,
+      createdAt: now,
+      updatedBy: actor,
+      updatedAt: now,
+    };
+    service.manifests = this.render(service) as StoredManifest[];
+    return {
+      service,
+      reservation: {
+        id: PREVIEW_ID,
+        serviceId: PREVIEW_ID,
+        team: request.team,
+        pool: placement.pool,
+        gpuEquivalents: option.gpuEquivalents,
+        monthlyCostMicros: option.cost.monthly,
+        state: pending ? 'pending' : 'held',
+        createdAt: now,
+      },
+    };
   }
 
   async get(id: string): Promise<ServiceRecord> {
@@ -122,22 +177,16 @@ export class ServiceManager {
 
   /** Renders the service and applies it (apply mode) or stores the manifests (gitops, dry-run). */
   async deploy(service: ServiceRecord, actor: string): Promise<ServiceRecord> {
-    const { platform, store, applier, target, logger } = this.options;
-    const manifests: KubernetesObject[] = [
-      ...renderTeamManifests(platform, service.team).filter(
-        object => object.metadata?.namespace === service.namespace,
-      ),
-      ...renderServiceManifests(platform, service.request, service.placement, {
-        serviceId: service.id,
-      }),
-    ];
+    const { store, applier, logger } = this.options;
+    const manifests = this.render(service);
     const stored = manifests as StoredManifest[];
-    if (!applier) {
+    // A service recorded in GitOps mode is never applied, even on a cluster Backstage applies to.
+    if (!applier || service.mode !== 'apply') {
       return store.updateServiceStatus({
         id: service.id,
         status: 'approved',
         statusReason:
-          target.mode === 'gitops'
+          service.mode === 'gitops'
             ? 'Rendered for GitOps: publish the manifests; nothing was applied by Backstage'
             : 'Dry-run: no cluster is configured, the manifests are rendered and stored but not applied',
         manifests: stored,
@@ -178,7 +227,7 @@ export class ServiceManager {
     if (service.status === 'deleted') {
       return service;
     }
-    if (applier && service.manifests?.length) {
+    if (applier && service.mode === 'apply' && service.manifests?.length) {
       await store.updateServiceStatus({ id, status: 'deleting', actor });
       const kinds = uniqueKinds(
         service.manifests.filter(
@@ -202,10 +251,23 @@ export class ServiceManager {
     return store.updateServiceStatus({
       id,
       status: 'deleted',
-      statusReason: applier ? 'Deleted from the cluster' : 'Deleted (nothing was applied)',
+      statusReason: teardownReason(service, applier !== undefined),
       releaseReservation: true,
       actor,
     });
+  }
+
+  /** The team's namespace-level objects (LocalQueue...) and the service's own objects, in apply order. */
+  private render(service: ServiceRecord): KubernetesObject[] {
+    const { platform } = this.options;
+    return [
+      ...renderTeamManifests(platform, service.team).filter(
+        object => object.metadata?.namespace === service.namespace,
+      ),
+      ...renderServiceManifests(platform, service.request, service.placement, {
+        serviceId: service.id,
+      }),
+    ];
   }
 
   private namespaceOf(request: ServiceRequest): string {
@@ -213,6 +275,18 @@ export class ServiceManager {
     const team = this.options.platform.teams.find(t => t.name === request.team);
     return team!.namespaces[0];
   }
+}
+
+/** The id a {@link ServiceManager.preview} answers with. */
+export const PREVIEW_ID = 'dry-run';
+
+function teardownReason(service: ServiceRecord, hasApplier: boolean): string {
+  if (service.mode === 'gitops') {
+    return 'Deleted and quota released; remove its manifests from the GitOps repository to stop it';
+  }
+  return hasApplier && service.mode === 'apply'
+    ? 'Deleted from the cluster'
+    : 'Deleted (nothing was applied)';
 }
 
 /** Requests the quote does not allow outright wait for an approver; so do requests over quota or budget. */

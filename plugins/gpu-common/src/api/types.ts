@@ -34,6 +34,13 @@ export interface CreateServiceBody {
   entityRef?: string;
   /** Idempotency key chosen by the caller; a retry with the same key returns the first service. */
   requestKey?: string;
+  /**
+   * `gitops`: record and render the service but never apply it (a GitOps controller applies the published
+   * manifests); honoured on every cluster, since it asks Backstage to do less. Omitted: the cluster's mode.
+   */
+  mode?: 'gitops';
+  /** Validate, quote and render only: answers what would be created (`id` is `dry-run`), stores nothing. */
+  dryRun?: boolean;
 }
 
 /** Body of `PATCH /api/gpu/services/:id`: the fields that may change. */
