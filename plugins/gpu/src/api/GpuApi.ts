@@ -1,21 +1,59 @@
 import { createApiRef } from '@backstage/frontend-plugin-api';
 import {
+  ApprovalDecisionBody,
+  ApprovalDecisionResponse,
+  ApprovalView,
+  AuditEventPageView,
+  AuditQuery,
+  GpuServiceView,
+  Overview,
   PlatformResponse,
-  Quote,
-  ServiceRequest,
+  PutTeamQuotaBody,
+  ServiceCost,
+  ServiceUsage,
+  TeamCost,
+  TeamQuotaView,
 } from '@internal/backstage-plugin-gpu-common';
 
 /** The frontend's view of the gpu backend. */
 export interface GpuApi {
   getPlatform(): Promise<PlatformResponse>;
-  /**
-   * Every way to run `request` (`POST /quote`): options with cost, quota, budget and policy verdict, the slices
-   * the model does not fit, and a recommendation. `signal` cancels a quote that is no longer wanted.
-   */
-  quote(
-    request: ServiceRequest,
-    options?: { signal?: AbortSignal },
-  ): Promise<Quote>;
+
+  /** `GET /services/:id`; rejects with a 404 `ResponseError` for an unknown id. */
+  getService(id: string): Promise<GpuServiceView>;
+
+  /** `GET /approvals`, oldest first. */
+  listApprovals(options?: {
+    state?: ApprovalView['state'];
+  }): Promise<ApprovalView[]>;
+
+  /** `POST /approvals/:id/approve|reject`. */
+  decideApproval(
+    id: string,
+    decision: 'approve' | 'reject',
+    body?: ApprovalDecisionBody,
+  ): Promise<ApprovalDecisionResponse>;
+
+  /** `GET /teams/:team/quota`: nominal quota per pool and what is held against it. */
+  getTeamQuota(team: string): Promise<TeamQuotaView>;
+
+  /** `PUT /teams/:team/quota`: replaces the team's quota and budget. */
+  putTeamQuota(team: string, body: PutTeamQuotaBody): Promise<TeamQuotaView>;
+
+  /** `GET /audit`, newest first. */
+  listAuditEvents(query?: AuditQuery): Promise<AuditEventPageView>;
+
+  /** `GET /services/:id/usage?window=`. */
+  getServiceUsage(id: string, window: string): Promise<ServiceUsage>;
+
+  /** `GET /services/:id/cost?window=`. */
+  getServiceCost(id: string, window: string): Promise<ServiceCost>;
+
+  /** `GET /teams/:team/cost?window=`. */
+  getTeamCost(team: string, window: string): Promise<TeamCost>;
+
+  /** `GET /overview?window=`: every live service, cost and waste per team. */
+  getOverview(window: string): Promise<Overview>;
 }
 
 /** @public */

@@ -1,14 +1,23 @@
-import {
-  DiscoveryApi,
-  FetchApi,
-} from '@backstage/frontend-plugin-api';
+import { DiscoveryApi, FetchApi } from '@backstage/frontend-plugin-api';
 import { ResponseError } from '@backstage/errors';
 import {
+  ApprovalDecisionBody,
+  ApprovalDecisionResponse,
+  ApprovalView,
+  AuditEventPageView,
+  AuditQuery,
+  GpuServiceView,
+  Overview,
   PlatformResponse,
-  Quote,
-  ServiceRequest,
+  PutTeamQuotaBody,
+  ServiceCost,
+  ServiceUsage,
+  TeamCost,
+  TeamQuotaView,
 } from '@internal/backstage-plugin-gpu-common';
 import { GpuApi } from './GpuApi';
+
+type Query = Record<string, string | number | undefined>;
 
 /** Calls the `gpu` backend plugin through discovery and the signed-in fetch. */
 export class GpuClient implements GpuApi {
@@ -24,26 +33,90 @@ export class GpuClient implements GpuApi {
     return this.get<PlatformResponse>('/platform');
   }
 
-  async quote(
-    request: ServiceRequest,
-    options?: { signal?: AbortSignal },
-  ): Promise<Quote> {
-    const baseUrl = await this.discoveryApi.getBaseUrl('gpu');
-    const res = await this.fetchApi.fetch(`${baseUrl}/quote`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(request),
-      signal: options?.signal,
+  async getService(id: string): Promise<GpuServiceView> {
+    return this.get(`/services/${encodeURIComponent(id)}`);
+  }
+
+  async listApprovals(options?: {
+    state?: ApprovalView['state'];
+  }): Promise<ApprovalView[]> {
+    const page = await this.get<{ items: ApprovalView[] }>('/approvals', {
+      state: options?.state,
     });
+    return page.items;
+  }
+
+  async decideApproval(
+    id: string,
+    decision: 'approve' | 'reject',
+    body: ApprovalDecisionBody = {},
+  ): Promise<ApprovalDecisionResponse> {
+    return this.send(
+      'POST',
+      `/approvals/${encodeURIComponent(id)}/${decision}`,
+      body,
+    );
+  }
+
+  async getTeamQuota(team: string): Promise<TeamQuotaView> {
+    return this.get(`/teams/${encodeURIComponent(team)}/quota`);
+  }
+
+  async putTeamQuota(
+    team: string,
+    body: PutTeamQuotaBody,
+  ): Promise<TeamQuotaView> {
+    return this.send('PUT', `/teams/${encodeURIComponent(team)}/quota`, body);
+  }
+
+  async listAuditEvents(query: AuditQuery = {}): Promise<AuditEventPageView> {
+    return this.get('/audit', { ...query });
+  }
+
+  async getServiceUsage(id: string, window: string): Promise<ServiceUsage> {
+    return this.get(`/services/${encodeURIComponent(id)}/usage`, { window });
+  }
+
+  async getServiceCost(id: string, window: string): Promise<ServiceCost> {
+    return this.get(`/services/${encodeURIComponent(id)}/cost`, { window });
+  }
+
+  async getTeamCost(team: string, window: string): Promise<TeamCost> {
+    return this.get(`/teams/${encodeURIComponent(team)}/cost`, { window });
+  }
+
+  async getOverview(window: string): Promise<Overview> {
+    return this.get('/overview', { window });
+  }
+
+  private async url(path: string, query?: Query): Promise<string> {
+    const baseUrl = await this.discoveryApi.getBaseUrl('gpu');
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value !== undefined) params.set(key, String(value));
+    }
+    const search = params.toString();
+    return `${baseUrl}${path}${search ? `?${search}` : ''}`;
+  }
+
+  private async get<T>(path: string, query?: Query): Promise<T> {
+    const res = await this.fetchApi.fetch(await this.url(path, query));
     if (!res.ok) {
       throw await ResponseError.fromResponse(res);
     }
-    return (await res.json()) as Quote;
+    return (await res.json()) as T;
   }
 
-  private async get<T>(path: string): Promise<T> {
-    const baseUrl = await this.discoveryApi.getBaseUrl('gpu');
-    const res = await this.fetchApi.fetch(`${baseUrl}${path}`);
+  private async send<T>(
+    method: 'POST' | 'PUT',
+    path: string,
+    body: unknown,
+  ): Promise<T> {
+    const res = await this.fetchApi.fetch(await this.url(path), {
+      method,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     if (!res.ok) {
       throw await ResponseError.fromResponse(res);
     }
