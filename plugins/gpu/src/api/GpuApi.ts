@@ -9,7 +9,9 @@ import {
   Overview,
   PlatformResponse,
   PutTeamQuotaBody,
+  Quote,
   ServiceCost,
+  ServiceRequest,
   ServiceUsage,
   TeamCost,
   TeamQuotaView,
@@ -18,6 +20,15 @@ import {
 /** The frontend's view of the gpu backend. */
 export interface GpuApi {
   getPlatform(): Promise<PlatformResponse>;
+
+  /**
+   * `POST /quote`: every way to run `request` (options with cost, quota, budget and policy verdict, the slices the
+   * model does not fit, a recommendation). `signal` cancels a quote that is no longer wanted.
+   */
+  quote(
+    request: ServiceRequest,
+    options?: { signal?: AbortSignal },
+  ): Promise<Quote>;
 
   /** `GET /services/:id`; rejects with a 404 `ResponseError` for an unknown id. */
   getService(id: string): Promise<GpuServiceView>;

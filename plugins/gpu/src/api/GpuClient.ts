@@ -10,7 +10,9 @@ import {
   Overview,
   PlatformResponse,
   PutTeamQuotaBody,
+  Quote,
   ServiceCost,
+  ServiceRequest,
   ServiceUsage,
   TeamCost,
   TeamQuotaView,
@@ -31,6 +33,13 @@ export class GpuClient implements GpuApi {
 
   async getPlatform(): Promise<PlatformResponse> {
     return this.get<PlatformResponse>('/platform');
+  }
+
+  async quote(
+    request: ServiceRequest,
+    options?: { signal?: AbortSignal },
+  ): Promise<Quote> {
+    return this.send('POST', '/quote', request, options?.signal);
   }
 
   async getService(id: string): Promise<GpuServiceView> {
@@ -111,11 +120,13 @@ export class GpuClient implements GpuApi {
     method: 'POST' | 'PUT',
     path: string,
     body: unknown,
+    signal?: AbortSignal,
   ): Promise<T> {
     const res = await this.fetchApi.fetch(await this.url(path), {
       method,
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify(body),
+      signal,
     });
     if (!res.ok) {
       throw await ResponseError.fromResponse(res);
