@@ -28,7 +28,11 @@ import { ClusterTarget } from './cluster';
 import { GpuStore, SERVICE_STATUSES, ServiceRecord } from './database';
 import { QuoteService } from './services/QuoteService';
 import { ServiceManager } from './services/ServiceManager';
-import { toApprovalView, toServiceView } from './services/toServiceView';
+import {
+  toApprovalView,
+  toServiceView,
+  toServiceViewFromLedger,
+} from './services/toServiceView';
 
 /** Collaborators of the gpu REST API. */
 export interface RouterOptions {
@@ -135,11 +139,7 @@ export async function createRouter(options: RouterOptions): Promise<express.Rout
       store.listReservations(service.id),
       store.listApprovals({ serviceId: service.id }),
     ]);
-    const current =
-      reservations.find(r => r.state === 'held') ??
-      reservations.find(r => r.state === 'pending') ??
-      reservations[reservations.length - 1];
-    return toServiceView(service, current, approvals[approvals.length - 1]);
+    return toServiceViewFromLedger(service, reservations, approvals);
   }
 
   router.get('/health', (_req, res) => {
@@ -187,12 +187,14 @@ export async function createRouter(options: RouterOptions): Promise<express.Rout
   router.get('/services', async (req, res) => {
     await httpAuth.credentials(req, { allow: ['user', 'service'] });
     const query = parse(listQuery, req.query, 'query');
-    const records = await store.listServices({
+    const listings = await store.listServicesWithReservations({
       team: query.team,
       entityRef: query.entityRef,
       status: query.status as ServiceRecord['status'] | undefined,
     });
-    res.json({ items: await Promise.all(records.map(view)) });
+    res.json({
+      items: listings.map(l => toServiceViewFromLedger(l.service, l.reservations, l.approvals)),
+    });
   });
 
   router.get('/services/:id', async (req, res) => {

@@ -60,6 +60,7 @@ import {
   ReplaceReservationResult,
   ReservationRecord,
   SERVICE_STATUSES,
+  ServiceListing,
   ServiceRecord,
   ServiceStatus,
   UpdateServiceStatusInput,
@@ -160,6 +161,53 @@ export class DatabaseGpuStore implements GpuStore {
   async listServices(
     filter: ListServicesFilter = {},
   ): Promise<ServiceRecord[]> {
+    const rows = await this.servicesQuery(filter).orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'asc' },
+    ]);
+    return rows.map(toServiceRecord);
+  }
+
+  async listServicesWithReservations(
+    filter: ListServicesFilter = {},
+  ): Promise<ServiceListing[]> {
+    const services = await this.listServices(filter);
+    if (services.length === 0) {
+      return [];
+    }
+    // The filter again as a subquery: no bound parameter per service, whatever the list's length.
+    const ids = this.servicesQuery(filter).select('id');
+    const [reservationRows, approvalRows] = await Promise.all([
+      this.db<ReservationRow>('reservations')
+        .whereIn('service_id', ids)
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'id', order: 'asc' },
+        ]),
+      this.db<ApprovalRow>('approvals')
+        .whereIn('service_id', ids)
+        .orderBy([
+          { column: 'requested_at', order: 'asc' },
+          { column: 'id', order: 'asc' },
+        ]),
+    ]);
+    const listings = new Map<string, ServiceListing>(
+      services.map(service => [
+        service.id,
+        { service, reservations: [], approvals: [] },
+      ]),
+    );
+    // A service created between the queries is not listed; its rows are skipped.
+    for (const row of reservationRows) {
+      listings.get(row.service_id)?.reservations.push(toReservationRecord(row));
+    }
+    for (const row of approvalRows) {
+      listings.get(row.service_id)?.approvals.push(toApprovalRecord(row));
+    }
+    return [...listings.values()];
+  }
+
+  private servicesQuery(filter: ListServicesFilter) {
     const query = this.db<ServiceRow>('services');
     if (filter.team !== undefined) {
       query.whereIn('team', asArray(filter.team));
@@ -173,11 +221,7 @@ export class DatabaseGpuStore implements GpuStore {
     if (filter.entityRef !== undefined) {
       query.where('entity_ref', filter.entityRef);
     }
-    const rows = await query.orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'asc' },
-    ]);
-    return rows.map(toServiceRecord);
+    return query;
   }
 
   async updateServiceStatus(

@@ -155,6 +155,15 @@ export interface ListServicesFilter {
   entityRef?: string;
 }
 
+/** A service with its ledger entries and approvals, as {@link GpuStore.listServicesWithReservations} reads them. */
+export interface ServiceListing {
+  service: ServiceRecord;
+  /** Newest first, as {@link GpuStore.listReservations}. */
+  reservations: ReservationRecord[];
+  /** Oldest first, as {@link GpuStore.listApprovals}. */
+  approvals: ApprovalRecord[];
+}
+
 /** Input of {@link GpuStore.updateServiceStatus}. */
 export interface UpdateServiceStatusInput {
   id: string;
@@ -330,6 +339,14 @@ export interface GpuStore {
 
   /** Newest first. */
   listServices(filter?: ListServicesFilter): Promise<ServiceRecord[]>;
+
+  /**
+   * {@link GpuStore.listServices} with every service's reservations and approvals, in three queries whatever the
+   * number of services (the list view).
+   */
+  listServicesWithReservations(
+    filter?: ListServicesFilter,
+  ): Promise<ServiceListing[]>;
 
   /** Sets the status (and optionally manifests); throws `NotFoundError` / `ConflictError`. */
   updateServiceStatus(input: UpdateServiceStatusInput): Promise<ServiceRecord>;

@@ -45,6 +45,22 @@ export function toServiceView(
   };
 }
 
+/**
+ * The view of a service from all its reservations (newest first) and approvals (oldest first): the reservation
+ * that counts (held, else pending, else the oldest) and the latest approval.
+ */
+export function toServiceViewFromLedger(
+  service: ServiceRecord,
+  reservations: ReservationRecord[],
+  approvals: ApprovalRecord[],
+): GpuServiceView {
+  const current =
+    reservations.find(r => r.state === 'held') ??
+    reservations.find(r => r.state === 'pending') ??
+    reservations[reservations.length - 1];
+  return toServiceView(service, current, approvals[approvals.length - 1]);
+}
+
 export function toApprovalView(approval: ApprovalRecord): ApprovalView {
   return {
     id: approval.id,
