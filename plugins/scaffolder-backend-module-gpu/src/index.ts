@@ -5,3 +5,4 @@
  */
 export { scaffolderModuleGpu as default } from './module';
 export { createServiceQuoteAction } from './actions/serviceQuote';
+export { createServiceCreateAction } from './actions/serviceCreate';

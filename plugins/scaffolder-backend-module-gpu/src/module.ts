@@ -3,6 +3,7 @@ import {
   createBackendModule,
 } from '@backstage/backend-plugin-api';
 import { scaffolderActionsExtensionPoint } from '@backstage/plugin-scaffolder-node';
+import { createServiceCreateAction } from './actions/serviceCreate';
 import { createServiceQuoteAction } from './actions/serviceQuote';
 
 /**
@@ -23,6 +24,7 @@ export const scaffolderModuleGpu = createBackendModule({
       async init({ scaffolderActions, discovery, auth }) {
         scaffolderActions.addActions(
           createServiceQuoteAction({ discovery, auth }),
+          createServiceCreateAction({ discovery, auth }),
         );
       },
     });

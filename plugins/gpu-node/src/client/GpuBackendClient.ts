@@ -15,7 +15,19 @@ import {
   GpuServiceView,
   Quote,
   ServiceRequest,
+  ServiceStatus,
 } from '@internal/backstage-plugin-gpu-common';
+import type { KubernetesObject } from '@kubernetes/client-node';
+
+/** A service with the manifests rendered for it, as `GET /services/:id` and a create preview answer. */
+export type GpuServiceDetail = GpuServiceView & { manifests: KubernetesObject[] };
+
+/** Filters of {@link GpuBackendClient.listServices}. */
+export interface ListServicesFilter {
+  entityRef?: string;
+  team?: string;
+  status?: ServiceStatus;
+}
 
 /** Who a call is made for: the user (or service) whose credentials the gpu backend checks. */
 export interface GpuCallOptions {
@@ -41,19 +53,28 @@ export class GpuBackendClient {
     return this.call('POST', '/quote', options, request);
   }
 
+  /** Creates a service, idempotently when the body has a `requestKey`. */
   createService(
-    body: CreateServiceBody,
+    body: Omit<CreateServiceBody, 'dryRun'>,
     options: GpuCallOptions,
   ): Promise<GpuServiceView> {
     return this.call('POST', '/services', options, body);
   }
 
-  getService(id: string, options: GpuCallOptions): Promise<GpuServiceView> {
+  /** What {@link GpuBackendClient.createService} would create (id `dry-run`), with its manifests; stores nothing. */
+  previewService(
+    body: Omit<CreateServiceBody, 'dryRun'>,
+    options: GpuCallOptions,
+  ): Promise<GpuServiceDetail> {
+    return this.call('POST', '/services', options, { ...body, dryRun: true });
+  }
+
+  getService(id: string, options: GpuCallOptions): Promise<GpuServiceDetail> {
     return this.call('GET', `/services/${encodeURIComponent(id)}`, options);
   }
 
   listServices(
-    filter: { entityRef?: string; team?: string },
+    filter: ListServicesFilter,
     options: GpuCallOptions,
   ): Promise<{ items: GpuServiceView[] }> {
     const query = new URLSearchParams(
@@ -64,6 +85,7 @@ export class GpuBackendClient {
     return this.call('GET', `/services?${query}`, options);
   }
 
+  /** Tears the service down and releases its quota; deleting a deleted service answers it unchanged. */
   deleteService(id: string, options: GpuCallOptions): Promise<GpuServiceView> {
     return this.call('DELETE', `/services/${encodeURIComponent(id)}`, options);
   }

@@ -1,2 +1,6 @@
 export { GpuBackendClient } from './GpuBackendClient';
-export type { GpuCallOptions } from './GpuBackendClient';
+export type {
+  GpuCallOptions,
+  GpuServiceDetail,
+  ListServicesFilter,
+} from './GpuBackendClient';

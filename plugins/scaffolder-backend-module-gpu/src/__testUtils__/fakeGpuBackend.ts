@@ -1,46 +1,319 @@
 import {
+  ClusterMode,
   demoPlatformConfig,
+  formatUsd,
+  GpuServiceView,
   parsePlatform,
+  Placement,
+  Platform,
+  QuoteOption,
   quoteService,
+  ServiceRequest,
+  ServiceStatus,
   validateServiceRequest,
 } from '@internal/backstage-plugin-gpu-common';
-import { http, HttpResponse } from 'msw';
+import {
+  renderServiceManifests,
+  renderTeamManifests,
+  serviceObjectNames,
+} from '@internal/backstage-plugin-gpu-node';
+import { http, HttpResponse, JsonBodyType } from 'msw';
+import { randomUUID } from 'node:crypto';
 
 /** Where `mockServices.discovery()` places the gpu backend. */
 export const GPU_BASE_URL = 'http://localhost:0/api/gpu';
 
+interface FakeService {
+  view: GpuServiceView;
+  manifests: unknown[];
+  requestKey?: string;
+  /** Quota the service holds (`held`), waits for (`pending`) or gave back (`released`). */
+  reservation: 'held' | 'pending' | 'released';
+  gpuEquivalents: number;
+  monthlyCostMicros: number;
+}
+
+interface RecordedRequest {
+  method: string;
+  path: string;
+  body: unknown;
+  authorization: string | null;
+}
+
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
+      : v,
+  );
+}
+
+function errorResponse(status: number, name: string, message: string) {
+  return HttpResponse.json(
+    { error: { name, message }, response: { statusCode: status } },
+    { status },
+  );
+}
+
 /**
- * msw handlers answering like the gpu backend's routes, computed with the real domain code on the demo platform,
- * recording each request for assertions.
+ * msw handlers that behave like the gpu backend's service routes on a dry-run cluster, computed with the real
+ * domain code (validation, quotes, rendering) on the demo platform: quota held per team, idempotency on
+ * `(team, requestKey)`, 409 for a taken name or a reused key, 404 for unknown ids, dry-run previews, GitOps mode,
+ * pending approval when the policy asks for it, idempotent delete releasing quota. `requests` records every call.
+ * Its behaviour is checked against the real backend in `realGpuBackend.test.ts`.
  */
-export function fakeGpuBackend() {
-  const platform = parsePlatform(demoPlatformConfig);
-  const requests: { method: string; path: string; body: unknown; authorization: string | null }[] = [];
+export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
+  const platform: Platform = parsePlatform(demoPlatformConfig);
+  const clusterMode = options.mode ?? 'dry-run';
+  const requests: RecordedRequest[] = [];
+  const services = new Map<string, FakeService>();
+
+  async function record(request: Request, path: string) {
+    const text = request.method === 'GET' || request.method === 'DELETE' ? '' : await request.text();
+    const body = text ? JSON.parse(text) : undefined;
+    requests.push({
+      method: request.method,
+      path,
+      body,
+      authorization: request.headers.get('authorization'),
+    });
+    return body;
+  }
+
+  function quote(request: ServiceRequest) {
+    const held = [...services.values()].filter(
+      s => s.view.team === request.team && s.reservation === 'held',
+    );
+    const reservedGpuEquivalents: Record<string, number> = {};
+    for (const s of held) {
+      reservedGpuEquivalents[s.view.placement.pool] =
+        (reservedGpuEquivalents[s.view.placement.pool] ?? 0) + s.gpuEquivalents;
+    }
+    return quoteService(platform, request, {
+      reservedGpuEquivalents,
+      committedMonthlyCost: held.reduce((sum, s) => sum + s.monthlyCostMicros, 0),
+    });
+  }
+
+  function chooseOption(request: ServiceRequest): QuoteOption {
+    const q = quote(request);
+    if (!q.recommended) {
+      const why = q.unavailable.map(u => `${u.slice.tier} on ${u.slice.pool}: ${u.reason}`);
+      throw Object.assign(
+        new Error(`No tier and pool can run ${q.service}: ${why.slice(0, 5).join('; ')}`),
+        { name: 'InputError' },
+      );
+    }
+    return q.recommended;
+  }
+
+  function newService(
+    id: string,
+    body: { request: ServiceRequest; entityRef?: string; mode?: 'gitops'; requestKey?: string },
+  ): FakeService {
+    const request = validateServiceRequest(platform, body.request);
+    const option = chooseOption(request);
+    const namespace =
+      request.namespace ?? platform.teams.find(t => t.name === request.team)!.namespaces[0];
+    const placement: Placement = {
+      tier: option.slice.tier,
+      pool: option.slice.pool,
+      ...(option.slice.migProfile ? { migProfile: option.slice.migProfile } : {}),
+      gpusPerReplica: option.slice.gpusPerReplica,
+    };
+    const pending = option.verdict !== 'allowed';
+    const mode: ClusterMode = body.mode ?? clusterMode;
+    let status: ServiceStatus = 'approved';
+    let statusReason = 'Dry-run: no cluster is configured, the manifests are rendered and stored but not applied';
+    if (pending) {
+      status = 'pending-approval';
+      statusReason = option.reasons.join('; ');
+    } else if (mode === 'apply') {
+      status = 'ready';
+      statusReason = '';
+    } else if (mode === 'gitops') {
+      statusReason = 'Rendered for GitOps: publish the manifests; nothing was applied by Backstage';
+    }
+    const fullRequest = { ...request, namespace };
+    const now = new Date().toISOString();
+    const names = serviceObjectNames(request.name);
+    return {
+      view: {
+        id,
+        name: request.name,
+        team: request.team,
+        namespace,
+        entityRef: body.entityRef,
+        environment: request.environment,
+        status,
+        ...(statusReason ? { statusReason } : {}),
+        request: fullRequest,
+        placement,
+        gpuEquivalents: option.gpuEquivalents,
+        monthlyCost: formatUsd(option.cost.monthly),
+        mode,
+        endpoint: `http://${names.service}.${namespace}.svc.cluster.local:${
+          request.runtime === 'vllm' ? 8000 : 11434
+        }`,
+        annotations: {
+          'backstage.io/kubernetes-id': request.name,
+          'backstage.io/kubernetes-namespace': namespace,
+          'gpu.backstage.io/service-id': id,
+        },
+        ...(pending
+          ? {
+              approval: {
+                id: randomUUID(),
+                serviceId: id,
+                team: request.team,
+                kind: 'create' as const,
+                state: 'pending' as const,
+                reasons: option.reasons.map(message => ({ code: 'policy', message })),
+                requestedBy: 'user:default/mock',
+                requestedAt: now,
+              },
+            }
+          : {}),
+        createdBy: 'user:default/mock',
+        createdAt: now,
+        updatedAt: now,
+      },
+      manifests: [
+        ...renderTeamManifests(platform, request.team).filter(
+          o => o.metadata?.namespace === namespace,
+        ),
+        ...renderServiceManifests(platform, fullRequest, placement, { serviceId: id }),
+      ],
+      requestKey: body.requestKey,
+      reservation: pending ? 'pending' : 'held',
+      gpuEquivalents: option.gpuEquivalents,
+      monthlyCostMicros: option.cost.monthly,
+    };
+  }
+
+  function findService(id: string) {
+    const service = services.get(id);
+    if (!service) {
+      return { error: errorResponse(404, 'NotFoundError', `No GPU service with id ${id}`) };
+    }
+    return { service };
+  }
 
   const handlers = [
     http.post(`${GPU_BASE_URL}/quote`, async ({ request }) => {
-      const body = await request.json();
-      requests.push({
-        method: 'POST',
-        path: '/quote',
-        body,
-        authorization: request.headers.get('authorization'),
-      });
+      const body = await record(request, '/quote');
       try {
-        const serviceRequest = validateServiceRequest(platform, body);
-        return HttpResponse.json(
-          quoteService(platform, serviceRequest, {
-            reservedGpuEquivalents: {},
-            committedMonthlyCost: 0,
-          }),
-        );
+        return HttpResponse.json(quote(validateServiceRequest(platform, body)) as unknown as JsonBodyType);
       } catch (error) {
-        return HttpResponse.json(
-          { error: { name: 'InputError', message: (error as Error).message } },
-          { status: 400 },
-        );
+        return errorResponse(400, 'InputError', (error as Error).message);
       }
     }),
+
+    http.post(`${GPU_BASE_URL}/services`, async ({ request }) => {
+      const body = await record(request, '/services');
+      if (
+        typeof body !== 'object' || body === null || typeof body.request !== 'object' ||
+        (body.mode !== undefined && body.mode !== 'gitops') ||
+        (body.dryRun !== undefined && typeof body.dryRun !== 'boolean')
+      ) {
+        return errorResponse(400, 'InputError', 'Invalid service request: request: Required');
+      }
+      try {
+        if (body.dryRun) {
+          const preview = newService('dry-run', body);
+          return HttpResponse.json({ ...preview.view, manifests: preview.manifests } as JsonBodyType);
+        }
+        const team = body.request.team;
+        const existing = [...services.values()].find(
+          s => body.requestKey !== undefined && s.requestKey === body.requestKey && s.view.team === team,
+        );
+        if (existing) {
+          const again = newService(existing.view.id, body);
+          if (canonicalJson(again.view.request) !== canonicalJson(existing.view.request)) {
+            return errorResponse(409, 'ConflictError', `Request key '${body.requestKey}' was already used by team '${team}' for a different request (service '${existing.view.name}'); use a new key for a new request`);
+          }
+          return HttpResponse.json(existing.view as unknown as JsonBodyType, { status: 200 });
+        }
+        const service = newService(randomUUID(), body);
+        const live = [...services.values()].find(
+          s => s.view.name === service.view.name && s.view.namespace === service.view.namespace &&
+            !['deleted', 'rejected'].includes(s.view.status),
+        );
+        if (live) {
+          return errorResponse(409, 'ConflictError', `A service named '${service.view.name}' already exists in namespace '${service.view.namespace}'; delete it first or choose another name`);
+        }
+        services.set(service.view.id, service);
+        return HttpResponse.json(service.view as unknown as JsonBodyType, { status: 201 });
+      } catch (error) {
+        return errorResponse(400, 'InputError', (error as Error).message);
+      }
+    }),
+
+    http.get(`${GPU_BASE_URL}/services`, async ({ request }) => {
+      await record(request, '/services');
+      const query = new URL(request.url).searchParams;
+      const items = [...services.values()]
+        .map(s => s.view)
+        .filter(v => !query.has('entityRef') || v.entityRef === query.get('entityRef'))
+        .filter(v => !query.has('team') || v.team === query.get('team'))
+        .filter(v => !query.has('status') || v.status === query.get('status'))
+        .reverse();
+      return HttpResponse.json({ items } as unknown as JsonBodyType);
+    }),
+
+    http.get(`${GPU_BASE_URL}/services/:id`, async ({ request, params }) => {
+      await record(request, `/services/${params.id}`);
+      const { service, error } = findService(String(params.id));
+      return error ?? HttpResponse.json({ ...service.view, manifests: service.manifests } as JsonBodyType);
+    }),
+
+    http.delete(`${GPU_BASE_URL}/services/:id`, async ({ request, params }) => {
+      await record(request, `/services/${params.id}`);
+      const { service, error } = findService(String(params.id));
+      if (error) return error;
+      if (service.view.status !== 'deleted') {
+        service.view = {
+          ...service.view,
+          status: 'deleted',
+          statusReason: service.view.mode === 'gitops'
+            ? 'Deleted and quota released; remove its manifests from the GitOps repository to stop it'
+            : 'Deleted (nothing was applied)',
+          updatedAt: new Date().toISOString(),
+        };
+        service.reservation = 'released';
+      }
+      return HttpResponse.json(service.view as unknown as JsonBodyType);
+    }),
   ];
-  return { handlers, requests, platform };
+
+  return {
+    handlers,
+    requests,
+    platform,
+    /** GPU-equivalents a team holds per pool, as `GET /teams/:team/quota` reports `reservedGpuEquivalents`. */
+    heldGpuEquivalents(team: string): Record<string, number> {
+      const held: Record<string, number> = {};
+      for (const s of services.values()) {
+        if (s.view.team === team && s.reservation === 'held') {
+          held[s.view.placement.pool] = (held[s.view.placement.pool] ?? 0) + s.gpuEquivalents;
+        }
+      }
+      return held;
+    },
+    /** An approver rejects the service's pending request: nothing stays reserved. */
+    reject(id: string, comment: string) {
+      const service = services.get(id)!;
+      service.view = {
+        ...service.view,
+        status: 'rejected',
+        statusReason: `Rejected: ${comment}`,
+        ...(service.view.approval ? { approval: { ...service.view.approval, state: 'rejected' as const, comment } } : {}),
+      };
+      service.reservation = 'released';
+    },
+    reset() {
+      requests.length = 0;
+      services.clear();
+    },
+  };
 }

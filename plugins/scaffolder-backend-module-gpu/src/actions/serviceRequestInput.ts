@@ -8,6 +8,11 @@ export const serviceRequestInput = {
   name: (z: typeof zod) =>
     z
       .string()
+      .max(40)
+      .regex(
+        /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/,
+        'must be a DNS-1123 label: lower-case letters, digits and dashes, starting and ending with a letter or digit',
+      )
       .describe('Service name: a DNS-1123 label of at most 40 characters'),
   team: (z: typeof zod) =>
     z.string().describe('Owning team, a catalog group name such as ml-platform'),
@@ -26,11 +31,11 @@ export const serviceRequestInput = {
       .optional()
       .describe("Weight precision; defaults to the model's"),
   maxModelLen: (z: typeof zod) =>
-    z.number().int().describe('Context length in tokens (vLLM --max-model-len)'),
+    z.number().int().positive().describe('Context length in tokens (vLLM --max-model-len)'),
   concurrency: (z: typeof zod) =>
-    z.number().int().describe('Concurrent sequences (vLLM --max-num-seqs)'),
+    z.number().int().positive().describe('Concurrent sequences (vLLM --max-num-seqs)'),
   replicas: (z: typeof zod) =>
-    z.number().int().default(1).describe('Replicas'),
+    z.number().int().positive().default(1).describe('Replicas'),
   environment: (z: typeof zod) =>
     z.string().describe('Environment: dev, staging or production'),
   tier: (z: typeof zod) =>

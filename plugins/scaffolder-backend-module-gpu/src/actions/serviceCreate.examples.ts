@@ -1,0 +1,84 @@
+import { TemplateExample } from '@backstage/plugin-scaffolder-node';
+import yaml from 'yaml';
+
+export const examples: TemplateExample[] = [
+  {
+    description:
+      "Create seed 004's summariser (Llama-3.1-8B on vLLM) in production on the recommended tier",
+    example: yaml.stringify({
+      steps: [
+        {
+          id: 'create',
+          action: 'gpu:service:create',
+          name: 'Create the GPU service',
+          input: {
+            name: 'summariser',
+            team: 'ml-platform',
+            namespace: 'ml-serving',
+            model: 'llama-3.1-8b',
+            runtime: 'vllm',
+            dtype: 'bf16',
+            maxModelLen: 8192,
+            concurrency: 64,
+            replicas: 1,
+            environment: 'production',
+            expectedTokensPerSecond: 600,
+          },
+        },
+      ],
+    }),
+  },
+  {
+    description:
+      'Create an Ollama chatbot on a time-sliced T4 share in dev, for an existing catalog component',
+    example: yaml.stringify({
+      steps: [
+        {
+          id: 'create',
+          action: 'gpu:service:create',
+          name: 'Create the GPU service',
+          input: {
+            name: 'support-chatbot',
+            team: 'search',
+            model: 'llama-3.2-3b',
+            runtime: 'ollama',
+            dtype: 'int4',
+            maxModelLen: 4096,
+            concurrency: 2,
+            replicas: 1,
+            environment: 'dev',
+            tier: 'time-sliced',
+            pool: 't4-timeslice',
+            entityRef: 'component:default/support-chatbot',
+          },
+        },
+      ],
+    }),
+  },
+  {
+    description:
+      'Request more GPUs than the team quota allows: the step succeeds with status pending-approval and the service is deployed once the platform team approves',
+    example: yaml.stringify({
+      steps: [
+        {
+          id: 'create',
+          action: 'gpu:service:create',
+          name: 'Request the GPU service',
+          input: {
+            name: 'batch-summariser',
+            team: 'ml-platform',
+            model: 'llama-3.1-8b',
+            runtime: 'vllm',
+            maxModelLen: 8192,
+            concurrency: 64,
+            replicas: 5,
+            environment: 'production',
+            tier: 'dedicated',
+            pool: 'l4-ondemand',
+            whenPendingApproval: 'continue',
+          },
+        },
+      ],
+    }),
+  },
+];

@@ -1,0 +1,214 @@
+import { AuthService, DiscoveryService } from '@backstage/backend-plugin-api';
+import {
+  KubernetesValidatorFunctions,
+  parseEntityRef,
+  stringifyEntityRef,
+} from '@backstage/catalog-model';
+import { ConflictError, InputError } from '@backstage/errors';
+import { createTemplateAction } from '@backstage/plugin-scaffolder-node';
+import {
+  GpuServiceView,
+  ServiceRequest,
+} from '@internal/backstage-plugin-gpu-common';
+import { GpuBackendClient } from '@internal/backstage-plugin-gpu-node';
+import { z as zod } from 'zod/v3';
+import { parseActionInput } from './parseActionInput';
+import { examples } from './serviceCreate.examples';
+import { serviceRequestInput } from './serviceRequestInput';
+
+const ID = 'gpu:service:create';
+
+const inputFields = {
+  ...serviceRequestInput,
+  entityRef: (z: typeof zod) =>
+    z
+      .string()
+      .optional()
+      .describe(
+        'Catalog entity the service belongs to; defaults to component:default/<name>',
+      ),
+  whenPendingApproval: (z: typeof zod) =>
+    z
+      .enum(['continue', 'fail'])
+      .default('continue')
+      .describe(
+        'A request outside policy waits for an approver. continue (default): the step succeeds with status ' +
+          'pending-approval and the service is deployed once approved; fail: the request is withdrawn and the step fails',
+      ),
+};
+
+/** The step outputs that describe one service, shared by the create, render and delete actions. */
+export const serviceOutput = {
+  serviceId: (z: typeof zod) =>
+    z.string().describe('Id of the GPU service (`dry-run` in a dry run)'),
+  status: (z: typeof zod) =>
+    z
+      .string()
+      .describe(
+        'approved, ready, pending-approval, failed, rejected, deleted... (see the gpu backend)',
+      ),
+  statusReason: (z: typeof zod) =>
+    z.string().optional().describe('Why the service is in its status'),
+  namespace: (z: typeof zod) => z.string().describe('Kubernetes namespace'),
+  mode: (z: typeof zod) =>
+    z.string().describe('apply, gitops or dry-run: what the backend did with the manifests'),
+};
+
+/** What the create action outputs for a service. */
+function outputsOf(view: GpuServiceView) {
+  return {
+    serviceId: view.id,
+    status: view.status,
+    ...(view.statusReason ? { statusReason: view.statusReason } : {}),
+    namespace: view.namespace,
+    mode: view.mode,
+    endpoint: view.endpoint,
+    tier: view.placement.tier,
+    pool: view.placement.pool,
+    monthlyCost: view.monthlyCost,
+    annotations: view.annotations,
+    entityRef: view.entityRef ?? '',
+  };
+}
+
+function writeOutputs(
+  output: (name: any, value: any) => void,
+  values: Record<string, unknown>,
+) {
+  for (const [key, value] of Object.entries(values)) {
+    output(key, value);
+  }
+}
+
+/** The service request part of the input (what the backend validates). */
+function toServiceRequest(
+  input: Record<string, unknown>,
+): ServiceRequest {
+  const request: Record<string, unknown> = {};
+  for (const key of Object.keys(serviceRequestInput)) {
+    if (input[key] !== undefined) request[key] = input[key];
+  }
+  return request as unknown as ServiceRequest;
+}
+
+function normaliseEntityRef(entityRef: string | undefined, name: string) {
+  let ref;
+  try {
+    ref = parseEntityRef(entityRef ?? name, {
+      defaultKind: 'component',
+      defaultNamespace: 'default',
+    });
+  } catch (error) {
+    throw new InputError(`Invalid input to ${ID}: entityRef: ${(error as Error).message}`);
+  }
+  if (
+    !KubernetesValidatorFunctions.isValidObjectName(ref.name) ||
+    !KubernetesValidatorFunctions.isValidNamespace(ref.namespace)
+  ) {
+    throw new InputError(
+      `Invalid input to ${ID}: entityRef: '${entityRef}' is not a valid entity ref (kind:namespace/name)`,
+    );
+  }
+  return stringifyEntityRef(ref);
+}
+
+/**
+ * `gpu:service:create`: creates a GPU model service through the gpu backend, on behalf of the user who runs the
+ * template. Idempotent: the backend call runs inside a task checkpoint and carries a request key derived from the
+ * task and the entity, so a retried task never creates twice.
+ *
+ * @public
+ */
+export function createServiceCreateAction(options: {
+  discovery: DiscoveryService;
+  auth: AuthService;
+}) {
+  const client = new GpuBackendClient(options);
+  return createTemplateAction({
+    id: ID,
+    description:
+      'Creates a GPU model service (quota reserved, manifests applied or rendered) and outputs its id, status, ' +
+      'namespace, endpoint and the catalog annotations; in a dry run, what would be created',
+    examples,
+    supportsDryRun: true,
+    schema: {
+      input: inputFields,
+      output: {
+        ...serviceOutput,
+        endpoint: z =>
+          z.string().describe('Cluster-internal URL of the OpenAI-compatible (vLLM) or Ollama endpoint'),
+        tier: z => z.string().describe('GPU sharing tier the service got'),
+        pool: z => z.string().describe('GPU pool the service got'),
+        monthlyCost: z => z.string().describe('Projected monthly cost, e.g. $587.50'),
+        annotations: z =>
+          z
+            .record(z.string())
+            .describe(
+              'Entity annotations for catalog-info.yaml: backstage.io/kubernetes-id, backstage.io/kubernetes-namespace, gpu.backstage.io/service-id',
+            ),
+        entityRef: z => z.string().describe('Catalog entity the service belongs to'),
+      },
+    },
+    async handler(ctx) {
+      const input = parseActionInput(ID, inputFields, ctx.input);
+      const entityRef = normaliseEntityRef(input.entityRef, input.name);
+      const body = { request: toServiceRequest(input), entityRef };
+      const credentials = await ctx.getInitiatorCredentials();
+
+      if (ctx.isDryRun) {
+        const preview = await client.previewService(body, { credentials });
+        if (preview.status === 'pending-approval' && input.whenPendingApproval === 'fail') {
+          throw new InputError(
+            `${input.name} would need approval (${preview.statusReason}); choose an option the policy allows`,
+          );
+        }
+        ctx.logger.info(
+          `Dry run: would create ${preview.name} in ${preview.namespace} on ${preview.placement.tier}/${preview.placement.pool} (${preview.status}); ${preview.manifests.length} object(s) rendered`,
+        );
+        writeOutputs(ctx.output, outputsOf(preview));
+        return;
+      }
+
+      const requestKey = `scaffolder:${ctx.task.id}:${entityRef}`;
+      const service = (await ctx.checkpoint({
+        key: `${ID}:${entityRef}`,
+        fn: async () =>
+          (await client.createService(
+            { ...body, requestKey },
+            { credentials },
+          )) as any,
+      })) as GpuServiceView;
+
+      if (service.status === 'rejected') {
+        throw new ConflictError(
+          `The request for ${service.name} was rejected: ${
+            service.approval?.comment ?? service.statusReason ?? 'no reason given'
+          }; nothing is reserved`,
+        );
+      }
+      if (service.status === 'failed') {
+        // Give the quota back so a failed step leaves nothing held, then report why.
+        await client.deleteService(service.id, { credentials });
+        throw new Error(
+          `Deploying ${service.name} failed: ${service.statusReason}; the service was torn down and its quota released`,
+        );
+      }
+      if (service.status === 'pending-approval') {
+        if (input.whenPendingApproval === 'fail') {
+          await client.deleteService(service.id, { credentials });
+          throw new InputError(
+            `${service.name} needs approval (${service.statusReason}); the request was withdrawn, nothing is reserved`,
+          );
+        }
+        ctx.logger.warn(
+          `${service.name} waits for approval by the platform team: ${service.statusReason}. It is deployed once approved.`,
+        );
+      } else {
+        ctx.logger.info(
+          `Created ${service.name} (${service.id}) in ${service.namespace} on ${service.placement.tier}/${service.placement.pool}: ${service.status} (${service.mode})`,
+        );
+      }
+      writeOutputs(ctx.output, outputsOf(service));
+    },
+  });
+}
