@@ -1,6 +1,7 @@
 import { coreExtensionData } from '@backstage/frontend-plugin-api';
 import { createExtensionTester } from '@backstage/frontend-test-utils';
-import { gpuGovernancePage, gpuPlugin } from './plugin';
+import { FormFieldBlueprint } from '@backstage/plugin-scaffolder-react/alpha';
+import { gpuGovernancePage, gpuPlugin, gpuTierPickerField } from './plugin';
 
 describe('gpu frontend plugin', () => {
   it('mounts the governance page at /gpu with a sidebar title', () => {
@@ -8,5 +9,12 @@ describe('gpu frontend plugin', () => {
     const tester = createExtensionTester(gpuGovernancePage);
     expect(tester.get(coreExtensionData.routePath)).toBe('/gpu');
     expect(tester.get(coreExtensionData.title)).toBe('GPU');
+  });
+
+  it('offers the GpuTierPicker form field to the scaffolder', async () => {
+    const tester = createExtensionTester(gpuTierPickerField);
+    const loader = tester.get(FormFieldBlueprint.dataRefs.formFieldLoader);
+    const field = await loader();
+    expect(field.$$type).toBe('@backstage/scaffolder/FormField');
   });
 });
