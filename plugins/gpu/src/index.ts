@@ -6,3 +6,10 @@
 export { gpuPlugin as default } from './plugin';
 export { gpuApiRef, GpuClient } from './api';
 export type { GpuApi } from './api';
+export {
+  GPU_TIER_PICKER_FIELD,
+  TierPicker,
+  validateTierPicker,
+} from './components/TierPicker';
+export type { TierPickerValue } from './components/TierPicker';
+export { GpuTierPickerFieldExtension, legacyGpuPlugin } from './legacy';

@@ -5,6 +5,7 @@ import {
   fetchApiRef,
   PageBlueprint,
 } from '@backstage/frontend-plugin-api';
+import { FormFieldBlueprint } from '@backstage/plugin-scaffolder-react/alpha';
 import MemoryIcon from '@material-ui/icons/Memory';
 import { GpuClient, gpuApiRef } from './api';
 import { rootRouteRef } from './routes';
@@ -30,6 +31,17 @@ export const gpuGovernancePage = PageBlueprint.make({
   },
 });
 
+/** The `GpuTierPicker` scaffolder form field, attached to the scaffolder's form fields API. */
+export const gpuTierPickerField = FormFieldBlueprint.make({
+  name: 'tier-picker',
+  params: {
+    field: () =>
+      import('./components/TierPicker/formField').then(
+        m => m.gpuTierPickerFormField,
+      ),
+  },
+});
+
 /**
  * The GPU plugin: governance page, entity card and tier picker.
  *
@@ -38,7 +50,7 @@ export const gpuGovernancePage = PageBlueprint.make({
 export const gpuPlugin = createFrontendPlugin({
   pluginId: 'gpu',
   info: { packageJson: () => import('../package.json') },
-  extensions: [gpuApi, gpuGovernancePage],
+  extensions: [gpuApi, gpuGovernancePage, gpuTierPickerField],
   routes: {
     root: rootRouteRef,
   },

@@ -1,0 +1,101 @@
+import Chip from '@material-ui/core/Chip';
+import Radio from '@material-ui/core/Radio';
+import TableCell from '@material-ui/core/TableCell';
+import TableRow from '@material-ui/core/TableRow';
+import Typography from '@material-ui/core/Typography';
+import { describeSlice } from '@internal/backstage-plugin-gpu-common';
+import {
+  headroomText,
+  ISOLATION_LABELS,
+  monthlyText,
+  perThousandTokensText,
+  quotaText,
+  TIER_LABELS,
+} from './describeChoice';
+import { TierChoice } from './tierChoices';
+
+const VERDICT_LABELS = {
+  allowed: 'Allowed',
+  'needs-approval': 'Needs approval',
+  forbidden: 'Not allowed',
+} as const;
+
+/** One tier on one pool: what it costs and whether policy lets it through, or why the model does not fit. */
+export function TierChoiceRow(props: {
+  choice: TierChoice;
+  selected: boolean;
+  disabled?: boolean;
+  onSelect: (choice: TierChoice) => void;
+}) {
+  const { choice, selected, disabled, onSelect } = props;
+  const { option, unavailable } = choice;
+  const selectable = !!option && option.verdict !== 'forbidden' && !disabled;
+  const label = `${TIER_LABELS[choice.tier]} on ${choice.pool}`;
+
+  return (
+    <TableRow
+      hover={selectable}
+      selected={selected}
+      data-testid={`tier-choice-${choice.key}`}
+      onClick={selectable ? () => onSelect(choice) : undefined}
+      style={selectable ? { cursor: 'pointer' } : undefined}
+    >
+      <TableCell padding="checkbox">
+        <Radio
+          checked={selected}
+          disabled={!selectable}
+          color="primary"
+          inputProps={{ 'aria-label': label }}
+          onChange={() => onSelect(choice)}
+        />
+      </TableCell>
+      <TableCell>
+        <Typography variant="body2">
+          <strong>{TIER_LABELS[choice.tier]}</strong> · {choice.pool}
+          {option?.capacityType === 'spot' ? ' (spot)' : ''}
+        </Typography>
+        <Typography variant="caption" color="textSecondary">
+          {describeSlice((option ?? unavailable)!.slice)}
+        </Typography>
+        {choice.recommended && (
+          <div>
+            <Chip size="small" color="primary" label="Recommended" />
+          </div>
+        )}
+      </TableCell>
+      {option ? (
+        <>
+          <TableCell>Fits · {headroomText(option)}</TableCell>
+          <TableCell align="right">{monthlyText(option)}</TableCell>
+          <TableCell align="right">{perThousandTokensText(option)}</TableCell>
+          <TableCell>{ISOLATION_LABELS[option.slice.isolation]}</TableCell>
+          <TableCell>{quotaText(option)}</TableCell>
+          <TableCell>
+            <Typography
+              variant="body2"
+              color={option.verdict === 'forbidden' ? 'error' : 'textPrimary'}
+            >
+              {VERDICT_LABELS[option.verdict]}
+            </Typography>
+            {option.reasons.map(reason => (
+              <Typography
+                key={reason}
+                variant="caption"
+                color="textSecondary"
+                component="div"
+              >
+                {reason}
+              </Typography>
+            ))}
+          </TableCell>
+        </>
+      ) : (
+        <TableCell colSpan={6}>
+          <Typography variant="body2" color="textSecondary">
+            Does not fit: {unavailable!.reason}
+          </Typography>
+        </TableCell>
+      )}
+    </TableRow>
+  );
+}

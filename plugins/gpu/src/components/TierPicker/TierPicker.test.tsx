@@ -1,0 +1,254 @@
+import {
+  renderInTestApp,
+  TestApiProvider,
+} from '@backstage/frontend-test-utils';
+import {
+  describeSlice,
+  formatGb,
+  formatUsd,
+} from '@internal/backstage-plugin-gpu-common';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { useState } from 'react';
+import { GpuApi, gpuApiRef } from '../../api';
+import { demoQuote, llamaForm, quotingApi } from './__testUtils__/demoQuotes';
+import { TierPicker } from './TierPicker';
+import { TierPickerProps, TierPickerValue } from './types';
+
+type Form = Record<string, unknown>;
+
+/** Renders the field the way the scaffolder's form does: its value in state, the whole form in formContext. */
+function Field(props: {
+  form: Form;
+  initial?: TierPickerValue;
+  onValue?: (value: TierPickerValue | undefined) => void;
+}) {
+  const [value, setValue] = useState(props.initial);
+  const fieldProps = {
+    formData: value,
+    onChange: (next: TierPickerValue | undefined) => {
+      setValue(next);
+      props.onValue?.(next);
+    },
+    formContext: { formData: props.form },
+    schema: { title: 'GPU tier' },
+    uiSchema: {},
+    idSchema: { $id: 'root_placement' },
+    rawErrors: [],
+    required: true,
+  } as unknown as TierPickerProps;
+  return <TierPicker {...fieldProps} />;
+}
+
+async function renderField(
+  api: Pick<GpuApi, 'quote'>,
+  props: Parameters<typeof Field>[0],
+) {
+  const harness = (form: Form) => (
+    <TestApiProvider apis={[[gpuApiRef, api]]}>
+      <Field {...props} form={form} />
+    </TestApiProvider>
+  );
+  const rendered = await renderInTestApp(harness(props.form));
+  return {
+    ...rendered,
+    rerenderForm: (form: Form) => rendered.rerender(harness(form)),
+  };
+}
+
+const row = (key: string) => screen.getByTestId(`tier-choice-${key}`);
+
+describe('TierPicker', () => {
+  it('asks for the inputs it still needs instead of quoting', async () => {
+    const { api, calls } = quotingApi();
+    await renderField(api, { form: { owner: 'group:default/ml-platform' } });
+    expect(screen.getByTestId('tier-picker-missing')).toHaveTextContent(
+      'Fill in model, runtime, contextLength, concurrency, environment',
+    );
+    await new Promise(resolve => setTimeout(resolve, 400));
+    expect(calls).toHaveLength(0);
+  });
+
+  it('shows loading, then every tier with the quote’s numbers, and preselects the recommendation', async () => {
+    const { api, calls } = quotingApi();
+    const onValue = jest.fn();
+    await renderField(api, { form: llamaForm, onValue });
+    expect(screen.getByTestId('tier-picker-loading')).toBeInTheDocument();
+
+    await waitFor(() =>
+      expect(row('dedicated/l4-ondemand')).toBeInTheDocument(),
+    );
+    expect(screen.queryByTestId('tier-picker-loading')).not.toBeInTheDocument();
+    expect(calls[0].request).toEqual({
+      name: 'summariser',
+      team: 'ml-platform',
+      model: 'llama-3.1-8b',
+      runtime: 'vllm',
+      maxModelLen: 8192,
+      concurrency: 16,
+      replicas: 1,
+      environment: 'dev',
+    });
+    const expected = demoQuote(calls[0].request);
+    const l4 = expected.options.find(o => o.slice.pool === 'l4-ondemand')!;
+
+    const l4Row = within(row('dedicated/l4-ondemand'));
+    expect(
+      l4Row.getByText(`Fits · ${formatGb(l4.headroomBytes)} headroom`),
+    ).toBeInTheDocument();
+    expect(l4Row.getByText(formatUsd(l4.cost.monthly))).toBeInTheDocument();
+    expect(
+      l4Row.getByText(
+        formatUsd(l4.cost.costPerThousandTokens!, { decimals: 6 }),
+      ),
+    ).toBeInTheDocument();
+    expect(l4Row.getByText('Full (whole GPUs)')).toBeInTheDocument();
+    expect(
+      l4Row.getByText(
+        `${l4.quota.remaining} of ${l4.quota.nominal} GPU-eq left`,
+      ),
+    ).toBeInTheDocument();
+    expect(l4Row.getByText('Allowed')).toBeInTheDocument();
+    expect(l4Row.getByText('Recommended')).toBeInTheDocument();
+
+    const mig = expected.options.find(o => o.slice.tier === 'mig')!;
+    const migRow = within(row(`mig/${mig.slice.pool}`));
+    expect(migRow.getByText(describeSlice(mig.slice))).toBeInTheDocument();
+    expect(migRow.getByText(formatUsd(mig.cost.monthly))).toBeInTheDocument();
+    expect(
+      migRow.getByText('Hardware (memory and compute partitioned)'),
+    ).toBeInTheDocument();
+
+    expect(expected.recommended?.slice.pool).toBe('l4-ondemand');
+    await waitFor(() =>
+      expect(onValue).toHaveBeenLastCalledWith({
+        tier: 'dedicated',
+        pool: 'l4-ondemand',
+        slice: '1 x L4',
+        gpusPerReplica: 1,
+      }),
+    );
+    expect(l4Row.getByRole('radio')).toBeChecked();
+  });
+
+  it('quotes again, once, after the inputs stop changing, and aborts the stale request', async () => {
+    const { api, calls } = quotingApi();
+    const { rerenderForm } = await renderField(api, { form: llamaForm });
+    await waitFor(() => expect(calls).toHaveLength(1));
+    const firstSignal = calls[0].signal!;
+    await screen.findByTestId('tier-choice-dedicated/l4-ondemand');
+    const headroomBefore = within(row('dedicated/l4-ondemand')).getByText(
+      /headroom/,
+    ).textContent;
+
+    rerenderForm({ ...llamaForm, contextLength: 9000 });
+    rerenderForm({ ...llamaForm, contextLength: 10000 });
+    rerenderForm({ ...llamaForm, contextLength: 12000 });
+    expect(firstSignal.aborted).toBe(true);
+
+    await waitFor(() => expect(calls).toHaveLength(2));
+    expect(calls[1].request.maxModelLen).toBe(12000);
+    const expected = demoQuote({ ...calls[1].request });
+    const l4 = expected.options.find(o => o.slice.pool === 'l4-ondemand')!;
+    await waitFor(() =>
+      expect(
+        within(row('dedicated/l4-ondemand')).getByText(/headroom/),
+      ).toHaveTextContent(`Fits · ${formatGb(l4.headroomBytes)} headroom`),
+    );
+    expect(headroomBefore).not.toEqual(
+      `Fits · ${formatGb(l4.headroomBytes)} headroom`,
+    );
+  });
+
+  it('says why a tier cannot run the model', async () => {
+    const { api, calls } = quotingApi();
+    await renderField(api, { form: llamaForm });
+    const mpsRow = await screen.findByTestId('tier-choice-mps/l4-mps');
+    const expected = demoQuote(calls[0].request);
+    const reason = expected.unavailable.find(
+      u => u.slice.pool === 'l4-mps',
+    )!.reason;
+    expect(mpsRow).toHaveTextContent(`Does not fit: ${reason}`);
+    expect(within(mpsRow).getByRole('radio')).toBeDisabled();
+  });
+
+  it('does not let the user pick a tier the environment forbids, and flags one already chosen', async () => {
+    const { api } = quotingApi();
+    const form = {
+      ...llamaForm,
+      model: 'llama-3.2-3b',
+      dtype: 'int4',
+      contextLength: 4096,
+      concurrency: 4,
+      environment: 'production',
+    };
+    await renderField(api, {
+      form,
+      initial: {
+        tier: 'mps',
+        pool: 'l4-mps',
+        slice: 'a 1/4 MPS share of an L4',
+        gpusPerReplica: 1,
+      },
+    });
+    const mpsRow = await screen.findByTestId('tier-choice-mps/l4-mps');
+    expect(mpsRow).toHaveTextContent('Not allowed');
+    expect(within(mpsRow).getByRole('radio')).toBeDisabled();
+    expect(
+      within(mpsRow).getByText(
+        /Environment production does not allow the mps tier/,
+      ),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByText('Error: This choice cannot be submitted'),
+    ).toBeInTheDocument();
+    expect(
+      screen.getAllByText(/The mps tier on pool l4-mps is not allowed/).length,
+    ).toBeGreaterThan(0);
+  });
+
+  it('explains approval when the chosen tier is over the team’s quota', async () => {
+    const { api } = quotingApi();
+    const onValue = jest.fn();
+    await renderField(api, { form: llamaForm, onValue });
+    const spotRow = await screen.findByTestId('tier-choice-dedicated/spot-l4');
+    expect(within(spotRow).getByText('Needs approval')).toBeInTheDocument();
+    expect(screen.queryByText(/needs approval$/)).not.toBeInTheDocument();
+
+    await userEvent.click(within(spotRow).getByRole('radio'));
+    expect(onValue).toHaveBeenLastCalledWith({
+      tier: 'dedicated',
+      pool: 'spot-l4',
+      slice: '1 x L4',
+      gpusPerReplica: 1,
+    });
+    expect(
+      screen.getByText('Info: Dedicated on spot-l4 needs approval'),
+    ).toBeInTheDocument();
+    expect(
+      screen.getAllByText(
+        /Needs 1 GPU-equivalent of pool spot-l4; team ml-platform has 0 of 0 left/,
+      ).length,
+    ).toBeGreaterThan(1);
+    expect(screen.getByText(/created as pending approval/)).toBeInTheDocument();
+  });
+
+  it('shows the backend’s message when the quote fails, and no stale options', async () => {
+    const { api } = quotingApi();
+    const { rerenderForm } = await renderField(api, { form: llamaForm });
+    await screen.findByTestId('tier-choice-dedicated/l4-ondemand');
+
+    rerenderForm({ ...llamaForm, contextLength: 200000 });
+    expect(
+      await screen.findByText('Error: Could not quote this service'),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByText(
+        /maxModelLen 200000 exceeds the context of llama-3.1-8b/,
+      ),
+    ).toBeInTheDocument();
+    expect(
+      screen.queryByTestId('tier-choice-dedicated/l4-ondemand'),
+    ).not.toBeInTheDocument();
+  });
+});

@@ -1,0 +1,45 @@
+import {
+  demoPlatformConfig,
+  parsePlatform,
+  Quote,
+  quoteService,
+  ServiceRequest,
+  validateServiceRequest,
+} from '@internal/backstage-plugin-gpu-common';
+import { GpuApi } from '../../../api';
+
+/** The demo platform the tests quote against (the same config the app ships). */
+export const demoPlatform = parsePlatform(demoPlatformConfig);
+
+/** What the gpu backend answers for a team with nothing reserved: the real validation and quote. */
+export function demoQuote(request: unknown): Quote {
+  return quoteService(
+    demoPlatform,
+    validateServiceRequest(demoPlatform, request),
+    { reservedGpuEquivalents: {}, committedMonthlyCost: 0 },
+  );
+}
+
+/** A GpuApi whose `quote` runs the real domain quote and records every call with its abort signal. */
+export function quotingApi() {
+  const calls: { request: ServiceRequest; signal?: AbortSignal }[] = [];
+  const api: Pick<GpuApi, 'quote'> = {
+    async quote(request, options) {
+      calls.push({ request, signal: options?.signal });
+      return demoQuote(request);
+    },
+  };
+  return { api, calls };
+}
+
+/** The template's form for an 8B Llama on vLLM in dev, owned by ml-platform. */
+export const llamaForm = {
+  owner: 'group:default/ml-platform',
+  name: 'summariser',
+  model: 'llama-3.1-8b',
+  runtime: 'vllm',
+  contextLength: 8192,
+  concurrency: 16,
+  replicas: 1,
+  environment: 'dev',
+};

@@ -1,0 +1,77 @@
+import { PREVIEW_SERVICE_NAME, requestFromForm } from './requestFromForm';
+
+describe('requestFromForm', () => {
+  const form = {
+    owner: 'group:default/ml-platform',
+    name: 'summariser',
+    model: 'llama-3.1-8b',
+    runtime: 'vllm',
+    contextLength: 8192,
+    concurrency: 16,
+    replicas: 2,
+    environment: 'dev',
+  };
+
+  it('maps the template fields onto a service request', () => {
+    expect(
+      requestFromForm({ ...form, dtype: 'fp8', expectedTokensPerSecond: 50 }),
+    ).toEqual({
+      request: {
+        name: 'summariser',
+        team: 'ml-platform',
+        model: 'llama-3.1-8b',
+        runtime: 'vllm',
+        dtype: 'fp8',
+        maxModelLen: 8192,
+        concurrency: 16,
+        replicas: 2,
+        environment: 'dev',
+        expectedTokensPerSecond: 50,
+      },
+    });
+  });
+
+  it('takes a bare group name, numbers typed as text, quantization for dtype and 1 replica by default', () => {
+    const { request } = requestFromForm({
+      ...form,
+      owner: 'search',
+      contextLength: '4096',
+      replicas: undefined,
+      quantization: 'int4',
+    });
+    expect(request).toMatchObject({
+      team: 'search',
+      maxModelLen: 4096,
+      replicas: 1,
+      dtype: 'int4',
+    });
+  });
+
+  it('quotes under a placeholder while the name is empty or not a DNS label', () => {
+    expect(requestFromForm({ ...form, name: '' }).request?.name).toBe(
+      PREVIEW_SERVICE_NAME,
+    );
+    expect(requestFromForm({ ...form, name: 'My Service' }).request?.name).toBe(
+      PREVIEW_SERVICE_NAME,
+    );
+  });
+
+  it('lists the fields still missing or unusable', () => {
+    expect(requestFromForm(undefined).missing).toEqual([
+      'owner',
+      'model',
+      'runtime',
+      'contextLength',
+      'concurrency',
+      'environment',
+    ]);
+    expect(
+      requestFromForm({
+        ...form,
+        runtime: 'triton',
+        concurrency: 0,
+        contextLength: 1.5,
+      }).missing,
+    ).toEqual(['runtime', 'contextLength', 'concurrency']);
+  });
+});

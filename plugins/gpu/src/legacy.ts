@@ -1,0 +1,45 @@
+import {
+  createApiFactory,
+  createPlugin,
+  discoveryApiRef,
+  fetchApiRef,
+} from '@backstage/core-plugin-api';
+import { createScaffolderFieldExtension } from '@backstage/plugin-scaffolder-react';
+import { GpuClient, gpuApiRef } from './api';
+import {
+  GPU_TIER_PICKER_FIELD,
+  TierPicker,
+  tierPickerFieldSchema,
+  validateTierPicker,
+} from './components/TierPicker';
+
+/**
+ * The gpu plugin for apps on the legacy frontend system: provides the gpu API.
+ *
+ * @public
+ */
+export const legacyGpuPlugin = createPlugin({
+  id: 'gpu',
+  apis: [
+    createApiFactory({
+      api: gpuApiRef,
+      deps: { discoveryApi: discoveryApiRef, fetchApi: fetchApiRef },
+      factory: ({ discoveryApi, fetchApi }) =>
+        new GpuClient({ discoveryApi, fetchApi }),
+    }),
+  ],
+});
+
+/**
+ * The tier picker for legacy apps: put `<GpuTierPickerFieldExtension />` inside `<ScaffolderFieldExtensions>`.
+ *
+ * @public
+ */
+export const GpuTierPickerFieldExtension = legacyGpuPlugin.provide(
+  createScaffolderFieldExtension({
+    name: GPU_TIER_PICKER_FIELD,
+    component: TierPicker,
+    validation: validateTierPicker,
+    schema: tierPickerFieldSchema.schema,
+  }),
+);
