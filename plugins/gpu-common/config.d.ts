@@ -174,5 +174,46 @@ export interface Config {
       /** Context of the kubeconfig to use; its current context when omitted. */
       context?: string;
     }>;
+
+    /**
+     * Prometheus that scrapes the DCGM exporter and vLLM, the source of usage metrics. Without it, cost is
+     * allocation cost only and the usage routes say that no metrics source is configured.
+     */
+    prometheus?: {
+      /** Base URL of the Prometheus HTTP API, e.g. `http://prometheus.monitoring:9090`. */
+      baseUrl: string;
+      /** Optional authentication: a bearer token, or basic user and password. */
+      auth?:
+        | {
+            /**
+             * Bearer token sent as `Authorization: Bearer <token>`.
+             * @visibility secret
+             */
+            token: string;
+          }
+        | {
+            username: string;
+            /**
+             * Password of basic authentication.
+             * @visibility secret
+             */
+            password: string;
+          };
+      /** Per-query timeout in milliseconds (default 5000). */
+      timeout?: number;
+      /**
+       * Label names of the DCGM exporter series. Defaults: `pod` and `namespace` (queries also accept the
+       * `exported_pod`/`exported_namespace` that a ServiceMonitor without honorLabels produces), `Hostname`, `gpu`,
+       * `GPU_I_ID`, `GPU_I_PROFILE`.
+       */
+      labels?: {
+        pod?: string;
+        namespace?: string;
+        hostname?: string;
+        gpu?: string;
+        migInstance?: string;
+        migProfile?: string;
+      };
+    };
   };
 }

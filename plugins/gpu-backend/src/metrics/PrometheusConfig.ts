@@ -1,0 +1,91 @@
+import { Config } from '@backstage/config';
+import { InputError } from '@backstage/errors';
+
+/** Label names of the DCGM exporter series, after the scrape. */
+export interface DcgmLabelNames {
+  /** Pod label; `undefined` means `pod`, falling back to `exported_pod` (dcgm-exporter issue #340). */
+  pod?: string;
+  /** Namespace label; `undefined` means `namespace`, falling back to `exported_namespace`. */
+  namespace?: string;
+  hostname: string;
+  gpu: string;
+  migInstance: string;
+  migProfile: string;
+}
+
+/** How to reach Prometheus, read from `gpu.prometheus`. */
+export interface PrometheusSettings {
+  baseUrl: string;
+  /** Value of the `Authorization` header, if any. */
+  authorization?: string;
+  timeoutMs: number;
+  labels: DcgmLabelNames;
+}
+
+export const DEFAULT_PROMETHEUS_TIMEOUT_MS = 5000;
+
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+function labelName(config: Config | undefined, key: string): string | undefined {
+  const value = config?.getOptionalString(key);
+  if (value !== undefined && !LABEL_NAME.test(value)) {
+    throw new InputError(
+      `Invalid gpu.prometheus.labels.${key} '${value}': expected a Prometheus label name`,
+    );
+  }
+  return value;
+}
+
+/** Reads `gpu.prometheus`; undefined when no Prometheus is configured. */
+export function readPrometheusConfig(
+  config: Config,
+): PrometheusSettings | undefined {
+  const section = config.getOptionalConfig('gpu.prometheus');
+  if (!section) {
+    return undefined;
+  }
+  const baseUrl = section.getString('baseUrl');
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new InputError(
+      `Invalid gpu.prometheus.baseUrl '${baseUrl}': expected an http(s) URL`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new InputError(
+      `Invalid gpu.prometheus.baseUrl '${baseUrl}': expected an http(s) URL`,
+    );
+  }
+  const timeoutMs =
+    section.getOptionalNumber('timeout') ?? DEFAULT_PROMETHEUS_TIMEOUT_MS;
+  if (!(timeoutMs > 0 && timeoutMs <= 120_000)) {
+    throw new InputError(
+      `Invalid gpu.prometheus.timeout ${timeoutMs}: expected 1 to 120000 milliseconds`,
+    );
+  }
+  const auth = section.getOptionalConfig('auth');
+  let authorization: string | undefined;
+  if (auth?.has('token')) {
+    authorization = `Bearer ${auth.getString('token')}`;
+  } else if (auth) {
+    const user = auth.getString('username');
+    const password = auth.getString('password');
+    authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+  }
+  const labels = section.getOptionalConfig('labels');
+  return {
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    authorization,
+    timeoutMs,
+    labels: {
+      pod: labelName(labels, 'pod'),
+      namespace: labelName(labels, 'namespace'),
+      hostname: labelName(labels, 'hostname') ?? 'Hostname',
+      gpu: labelName(labels, 'gpu') ?? 'gpu',
+      migInstance: labelName(labels, 'migInstance') ?? 'GPU_I_ID',
+      migProfile: labelName(labels, 'migProfile') ?? 'GPU_I_PROFILE',
+    },
+  };
+}
