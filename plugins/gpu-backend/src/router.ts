@@ -212,6 +212,13 @@ export async function createRouter(options: RouterOptions): Promise<express.Rout
     res.json(await view(result.service));
   });
 
+  router.post('/services/:id/retry', async (req, res) => {
+    const credentials = await authorize(req, gpuServiceUpdatePermission);
+    const current = await services.get(req.params.id);
+    await assertMember(credentials, current.team);
+    res.json(await view(await services.retry(req.params.id, actorOf(credentials))));
+  });
+
   router.delete('/services/:id', async (req, res) => {
     const credentials = await authorize(req, gpuServiceDeletePermission);
     const current = await services.get(req.params.id);

@@ -1,5 +1,5 @@
 import { LoggerService } from '@backstage/backend-plugin-api';
-import { NotFoundError } from '@backstage/errors';
+import { ConflictError, NotFoundError } from '@backstage/errors';
 import {
   CreateServiceBody,
   QuoteOption,
@@ -218,6 +218,28 @@ export class ServiceManager {
         actor,
       });
     }
+  }
+
+  /**
+   * Completes what left the service `failed`: the teardown when a delete failed (the last status change was
+   * `deleting` to `failed`), else the apply. Objects already in the cluster are applied again unchanged.
+   */
+  async retry(id: string, actor: string): Promise<ServiceRecord> {
+    const service = await this.get(id);
+    if (service.status !== 'failed') {
+      throw new ConflictError(
+        `Service ${id} is ${service.status}; only a failed service can be retried`,
+      );
+    }
+    const { items } = await this.options.store.listAuditEvents({
+      subjectId: id,
+      action: 'service.status',
+      limit: 1,
+    });
+    if (items[0]?.before?.status === 'deleting') {
+      return this.teardown(id, actor);
+    }
+    return this.deploy(service, actor);
   }
 
   /** Deletes what was applied (by ownership label), releases the quota, keeps the record. */

@@ -1,0 +1,288 @@
+import {
+  coreServices,
+  createServiceFactory,
+} from '@backstage/backend-plugin-api';
+import {
+  mockCredentials,
+  mockServices,
+  startTestBackend,
+} from '@backstage/backend-test-utils';
+import { AuthorizeResult } from '@backstage/plugin-permission-common';
+import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
+import { setupServer } from 'msw/node';
+import request from 'supertest';
+import { summariserRequest } from './__testUtils__/summariserRequest';
+import { fakeKubernetesApi } from './cluster/__testUtils__/fakeKubernetesApi';
+import { gpuPlugin } from './plugin';
+
+jest.setTimeout(30_000);
+
+const BASE = 'https://k8s.test:6443';
+const SSA = '?fieldManager=backstage-gpu&force=true';
+const TEAM = 'ml-platform';
+const DEPLOYMENT = `/apis/apps/v1/namespaces/${TEAM}/deployments/summariser`;
+const MODEL_CACHE = `/api/v1/namespaces/${TEAM}/persistentvolumeclaims/summariser-model-cache`;
+/** Requests per Kubernetes call before the applier gives up (its default retry policy). */
+const ATTEMPTS = 5;
+
+const summariser = {
+  ...summariserRequest,
+  environment: 'dev',
+  tier: 'dedicated',
+  pool: 'l4-ondemand',
+};
+
+const server = setupServer();
+beforeAll(() =>
+  server.listen({
+    // The test backend itself is on localhost; anything else must be the fake cluster.
+    onUnhandledRequest: (req, print) => {
+      if (!['127.0.0.1', 'localhost'].includes(new URL(req.url).hostname)) {
+        print.error();
+      }
+    },
+  }),
+);
+afterEach(() => server.resetHandlers());
+afterAll(() => server.close());
+
+async function start() {
+  const api = fakeKubernetesApi(BASE);
+  server.use(...api.handlers);
+  const { server: http } = await startTestBackend({
+    features: [
+      gpuPlugin,
+      mockServices.rootConfig.factory({
+        data: {
+          gpu: {
+            ...demoPlatformConfig,
+            clusters: [{ name: 'gpu-eu', mode: 'apply' }],
+          },
+          kubernetes: {
+            clusterLocatorMethods: [
+              {
+                type: 'config',
+                clusters: [
+                  {
+                    name: 'gpu-eu',
+                    url: BASE,
+                    authProvider: 'serviceAccount',
+                    serviceAccountToken: 'sa-token',
+                  },
+                ],
+              },
+            ],
+          },
+        },
+      }),
+      createServiceFactory({
+        service: coreServices.userInfo,
+        deps: {},
+        factory: () =>
+          mockServices.userInfo({
+            userEntityRef: mockCredentials.user().principal.userEntityRef,
+            ownershipEntityRefs: [`group:default/${TEAM}`],
+          }),
+      }),
+    ],
+  });
+  return { api, http: request(http) };
+}
+
+/** The team's held GPU-equivalents on the summariser's pool. */
+async function reserved(http: request.SuperTest<request.Test>) {
+  const quota = await http.get(`/api/gpu/teams/${TEAM}/quota`).expect(200);
+  return quota.body.reservedGpuEquivalents['l4-ondemand'] ?? 0;
+}
+
+async function auditOf(http: request.SuperTest<request.Test>, id: string) {
+  const events = await http
+    .get(`/api/gpu/audit?subjectId=${id}&limit=500`)
+    .expect(200);
+  return events.body.items as {
+    action: string;
+    before?: { status?: string };
+    after?: { status?: string };
+  }[];
+}
+
+/** Status transitions of a service, oldest first. */
+function transitions(events: Awaited<ReturnType<typeof auditOf>>) {
+  return events
+    .filter(e => e.action === 'service.status')
+    .reverse()
+    .map(e => `${e.before?.status}->${e.after?.status}`);
+}
+
+describe('applying to a cluster that fails half-way', () => {
+  it('leaves the service failed with the cluster message and its quota held, and a retry completes it', async () => {
+    const { api, http } = await start();
+    api.faults.push({
+      method: 'PATCH',
+      path: `${DEPLOYMENT}${SSA}`,
+      failure: 500,
+      times: ATTEMPTS,
+      message: 'etcdserver: request timed out',
+    });
+
+    const created = await http
+      .post('/api/gpu/services')
+      .send({ request: summariser })
+      .expect(201);
+    const id = created.body.id;
+    expect(created.body).toMatchObject({
+      status: 'failed',
+      mode: 'apply',
+      cluster: 'gpu-eu',
+    });
+    expect(created.body.statusReason).toMatch(/etcdserver: request timed out/);
+    expect(created.body.statusReason).toMatch(/quota stays reserved/);
+
+    // The model cache went in before the Deployment failed; the Deployment was tried ATTEMPTS times.
+    const patches = api.requests
+      .filter(r => r.method === 'PATCH')
+      .map(r => r.path);
+    expect(patches).toContain(`${MODEL_CACHE}${SSA}`);
+    expect(patches.filter(p => p === `${DEPLOYMENT}${SSA}`)).toHaveLength(
+      ATTEMPTS,
+    );
+    expect(api.live(MODEL_CACHE)).toBeDefined();
+    expect(api.live(DEPLOYMENT)).toBeUndefined();
+
+    // As the status says: the quota stays held.
+    expect(await reserved(http)).toBe(1);
+    const detail = await http.get(`/api/gpu/services/${id}`).expect(200);
+    expect(detail.body).toMatchObject({ status: 'failed', gpuEquivalents: 1 });
+    expect(transitions(await auditOf(http, id))).toEqual([
+      'approved->applying',
+      'applying->failed',
+    ]);
+
+    api.requests.length = 0;
+    const retried = await http
+      .post(`/api/gpu/services/${id}/retry`)
+      .expect(200);
+    expect(retried.body).toMatchObject({ status: 'ready', gpuEquivalents: 1 });
+    expect(retried.body.statusReason).toBeUndefined();
+    const manifests = detail.body.manifests as {
+      kind: string;
+      metadata: { name: string; namespace?: string };
+    }[];
+    const applied = api.requests.filter(r => r.method === 'PATCH');
+    // One server-side apply per rendered object, each with the apply content type.
+    expect(applied).toHaveLength(manifests.length);
+    expect(new Set(applied.map(r => r.path)).size).toBe(manifests.length);
+    expect(
+      applied.every(r => r.contentType === 'application/apply-patch+yaml'),
+    ).toBe(true);
+    expect(api.live(DEPLOYMENT)).toBeDefined();
+    expect(await reserved(http)).toBe(1);
+    expect(transitions(await auditOf(http, id))).toEqual([
+      'approved->applying',
+      'applying->failed',
+      'failed->applying',
+      'applying->ready',
+    ]);
+
+    // A ready service has nothing to retry.
+    const again = await http.post(`/api/gpu/services/${id}/retry`).expect(409);
+    expect(again.body.error.message).toMatch(/ready/);
+  });
+
+  it('keeps a service whose teardown failed, with its quota, and a retry deletes it and releases once', async () => {
+    const { api, http } = await start();
+    const created = await http
+      .post('/api/gpu/services')
+      .send({ request: summariser })
+      .expect(201);
+    const id = created.body.id;
+    expect(created.body.status).toBe('ready');
+    api.faults.push({
+      method: 'DELETE',
+      path: DEPLOYMENT,
+      failure: 503,
+      times: ATTEMPTS,
+      message: 'apiserver is shutting down',
+    });
+
+    const failed = await http.delete(`/api/gpu/services/${id}`).expect(200);
+    expect(failed.body.status).toBe('failed');
+    expect(failed.body.statusReason).toMatch(
+      /Teardown failed: .*apiserver is shutting down/,
+    );
+    expect(failed.body.statusReason).toMatch(/quota stays reserved/);
+    expect(await reserved(http)).toBe(1);
+    expect(api.live(DEPLOYMENT)).toBeDefined();
+
+    const retried = await http
+      .post(`/api/gpu/services/${id}/retry`)
+      .expect(200);
+    expect(retried.body.status).toBe('deleted');
+    expect(api.live(DEPLOYMENT)).toBeUndefined();
+    expect(api.live(MODEL_CACHE)).toBeUndefined();
+    expect(await reserved(http)).toBe(0);
+
+    // Deleting again changes nothing: the quota was released exactly once.
+    await http.delete(`/api/gpu/services/${id}`).expect(200);
+    expect(await reserved(http)).toBe(0);
+    const events = await auditOf(http, id);
+    expect(transitions(events)).toEqual([
+      'approved->applying',
+      'applying->ready',
+      'ready->deleting',
+      'deleting->failed',
+      'failed->deleting',
+      'deleting->deleted',
+    ]);
+    const reservationEvents = await http
+      .get(`/api/gpu/audit?team=${TEAM}&limit=500`)
+      .expect(200);
+    const releases = (
+      reservationEvents.body.items as {
+        action: string;
+        after?: { serviceId?: string };
+      }[]
+    ).filter(
+      e => e.action === 'reservation.release' && e.after?.serviceId === id,
+    );
+    expect(releases).toHaveLength(1);
+  });
+
+  it('also completes a failed teardown with a second DELETE', async () => {
+    const { api, http } = await start();
+    const created = await http
+      .post('/api/gpu/services')
+      .send({ request: summariser })
+      .expect(201);
+    api.faults.push({
+      method: 'DELETE',
+      path: DEPLOYMENT,
+      failure: 500,
+      times: ATTEMPTS,
+    });
+    await http.delete(`/api/gpu/services/${created.body.id}`).expect(200);
+    expect(await reserved(http)).toBe(1);
+    const deleted = await http
+      .delete(`/api/gpu/services/${created.body.id}`)
+      .expect(200);
+    expect(deleted.body.status).toBe('deleted');
+    expect(await reserved(http)).toBe(0);
+  });
+
+  it('refuses a retry without the update permission', async () => {
+    const { server: denied } = await startTestBackend({
+      features: [
+        gpuPlugin,
+        mockServices.rootConfig.factory({ data: { gpu: demoPlatformConfig } }),
+        mockServices.permissions.mock({
+          authorize: async requests =>
+            requests.map(() => ({ result: AuthorizeResult.DENY })),
+        }).factory,
+      ],
+    });
+    const res = await request(denied)
+      .post('/api/gpu/services/3f0b8c1e-7a51-4a43-9d8e-1f0e3a7b9c21/retry')
+      .expect(403);
+    expect(res.body.error.message).toMatch(/gpu\.service\.update/);
+  });
+});
