@@ -63,7 +63,7 @@ describe('TierPicker', () => {
     const { api, calls } = quotingApi();
     await renderField(api, { form: { owner: 'group:default/ml-platform' } });
     expect(screen.getByTestId('tier-picker-missing')).toHaveTextContent(
-      'Fill in model, runtime, contextLength, concurrency, environment',
+      'Fill in model, runtime, maxModelLen, concurrency, environment',
     );
     await new Promise(resolve => setTimeout(resolve, 400));
     expect(calls).toHaveLength(0);
@@ -126,6 +126,7 @@ describe('TierPicker', () => {
         pool: 'l4-ondemand',
         slice: '1 x L4',
         gpusPerReplica: 1,
+        needsApproval: false,
       }),
     );
     expect(l4Row.getByRole('radio')).toBeChecked();
@@ -141,9 +142,9 @@ describe('TierPicker', () => {
       /headroom/,
     ).textContent;
 
-    rerenderForm({ ...llamaForm, contextLength: 9000 });
-    rerenderForm({ ...llamaForm, contextLength: 10000 });
-    rerenderForm({ ...llamaForm, contextLength: 12000 });
+    rerenderForm({ ...llamaForm, maxModelLen: 9000 });
+    rerenderForm({ ...llamaForm, maxModelLen: 10000 });
+    rerenderForm({ ...llamaForm, maxModelLen: 12000 });
     expect(firstSignal.aborted).toBe(true);
 
     await waitFor(() => expect(calls).toHaveLength(2));
@@ -178,7 +179,7 @@ describe('TierPicker', () => {
       ...llamaForm,
       model: 'llama-3.2-3b',
       dtype: 'int4',
-      contextLength: 4096,
+      maxModelLen: 4096,
       concurrency: 4,
       environment: 'production',
     };
@@ -189,6 +190,7 @@ describe('TierPicker', () => {
         pool: 'l4-mps',
         slice: 'a 1/4 MPS share of an L4',
         gpusPerReplica: 1,
+        needsApproval: false,
       },
     });
     const mpsRow = await screen.findByTestId('tier-choice-mps/l4-mps');
@@ -221,6 +223,7 @@ describe('TierPicker', () => {
       pool: 'spot-l4',
       slice: '1 x L4',
       gpusPerReplica: 1,
+      needsApproval: true,
     });
     expect(
       screen.getByText('Info: Dedicated on spot-l4 needs approval'),
@@ -238,7 +241,7 @@ describe('TierPicker', () => {
     const { rerenderForm } = await renderField(api, { form: llamaForm });
     await screen.findByTestId('tier-choice-dedicated/l4-ondemand');
 
-    rerenderForm({ ...llamaForm, contextLength: 200000 });
+    rerenderForm({ ...llamaForm, maxModelLen: 200000 });
     expect(
       await screen.findByText('Error: Could not quote this service'),
     ).toBeInTheDocument();

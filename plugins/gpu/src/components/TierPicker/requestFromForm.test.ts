@@ -6,7 +6,7 @@ describe('requestFromForm', () => {
     name: 'summariser',
     model: 'llama-3.1-8b',
     runtime: 'vllm',
-    contextLength: 8192,
+    maxModelLen: 8192,
     concurrency: 16,
     replicas: 2,
     environment: 'dev',
@@ -35,7 +35,7 @@ describe('requestFromForm', () => {
     const { request } = requestFromForm({
       ...form,
       owner: 'search',
-      contextLength: '4096',
+      maxModelLen: '4096',
       replicas: undefined,
       quantization: 'int4',
     });
@@ -61,7 +61,7 @@ describe('requestFromForm', () => {
       'owner',
       'model',
       'runtime',
-      'contextLength',
+      'maxModelLen',
       'concurrency',
       'environment',
     ]);
@@ -70,8 +70,8 @@ describe('requestFromForm', () => {
         ...form,
         runtime: 'triton',
         concurrency: 0,
-        contextLength: 1.5,
+        maxModelLen: 1.5,
       }).missing,
-    ).toEqual(['runtime', 'contextLength', 'concurrency']);
+    ).toEqual(['runtime', 'maxModelLen', 'concurrency']);
   });
 });

@@ -11,8 +11,8 @@ import {
 
 /**
  * The sibling form fields the tier picker reads, by their names in the "GPU model service" template:
- * `owner` (a group entity ref or name), `name`, `model`, `runtime`, `dtype` (or `quantization`), `contextLength`,
- * `concurrency`, `replicas`, `environment` and, optionally, `expectedTokensPerSecond`.
+ * `owner` (a group entity ref or name), `name`, `model`, `runtime`, `dtype` (or `quantization`), `maxModelLen` (or
+ * `contextLength`), `concurrency`, `replicas`, `environment` and, optionally, `expectedTokensPerSecond`.
  */
 export type ServiceForm = Record<string, unknown>;
 
@@ -72,7 +72,8 @@ export function requestFromForm(form: ServiceForm | undefined): FormRequest {
   const team = teamOf(text(data.owner));
   const model = text(data.model);
   const runtime = text(data.runtime) as Runtime | undefined;
-  const maxModelLen = positiveInteger(data.contextLength);
+  const maxModelLen =
+    positiveInteger(data.maxModelLen) ?? positiveInteger(data.contextLength);
   const concurrency = positiveInteger(data.concurrency);
   const environment = text(data.environment);
   const dtype = (text(data.dtype) ?? text(data.quantization)) as
@@ -83,7 +84,7 @@ export function requestFromForm(form: ServiceForm | undefined): FormRequest {
     owner: team,
     model,
     runtime: runtime && RUNTIMES.includes(runtime) ? runtime : undefined,
-    contextLength: maxModelLen,
+    maxModelLen,
     concurrency,
     environment,
   })

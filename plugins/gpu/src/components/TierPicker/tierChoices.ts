@@ -77,6 +77,7 @@ export function valueOf(option: QuoteOption): TierPickerValue {
     slice: describeSlice(option.slice),
     ...(option.slice.migProfile ? { migProfile: option.slice.migProfile } : {}),
     gpusPerReplica: option.slice.gpusPerReplica,
+    needsApproval: option.verdict === 'needs-approval',
   };
 }
 
@@ -90,7 +91,8 @@ export function sameValue(
     a?.pool === b?.pool &&
     a?.slice === b?.slice &&
     a?.migProfile === b?.migProfile &&
-    a?.gpusPerReplica === b?.gpusPerReplica
+    a?.gpusPerReplica === b?.gpusPerReplica &&
+    a?.needsApproval === b?.needsApproval
   );
 }
 

@@ -16,6 +16,8 @@ export interface TierPickerValue {
   migProfile?: string;
   /** Whole GPUs per replica for `dedicated`; 1 otherwise. */
   gpusPerReplica: number;
+  /** The policy lets this through only after an approver accepts it (over quota, over budget, above the GPU limit). */
+  needsApproval: boolean;
 }
 
 /** The field's return value as JSON schema (for the template editor) and its props type. */
@@ -33,6 +35,9 @@ export const tierPickerFieldSchema = makeFieldSchema({
         .int()
         .min(1)
         .describe('Whole GPUs per replica for dedicated; 1 otherwise'),
+      needsApproval: z
+        .boolean()
+        .describe('The service waits for an approver before it is deployed'),
     }),
 });
 

@@ -28,6 +28,7 @@ const l4: TierPickerValue = {
   pool: 'l4-ondemand',
   slice: '1 x L4',
   gpusPerReplica: 1,
+  needsApproval: false,
 };
 
 describe('validateTierPicker', () => {
@@ -36,7 +37,12 @@ describe('validateTierPicker', () => {
   });
 
   it('passes a tier that needs approval', async () => {
-    expect(await errorsFor({ ...l4, pool: 'spot-l4' }, llamaForm)).toEqual([]);
+    expect(
+      await errorsFor(
+        { ...l4, pool: 'spot-l4', needsApproval: true },
+        llamaForm,
+      ),
+    ).toEqual([]);
   });
 
   it('fails a tier the environment forbids, against a fresh quote of the current inputs', async () => {
@@ -44,7 +50,7 @@ describe('validateTierPicker', () => {
       ...llamaForm,
       model: 'llama-3.2-3b',
       dtype: 'int4',
-      contextLength: 4096,
+      maxModelLen: 4096,
       concurrency: 4,
     };
     const mps: TierPickerValue = {
@@ -52,6 +58,7 @@ describe('validateTierPicker', () => {
       pool: 'l4-mps',
       slice: 'a 1/4 MPS share of an L4',
       gpusPerReplica: 1,
+      needsApproval: false,
     };
     expect(await errorsFor(mps, { ...small, environment: 'dev' })).toEqual([]);
     expect(
@@ -68,6 +75,7 @@ describe('validateTierPicker', () => {
         pool: 't4-timeslice',
         slice: '',
         gpusPerReplica: 1,
+        needsApproval: false,
       },
       llamaForm,
     );

@@ -38,7 +38,7 @@ export const llamaForm = {
   name: 'summariser',
   model: 'llama-3.1-8b',
   runtime: 'vllm',
-  contextLength: 8192,
+  maxModelLen: 8192,
   concurrency: 16,
   replicas: 1,
   environment: 'dev',
