@@ -1,8 +1,13 @@
 /**
- * Scaffolder actions for GPU model services (`gpu:service:*`), calling the gpu backend on behalf of the user.
+ * Scaffolder actions for GPU model services (`gpu:service:*`), calling the gpu backend on behalf of the user, and
+ * `gpu:catalog:register` for setups without a Git provider.
  *
  * @packageDocumentation
  */
 export { scaffolderModuleGpu as default } from './module';
 export { createServiceQuoteAction } from './actions/serviceQuote';
 export { createServiceCreateAction } from './actions/serviceCreate';
+export { createServiceRenderAction } from './actions/serviceRender';
+export { createServiceDeleteAction } from './actions/serviceDelete';
+export { createCatalogRegisterAction } from './actions/catalogRegister';
+export { LocalCatalogDirectory } from './catalog/LocalCatalogDirectory';

@@ -2,12 +2,17 @@ import {
   coreServices,
   createBackendModule,
 } from '@backstage/backend-plugin-api';
+import { catalogServiceRef } from '@backstage/plugin-catalog-node';
 import { scaffolderActionsExtensionPoint } from '@backstage/plugin-scaffolder-node';
+import { createCatalogRegisterAction } from './actions/catalogRegister';
 import { createServiceCreateAction } from './actions/serviceCreate';
+import { createServiceDeleteAction } from './actions/serviceDelete';
 import { createServiceQuoteAction } from './actions/serviceQuote';
+import { createServiceRenderAction } from './actions/serviceRender';
+import { LocalCatalogDirectory } from './catalog/LocalCatalogDirectory';
 
 /**
- * Registers the `gpu:service:*` actions with the scaffolder.
+ * Registers the `gpu:service:*` actions and `gpu:catalog:register` with the scaffolder.
  *
  * @public
  */
@@ -20,11 +25,17 @@ export const scaffolderModuleGpu = createBackendModule({
         scaffolderActions: scaffolderActionsExtensionPoint,
         discovery: coreServices.discovery,
         auth: coreServices.auth,
+        config: coreServices.rootConfig,
+        catalog: catalogServiceRef,
       },
-      async init({ scaffolderActions, discovery, auth }) {
+      async init({ scaffolderActions, discovery, auth, config, catalog }) {
+        const localCatalog = LocalCatalogDirectory.fromConfig(config);
         scaffolderActions.addActions(
           createServiceQuoteAction({ discovery, auth }),
           createServiceCreateAction({ discovery, auth }),
+          createServiceRenderAction({ discovery, auth }),
+          createServiceDeleteAction({ discovery, auth, catalog, localCatalog }),
+          createCatalogRegisterAction({ catalog, localCatalog }),
         );
       },
     });

@@ -178,7 +178,8 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
         createdAt: now,
         updatedAt: now,
       },
-      manifests: [
+      // Like the backend: a service waiting for approval is rendered when it is approved; a preview always is.
+      manifests: pending && id !== 'dry-run' ? [] : [
         ...renderTeamManifests(platform, request.team).filter(
           o => o.metadata?.namespace === namespace,
         ),
@@ -299,6 +300,15 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
         }
       }
       return held;
+    },
+    /** Records a service as `POST /services` would, with a chosen id. */
+    seed(
+      body: { request: ServiceRequest; entityRef?: string; mode?: 'gitops' },
+      id: string = randomUUID(),
+    ): GpuServiceView {
+      const service = newService(id, body);
+      services.set(id, service);
+      return service.view;
     },
     /** An approver rejects the service's pending request: nothing stays reserved. */
     reject(id: string, comment: string) {

@@ -1,9 +1,4 @@
 import { AuthService, DiscoveryService } from '@backstage/backend-plugin-api';
-import {
-  KubernetesValidatorFunctions,
-  parseEntityRef,
-  stringifyEntityRef,
-} from '@backstage/catalog-model';
 import { ConflictError, InputError } from '@backstage/errors';
 import { createTemplateAction } from '@backstage/plugin-scaffolder-node';
 import {
@@ -12,6 +7,7 @@ import {
 } from '@internal/backstage-plugin-gpu-common';
 import { GpuBackendClient } from '@internal/backstage-plugin-gpu-node';
 import { z as zod } from 'zod/v3';
+import { normaliseEntityRef } from './normaliseEntityRef';
 import { parseActionInput } from './parseActionInput';
 import { examples } from './serviceCreate.examples';
 import { serviceRequestInput } from './serviceRequestInput';
@@ -26,6 +22,13 @@ const inputFields = {
       .optional()
       .describe(
         'Catalog entity the service belongs to; defaults to component:default/<name>',
+      ),
+  mode: (z: typeof zod) =>
+    z
+      .enum(['gitops'])
+      .optional()
+      .describe(
+        'gitops: record and render the service but never apply it (publish its manifests with gpu:service:render); omitted: the cluster mode',
       ),
   whenPendingApproval: (z: typeof zod) =>
     z
@@ -68,6 +71,7 @@ function outputsOf(view: GpuServiceView) {
     monthlyCost: view.monthlyCost,
     annotations: view.annotations,
     entityRef: view.entityRef ?? '',
+    request: view.request,
   };
 }
 
@@ -89,27 +93,6 @@ function toServiceRequest(
     if (input[key] !== undefined) request[key] = input[key];
   }
   return request as unknown as ServiceRequest;
-}
-
-function normaliseEntityRef(entityRef: string | undefined, name: string) {
-  let ref;
-  try {
-    ref = parseEntityRef(entityRef ?? name, {
-      defaultKind: 'component',
-      defaultNamespace: 'default',
-    });
-  } catch (error) {
-    throw new InputError(`Invalid input to ${ID}: entityRef: ${(error as Error).message}`);
-  }
-  if (
-    !KubernetesValidatorFunctions.isValidObjectName(ref.name) ||
-    !KubernetesValidatorFunctions.isValidNamespace(ref.namespace)
-  ) {
-    throw new InputError(
-      `Invalid input to ${ID}: entityRef: '${entityRef}' is not a valid entity ref (kind:namespace/name)`,
-    );
-  }
-  return stringifyEntityRef(ref);
 }
 
 /**
@@ -147,12 +130,20 @@ export function createServiceCreateAction(options: {
               'Entity annotations for catalog-info.yaml: backstage.io/kubernetes-id, backstage.io/kubernetes-namespace, gpu.backstage.io/service-id',
             ),
         entityRef: z => z.string().describe('Catalog entity the service belongs to'),
+        request: z =>
+          z
+            .record(z.unknown())
+            .describe('The service request as the backend normalised it (for gpu:service:render in a dry run)'),
       },
     },
     async handler(ctx) {
       const input = parseActionInput(ID, inputFields, ctx.input);
-      const entityRef = normaliseEntityRef(input.entityRef, input.name);
-      const body = { request: toServiceRequest(input), entityRef };
+      const entityRef = normaliseEntityRef(ID, input.entityRef ?? input.name);
+      const body = {
+        request: toServiceRequest(input),
+        entityRef,
+        ...(input.mode ? { mode: input.mode } : {}),
+      };
       const credentials = await ctx.getInitiatorCredentials();
 
       if (ctx.isDryRun) {

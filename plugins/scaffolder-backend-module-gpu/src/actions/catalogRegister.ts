@@ -1,0 +1,171 @@
+import {
+  BackstageCredentials,
+  resolveSafeChildPath,
+} from '@backstage/backend-plugin-api';
+import {
+  ANNOTATION_LOCATION,
+  Entity,
+  stringifyEntityRef,
+} from '@backstage/catalog-model';
+import { ConflictError, InputError } from '@backstage/errors';
+import { CatalogService } from '@backstage/plugin-catalog-node';
+import { createTemplateAction } from '@backstage/plugin-scaffolder-node';
+import fs from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import yaml from 'yaml';
+import { z as zod } from 'zod/v3';
+import { LocalCatalogDirectory } from '../catalog/LocalCatalogDirectory';
+import { examples } from './catalogRegister.examples';
+import { parseActionInput } from './parseActionInput';
+
+const ID = 'gpu:catalog:register';
+
+const inputFields = {
+  catalogInfoPath: (z: typeof zod) =>
+    z
+      .string()
+      .default('catalog-info.yaml')
+      .describe('Path of the catalog-info.yaml in the workspace'),
+  waitForEntitySeconds: (z: typeof zod) =>
+    z
+      .number()
+      .int()
+      .min(0)
+      .max(120)
+      .default(30)
+      .describe('How long to wait for the catalog to show the entity, so the output link works right away'),
+};
+
+/** How often the entity is looked up while waiting for the catalog. */
+const POLL_MS = 500;
+
+function safePath(workspacePath: string, relative: string) {
+  try {
+    return resolveSafeChildPath(workspacePath, relative);
+  } catch {
+    throw new InputError(
+      `Invalid input to ${ID}: catalogInfoPath: '${relative}' is outside the workspace`,
+    );
+  }
+}
+
+async function readEntity(file: string, relative: string): Promise<Entity> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch {
+    throw new InputError(
+      `Invalid input to ${ID}: catalogInfoPath: ${relative} does not exist in the workspace`,
+    );
+  }
+  const documents = yaml.parseAllDocuments(text);
+  const entity = documents[0]?.toJS();
+  if (documents.length !== 1 || !entity?.kind || !entity?.metadata?.name) {
+    throw new InputError(
+      `Invalid input to ${ID}: catalogInfoPath: ${relative} must hold exactly one entity`,
+    );
+  }
+  return entity as Entity;
+}
+
+/**
+ * `gpu:catalog:register`: registers the workspace's catalog-info.yaml in the local catalog directory
+ * (`gpu.scaffolder.catalogDirectory`, read by a `file` location of the catalog) and waits for the entity to appear.
+ * It replaces `publish:*` plus `catalog:register` where no Git provider is configured.
+ *
+ * @public
+ */
+export function createCatalogRegisterAction(options: {
+  catalog: CatalogService;
+  localCatalog?: LocalCatalogDirectory;
+}) {
+  const { catalog, localCatalog } = options;
+  return createTemplateAction({
+    id: ID,
+    description:
+      "Registers the workspace's catalog-info.yaml through the local catalog directory (setups without a Git provider) and waits until the catalog shows the entity",
+    examples,
+    supportsDryRun: true,
+    schema: {
+      input: inputFields,
+      output: {
+        entityRef: z => z.string().describe('Ref of the registered entity'),
+      },
+    },
+    async handler(ctx) {
+      const input = parseActionInput(ID, inputFields, ctx.input);
+      if (!localCatalog) {
+        throw new Error(
+          `${ID} needs gpu.scaffolder.catalogDirectory and a catalog file location reading it; with a Git ` +
+            'provider, publish the repository and use catalog:register instead',
+        );
+      }
+      const file = safePath(ctx.workspacePath, input.catalogInfoPath);
+      const entity = await readEntity(file, input.catalogInfoPath);
+      const entityRef = stringifyEntityRef(entity);
+      const credentials = await ctx.getInitiatorCredentials();
+      const target = localCatalog.fileFor({
+        kind: entity.kind,
+        namespace: entity.metadata.namespace ?? 'default',
+        name: entity.metadata.name,
+      });
+
+      const validation = await catalog.validateEntity(entity, `file:${target}`, { credentials });
+      if (!validation.valid) {
+        throw new InputError(
+          `Invalid input to ${ID}: catalogInfoPath: ${entityRef} is not a valid entity: ${validation.errors
+            .map(e => e.message)
+            .join('; ')}`,
+        );
+      }
+      const existing = await catalog.getEntityByRef(entityRef, { credentials });
+      const existingLocation = existing?.metadata.annotations?.[ANNOTATION_LOCATION];
+      if (existing && !localCatalog.owns(existingLocation)) {
+        throw new ConflictError(
+          `${entityRef} is already in the catalog, defined in ${existingLocation}; choose another name`,
+        );
+      }
+      if (ctx.isDryRun) {
+        ctx.logger.info(`Dry run: would register ${entityRef} from ${target}`);
+        ctx.output('entityRef', entityRef);
+        return;
+      }
+
+      await ctx.checkpoint({
+        key: `${ID}:${entityRef}`,
+        fn: async () => {
+          await localCatalog.write(target, yaml.stringify(entity));
+          await catalog.refreshEntity(localCatalog.locationEntityRef, { credentials });
+        },
+      });
+      ctx.logger.info(`Wrote ${target}; waiting for the catalog to show ${entityRef}`);
+      if (await waitForEntity(catalog, entityRef, credentials, input.waitForEntitySeconds, ctx.signal)) {
+        ctx.logger.info(`${entityRef} is in the catalog`);
+      } else {
+        ctx.logger.warn(
+          `${entityRef} is not in the catalog yet; it appears when the catalog next reads ${localCatalog.locationTarget}`,
+        );
+      }
+      ctx.output('entityRef', entityRef);
+    },
+  });
+}
+
+async function waitForEntity(
+  catalog: CatalogService,
+  entityRef: string,
+  credentials: BackstageCredentials,
+  seconds: number,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    if (await catalog.getEntityByRef(entityRef, { credentials })) {
+      return true;
+    }
+    if (Date.now() >= deadline || signal?.aborted) {
+      return false;
+    }
+    await sleep(POLL_MS);
+  }
+}
