@@ -1,75 +1,315 @@
 import {
+  mockApis,
   renderInTestApp,
   TestApiProvider,
 } from '@backstage/frontend-test-utils';
+import { AuthorizeResult } from '@backstage/plugin-permission-common';
+import { permissionApiRef } from '@backstage/plugin-permission-react';
 import {
-  demoPlatformConfig,
-  parsePlatform,
-  PlatformResponse,
+  allocationCost,
+  findPool,
+  formatUsd,
 } from '@internal/backstage-plugin-gpu-common';
-import { screen } from '@testing-library/react';
-import { GpuApi, gpuApiRef } from '../../api';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { gpuApiRef } from '../../api';
+import { FakeGpuApi } from '../../__testUtils__/FakeGpuApi';
+import { platform, summariserService } from '../../__testUtils__/gpuFixtures';
+import { responseError } from '../../__testUtils__/responseError';
 import { GovernancePage } from './GovernancePage';
 
-function apiReturning(
-  result: Promise<PlatformResponse>,
-): Pick<GpuApi, 'getPlatform'> {
-  return { getPlatform: () => result };
+/** Five replicas of the summariser: over ml-platform's 4 GPU quota on l4-ondemand, so it waits for approval. */
+function withPendingRequest(api: FakeGpuApi) {
+  const pool = findPool(platform, 'l4-ondemand');
+  const big = summariserService({
+    id: 'svc-big',
+    name: 'big-summariser',
+    status: 'pending-approval',
+    gpuEquivalents: 5,
+    monthlyCost: formatUsd(allocationCost(pool, 5, platform.hoursPerMonth)),
+  });
+  big.request = { ...big.request, name: 'big-summariser', replicas: 5 };
+  api.services.set(big.id, big);
+  api.approvals.push({
+    id: 'appr-1',
+    serviceId: big.id,
+    team: 'ml-platform',
+    kind: 'create',
+    state: 'pending',
+    reasons: [
+      {
+        code: 'over-quota',
+        message: 'ml-platform would hold 5 of 4 GPU-equivalents in l4-ondemand',
+      },
+    ],
+    requestedBy: 'user:default/bob',
+    requestedAt: new Date().toISOString(),
+  });
+  return big;
+}
+
+async function renderPage(api: FakeGpuApi, allow = true) {
+  await renderInTestApp(
+    <TestApiProvider
+      apis={[
+        [gpuApiRef, api],
+        [
+          permissionApiRef,
+          mockApis.permission({
+            authorize: allow ? AuthorizeResult.ALLOW : AuthorizeResult.DENY,
+          }),
+        ],
+      ]}
+    >
+      <GovernancePage />
+    </TestApiProvider>,
+  );
+  await screen.findByText('GPU pools');
+}
+
+// A whole page of Material UI tables renders in seconds on a busy CI machine.
+jest.setTimeout(30_000);
+
+const user = userEvent.setup({ delay: null });
+
+/** Clicks a button once the permission check has enabled it. */
+async function clickWhenEnabled(name: string) {
+  // Query afresh each time: the table re-renders its rows while data and permissions load.
+  await waitFor(() =>
+    expect(screen.getByRole('button', { name })).toBeEnabled(),
+  );
+  await user.click(screen.getByRole('button', { name }));
 }
 
 describe('GovernancePage', () => {
-  const platform = parsePlatform(demoPlatformConfig);
-
   it('lists pools, tier policy and team quotas, and says when nothing is applied', async () => {
-    await renderInTestApp(
-      <TestApiProvider
-        apis={[[gpuApiRef, apiReturning(Promise.resolve({ platform, clusters: [] }))]]}
-      >
-        <GovernancePage />
-      </TestApiProvider>,
-    );
-    expect(await screen.findByText('GPU pools')).toBeInTheDocument();
+    const api = new FakeGpuApi();
+    await renderPage(api);
     for (const pool of platform.pools) {
-      expect(screen.getByText(pool.name)).toBeInTheDocument();
+      expect(screen.getAllByText(pool.name).length).toBeGreaterThan(0);
     }
     expect(screen.getByText('Tier policy')).toBeInTheDocument();
     expect(screen.getByText('production')).toBeInTheDocument();
     expect(screen.getByTestId('cluster-mode')).toHaveTextContent('dry-run');
-    expect(screen.getByText(platform.teams[0].name)).toBeInTheDocument();
+    expect(
+      await screen.findByText('No request is waiting for approval.'),
+    ).toBeInTheDocument();
   });
 
   it('names the clusters and their modes when some are configured', async () => {
-    await renderInTestApp(
-      <TestApiProvider
-        apis={[
-          [
-            gpuApiRef,
-            apiReturning(
-              Promise.resolve({
-                platform,
-                clusters: [{ name: 'prod-eu', mode: 'apply' }],
-              }),
-            ),
-          ],
-        ]}
-      >
-        <GovernancePage />
-      </TestApiProvider>,
-    );
-    expect(await screen.findByTestId('cluster-mode')).toHaveTextContent(
+    const api = new FakeGpuApi();
+    api.platform = { platform, clusters: [{ name: 'prod-eu', mode: 'apply' }] };
+    await renderPage(api);
+    expect(screen.getByTestId('cluster-mode')).toHaveTextContent(
       'prod-eu (apply)',
     );
   });
 
   it('shows the backend error instead of the tables', async () => {
+    const api = new FakeGpuApi();
+    api.getPlatform = () => Promise.reject(new Error('backend down'));
     await renderInTestApp(
-      <TestApiProvider
-        apis={[[gpuApiRef, apiReturning(Promise.reject(new Error('backend down')))]]}
-      >
+      <TestApiProvider apis={[[gpuApiRef, api]]}>
         <GovernancePage />
       </TestApiProvider>,
     );
-    expect((await screen.findAllByText(/backend down/)).length).toBeGreaterThan(0);
+    expect((await screen.findAllByText(/backend down/)).length).toBeGreaterThan(
+      0,
+    );
     expect(screen.queryByText('GPU pools')).not.toBeInTheDocument();
+  });
+
+  it('shows quota held against nominal per pool and the budget held per team', async () => {
+    const api = new FakeGpuApi();
+    const pool = findPool(platform, 'l4-ondemand');
+    api.quotas.set('ml-platform', {
+      ...api.quotas.get('ml-platform')!,
+      reservedGpuEquivalents: { 'l4-ondemand': 1, 'a100-mig': 3 / 7 },
+      reservedMonthlyCostMicros: allocationCost(
+        pool,
+        1,
+        platform.hoursPerMonth,
+      ),
+    });
+    await renderPage(api);
+    const row = await screen.findByTestId('quota-ml-platform');
+    expect(within(row).getByText('l4-ondemand: 1 of 4')).toBeInTheDocument();
+    expect(within(row).getByText('a100-mig: 0.429 of 4')).toBeInTheDocument();
+    expect(within(row).getByText('h100: 0 of 8')).toBeInTheDocument();
+    expect(screen.getByText('$587.50 of $60,000.00')).toBeInTheDocument();
+    expect(
+      within(await screen.findByTestId('quota-search')).getByText(
+        'spot-l4: 0 of 6',
+      ),
+    ).toBeInTheDocument();
+  });
+
+  it('approves a pending request with a comment, then refreshes approvals, quota and audit', async () => {
+    const api = new FakeGpuApi();
+    withPendingRequest(api);
+    await renderPage(api);
+
+    expect(await screen.findByText('big-summariser')).toBeInTheDocument();
+    expect(
+      screen.getByText(
+        'ml-platform would hold 5 of 4 GPU-equivalents in l4-ondemand',
+      ),
+    ).toBeInTheDocument();
+    expect(screen.getByText('$2,937.52')).toBeInTheDocument();
+
+    await clickWhenEnabled('approve big-summariser');
+    const dialog = await screen.findByRole('dialog');
+    await user.type(within(dialog).getByLabelText(/Comment/), 'launch week');
+    await user.click(within(dialog).getByRole('button', { name: 'Approve' }));
+
+    expect(api.callsOf('decideApproval')).toEqual([
+      ['appr-1', 'approve', { comment: 'launch week', allowOverQuota: true }],
+    ]);
+    expect(
+      await screen.findByText('No request is waiting for approval.'),
+    ).toBeInTheDocument();
+    expect(
+      await within(screen.getByTestId('quota-ml-platform')).findByText(
+        'l4-ondemand: 5 of 4',
+      ),
+    ).toBeInTheDocument();
+    expect(await screen.findByText('approval.approve')).toBeInTheDocument();
+  });
+
+  it('keeps the dialog open with the backend message when a decision fails', async () => {
+    const api = new FakeGpuApi();
+    withPendingRequest(api);
+    api.failNextChange = () =>
+      responseError(
+        409,
+        'Conflict',
+        'ConflictError',
+        'Approving would over-allocate l4-ondemand for ml-platform',
+      );
+    await renderPage(api);
+
+    await clickWhenEnabled('approve big-summariser');
+    const dialog = await screen.findByRole('dialog');
+    await user.click(within(dialog).getByRole('checkbox'));
+    await user.click(within(dialog).getByRole('button', { name: 'Approve' }));
+
+    expect(await within(dialog).findByRole('alert')).toHaveTextContent(
+      'Approving would over-allocate l4-ondemand for ml-platform (HTTP 409)',
+    );
+    expect(api.callsOf('decideApproval')[0][2]).toEqual({
+      allowOverQuota: false,
+    });
+    expect(api.approvals[0].state).toBe('pending');
+  });
+
+  it('rejects without sending allowOverQuota', async () => {
+    const api = new FakeGpuApi();
+    withPendingRequest(api);
+    await renderPage(api);
+    await clickWhenEnabled('reject big-summariser');
+    const dialog = await screen.findByRole('dialog');
+    expect(within(dialog).queryByRole('checkbox')).not.toBeInTheDocument();
+    await user.click(within(dialog).getByRole('button', { name: 'Reject' }));
+    expect(api.callsOf('decideApproval')).toEqual([['appr-1', 'reject', {}]]);
+    expect(
+      await screen.findByText(/Rejected big-summariser/),
+    ).toBeInTheDocument();
+  });
+
+  it('disables decisions and quota editing without the permissions', async () => {
+    const api = new FakeGpuApi();
+    withPendingRequest(api);
+    await renderPage(api, false);
+    await waitFor(() =>
+      expect(
+        screen.getByRole('button', { name: 'approve big-summariser' }),
+      ).toBeDisabled(),
+    );
+    expect(
+      screen.getByRole('button', { name: 'reject big-summariser' }),
+    ).toBeDisabled();
+    expect(
+      screen.getByText('You may see requests but not decide them.'),
+    ).toBeInTheDocument();
+    expect(
+      await screen.findByRole('button', { name: 'Edit quota of ml-platform' }),
+    ).toBeDisabled();
+  });
+
+  it('edits a quota: refuses invalid input before sending, then saves and shows the new figures', async () => {
+    const api = new FakeGpuApi();
+    await renderPage(api);
+    await clickWhenEnabled('Edit quota of search');
+    const dialog = await screen.findByRole('dialog');
+    const spot = within(dialog).getByLabelText('Quota in spot-l4');
+    expect(spot).toHaveValue('6');
+    await user.clear(spot);
+    await user.type(spot, '-2');
+    const budget = within(dialog).getByLabelText('Monthly budget in USD');
+    expect(budget).toHaveValue('4000');
+    await user.clear(budget);
+    await user.type(budget, '12.345');
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }));
+    expect(within(dialog).getByText(/not negative/)).toBeInTheDocument();
+    expect(within(dialog).getByText(/dollars and cents/)).toBeInTheDocument();
+    expect(api.callsOf('putTeamQuota')).toEqual([]);
+
+    await user.clear(spot);
+    await user.type(spot, '8');
+    await user.clear(budget);
+    await user.type(budget, '5000');
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }));
+    expect(api.callsOf('putTeamQuota')).toEqual([
+      [
+        'search',
+        {
+          pools: {
+            'l4-ondemand': 2,
+            'spot-l4': 8,
+            'l4-mps': 1,
+            't4-timeslice': 1,
+          },
+          monthlyBudget: '5000',
+        },
+      ],
+    ]);
+    await waitFor(() =>
+      expect(screen.queryByRole('dialog')).not.toBeInTheDocument(),
+    );
+    expect(
+      await within(screen.getByTestId('quota-search')).findByText(
+        'spot-l4: 0 of 8',
+      ),
+    ).toBeInTheDocument();
+    expect(screen.getByText('$0.00 of $5,000.00')).toBeInTheDocument();
+  });
+
+  it('shows why the backend refused a quota change and keeps the dialog open', async () => {
+    const api = new FakeGpuApi();
+    api.failNextChange = () =>
+      responseError(
+        403,
+        'Forbidden',
+        'NotAllowedError',
+        'You are not allowed to gpu.quota.update',
+      );
+    await renderPage(api);
+    await clickWhenEnabled('Edit quota of search');
+    const dialog = await screen.findByRole('dialog');
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }));
+    expect(await within(dialog).findByRole('alert')).toHaveTextContent(
+      'You are not allowed to gpu.quota.update (HTTP 403)',
+    );
+  });
+
+  it('says which team quota could not be read', async () => {
+    const api = new FakeGpuApi();
+    api.quotas.delete('search');
+    await renderPage(api);
+    expect(
+      await screen.findByText(
+        'Could not read the quota: Unknown team search (HTTP 400)',
+      ),
+    ).toBeInTheDocument();
   });
 });

@@ -8,24 +8,33 @@ import {
 import { useApi } from '@backstage/frontend-plugin-api';
 import Grid from '@material-ui/core/Grid';
 import Typography from '@material-ui/core/Typography';
+import { useCallback, useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
 import { gpuApiRef } from '../../api';
+import { AuditEventsTable } from './AuditEventsTable';
+import { PendingApprovalsTable } from './PendingApprovalsTable';
 import { PoolsTable } from './PoolsTable';
-import { TeamQuotasTable } from './TeamQuotasTable';
+import { TeamQuotaUsageTable } from './TeamQuotaUsageTable';
 import { TierPolicyTable } from './TierPolicyTable';
 
-/** The platform team's page: pools and prices, tier policy and team quotas. */
+/**
+ * The platform team's page: pending approvals, team quota use and editing, pools and prices, tier policy and the
+ * audit trail. A decision or a quota change reloads the sections it affects.
+ */
 export function GovernancePage() {
   const gpuApi = useApi(gpuApiRef);
-  const { value, loading, error } = useAsync(() => gpuApi.getPlatform(), [
-    gpuApi,
-  ]);
+  const { value, loading, error } = useAsync(
+    () => gpuApi.getPlatform(),
+    [gpuApi],
+  );
+  const [refreshKey, setRefreshKey] = useState(0);
+  const refresh = useCallback(() => setRefreshKey(k => k + 1), []);
 
   return (
     <Page themeId="tool">
       <Header
         title="GPU governance"
-        subtitle="Pools, prices, tier policy and team quotas"
+        subtitle="Approvals, quotas, cost and waste, pools, prices and tier policy"
       />
       <Content>
         {loading && <Progress />}
@@ -42,13 +51,27 @@ export function GovernancePage() {
               </Typography>
             </Grid>
             <Grid item xs={12}>
+              <PendingApprovalsTable
+                refreshKey={refreshKey}
+                onDecided={refresh}
+              />
+            </Grid>
+            <Grid item xs={12}>
+              <TeamQuotaUsageTable
+                teams={value.platform.teams.map(t => t.name)}
+                pools={value.platform.pools.map(p => p.name)}
+                refreshKey={refreshKey}
+                onChanged={refresh}
+              />
+            </Grid>
+            <Grid item xs={12}>
               <PoolsTable pools={value.platform.pools} />
             </Grid>
             <Grid item xs={12} md={6}>
               <TierPolicyTable environments={value.platform.environments} />
             </Grid>
-            <Grid item xs={12} md={6}>
-              <TeamQuotasTable teams={value.platform.teams} />
+            <Grid item xs={12}>
+              <AuditEventsTable refreshKey={refreshKey} />
             </Grid>
           </Grid>
         )}

@@ -1,0 +1,248 @@
+import {
+  ApprovalDecisionBody,
+  ApprovalDecisionResponse,
+  ApprovalView,
+  AuditEventPageView,
+  AuditEventView,
+  AuditQuery,
+  GpuServiceView,
+  Overview,
+  parseUsd,
+  PlatformResponse,
+  PutTeamQuotaBody,
+  ServiceCost,
+  ServiceUsage,
+  TeamCost,
+  TeamQuotaView,
+} from '@internal/backstage-plugin-gpu-common';
+import { GpuApi } from '../api';
+import { platform, teamQuota } from './gpuFixtures';
+import { responseError } from './responseError';
+
+/**
+ * An in-memory gpu backend for component tests: approvals, quotas and the audit trail change as the real routes
+ * change them (a decision moves the approval and the service's status and holds the quota; a quota edit replaces
+ * the team's quota), so a test sees the page refresh with new data. Usage, cost and overview answers are set per
+ * test. Every call is recorded in `calls`.
+ */
+export class FakeGpuApi implements GpuApi {
+  readonly calls: Array<{ method: keyof GpuApi; args: unknown[] }> = [];
+  platform: PlatformResponse = { platform, clusters: [] };
+  services = new Map<string, GpuServiceView>();
+  approvals: ApprovalView[] = [];
+  quotas = new Map<string, TeamQuotaView>(
+    platform.teams.map(t => [t.name, teamQuota(t.name)]),
+  );
+  audit: AuditEventView[] = [];
+  /** Answers of the usage and cost routes; reject to simulate failures. */
+  usage?: (id: string, window: string) => Promise<ServiceUsage>;
+  cost?: (id: string, window: string) => Promise<ServiceCost>;
+  teamCost?: (team: string, window: string) => Promise<TeamCost>;
+  overview?: (window: string) => Promise<Overview>;
+  /** When set, the next decision or quota change fails with this error. */
+  failNextChange?: () => Promise<Error>;
+
+  private record(method: keyof GpuApi, ...args: unknown[]) {
+    this.calls.push({ method, args });
+  }
+
+  callsOf(method: keyof GpuApi): unknown[][] {
+    return this.calls.filter(c => c.method === method).map(c => c.args);
+  }
+
+  async getPlatform() {
+    this.record('getPlatform');
+    return this.platform;
+  }
+
+  async getService(id: string) {
+    this.record('getService', id);
+    const service = this.services.get(id);
+    if (!service) {
+      throw await responseError(
+        404,
+        'Not Found',
+        'NotFoundError',
+        `No GPU service with id ${id}`,
+      );
+    }
+    return service;
+  }
+
+  async listApprovals(options?: { state?: ApprovalView['state'] }) {
+    this.record('listApprovals', options);
+    return this.approvals.filter(
+      a => !options?.state || a.state === options.state,
+    );
+  }
+
+  async decideApproval(
+    id: string,
+    decision: 'approve' | 'reject',
+    body: ApprovalDecisionBody = {},
+  ): Promise<ApprovalDecisionResponse> {
+    this.record('decideApproval', id, decision, body);
+    if (this.failNextChange) {
+      const fail = this.failNextChange;
+      this.failNextChange = undefined;
+      throw await fail();
+    }
+    const index = this.approvals.findIndex(a => a.id === id);
+    if (index < 0) {
+      throw await responseError(
+        404,
+        'Not Found',
+        'NotFoundError',
+        `No approval ${id}`,
+      );
+    }
+    const approval: ApprovalView = {
+      ...this.approvals[index],
+      state: decision === 'approve' ? 'approved' : 'rejected',
+      decidedBy: 'user:default/guest',
+      decidedAt: new Date().toISOString(),
+      comment: body.comment,
+    };
+    this.approvals[index] = approval;
+    const before = this.services.get(approval.serviceId)!;
+    const service: GpuServiceView = {
+      ...before,
+      status: decision === 'approve' ? 'approved' : 'rejected',
+      approval,
+    };
+    this.services.set(service.id, service);
+    if (decision === 'approve') {
+      const quota = this.quotas.get(service.team)!;
+      const pool = service.placement.pool;
+      this.quotas.set(service.team, {
+        ...quota,
+        reservedGpuEquivalents: {
+          ...quota.reservedGpuEquivalents,
+          [pool]:
+            (quota.reservedGpuEquivalents[pool] ?? 0) + service.gpuEquivalents,
+        },
+        reservedMonthlyCostMicros:
+          quota.reservedMonthlyCostMicros +
+          parseUsd(service.monthlyCost.replace(/[$,]/g, '')),
+      });
+    }
+    this.addAudit(
+      `approval.${decision}`,
+      'approval',
+      id,
+      service.team,
+      { state: 'pending' },
+      {
+        state: approval.state,
+      },
+    );
+    return { approval, service };
+  }
+
+  async getTeamQuota(team: string) {
+    this.record('getTeamQuota', team);
+    const quota = this.quotas.get(team);
+    if (!quota) {
+      throw await responseError(
+        400,
+        'Bad Request',
+        'InputError',
+        `Unknown team ${team}`,
+      );
+    }
+    return quota;
+  }
+
+  async putTeamQuota(team: string, body: PutTeamQuotaBody) {
+    this.record('putTeamQuota', team, body);
+    if (this.failNextChange) {
+      const fail = this.failNextChange;
+      this.failNextChange = undefined;
+      throw await fail();
+    }
+    const before = await this.getTeamQuota(team);
+    const after: TeamQuotaView = {
+      ...before,
+      pools: body.pools,
+      monthlyBudgetMicros: parseUsd(body.monthlyBudget),
+      updatedBy: 'user:default/guest',
+      updatedAt: new Date().toISOString(),
+    };
+    this.quotas.set(team, after);
+    this.addAudit(
+      'quota.put',
+      'quota',
+      team,
+      team,
+      { pools: before.pools },
+      { pools: after.pools },
+    );
+    return after;
+  }
+
+  async listAuditEvents(query: AuditQuery = {}): Promise<AuditEventPageView> {
+    this.record('listAuditEvents', query);
+    const limit = query.limit ?? 100;
+    const items = [...this.audit].reverse();
+    return {
+      items: items.slice(0, limit),
+      nextCursor: items.length > limit ? items[limit - 1].id : undefined,
+    };
+  }
+
+  async getServiceUsage(id: string, window: string) {
+    this.record('getServiceUsage', id, window);
+    return this.answer(this.usage, id, window);
+  }
+
+  async getServiceCost(id: string, window: string) {
+    this.record('getServiceCost', id, window);
+    return this.answer(this.cost, id, window);
+  }
+
+  async getTeamCost(team: string, window: string) {
+    this.record('getTeamCost', team, window);
+    return this.answer(this.teamCost, team, window);
+  }
+
+  async getOverview(window: string) {
+    this.record('getOverview', window);
+    return this.answer(this.overview, window);
+  }
+
+  addAudit(
+    action: string,
+    subjectType: AuditEventView['subjectType'],
+    subjectId: string,
+    team: string | undefined,
+    before?: Record<string, unknown>,
+    after?: Record<string, unknown>,
+  ) {
+    this.audit.push({
+      id: String(this.audit.length + 1),
+      at: new Date().toISOString(),
+      actor: 'user:default/guest',
+      action,
+      subjectType,
+      subjectId,
+      team,
+      before,
+      after,
+    });
+  }
+
+  private async answer<A extends unknown[], T>(
+    handler: ((...args: A) => Promise<T>) | undefined,
+    ...args: A
+  ): Promise<T> {
+    if (!handler) {
+      throw await responseError(
+        404,
+        'Not Found',
+        'NotFoundError',
+        'route not set up in this test',
+      );
+    }
+    return handler(...args);
+  }
+}

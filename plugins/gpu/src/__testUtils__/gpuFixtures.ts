@@ -1,0 +1,247 @@
+import {
+  allocationCost,
+  costBreakdown,
+  costPerThousandTokens,
+  demoPlatformConfig,
+  findGpuModel,
+  findPool,
+  formatUsd,
+  GIB,
+  GpuServiceView,
+  MetricsStatus,
+  monthlyCost,
+  gpuHourPrice,
+  parsePlatform,
+  parseUsd,
+  Platform,
+  projectMonthlyCost,
+  Recommendation,
+  ServiceCost,
+  ServiceUsage,
+  TeamQuotaView,
+  TimePoint,
+  UsageWindow,
+  validateServiceRequest,
+} from '@internal/backstage-plugin-gpu-common';
+
+/**
+ * Test data for the frontend, computed with gpu-common's own sizing and cost functions on the demo platform, so
+ * that figures on screen can be checked against the same arithmetic the backend uses.
+ */
+export const platform: Platform = parsePlatform(demoPlatformConfig);
+
+/** End of every fixture window: mid-month, so month-to-date and projection differ. */
+export const NOW = Date.parse('2026-11-15T12:00:00Z');
+const MONTH_START = Date.parse('2026-11-01T00:00:00Z');
+const HOUR = 3_600_000;
+
+/** Seed 004's summariser: Llama-3.1-8B on vLLM, one dedicated L4 in production. */
+export function summariserService(
+  overrides: Partial<GpuServiceView> = {},
+): GpuServiceView {
+  const request = validateServiceRequest(platform, {
+    name: 'summariser',
+    team: 'ml-platform',
+    model: 'llama-3.1-8b',
+    runtime: 'vllm',
+    dtype: 'bf16',
+    maxModelLen: 8192,
+    concurrency: 64,
+    replicas: 1,
+    environment: 'production',
+    tier: 'dedicated',
+    pool: 'l4-ondemand',
+  });
+  const pool = findPool(platform, 'l4-ondemand');
+  return {
+    id: '6f1c1a52-4b8e-4c55-9d1e-2f0a8f3b7c11',
+    name: 'summariser',
+    team: 'ml-platform',
+    namespace: 'ml-serving',
+    entityRef: 'component:default/summariser',
+    environment: 'production',
+    status: 'approved',
+    statusReason: 'dry-run: rendered and stored, not applied',
+    request,
+    placement: { tier: 'dedicated', pool: 'l4-ondemand', gpusPerReplica: 1 },
+    gpuEquivalents: 1,
+    monthlyCost: formatUsd(allocationCost(pool, 1, platform.hoursPerMonth)),
+    mode: 'dry-run',
+    endpoint: 'http://summariser.ml-serving.svc.cluster.local:8000',
+    annotations: {
+      'backstage.io/kubernetes-id': 'summariser',
+      'backstage.io/kubernetes-namespace': 'ml-serving',
+      'gpu.backstage.io/service-id': '6f1c1a52-4b8e-4c55-9d1e-2f0a8f3b7c11',
+    },
+    createdBy: 'user:default/guest',
+    createdAt: '2026-11-01T00:00:00.000Z',
+    updatedAt: '2026-11-01T00:00:00.000Z',
+    ...overrides,
+  };
+}
+
+/** The 24-hour window ending at {@link NOW}, 15-minute steps. */
+export const window24h: UsageWindow = {
+  label: '24h',
+  start: new Date(NOW - 24 * HOUR).toISOString(),
+  end: new Date(NOW).toISOString(),
+  durationSeconds: 86_400,
+  stepSeconds: 900,
+};
+
+function series(f: (i: number) => number): TimePoint[] {
+  const points = window24h.durationSeconds / window24h.stepSeconds;
+  return Array.from({ length: points }, (_, i) => ({
+    timestamp:
+      Date.parse(window24h.start) + (i + 1) * window24h.stepSeconds * 1000,
+    value: f(i),
+  }));
+}
+
+const average = (points: TimePoint[]) =>
+  points.reduce((sum, p) => sum + p.value, 0) / points.length;
+
+/** A diurnal day of the summariser: busy in office hours, quiet at night. */
+export function summariserUsage(
+  metrics: MetricsStatus = { state: 'available' },
+): ServiceUsage {
+  const utilisation = series(
+    i => 0.2 + 0.4 * Math.max(0, Math.sin((i / 96) * Math.PI)),
+  );
+  const memory = series(
+    i => (16 + 3 * Math.max(0, Math.sin((i / 96) * Math.PI))) * GIB,
+  );
+  const tokensPerSecond = series(
+    i => 150 + 450 * Math.max(0, Math.sin((i / 96) * Math.PI)),
+  );
+  const queue = series(i => (i > 40 && i < 56 ? 3 : 0));
+  const generated = Math.round(
+    average(tokensPerSecond) * window24h.durationSeconds,
+  );
+  const allocatedBytes = findGpuModel(platform, 'L4').memoryGiB * GIB;
+  const peak = Math.max(...memory.map(p => p.value));
+  return {
+    serviceId: summariserService().id,
+    name: 'summariser',
+    team: 'ml-platform',
+    namespace: 'ml-serving',
+    environment: 'production',
+    tier: 'dedicated',
+    pool: 'l4-ondemand',
+    window: window24h,
+    metrics,
+    gpuEquivalents: 1,
+    utilisation: {
+      value: average(utilisation),
+      method: 'measured',
+      confidence: 'high',
+    },
+    memory: {
+      usedBytes: {
+        value: average(memory),
+        method: 'measured',
+        confidence: 'high',
+      },
+      peakUsedBytes: peak,
+      allocatedBytes,
+      peakFraction: peak / allocatedBytes,
+    },
+    tokens: {
+      generated,
+      prompt: generated * 3,
+      generatedPerSecond: average(tokensPerSecond),
+      promptPerSecond: average(tokensPerSecond) * 3,
+      shareOfDevice: 1,
+    },
+    requests: { running: 12, waiting: 3 },
+    kvCacheUsage: 0.41,
+    latency: { p50Seconds: 1.8, p95Seconds: 4.2, p99Seconds: 6.9 },
+    series: {
+      utilisation,
+      memoryUsedBytes: memory,
+      generatedTokensPerSecond: tokensPerSecond,
+      queueDepth: queue,
+    },
+  };
+}
+
+/** Cost of the summariser over {@link window24h}, month-to-date and projected, from the usage above. */
+export function summariserCost(
+  usage: ServiceUsage = summariserUsage(),
+  recommendations: Recommendation[] = [],
+): ServiceCost {
+  const pool = findPool(platform, 'l4-ondemand');
+  const hours = window24h.durationSeconds / 3600;
+  const allocation = allocationCost(pool, 1, hours);
+  const utilisation = usage.utilisation?.value;
+  const split =
+    utilisation === undefined
+      ? undefined
+      : costBreakdown(allocation, utilisation);
+  const elapsedHours = (NOW - MONTH_START) / HOUR;
+  const monthAllocation = allocationCost(pool, 1, elapsedHours);
+  const monthSplit =
+    utilisation === undefined
+      ? undefined
+      : costBreakdown(monthAllocation, utilisation);
+  return {
+    serviceId: usage.serviceId,
+    name: 'summariser',
+    team: 'ml-platform',
+    namespace: 'ml-serving',
+    environment: 'production',
+    status: 'approved',
+    tier: 'dedicated',
+    pool: 'l4-ondemand',
+    window: window24h,
+    metrics: usage.metrics,
+    gpuEquivalents: 1,
+    gpuHourPriceMicros: gpuHourPrice(pool),
+    allocatedHours: hours,
+    allocationMicros: allocation,
+    usageMicros: split?.usage,
+    idleMicros: split?.idle,
+    utilisation: usage.utilisation,
+    idleShare: split ? split.idle / split.allocation : undefined,
+    generatedTokens: usage.tokens?.generated,
+    costPerThousandTokensMicros: usage.tokens
+      ? costPerThousandTokens(allocation, usage.tokens.generated)
+      : undefined,
+    monthToDate: {
+      month: '2026-11',
+      snapshotDays: 14,
+      allocationMicros: monthAllocation,
+      usageMicros: monthSplit?.usage,
+      idleMicros: monthSplit?.idle,
+    },
+    projectedMonthMicros: projectMonthlyCost({
+      monthToDate: monthAllocation,
+      elapsedHours,
+      hoursPerMonth: platform.hoursPerMonth,
+    }),
+    monthlyAllocationMicros: monthlyCost(
+      allocationCost(pool, 1, 1),
+      platform.hoursPerMonth,
+    ),
+    daily: [],
+    recommendations,
+  };
+}
+
+/** The quota the backend seeds for a team from the demo config, with what `held` says is reserved. */
+export function teamQuota(
+  team: string,
+  held: Record<string, number> = {},
+  heldMonthlyCostMicros = 0,
+): TeamQuotaView {
+  const config = platform.teams.find(t => t.name === team)!;
+  return {
+    team,
+    pools: { ...config.gpuQuota },
+    monthlyBudgetMicros: parseUsd(config.monthlyBudget),
+    reservedGpuEquivalents: held,
+    reservedMonthlyCostMicros: heldMonthlyCostMicros,
+    updatedBy: 'gpu-backend',
+    updatedAt: '2026-11-01T00:00:00.000Z',
+  };
+}

@@ -1,0 +1,183 @@
+import { Table, TableColumn } from '@backstage/core-components';
+import { useApi } from '@backstage/frontend-plugin-api';
+import { usePermission } from '@backstage/plugin-permission-react';
+import {
+  formatUsd,
+  gpuQuotaUpdatePermission,
+  TeamQuotaView,
+} from '@internal/backstage-plugin-gpu-common';
+import Box from '@material-ui/core/Box';
+import Button from '@material-ui/core/Button';
+import Tooltip from '@material-ui/core/Tooltip';
+import Typography from '@material-ui/core/Typography';
+import { useState } from 'react';
+import useAsyncRetry from 'react-use/esm/useAsyncRetry';
+import { gpuApiRef } from '../../api';
+import {
+  errorMessage,
+  formatGpuEquivalents,
+  formatRelative,
+  UsageBar,
+} from '../shared';
+import { QuotaEditDialog } from './QuotaEditDialog';
+
+/** A team's stored quota, or why it could not be read. */
+interface QuotaRow {
+  team: string;
+  quota?: TeamQuotaView;
+  error?: string;
+}
+
+/** Pools with a quota or something held, in the platform's order. */
+function poolsOf(quota: TeamQuotaView, poolOrder: string[]): string[] {
+  const used = new Set([
+    ...Object.keys(quota.pools),
+    ...Object.keys(quota.reservedGpuEquivalents).filter(
+      p => quota.reservedGpuEquivalents[p] > 0,
+    ),
+  ]);
+  return poolOrder.filter(p => used.has(p));
+}
+
+/**
+ * Per team: GPU-equivalents held against the nominal quota of every pool, and projected monthly cost held against
+ * the budget, from `GET /teams/:team/quota`. Editing needs the `gpu.quota.update` permission.
+ */
+export function TeamQuotaUsageTable(props: {
+  teams: string[];
+  pools: string[];
+  refreshKey?: number;
+  onChanged?: (quota: TeamQuotaView) => void;
+}) {
+  const { teams, pools } = props;
+  const gpuApi = useApi(gpuApiRef);
+  const { allowed, loading: checkingPermission } = usePermission({
+    permission: gpuQuotaUpdatePermission,
+  });
+  const [editing, setEditing] = useState<TeamQuotaView>();
+
+  const { value, loading, retry } = useAsyncRetry(async () => {
+    const results = await Promise.allSettled(
+      teams.map(t => gpuApi.getTeamQuota(t)),
+    );
+    return results.map(
+      (r, i): QuotaRow =>
+        r.status === 'fulfilled'
+          ? { team: teams[i], quota: r.value }
+          : { team: teams[i], error: errorMessage(r.reason) },
+    );
+  }, [gpuApi, teams.join(','), props.refreshKey]);
+
+  const denied = !checkingPermission && !allowed;
+  const columns: TableColumn<QuotaRow>[] = [
+    { title: 'Team', field: 'team' },
+    {
+      title: 'GPU-equivalents held / quota per pool',
+      render: row => {
+        if (row.error) {
+          return (
+            <Typography color="error" variant="body2">
+              Could not read the quota: {row.error}
+            </Typography>
+          );
+        }
+        const quota = row.quota!;
+        const shown = poolsOf(quota, pools);
+        if (shown.length === 0) return 'No quota in any pool';
+        return (
+          <Box
+            display="grid"
+            style={{ gap: 6 }}
+            data-testid={`quota-${row.team}`}
+          >
+            {shown.map(pool => {
+              const held = quota.reservedGpuEquivalents[pool] ?? 0;
+              const nominal = quota.pools[pool] ?? 0;
+              return (
+                <UsageBar
+                  key={pool}
+                  used={held}
+                  total={nominal}
+                  label={`${pool}: ${formatGpuEquivalents(
+                    held,
+                  )} of ${formatGpuEquivalents(nominal)}`}
+                />
+              );
+            })}
+          </Box>
+        );
+      },
+    },
+    {
+      title: 'Monthly cost held / budget',
+      render: row =>
+        row.quota && (
+          <UsageBar
+            used={row.quota.reservedMonthlyCostMicros}
+            total={row.quota.monthlyBudgetMicros}
+            label={`${formatUsd(
+              row.quota.reservedMonthlyCostMicros,
+            )} of ${formatUsd(row.quota.monthlyBudgetMicros)}`}
+          />
+        ),
+    },
+    {
+      title: 'Last change',
+      render: row =>
+        row.quota &&
+        `${row.quota.updatedBy.replace(
+          /^user:default\//,
+          '',
+        )}, ${formatRelative(row.quota.updatedAt)}`,
+    },
+    {
+      title: '',
+      render: row => {
+        if (!row.quota) return null;
+        const button = (
+          <Button
+            size="small"
+            variant="outlined"
+            disabled={!allowed}
+            onClick={() => setEditing(row.quota)}
+            aria-label={`Edit quota of ${row.team}`}
+          >
+            Edit
+          </Button>
+        );
+        return denied ? (
+          <Tooltip title="You need the gpu.quota.update permission">
+            <span>{button}</span>
+          </Tooltip>
+        ) : (
+          button
+        );
+      },
+    },
+  ];
+
+  return (
+    <>
+      <Table<QuotaRow>
+        title="Team quotas"
+        subtitle="Held: approved services. Pending requests do not count until approved."
+        isLoading={loading}
+        options={{ paging: false, search: false, padding: 'dense' }}
+        columns={columns}
+        data={value ?? []}
+      />
+      {editing && (
+        <QuotaEditDialog
+          quota={editing}
+          pools={pools}
+          onClose={() => setEditing(undefined)}
+          onSaved={saved => {
+            setEditing(undefined);
+            if (props.onChanged) props.onChanged(saved);
+            else retry();
+          }}
+        />
+      )}
+    </>
+  );
+}

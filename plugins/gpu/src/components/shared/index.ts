@@ -1,0 +1,11 @@
+export { errorMessage, isNotFound } from './errorMessage';
+export {
+  formatGib,
+  formatGpuEquivalents,
+  formatPercent,
+  formatRate,
+  formatRelative,
+  formatTime,
+} from './format';
+export { UsageBar } from './UsageBar';
+export { WindowSelect } from './WindowSelect';
