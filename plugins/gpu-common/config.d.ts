@@ -175,6 +175,22 @@ export interface Config {
       context?: string;
     }>;
 
+    /** The scheduled task that keeps each `apply` cluster's Kueue objects as the platform and quota table render them. */
+    reconcile?: {
+      /**
+       * How often it runs (one backend replica at a time): an object such as `{ minutes: 10 }`, or a string such as
+       * `10m` or `PT10M`. Default 10 minutes.
+       */
+      frequency?:
+        | string
+        | {
+            days?: number;
+            hours?: number;
+            minutes?: number;
+            seconds?: number;
+          };
+    };
+
     /**
      * Prometheus that scrapes the DCGM exporter and vLLM, the source of usage metrics. Without it, cost is
      * allocation cost only and the usage routes say that no metrics source is configured.

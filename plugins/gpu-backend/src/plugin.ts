@@ -16,6 +16,11 @@ import { createRouter } from './router';
 import { createQuoteService } from './services/QuoteService';
 import { seedQuotas } from './services/seedQuotas';
 import { ServiceManager } from './services/ServiceManager';
+import {
+  KueueReconciler,
+  reconciledClusters,
+  scheduleKueueReconciler,
+} from './reconciler';
 
 /**
  * The `gpu` backend plugin: the platform model, quotes, service requests, quota, approvals, audit and applying.
@@ -34,6 +39,7 @@ export const gpuPlugin = createBackendPlugin({
         logger: coreServices.logger,
         permissions: coreServices.permissions,
         permissionsRegistry: coreServices.permissionsRegistry,
+        scheduler: coreServices.scheduler,
         userInfo: coreServices.userInfo,
       },
       async init({
@@ -44,6 +50,7 @@ export const gpuPlugin = createBackendPlugin({
         logger,
         permissions,
         permissionsRegistry,
+        scheduler,
         userInfo,
       }) {
         const platform = readPlatformConfig(config);
@@ -72,6 +79,18 @@ export const gpuPlugin = createBackendPlugin({
           target,
           applier,
           logger,
+        });
+
+        await scheduleKueueReconciler({
+          config,
+          scheduler,
+          logger,
+          reconciler: new KueueReconciler({
+            platform,
+            store,
+            logger,
+            clusters: reconciledClusters(clusterConfig.list(), logger),
+          }),
         });
 
         httpRouter.use(

@@ -304,6 +304,11 @@ export async function createRouter(options: RouterOptions): Promise<express.Rout
     res.json({ approval: toApprovalView(result.approval), service: await view(service) });
   });
 
+  router.get('/clusters/drift', async (req, res) => {
+    await httpAuth.credentials(req, { allow: ['user', 'service'] });
+    res.json({ items: await store.listClusterDrift() });
+  });
+
   router.get('/audit', async (req, res) => {
     await authorize(req, gpuQuotaReadPermission);
     const query = parse(auditQuery, req.query, 'query');

@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 
+export * from './api/drift';
 export * from './api/types';
 export * from './api/governance';
 export * from './api/usage';

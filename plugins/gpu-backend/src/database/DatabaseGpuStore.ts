@@ -4,6 +4,7 @@ import {
 } from '@backstage/backend-plugin-api';
 import { ConflictError, InputError, NotFoundError } from '@backstage/errors';
 import { randomUUID } from 'node:crypto';
+import type { ClusterDriftReport } from '@internal/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
 import {
   Amounts,
@@ -15,6 +16,7 @@ import {
 } from './admission';
 import { insertApproval, setApprovalState } from './approvals';
 import { queryAuditEvents, writeAuditEvent } from './audit';
+import { readClusterDrift, writeClusterDrift } from './drift';
 import {
   heldReservation,
   insertReservation,
@@ -592,6 +594,14 @@ export class DatabaseGpuStore implements GpuStore {
     query: ListAuditEventsQuery = {},
   ): Promise<AuditEventPage> {
     return queryAuditEvents(this.db, query);
+  }
+
+  async putClusterDrift(report: ClusterDriftReport): Promise<void> {
+    await writeClusterDrift(this.db, report);
+  }
+
+  async listClusterDrift(): Promise<ClusterDriftReport[]> {
+    return readClusterDrift(this.db);
   }
 
   private async createInTransaction(

@@ -1,5 +1,6 @@
 import type { JsonObject } from '@backstage/types';
 import type {
+  ClusterDriftReport,
   Placement,
   ServiceStatus,
   ServiceRequest,
@@ -398,4 +399,10 @@ export interface GpuStore {
   decideApproval(input: DecideApprovalInput): Promise<DecideApprovalResult>;
 
   listAuditEvents(query?: ListAuditEventsQuery): Promise<AuditEventPage>;
+
+  /** Replaces the cluster's last Kueue reconciliation report. */
+  putClusterDrift(report: ClusterDriftReport): Promise<void>;
+
+  /** The last Kueue reconciliation report of every cluster, by name. */
+  listClusterDrift(): Promise<ClusterDriftReport[]>;
 }

@@ -195,12 +195,10 @@ describe('OpenAPI description of /api/gpu', () => {
       expect(again.status).toBe(200);
       expectConforms(again, 'post', '/services');
       const id = created.body.id;
-      const preview = await api
-        .post('/api/gpu/services')
-        .send({
-          request: { ...summariserRequest, name: 'preview' },
-          dryRun: true,
-        });
+      const preview = await api.post('/api/gpu/services').send({
+        request: { ...summariserRequest, name: 'preview' },
+        dryRun: true,
+      });
       expect(preview.body.id).toBe('dry-run');
       expectConforms(preview, 'post', '/services');
 
@@ -258,6 +256,11 @@ describe('OpenAPI description of /api/gpu', () => {
         await api.delete(`/api/gpu/services/${id}`),
         'delete',
         '/services/{id}',
+      );
+      expectConforms(
+        await api.get('/api/gpu/clusters/drift'),
+        'get',
+        '/clusters/drift',
       );
       const audit = await api.get('/api/gpu/audit?limit=5');
       expect(audit.body.nextCursor).toBeDefined();

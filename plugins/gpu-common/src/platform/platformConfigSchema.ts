@@ -113,6 +113,8 @@ export const platformConfigSchema = strict({
   hoursPerMonth: z.number().positive().max(744).optional(),
   /** Read by the gpu backend's cluster config (`gpu.clusters`), not part of the platform model. */
   clusters: z.array(z.unknown()).optional(),
+  /** Read by the gpu backend's Kueue reconciler (`gpu.reconcile`), not part of the platform model. */
+  reconcile: z.unknown().optional(),
 });
 
 /**

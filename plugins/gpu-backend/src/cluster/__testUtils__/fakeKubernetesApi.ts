@@ -43,8 +43,14 @@ const DISCOVERY: Record<string, ResourceInfo[]> = {
   'apps/v1': [{ name: 'deployments', kind: 'Deployment', namespaced: true }],
   'kueue.x-k8s.io/v1beta2': [
     { name: 'clusterqueues', kind: 'ClusterQueue', namespaced: false },
+    { name: 'cohorts', kind: 'Cohort', namespaced: false },
     { name: 'localqueues', kind: 'LocalQueue', namespaced: true },
     { name: 'resourceflavors', kind: 'ResourceFlavor', namespaced: false },
+    {
+      name: 'workloadpriorityclasses',
+      kind: 'WorkloadPriorityClass',
+      namespaced: false,
+    },
   ],
 };
 

@@ -1,0 +1,9 @@
+export { KueueReconciler } from './KueueReconciler';
+export type { ReconciledCluster } from './KueueReconciler';
+export { renderKueueObjects } from './renderKueueObjects';
+export {
+  DEFAULT_RECONCILE_FREQUENCY,
+  KUEUE_RECONCILE_TASK_ID,
+  scheduleKueueReconciler,
+} from './scheduleKueueReconciler';
+export { reconciledClusters } from './reconciledClusters';

@@ -1,0 +1,126 @@
+import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
+import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
+import { setupServer } from 'msw/node';
+import request from 'supertest';
+import { fakeKubernetesApi } from '../cluster/__testUtils__/fakeKubernetesApi';
+import { gpuPlugin } from '../plugin';
+import { KUEUE_RECONCILE_TASK_ID } from './scheduleKueueReconciler';
+
+const BASE = 'https://k8s.test:6443';
+const CLUSTER_QUEUE =
+  '/apis/kueue.x-k8s.io/v1beta2/clusterqueues/gpu-ml-platform';
+
+const server = setupServer();
+beforeAll(() =>
+  server.listen({
+    // The test backend itself is on localhost; anything else must be the fake cluster.
+    onUnhandledRequest: (req, print) => {
+      if (!['127.0.0.1', 'localhost'].includes(new URL(req.url).hostname)) {
+        print.error();
+      }
+    },
+  }),
+);
+afterEach(() => server.resetHandlers());
+afterAll(() => server.close());
+
+async function start(gpu: Record<string, unknown> = {}) {
+  const api = fakeKubernetesApi(BASE);
+  server.use(...api.handlers);
+  const scheduler = mockServices.scheduler();
+  const scheduleTask = jest.spyOn(scheduler, 'scheduleTask');
+  const { server: http } = await startTestBackend({
+    features: [
+      gpuPlugin,
+      scheduler.factory(),
+      mockServices.rootConfig.factory({
+        data: {
+          gpu: {
+            ...demoPlatformConfig,
+            clusters: [{ name: 'gpu-eu', mode: 'apply' }],
+            ...gpu,
+          },
+          kubernetes: {
+            clusterLocatorMethods: [
+              {
+                type: 'config',
+                clusters: [
+                  {
+                    name: 'gpu-eu',
+                    url: BASE,
+                    authProvider: 'serviceAccount',
+                    serviceAccountToken: 'sa-token',
+                  },
+                ],
+              },
+            ],
+          },
+        },
+      }),
+    ],
+  });
+  return { api, scheduler, scheduleTask, http: request(http) };
+}
+
+function l4Quota(clusterQueue: any): string {
+  return clusterQueue.spec.resourceGroups
+    .flatMap((g: any) => g.flavors)
+    .find((f: any) => f.name === 'l4-ondemand').resources[0].nominalQuota;
+}
+
+describe('the scheduled Kueue reconciler', () => {
+  it('is scheduled once for all replicas, every 10 minutes unless configured', async () => {
+    const { scheduleTask } = await start();
+    expect(scheduleTask).toHaveBeenCalledWith(
+      expect.objectContaining({
+        id: KUEUE_RECONCILE_TASK_ID,
+        scope: 'global',
+        frequency: { minutes: 10 },
+        timeout: expect.anything(),
+        initialDelay: expect.anything(),
+      }),
+    );
+
+    const configured = await start({ reconcile: { frequency: 'PT2M' } });
+    expect(configured.scheduleTask).toHaveBeenCalledWith(
+      expect.objectContaining({
+        id: KUEUE_RECONCILE_TASK_ID,
+        frequency: { minutes: 2 },
+      }),
+    );
+  });
+
+  it('applies a quota changed through the API to the team ClusterQueue and reports drift', async () => {
+    const { api, scheduler, http } = await start();
+    expect(
+      (await http.get('/api/gpu/clusters/drift').expect(200)).body,
+    ).toEqual({ items: [] });
+
+    await scheduler.triggerTask(KUEUE_RECONCILE_TASK_ID);
+    expect(l4Quota(api.live(CLUSTER_QUEUE))).toBe('4');
+
+    await http
+      .put('/api/gpu/teams/ml-platform/quota')
+      .send({ pools: { 'l4-ondemand': 7, h100: 8 }, monthlyBudget: '9000' })
+      .expect(200);
+    await scheduler.triggerTask(KUEUE_RECONCILE_TASK_ID);
+    expect(l4Quota(api.live(CLUSTER_QUEUE))).toBe('7');
+
+    const drift = await http.get('/api/gpu/clusters/drift').expect(200);
+    expect(drift.body.items).toHaveLength(1);
+    expect(drift.body.items[0]).toMatchObject({
+      cluster: 'gpu-eu',
+      mode: 'apply',
+      checked: true,
+      applied: true,
+      inSync: false,
+      drifted: [
+        {
+          kind: 'ClusterQueue',
+          name: 'gpu-ml-platform',
+          state: 'changed',
+        },
+      ],
+    });
+  });
+});
