@@ -21,6 +21,7 @@ import {
   reconciledClusters,
   scheduleKueueReconciler,
 } from './reconciler';
+import { createUsage } from './usage';
 
 /**
  * The `gpu` backend plugin: the platform model, quotes, service requests, quota, approvals, audit and applying.
@@ -81,6 +82,15 @@ export const gpuPlugin = createBackendPlugin({
           logger,
         });
 
+        const usage = await createUsage({
+          config,
+          database,
+          scheduler,
+          logger,
+          platform,
+          quotas: store,
+        });
+
         await scheduleKueueReconciler({
           config,
           scheduler,
@@ -103,6 +113,7 @@ export const gpuPlugin = createBackendPlugin({
             store,
             services,
             clusters: clusterConfig.list(),
+            usage,
           }),
         );
         httpRouter.addAuthPolicy({ path: '/health', allow: 'unauthenticated' });

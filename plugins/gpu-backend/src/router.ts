@@ -28,6 +28,8 @@ import { ClusterTarget } from './cluster';
 import { GpuStore, SERVICE_STATUSES, ServiceRecord } from './database';
 import { QuoteService } from './services/QuoteService';
 import { ServiceManager } from './services/ServiceManager';
+import { createUsageRouter } from './routes/usageRouter';
+import { UsageService } from './usage';
 import {
   toApprovalView,
   toServiceView,
@@ -44,6 +46,8 @@ export interface RouterOptions {
   store: GpuStore;
   services: ServiceManager;
   clusters: ClusterTarget[];
+  /** Usage and cost (Prometheus metrics, cost, recommendations); its routes are mounted when given. */
+  usage?: UsageService;
 }
 
 const createBody = z.object({
@@ -111,6 +115,9 @@ export async function createRouter(options: RouterOptions): Promise<express.Rout
     options;
   const router = Router();
   router.use(express.json({ limit: '256kb' }));
+  if (options.usage) {
+    router.use(createUsageRouter({ httpAuth, usage: options.usage }));
+  }
 
   async function authorize(req: express.Request, permission: BasicPermission) {
     const credentials = await httpAuth.credentials(req, { allow: ['user', 'service'] });

@@ -1,0 +1,205 @@
+import { SharingTier } from '@internal/backstage-plugin-gpu-common';
+
+/** A deterministic signal: `mean + amplitude x sin(2 pi t / period)` (period one day by default). */
+export interface Wave {
+  mean: number;
+  amplitude?: number;
+  periodSeconds?: number;
+}
+
+/** Value of a wave at unix time `t` (seconds). */
+export function waveAt(wave: Wave, t: number): number {
+  const period = wave.periodSeconds ?? 86400;
+  return wave.mean + (wave.amplitude ?? 0) * Math.sin((2 * Math.PI * t) / period);
+}
+
+/** Where one replica of a service runs. */
+export interface HistoryPod {
+  /** Pod name, `<deployment>-<hash>-<hash>`. */
+  pod: string;
+  hostname: string;
+  /** GPU index on the host. */
+  gpu: string;
+  /** MIG instance id and profile, for the mig tier. */
+  migInstance?: string;
+  migProfile?: string;
+}
+
+/** A GPU shared by MPS or time-slicing: DCGM reports its values for every pod on it. */
+export interface HistoryDevice {
+  hostname: string;
+  gpu: string;
+  /** DCGM_FI_DEV_GPU_UTIL, percent. */
+  utilisation: Wave;
+  /** DCGM_FI_DEV_FB_USED, MiB. */
+  memoryMiB: Wave;
+  /** Card memory, MiB (FB_USED + FB_FREE). */
+  totalMiB: number;
+  /** Watts. */
+  power?: Wave;
+}
+
+/** One service's pods and traffic. */
+export interface HistoryService {
+  /** Service name: vLLM's `model_name` and the Deployment name. */
+  name: string;
+  namespace: string;
+  tier: SharingTier;
+  pods: HistoryPod[];
+  /**
+   * Dedicated: DCGM_FI_DEV_GPU_UTIL (percent) of each pod's GPU; MIG: DCGM_FI_PROF_GR_ENGINE_ACTIVE x 100 of each
+   * instance. Ignored for shared tiers (the device's value is reported).
+   */
+  utilisation?: Wave;
+  /** Dedicated and MIG: framebuffer used per pod, MiB. */
+  memoryMiB?: Wave;
+  /** Dedicated and MIG: card or instance memory, MiB. */
+  totalMiB?: number;
+  /** Dedicated: watts per GPU. */
+  power?: Wave;
+  /** vLLM output tokens per second per pod (constant, so increase() is exact). */
+  tokensPerSecond: number;
+  promptTokensPerSecond?: number;
+  running?: number;
+  waiting?: number;
+  kvCache?: number;
+  /** Scrape without honorLabels: DCGM series carry `exported_pod`/`exported_namespace` and the exporter's own pod. */
+  exportedLabels?: boolean;
+  /** XID error code reported from this many seconds before the end (dedicated only). */
+  xid?: { code: number; lastSeconds: number };
+}
+
+/** Everything to generate. */
+export interface HistorySpec {
+  /** Unix seconds of the last sample; samples run from `end - days x 86400` to `end` every `stepSeconds`. */
+  end: number;
+  days: number;
+  stepSeconds: number;
+  services: HistoryService[];
+  sharedDevices?: HistoryDevice[];
+}
+
+/** Latency buckets (seconds) and the share of requests at or below each. */
+export const LATENCY_BUCKETS: Array<[string, number]> = [
+  ['0.5', 0.2],
+  ['1', 0.6],
+  ['2.5', 0.9],
+  ['5', 0.98],
+  ['+Inf', 1],
+];
+
+/** Output tokens per request in the generated traffic. */
+export const TOKENS_PER_REQUEST = 300;
+
+/** Times of the samples of a spec. */
+export function sampleTimes(spec: Pick<HistorySpec, 'end' | 'days' | 'stepSeconds'>): number[] {
+  const times: number[] = [];
+  const start = spec.end - spec.days * 86400;
+  for (let t = start; t <= spec.end; t += spec.stepSeconds) times.push(t);
+  return times;
+}
+
+function labelText(labels: Record<string, string>): string {
+  return Object.entries(labels)
+    .map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`)
+    .join(',');
+}
+
+const round = (value: number) => Math.round(value * 1e6) / 1e6;
+
+/**
+ * The OpenMetrics text of a spec (DCGM exporter and vLLM series, ending with `# EOF`), as lines. Every value written
+ * is `round(x)` to 6 decimals so tests can recompute the exact samples.
+ */
+export function* openMetricsLines(spec: HistorySpec): Generator<string> {
+  const times = sampleTimes(spec);
+  const start = times[0];
+  type Series = { labels: Record<string, string>; value: (t: number) => number };
+  const families = new Map<string, { type: string; series: Array<Series & { name: string }> }>();
+  const add = (family: string, type: string, name: string, labels: Record<string, string>, value: (t: number) => number) => {
+    const entry = families.get(family) ?? { type, series: [] };
+    entry.series.push({ name, labels, value });
+    families.set(family, entry);
+  };
+  const dcgmLabels = (service: HistoryService, pod: HistoryPod): Record<string, string> => {
+    const device = {
+      gpu: pod.gpu,
+      UUID: `GPU-${pod.hostname}-${pod.gpu}`,
+      device: `nvidia${pod.gpu}`,
+      modelName: 'NVIDIA GPU',
+      Hostname: pod.hostname,
+      ...(pod.migInstance ? { GPU_I_ID: pod.migInstance, GPU_I_PROFILE: pod.migProfile ?? '' } : {}),
+      container: 'vllm',
+    };
+    return service.exportedLabels
+      ? { ...device, pod: `dcgm-exporter-${pod.hostname}`, namespace: 'gpu-operator', exported_pod: pod.pod, exported_namespace: service.namespace }
+      : { ...device, pod: pod.pod, namespace: service.namespace };
+  };
+  const devices = new Map((spec.sharedDevices ?? []).map(d => [`${d.hostname}/${d.gpu}`, d]));
+
+  for (const service of spec.services) {
+    for (const pod of service.pods) {
+      const labels = dcgmLabels(service, pod);
+      if (service.tier === 'mps' || service.tier === 'time-sliced') {
+        const device = devices.get(`${pod.hostname}/${pod.gpu}`);
+        if (!device) throw new Error(`No shared device ${pod.hostname}/${pod.gpu} for ${service.name}`);
+        add('DCGM_FI_DEV_GPU_UTIL', 'gauge', 'DCGM_FI_DEV_GPU_UTIL', labels, t => round(waveAt(device.utilisation, t)));
+        add('DCGM_FI_DEV_FB_USED', 'gauge', 'DCGM_FI_DEV_FB_USED', labels, t => round(waveAt(device.memoryMiB, t)));
+        add('DCGM_FI_DEV_FB_FREE', 'gauge', 'DCGM_FI_DEV_FB_FREE', labels, t => round(device.totalMiB - waveAt(device.memoryMiB, t)));
+        if (device.power) {
+          const power = device.power;
+          add('DCGM_FI_DEV_POWER_USAGE', 'gauge', 'DCGM_FI_DEV_POWER_USAGE', labels, t => round(waveAt(power, t)));
+        }
+      } else if (service.tier === 'mig') {
+        const util = service.utilisation ?? { mean: 0 };
+        add('DCGM_FI_PROF_GR_ENGINE_ACTIVE', 'gauge', 'DCGM_FI_PROF_GR_ENGINE_ACTIVE', labels, t => round(waveAt(util, t) / 100));
+      } else {
+        const util = service.utilisation ?? { mean: 0 };
+        add('DCGM_FI_DEV_GPU_UTIL', 'gauge', 'DCGM_FI_DEV_GPU_UTIL', labels, t => round(waveAt(util, t)));
+        if (service.power) {
+          const power = service.power;
+          add('DCGM_FI_DEV_POWER_USAGE', 'gauge', 'DCGM_FI_DEV_POWER_USAGE', labels, t => round(waveAt(power, t)));
+        }
+        const xid = service.xid;
+        add('DCGM_FI_DEV_XID_ERRORS', 'gauge', 'DCGM_FI_DEV_XID_ERRORS', labels, t =>
+          xid && t > spec.end - xid.lastSeconds ? xid.code : 0,
+        );
+      }
+      if (service.tier === 'dedicated' || service.tier === 'mig') {
+        const memory = service.memoryMiB ?? { mean: 0 };
+        const total = service.totalMiB ?? 0;
+        add('DCGM_FI_DEV_FB_USED', 'gauge', 'DCGM_FI_DEV_FB_USED', labels, t => round(waveAt(memory, t)));
+        add('DCGM_FI_DEV_FB_FREE', 'gauge', 'DCGM_FI_DEV_FB_FREE', labels, t => round(total - waveAt(memory, t)));
+      }
+      const vllm = { model_name: service.name, engine: '0', namespace: service.namespace, pod: pod.pod };
+      const tokens = service.tokensPerSecond;
+      const prompt = service.promptTokensPerSecond ?? tokens * 2;
+      add('vllm:generation_tokens', 'counter', 'vllm:generation_tokens_total', vllm, t => tokens * (t - start));
+      add('vllm:prompt_tokens', 'counter', 'vllm:prompt_tokens_total', vllm, t => prompt * (t - start));
+      add('vllm:num_requests_running', 'gauge', 'vllm:num_requests_running', vllm, () => service.running ?? 0);
+      add('vllm:num_requests_waiting', 'gauge', 'vllm:num_requests_waiting', vllm, () => service.waiting ?? 0);
+      add('vllm:kv_cache_usage_perc', 'gauge', 'vllm:kv_cache_usage_perc', vllm, () => service.kvCache ?? 0);
+      const requestsPerSecond = tokens / TOKENS_PER_REQUEST;
+      for (const [le, share] of LATENCY_BUCKETS) {
+        add('vllm:e2e_request_latency_seconds', 'histogram', 'vllm:e2e_request_latency_seconds_bucket', { ...vllm, le }, t =>
+          round(requestsPerSecond * share * (t - start)),
+        );
+      }
+      add('vllm:e2e_request_latency_seconds', 'histogram', 'vllm:e2e_request_latency_seconds_count', vllm, t =>
+        round(requestsPerSecond * (t - start)),
+      );
+      add('vllm:e2e_request_latency_seconds', 'histogram', 'vllm:e2e_request_latency_seconds_sum', vllm, t =>
+        round(requestsPerSecond * 1.2 * (t - start)),
+      );
+    }
+  }
+
+  for (const [family, { type, series }] of families) {
+    yield `# TYPE ${family} ${type}`;
+    for (const s of series) {
+      const prefix = `${s.name}{${labelText(s.labels)}} `;
+      for (const t of times) yield `${prefix}${s.value(t)} ${t}`;
+    }
+  }
+  yield '# EOF';
+}

@@ -1,0 +1,3 @@
+export * from './history';
+export * from './startPrometheusWithHistory';
+export * from './scenario';

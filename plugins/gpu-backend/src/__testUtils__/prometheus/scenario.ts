@@ -1,0 +1,79 @@
+import { HistoryService, HistorySpec } from './history';
+
+/** Pod name of replica `index` of a Deployment, shaped like Kubernetes names them. */
+export function podName(deployment: string, index = 0): string {
+  return `${deployment}-6f7d8c9b5-p${index}x7k`;
+}
+
+/**
+ * Dedicated, MIG, MPS and time-sliced services side by side on the demo platform's pools:
+ *
+ * - `chat` (dedicated L4, scraped with `exported_pod` labels), `summariser` (MIG 1g.10gb) and `embedder` (MIG 2g.20gb
+ *   on the same A100), in `ml-serving`;
+ * - `rag` and `triage` on one MPS L4, with `sandbox` (not a platform service) generating tokens on the same GPU;
+ * - `notebook` and `demo` time-sliced on one T4, in `search`.
+ */
+export function fourTierScenario(options: {
+  end: number;
+  days: number;
+  stepSeconds?: number;
+}): HistorySpec {
+  const mps = { hostname: 'l4-mps-node-1', gpu: '0' };
+  const ts = { hostname: 't4-ts-node-1', gpu: '0' };
+  const a100 = { hostname: 'a100-node-1', gpu: '3' };
+  const services: HistoryService[] = [
+    {
+      name: 'chat',
+      namespace: 'ml-serving',
+      tier: 'dedicated',
+      pods: [{ pod: podName('chat'), hostname: 'l4-node-1', gpu: '0' }],
+      utilisation: { mean: 62, amplitude: 20 },
+      memoryMiB: { mean: 20000, amplitude: 500 },
+      totalMiB: 23034,
+      power: { mean: 55, amplitude: 10 },
+      tokensPerSecond: 600,
+      running: 12,
+      waiting: 2,
+      kvCache: 0.41,
+      exportedLabels: true,
+      xid: { code: 79, lastSeconds: 600 },
+    },
+    {
+      name: 'summariser',
+      namespace: 'ml-serving',
+      tier: 'mig',
+      pods: [{ pod: podName('summariser'), ...a100, migInstance: '9', migProfile: '1g.10gb' }],
+      utilisation: { mean: 45, amplitude: 10 },
+      memoryMiB: { mean: 8600, amplitude: 100 },
+      totalMiB: 9728,
+      tokensPerSecond: 90,
+      running: 3,
+      kvCache: 0.3,
+    },
+    {
+      name: 'embedder',
+      namespace: 'ml-serving',
+      tier: 'mig',
+      pods: [{ pod: podName('embedder'), ...a100, migInstance: '5', migProfile: '2g.20gb' }],
+      utilisation: { mean: 8, amplitude: 2 },
+      memoryMiB: { mean: 6000 },
+      totalMiB: 19968,
+      tokensPerSecond: 25,
+    },
+    { name: 'rag', namespace: 'ml-serving', tier: 'mps', pods: [{ pod: podName('rag'), ...mps }], tokensPerSecond: 120, running: 4 },
+    { name: 'triage', namespace: 'search', tier: 'mps', pods: [{ pod: podName('triage'), ...mps }], tokensPerSecond: 40, running: 1 },
+    { name: 'sandbox', namespace: 'batch', tier: 'mps', pods: [{ pod: podName('sandbox'), ...mps }], tokensPerSecond: 40 },
+    { name: 'notebook', namespace: 'search', tier: 'time-sliced', pods: [{ pod: podName('notebook'), ...ts }], tokensPerSecond: 10 },
+    { name: 'demo', namespace: 'search', tier: 'time-sliced', pods: [{ pod: podName('demo'), ...ts }], tokensPerSecond: 30, waiting: 1 },
+  ];
+  return {
+    end: options.end,
+    days: options.days,
+    stepSeconds: options.stepSeconds ?? 60,
+    services,
+    sharedDevices: [
+      { ...mps, utilisation: { mean: 30, amplitude: 10 }, memoryMiB: { mean: 16000 }, totalMiB: 23034, power: { mean: 60 } },
+      { ...ts, utilisation: { mean: 20, amplitude: 5 }, memoryMiB: { mean: 12000 }, totalMiB: 15360, power: { mean: 40 } },
+    ],
+  };
+}

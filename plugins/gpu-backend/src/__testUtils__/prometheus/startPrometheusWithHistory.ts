@@ -1,0 +1,142 @@
+import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { HistorySpec, openMetricsLines } from './history';
+
+const PROMETHEUS = process.env.PROMETHEUS_BIN ?? '/usr/bin/prometheus';
+const PROMTOOL = process.env.PROMTOOL_BIN ?? '/usr/bin/promtool';
+
+/** A running Prometheus loaded with generated history. */
+export interface PrometheusWithHistory {
+  /** Base URL, e.g. `http://127.0.0.1:40123`. */
+  url: string;
+  /** Unix seconds of the last sample. */
+  end: number;
+  spec: HistorySpec;
+  /** Stops Prometheus (by its PID) and removes its data. */
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  await once(server, 'close');
+  if (!address || typeof address === 'string') throw new Error('No free port');
+  return address.port;
+}
+
+async function writeLines(path: string, lines: Iterable<string>): Promise<void> {
+  const out = createWriteStream(path);
+  let buffer = '';
+  for (const line of lines) {
+    buffer += `${line}\n`;
+    if (buffer.length > 1 << 20) {
+      if (!out.write(buffer)) await once(out, 'drain');
+      buffer = '';
+    }
+  }
+  out.end(buffer);
+  await once(out, 'finish');
+}
+
+async function waitForReady(url: string, child: ChildProcess, log: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      throw new Error(`prometheus exited with ${child.exitCode}: ${log()}`);
+    }
+    try {
+      const response = await fetch(`${url}/-/ready`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise(resolve => setTimeout(resolve, 100));
+  }
+  throw new Error(`prometheus not ready within 60 s: ${log()}`);
+}
+
+/**
+ * The last sample time to use: `hoursAgo` hours before now (samples must be older than about an hour to be
+ * backfilled), aligned down to the step.
+ */
+export function historyEnd(stepSeconds = 60, hoursAgo = 2): number {
+  const end = Math.floor(Date.now() / 1000) - hoursAgo * 3600;
+  return end - (end % stepSeconds);
+}
+
+/**
+ * Generates DCGM and vLLM history for `spec` as OpenMetrics, backfills it with `promtool tsdb create-blocks-from
+ * openmetrics`, starts `/usr/bin/prometheus` on a free port over those blocks and waits until it is ready.
+ */
+export async function startPrometheusWithHistory(
+  spec: HistorySpec,
+): Promise<PrometheusWithHistory> {
+  const dir = await mkdtemp(join(tmpdir(), 'gpu-prometheus-'));
+  const data = join(dir, 'data');
+  const input = join(dir, 'history.om');
+  try {
+    await writeLines(input, openMetricsLines(spec));
+    const tBackfill = Date.now();
+    await promisify(execFile)(PROMTOOL, [
+        'tsdb',
+        'create-blocks-from',
+        'openmetrics',
+        '--quiet',
+        // Day-long blocks: promtool reads the input once per block, so 2 h blocks make long histories slow.
+        '--max-block-duration=24h',
+        input,
+        data,
+      ], {
+      maxBuffer: 16 << 20,
+    });
+    if (process.env.GPU_PROM_DEBUG) console.log('backfill ms', Date.now() - tBackfill);
+    await rm(input);
+    await writeFile(join(dir, 'prometheus.yml'), 'global:\n  scrape_interval: 1m\nscrape_configs: []\n');
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const lookback = Math.max(300, spec.stepSeconds * 2);
+  const child = spawn(
+    PROMETHEUS,
+    [
+      `--config.file=${join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${data}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--storage.tsdb.retention.time=3650d',
+      `--query.lookback-delta=${lookback}s`,
+      '--log.level=warn',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr?.on('data', chunk => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  const stop = async () => {
+    if (child.exitCode === null && child.pid) {
+      const exited = once(child, 'exit');
+      process.kill(child.pid, 'SIGTERM');
+      await exited;
+    }
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    await waitForReady(url, child, () => stderr);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url, end: spec.end, spec, stop };
+}

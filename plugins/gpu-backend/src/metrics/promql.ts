@@ -1,0 +1,100 @@
+import { DcgmLabelNames } from './PrometheusConfig';
+
+/** A PromQL double-quoted string literal. */
+export function promString(value: string): string {
+  return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+/** Escapes RE2 metacharacters so a name matches literally. */
+export function escapeRegex(value: string): string {
+  return value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** A fully anchored RE2 alternative of literal values, e.g. `(?:a|b)`. */
+export function anyOf(values: Iterable<string>): string {
+  const unique = [...new Set(values)].sort();
+  return unique.length === 0 ? '(?!)' : `(?:${unique.map(escapeRegex).join('|')})`;
+}
+
+/** Regex of the pods of Deployments: `<deployment>-<replicaset hash>-<pod hash>`. */
+export function podsOfDeployments(deployments: Iterable<string>): string {
+  return `${anyOf(deployments)}-[a-z0-9]+-[a-z0-9]+`;
+}
+
+/** Which pods a query covers: regexes on pod, namespace and host (absent: any). */
+export interface PodMatch {
+  pod?: string;
+  namespace?: string;
+  hostname?: string;
+}
+
+/** The label names DCGM series end up with after normalisation (`pod`/`namespace` by default). */
+export function dcgmOutputLabels(labels: DcgmLabelNames) {
+  return {
+    pod: labels.pod ?? 'pod',
+    namespace: labels.namespace ?? 'namespace',
+    hostname: labels.hostname,
+    gpu: labels.gpu,
+    migInstance: labels.migInstance,
+    migProfile: labels.migProfile,
+  };
+}
+
+function matchers(entries: Array<[string, string | undefined, string]>): string {
+  return entries
+    .map(([label, regex, whenAny]) =>
+      regex === undefined ? `${label}${whenAny}` : `${label}=~${promString(regex)}`,
+    )
+    .join(',');
+}
+
+/**
+ * A DCGM metric of the matched pods, with `wrap` applied to each selector (e.g. `avg_over_time(<sel>[1h])`). With the
+ * default label names it accepts both `pod`/`namespace` and the `exported_pod`/`exported_namespace` a scrape without
+ * honorLabels produces, and renames the latter to `pod`/`namespace`.
+ */
+export function dcgmSeries(
+  metric: string,
+  match: PodMatch,
+  labels: DcgmLabelNames,
+  wrap: (selector: string) => string,
+): string {
+  const host: Array<[string, string | undefined, string]> =
+    match.hostname === undefined ? [] : [[labels.hostname, match.hostname, '']];
+  if (labels.pod !== undefined || labels.namespace !== undefined) {
+    const out = dcgmOutputLabels(labels);
+    return wrap(
+      `${metric}{${matchers([
+        [out.pod, match.pod, '!=""'],
+        [out.namespace, match.namespace, '!=""'],
+        ...host,
+      ])}}`,
+    );
+  }
+  const exported = wrap(
+    `${metric}{${matchers([
+      ['exported_pod', match.pod, '!=""'],
+      ['exported_namespace', match.namespace, '!=""'],
+      ...host,
+    ])}}`,
+  );
+  const direct = wrap(
+    `${metric}{${matchers([
+      ['pod', match.pod, '!=""'],
+      ['namespace', match.namespace, '!=""'],
+      ...host,
+    ])},exported_pod=""}`,
+  );
+  return `(label_replace(label_replace(${exported},"pod","$1","exported_pod","(.+)"),"namespace","$1","exported_namespace","(.+)") or ${direct})`;
+}
+
+/** `by (...)` clause over a device series' identity: pod, namespace, host, GPU and MIG instance. */
+export function dcgmBy(labels: DcgmLabelNames): string {
+  const out = dcgmOutputLabels(labels);
+  return `by (${[out.pod, out.namespace, out.hostname, out.gpu, out.migInstance, out.migProfile].join(',')})`;
+}
+
+/** A Prometheus duration in whole seconds, e.g. `86400s`. */
+export function seconds(value: number): string {
+  return `${Math.max(1, Math.round(value))}s`;
+}

@@ -1,0 +1,312 @@
+import {
+  AttributedValue,
+  SharingTier,
+} from '@internal/backstage-plugin-gpu-common';
+import {
+  deploymentOfPod,
+  DeviceSample,
+  PodSample,
+  WindowMetrics,
+} from '../metrics/collectMetrics';
+import { MIB } from '../metrics/metricNames';
+
+/** What attribution needs to know of a service. */
+export interface AttributionTarget {
+  id: string;
+  namespace: string;
+  deployment: string;
+  modelName: string;
+  tier: SharingTier;
+  /** GPU share of one replica (N, compute slices / 7, or 1/R). */
+  gpuSharePerReplica: number;
+}
+
+/** Usage of one service over a window, every figure with its method. */
+export interface Attribution {
+  /** Series (GPUs or MIG instances as seen by the service's pods) found. */
+  seriesCount: number;
+  /** Utilisation of what the service holds, 0 to 1. */
+  utilisation?: AttributedValue;
+  engineActive?: AttributedValue;
+  memoryUsedBytes?: AttributedValue;
+  peakMemoryBytes?: number;
+  powerWatts?: AttributedValue;
+  xid?: { errorSamples: number; lastCode?: number };
+  /** Highest utilisation of the last 30 minutes, 0 to 1 (dedicated and MIG only). */
+  recentPeakUtilisation?: number;
+  generatedTokens?: number;
+  promptTokens?: number;
+  /** Share of the tokens generated on the service's devices (1 when not shared). */
+  shareOfDevice?: number;
+  running?: number;
+  waiting?: number;
+  kvCacheUsage?: number;
+  latency?: { p50Seconds?: number; p95Seconds?: number; p99Seconds?: number };
+}
+
+const key = (namespace: string, name: string) => `${namespace}/${name}`;
+const deviceKey = (s: DeviceSample) => `${s.hostname}/${s.gpu}`;
+const isShared = (tier: SharingTier) => tier === 'mps' || tier === 'time-sliced';
+
+function data<T>(family: { ok: true; data: T[] } | { ok: false } | undefined): T[] {
+  return family && family.ok ? family.data : [];
+}
+
+function finite(value: number): boolean {
+  return Number.isFinite(value);
+}
+
+function mean(values: number[]): number | undefined {
+  const usable = values.filter(finite);
+  return usable.length === 0 ? undefined : usable.reduce((a, b) => a + b, 0) / usable.length;
+}
+
+function sum(values: number[]): number {
+  return values.filter(finite).reduce((a, b) => a + b, 0);
+}
+
+/** Groups device samples by the service (namespace + Deployment) of their pod. */
+function byService(samples: DeviceSample[]): Map<string, DeviceSample[]> {
+  const groups = new Map<string, DeviceSample[]>();
+  for (const sample of samples) {
+    const k = key(sample.namespace, deploymentOfPod(sample.pod));
+    const list = groups.get(k);
+    if (list) list.push(sample);
+    else groups.set(k, [sample]);
+  }
+  return groups;
+}
+
+function byPod<T extends { namespace: string; pod: string }>(samples: T[]): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const sample of samples) {
+    const k = key(sample.namespace, sample.pod);
+    const list = groups.get(k);
+    if (list) list.push(sample);
+    else groups.set(k, [sample]);
+  }
+  return groups;
+}
+
+function byModel(samples: PodSample[]): Map<string, PodSample[]> {
+  const groups = new Map<string, PodSample[]>();
+  for (const sample of samples) {
+    const k = key(sample.namespace, sample.modelName);
+    const list = groups.get(k);
+    if (list) list.push(sample);
+    else groups.set(k, [sample]);
+  }
+  return groups;
+}
+
+/** The pods seen on each shared device, with the device's average utilisation (0-100). */
+interface Device {
+  utilisation: number;
+  pods: Set<string>;
+}
+
+function devices(samples: DeviceSample[]): Map<string, Device> {
+  const grouped = new Map<string, DeviceSample[]>();
+  for (const sample of samples) {
+    if (sample.migInstance) continue;
+    const list = grouped.get(deviceKey(sample));
+    if (list) list.push(sample);
+    else grouped.set(deviceKey(sample), [sample]);
+  }
+  const result = new Map<string, Device>();
+  for (const [k, list] of grouped) {
+    result.set(k, {
+      utilisation: mean(list.map(s => s.value)) ?? 0,
+      pods: new Set(list.map(s => key(s.namespace, s.pod))),
+    });
+  }
+  return result;
+}
+
+/**
+ * Attributes a window's measurements to services, per tier:
+ *
+ * - dedicated: the mean of the DCGM GPU utilisation of the service's pods' GPUs (`measured`);
+ * - MIG: the mean of DCGM_FI_PROF_GR_ENGINE_ACTIVE of the service's MIG instances (GPU_UTIL when absent)
+ *   (`measured-mig-instance`);
+ * - MPS and time-sliced: DCGM reports the whole device to every sharing pod, so each device's mean utilisation is
+ *   split between the pods on it by their share of the generated tokens (`apportioned-by-tokens`; evenly when no
+ *   pod generated any), and the service's part is divided by the share it holds (1/R per replica), capped at 1.
+ *   Memory is the device's framebuffer use split evenly between its pods (vLLM preallocates its fraction).
+ */
+export function attributeUsage(
+  targets: AttributionTarget[],
+  metrics: WindowMetrics,
+): Map<string, Attribution> {
+  const util = byService(data(metrics.util));
+  const engine = byService(data(metrics.engine));
+  const fbUsed = byService(data(metrics.fbUsed));
+  const fbPeak = byService(data(metrics.fbUsedPeak));
+  const power = byService(data(metrics.power));
+  const xidSamples = byService(data(metrics.xidSamples));
+  const xidLast = byService(data(metrics.xidLast));
+  const recent = byService(data(metrics.recentPeakUtil));
+  const generated = byModel(data(metrics.generated));
+  const prompt = byModel(data(metrics.prompt));
+  const running = byModel(data(metrics.running));
+  const waiting = byModel(data(metrics.waiting));
+  const kv = byModel(data(metrics.kvCache));
+  const p50 = byModel(data(metrics.latencyP50));
+  const p95 = byModel(data(metrics.latencyP95));
+  const p99 = byModel(data(metrics.latencyP99));
+
+  const sharedDevices = devices(
+    metrics.neighbourUtil?.ok ? metrics.neighbourUtil.data : data(metrics.util),
+  );
+  const podTokens = new Map<string, number>();
+  for (const [k, list] of byPod(
+    metrics.neighbourGenerated?.ok ? metrics.neighbourGenerated.data : data(metrics.generated),
+  )) {
+    podTokens.set(k, sum(list.map(s => s.value)));
+  }
+
+  const result = new Map<string, Attribution>();
+  for (const target of targets) {
+    const k = key(target.namespace, target.deployment);
+    const m = key(target.namespace, target.modelName);
+    const series = util.get(k) ?? [];
+    const engineSeries = engine.get(k) ?? [];
+    const tokensOut = generated.get(m);
+    const attribution: Attribution = {
+      seriesCount: Math.max(series.length, engineSeries.length),
+      ...(tokensOut ? { generatedTokens: sum(tokensOut.map(s => s.value)) } : {}),
+      ...(prompt.get(m) ? { promptTokens: sum(prompt.get(m)!.map(s => s.value)) } : {}),
+      ...(running.get(m) ? { running: sum(running.get(m)!.map(s => s.value)) } : {}),
+      ...(waiting.get(m) ? { waiting: sum(waiting.get(m)!.map(s => s.value)) } : {}),
+      ...(kv.get(m) ? { kvCacheUsage: mean(kv.get(m)!.map(s => s.value)) } : {}),
+    };
+    const quantiles = {
+      p50Seconds: mean((p50.get(m) ?? []).map(s => s.value)),
+      p95Seconds: mean((p95.get(m) ?? []).map(s => s.value)),
+      p99Seconds: mean((p99.get(m) ?? []).map(s => s.value)),
+    };
+    if (Object.values(quantiles).some(v => v !== undefined)) {
+      attribution.latency = Object.fromEntries(
+        Object.entries(quantiles).filter(([, v]) => v !== undefined),
+      );
+    }
+    const xids = xidSamples.get(k);
+    if (xids) {
+      const codes = (xidLast.get(k) ?? []).map(s => s.value).filter(v => v > 0);
+      attribution.xid = {
+        errorSamples: sum(xids.map(s => s.value)),
+        ...(codes.length ? { lastCode: Math.max(...codes) } : {}),
+      };
+    }
+
+    if (!isShared(target.tier)) {
+      const mig = target.tier === 'mig';
+      const engineMean = mean(engineSeries.map(s => s.value));
+      const utilMean = mean(series.map(s => s.value / 100));
+      const value = mig ? engineMean ?? utilMean : utilMean;
+      const method = mig ? 'measured-mig-instance' : 'measured';
+      if (value !== undefined) {
+        attribution.utilisation = {
+          value: Math.min(1, Math.max(0, value)),
+          method,
+          confidence: 'high',
+          note: mig
+            ? `DCGM ${engineMean !== undefined ? 'graphics engine activity' : 'GPU utilisation'} of the service's MIG instance${engineSeries.length > 1 ? 's' : ''}`
+            : `DCGM GPU utilisation of the service's ${series.length} GPU${series.length === 1 ? '' : 's'}`,
+        };
+      }
+      if (engineMean !== undefined) {
+        attribution.engineActive = { value: engineMean, method, confidence: 'high' };
+      }
+      const used = fbUsed.get(k);
+      if (used) {
+        attribution.memoryUsedBytes = {
+          value: sum(used.map(s => s.value)) * MIB,
+          method,
+          confidence: 'high',
+        };
+        attribution.peakMemoryBytes = sum((fbPeak.get(k) ?? used).map(s => s.value)) * MIB;
+      }
+      const watts = power.get(k);
+      if (watts) {
+        attribution.powerWatts = mig
+          ? {
+              value: sum(watts.map(s => s.value)) * target.gpuSharePerReplica,
+              method: 'nominal',
+              confidence: 'low',
+              note: "the GPU's power x the instance's share of compute slices",
+            }
+          : { value: sum(watts.map(s => s.value)), method, confidence: 'high' };
+      }
+      const peaks = recent.get(k);
+      if (peaks) {
+        attribution.recentPeakUtilisation = Math.max(...peaks.map(s => s.value)) / 100;
+      }
+      attribution.shareOfDevice = 1;
+      result.set(target.id, attribution);
+      continue;
+    }
+
+    // Shared tiers: split each device's utilisation by tokens.
+    let attributedDevice = 0;
+    let held = 0;
+    let evenly = false;
+    let memory = 0;
+    let peakMemory = 0;
+    let watts = 0;
+    let neighbours = 0;
+    let myTokens = 0;
+    let deviceTokensTotal = 0;
+    const seen = new Set<string>();
+    for (const sample of series) {
+      const podKey = key(sample.namespace, sample.pod);
+      const dKey = deviceKey(sample);
+      if (seen.has(`${podKey}@${dKey}`)) continue;
+      seen.add(`${podKey}@${dKey}`);
+      const device = sharedDevices.get(dKey) ?? {
+        utilisation: sample.value,
+        pods: new Set([podKey]),
+      };
+      const pods = [...device.pods];
+      const deviceTokens = sum(pods.map(p => podTokens.get(p) ?? 0));
+      const mine = podTokens.get(podKey) ?? 0;
+      const share = deviceTokens > 0 ? mine / deviceTokens : 1 / pods.length;
+      evenly ||= deviceTokens === 0;
+      myTokens += mine;
+      deviceTokensTotal += deviceTokens;
+      neighbours = Math.max(neighbours, pods.length - 1);
+      attributedDevice += (device.utilisation / 100) * share;
+      held += target.gpuSharePerReplica;
+      const used = (fbUsed.get(k) ?? []).find(s => s.pod === sample.pod && deviceKey(s) === dKey);
+      const peak = (fbPeak.get(k) ?? []).find(s => s.pod === sample.pod && deviceKey(s) === dKey);
+      const pw = (power.get(k) ?? []).find(s => s.pod === sample.pod && deviceKey(s) === dKey);
+      memory += (used?.value ?? 0) / pods.length;
+      peakMemory += (peak?.value ?? used?.value ?? 0) / pods.length;
+      watts += (pw?.value ?? 0) * share;
+    }
+    if (held > 0) {
+      const method = evenly ? 'apportioned-evenly' : 'apportioned-by-tokens';
+      attribution.utilisation = {
+        value: Math.min(1, attributedDevice / held),
+        method,
+        confidence: evenly ? 'low' : 'medium',
+        note: `${target.tier === 'mps' ? 'MPS' : 'time-sliced'} GPU shared with ${neighbours} other pod${neighbours === 1 ? '' : 's'}: DCGM reports the whole device to each, so its utilisation is split ${evenly ? 'evenly (no tokens generated)' : 'by share of generated tokens'}`,
+      };
+      attribution.shareOfDevice = deviceTokensTotal > 0 ? myTokens / deviceTokensTotal : undefined;
+      if (fbUsed.get(k)) {
+        attribution.memoryUsedBytes = {
+          value: memory * MIB,
+          method: 'apportioned-evenly',
+          confidence: 'low',
+          note: "the device's memory use split evenly between the pods sharing it",
+        };
+        attribution.peakMemoryBytes = peakMemory * MIB;
+      }
+      if (power.get(k)) {
+        attribution.powerWatts = { value: watts, method, confidence: evenly ? 'low' : 'medium' };
+      }
+    }
+    result.set(target.id, attribution);
+  }
+  return result;
+}

@@ -1,0 +1,3 @@
+export { createUsage } from './createUsage';
+export { UsageService } from './UsageService';
+export type { QuotaSource, UsageServiceOptions } from './UsageService';
