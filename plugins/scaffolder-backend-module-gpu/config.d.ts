@@ -1,7 +1,7 @@
 export interface Config {
-  gpu?: {
+  scaffolder?: {
     /** Settings of the gpu scaffolder actions. */
-    scaffolder?: {
+    gpu?: {
       /**
        * Directory (relative to the backend's working directory, like `file` catalog locations) where
        * `gpu:catalog:register` writes catalog-info files, for setups without a Git provider. A `catalog.locations`

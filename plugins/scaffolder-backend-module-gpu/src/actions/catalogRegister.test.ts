@@ -82,7 +82,7 @@ describe('gpu:catalog:register', () => {
   it('says what to configure when there is no local catalog directory', async () => {
     const action = createCatalogRegisterAction({ catalog: fakeCatalog().catalog });
     await expect(action.handler(mockContext({}, { workspacePath: workspace }))).rejects.toThrow(
-      /gpu.scaffolder.catalogDirectory/,
+      /scaffolder.gpu.catalogDirectory/,
     );
   });
 });
@@ -91,7 +91,7 @@ describe('LocalCatalogDirectory.fromConfig', () => {
   it('finds the catalog location that reads the directory, or says what is missing', () => {
     const config = (locations: { type: string; target: string }[]) =>
       mockServices.rootConfig({
-        data: { gpu: { scaffolder: { catalogDirectory: '/srv/local-catalog' } }, catalog: { locations } },
+        data: { scaffolder: { gpu: { catalogDirectory: '/srv/local-catalog' } }, catalog: { locations } },
       });
     const found = LocalCatalogDirectory.fromConfig(
       config([{ type: 'file', target: '/srv/local-catalog/*.yaml' }]),

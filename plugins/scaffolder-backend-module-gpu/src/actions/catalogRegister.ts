@@ -70,7 +70,7 @@ async function readEntity(file: string, relative: string): Promise<Entity> {
 
 /**
  * `gpu:catalog:register`: registers the workspace's catalog-info.yaml in the local catalog directory
- * (`gpu.scaffolder.catalogDirectory`, read by a `file` location of the catalog) and waits for the entity to appear.
+ * (`scaffolder.gpu.catalogDirectory`, read by a `file` location of the catalog) and waits for the entity to appear.
  * It replaces `publish:*` plus `catalog:register` where no Git provider is configured.
  *
  * @public
@@ -96,7 +96,7 @@ export function createCatalogRegisterAction(options: {
       const input = parseActionInput(ID, inputFields, ctx.input);
       if (!localCatalog) {
         throw new Error(
-          `${ID} needs gpu.scaffolder.catalogDirectory and a catalog file location reading it; with a Git ` +
+          `${ID} needs scaffolder.gpu.catalogDirectory and a catalog file location reading it; with a Git ` +
             'provider, publish the repository and use catalog:register instead',
         );
       }

@@ -3,7 +3,7 @@ import { locationSpecToMetadataName } from '@backstage/plugin-catalog-node';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-const CONFIG_KEY = 'gpu.scaffolder.catalogDirectory';
+const CONFIG_KEY = 'scaffolder.gpu.catalogDirectory';
 
 /**
  * A directory of catalog-info files that the catalog reads through a `file` location with a glob (configured in
@@ -13,7 +13,7 @@ const CONFIG_KEY = 'gpu.scaffolder.catalogDirectory';
  */
 export class LocalCatalogDirectory {
   /**
-   * Reads `gpu.scaffolder.catalogDirectory` (relative to the backend's working directory, like file locations);
+   * Reads `scaffolder.gpu.catalogDirectory` (relative to the backend's working directory, like file locations);
    * undefined when it is not set. Throws when no `file` location of `catalog.locations` reads that directory.
    */
   static fromConfig(config: RootConfigService): LocalCatalogDirectory | undefined {
