@@ -1,7 +1,12 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
 import {
   mockServices,
   TestDatabases,
 } from '@backstage/backend-test-utils';
+// ajv-draft-04 comes with @apidevtools/swagger-parser; OpenAPI 3.0 schema objects follow JSON Schema draft 4.
+// eslint-disable-next-line @backstage/no-undeclared-imports
+import Ajv from 'ajv-draft-04';
+import { resolve } from 'node:path';
 import { MiddlewareFactory } from '@backstage/backend-defaults/rootHttpRouter';
 import {
   demoPlatformConfig,
@@ -317,6 +322,30 @@ describe('usage and cost against a real Prometheus', () => {
     await request(server).get('/teams/Not_A_Team/cost').expect(400);
     await request(server).get('/teams/nobody/cost').expect(404);
     await request(server).get('/overview?window=PT90M').expect(200);
+  });
+
+  it('answers as the OpenAPI spec says, with and without Prometheus', async () => {
+    const spec = (await SwaggerParser.dereference(resolve(__dirname, '../schema/openapi.yaml'))) as any;
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    ajv.addFormat('date-time', (v: string) => !Number.isNaN(Date.parse(v)) && v.includes('T'));
+    ajv.addFormat('date', (v: string) => /^\d{4}-\d{2}-\d{2}$/.test(v));
+    const check = (res: request.Response, path: string) => {
+      const schema = spec.paths[path].get.responses[String(res.status)].content['application/json'].schema;
+      const validate = ajv.compile(schema);
+      if (!validate(res.body)) {
+        throw new Error(`${path} ${res.status}: ${JSON.stringify(validate.errors, null, 1)}`);
+      }
+    };
+    for (const server of [app(usageService()), app(usageService({ baseUrl: 'http://127.0.0.1:9' }))]) {
+      for (const name of ['chat', 'summariser', 'rag', 'notebook', 'batch']) {
+        check(await request(server).get(`/services/${ids[name]}/usage?window=24h`), '/services/{id}/usage');
+        check(await request(server).get(`/services/${ids[name]}/cost?window=7d`), '/services/{id}/cost');
+      }
+      check(await request(server).get('/teams/search/cost'), '/teams/{team}/cost');
+      check(await request(server).get('/overview?window=1h'), '/overview');
+      check(await request(server).get('/overview?window=nope'), '/overview');
+      check(await request(server).get('/services/x/cost'), '/services/{id}/cost');
+    }
   });
 
   it('stores daily snapshots idempotently and builds month-to-date from them', async () => {
