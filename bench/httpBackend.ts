@@ -1,0 +1,135 @@
+/**
+ * Starts the real backend (packages/backend/src/index.ts, every plugin, SQLite in memory) as a child process on a
+ * free port, the way packages/backend/src/boot.test.ts does, with a static service token for the benchmark.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const BACKEND_DIR = resolve(__dirname, '../packages/backend');
+const STARTUP_TIMEOUT_MS = 180_000;
+
+/** A running backend. */
+export interface BenchBackend {
+  baseUrl: string;
+  /** Token of a guest user (the auth backend's guest provider). */
+  userToken: string;
+  /** Static external-access token: a service principal, which acts for any team. */
+  serviceToken: string;
+  stop(): void;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const server = createServer();
+    server.on('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address
+          ? ok(address.port)
+          : fail(new Error('no port')),
+      );
+    });
+  });
+}
+
+export async function startBackend(): Promise<BenchBackend> {
+  const port = await freePort();
+  const baseUrl = `http://localhost:${port}`;
+  const serviceToken = randomBytes(24).toString('base64url');
+  const configFile = join(
+    mkdtempSync(join(tmpdir(), 'gpu-bench-')),
+    'app-config.bench.yaml',
+  );
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      backend: {
+        baseUrl,
+        listen: { port },
+        auth: {
+          externalAccess: [
+            {
+              type: 'static',
+              options: { token: serviceToken, subject: 'gpu-bench' },
+            },
+          ],
+        },
+      },
+    }),
+  );
+  const transform = require.resolve('@backstage/cli/config/nodeTransform.cjs', {
+    paths: [BACKEND_DIR],
+  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      '--require',
+      transform,
+      'src/index.ts',
+      '--config',
+      '../../app-config.yaml',
+      '--config',
+      configFile,
+    ],
+    {
+      cwd: BACKEND_DIR,
+      env: {
+        ...process.env,
+        NODE_ENV: 'development',
+        LOG_LEVEL: 'warn',
+        // e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the backend under load
+        NODE_OPTIONS: process.env.BENCH_BACKEND_NODE_OPTIONS ?? '',
+      },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let log = '';
+  let exitCode: number | null | undefined;
+  child.stdout!.on('data', chunk => (log += chunk));
+  child.stderr!.on('data', chunk => (log += chunk));
+  child.on('exit', code => (exitCode = code));
+  const stop = () => {
+    if (child.pid && exitCode === undefined) {
+      process.kill(-child.pid, 'SIGTERM');
+    }
+  };
+
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+  for (;;) {
+    if (exitCode !== undefined) {
+      throw new Error(
+        `backend exited with ${exitCode} during start-up:\n${log}`,
+      );
+    }
+    if (Date.now() > deadline) {
+      stop();
+      throw new Error(
+        `backend not ready after ${STARTUP_TIMEOUT_MS} ms:\n${log}`,
+      );
+    }
+    const ready = await fetch(`${baseUrl}/.backstage/health/v1/readiness`)
+      .then(res => res.ok)
+      .catch(() => false);
+    if (ready) break;
+    await new Promise(r => setTimeout(r, 500));
+  }
+
+  const refresh = await fetch(
+    `${baseUrl}/api/auth/guest/refresh?env=development`,
+    { headers: { 'x-requested-with': 'XMLHttpRequest' } },
+  );
+  if (!refresh.ok) {
+    stop();
+    throw new Error(
+      `guest sign-in failed: ${refresh.status} ${await refresh.text()}`,
+    );
+  }
+  const { backstageIdentity } = await refresh.json();
+  return { baseUrl, userToken: backstageIdentity.token, serviceToken, stop };
+}
