@@ -3,6 +3,7 @@ import {
   demoPlatformConfig,
   formatUsd,
   GpuServiceView,
+  parseUsd,
   parsePlatform,
   Placement,
   Platform,
@@ -60,7 +61,7 @@ function errorResponse(status: number, name: string, message: string) {
  * domain code (validation, quotes, rendering) on the demo platform: quota held per team, idempotency on
  * `(team, requestKey)`, 409 for a taken name or a reused key, 404 for unknown ids, dry-run previews, GitOps mode,
  * pending approval when the policy asks for it, idempotent delete releasing quota. `requests` records every call.
- * Its behaviour is checked against the real backend in `realGpuBackend.test.ts`.
+ * Its answers are checked against the real backend, action by action, in `fakeMatchesRealBackend.test.ts`.
  */
 export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
   const platform: Platform = parsePlatform(demoPlatformConfig);
@@ -95,6 +96,33 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
     });
   }
 
+  /** The store's admission check: what the request needs beyond the team's free quota and budget (its wording). */
+  function overQuotaReasons(team: string, pool: string, option: QuoteOption): string[] {
+    const quota = platform.teams.find(t => t.name === team)!;
+    const held = [...services.values()].filter(s => s.view.team === team && s.reservation === 'held');
+    const round = (n: number) => String(Math.round(n * 1000) / 1000);
+    const usd = (micros: number) =>
+      `$${(micros / 1_000_000).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+    const reasons: string[] = [];
+    const nominal = quota.gpuQuota[pool] ?? 0;
+    const heldInPool = held.filter(s => s.view.placement.pool === pool).reduce((n, s) => n + s.gpuEquivalents, 0);
+    const free = Math.max(0, nominal - heldInPool);
+    if (option.gpuEquivalents > free + 1e-9) {
+      reasons.push(
+        `Team '${team}' asks for ${round(option.gpuEquivalents)} GPU-equivalents in pool '${pool}' ` +
+          `but only ${round(free)} of ${round(nominal)} are free`,
+      );
+    }
+    const budget = parseUsd(quota.monthlyBudget);
+    const freeBudget = Math.max(0, budget - held.reduce((n, s) => n + s.monthlyCostMicros, 0));
+    if (option.cost.monthly > freeBudget) {
+      reasons.push(
+        `Team '${team}' asks for ${usd(option.cost.monthly)} a month but only ${usd(freeBudget)} of its ${usd(budget)} monthly budget is free`,
+      );
+    }
+    return reasons;
+  }
+
   function chooseOption(request: ServiceRequest): QuoteOption {
     const q = quote(request);
     if (!q.recommended) {
@@ -121,13 +149,21 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
       ...(option.slice.migProfile ? { migProfile: option.slice.migProfile } : {}),
       gpusPerReplica: option.slice.gpusPerReplica,
     };
-    const pending = option.verdict !== 'allowed';
+    const preview = id === 'dry-run';
+    // A preview goes by the quote's verdict; a create also by the store's admission check, as the backend does.
+    const reasons = [
+      ...(option.verdict === 'allowed' ? [] : option.reasons),
+      ...(preview ? [] : overQuotaReasons(request.team, option.slice.pool, option)),
+    ];
+    const pending = reasons.length > 0;
     const mode: ClusterMode = body.mode ?? clusterMode;
     let status: ServiceStatus = 'approved';
     let statusReason = 'Dry-run: no cluster is configured, the manifests are rendered and stored but not applied';
     if (pending) {
       status = 'pending-approval';
-      statusReason = option.reasons.join('; ');
+      statusReason = preview ? `Would wait for approval: ${reasons.join('; ')}` : reasons.join('; ');
+    } else if (preview) {
+      statusReason = 'Dry-run: nothing was stored, reserved or applied';
     } else if (mode === 'apply') {
       status = 'ready';
       statusReason = '';
@@ -168,7 +204,7 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
                 team: request.team,
                 kind: 'create' as const,
                 state: 'pending' as const,
-                reasons: option.reasons.map(message => ({ code: 'policy', message })),
+                reasons: reasons.map(message => ({ code: 'policy', message })),
                 requestedBy: 'user:default/mock',
                 requestedAt: now,
               },
@@ -179,7 +215,7 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
         updatedAt: now,
       },
       // Like the backend: a service waiting for approval is rendered when it is approved; a preview always is.
-      manifests: pending && id !== 'dry-run' ? [] : [
+      manifests: pending && !preview ? [] : [
         ...renderTeamManifests(platform, request.team).filter(
           o => o.metadata?.namespace === namespace,
         ),

@@ -1,0 +1,170 @@
+import {
+  coreServices,
+  createServiceFactory,
+  DiscoveryService,
+} from '@backstage/backend-plugin-api';
+import {
+  createMockDirectory,
+  mockCredentials,
+  mockServices,
+  registerMswTestHooks,
+  startTestBackend,
+} from '@backstage/backend-test-utils';
+import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
+// The contract test boots the real gpu backend plugin, which a module may not import outside tests.
+// eslint-disable-next-line @backstage/no-mixed-plugin-imports
+import gpuPlugin from '@internal/backstage-plugin-gpu-backend';
+import { AddressInfo } from 'node:net';
+import { setupServer } from 'msw/node';
+import { createCheckpointingContext, mockContext, outputsOf } from './__testUtils__/actionContext';
+import { fakeCatalog } from './__testUtils__/fakeCatalog';
+import { fakeGpuBackend } from './__testUtils__/fakeGpuBackend';
+import { summariserRequest } from './__testUtils__/summariserRequest';
+import { createServiceCreateAction } from './actions/serviceCreate';
+import { createServiceDeleteAction } from './actions/serviceDelete';
+import { createServiceRenderAction } from './actions/serviceRender';
+
+/** A gpu backend the actions talk to, and how to read the quota a team holds there. */
+interface Backend {
+  discovery: DiscoveryService;
+  heldGpuEquivalents(team: string): Promise<Record<string, number>>;
+}
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+
+/** Outputs with ids replaced, so runs against different backends compare equal. */
+function normalise(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value).replace(UUID, '<uuid>'));
+}
+
+/**
+ * The lifecycle the templates go through, run with the real actions: create (and a retry that lost its
+ * checkpoint), a dry run, a request that waits for approval, a GitOps service rendered to files, delete (twice),
+ * bad input and a taken name. Returns what each step answered and the quota held after it.
+ */
+async function runLifecycle(backend: Backend, workspacePath: string) {
+  const deps = { discovery: backend.discovery, auth: mockServices.auth() };
+  const create = createServiceCreateAction(deps);
+  const render = createServiceRenderAction(deps);
+  const remove = createServiceDeleteAction({ ...deps, catalog: fakeCatalog().catalog });
+  const log: Record<string, unknown> = {};
+  const held = () => backend.heldGpuEquivalents('ml-platform');
+  const failure = (error: Error) => ({ name: error.name, message: error.message });
+
+  const first = createCheckpointingContext(summariserRequest, new Map());
+  await create.handler(first);
+  log.created = outputsOf(first);
+  log.heldAfterCreate = await held();
+
+  const retried = createCheckpointingContext(summariserRequest, new Map());
+  await create.handler(retried);
+  log.retrySameService = outputsOf(retried).serviceId === outputsOf(first).serviceId;
+  log.heldAfterRetry = await held();
+
+  const dryRun = mockContext({ ...summariserRequest, name: 'preview' }, { isDryRun: true });
+  await create.handler(dryRun);
+  log.dryRun = outputsOf(dryRun);
+  log.heldAfterDryRun = await held();
+
+  const big = mockContext({ ...summariserRequest, name: 'big', replicas: 5 });
+  await create.handler(big);
+  log.pending = outputsOf(big);
+
+  const gitops = mockContext({
+    ...summariserRequest,
+    name: 'chatbot',
+    model: 'llama-3.2-3b',
+    runtime: 'ollama',
+    dtype: 'int4',
+    maxModelLen: 4096,
+    concurrency: 2,
+    environment: 'dev',
+    tier: 'mps',
+    pool: 'l4-mps',
+    mode: 'gitops',
+  });
+  await create.handler(gitops);
+  log.gitops = outputsOf(gitops);
+  const rendered = mockContext({ serviceId: outputsOf(gitops).serviceId }, { workspacePath });
+  await render.handler(rendered);
+  log.rendered = outputsOf(rendered);
+
+  const deleted = mockContext({ entityRef: 'component:default/summariser' });
+  await remove.handler(deleted);
+  log.deleted = outputsOf(deleted);
+  log.heldAfterDelete = await held();
+  const again = mockContext({ serviceId: outputsOf(first).serviceId });
+  await remove.handler(again);
+  log.deletedAgain = outputsOf(again);
+
+  log.unknownModel = await create
+    .handler(mockContext({ ...summariserRequest, name: 'x', model: 'gpt-17' }))
+    .catch(failure);
+  log.nameTaken = await create
+    .handler(mockContext({ ...summariserRequest, name: 'chatbot' }, { taskId: 'other-task' }))
+    .catch(failure);
+  return normalise(log);
+}
+
+const results: Record<string, unknown> = {};
+
+describe('the actions against the real gpu backend (dry-run cluster)', () => {
+  it('create, retry, dry run, approval, GitOps render and delete behave as the templates expect', async () => {
+    const { server } = await startTestBackend({
+      features: [
+        gpuPlugin,
+        mockServices.rootConfig.factory({ data: { gpu: demoPlatformConfig } }),
+        createServiceFactory({
+          service: coreServices.userInfo,
+          deps: {},
+          factory: () =>
+            mockServices.userInfo({
+              userEntityRef: mockCredentials.user().principal.userEntityRef,
+              ownershipEntityRefs: ['group:default/ml-platform'],
+            }),
+        }),
+      ],
+    });
+    const baseUrl = `http://localhost:${(server.address() as AddressInfo).port}/api/gpu`;
+    const backend: Backend = {
+      discovery: { getBaseUrl: async () => baseUrl, getExternalBaseUrl: async () => baseUrl },
+      async heldGpuEquivalents(team) {
+        const res = await fetch(`${baseUrl}/teams/${team}/quota`);
+        return (await res.json()).reservedGpuEquivalents;
+      },
+    };
+    results.real = await runLifecycle(backend, createMockDirectory().path);
+
+    expect(results.real).toMatchObject({
+      created: { status: 'approved', mode: 'dry-run', serviceId: '<uuid>' },
+      heldAfterCreate: { 'l4-ondemand': 1 },
+      retrySameService: true,
+      heldAfterRetry: { 'l4-ondemand': 1 },
+      dryRun: { serviceId: 'dry-run', status: 'approved' },
+      heldAfterDryRun: { 'l4-ondemand': 1 },
+      pending: { status: 'pending-approval' },
+      gitops: { status: 'approved', mode: 'gitops' },
+      rendered: { mode: 'gitops', files: expect.arrayContaining(['kustomization.yaml']) },
+      deleted: { alreadyDeleted: false, deleted: [{ status: 'deleted' }] },
+      deletedAgain: { alreadyDeleted: true, deleted: [] },
+      unknownModel: { name: 'InputError' },
+      nameTaken: { name: 'ConflictError' },
+    });
+    // Quota is released: only the GitOps chatbot (an MPS quarter of an L4) is still held.
+    expect((results.real as any).heldAfterDelete).toEqual({ 'l4-mps': 0.25 });
+  });
+});
+
+describe('the same actions against the msw fake backend', () => {
+  const fake = fakeGpuBackend();
+  registerMswTestHooks(setupServer(...fake.handlers));
+
+  it('answer exactly as they did against the real backend', async () => {
+    const backend: Backend = {
+      discovery: mockServices.discovery(),
+      heldGpuEquivalents: async team => fake.heldGpuEquivalents(team),
+    };
+    results.fake = await runLifecycle(backend, createMockDirectory().path);
+    expect(results.fake).toEqual(results.real);
+  });
+});
