@@ -8,7 +8,9 @@
  */
 exports.up = async function up(knex) {
   await knex.schema.createTable('cost_snapshots', table => {
-    table.comment('Cost of one service over one UTC day, stored by the daily snapshot task');
+    table.comment(
+      'Cost of one service over one UTC day, stored by the daily snapshot task',
+    );
     table
       .uuid('service_id')
       .notNullable()
@@ -27,7 +29,9 @@ exports.up = async function up(knex) {
     table
       .bigInteger('usage_micros')
       .nullable()
-      .comment('Usage cost (allocation x utilisation); null when metrics were unavailable');
+      .comment(
+        'Usage cost (allocation x utilisation); null when metrics were unavailable',
+      );
     table
       .bigInteger('idle_micros')
       .nullable()
@@ -39,7 +43,9 @@ exports.up = async function up(knex) {
     table
       .string('method')
       .nullable()
-      .comment('How utilisation was attributed (measured, apportioned-by-tokens, ...)');
+      .comment(
+        'How utilisation was attributed (measured, apportioned-by-tokens, ...)',
+      );
     table
       .double('generated_tokens')
       .nullable()

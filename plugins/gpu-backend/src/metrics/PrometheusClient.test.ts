@@ -7,11 +7,19 @@ const server = setupServer();
 registerMswTestHooks(server);
 
 const BASE = 'http://prometheus.test:9090';
-const settings = { baseUrl: BASE, timeoutMs: 200, authorization: 'Bearer s3cret' };
+const settings = {
+  baseUrl: BASE,
+  timeoutMs: 200,
+  authorization: 'Bearer s3cret',
+};
 
 describe('PrometheusClient', () => {
   it('POSTs form-encoded instant queries with auth and parses vectors, NaN and Inf', async () => {
-    let seen: { contentType?: string | null; auth?: string | null; form?: URLSearchParams } = {};
+    let seen: {
+      contentType?: string | null;
+      auth?: string | null;
+      form?: URLSearchParams;
+    } = {};
     server.use(
       http.post(`${BASE}/api/v1/query`, async ({ request }) => {
         seen = {
@@ -58,20 +66,48 @@ describe('PrometheusClient', () => {
           status: 'success',
           data: {
             resultType: 'matrix',
-            result: [{ metric: { a: '1' }, values: [[1, '1'], [61, '2.5']] }],
+            result: [
+              {
+                metric: { a: '1' },
+                values: [
+                  [1, '1'],
+                  [61, '2.5'],
+                ],
+              },
+            ],
           },
         });
       }),
     );
-    const result = await new PrometheusClient(settings).queryRange('x', 1, 61, 60);
-    expect(result).toEqual({ ok: true, data: [{ labels: { a: '1' }, points: [[1, 1], [61, 2.5]] }] });
+    const result = await new PrometheusClient(settings).queryRange(
+      'x',
+      1,
+      61,
+      60,
+    );
+    expect(result).toEqual({
+      ok: true,
+      data: [
+        {
+          labels: { a: '1' },
+          points: [
+            [1, 1],
+            [61, 2.5],
+          ],
+        },
+      ],
+    });
   });
 
   it('maps a Prometheus error to a reason', async () => {
     server.use(
       http.post(`${BASE}/api/v1/query`, () =>
         HttpResponse.json(
-          { status: 'error', errorType: 'bad_data', error: 'parse error at char 3' },
+          {
+            status: 'error',
+            errorType: 'bad_data',
+            error: 'parse error at char 3',
+          },
           { status: 400 },
         ),
       ),
@@ -83,7 +119,16 @@ describe('PrometheusClient', () => {
   });
 
   it('maps a non-JSON 5xx to a reason with the status', async () => {
-    server.use(http.post(`${BASE}/api/v1/query`, () => new HttpResponse('oops', { status: 503, statusText: 'Service Unavailable' })));
+    server.use(
+      http.post(
+        `${BASE}/api/v1/query`,
+        () =>
+          new HttpResponse('oops', {
+            status: 503,
+            statusText: 'Service Unavailable',
+          }),
+      ),
+    );
     expect(await new PrometheusClient(settings).query('x', 1)).toEqual({
       ok: false,
       reason: 'Prometheus query failed (HTTP 503 Service Unavailable)',
@@ -94,7 +139,10 @@ describe('PrometheusClient', () => {
     server.use(
       http.post(`${BASE}/api/v1/query`, async () => {
         await delay(2000);
-        return HttpResponse.json({ status: 'success', data: { resultType: 'vector', result: [] } });
+        return HttpResponse.json({
+          status: 'success',
+          data: { resultType: 'vector', result: [] },
+        });
       }),
     );
     expect(await new PrometheusClient(settings).query('x', 1)).toEqual({
@@ -107,13 +155,18 @@ describe('PrometheusClient', () => {
     server.use(http.post(`${BASE}/api/v1/query`, () => HttpResponse.error()));
     const result = await new PrometheusClient(settings).query('x', 1);
     expect(result.ok).toBe(false);
-    expect(!result.ok && result.reason).toMatch(/^Prometheus is unreachable at http:\/\/prometheus.test:9090/);
+    expect(!result.ok && result.reason).toMatch(
+      /^Prometheus is unreachable at http:\/\/prometheus.test:9090/,
+    );
   });
 
   it('rejects a matrix where a vector was expected', async () => {
     server.use(
       http.post(`${BASE}/api/v1/query`, () =>
-        HttpResponse.json({ status: 'success', data: { resultType: 'matrix', result: [] } }),
+        HttpResponse.json({
+          status: 'success',
+          data: { resultType: 'matrix', result: [] },
+        }),
       ),
     );
     expect(await new PrometheusClient(settings).query('x[5m]', 1)).toEqual({

@@ -25,8 +25,10 @@ interface ApiResponse {
 }
 
 /** Prometheus's string form of a sample value (`"NaN"`, `"+Inf"` included). */
+const SPECIAL: Record<string, number> = { '+Inf': Infinity, '-Inf': -Infinity };
+
 function sampleValue(text: string): number {
-  return Number(text === '+Inf' ? Infinity : text === '-Inf' ? -Infinity : text);
+  return SPECIAL[text] ?? Number(text);
 }
 
 /**
@@ -75,9 +77,12 @@ export class PrometheusClient {
     }
     return {
       ok: true,
-      data: (result as Array<{ metric: Record<string, string>; value: [number, string] }>).map(
-        s => ({ labels: s.metric, value: sampleValue(s.value[1]) }),
-      ),
+      data: (
+        result as Array<{
+          metric: Record<string, string>;
+          value: [number, string];
+        }>
+      ).map(s => ({ labels: s.metric, value: sampleValue(s.value[1]) })),
     };
   }
 
@@ -112,7 +117,9 @@ export class PrometheusClient {
         }>
       ).map(s => ({
         labels: s.metric,
-        points: s.values.map(([t, v]) => [t, sampleValue(v)] as [number, number]),
+        points: s.values.map(
+          ([t, v]) => [t, sampleValue(v)] as [number, number],
+        ),
       })),
     };
   }
@@ -132,7 +139,10 @@ export class PrometheusClient {
           accept: 'application/json',
           ...(authorization ? { authorization } : {}),
         },
-        body: new URLSearchParams({ ...form, timeout: `${timeoutMs}ms` }).toString(),
+        body: new URLSearchParams({
+          ...form,
+          timeout: `${timeoutMs}ms`,
+        }).toString(),
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
@@ -145,7 +155,9 @@ export class PrometheusClient {
       }
       return {
         ok: false,
-        reason: `Prometheus is unreachable at ${baseUrl}: ${(error as Error)?.message ?? String(error)}`,
+        reason: `Prometheus is unreachable at ${baseUrl}: ${
+          (error as Error)?.message ?? String(error)
+        }`,
       };
     }
     let body: ApiResponse | undefined;
@@ -164,7 +176,9 @@ export class PrometheusClient {
     if (!response.ok || body?.status !== 'success' || !body.data) {
       const detail = body?.error
         ? `${body.errorType ?? 'error'}: ${body.error}`
-        : `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+        : `HTTP ${response.status}${
+            response.statusText ? ` ${response.statusText}` : ''
+          }`;
       return { ok: false, reason: `Prometheus query failed (${detail})` };
     }
     return { ok: true, data: body.data };

@@ -26,7 +26,10 @@ export const DEFAULT_PROMETHEUS_TIMEOUT_MS = 5000;
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
-function labelName(config: Config | undefined, key: string): string | undefined {
+function labelName(
+  config: Config | undefined,
+  key: string,
+): string | undefined {
   const value = config?.getOptionalString(key);
   if (value !== undefined && !LABEL_NAME.test(value)) {
     throw new InputError(
@@ -72,7 +75,9 @@ export function readPrometheusConfig(
   } else if (auth) {
     const user = auth.getString('username');
     const password = auth.getString('password');
-    authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+    authorization = `Basic ${Buffer.from(`${user}:${password}`).toString(
+      'base64',
+    )}`;
   }
   const labels = section.getOptionalConfig('labels');
   return {

@@ -1,4 +1,9 @@
-import { PrometheusClient, InstantSample, QueryResult, RangeSeries } from './PrometheusClient';
+import {
+  PrometheusClient,
+  InstantSample,
+  QueryResult,
+  RangeSeries,
+} from './PrometheusClient';
 import { DcgmLabelNames } from './PrometheusConfig';
 import { DCGM, VLLM } from './metricNames';
 import {
@@ -105,8 +110,12 @@ function toDevice(labels: DcgmLabelNames) {
     namespace: s.labels[out.namespace] ?? '',
     hostname: s.labels[out.hostname] ?? '',
     gpu: s.labels[out.gpu] ?? '',
-    ...(s.labels[out.migInstance] ? { migInstance: s.labels[out.migInstance] } : {}),
-    ...(s.labels[out.migProfile] ? { migProfile: s.labels[out.migProfile] } : {}),
+    ...(s.labels[out.migInstance]
+      ? { migInstance: s.labels[out.migInstance] }
+      : {}),
+    ...(s.labels[out.migProfile]
+      ? { migProfile: s.labels[out.migProfile] }
+      : {}),
     value: s.value,
   });
 }
@@ -150,13 +159,22 @@ export function windowQueries(
   windowSeconds: number,
   stepSeconds: number,
   labels: DcgmLabelNames,
-): Record<Exclude<keyof WindowMetrics, 'neighbourUtil' | 'neighbourGenerated'>, string> {
+): Record<
+  Exclude<keyof WindowMetrics, 'neighbourUtil' | 'neighbourGenerated'>,
+  string
+> {
   const { dcgm, vllm } = scopeMatchers(scope);
   const w = seconds(windowSeconds);
   const by = dcgmBy(labels);
   const over = (metric: string, fn: string, range = w) =>
-    `avg ${by} (${dcgmSeries(metric, dcgm, labels, sel => `${fn}(${sel}[${range}])`)})`;
-  const vllmSum = (expr: string) => `sum by (namespace,pod,model_name) (${expr})`;
+    `avg ${by} (${dcgmSeries(
+      metric,
+      dcgm,
+      labels,
+      sel => `${fn}(${sel}[${range}])`,
+    )})`;
+  const vllmSum = (expr: string) =>
+    `sum by (namespace,pod,model_name) (${expr})`;
   const quantile = (q: number) =>
     `histogram_quantile(${q}, sum by (namespace,model_name,le) (increase(${VLLM.e2eLatency}_bucket{${vllm}}[${w}])))`;
   return {
@@ -182,7 +200,10 @@ export function windowQueries(
       DCGM.engineActive,
       dcgm,
       labels,
-      sel => `max_over_time(${sel}[${seconds(Math.min(1800, windowSeconds))}]) * 100`,
+      sel =>
+        `max_over_time(${sel}[${seconds(
+          Math.min(1800, windowSeconds),
+        )}]) * 100`,
     )})`,
     generated: vllmSum(`increase(${VLLM.generationTokens}{${vllm}}[${w}])`),
     prompt: vllmSum(`increase(${VLLM.promptTokens}{${vllm}}[${w}])`),
@@ -209,7 +230,8 @@ export async function collectWindowMetrics(options: {
   /** Only these families (e.g. what cost needs); all when omitted. Missing families come back empty. */
   only?: Array<keyof WindowMetrics>;
 }): Promise<WindowMetrics> {
-  const { client, scope, end, windowSeconds, stepSeconds, labels, only } = options;
+  const { client, scope, end, windowSeconds, stepSeconds, labels, only } =
+    options;
   const queries = windowQueries(scope, windowSeconds, stepSeconds, labels);
   const device = toDevice(labels);
   const entries = await Promise.all(
@@ -218,30 +240,48 @@ export async function collectWindowMetrics(options: {
         return [key, { ok: true, data: [] }] as const;
       }
       const result = await client.query(promql, end);
-      const isVllm = FAMILY_METRIC[key as keyof WindowMetrics].startsWith('vllm:');
+      const isVllm =
+        FAMILY_METRIC[key as keyof WindowMetrics].startsWith('vllm:');
       return [key, isVllm ? map(result, toPod) : map(result, device)] as const;
     }),
   );
   const metrics = Object.fromEntries(entries) as unknown as WindowMetrics;
-  if (scope.kind === 'services' && scope.targets.some(t => t.shared) && metrics.util.ok) {
+  if (
+    scope.kind === 'services' &&
+    scope.targets.some(t => t.shared) &&
+    metrics.util.ok
+  ) {
     const sharedTargets = new Set(
-      scope.targets.filter(t => t.shared).map(t => `${t.namespace}/${t.deployment}`),
+      scope.targets
+        .filter(t => t.shared)
+        .map(t => `${t.namespace}/${t.deployment}`),
     );
     const hosts = metrics.util.data
-      .filter(s => sharedTargets.has(`${s.namespace}/${deploymentOfPod(s.pod)}`))
+      .filter(s =>
+        sharedTargets.has(`${s.namespace}/${deploymentOfPod(s.pod)}`),
+      )
       .map(s => s.hostname);
     if (hosts.length > 0) {
       const w = seconds(windowSeconds);
       const util = await client.query(
-        `avg ${dcgmBy(labels)} (${dcgmSeries(DCGM.gpuUtil, { hostname: anyOf(hosts) }, labels, sel => `avg_over_time(${sel}[${w}])`)})`,
+        `avg ${dcgmBy(labels)} (${dcgmSeries(
+          DCGM.gpuUtil,
+          { hostname: anyOf(hosts) },
+          labels,
+          sel => `avg_over_time(${sel}[${w}])`,
+        )})`,
         end,
       );
       metrics.neighbourUtil = map(util, device);
       if (util.ok) {
-        const neighbours = metrics.neighbourUtil.ok ? metrics.neighbourUtil.data : [];
+        const neighbours = metrics.neighbourUtil.ok
+          ? metrics.neighbourUtil.data
+          : [];
         const pods = anyOf(neighbours.map(n => n.pod));
         const generated = await client.query(
-          `sum by (namespace,pod,model_name) (increase(${VLLM.generationTokens}{pod=~${promString(pods)}}[${w}]))`,
+          `sum by (namespace,pod,model_name) (increase(${
+            VLLM.generationTokens
+          }{pod=~${promString(pods)}}[${w}]))`,
           end,
         );
         metrics.neighbourGenerated = map(generated, toPod);
@@ -280,7 +320,12 @@ export async function collectSeries(options: {
   const step = seconds(stepSeconds);
   const [util, fbUsed, generatedRate, waiting] = await Promise.all([
     client.queryRange(
-      `avg ${by} (${dcgmSeries(DCGM.gpuUtil, dcgm, labels, sel => `avg_over_time(${sel}[${step}])`)} or ${dcgmSeries(
+      `avg ${by} (${dcgmSeries(
+        DCGM.gpuUtil,
+        dcgm,
+        labels,
+        sel => `avg_over_time(${sel}[${step}])`,
+      )} or ${dcgmSeries(
         DCGM.engineActive,
         dcgm,
         labels,
@@ -291,7 +336,12 @@ export async function collectSeries(options: {
       stepSeconds,
     ),
     client.queryRange(
-      `avg ${by} (${dcgmSeries(DCGM.fbUsed, dcgm, labels, sel => `avg_over_time(${sel}[${step}])`)})`,
+      `avg ${by} (${dcgmSeries(
+        DCGM.fbUsed,
+        dcgm,
+        labels,
+        sel => `avg_over_time(${sel}[${step}])`,
+      )})`,
       start,
       end,
       stepSeconds,

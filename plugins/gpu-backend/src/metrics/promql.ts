@@ -13,7 +13,9 @@ export function escapeRegex(value: string): string {
 /** A fully anchored RE2 alternative of literal values, e.g. `(?:a|b)`. */
 export function anyOf(values: Iterable<string>): string {
   const unique = [...new Set(values)].sort();
-  return unique.length === 0 ? '(?!)' : `(?:${unique.map(escapeRegex).join('|')})`;
+  return unique.length === 0
+    ? '(?!)'
+    : `(?:${unique.map(escapeRegex).join('|')})`;
 }
 
 /** Regex of the pods of Deployments: `<deployment>-<replicaset hash>-<pod hash>`. */
@@ -40,10 +42,14 @@ export function dcgmOutputLabels(labels: DcgmLabelNames) {
   };
 }
 
-function matchers(entries: Array<[string, string | undefined, string]>): string {
+function matchers(
+  entries: Array<[string, string | undefined, string]>,
+): string {
   return entries
     .map(([label, regex, whenAny]) =>
-      regex === undefined ? `${label}${whenAny}` : `${label}=~${promString(regex)}`,
+      regex === undefined
+        ? `${label}${whenAny}`
+        : `${label}=~${promString(regex)}`,
     )
     .join(',');
 }
@@ -91,7 +97,14 @@ export function dcgmSeries(
 /** `by (...)` clause over a device series' identity: pod, namespace, host, GPU and MIG instance. */
 export function dcgmBy(labels: DcgmLabelNames): string {
   const out = dcgmOutputLabels(labels);
-  return `by (${[out.pod, out.namespace, out.hostname, out.gpu, out.migInstance, out.migProfile].join(',')})`;
+  return `by (${[
+    out.pod,
+    out.namespace,
+    out.hostname,
+    out.gpu,
+    out.migInstance,
+    out.migProfile,
+  ].join(',')})`;
 }
 
 /** A Prometheus duration in whole seconds, e.g. `86400s`. */

@@ -8,7 +8,10 @@ import { UsageService } from '../usage/UsageService';
 const serviceId = z.string().uuid();
 const teamName = z
   .string()
-  .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'a team name (DNS-1123 label)');
+  .regex(
+    /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/,
+    'a team name (DNS-1123 label)',
+  );
 const windowQuery = z
   .object({ window: z.string().max(32).optional() })
   .strict();
@@ -17,7 +20,9 @@ function check<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const result = schema.safeParse(value);
   if (!result.success) {
     throw new InputError(
-      `Invalid ${what}: ${result.error.issues.map(i => `${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`).join('; ')}`,
+      `Invalid ${what}: ${result.error.issues
+        .map(i => `${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message}`)
+        .join('; ')}`,
     );
   }
   return result.data;
@@ -35,7 +40,8 @@ export function createUsageRouter(options: {
 }): express.Router {
   const { httpAuth, usage } = options;
   const router = Router();
-  const windowOf = (req: express.Request) => check(windowQuery, req.query, 'query').window;
+  const windowOf = (req: express.Request) =>
+    check(windowQuery, req.query, 'query').window;
 
   router.get('/services/:id/usage', async (req, res) => {
     await httpAuth.credentials(req, { allow: ['user', 'service'] });

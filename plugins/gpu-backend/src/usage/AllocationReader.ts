@@ -1,6 +1,11 @@
 import { Knex } from 'knex';
 import { ReservationRecord, ServiceRecord, ServiceStatus } from '../database';
-import { ReservationRow, ServiceRow, toReservationRecord, toServiceRecord } from '../database/rows';
+import {
+  ReservationRow,
+  ServiceRow,
+  toReservationRecord,
+  toServiceRecord,
+} from '../database/rows';
 
 /** A service with its whole reservation history: what allocation cost is computed from. */
 export interface ServiceAllocation {
@@ -30,11 +35,18 @@ export class AllocationReader {
    * Services that may have held GPUs, optionally of one team or with given ids, with their reservations. Deleted
    * services are included (their cost within a window still counts).
    */
-  async list(filter: { team?: string; ids?: string[] } = {}): Promise<ServiceAllocation[]> {
-    let query = this.db<ServiceRow>('services').whereNotIn('status', NEVER_HELD);
+  async list(
+    filter: { team?: string; ids?: string[] } = {},
+  ): Promise<ServiceAllocation[]> {
+    let query = this.db<ServiceRow>('services').whereNotIn(
+      'status',
+      NEVER_HELD,
+    );
     if (filter.team) query = query.where({ team: filter.team });
     if (filter.ids) query = query.whereIn('id', filter.ids);
-    const services = (await query.orderBy(['team', 'name', 'id'])).map(toServiceRecord);
+    const services = (await query.orderBy(['team', 'name', 'id'])).map(
+      toServiceRecord,
+    );
     const ids = services.map(s => s.id);
     const reservations = new Map<string, ReservationRecord[]>();
     for (let i = 0; i < ids.length; i += CHUNK) {

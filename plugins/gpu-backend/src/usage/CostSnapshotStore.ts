@@ -32,7 +32,8 @@ interface SnapshotRow {
   created_at: Date | string;
 }
 
-const optional = <T>(value: T | null): T | undefined => (value === null ? undefined : value);
+const optional = <T>(value: T | null): T | undefined =>
+  value === null ? undefined : value;
 
 function toSnapshot(row: SnapshotRow): CostSnapshot {
   return {
@@ -42,8 +43,10 @@ function toSnapshot(row: SnapshotRow): CostSnapshot {
     pool: row.pool,
     tier: row.tier,
     allocationMicros: readInteger(row.allocation_micros),
-    usageMicros: row.usage_micros === null ? undefined : readInteger(row.usage_micros),
-    idleMicros: row.idle_micros === null ? undefined : readInteger(row.idle_micros),
+    usageMicros:
+      row.usage_micros === null ? undefined : readInteger(row.usage_micros),
+    idleMicros:
+      row.idle_micros === null ? undefined : readInteger(row.idle_micros),
     utilisation: optional(row.utilisation),
     method: optional(row.method),
     generatedTokens: optional(row.generated_tokens),
@@ -74,7 +77,12 @@ export class CostSnapshotStore {
     }
     const rows: SnapshotRow[] = [];
     for (let i = 0; i < serviceIds.length; i += CHUNK) {
-      rows.push(...(await query().whereIn('service_id', serviceIds.slice(i, i + CHUNK))));
+      rows.push(
+        ...(await query().whereIn(
+          'service_id',
+          serviceIds.slice(i, i + CHUNK),
+        )),
+      );
     }
     return rows.map(toSnapshot);
   }
@@ -83,7 +91,10 @@ export class CostSnapshotStore {
    * Stores snapshots, idempotent per service and day: a day already stored is left alone unless it lacked usage
    * (metrics were unavailable) and the new snapshot has it. Returns how many rows were written.
    */
-  async save(snapshots: CostSnapshot[], now: Date = new Date()): Promise<number> {
+  async save(
+    snapshots: CostSnapshot[],
+    now: Date = new Date(),
+  ): Promise<number> {
     let written = 0;
     for (let i = 0; i < snapshots.length; i += CHUNK) {
       const batch = snapshots.slice(i, i + CHUNK);
@@ -93,7 +104,8 @@ export class CostSnapshotStore {
         const rows = await tx<SnapshotRow>('cost_snapshots')
           .whereIn('day', days)
           .whereIn('service_id', [...new Set(batch.map(s => s.serviceId))]);
-        for (const row of rows) existing.set(`${row.service_id}/${row.day}`, row);
+        for (const row of rows)
+          existing.set(`${row.service_id}/${row.day}`, row);
         let count = 0;
         for (const snapshot of batch) {
           const row = {
@@ -112,9 +124,15 @@ export class CostSnapshotStore {
           };
           const stored = existing.get(`${snapshot.serviceId}/${snapshot.day}`);
           if (!stored) {
-            await tx('cost_snapshots').insert(row).onConflict(['service_id', 'day']).ignore();
+            await tx('cost_snapshots')
+              .insert(row)
+              .onConflict(['service_id', 'day'])
+              .ignore();
             count += 1;
-          } else if (stored.usage_micros === null && snapshot.usageMicros !== undefined) {
+          } else if (
+            stored.usage_micros === null &&
+            snapshot.usageMicros !== undefined
+          ) {
             await tx('cost_snapshots')
               .where({ service_id: snapshot.serviceId, day: snapshot.day })
               .whereNull('usage_micros')

@@ -44,7 +44,11 @@ import { parseUsageWindow, unixSeconds } from './usageWindow';
 export const REGEX_SCOPE_LIMIT = 50;
 
 /** Families cost needs (the month-to-date measurement). */
-const COST_FAMILIES: Array<keyof WindowMetrics> = ['util', 'engine', 'generated'];
+const COST_FAMILIES: Array<keyof WindowMetrics> = [
+  'util',
+  'engine',
+  'generated',
+];
 
 /** Where the team budgets come from. */
 export interface QuotaSource {
@@ -98,7 +102,9 @@ export class UsageService {
     const { service, reservations } = allocation;
     const slice = serviceSlice(this.options.platform, service);
     const replicas = Math.max(1, service.request.replicas);
-    const held = reservations.find(r => r.state === 'held') ?? reservations[reservations.length - 1];
+    const held =
+      reservations.find(r => r.state === 'held') ??
+      reservations[reservations.length - 1];
     return {
       id: service.id,
       namespace: service.namespace,
@@ -106,7 +112,8 @@ export class UsageService {
       modelName: service.request.name,
       tier: service.tier,
       shared: service.tier === 'mps' || service.tier === 'time-sliced',
-      gpuSharePerReplica: slice?.gpuShare ?? (held ? held.gpuEquivalents / replicas : 1),
+      gpuSharePerReplica:
+        slice?.gpuShare ?? (held ? held.gpuEquivalents / replicas : 1),
     };
   }
 
@@ -129,7 +136,9 @@ export class UsageService {
       return { status: { state: 'available' }, usage: new Map() };
     }
     const scope: MetricScope =
-      targets.length > (this.options.regexScopeLimit ?? REGEX_SCOPE_LIMIT) ? { kind: 'all' } : { kind: 'services', targets };
+      targets.length > (this.options.regexScopeLimit ?? REGEX_SCOPE_LIMIT)
+        ? { kind: 'all' }
+        : { kind: 'services', targets };
     const metrics = await collectWindowMetrics({
       client,
       scope,
@@ -144,19 +153,28 @@ export class UsageService {
   }
 
   /** The status for one service: the global one, or `no-data` when Prometheus answered without its series. */
-  private serviceStatus(measurement: Measurement, usage: Attribution | undefined): MetricsStatus {
+  private serviceStatus(
+    measurement: Measurement,
+    usage: Attribution | undefined,
+  ): MetricsStatus {
     const { status } = measurement;
-    if (status.state === 'unavailable' || status.state === 'not-configured') return status;
-    if (!usage || (usage.seriesCount === 0 && usage.generatedTokens === undefined)) {
+    if (status.state === 'unavailable' || status.state === 'not-configured')
+      return status;
+    if (
+      !usage ||
+      (usage.seriesCount === 0 && usage.generatedTokens === undefined)
+    ) {
       return {
         state: 'no-data',
-        reason: 'Prometheus has no DCGM or vLLM series for this service in the window yet',
+        reason:
+          'Prometheus has no DCGM or vLLM series for this service in the window yet',
       };
     }
     if (!usage.utilisation && status.state === 'available') {
       return {
         state: 'partial',
-        reason: 'No DCGM series for the service in the window: utilisation unknown',
+        reason:
+          'No DCGM series for the service in the window: utilisation unknown',
         missing: ['DCGM_FI_DEV_GPU_UTIL'],
       };
     }
@@ -181,7 +199,11 @@ export class UsageService {
     const start = unixSeconds(window.start);
     const slice = serviceSlice(this.options.platform, service);
     const [measurement, series] = await Promise.all([
-      this.measure(client, [allocation], { end, seconds: window.durationSeconds, step: window.stepSeconds }),
+      this.measure(client, [allocation], {
+        end,
+        seconds: window.durationSeconds,
+        step: window.stepSeconds,
+      }),
       client && this.options.prometheus
         ? collectSeries({
             client,
@@ -196,7 +218,12 @@ export class UsageService {
     const usage = measurement.usage.get(id);
     const replicas = Math.max(1, service.request.replicas);
     const allocatedBytes = (slice?.memoryBytes ?? 0) * replicas;
-    const held = allocationInRange(allocation.reservations, this.prices, Date.parse(window.start), Date.parse(window.end));
+    const held = allocationInRange(
+      allocation.reservations,
+      this.prices,
+      Date.parse(window.start),
+      Date.parse(window.end),
+    );
     const share = usage?.shareOfDevice ?? 1;
     const shared = service.tier === 'mps' || service.tier === 'time-sliced';
     const seconds = window.durationSeconds;
@@ -208,7 +235,9 @@ export class UsageService {
       environment: service.environment,
       tier: service.tier,
       pool: service.pool,
-      ...(service.placement.migProfile ? { migProfile: service.placement.migProfile } : {}),
+      ...(service.placement.migProfile
+        ? { migProfile: service.placement.migProfile }
+        : {}),
       window,
       metrics: this.serviceStatus(measurement, usage),
       gpuEquivalents: held.gpuEquivalentsAtEnd,
@@ -218,10 +247,14 @@ export class UsageService {
         ? {
             memory: {
               usedBytes: usage.memoryUsedBytes,
-              peakUsedBytes: usage.peakMemoryBytes ?? usage.memoryUsedBytes.value,
+              peakUsedBytes:
+                usage.peakMemoryBytes ?? usage.memoryUsedBytes.value,
               allocatedBytes,
               peakFraction:
-                allocatedBytes > 0 ? (usage.peakMemoryBytes ?? usage.memoryUsedBytes.value) / allocatedBytes : 0,
+                allocatedBytes > 0
+                  ? (usage.peakMemoryBytes ?? usage.memoryUsedBytes.value) /
+                    allocatedBytes
+                  : 0,
             },
           }
         : {}),
@@ -239,9 +272,16 @@ export class UsageService {
           }
         : {}),
       ...(usage?.running !== undefined || usage?.waiting !== undefined
-        ? { requests: { running: usage?.running ?? 0, waiting: usage?.waiting ?? 0 } }
+        ? {
+            requests: {
+              running: usage?.running ?? 0,
+              waiting: usage?.waiting ?? 0,
+            },
+          }
         : {}),
-      ...(usage?.kvCacheUsage !== undefined ? { kvCacheUsage: usage.kvCacheUsage } : {}),
+      ...(usage?.kvCacheUsage !== undefined
+        ? { kvCacheUsage: usage.kvCacheUsage }
+        : {}),
       ...(usage?.latency ? { latency: usage.latency } : {}),
       series: {
         // Shared tiers: the device's utilisation x the service's token share / the share it holds, as attributed.
@@ -254,10 +294,19 @@ export class UsageService {
             ).map(p => ({ ...p, value: Math.min(1, p.value) }))
           : [],
         memoryUsedBytes: series?.fbUsed.ok
-          ? seriesOf(series.fbUsed.data, 1, shared ? 'mean' : 'sum', v => v * MIB)
+          ? seriesOf(
+              series.fbUsed.data,
+              1,
+              shared ? 'mean' : 'sum',
+              v => v * MIB,
+            )
           : [],
-        generatedTokensPerSecond: series?.generatedRate.ok ? seriesOf(series.generatedRate.data, 1, 'sum') : [],
-        queueDepth: series?.waiting.ok ? seriesOf(series.waiting.data, 1, 'sum') : [],
+        generatedTokensPerSecond: series?.generatedRate.ok
+          ? seriesOf(series.generatedRate.data, 1, 'sum')
+          : [],
+        queueDepth: series?.waiting.ok
+          ? seriesOf(series.waiting.data, 1, 'sum')
+          : [],
       },
     };
   }
@@ -274,14 +323,18 @@ export class UsageService {
     const snapshots =
       todayStart > monthStart
         ? await this.options.snapshots.list({
-            serviceIds: allocations.length <= 500 ? allocations.map(a => a.service.id) : undefined,
+            serviceIds:
+              allocations.length <= 500
+                ? allocations.map(a => a.service.id)
+                : undefined,
             fromDay: dayOf(monthStart),
             toDay: dayOf(yesterday),
           })
         : [];
     const byService = new Map<string, Map<string, CostSnapshot>>();
     for (const snapshot of snapshots) {
-      const days = byService.get(snapshot.serviceId) ?? new Map<string, CostSnapshot>();
+      const days =
+        byService.get(snapshot.serviceId) ?? new Map<string, CostSnapshot>();
       days.set(snapshot.day, snapshot);
       byService.set(snapshot.serviceId, days);
     }
@@ -291,32 +344,48 @@ export class UsageService {
       const days = byService.get(service.id);
       for (let day = monthStart; day < liveStart; day = day.plus({ days: 1 })) {
         if (days?.has(dayOf(day))) continue;
-        const held = allocationInRange(reservations, this.prices, day.toMillis(), day.plus({ days: 1 }).toMillis());
+        const held = allocationInRange(
+          reservations,
+          this.prices,
+          day.toMillis(),
+          day.plus({ days: 1 }).toMillis(),
+        );
         if (held.allocationMicros > 0) {
           liveStart = day;
           break;
         }
       }
     }
-    const liveSeconds = Math.max(1, Math.round(now.diff(liveStart).as('seconds')));
+    const liveSeconds = Math.max(
+      1,
+      Math.round(now.diff(liveStart).as('seconds')),
+    );
     const measurement = await this.measure(
       client,
       allocations,
       { end: Math.round(now.toSeconds()), seconds: liveSeconds, step: 3600 },
       COST_FAMILIES,
     );
-    const result = new Map<string, CostFigures & { snapshotDays: number; tokens?: number }>();
+    const result = new Map<
+      string,
+      CostFigures & { snapshotDays: number; tokens?: number }
+    >();
     for (const { service, reservations } of allocations) {
       const days = byService.get(service.id) ?? new Map<string, CostSnapshot>();
       const kept = [...days.values()].filter(s => s.day < dayOf(liveStart));
-      const live = allocationInRange(reservations, this.prices, liveStart.toMillis(), now.toMillis());
+      const live = allocationInRange(
+        reservations,
+        this.prices,
+        liveStart.toMillis(),
+        now.toMillis(),
+      );
       const utilisation = measurement.usage.get(service.id)?.utilisation?.value;
+      // Nothing held in the live range costs nothing, whatever the metrics say.
+      const liveUtilisation = live.allocationMicros === 0 ? 0 : utilisation;
       const liveFigures: CostFigures =
-        utilisation !== undefined
-          ? split(live.allocationMicros, utilisation)
-          : live.allocationMicros === 0
-            ? { allocationMicros: 0, usageMicros: 0, idleMicros: 0 }
-            : { allocationMicros: live.allocationMicros };
+        liveUtilisation !== undefined
+          ? split(live.allocationMicros, liveUtilisation)
+          : { allocationMicros: live.allocationMicros };
       const parts: CostFigures[] = [...kept, liveFigures];
       const usageKnown = parts.every(p => p.usageMicros !== undefined);
       result.set(service.id, {
@@ -334,7 +403,10 @@ export class UsageService {
   }
 
   /** Cost rows of services over a window, plus month-to-date and recommendations. */
-  private async summarise(allocations: ServiceAllocation[], window: UsageWindow) {
+  private async summarise(
+    allocations: ServiceAllocation[],
+    window: UsageWindow,
+  ) {
     const client = this.client();
     const now = DateTime.fromISO(window.end, { zone: 'utc' });
     const monthEnd = now.endOf('month').plus({ milliseconds: 1 });
@@ -349,14 +421,27 @@ export class UsageService {
     const rows = allocations.map(allocation => {
       const { service, reservations } = allocation;
       const usage = measurement.usage.get(service.id);
-      const held = allocationInRange(reservations, this.prices, Date.parse(window.start), Date.parse(window.end));
-      const rest = allocationInRange(reservations, this.prices, now.toMillis(), monthEnd.toMillis());
+      const held = allocationInRange(
+        reservations,
+        this.prices,
+        Date.parse(window.start),
+        Date.parse(window.end),
+      );
+      const rest = allocationInRange(
+        reservations,
+        this.prices,
+        now.toMillis(),
+        monthEnd.toMillis(),
+      );
       const monthToDate = mtd.result.get(service.id)!;
       const utilisation = usage?.utilisation;
       const figures: CostFigures = utilisation
         ? split(held.allocationMicros, utilisation.value)
         : { allocationMicros: held.allocationMicros };
-      const monthlyAllocationMicros = monthlyAllocationAt(reservations, now.toMillis());
+      const monthlyAllocationMicros = monthlyAllocationAt(
+        reservations,
+        now.toMillis(),
+      );
       const slice = serviceSlice(this.options.platform, service);
       const recommendations = recommend({
         platform: this.options.platform,
@@ -378,18 +463,32 @@ export class UsageService {
         status: service.status,
         tier: service.tier,
         pool: service.pool,
-        ...(service.placement.migProfile ? { migProfile: service.placement.migProfile } : {}),
+        ...(service.placement.migProfile
+          ? { migProfile: service.placement.migProfile }
+          : {}),
         gpuEquivalents: held.gpuEquivalentsAtEnd,
         ...figures,
         ...(utilisation ? { utilisation } : {}),
         ...(usage?.peakMemoryBytes !== undefined && slice
-          ? { peakMemoryFraction: usage.peakMemoryBytes / (slice.memoryBytes * Math.max(1, service.request.replicas)) }
+          ? {
+              peakMemoryFraction:
+                usage.peakMemoryBytes /
+                (slice.memoryBytes * Math.max(1, service.request.replicas)),
+            }
           : {}),
         ...(tokens !== undefined ? { generatedTokens: tokens } : {}),
-        ...(tokens ? { costPerThousandTokensMicros: costPerThousandTokens(held.allocationMicros, tokens) } : {}),
+        ...(tokens
+          ? {
+              costPerThousandTokensMicros: costPerThousandTokens(
+                held.allocationMicros,
+                tokens,
+              ),
+            }
+          : {}),
         ...(price?.onDemand ? { spotSavingMicros: held.spotSavingMicros } : {}),
         monthToDateMicros: monthToDate.allocationMicros,
-        projectedMonthMicros: monthToDate.allocationMicros + rest.allocationMicros,
+        projectedMonthMicros:
+          monthToDate.allocationMicros + rest.allocationMicros,
       };
       return {
         allocation,
@@ -402,7 +501,14 @@ export class UsageService {
         status: this.serviceStatus(measurement, usage),
       };
     });
-    return { rows, status: measurement.status, month: mtd.month, snapshots: mtd.snapshots, now, queries: client?.queryCount ?? 0 };
+    return {
+      rows,
+      status: measurement.status,
+      month: mtd.month,
+      snapshots: mtd.snapshots,
+      now,
+      queries: client?.queryCount ?? 0,
+    };
   }
 
   /**
@@ -439,7 +545,12 @@ export class UsageService {
     );
     return allocations
       .map(({ service, reservations }) => {
-        const held = allocationInRange(reservations, this.prices, start.toMillis(), end.toMillis());
+        const held = allocationInRange(
+          reservations,
+          this.prices,
+          start.toMillis(),
+          end.toMillis(),
+        );
         const usage = measurement.usage.get(service.id);
         const figures = usage?.utilisation
           ? split(held.allocationMicros, usage.utilisation.value)
@@ -452,9 +563,14 @@ export class UsageService {
           tier: service.tier,
           ...figures,
           ...(usage?.utilisation
-            ? { utilisation: usage.utilisation.value, method: usage.utilisation.method }
+            ? {
+                utilisation: usage.utilisation.value,
+                method: usage.utilisation.method,
+              }
             : {}),
-          ...(usage?.generatedTokens !== undefined ? { generatedTokens: usage.generatedTokens } : {}),
+          ...(usage?.generatedTokens !== undefined
+            ? { generatedTokens: usage.generatedTokens }
+            : {}),
         };
       })
       .filter(s => s.allocationMicros > 0);
@@ -464,30 +580,50 @@ export class UsageService {
   async serviceCost(id: string, windowParam: unknown): Promise<ServiceCost> {
     const window = parseUsageWindow(windowParam, this.now());
     const allocation = await this.load(id);
-    const { rows, month, snapshots, now } = await this.summarise([allocation], window);
+    const { rows, month, snapshots, now } = await this.summarise(
+      [allocation],
+      window,
+    );
     const [row] = rows;
     const { service, reservations } = allocation;
     const price = this.prices.get(service.pool);
     const stored = snapshots.get(id) ?? new Map<string, CostSnapshot>();
     const daily: DailyCost[] = [];
     const windowStart = DateTime.fromISO(window.start, { zone: 'utc' });
-    for (let day = windowStart.startOf('day'); day < now; day = day.plus({ days: 1 })) {
+    for (
+      let day = windowStart.startOf('day');
+      day < now;
+      day = day.plus({ days: 1 })
+    ) {
       const snapshot = stored.get(dayOf(day));
       if (snapshot) {
         daily.push({
           date: snapshot.day,
           source: 'snapshot',
           allocationMicros: snapshot.allocationMicros,
-          ...(snapshot.usageMicros !== undefined ? { usageMicros: snapshot.usageMicros, idleMicros: snapshot.idleMicros } : {}),
-          ...(snapshot.utilisation !== undefined ? { utilisation: snapshot.utilisation } : {}),
-          ...(snapshot.generatedTokens !== undefined ? { generatedTokens: snapshot.generatedTokens } : {}),
+          ...(snapshot.usageMicros !== undefined
+            ? {
+                usageMicros: snapshot.usageMicros,
+                idleMicros: snapshot.idleMicros,
+              }
+            : {}),
+          ...(snapshot.utilisation !== undefined
+            ? { utilisation: snapshot.utilisation }
+            : {}),
+          ...(snapshot.generatedTokens !== undefined
+            ? { generatedTokens: snapshot.generatedTokens }
+            : {}),
         });
         continue;
       }
       const from = Math.max(day.toMillis(), windowStart.toMillis());
       const to = Math.min(day.plus({ days: 1 }).toMillis(), now.toMillis());
       const live = allocationInRange(reservations, this.prices, from, to);
-      daily.push({ date: dayOf(day), source: 'live', allocationMicros: live.allocationMicros });
+      daily.push({
+        date: dayOf(day),
+        source: 'live',
+        allocationMicros: live.allocationMicros,
+      });
     }
     const { summary } = row;
     return {
@@ -506,13 +642,19 @@ export class UsageService {
       gpuHourPriceMicros: price?.gpuHour ?? 0,
       allocatedHours: row.held.hours,
       allocationMicros: summary.allocationMicros,
-      ...(summary.usageMicros !== undefined ? { usageMicros: summary.usageMicros, idleMicros: summary.idleMicros } : {}),
+      ...(summary.usageMicros !== undefined
+        ? { usageMicros: summary.usageMicros, idleMicros: summary.idleMicros }
+        : {}),
       ...(summary.utilisation ? { utilisation: summary.utilisation } : {}),
       ...(summary.usageMicros !== undefined && summary.allocationMicros > 0
         ? { idleShare: summary.idleMicros! / summary.allocationMicros }
         : {}),
-      ...(summary.spotSavingMicros !== undefined ? { spotSavingMicros: summary.spotSavingMicros } : {}),
-      ...(summary.generatedTokens !== undefined ? { generatedTokens: summary.generatedTokens } : {}),
+      ...(summary.spotSavingMicros !== undefined
+        ? { spotSavingMicros: summary.spotSavingMicros }
+        : {}),
+      ...(summary.generatedTokens !== undefined
+        ? { generatedTokens: summary.generatedTokens }
+        : {}),
       ...(summary.costPerThousandTokensMicros !== undefined
         ? { costPerThousandTokensMicros: summary.costPerThousandTokensMicros }
         : {}),
@@ -520,7 +662,10 @@ export class UsageService {
         month,
         allocationMicros: row.monthToDate.allocationMicros,
         ...(row.monthToDate.usageMicros !== undefined
-          ? { usageMicros: row.monthToDate.usageMicros, idleMicros: row.monthToDate.idleMicros }
+          ? {
+              usageMicros: row.monthToDate.usageMicros,
+              idleMicros: row.monthToDate.idleMicros,
+            }
           : {}),
         snapshotDays: row.monthToDate.snapshotDays,
       },
@@ -542,8 +687,13 @@ export class UsageService {
     if (!quota && !configured && allocations.length === 0) {
       throw new NotFoundError(`No GPU team ${team}`);
     }
-    const budget = quota?.monthlyBudgetMicros ?? (configured ? parseUsd(configured.monthlyBudget) : 0);
-    const { rows, status, month, now } = await this.summarise(allocations, window);
+    const budget =
+      quota?.monthlyBudgetMicros ??
+      (configured ? parseUsd(configured.monthlyBudget) : 0);
+    const { rows, status, month, now } = await this.summarise(
+      allocations,
+      window,
+    );
     const totals = totalsOf(rows.map(r => r.summary));
     return {
       team,
@@ -558,7 +708,9 @@ export class UsageService {
       monthElapsed: monthElapsed(now),
       spotSavingMicros: totals.spotSaving,
       services: rows.map(r => r.summary),
-      recommendations: sortRecommendations(rows.flatMap(r => r.recommendations)),
+      recommendations: sortRecommendations(
+        rows.flatMap(r => r.recommendations),
+      ),
     };
   }
 
@@ -569,24 +721,33 @@ export class UsageService {
       this.options.reader.list(),
       this.options.quotas.listQuotas(),
     ]);
-    const { rows, status, month, queries } = await this.summarise(allocations, window);
+    const { rows, status, month, queries } = await this.summarise(
+      allocations,
+      window,
+    );
     const summaries = rows.map(r => r.summary);
     const totals = totalsOf(summaries);
     const budgets = new Map<string, number>();
-    for (const team of this.options.platform.teams) budgets.set(team.name, parseUsd(team.monthlyBudget));
-    for (const quota of quotas) budgets.set(quota.team, quota.monthlyBudgetMicros);
-    const teams = [...new Set([...budgets.keys(), ...summaries.map(s => s.team)])].sort().map(team => {
-      const teamTotals = totalsOf(summaries.filter(s => s.team === team));
-      const budget = budgets.get(team) ?? 0;
-      return {
-        team,
-        ...teamTotals.figures,
-        monthlyBudgetMicros: budget,
-        monthToDateMicros: teamTotals.monthToDate,
-        projectedMonthMicros: teamTotals.projected,
-        ...burn(teamTotals.monthToDate, teamTotals.projected, budget),
-      };
-    });
+    for (const team of this.options.platform.teams)
+      budgets.set(team.name, parseUsd(team.monthlyBudget));
+    for (const quota of quotas)
+      budgets.set(quota.team, quota.monthlyBudgetMicros);
+    const teams = [
+      ...new Set([...budgets.keys(), ...summaries.map(s => s.team)]),
+    ]
+      .sort()
+      .map(team => {
+        const teamTotals = totalsOf(summaries.filter(s => s.team === team));
+        const budget = budgets.get(team) ?? 0;
+        return {
+          team,
+          ...teamTotals.figures,
+          monthlyBudgetMicros: budget,
+          monthToDateMicros: teamTotals.monthToDate,
+          projectedMonthMicros: teamTotals.projected,
+          ...burn(teamTotals.monthToDate, teamTotals.projected, budget),
+        };
+      });
     return {
       window,
       metrics: status,
@@ -598,14 +759,22 @@ export class UsageService {
       spotSavingMicros: totals.spotSaving,
       services: summaries,
       teams,
-      recommendations: sortRecommendations(rows.flatMap(r => r.recommendations)),
+      recommendations: sortRecommendations(
+        rows.flatMap(r => r.recommendations),
+      ),
     };
   }
 }
 
 /** Allocation split into usage and idle by utilisation (0 to 1). */
-export function split(allocationMicros: number, utilisation: number): CostFigures {
-  const { usage, idle } = costBreakdown(allocationMicros, Math.min(1, Math.max(0, utilisation)));
+export function split(
+  allocationMicros: number,
+  utilisation: number,
+): CostFigures {
+  const { usage, idle } = costBreakdown(
+    allocationMicros,
+    Math.min(1, Math.max(0, utilisation)),
+  );
   return { allocationMicros, usageMicros: usage, idleMicros: idle };
 }
 
@@ -630,14 +799,19 @@ function totalsOf(summaries: ServiceCostSummary[]) {
 
 function burn(monthToDate: number, projected: number, budget: number) {
   return budget > 0
-    ? { budgetBurn: monthToDate / budget, projectedBudgetBurn: projected / budget }
+    ? {
+        budgetBurn: monthToDate / budget,
+        projectedBudgetBurn: projected / budget,
+      }
     : {};
 }
 
 function monthElapsed(now: DateTime): number {
   const start = now.startOf('month');
   const end = start.plus({ months: 1 });
-  return now.diff(start).as('milliseconds') / end.diff(start).as('milliseconds');
+  return (
+    now.diff(start).as('milliseconds') / end.diff(start).as('milliseconds')
+  );
 }
 
 const SEVERITY = { critical: 0, warning: 1, info: 2 };

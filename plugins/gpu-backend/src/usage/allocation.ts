@@ -1,4 +1,8 @@
-import { PoolPrice, scaleUsd, UsdMicros } from '@internal/backstage-plugin-gpu-common';
+import {
+  PoolPrice,
+  scaleUsd,
+  UsdMicros,
+} from '@internal/backstage-plugin-gpu-common';
 import { ReservationRecord } from '../database';
 
 /** Allocation of a service over a time range, from its reservations. */
@@ -31,7 +35,9 @@ export function allocationInRange(
   for (const reservation of reservations) {
     if (!reservation.heldAt) continue;
     const from = Math.max(startMs, Date.parse(reservation.heldAt));
-    const releasedMs = reservation.releasedAt ? Date.parse(reservation.releasedAt) : Infinity;
+    const releasedMs = reservation.releasedAt
+      ? Date.parse(reservation.releasedAt)
+      : Infinity;
     const to = Math.min(endMs, releasedMs);
     if (releasedMs >= endMs && Date.parse(reservation.heldAt) < endMs) {
       gpuEquivalentsAtEnd += reservation.gpuEquivalents;
@@ -40,17 +46,19 @@ export function allocationInRange(
     if (to <= from || !price) continue;
     const seconds = Math.round((to - from) / 1000);
     periods.push([from, to]);
-    const cost = scaleUsd(price.nodeHour, [reservation.gpuEquivalents, seconds], [
-      price.pool.gpusPerNode,
-      3600,
-    ]);
+    const cost = scaleUsd(
+      price.nodeHour,
+      [reservation.gpuEquivalents, seconds],
+      [price.pool.gpusPerNode, 3600],
+    );
     allocationMicros += cost;
     if (price.onDemand) {
       spotSavingMicros +=
-        scaleUsd(price.onDemand.nodeHour, [reservation.gpuEquivalents, seconds], [
-          price.onDemand.pool.gpusPerNode,
-          3600,
-        ]) - cost;
+        scaleUsd(
+          price.onDemand.nodeHour,
+          [reservation.gpuEquivalents, seconds],
+          [price.onDemand.pool.gpusPerNode, 3600],
+        ) - cost;
     }
   }
   periods.sort((a, b) => a[0] - b[0]);
@@ -69,7 +77,10 @@ export function allocationInRange(
 }
 
 /** Monthly allocation at the holding of `atMs`: sum of the monthly cost of the reservations held then. */
-export function monthlyAllocationAt(reservations: ReservationRecord[], atMs: number): UsdMicros {
+export function monthlyAllocationAt(
+  reservations: ReservationRecord[],
+  atMs: number,
+): UsdMicros {
   return reservations
     .filter(
       r =>

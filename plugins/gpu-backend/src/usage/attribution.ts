@@ -46,9 +46,12 @@ export interface Attribution {
 
 const key = (namespace: string, name: string) => `${namespace}/${name}`;
 const deviceKey = (s: DeviceSample) => `${s.hostname}/${s.gpu}`;
-const isShared = (tier: SharingTier) => tier === 'mps' || tier === 'time-sliced';
+const isShared = (tier: SharingTier) =>
+  tier === 'mps' || tier === 'time-sliced';
 
-function data<T>(family: { ok: true; data: T[] } | { ok: false } | undefined): T[] {
+function data<T>(
+  family: { ok: true; data: T[] } | { ok: false } | undefined,
+): T[] {
   return family && family.ok ? family.data : [];
 }
 
@@ -58,7 +61,9 @@ function finite(value: number): boolean {
 
 function mean(values: number[]): number | undefined {
   const usable = values.filter(finite);
-  return usable.length === 0 ? undefined : usable.reduce((a, b) => a + b, 0) / usable.length;
+  return usable.length === 0
+    ? undefined
+    : usable.reduce((a, b) => a + b, 0) / usable.length;
 }
 
 function sum(values: number[]): number {
@@ -77,7 +82,9 @@ function byService(samples: DeviceSample[]): Map<string, DeviceSample[]> {
   return groups;
 }
 
-function byPod<T extends { namespace: string; pod: string }>(samples: T[]): Map<string, T[]> {
+function byPod<T extends { namespace: string; pod: string }>(
+  samples: T[],
+): Map<string, T[]> {
   const groups = new Map<string, T[]>();
   for (const sample of samples) {
     const k = key(sample.namespace, sample.pod);
@@ -160,7 +167,9 @@ export function attributeUsage(
   );
   const podTokens = new Map<string, number>();
   for (const [k, list] of byPod(
-    metrics.neighbourGenerated?.ok ? metrics.neighbourGenerated.data : data(metrics.generated),
+    metrics.neighbourGenerated?.ok
+      ? metrics.neighbourGenerated.data
+      : data(metrics.generated),
   )) {
     podTokens.set(k, sum(list.map(s => s.value)));
   }
@@ -174,11 +183,21 @@ export function attributeUsage(
     const tokensOut = generated.get(m);
     const attribution: Attribution = {
       seriesCount: Math.max(series.length, engineSeries.length),
-      ...(tokensOut ? { generatedTokens: sum(tokensOut.map(s => s.value)) } : {}),
-      ...(prompt.get(m) ? { promptTokens: sum(prompt.get(m)!.map(s => s.value)) } : {}),
-      ...(running.get(m) ? { running: sum(running.get(m)!.map(s => s.value)) } : {}),
-      ...(waiting.get(m) ? { waiting: sum(waiting.get(m)!.map(s => s.value)) } : {}),
-      ...(kv.get(m) ? { kvCacheUsage: mean(kv.get(m)!.map(s => s.value)) } : {}),
+      ...(tokensOut
+        ? { generatedTokens: sum(tokensOut.map(s => s.value)) }
+        : {}),
+      ...(prompt.get(m)
+        ? { promptTokens: sum(prompt.get(m)!.map(s => s.value)) }
+        : {}),
+      ...(running.get(m)
+        ? { running: sum(running.get(m)!.map(s => s.value)) }
+        : {}),
+      ...(waiting.get(m)
+        ? { waiting: sum(waiting.get(m)!.map(s => s.value)) }
+        : {}),
+      ...(kv.get(m)
+        ? { kvCacheUsage: mean(kv.get(m)!.map(s => s.value)) }
+        : {}),
     };
     const quantiles = {
       p50Seconds: mean((p50.get(m) ?? []).map(s => s.value)),
@@ -211,12 +230,24 @@ export function attributeUsage(
           method,
           confidence: 'high',
           note: mig
-            ? `DCGM ${engineMean !== undefined ? 'graphics engine activity' : 'GPU utilisation'} of the service's MIG instance${engineSeries.length > 1 ? 's' : ''}`
-            : `DCGM GPU utilisation of the service's ${series.length} GPU${series.length === 1 ? '' : 's'}`,
+            ? `DCGM ${
+                engineMean !== undefined
+                  ? 'graphics engine activity'
+                  : 'GPU utilisation'
+              } of the service's MIG instance${
+                engineSeries.length > 1 ? 's' : ''
+              }`
+            : `DCGM GPU utilisation of the service's ${series.length} GPU${
+                series.length === 1 ? '' : 's'
+              }`,
         };
       }
       if (engineMean !== undefined) {
-        attribution.engineActive = { value: engineMean, method, confidence: 'high' };
+        attribution.engineActive = {
+          value: engineMean,
+          method,
+          confidence: 'high',
+        };
       }
       const used = fbUsed.get(k);
       if (used) {
@@ -225,7 +256,8 @@ export function attributeUsage(
           method,
           confidence: 'high',
         };
-        attribution.peakMemoryBytes = sum((fbPeak.get(k) ?? used).map(s => s.value)) * MIB;
+        attribution.peakMemoryBytes =
+          sum((fbPeak.get(k) ?? used).map(s => s.value)) * MIB;
       }
       const watts = power.get(k);
       if (watts) {
@@ -240,9 +272,12 @@ export function attributeUsage(
       }
       const peaks = recent.get(k);
       if (peaks) {
-        attribution.recentPeakUtilisation = Math.max(...peaks.map(s => s.value)) / 100;
+        attribution.recentPeakUtilisation =
+          Math.max(...peaks.map(s => s.value)) / 100;
       }
-      attribution.shareOfDevice = 1;
+      if (attribution.seriesCount > 0) {
+        attribution.shareOfDevice = 1;
+      }
       result.set(target.id, attribution);
       continue;
     }
@@ -277,9 +312,15 @@ export function attributeUsage(
       neighbours = Math.max(neighbours, pods.length - 1);
       attributedDevice += (device.utilisation / 100) * share;
       held += target.gpuSharePerReplica;
-      const used = (fbUsed.get(k) ?? []).find(s => s.pod === sample.pod && deviceKey(s) === dKey);
-      const peak = (fbPeak.get(k) ?? []).find(s => s.pod === sample.pod && deviceKey(s) === dKey);
-      const pw = (power.get(k) ?? []).find(s => s.pod === sample.pod && deviceKey(s) === dKey);
+      const used = (fbUsed.get(k) ?? []).find(
+        s => s.pod === sample.pod && deviceKey(s) === dKey,
+      );
+      const peak = (fbPeak.get(k) ?? []).find(
+        s => s.pod === sample.pod && deviceKey(s) === dKey,
+      );
+      const pw = (power.get(k) ?? []).find(
+        s => s.pod === sample.pod && deviceKey(s) === dKey,
+      );
       memory += (used?.value ?? 0) / pods.length;
       peakMemory += (peak?.value ?? used?.value ?? 0) / pods.length;
       watts += (pw?.value ?? 0) * share;
@@ -290,9 +331,18 @@ export function attributeUsage(
         value: Math.min(1, attributedDevice / held),
         method,
         confidence: evenly ? 'low' : 'medium',
-        note: `${target.tier === 'mps' ? 'MPS' : 'time-sliced'} GPU shared with ${neighbours} other pod${neighbours === 1 ? '' : 's'}: DCGM reports the whole device to each, so its utilisation is split ${evenly ? 'evenly (no tokens generated)' : 'by share of generated tokens'}`,
+        note: `${
+          target.tier === 'mps' ? 'MPS' : 'time-sliced'
+        } GPU shared with ${neighbours} other pod${
+          neighbours === 1 ? '' : 's'
+        }: DCGM reports the whole device to each, so its utilisation is split ${
+          evenly
+            ? 'evenly (no tokens generated)'
+            : 'by share of generated tokens'
+        }`,
       };
-      attribution.shareOfDevice = deviceTokensTotal > 0 ? myTokens / deviceTokensTotal : undefined;
+      attribution.shareOfDevice =
+        deviceTokensTotal > 0 ? myTokens / deviceTokensTotal : undefined;
       if (fbUsed.get(k)) {
         attribution.memoryUsedBytes = {
           value: memory * MIB,
@@ -303,7 +353,11 @@ export function attributeUsage(
         attribution.peakMemoryBytes = peakMemory * MIB;
       }
       if (power.get(k)) {
-        attribution.powerWatts = { value: watts, method, confidence: evenly ? 'low' : 'medium' };
+        attribution.powerWatts = {
+          value: watts,
+          method,
+          confidence: evenly ? 'low' : 'medium',
+        };
       }
     }
     result.set(target.id, attribution);

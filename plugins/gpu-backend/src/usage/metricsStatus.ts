@@ -13,9 +13,17 @@ export function metricsStatus(metrics: WindowMetrics): MetricsStatus {
     [keyof WindowMetrics, WindowMetrics[keyof WindowMetrics]]
   >;
   const failed = entries.filter(([, family]) => family && !family.ok);
-  const reasons = failed.map(([, family]) => (family as { reason: string }).reason);
-  if (failed.length === entries.length || ESSENTIAL.every(k => !metrics[k]?.ok)) {
-    return { state: 'unavailable', reason: reasons[0] ?? 'Prometheus did not answer' };
+  const reasons = failed.map(
+    ([, family]) => (family as { reason: string }).reason,
+  );
+  if (
+    failed.length === entries.length ||
+    ESSENTIAL.every(k => !metrics[k]?.ok)
+  ) {
+    return {
+      state: 'unavailable',
+      reason: reasons[0] ?? 'Prometheus did not answer',
+    };
   }
   if (failed.length > 0) {
     return {
@@ -30,5 +38,6 @@ export function metricsStatus(metrics: WindowMetrics): MetricsStatus {
 /** Status when no Prometheus is configured. */
 export const NOT_CONFIGURED: MetricsStatus = {
   state: 'not-configured',
-  reason: 'No metrics source: gpu.prometheus.baseUrl is not configured, so only allocation cost is shown',
+  reason:
+    'No metrics source: gpu.prometheus.baseUrl is not configured, so only allocation cost is shown',
 };

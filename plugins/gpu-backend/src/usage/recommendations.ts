@@ -25,16 +25,27 @@ const PRODUCTION = 'production';
 const GB = 1e9;
 
 /** Monthly allocation of `replicas` replicas of `slice` on its pool. */
-function monthly(prices: ReadonlyMap<string, PoolPrice>, slice: Slice, replicas: number, hoursPerMonth: number): UsdMicros | undefined {
+function monthly(
+  prices: ReadonlyMap<string, PoolPrice>,
+  slice: Slice,
+  replicas: number,
+  hoursPerMonth: number,
+): UsdMicros | undefined {
   const price = prices.get(slice.pool);
   return price
-    ? scaleUsd(price.nodeHour, [slice.gpuShare, replicas, hoursPerMonth], [price.pool.gpusPerNode])
+    ? scaleUsd(
+        price.nodeHour,
+        [slice.gpuShare, replicas, hoursPerMonth],
+        [price.pool.gpusPerNode],
+      )
     : undefined;
 }
 
 /** Slices of the pools of the same capacity type, in tiers the service's environment allows. */
 function candidateSlices(platform: Platform, service: ServiceRecord): Slice[] {
-  const environment = platform.environments.find(e => e.name === service.environment);
+  const environment = platform.environments.find(
+    e => e.name === service.environment,
+  );
   const allowed = new Set(environment?.allowedTiers ?? []);
   const current = platform.pools.find(p => p.name === service.pool);
   // Never propose spot capacity to an on-demand service: it can be taken away.
@@ -46,7 +57,10 @@ function candidateSlices(platform: Platform, service: ServiceRecord): Slice[] {
 
 function describe(slice: Slice): string {
   if (slice.tier === 'mig') return `MIG ${slice.migProfile} on ${slice.pool}`;
-  if (slice.tier === 'dedicated') return `${slice.gpusPerReplica} dedicated GPU${slice.gpusPerReplica > 1 ? 's' : ''} on ${slice.pool}`;
+  if (slice.tier === 'dedicated')
+    return `${slice.gpusPerReplica} dedicated GPU${
+      slice.gpusPerReplica > 1 ? 's' : ''
+    } on ${slice.pool}`;
   return `a ${slice.tier} share on ${slice.pool}`;
 }
 
@@ -70,26 +84,53 @@ export function recommend(options: {
   monthlyAllocationMicros: UsdMicros;
   windowSeconds: number;
 }): Recommendation[] {
-  const { platform, prices, service, slice, usage, monthlyAllocationMicros, windowSeconds } = options;
+  const {
+    platform,
+    prices,
+    service,
+    slice,
+    usage,
+    monthlyAllocationMicros,
+    windowSeconds,
+  } = options;
   if (!usage || !slice || monthlyAllocationMicros === 0) return [];
   const replicas = Math.max(1, service.request.replicas);
-  const base = { serviceId: service.id, serviceName: service.name, team: service.team };
+  const base = {
+    serviceId: service.id,
+    serviceName: service.name,
+    team: service.team,
+  };
   const result: Recommendation[] = [];
   const hours = platform.hoursPerMonth;
-  const current = monthly(prices, slice, replicas, hours) ?? monthlyAllocationMicros;
+  const current =
+    monthly(prices, slice, replicas, hours) ?? monthlyAllocationMicros;
   const utilisation = usage.utilisation?.value;
   const peakPerReplica =
-    usage.peakMemoryBytes !== undefined ? usage.peakMemoryBytes / replicas : undefined;
+    usage.peakMemoryBytes !== undefined
+      ? usage.peakMemoryBytes / replicas
+      : undefined;
   const evidence = {
     ...(utilisation !== undefined ? { utilisation } : {}),
-    ...(usage.peakMemoryBytes !== undefined ? { peakMemoryBytes: usage.peakMemoryBytes } : {}),
+    ...(usage.peakMemoryBytes !== undefined
+      ? { peakMemoryBytes: usage.peakMemoryBytes }
+      : {}),
     allocatedMemoryBytes: slice.memoryBytes * replicas,
-    ...(usage.generatedTokens !== undefined ? { generatedTokens: usage.generatedTokens } : {}),
+    ...(usage.generatedTokens !== undefined
+      ? { generatedTokens: usage.generatedTokens }
+      : {}),
   };
   const priced = candidateSlices(platform, service)
-    .map(candidate => ({ candidate, cost: monthly(prices, candidate, replicas, hours) }))
-    .filter((c): c is { candidate: Slice; cost: UsdMicros } => c.cost !== undefined)
-    .sort((a, b) => a.cost - b.cost || a.candidate.memoryBytes - b.candidate.memoryBytes);
+    .map(candidate => ({
+      candidate,
+      cost: monthly(prices, candidate, replicas, hours),
+    }))
+    .filter(
+      (c): c is { candidate: Slice; cost: UsdMicros } => c.cost !== undefined,
+    )
+    .sort(
+      (a, b) =>
+        a.cost - b.cost || a.candidate.memoryBytes - b.candidate.memoryBytes,
+    );
   const target = (candidate: Slice) => ({
     tier: candidate.tier,
     pool: candidate.pool,
@@ -97,14 +138,29 @@ export function recommend(options: {
     gpuEquivalents: candidate.gpuShare * replicas,
   });
 
-  if (peakPerReplica !== undefined && peakPerReplica > MEMORY_PRESSURE * slice.memoryBytes) {
-    const larger = priced.find(c => c.candidate.memoryBytes > slice.memoryBytes * 1.0001);
+  if (
+    peakPerReplica !== undefined &&
+    peakPerReplica > MEMORY_PRESSURE * slice.memoryBytes
+  ) {
+    const larger = priced.find(
+      c => c.candidate.memoryBytes > slice.memoryBytes * 1.0001,
+    );
     result.push({
       ...base,
       kind: 'move-up',
       severity: 'critical',
       title: 'Memory nearly full: move to a larger slice',
-      message: `Peak memory ${(peakPerReplica / GB).toFixed(1)} GB of ${(slice.memoryBytes / GB).toFixed(1)} GB per replica (above ${MEMORY_PRESSURE * 100}%): out-of-memory errors are likely.${larger ? ` ${describe(larger.candidate)} costs ${formatUsd(larger.cost - current)} more per month.` : ' No larger slice is allowed in this environment.'}`,
+      message: `Peak memory ${(peakPerReplica / GB).toFixed(1)} GB of ${(
+        slice.memoryBytes / GB
+      ).toFixed(1)} GB per replica (above ${
+        MEMORY_PRESSURE * 100
+      }%): out-of-memory errors are likely.${
+        larger
+          ? ` ${describe(larger.candidate)} costs ${formatUsd(
+              larger.cost - current,
+            )} more per month.`
+          : ' No larger slice is allowed in this environment.'
+      }`,
       monthlySavingMicros: larger ? current - larger.cost : 0,
       ...(larger ? { target: target(larger.candidate) } : {}),
       evidence,
@@ -118,7 +174,11 @@ export function recommend(options: {
       c =>
         c.cost < current &&
         c.candidate.memoryBytes >= peakPerReplica * MEMORY_HEADROOM &&
-        !(c.candidate.pool === slice.pool && c.candidate.migProfile === slice.migProfile && c.candidate.gpusPerReplica === slice.gpusPerReplica),
+        !(
+          c.candidate.pool === slice.pool &&
+          c.candidate.migProfile === slice.migProfile &&
+          c.candidate.gpusPerReplica === slice.gpusPerReplica
+        ),
     );
     if (smaller) {
       result.push({
@@ -126,7 +186,15 @@ export function recommend(options: {
         kind: 'right-size',
         severity: 'warning',
         title: `Right-size to ${describe(smaller.candidate)}`,
-        message: `Uses ${(peakPerReplica / GB).toFixed(1)} GB of ${(slice.memoryBytes / GB).toFixed(1)} GB per replica at ${Math.round(utilisation * 100)}% utilisation; ${describe(smaller.candidate)} (${(smaller.candidate.memoryBytes / GB).toFixed(1)} GB) fits and saves ${formatUsd(current - smaller.cost)} per month.`,
+        message: `Uses ${(peakPerReplica / GB).toFixed(1)} GB of ${(
+          slice.memoryBytes / GB
+        ).toFixed(1)} GB per replica at ${Math.round(
+          utilisation * 100,
+        )}% utilisation; ${describe(smaller.candidate)} (${(
+          smaller.candidate.memoryBytes / GB
+        ).toFixed(1)} GB) fits and saves ${formatUsd(
+          current - smaller.cost,
+        )} per month.`,
         monthlySavingMicros: current - smaller.cost,
         target: target(smaller.candidate),
         evidence,
@@ -146,21 +214,33 @@ export function recommend(options: {
       kind: 'idle',
       severity: 'warning',
       title: 'Production GPU idle',
-      message: `Utilisation stayed below ${IDLE_UTILISATION * 100}% for the last 30 minutes. Idle allocation costs about ${formatUsd(scaleUsd(current, [idleShare]))} per month: share the card or move batch work onto it.`,
+      message: `Utilisation stayed below ${
+        IDLE_UTILISATION * 100
+      }% for the last 30 minutes. Idle allocation costs about ${formatUsd(
+        scaleUsd(current, [idleShare]),
+      )} per month: share the card or move batch work onto it.`,
       monthlySavingMicros: scaleUsd(current, [idleShare]),
       evidence,
     });
   }
 
   const quiet =
-    usage.generatedTokens === 0 && (usage.running ?? 0) === 0 && (usage.waiting ?? 0) === 0;
-  if (quiet && windowSeconds >= 3600 && service.request.autoscaling?.minReplicas !== 0) {
+    usage.generatedTokens === 0 &&
+    (usage.running ?? 0) === 0 &&
+    (usage.waiting ?? 0) === 0;
+  if (
+    quiet &&
+    windowSeconds >= 3600 &&
+    service.request.autoscaling?.minReplicas !== 0
+  ) {
     result.push({
       ...base,
       kind: 'scale-to-zero',
       severity: 'info',
       title: 'No traffic: scale to zero',
-      message: `No tokens were generated and no request was running or waiting in the window. Autoscaling with KEDA and minReplicas 0 would stop paying for the GPU while idle (up to ${formatUsd(current)} per month).`,
+      message: `No tokens were generated and no request was running or waiting in the window. Autoscaling with KEDA and minReplicas 0 would stop paying for the GPU while idle (up to ${formatUsd(
+        current,
+      )} per month).`,
       monthlySavingMicros: current,
       evidence,
     });

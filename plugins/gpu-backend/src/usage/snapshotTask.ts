@@ -53,7 +53,12 @@ export async function scheduleSnapshotTask(options: {
     timeout: { minutes: 15 },
     initialDelay: { minutes: 1 },
     fn: async () => {
-      await storeDailySnapshots({ usage, snapshots, now: DateTime.utc(), logger });
+      await storeDailySnapshots({
+        usage,
+        snapshots,
+        now: DateTime.utc(),
+        logger,
+      });
     },
   });
 }

@@ -1,5 +1,8 @@
 import { InputError } from '@backstage/errors';
-import { USAGE_WINDOWS, UsageWindow } from '@internal/backstage-plugin-gpu-common';
+import {
+  USAGE_WINDOWS,
+  UsageWindow,
+} from '@internal/backstage-plugin-gpu-common';
 import { DateTime, Duration } from 'luxon';
 
 const NAMED: Record<string, number> = {
@@ -24,25 +27,29 @@ const STEPS = [60, 300, 900, 1800, 3600, 3 * 3600, 6 * 3600, 86400];
  *
  * @throws InputError naming the accepted forms.
  */
-export function parseUsageWindow(
-  value: unknown,
-  now: DateTime,
-): UsageWindow {
+export function parseUsageWindow(value: unknown, now: DateTime): UsageWindow {
   const label = value === undefined || value === '' ? '24h' : value;
   if (typeof label !== 'string') {
     throw new InputError('Invalid window: give one value such as 24h or P7D');
   }
   let durationSeconds = NAMED[label];
   if (durationSeconds === undefined) {
-    const duration = /^P/i.test(label) ? Duration.fromISO(label.toUpperCase()) : undefined;
+    const duration = /^P/i.test(label)
+      ? Duration.fromISO(label.toUpperCase())
+      : undefined;
     if (!duration?.isValid || /Y|(^P[^T]*M)/.test(label.toUpperCase())) {
       throw new InputError(
-        `Invalid window '${label}': expected one of ${USAGE_WINDOWS.join(', ')} or an ISO 8601 duration in days, hours, minutes or seconds such as PT90M or P14D`,
+        `Invalid window '${label}': expected one of ${USAGE_WINDOWS.join(
+          ', ',
+        )} or an ISO 8601 duration in days, hours, minutes or seconds such as PT90M or P14D`,
       );
     }
     durationSeconds = Math.round(duration.as('seconds'));
   }
-  if (durationSeconds < MIN_WINDOW_SECONDS || durationSeconds > MAX_WINDOW_SECONDS) {
+  if (
+    durationSeconds < MIN_WINDOW_SECONDS ||
+    durationSeconds > MAX_WINDOW_SECONDS
+  ) {
     throw new InputError(
       `Invalid window '${label}': it must be between 5 minutes and 90 days`,
     );

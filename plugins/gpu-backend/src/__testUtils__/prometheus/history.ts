@@ -10,7 +10,9 @@ export interface Wave {
 /** Value of a wave at unix time `t` (seconds). */
 export function waveAt(wave: Wave, t: number): number {
   const period = wave.periodSeconds ?? 86400;
-  return wave.mean + (wave.amplitude ?? 0) * Math.sin((2 * Math.PI * t) / period);
+  return (
+    wave.mean + (wave.amplitude ?? 0) * Math.sin((2 * Math.PI * t) / period)
+  );
 }
 
 /** Where one replica of a service runs. */
@@ -92,7 +94,9 @@ export const LATENCY_BUCKETS: Array<[string, number]> = [
 export const TOKENS_PER_REQUEST = 300;
 
 /** Times of the samples of a spec. */
-export function sampleTimes(spec: Pick<HistorySpec, 'end' | 'days' | 'stepSeconds'>): number[] {
+export function sampleTimes(
+  spec: Pick<HistorySpec, 'end' | 'days' | 'stepSeconds'>,
+): number[] {
   const times: number[] = [];
   const start = spec.end - spec.days * 86400;
   for (let t = start; t <= spec.end; t += spec.stepSeconds) times.push(t);
@@ -101,7 +105,13 @@ export function sampleTimes(spec: Pick<HistorySpec, 'end' | 'days' | 'stepSecond
 
 function labelText(labels: Record<string, string>): string {
   return Object.entries(labels)
-    .map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`)
+    .map(
+      ([k, v]) =>
+        `${k}="${v
+          .replace(/\\/g, '\\\\')
+          .replace(/"/g, '\\"')
+          .replace(/\n/g, '\\n')}"`,
+    )
     .join(',');
 }
 
@@ -114,82 +124,199 @@ const round = (value: number) => Math.round(value * 1e6) / 1e6;
 export function* openMetricsLines(spec: HistorySpec): Generator<string> {
   const times = sampleTimes(spec);
   const start = times[0];
-  type Series = { labels: Record<string, string>; value: (t: number) => number };
-  const families = new Map<string, { type: string; series: Array<Series & { name: string }> }>();
-  const add = (family: string, type: string, name: string, labels: Record<string, string>, value: (t: number) => number) => {
+  type Series = {
+    labels: Record<string, string>;
+    value: (t: number) => number;
+  };
+  const families = new Map<
+    string,
+    { type: string; series: Array<Series & { name: string }> }
+  >();
+  const add = (
+    family: string,
+    type: string,
+    name: string,
+    labels: Record<string, string>,
+    value: (t: number) => number,
+  ) => {
     const entry = families.get(family) ?? { type, series: [] };
     entry.series.push({ name, labels, value });
     families.set(family, entry);
   };
-  const dcgmLabels = (service: HistoryService, pod: HistoryPod): Record<string, string> => {
+  const dcgmLabels = (
+    service: HistoryService,
+    pod: HistoryPod,
+  ): Record<string, string> => {
     const device = {
       gpu: pod.gpu,
       UUID: `GPU-${pod.hostname}-${pod.gpu}`,
       device: `nvidia${pod.gpu}`,
       modelName: 'NVIDIA GPU',
       Hostname: pod.hostname,
-      ...(pod.migInstance ? { GPU_I_ID: pod.migInstance, GPU_I_PROFILE: pod.migProfile ?? '' } : {}),
+      ...(pod.migInstance
+        ? { GPU_I_ID: pod.migInstance, GPU_I_PROFILE: pod.migProfile ?? '' }
+        : {}),
       container: 'vllm',
     };
     return service.exportedLabels
-      ? { ...device, pod: `dcgm-exporter-${pod.hostname}`, namespace: 'gpu-operator', exported_pod: pod.pod, exported_namespace: service.namespace }
+      ? {
+          ...device,
+          pod: `dcgm-exporter-${pod.hostname}`,
+          namespace: 'gpu-operator',
+          exported_pod: pod.pod,
+          exported_namespace: service.namespace,
+        }
       : { ...device, pod: pod.pod, namespace: service.namespace };
   };
-  const devices = new Map((spec.sharedDevices ?? []).map(d => [`${d.hostname}/${d.gpu}`, d]));
+  const devices = new Map(
+    (spec.sharedDevices ?? []).map(d => [`${d.hostname}/${d.gpu}`, d]),
+  );
 
   for (const service of spec.services) {
     for (const pod of service.pods) {
       const labels = dcgmLabels(service, pod);
       if (service.tier === 'mps' || service.tier === 'time-sliced') {
         const device = devices.get(`${pod.hostname}/${pod.gpu}`);
-        if (!device) throw new Error(`No shared device ${pod.hostname}/${pod.gpu} for ${service.name}`);
-        add('DCGM_FI_DEV_GPU_UTIL', 'gauge', 'DCGM_FI_DEV_GPU_UTIL', labels, t => round(waveAt(device.utilisation, t)));
-        add('DCGM_FI_DEV_FB_USED', 'gauge', 'DCGM_FI_DEV_FB_USED', labels, t => round(waveAt(device.memoryMiB, t)));
-        add('DCGM_FI_DEV_FB_FREE', 'gauge', 'DCGM_FI_DEV_FB_FREE', labels, t => round(device.totalMiB - waveAt(device.memoryMiB, t)));
+        if (!device)
+          throw new Error(
+            `No shared device ${pod.hostname}/${pod.gpu} for ${service.name}`,
+          );
+        add(
+          'DCGM_FI_DEV_GPU_UTIL',
+          'gauge',
+          'DCGM_FI_DEV_GPU_UTIL',
+          labels,
+          t => round(waveAt(device.utilisation, t)),
+        );
+        add('DCGM_FI_DEV_FB_USED', 'gauge', 'DCGM_FI_DEV_FB_USED', labels, t =>
+          round(waveAt(device.memoryMiB, t)),
+        );
+        add('DCGM_FI_DEV_FB_FREE', 'gauge', 'DCGM_FI_DEV_FB_FREE', labels, t =>
+          round(device.totalMiB - waveAt(device.memoryMiB, t)),
+        );
         if (device.power) {
           const power = device.power;
-          add('DCGM_FI_DEV_POWER_USAGE', 'gauge', 'DCGM_FI_DEV_POWER_USAGE', labels, t => round(waveAt(power, t)));
+          add(
+            'DCGM_FI_DEV_POWER_USAGE',
+            'gauge',
+            'DCGM_FI_DEV_POWER_USAGE',
+            labels,
+            t => round(waveAt(power, t)),
+          );
         }
       } else if (service.tier === 'mig') {
         const util = service.utilisation ?? { mean: 0 };
-        add('DCGM_FI_PROF_GR_ENGINE_ACTIVE', 'gauge', 'DCGM_FI_PROF_GR_ENGINE_ACTIVE', labels, t => round(waveAt(util, t) / 100));
+        add(
+          'DCGM_FI_PROF_GR_ENGINE_ACTIVE',
+          'gauge',
+          'DCGM_FI_PROF_GR_ENGINE_ACTIVE',
+          labels,
+          t => round(waveAt(util, t) / 100),
+        );
       } else {
         const util = service.utilisation ?? { mean: 0 };
-        add('DCGM_FI_DEV_GPU_UTIL', 'gauge', 'DCGM_FI_DEV_GPU_UTIL', labels, t => round(waveAt(util, t)));
+        add(
+          'DCGM_FI_DEV_GPU_UTIL',
+          'gauge',
+          'DCGM_FI_DEV_GPU_UTIL',
+          labels,
+          t => round(waveAt(util, t)),
+        );
         if (service.power) {
           const power = service.power;
-          add('DCGM_FI_DEV_POWER_USAGE', 'gauge', 'DCGM_FI_DEV_POWER_USAGE', labels, t => round(waveAt(power, t)));
+          add(
+            'DCGM_FI_DEV_POWER_USAGE',
+            'gauge',
+            'DCGM_FI_DEV_POWER_USAGE',
+            labels,
+            t => round(waveAt(power, t)),
+          );
         }
         const xid = service.xid;
-        add('DCGM_FI_DEV_XID_ERRORS', 'gauge', 'DCGM_FI_DEV_XID_ERRORS', labels, t =>
-          xid && t > spec.end - xid.lastSeconds ? xid.code : 0,
+        add(
+          'DCGM_FI_DEV_XID_ERRORS',
+          'gauge',
+          'DCGM_FI_DEV_XID_ERRORS',
+          labels,
+          t => (xid && t > spec.end - xid.lastSeconds ? xid.code : 0),
         );
       }
       if (service.tier === 'dedicated' || service.tier === 'mig') {
         const memory = service.memoryMiB ?? { mean: 0 };
         const total = service.totalMiB ?? 0;
-        add('DCGM_FI_DEV_FB_USED', 'gauge', 'DCGM_FI_DEV_FB_USED', labels, t => round(waveAt(memory, t)));
-        add('DCGM_FI_DEV_FB_FREE', 'gauge', 'DCGM_FI_DEV_FB_FREE', labels, t => round(total - waveAt(memory, t)));
-      }
-      const vllm = { model_name: service.name, engine: '0', namespace: service.namespace, pod: pod.pod };
-      const tokens = service.tokensPerSecond;
-      const prompt = service.promptTokensPerSecond ?? tokens * 2;
-      add('vllm:generation_tokens', 'counter', 'vllm:generation_tokens_total', vllm, t => tokens * (t - start));
-      add('vllm:prompt_tokens', 'counter', 'vllm:prompt_tokens_total', vllm, t => prompt * (t - start));
-      add('vllm:num_requests_running', 'gauge', 'vllm:num_requests_running', vllm, () => service.running ?? 0);
-      add('vllm:num_requests_waiting', 'gauge', 'vllm:num_requests_waiting', vllm, () => service.waiting ?? 0);
-      add('vllm:kv_cache_usage_perc', 'gauge', 'vllm:kv_cache_usage_perc', vllm, () => service.kvCache ?? 0);
-      const requestsPerSecond = tokens / TOKENS_PER_REQUEST;
-      for (const [le, share] of LATENCY_BUCKETS) {
-        add('vllm:e2e_request_latency_seconds', 'histogram', 'vllm:e2e_request_latency_seconds_bucket', { ...vllm, le }, t =>
-          round(requestsPerSecond * share * (t - start)),
+        add('DCGM_FI_DEV_FB_USED', 'gauge', 'DCGM_FI_DEV_FB_USED', labels, t =>
+          round(waveAt(memory, t)),
+        );
+        add('DCGM_FI_DEV_FB_FREE', 'gauge', 'DCGM_FI_DEV_FB_FREE', labels, t =>
+          round(total - waveAt(memory, t)),
         );
       }
-      add('vllm:e2e_request_latency_seconds', 'histogram', 'vllm:e2e_request_latency_seconds_count', vllm, t =>
-        round(requestsPerSecond * (t - start)),
+      const vllm = {
+        model_name: service.name,
+        engine: '0',
+        namespace: service.namespace,
+        pod: pod.pod,
+      };
+      const tokens = service.tokensPerSecond;
+      const prompt = service.promptTokensPerSecond ?? tokens * 2;
+      add(
+        'vllm:generation_tokens',
+        'counter',
+        'vllm:generation_tokens_total',
+        vllm,
+        t => tokens * (t - start),
       );
-      add('vllm:e2e_request_latency_seconds', 'histogram', 'vllm:e2e_request_latency_seconds_sum', vllm, t =>
-        round(requestsPerSecond * 1.2 * (t - start)),
+      add(
+        'vllm:prompt_tokens',
+        'counter',
+        'vllm:prompt_tokens_total',
+        vllm,
+        t => prompt * (t - start),
+      );
+      add(
+        'vllm:num_requests_running',
+        'gauge',
+        'vllm:num_requests_running',
+        vllm,
+        () => service.running ?? 0,
+      );
+      add(
+        'vllm:num_requests_waiting',
+        'gauge',
+        'vllm:num_requests_waiting',
+        vllm,
+        () => service.waiting ?? 0,
+      );
+      add(
+        'vllm:kv_cache_usage_perc',
+        'gauge',
+        'vllm:kv_cache_usage_perc',
+        vllm,
+        () => service.kvCache ?? 0,
+      );
+      const requestsPerSecond = tokens / TOKENS_PER_REQUEST;
+      for (const [le, share] of LATENCY_BUCKETS) {
+        add(
+          'vllm:e2e_request_latency_seconds',
+          'histogram',
+          'vllm:e2e_request_latency_seconds_bucket',
+          { ...vllm, le },
+          t => round(requestsPerSecond * share * (t - start)),
+        );
+      }
+      add(
+        'vllm:e2e_request_latency_seconds',
+        'histogram',
+        'vllm:e2e_request_latency_seconds_count',
+        vllm,
+        t => round(requestsPerSecond * (t - start)),
+      );
+      add(
+        'vllm:e2e_request_latency_seconds',
+        'histogram',
+        'vllm:e2e_request_latency_seconds_sum',
+        vllm,
+        t => round(requestsPerSecond * 1.2 * (t - start)),
       );
     }
   }

@@ -33,7 +33,10 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-async function writeLines(path: string, lines: Iterable<string>): Promise<void> {
+async function writeLines(
+  path: string,
+  lines: Iterable<string>,
+): Promise<void> {
   const out = createWriteStream(path);
   let buffer = '';
   for (const line of lines) {
@@ -47,7 +50,11 @@ async function writeLines(path: string, lines: Iterable<string>): Promise<void> 
   await once(out, 'finish');
 }
 
-async function waitForReady(url: string, child: ChildProcess, log: () => string): Promise<void> {
+async function waitForReady(
+  url: string,
+  child: ChildProcess,
+  log: () => string,
+): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) {
@@ -86,7 +93,9 @@ export async function startPrometheusWithHistory(
   try {
     await writeLines(input, openMetricsLines(spec));
     const tBackfill = Date.now();
-    await promisify(execFile)(PROMTOOL, [
+    await promisify(execFile)(
+      PROMTOOL,
+      [
         'tsdb',
         'create-blocks-from',
         'openmetrics',
@@ -95,12 +104,18 @@ export async function startPrometheusWithHistory(
         '--max-block-duration=24h',
         input,
         data,
-      ], {
-      maxBuffer: 16 << 20,
-    });
-    if (process.env.GPU_PROM_DEBUG) console.log('backfill ms', Date.now() - tBackfill);
+      ],
+      {
+        maxBuffer: 16 << 20,
+      },
+    );
+    if (process.env.GPU_PROM_DEBUG)
+      console.log('backfill ms', Date.now() - tBackfill);
     await rm(input);
-    await writeFile(join(dir, 'prometheus.yml'), 'global:\n  scrape_interval: 1m\nscrape_configs: []\n');
+    await writeFile(
+      join(dir, 'prometheus.yml'),
+      'global:\n  scrape_interval: 1m\nscrape_configs: []\n',
+    );
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
     throw error;

@@ -73,23 +73,32 @@ export async function seedUsageServices(options: {
         tier: s.tier,
         pool: s.pool,
         ...(s.migProfile ? { migProfile: s.migProfile } : {}),
-        gpusPerReplica: s.tier === 'dedicated' ? s.gpuEquivalents / replicas : 1,
+        gpusPerReplica:
+          s.tier === 'dedicated' ? s.gpuEquivalents / replicas : 1,
       },
       mode: 'dry-run',
       reservation: {
         gpuEquivalents: s.gpuEquivalents,
-        monthlyCostMicros: pooledCost(prices.get(s.pool)!, s.gpuEquivalents, platform.hoursPerMonth),
+        monthlyCostMicros: pooledCost(
+          prices.get(s.pool)!,
+          s.gpuEquivalents,
+          platform.hoursPerMonth,
+        ),
       },
       policy: { whenOverQuota: 'reject' },
       actor: 'user:default/alice',
     });
     ids[s.name] = result.service.id;
-    await knex('services').where({ id: result.service.id }).update({ status: s.releasedAt ? 'deleted' : 'ready' });
+    await knex('services')
+      .where({ id: result.service.id })
+      .update({ status: s.releasedAt ? 'deleted' : 'ready' });
     await knex('reservations')
       .where({ id: result.reservation.id })
       .update({
         held_at: new Date(s.heldAt),
-        ...(s.releasedAt ? { state: 'released', released_at: new Date(s.releasedAt) } : {}),
+        ...(s.releasedAt
+          ? { state: 'released', released_at: new Date(s.releasedAt) }
+          : {}),
       });
   }
   return ids;

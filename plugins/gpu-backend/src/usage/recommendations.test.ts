@@ -1,0 +1,178 @@
+import {
+  demoPlatformConfig,
+  parsePlatform,
+  poolPrices,
+  SharingTier,
+} from '@internal/backstage-plugin-gpu-common';
+import { ServiceRecord } from '../database';
+import { Attribution } from './attribution';
+import { recommend } from './recommendations';
+import { serviceSlice } from './serviceSlice';
+
+const platform = parsePlatform(demoPlatformConfig);
+const prices = poolPrices(platform);
+const GB = 1e9;
+
+function service(
+  tier: SharingTier,
+  pool: string,
+  environment: string,
+  migProfile?: string,
+): ServiceRecord {
+  return {
+    id: 'svc-1',
+    name: 'summariser',
+    team: 'ml-platform',
+    namespace: 'ml-serving',
+    environment,
+    tier,
+    pool,
+    status: 'ready',
+    request: {
+      name: 'summariser',
+      team: 'ml-platform',
+      model: 'llama-3.1-8b',
+      runtime: 'vllm',
+      maxModelLen: 8192,
+      concurrency: 8,
+      replicas: 1,
+      environment,
+    },
+    placement: {
+      tier,
+      pool,
+      gpusPerReplica: 1,
+      ...(migProfile ? { migProfile } : {}),
+    },
+    mode: 'dry-run',
+    createdBy: 'user:default/alice',
+    createdAt: '2026-11-01T00:00:00.000Z',
+    updatedBy: 'user:default/alice',
+    updatedAt: '2026-11-01T00:00:00.000Z',
+  };
+}
+
+function run(
+  s: ServiceRecord,
+  usage: Partial<Attribution>,
+  windowSeconds = 86400,
+) {
+  return recommend({
+    platform,
+    prices,
+    service: s,
+    slice: serviceSlice(platform, s),
+    usage: { seriesCount: 1, ...usage },
+    monthlyAllocationMicros: 1,
+    windowSeconds,
+  });
+}
+
+const perMonth = (usdPerHour: number) => Math.round(usdPerHour * 730 * 1e6);
+
+describe('recommend', () => {
+  it('moves 9 GB of an 80 GB H100 at low activity to a MIG slice that fits, with the monthly saving', () => {
+    const [rec] = run(service('dedicated', 'h100', 'production'), {
+      utilisation: { value: 0.12, method: 'measured', confidence: 'high' },
+      peakMemoryBytes: 9 * GB,
+      generatedTokens: 1000,
+    });
+    expect(rec).toMatchObject({
+      kind: 'right-size',
+      target: {
+        tier: 'mig',
+        pool: 'a100-mig',
+        migProfile: '1g.10gb',
+        gpuEquivalents: 1 / 7,
+      },
+    });
+    expect(rec.monthlySavingMicros).toBeCloseTo(
+      perMonth(55.04 / 8 - 27.447 / 8 / 7),
+      -1,
+    );
+    expect(rec.message).toMatch(/Uses 9\.0 GB of 85\.9 GB/);
+  });
+
+  it('does not right-size a busy service, nor one whose memory only fits its own slice', () => {
+    const busy = run(service('dedicated', 'h100', 'production'), {
+      utilisation: { value: 0.8, method: 'measured', confidence: 'high' },
+      peakMemoryBytes: 9 * GB,
+    });
+    expect(busy).toEqual([]);
+    const full = run(service('mig', 'a100-mig', 'production', '1g.10gb'), {
+      utilisation: {
+        value: 0.3,
+        method: 'measured-mig-instance',
+        confidence: 'high',
+      },
+      peakMemoryBytes: 9.2 * GB,
+    });
+    expect(full).toEqual([]);
+  });
+
+  it('moves a service above 95% of its memory up to the cheapest larger slice, at a cost', () => {
+    const [rec] = run(service('mig', 'a100-mig', 'production', '1g.10gb'), {
+      utilisation: {
+        value: 0.7,
+        method: 'measured-mig-instance',
+        confidence: 'high',
+      },
+      peakMemoryBytes: 9.7 * GB,
+    });
+    // A whole L4 (24 GB, 0.8048/h) is cheaper than the next MIG profile (2g.20gb, 0.9803/h).
+    expect(rec).toMatchObject({
+      kind: 'move-up',
+      severity: 'critical',
+      target: { tier: 'dedicated', pool: 'l4-ondemand', gpuEquivalents: 1 },
+    });
+    expect(rec.monthlySavingMicros).toBeCloseTo(
+      perMonth(27.447 / 8 / 7 - 0.8048),
+      -1,
+    );
+  });
+
+  it('flags a production GPU idle below 20% for 30 minutes, but not in dev', () => {
+    const usage = {
+      utilisation: {
+        value: 0.5,
+        method: 'measured' as const,
+        confidence: 'high' as const,
+      },
+      recentPeakUtilisation: 0.1,
+      peakMemoryBytes: 20 * GB,
+    };
+    const production = run(
+      service('dedicated', 'l4-ondemand', 'production'),
+      usage,
+    );
+    expect(production.map(r => r.kind)).toEqual(['idle']);
+    expect(production[0].monthlySavingMicros).toBeCloseTo(
+      perMonth(0.8048 * 0.5),
+      -1,
+    );
+    expect(run(service('dedicated', 'l4-ondemand', 'dev'), usage)).toEqual([]);
+  });
+
+  it('proposes scale-to-zero when nothing was generated, running or waiting for an hour', () => {
+    const quiet = { generatedTokens: 0, running: 0, waiting: 0 };
+    const [rec] = run(service('dedicated', 'l4-ondemand', 'dev'), quiet);
+    expect(rec).toMatchObject({
+      kind: 'scale-to-zero',
+      monthlySavingMicros: perMonth(0.8048),
+    });
+    expect(
+      run(service('dedicated', 'l4-ondemand', 'dev'), quiet, 1800),
+    ).toEqual([]);
+    expect(
+      run(service('dedicated', 'l4-ondemand', 'dev'), { ...quiet, waiting: 1 }),
+    ).toEqual([]);
+  });
+
+  it('never proposes spot capacity to an on-demand service', () => {
+    const [rec] = run(service('dedicated', 'h100', 'dev'), {
+      utilisation: { value: 0.1, method: 'measured', confidence: 'high' },
+      peakMemoryBytes: 3 * GB,
+    });
+    expect(rec.target?.pool).not.toBe('spot-l4');
+  });
+});
