@@ -12,4 +12,12 @@ export {
   validateTierPicker,
 } from './components/TierPicker';
 export type { TierPickerValue } from './components/TierPicker';
-export { GpuTierPickerFieldExtension, legacyGpuPlugin } from './legacy';
+export {
+  EntityGpuServiceCard,
+  GpuTierPickerFieldExtension,
+  legacyGpuPlugin,
+} from './legacy';
+export {
+  GPU_SERVICE_ID_ANNOTATION,
+  isGpuServiceAvailable,
+} from './components/GpuServiceCard';

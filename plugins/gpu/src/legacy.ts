@@ -1,5 +1,6 @@
 import {
   createApiFactory,
+  createComponentExtension,
   createPlugin,
   discoveryApiRef,
   fetchApiRef,
@@ -41,5 +42,21 @@ export const GpuTierPickerFieldExtension = legacyGpuPlugin.provide(
     component: TierPicker,
     validation: validateTierPicker,
     schema: tierPickerFieldSchema.schema,
+  }),
+);
+
+/**
+ * The GPU usage and cost card for legacy apps: put `<EntityGpuServiceCard />` on the entity overview, e.g. inside
+ * `<EntitySwitch.Case if={isGpuServiceAvailable}>`.
+ *
+ * @public
+ */
+export const EntityGpuServiceCard = legacyGpuPlugin.provide(
+  createComponentExtension({
+    name: 'EntityGpuServiceCard',
+    component: {
+      lazy: () =>
+        import('./components/GpuServiceCard').then(m => m.GpuServiceCard),
+    },
   }),
 );

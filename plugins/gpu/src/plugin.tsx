@@ -5,9 +5,11 @@ import {
   fetchApiRef,
   PageBlueprint,
 } from '@backstage/frontend-plugin-api';
+import { EntityCardBlueprint } from '@backstage/plugin-catalog-react/alpha';
 import { FormFieldBlueprint } from '@backstage/plugin-scaffolder-react/alpha';
 import MemoryIcon from '@material-ui/icons/Memory';
 import { GpuClient, gpuApiRef } from './api';
+import { isGpuServiceAvailable } from './components/GpuServiceCard/annotations';
 import { rootRouteRef } from './routes';
 
 export const gpuApi = ApiBlueprint.make({
@@ -31,6 +33,16 @@ export const gpuGovernancePage = PageBlueprint.make({
   },
 });
 
+/** The GPU usage and cost card on the overview of entities with the `gpu.backstage.io/service-id` annotation. */
+export const gpuServiceEntityCard = EntityCardBlueprint.make({
+  name: 'service',
+  params: {
+    filter: isGpuServiceAvailable,
+    loader: () =>
+      import('./components/GpuServiceCard').then(m => <m.GpuServiceCard />),
+  },
+});
+
 /** The `GpuTierPicker` scaffolder form field, attached to the scaffolder's form fields API. */
 export const gpuTierPickerField = FormFieldBlueprint.make({
   name: 'tier-picker',
@@ -50,7 +62,12 @@ export const gpuTierPickerField = FormFieldBlueprint.make({
 export const gpuPlugin = createFrontendPlugin({
   pluginId: 'gpu',
   info: { packageJson: () => import('../package.json') },
-  extensions: [gpuApi, gpuGovernancePage, gpuTierPickerField],
+  extensions: [
+    gpuApi,
+    gpuGovernancePage,
+    gpuServiceEntityCard,
+    gpuTierPickerField,
+  ],
   routes: {
     root: rootRouteRef,
   },

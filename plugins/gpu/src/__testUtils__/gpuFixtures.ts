@@ -245,3 +245,57 @@ export function teamQuota(
     updatedAt: '2026-11-01T00:00:00.000Z',
   };
 }
+
+/**
+ * A right-size recommendation for the summariser: 9 GB of its 24 GB L4 used at low activity fits a MIG 1g.10gb slice
+ * of the A100 pool; the saving is the monthly allocation difference.
+ */
+export function rightSizeRecommendation(): Recommendation {
+  const l4 = findPool(platform, 'l4-ondemand');
+  const a100 = findPool(platform, 'a100-mig');
+  const current = allocationCost(l4, 1, platform.hoursPerMonth);
+  const target = allocationCost(a100, 1 / 7, platform.hoursPerMonth);
+  return {
+    kind: 'right-size',
+    severity: 'warning',
+    serviceId: summariserService().id,
+    serviceName: 'summariser',
+    team: 'ml-platform',
+    title: 'Move to a MIG 1g.10gb slice',
+    message:
+      'Peak memory 9.0 GB of 24 GB and 12% utilisation: a 1g.10gb slice of a100-mig fits.',
+    monthlySavingMicros: current - target,
+    target: {
+      tier: 'mig',
+      pool: 'a100-mig',
+      migProfile: '1g.10gb',
+      gpuEquivalents: 1 / 7,
+    },
+    evidence: {
+      utilisation: 0.12,
+      peakMemoryBytes: 9e9,
+      allocatedMemoryBytes: 24 * GIB,
+    },
+  };
+}
+
+/** What the usage route answers without metrics: no measured figure, empty series. */
+export function usageWithoutMetrics(metrics: MetricsStatus): ServiceUsage {
+  const full = summariserUsage(metrics);
+  return {
+    ...full,
+    utilisation: undefined,
+    engineActive: undefined,
+    memory: undefined,
+    tokens: undefined,
+    requests: undefined,
+    kvCacheUsage: undefined,
+    latency: undefined,
+    series: {
+      utilisation: [],
+      memoryUsedBytes: [],
+      generatedTokensPerSecond: [],
+      queueDepth: [],
+    },
+  };
+}

@@ -10,7 +10,7 @@ import {
   findPool,
   formatUsd,
 } from '@internal/backstage-plugin-gpu-common';
-import { screen, waitFor, within } from '@testing-library/react';
+import { configure, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { gpuApiRef } from '../../api';
 import { FakeGpuApi } from '../../__testUtils__/FakeGpuApi';
@@ -69,6 +69,8 @@ async function renderPage(api: FakeGpuApi, allow = true) {
 
 // A whole page of Material UI tables renders in seconds on a busy CI machine.
 jest.setTimeout(30_000);
+// Rendering and lazy chart modules can take more than the default second on a busy machine.
+configure({ asyncUtilTimeout: 10_000 });
 
 const user = userEvent.setup({ delay: null });
 

@@ -1,0 +1,108 @@
+import {
+  formatUsd,
+  ServiceCost,
+  UsdMicros,
+} from '@internal/backstage-plugin-gpu-common';
+import Grid from '@material-ui/core/Grid';
+import { formatPercent } from '../shared';
+import { Figure } from './Figure';
+
+/** A unit price: six decimals below a cent (`$0.000746`), else cents. */
+function formatUnitPrice(micros: UsdMicros): string {
+  return formatUsd(micros, { decimals: Math.abs(micros) < 10_000 ? 6 : 4 });
+}
+
+/**
+ * Cost of the service: month-to-date and projected allocation (what the bill says), cost per 1,000 output tokens,
+ * idle share and spot saving. Figures that need usage metrics say so instead of showing a number.
+ */
+export function CostFigures(props: { cost: ServiceCost }) {
+  const { cost } = props;
+  const needsMetrics = 'needs usage metrics';
+  return (
+    <Grid container spacing={2}>
+      <Grid item xs={6} sm={4}>
+        <Figure
+          testId="figure-month-to-date"
+          label={`Cost month-to-date (${cost.monthToDate.month})`}
+          value={formatUsd(cost.monthToDate.allocationMicros)}
+          caption={
+            cost.monthToDate.snapshotDays > 0
+              ? `${cost.monthToDate.snapshotDays} day(s) from daily snapshots`
+              : 'allocation: GPU share x price x hours'
+          }
+        />
+      </Grid>
+      <Grid item xs={6} sm={4}>
+        <Figure
+          testId="figure-projected"
+          label="Projected this month"
+          value={formatUsd(cost.projectedMonthMicros)}
+          caption={`${formatUsd(
+            cost.monthlyAllocationMicros,
+          )} for a full month held`}
+        />
+      </Grid>
+      <Grid item xs={6} sm={4}>
+        <Figure
+          testId="figure-per-thousand-tokens"
+          label="Per 1,000 output tokens"
+          value={
+            cost.costPerThousandTokensMicros !== undefined
+              ? formatUnitPrice(cost.costPerThousandTokensMicros)
+              : '-'
+          }
+          caption={
+            cost.costPerThousandTokensMicros !== undefined
+              ? `over ${cost.window.label}`
+              : cost.generatedTokens === 0
+              ? `no tokens generated in ${cost.window.label}`
+              : needsMetrics
+          }
+        />
+      </Grid>
+      <Grid item xs={6} sm={4}>
+        <Figure
+          testId="figure-idle-share"
+          label="Idle share"
+          value={
+            cost.idleShare !== undefined ? formatPercent(cost.idleShare) : '-'
+          }
+          caption={
+            cost.idleMicros !== undefined
+              ? `${formatUsd(cost.idleMicros)} of ${formatUsd(
+                  cost.allocationMicros,
+                )} idle in ${cost.window.label}`
+              : needsMetrics
+          }
+        />
+      </Grid>
+      <Grid item xs={6} sm={4}>
+        <Figure
+          testId="figure-window-cost"
+          label={`Allocation cost, ${cost.window.label}`}
+          value={formatUsd(cost.allocationMicros)}
+          caption={`${cost.allocatedHours.toFixed(1)} h at ${formatUnitPrice(
+            cost.gpuHourPriceMicros,
+          )} per GPU-hour`}
+        />
+      </Grid>
+      <Grid item xs={6} sm={4}>
+        <Figure
+          testId="figure-spot-saving"
+          label="Spot saving"
+          value={
+            cost.spotSavingMicros !== undefined
+              ? formatUsd(cost.spotSavingMicros)
+              : '-'
+          }
+          caption={
+            cost.spotSavingMicros !== undefined
+              ? `vs on-demand, ${cost.window.label}`
+              : 'on-demand pool'
+          }
+        />
+      </Grid>
+    </Grid>
+  );
+}

@@ -1,0 +1,322 @@
+import { Entity } from '@backstage/catalog-model';
+import {
+  renderInTestApp,
+  TestApiProvider,
+} from '@backstage/frontend-test-utils';
+import { EntityProvider } from '@backstage/plugin-catalog-react';
+import {
+  allocationCost,
+  findPool,
+  formatUsd,
+  ServiceCost,
+} from '@internal/backstage-plugin-gpu-common';
+import { configure, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { gpuApiRef } from '../../api';
+import { FakeGpuApi } from '../../__testUtils__/FakeGpuApi';
+import {
+  platform,
+  rightSizeRecommendation,
+  summariserCost,
+  summariserService,
+  summariserUsage,
+  usageWithoutMetrics,
+} from '../../__testUtils__/gpuFixtures';
+import { responseError } from '../../__testUtils__/responseError';
+import { GpuServiceCard } from './GpuServiceCard';
+
+jest.setTimeout(30_000);
+// Rendering and lazy chart modules can take more than the default second on a busy machine.
+configure({ asyncUtilTimeout: 10_000 });
+
+const service = summariserService();
+
+function entity(
+  annotations: Record<string, string> = {
+    'gpu.backstage.io/service-id': service.id,
+  },
+): Entity {
+  return {
+    apiVersion: 'backstage.io/v1alpha1',
+    kind: 'Component',
+    metadata: { name: 'summariser', annotations },
+    spec: { type: 'service', lifecycle: 'production', owner: 'ml-platform' },
+  };
+}
+
+/** A backend that knows the summariser and answers usage and cost from the fixtures. */
+function backend(): FakeGpuApi {
+  const api = new FakeGpuApi();
+  api.services.set(service.id, service);
+  api.usage = async () => summariserUsage();
+  api.cost = async () =>
+    summariserCost(summariserUsage(), [rightSizeRecommendation()]);
+  return api;
+}
+
+async function renderCard(api: FakeGpuApi, e: Entity = entity()) {
+  return renderInTestApp(
+    <TestApiProvider apis={[[gpuApiRef, api]]}>
+      <EntityProvider entity={e}>
+        <GpuServiceCard />
+      </EntityProvider>
+    </TestApiProvider>,
+  );
+}
+
+const figure = (id: string) => screen.getByTestId(id);
+
+describe('GpuServiceCard', () => {
+  it('shows placement, usage charts and figures, cost and the recommendation with its saving', async () => {
+    const api = backend();
+    const usage = summariserUsage();
+    const cost = summariserCost(usage, [rightSizeRecommendation()]);
+    await renderCard(api);
+
+    expect(
+      await screen.findByText(
+        'dedicated on l4-ondemand · 1 replica, 1 GPU-equivalent · production · approved (dry-run)',
+      ),
+    ).toBeInTheDocument();
+    const util = Math.round(usage.utilisation!.value * 100);
+    expect(
+      screen.getByRole('img', {
+        name: `GPU utilisation: average ${util}% over 24h`,
+      }),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByRole('img', {
+        name: /^GPU memory used vs allocated: peak 19\.0 GiB of 24\.0 GiB allocated \(79%\)$/,
+      }),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByRole('img', { name: /^Tokens\/s and queue depth: / }),
+    ).toBeInTheDocument();
+
+    expect(figure('figure-utilisation')).toHaveTextContent(`${util}%`);
+    expect(figure('figure-utilisation')).toHaveTextContent(
+      'measured on its own GPUs, high confidence',
+    );
+    expect(figure('figure-memory')).toHaveTextContent('/ 24.0 GiB');
+    expect(figure('figure-tokens')).toHaveTextContent(
+      `${Math.round(usage.tokens!.generated).toLocaleString(
+        'en-US',
+      )} tokens in 24h`,
+    );
+    expect(figure('figure-queue')).toHaveTextContent('3 waiting');
+    expect(figure('figure-queue')).toHaveTextContent(
+      '12 running, KV cache 41%',
+    );
+    expect(figure('figure-latency')).toHaveTextContent('4.20 s');
+
+    // 14.5 days of an L4 at $0.8048/h, and that pace over the 730-hour month.
+    expect(figure('figure-month-to-date')).toHaveTextContent(
+      formatUsd(allocationCost(findPool(platform, 'l4-ondemand'), 1, 348)),
+    );
+    expect(figure('figure-month-to-date')).toHaveTextContent('$280.07');
+    expect(figure('figure-projected')).toHaveTextContent(
+      formatUsd(cost.projectedMonthMicros),
+    );
+    expect(figure('figure-projected')).toHaveTextContent(
+      '$587.50 for a full month held',
+    );
+    expect(figure('figure-per-thousand-tokens')).toHaveTextContent(
+      formatUsd(cost.costPerThousandTokensMicros!, { decimals: 6 }),
+    );
+    expect(figure('figure-idle-share')).toHaveTextContent(
+      `${Math.round(cost.idleShare! * 100)}%`,
+    );
+    expect(figure('figure-window-cost')).toHaveTextContent('$19.32');
+    expect(figure('figure-spot-saving')).toHaveTextContent('on-demand pool');
+
+    const recommendations = screen.getByTestId('recommendations');
+    expect(recommendations).toHaveTextContent(
+      'Move to a MIG 1g.10gb slice: saves $229.71 per month',
+    );
+    expect(api.callsOf('getServiceUsage')).toEqual([[service.id, '24h']]);
+  });
+
+  it('shows progress while the service loads', async () => {
+    const api = backend();
+    api.getService = () => new Promise(() => {});
+    await renderCard(api);
+    expect(await screen.findByTestId('progress')).toBeInTheDocument();
+    expect(screen.getByText('GPU usage and cost')).toBeInTheDocument();
+  });
+
+  it('says when no metrics source is configured and still shows the allocation cost', async () => {
+    const api = backend();
+    const usage = usageWithoutMetrics({ state: 'not-configured' });
+    api.usage = async () => usage;
+    api.cost = async () => summariserCost(usage);
+    await renderCard(api);
+    expect(
+      await screen.findByText(/: No metrics source configured$/),
+    ).toBeInTheDocument();
+    expect(
+      screen.queryByRole('img', { name: /GPU utilisation/ }),
+    ).not.toBeInTheDocument();
+    expect(figure('figure-month-to-date')).toHaveTextContent('$280.07');
+    expect(figure('figure-projected')).toHaveTextContent(
+      '$587.50 for a full month held',
+    );
+    expect(figure('figure-idle-share')).toHaveTextContent(
+      '-needs usage metrics',
+    );
+    expect(figure('figure-per-thousand-tokens')).toHaveTextContent(
+      'needs usage metrics',
+    );
+    expect(screen.getByTestId('no-recommendation')).toBeInTheDocument();
+  });
+
+  it('says when there is no usage data yet', async () => {
+    const api = backend();
+    const usage = usageWithoutMetrics({ state: 'no-data' });
+    api.usage = async () => usage;
+    api.cost = async () => summariserCost(usage);
+    await renderCard(api);
+    expect(await screen.findByText(/: No usage data yet$/)).toBeInTheDocument();
+    expect(
+      screen.getByText(/no series for this service's pods in the last 24h/),
+    ).toBeInTheDocument();
+    expect(figure('figure-window-cost')).toHaveTextContent('$19.32');
+  });
+
+  it('says usage is unavailable when Prometheus is down, with the reason, and shows the allocation cost', async () => {
+    const api = backend();
+    const usage = usageWithoutMetrics({
+      state: 'unavailable',
+      reason: 'Prometheus did not answer within 5000 ms',
+    });
+    api.usage = async () => usage;
+    api.cost = async () => summariserCost(usage);
+    await renderCard(api);
+    expect(
+      await screen.findByText(
+        /: Prometheus unavailable: usage is unavailable$/,
+      ),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByText(
+        'Prometheus did not answer within 5000 ms. Showing the allocation cost only.',
+      ),
+    ).toBeInTheDocument();
+    expect(figure('figure-month-to-date')).toHaveTextContent('$280.07');
+  });
+
+  it('names missing metric families when data is partial', async () => {
+    const api = backend();
+    const usage = summariserUsage({
+      state: 'partial',
+      missing: ['DCGM_FI_DEV_FB_USED'],
+    });
+    api.usage = async () => ({ ...usage, memory: undefined });
+    await renderCard(api);
+    expect(
+      await screen.findByText(/: Some metrics are missing$/),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByText(/Missing: DCGM_FI_DEV_FB_USED/),
+    ).toBeInTheDocument();
+    expect(screen.queryByTestId('figure-memory')).not.toBeInTheDocument();
+    expect(figure('figure-utilisation')).toBeInTheDocument();
+  });
+
+  it('keeps the cost when the usage route fails', async () => {
+    const api = backend();
+    api.usage = () =>
+      responseError(
+        503,
+        'Service Unavailable',
+        'ServiceUnavailableError',
+        'metrics backend overloaded',
+      ).then(e => Promise.reject(e));
+    await renderCard(api);
+    expect(
+      await screen.findByText(/: Usage is unavailable$/),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByText(/metrics backend overloaded \(HTTP 503\)/),
+    ).toBeInTheDocument();
+    expect(figure('figure-month-to-date')).toHaveTextContent('$280.07');
+  });
+
+  it('shows the cost error and the allocation held when the cost route fails', async () => {
+    const api = backend();
+    api.cost = () => Promise.reject(new Error('cost exploded'));
+    await renderCard(api);
+    expect(
+      (await screen.findAllByText(/cost exploded/)).length,
+    ).toBeGreaterThan(0);
+    expect(screen.getByTestId('fallback-monthly-cost')).toHaveTextContent(
+      'Allocation held: $587.50 per month for 1 GPU-equivalent(s).',
+    );
+    expect(figure('figure-utilisation')).toBeInTheDocument();
+  });
+
+  it('says clearly when the annotation names a service the backend does not know', async () => {
+    const api = backend();
+    await renderCard(
+      api,
+      entity({ 'gpu.backstage.io/service-id': 'no-such-id' }),
+    );
+    const notFound = await screen.findByTestId('service-not-found');
+    expect(notFound).toHaveTextContent('Service not found.');
+    expect(notFound).toHaveTextContent('no-such-id');
+    expect(api.callsOf('getServiceUsage')).toEqual([]);
+  });
+
+  it('shows other errors reading the service', async () => {
+    const api = backend();
+    api.getService = () => Promise.reject(new Error('gpu backend down'));
+    await renderCard(api);
+    expect(
+      (await screen.findAllByText(/gpu backend down/)).length,
+    ).toBeGreaterThan(0);
+  });
+
+  it('asks for the annotation when the entity has none', async () => {
+    await renderCard(backend(), entity({}));
+    expect(
+      await screen.findByText(/gpu.backstage.io\/service-id/),
+    ).toBeInTheDocument();
+  });
+
+  it('reloads usage and cost for another window', async () => {
+    const api = backend();
+    await renderCard(api);
+    await screen.findByTestId('figure-utilisation');
+    const user = userEvent.setup({ delay: null });
+    expect(screen.getByRole('button', { name: 'Window' })).toHaveTextContent(
+      'Last 24 hours',
+    );
+    await user.click(screen.getByRole('button', { name: 'Window' }));
+    await user.click(
+      within(await screen.findByRole('listbox')).getByText('Last 7 days'),
+    );
+    await waitFor(() =>
+      expect(api.callsOf('getServiceCost')).toEqual([
+        [service.id, '24h'],
+        [service.id, '7d'],
+      ]),
+    );
+    expect(api.callsOf('getServiceUsage').at(-1)).toEqual([service.id, '7d']);
+  });
+
+  it('shows a spot saving on a spot pool', async () => {
+    const api = backend();
+    const spot = findPool(platform, 'spot-l4');
+    const onDemand = findPool(platform, 'l4-ondemand');
+    const cost: ServiceCost = {
+      ...summariserCost(),
+      pool: 'spot-l4',
+      spotSavingMicros:
+        allocationCost(onDemand, 1, 24) - allocationCost(spot, 1, 24),
+    };
+    api.cost = async () => cost;
+    await renderCard(api);
+    expect(await screen.findByTestId('figure-spot-saving')).toHaveTextContent(
+      '$10.44',
+    );
+  });
+});

@@ -1,0 +1,152 @@
+import {
+  InfoCard,
+  Progress,
+  ResponseErrorPanel,
+  WarningPanel,
+} from '@backstage/core-components';
+import { UsageWindowName } from '@internal/backstage-plugin-gpu-common';
+import Box from '@material-ui/core/Box';
+import Divider from '@material-ui/core/Divider';
+import Grid from '@material-ui/core/Grid';
+import Typography from '@material-ui/core/Typography';
+import { useState } from 'react';
+import { errorMessage, isNotFound, WindowSelect } from '../shared';
+import { GPU_SERVICE_ID_ANNOTATION } from './annotations';
+import { CostFigures } from './CostFigures';
+import { describeService } from './describeService';
+import { MetricsNotice } from './MetricsNotice';
+import { RecommendationList } from './RecommendationList';
+import { MemoryChart, ThroughputChart, UtilisationChart } from './UsageCharts';
+import { UsageFigures } from './UsageFigures';
+import { useGpuServiceData } from './useGpuServiceData';
+
+const TITLE = 'GPU usage and cost';
+
+/**
+ * The card's body for one gpu service id: placement, usage charts and figures, cost and recommendations for a
+ * window, with a state for each way data can be missing.
+ */
+export function GpuServiceCardContent(props: {
+  serviceId: string;
+  initialWindow?: UsageWindowName;
+}) {
+  const [usageWindow, setUsageWindow] = useState<UsageWindowName>(
+    props.initialWindow ?? '24h',
+  );
+  const { service, figures } = useGpuServiceData(props.serviceId, usageWindow);
+  const action = (
+    <Box pt={1} pr={1}>
+      <WindowSelect
+        value={usageWindow}
+        onChange={setUsageWindow}
+        id="gpu-service-card-window"
+      />
+    </Box>
+  );
+
+  if (service.loading) {
+    return (
+      <InfoCard title={TITLE}>
+        <Progress />
+      </InfoCard>
+    );
+  }
+  if (service.error) {
+    return (
+      <InfoCard title={TITLE}>
+        {isNotFound(service.error) ? (
+          <Typography variant="body2" data-testid="service-not-found">
+            <strong>Service not found.</strong> The gpu backend has no service
+            with id <code>{props.serviceId}</code>, the value of this entity's{' '}
+            <code>{GPU_SERVICE_ID_ANNOTATION}</code> annotation. The service may
+            have been deleted or the annotation mistyped.
+          </Typography>
+        ) : (
+          <ResponseErrorPanel
+            error={service.error}
+            title="Could not load the GPU service"
+          />
+        )}
+      </InfoCard>
+    );
+  }
+
+  const svc = service.value!;
+  const usage =
+    figures.usage && 'value' in figures.usage ? figures.usage.value : undefined;
+  const cost =
+    figures.cost && 'value' in figures.cost ? figures.cost.value : undefined;
+  const usageError =
+    figures.usage && 'error' in figures.usage ? figures.usage.error : undefined;
+  const costError =
+    figures.cost && 'error' in figures.cost ? figures.cost.error : undefined;
+  const metrics = usage?.metrics ?? cost?.metrics;
+  const hasSeries =
+    usage !== undefined &&
+    (usage.series.utilisation.length > 0 ||
+      usage.series.memoryUsedBytes.length > 0 ||
+      usage.series.generatedTokensPerSecond.length > 0);
+
+  return (
+    <InfoCard title={TITLE} subheader={describeService(svc)} action={action}>
+      {figures.loading && <Progress />}
+      {!figures.loading && (
+        <Grid container spacing={2}>
+          {metrics && (
+            <Grid item xs={12}>
+              <MetricsNotice metrics={metrics} windowLabel={usageWindow} />
+            </Grid>
+          )}
+          {usageError && (
+            <Grid item xs={12}>
+              <WarningPanel
+                defaultExpanded
+                severity="warning"
+                title="Usage is unavailable"
+                message={`${errorMessage(
+                  usageError,
+                )}. Showing the allocation cost only.`}
+              />
+            </Grid>
+          )}
+          {usage && hasSeries && (
+            <>
+              <Grid item xs={12} md={6}>
+                <UtilisationChart usage={usage} />
+                <MemoryChart usage={usage} />
+              </Grid>
+              <Grid item xs={12} md={6}>
+                <ThroughputChart usage={usage} />
+                <UsageFigures usage={usage} />
+              </Grid>
+            </>
+          )}
+          <Grid item xs={12}>
+            <Divider />
+          </Grid>
+          <Grid item xs={12}>
+            {cost && <CostFigures cost={cost} />}
+            {costError && (
+              <>
+                <ResponseErrorPanel
+                  error={costError}
+                  title="Could not load the cost"
+                />
+                <Typography variant="body2" data-testid="fallback-monthly-cost">
+                  Allocation held: {svc.monthlyCost} per month for{' '}
+                  {svc.gpuEquivalents} GPU-equivalent(s).
+                </Typography>
+              </>
+            )}
+          </Grid>
+          {cost && (
+            <Grid item xs={12}>
+              <Typography variant="subtitle2">Recommendation</Typography>
+              <RecommendationList recommendations={cost.recommendations} />
+            </Grid>
+          )}
+        </Grid>
+      )}
+    </InfoCard>
+  );
+}

@@ -1,0 +1,52 @@
+import {
+  formatUsd,
+  Recommendation,
+} from '@internal/backstage-plugin-gpu-common';
+import List from '@material-ui/core/List';
+import ListItem from '@material-ui/core/ListItem';
+import ListItemText from '@material-ui/core/ListItemText';
+import Typography from '@material-ui/core/Typography';
+
+function savingText(r: Recommendation): string {
+  if (r.monthlySavingMicros > 0)
+    return `saves ${formatUsd(r.monthlySavingMicros)} per month`;
+  if (r.monthlySavingMicros < 0)
+    return `costs ${formatUsd(-r.monthlySavingMicros)} more per month`;
+  return 'no change in cost';
+}
+
+/** Right-size, move-up, idle and scale-to-zero recommendations with their monthly saving. */
+export function RecommendationList(props: {
+  recommendations: Recommendation[];
+}) {
+  if (props.recommendations.length === 0) {
+    return (
+      <Typography
+        variant="body2"
+        color="textSecondary"
+        data-testid="no-recommendation"
+      >
+        No recommendation: the slice fits the measured use.
+      </Typography>
+    );
+  }
+  return (
+    <List dense disablePadding data-testid="recommendations">
+      {props.recommendations.map(r => (
+        <ListItem key={`${r.kind}-${r.target?.pool ?? ''}`} disableGutters>
+          <ListItemText
+            primary={
+              <Typography
+                variant="body2"
+                color={r.severity === 'info' ? 'textPrimary' : 'error'}
+              >
+                <strong>{r.title}</strong>: {savingText(r)}
+              </Typography>
+            }
+            secondary={r.message}
+          />
+        </ListItem>
+      ))}
+    </List>
+  );
+}

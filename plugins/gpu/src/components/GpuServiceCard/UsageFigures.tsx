@@ -1,0 +1,86 @@
+import { ServiceUsage } from '@internal/backstage-plugin-gpu-common';
+import Grid from '@material-ui/core/Grid';
+import { formatGib, formatPercent, formatRate } from '../shared';
+import { describeAttribution } from './describeAttribution';
+import { Figure } from './Figure';
+
+/** The window's usage in numbers: utilisation, memory, tokens/s, queue and latency, each only when measured. */
+export function UsageFigures(props: { usage: ServiceUsage }) {
+  const { usage } = props;
+  const figures = [
+    usage.utilisation && (
+      <Figure
+        key="util"
+        testId="figure-utilisation"
+        label="GPU utilisation (average)"
+        value={formatPercent(usage.utilisation.value)}
+        caption={describeAttribution(usage.utilisation)}
+      />
+    ),
+    usage.memory && (
+      <Figure
+        key="memory"
+        testId="figure-memory"
+        label="Memory used / allocated"
+        value={`${formatGib(usage.memory.usedBytes.value)} / ${formatGib(
+          usage.memory.allocatedBytes,
+        )}`}
+        caption={`peak ${formatGib(
+          usage.memory.peakUsedBytes,
+        )} (${formatPercent(usage.memory.peakFraction)})`}
+      />
+    ),
+    usage.tokens && (
+      <Figure
+        key="tokens"
+        testId="figure-tokens"
+        label="Output tokens/s"
+        value={formatRate(usage.tokens.generatedPerSecond)}
+        caption={`${Math.round(usage.tokens.generated).toLocaleString(
+          'en-US',
+        )} tokens in ${usage.window.label}${
+          usage.tokens.shareOfDevice < 1
+            ? `, ${formatPercent(
+                usage.tokens.shareOfDevice,
+              )} of the shared GPU's`
+            : ''
+        }`}
+      />
+    ),
+    usage.requests && (
+      <Figure
+        key="queue"
+        testId="figure-queue"
+        label="Queue depth (now)"
+        value={`${usage.requests.waiting} waiting`}
+        caption={`${usage.requests.running} running${
+          usage.kvCacheUsage !== undefined
+            ? `, KV cache ${formatPercent(usage.kvCacheUsage)}`
+            : ''
+        }`}
+      />
+    ),
+    usage.latency?.p95Seconds !== undefined && (
+      <Figure
+        key="latency"
+        testId="figure-latency"
+        label="Request latency p95"
+        value={`${usage.latency.p95Seconds.toFixed(2)} s`}
+        caption={
+          usage.latency.p50Seconds !== undefined
+            ? `p50 ${usage.latency.p50Seconds.toFixed(2)} s`
+            : undefined
+        }
+      />
+    ),
+  ].filter(Boolean);
+  return (
+    <Grid container spacing={2}>
+      {figures.map((figure, i) => (
+        <Grid item xs={6} key={i}>
+          {figure}
+        </Grid>
+      ))}
+    </Grid>
+  );
+}

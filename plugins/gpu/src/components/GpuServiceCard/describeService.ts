@@ -1,0 +1,27 @@
+import { GpuServiceView } from '@internal/backstage-plugin-gpu-common';
+import { formatGpuEquivalents } from '../shared';
+
+/** `dedicated on l4-ondemand`, `mig 1g.10gb on a100-mig`. */
+export function describePlacement(service: GpuServiceView): string {
+  const { placement } = service;
+  const slice =
+    placement.tier === 'dedicated' && placement.gpusPerReplica > 1
+      ? ` x${placement.gpusPerReplica}`
+      : placement.migProfile
+      ? ` ${placement.migProfile}`
+      : '';
+  return `${placement.tier}${slice} on ${placement.pool}`;
+}
+
+/** One line under the card title: placement, size, environment and status. */
+export function describeService(service: GpuServiceView): string {
+  const replicas = service.request.replicas;
+  return [
+    describePlacement(service),
+    `${replicas} replica${replicas === 1 ? '' : 's'}, ${formatGpuEquivalents(
+      service.gpuEquivalents,
+    )} GPU-equivalent${service.gpuEquivalents === 1 ? '' : 's'}`,
+    service.environment,
+    `${service.status}${service.mode === 'dry-run' ? ' (dry-run)' : ''}`,
+  ].join(' · ');
+}
