@@ -86,13 +86,19 @@ export function historyEnd(stepSeconds = 60, hoursAgo = 2): number {
  */
 export async function startPrometheusWithHistory(
   spec: HistorySpec,
+  options: {
+    /**
+     * Longest block promtool writes as a Go duration (default `24h`; hours, not days). promtool reads the input once per block, so long histories load
+     * faster with longer blocks, at the cost of holding a block's samples in memory.
+     */
+    maxBlockDuration?: string;
+  } = {},
 ): Promise<PrometheusWithHistory> {
   const dir = await mkdtemp(join(tmpdir(), 'gpu-prometheus-'));
   const data = join(dir, 'data');
   const input = join(dir, 'history.om');
   try {
     await writeLines(input, openMetricsLines(spec));
-    const tBackfill = Date.now();
     await promisify(execFile)(
       PROMTOOL,
       [
@@ -100,8 +106,8 @@ export async function startPrometheusWithHistory(
         'create-blocks-from',
         'openmetrics',
         '--quiet',
-        // Day-long blocks: promtool reads the input once per block, so 2 h blocks make long histories slow.
-        '--max-block-duration=24h',
+        // Day-long blocks by default: promtool reads the input once per block, so 2 h blocks make long histories slow.
+        `--max-block-duration=${options.maxBlockDuration ?? '24h'}`,
         input,
         data,
       ],
@@ -109,8 +115,6 @@ export async function startPrometheusWithHistory(
         maxBuffer: 16 << 20,
       },
     );
-    if (process.env.GPU_PROM_DEBUG)
-      console.log('backfill ms', Date.now() - tBackfill);
     await rm(input);
     await writeFile(
       join(dir, 'prometheus.yml'),

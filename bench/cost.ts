@@ -1,0 +1,335 @@
+/**
+ * Cost benchmark of the gpu backend against a real Prometheus (/usr/bin/prometheus, loaded with generated DCGM and
+ * vLLM history through `promtool tsdb create-blocks-from openmetrics`):
+ *
+ * - **Cost card**: `GET /services/:id/cost?window=30d` for one dedicated service over 30 days of 1-minute data, next
+ *   to the raw PromQL the route issues (recorded from the route, then replayed straight to Prometheus with the same
+ *   concurrency). Target: route <= 1.5x raw.
+ * - **Overview**: `GET /overview` for 1,000 services of every tier: the PromQL query count (and the count for 10
+ *   services, which must be the same), route time and raw PromQL time.
+ *
+ * Run from the repository root with `yarn bench:cost [--rounds <n>]`; results go to bench/results/cost.json.
+ */
+import { MiddlewareFactory } from '@backstage/backend-defaults/rootHttpRouter';
+import { mockServices } from '@backstage/backend-test-utils';
+import { ConfigReader } from '@backstage/config';
+import express from 'express';
+import knexFactory, { Knex } from 'knex';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { AddressInfo } from 'node:net';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import {
+  demoPlatformConfig,
+  parsePlatform,
+} from '../plugins/gpu-common/src';
+import {
+  HistoryService,
+  HistorySpec,
+  historyEnd,
+  podName,
+  startPrometheusWithHistory,
+} from '../plugins/gpu-backend/src/__testUtils__/prometheus';
+import { DatabaseGpuStore } from '../plugins/gpu-backend/src/database';
+import { readPrometheusConfig } from '../plugins/gpu-backend/src/metrics/PrometheusConfig';
+import { createUsageRouter } from '../plugins/gpu-backend/src/routes/usageRouter';
+import {
+  seedUsageServices,
+  SeededService,
+} from '../plugins/gpu-backend/src/usage/__testUtils__/seedUsageServices';
+import { AllocationReader } from '../plugins/gpu-backend/src/usage/AllocationReader';
+import { CostSnapshotStore } from '../plugins/gpu-backend/src/usage/CostSnapshotStore';
+import { UsageService } from '../plugins/gpu-backend/src/usage/UsageService';
+import { DateTime } from 'luxon';
+import { quantile } from './stats';
+
+function argument(name: string, fallback: number): number {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 ? Number(process.argv[index + 1]) : fallback;
+}
+
+const ROUNDS = argument('rounds', 15);
+const OVERVIEW_SERVICES = argument('services', 1000);
+const TARGET_RATIO = 1.5;
+const platform = parsePlatform(demoPlatformConfig);
+
+interface Recorded {
+  path: string;
+  body: string;
+}
+
+/** A fetch that records the Prometheus requests it forwards. */
+function recordingFetch(log: Recorded[]): typeof fetch {
+  return (input, init) => {
+    const url = new URL(String(input));
+    log.push({ path: url.pathname, body: String(init?.body ?? '') });
+    return fetch(input, init);
+  };
+}
+
+/** Replays recorded PromQL straight to Prometheus, all at once (the route's lower bound), returning ms. */
+async function replay(baseUrl: string, queries: Recorded[]): Promise<number> {
+  const start = performance.now();
+  await Promise.all(
+    queries.map(async q => {
+      const response = await fetch(`${baseUrl}${q.path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: q.body,
+      });
+      await response.json();
+    }),
+  );
+  return performance.now() - start;
+}
+
+async function timeRoute(url: string): Promise<number> {
+  const start = performance.now();
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  await response.json();
+  return performance.now() - start;
+}
+
+function summary(samples: number[]) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return {
+    p50Ms: Number(quantile(sorted, 0.5).toFixed(2)),
+    p90Ms: Number(quantile(sorted, 0.9).toFixed(2)),
+    minMs: Number(sorted[0].toFixed(2)),
+  };
+}
+
+async function withBackend(
+  spec: HistorySpec,
+  services: SeededService[],
+  run: (ctx: {
+    prometheusUrl: string;
+    baseUrl: string;
+    ids: Record<string, string>;
+    log: Recorded[];
+    knex: Knex;
+    usage: (reader?: Pick<AllocationReader, 'list' | 'get'>) => UsageService;
+  }) => Promise<void>,
+) {
+  const started = performance.now();
+  const prometheus = await startPrometheusWithHistory(spec, { maxBlockDuration: '744h' });
+  const loadSeconds = (performance.now() - started) / 1000;
+  const knex = knexFactory({
+    client: 'better-sqlite3',
+    connection: { filename: ':memory:' },
+    useNullAsDefault: true,
+  });
+  const store = await DatabaseGpuStore.create({ database: mockServices.database({ knex }) });
+  const ids = await seedUsageServices({ store, knex, platform, services });
+  const log: Recorded[] = [];
+  const now = DateTime.fromSeconds(spec.end, { zone: 'utc' });
+  const allocations = new AllocationReader(knex);
+  const usage = (reader: Pick<AllocationReader, 'list' | 'get'> = allocations) =>
+    new UsageService({
+      platform,
+      reader: reader as AllocationReader,
+      snapshots: new CostSnapshotStore(knex),
+      quotas: store,
+      prometheus: readPrometheusConfig(
+        new ConfigReader({ gpu: { prometheus: { baseUrl: prometheus.url, timeout: 60000 } } }),
+      ),
+      fetchImpl: recordingFetch(log),
+      now: () => now,
+    });
+  const app = express()
+    .use(createUsageRouter({ httpAuth: mockServices.httpAuth(), usage: usage() }))
+    .use(MiddlewareFactory.create({ config: mockServices.rootConfig(), logger: mockServices.rootLogger() }).error());
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise(resolve => server.once('listening', resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  process.stdout.write(`  history loaded into Prometheus in ${loadSeconds.toFixed(1)} s\n`);
+  try {
+    await run({ prometheusUrl: prometheus.url, baseUrl, ids, log, usage, knex });
+  } finally {
+    server.close();
+    await knex.destroy();
+    await prometheus.stop();
+  }
+  return loadSeconds;
+}
+
+async function compare(routeUrl: string, prometheusUrl: string, log: Recorded[]) {
+  // Warm up both, then alternate them so machine noise hits both alike.
+  log.length = 0;
+  await timeRoute(routeUrl);
+  const queries = [...log];
+  await replay(prometheusUrl, queries);
+  const route: number[] = [];
+  const raw: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    if (round % 2 === 0) {
+      route.push(await timeRoute(routeUrl));
+      raw.push(await replay(prometheusUrl, queries));
+    } else {
+      raw.push(await replay(prometheusUrl, queries));
+      route.push(await timeRoute(routeUrl));
+    }
+  }
+  const routeStats = summary(route);
+  const rawStats = summary(raw);
+  return {
+    queries: queries.length,
+    route: routeStats,
+    rawPromql: rawStats,
+    ratioP50: Number((routeStats.p50Ms / rawStats.p50Ms).toFixed(3)),
+  };
+}
+
+async function costCard() {
+  const end = historyEnd(60);
+  const days = 30;
+  const chat: HistoryService = {
+    name: 'chat',
+    namespace: 'ml-serving',
+    tier: 'dedicated',
+    pods: [{ pod: podName('chat'), hostname: 'l4-node-1', gpu: '0' }],
+    utilisation: { mean: 55, amplitude: 25 },
+    memoryMiB: { mean: 20000, amplitude: 800 },
+    totalMiB: 23034,
+    power: { mean: 55, amplitude: 10 },
+    tokensPerSecond: 600,
+    running: 10,
+    waiting: 1,
+    kvCache: 0.4,
+  };
+  const spec: HistorySpec = { end, days, stepSeconds: 60, services: [chat] };
+  let result: Awaited<ReturnType<typeof compare>> | undefined;
+  const loadSeconds = await withBackend(
+    spec,
+    [
+      {
+        name: 'chat',
+        team: 'ml-platform',
+        namespace: 'ml-serving',
+        environment: 'production',
+        tier: 'dedicated',
+        pool: 'l4-ondemand',
+        gpuEquivalents: 1,
+        heldAt: new Date((end - 40 * 86400) * 1000).toISOString(),
+      },
+    ],
+    async ({ prometheusUrl, baseUrl, ids, log }) => {
+      result = await compare(`${baseUrl}/services/${ids.chat}/cost?window=30d`, prometheusUrl, log);
+    },
+  );
+  return {
+    days,
+    stepSeconds: 60,
+    samplesPerSeries: days * 1440 + 1,
+    historyLoadSeconds: Number(loadSeconds.toFixed(1)),
+    ...result!,
+    target: TARGET_RATIO,
+    met: result!.ratioP50 <= TARGET_RATIO,
+  };
+}
+
+/** `count` services over every tier: dedicated L4s, MIG 1g.10gb on A100s, MPS and time-sliced groups of 4. */
+function fleet(count: number, end: number) {
+  const services: HistoryService[] = [];
+  const seeded: SeededService[] = [];
+  const heldAt = new Date((end - 3 * 86400) * 1000).toISOString();
+  for (let i = 0; i < count; i++) {
+    const name = `svc-${String(i).padStart(4, '0')}`;
+    const namespace = `team-${i % 20}`;
+    const kind = i % 5;
+    const util = { mean: 15 + ((i * 37) % 70), amplitude: 5 };
+    const base = { name, namespace, tokensPerSecond: 20 + (i % 13) * 10, running: i % 4, waiting: i % 3 };
+    if (kind <= 1) {
+      services.push({ ...base, tier: 'dedicated', pods: [{ pod: podName(name), hostname: `l4-${i}`, gpu: '0' }], utilisation: util, memoryMiB: { mean: 12000 }, totalMiB: 23034, power: { mean: 50 } });
+      seeded.push({ name, team: namespace, namespace, environment: 'production', tier: 'dedicated', pool: 'l4-ondemand', gpuEquivalents: 1, heldAt });
+    } else if (kind === 2) {
+      services.push({ ...base, tier: 'mig', pods: [{ pod: podName(name), hostname: `a100-${Math.floor(i / 56)}`, gpu: String(Math.floor(i / 7) % 8), migInstance: String(i % 7), migProfile: '1g.10gb' }], utilisation: util, memoryMiB: { mean: 7000 }, totalMiB: 9728 });
+      seeded.push({ name, team: namespace, namespace, environment: 'production', tier: 'mig', pool: 'a100-mig', migProfile: '1g.10gb', gpuEquivalents: 1 / 7, heldAt });
+    } else {
+      const tier = kind === 3 ? 'mps' : 'time-sliced';
+      const group = Math.floor(i / 20);
+      services.push({ ...base, tier, pods: [{ pod: podName(name), hostname: `${tier}-${group}`, gpu: String(i % 4) }] });
+      seeded.push({ name, team: namespace, namespace, environment: tier === 'mps' ? 'staging' : 'dev', tier, pool: tier === 'mps' ? 'l4-mps' : 't4-timeslice', gpuEquivalents: 0.25, heldAt });
+    }
+  }
+  const devices = new Map<string, { hostname: string; gpu: string }>();
+  for (const s of services) {
+    if (s.tier === 'mps' || s.tier === 'time-sliced') {
+      const p = s.pods[0];
+      devices.set(`${p.hostname}/${p.gpu}`, { hostname: p.hostname, gpu: p.gpu });
+    }
+  }
+  const sharedDevices = [...devices.values()].map((d, i) => ({
+    ...d,
+    utilisation: { mean: 20 + (i % 50), amplitude: 5 },
+    memoryMiB: { mean: 12000 },
+    totalMiB: 23034,
+    power: { mean: 45 },
+  }));
+  return { services, seeded, sharedDevices };
+}
+
+async function overview() {
+  const end = historyEnd(300);
+  const { services, seeded, sharedDevices } = fleet(OVERVIEW_SERVICES, end);
+  const spec: HistorySpec = { end, days: 1, stepSeconds: 300, services, sharedDevices };
+  let result: Awaited<ReturnType<typeof compare>> | undefined;
+  let queriesForFew = 0;
+  let queryCount = 0;
+  const loadSeconds = await withBackend(spec, seeded, async ({ prometheusUrl, baseUrl, log, usage, knex }) => {
+    result = await compare(`${baseUrl}/overview?window=24h`, prometheusUrl, log);
+    queryCount = (await usage().overview('24h')).queryCount;
+    // The same data with only 12 of the services stored (3 of each tier): the query count must not grow.
+    const reader = new AllocationReader(knex);
+    const few = {
+      get: (id: string) => reader.get(id),
+      list: async (filter?: { team?: string; ids?: string[] }) => {
+        const all = await reader.list(filter);
+        return ['dedicated', 'mig', 'mps', 'time-sliced'].flatMap(tier =>
+          all.filter(a => a.service.tier === tier).slice(0, 3),
+        );
+      },
+    };
+    queriesForFew = (await usage(few).overview('24h')).queryCount;
+  });
+  return {
+    services: OVERVIEW_SERVICES,
+    days: 1,
+    stepSeconds: 300,
+    historyLoadSeconds: Number(loadSeconds.toFixed(1)),
+    queryCount,
+    queryCountFor12Services: queriesForFew,
+    /** Every-pod scope above 50 services: 20 queries; a regex of names below, plus 2 per measured window for shared GPUs' neighbours. */
+    queryCountBounded: queryCount <= queriesForFew,
+    ...result!,
+    target: TARGET_RATIO,
+    met: result!.ratioP50 <= TARGET_RATIO,
+  };
+}
+
+async function main() {
+  process.stdout.write(`cost card, one service, 30 days of 1-minute data (${ROUNDS} rounds)\n`);
+  const card = await costCard();
+  process.stdout.write(`${JSON.stringify(card, null, 2)}\n`);
+  process.stdout.write(`overview, ${OVERVIEW_SERVICES} services (${ROUNDS} rounds)\n`);
+  const all = await overview();
+  process.stdout.write(`${JSON.stringify(all, null, 2)}\n`);
+  const results = {
+    generatedAt: new Date().toISOString(),
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version },
+    prometheus: '/usr/bin/prometheus (Debian 2.42), history backfilled with promtool',
+    rounds: ROUNDS,
+    costCard: card,
+    overview: all,
+  };
+  const dir = join(__dirname, 'results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'cost.json'), `${JSON.stringify(results, null, 2)}\n`);
+  process.stdout.write(`written to bench/results/cost.json\n`);
+}
+
+main().catch(error => {
+  process.stderr.write(`${error?.stack ?? error}\n`);
+  process.exit(1);
+});
