@@ -112,7 +112,9 @@ export class GpuBackendClient {
     if (!res.ok) {
       throw toTypedError(await ResponseError.fromResponse(res));
     }
-    return (await res.json()) as T;
+    // Parsed here rather than with res.json(): values from fetch's own realm (a different one under Jest) are
+    // rejected by the scaffolder's templating when they reach step outputs.
+    return JSON.parse(await res.text()) as T;
   }
 }
 

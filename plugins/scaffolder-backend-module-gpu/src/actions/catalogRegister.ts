@@ -12,6 +12,7 @@ import { CatalogService } from '@backstage/plugin-catalog-node';
 import { createTemplateAction } from '@backstage/plugin-scaffolder-node';
 import fs from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
 import yaml from 'yaml';
 import { z as zod } from 'zod/v3';
 import { LocalCatalogDirectory } from '../catalog/LocalCatalogDirectory';
@@ -110,7 +111,10 @@ export function createCatalogRegisterAction(options: {
         name: entity.metadata.name,
       });
 
-      const validation = await catalog.validateEntity(entity, `file:${target}`, { credentials });
+      // The catalog validates against url locations only; the file's URL stands in for its file location.
+      const validation = await catalog.validateEntity(entity, `url:${pathToFileURL(target).href}`, {
+        credentials,
+      });
       if (!validation.valid) {
         throw new InputError(
           `Invalid input to ${ID}: catalogInfoPath: ${entityRef} is not a valid entity: ${validation.errors

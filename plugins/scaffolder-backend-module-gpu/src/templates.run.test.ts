@@ -1,0 +1,189 @@
+import { coreServices, createServiceFactory } from '@backstage/backend-plugin-api';
+import {
+  createMockDirectory,
+  mockCredentials,
+  mockServices,
+  startTestBackend,
+} from '@backstage/backend-test-utils';
+import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
+import fs from 'node:fs';
+import { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+// The run boots the real catalog, scaffolder and gpu backend plugins next to this module.
+/* eslint-disable @backstage/no-mixed-plugin-imports */
+import catalogPlugin from '@backstage/plugin-catalog-backend';
+import scaffolderEntityModel from '@backstage/plugin-catalog-backend-module-scaffolder-entity-model';
+import scaffolderPlugin from '@backstage/plugin-scaffolder-backend';
+import gpuPlugin from '@internal/backstage-plugin-gpu-backend';
+/* eslint-enable @backstage/no-mixed-plugin-imports */
+import scaffolderModuleGpu from './index';
+
+const ROOT_CATALOG_INFO = path.resolve(__dirname, '../../../catalog-info.yaml');
+
+jest.setTimeout(120_000);
+
+/**
+ * Runs the real templates through the real scaffolder: the catalog reads them from the repository's
+ * catalog-info.yaml, a task creates a GPU service and registers its component through the local catalog directory,
+ * and the decommission template deletes both again, releasing the quota.
+ */
+describe('the GPU templates in a backend with the catalog, the scaffolder and the gpu plugin', () => {
+  const dir = createMockDirectory();
+  let baseUrl: string;
+
+  async function api(method: string, route: string, body?: unknown) {
+    const res = await fetch(`${baseUrl}${route}`, {
+      method,
+      headers: body ? { 'content-type': 'application/json' } : {},
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  }
+
+  async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+    for (let i = 0; i < 200; i++) {
+      const value = await probe();
+      if (value !== undefined) return value;
+      await sleep(250);
+    }
+    throw new Error(`Timed out waiting for ${what}`);
+  }
+
+  async function runTask(templateName: string, values: Record<string, unknown>) {
+    const created = await api('POST', '/api/scaffolder/v2/tasks', {
+      templateRef: `template:default/${templateName}`,
+      values,
+    });
+    expect(created.status).toBe(201);
+    const task = await until('the task to finish', async () => {
+      const { body } = await api('GET', `/api/scaffolder/v2/tasks/${created.body.id}`);
+      return ['completed', 'failed'].includes(body.status) ? body : undefined;
+    });
+    const events = await api('GET', `/api/scaffolder/v2/tasks/${created.body.id}/events`);
+    const log = events.body.map((e: { body: { message?: string } }) => e.body.message).join('\n');
+    return { task, log };
+  }
+
+  beforeAll(async () => {
+    dir.setContent({ 'local-catalog': {} });
+    const { server } = await startTestBackend({
+      features: [
+        catalogPlugin,
+        scaffolderEntityModel,
+        scaffolderPlugin,
+        gpuPlugin,
+        scaffolderModuleGpu,
+        mockServices.rootConfig.factory({
+          data: {
+            gpu: demoPlatformConfig,
+            catalog: {
+              processingInterval: { seconds: 1 },
+              locations: [
+                { type: 'file', target: ROOT_CATALOG_INFO, rules: [{ allow: ['Component', 'Location', 'Template'] }] },
+                { type: 'file', target: dir.resolve('local-catalog/*.yaml'), rules: [{ allow: ['Component'] }] },
+              ],
+            },
+            scaffolder: { gpu: { catalogDirectory: dir.resolve('local-catalog') } },
+          },
+        }),
+        createServiceFactory({
+          service: coreServices.userInfo,
+          deps: {},
+          factory: () =>
+            mockServices.userInfo({
+              userEntityRef: mockCredentials.user().principal.userEntityRef,
+              ownershipEntityRefs: ['group:default/ml-platform'],
+            }),
+        }),
+      ],
+    });
+    baseUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
+    await until('the templates in the catalog', async () => {
+      const { status } = await api('GET', '/api/catalog/entities/by-name/template/default/decommission-gpu-model-service');
+      return status === 200 ? true : undefined;
+    });
+  });
+
+  it('creates a service, registers its component, then decommissions both', async () => {
+    const { task, log } = await runTask('gpu-model-service', {
+      name: 'ticket-summariser',
+      description: 'Summarises support tickets',
+      owner: 'group:default/ml-platform',
+      model: 'llama-3.1-8b',
+      runtime: 'vllm',
+      dtype: 'bf16',
+      maxModelLen: 8192,
+      concurrency: 64,
+      replicas: 1,
+      environment: 'production',
+      placement: { tier: 'dedicated', pool: 'l4-ondemand', needsApproval: false },
+    });
+    expect({ status: task.status, log }).toEqual({ status: 'completed', log: expect.any(String) });
+
+    const entity = await api('GET', '/api/catalog/entities/by-name/component/default/ticket-summariser');
+    expect(entity.status).toBe(200);
+    const serviceId = entity.body.metadata.annotations['gpu.backstage.io/service-id'];
+    expect(entity.body).toMatchObject({
+      metadata: {
+        description: 'Summarises support tickets',
+        annotations: {
+          'backstage.io/kubernetes-id': 'ticket-summariser',
+          'backstage.io/kubernetes-namespace': 'ml-platform',
+        },
+      },
+      spec: { owner: 'group:default/ml-platform', lifecycle: 'production' },
+    });
+    const service = await api('GET', `/api/gpu/services/${serviceId}`);
+    expect(service.body).toMatchObject({ status: 'approved', entityRef: 'component:default/ticket-summariser' });
+    expect((await api('GET', '/api/gpu/teams/ml-platform/quota')).body.reservedGpuEquivalents).toEqual({
+      'l4-ondemand': 1,
+    });
+
+    const decommission = await runTask('decommission-gpu-model-service', {
+      entity: 'component:default/ticket-summariser',
+    });
+    expect({ status: decommission.task.status, log: decommission.log }).toMatchObject({ status: 'completed' });
+    expect((await api('GET', `/api/gpu/services/${serviceId}`)).body.status).toBe('deleted');
+    expect((await api('GET', '/api/gpu/teams/ml-platform/quota')).body.reservedGpuEquivalents).toEqual({});
+    expect(fs.readdirSync(dir.resolve('local-catalog'))).toEqual([]);
+    expect((await api('GET', '/api/catalog/entities/by-name/component/default/ticket-summariser')).status).toBe(404);
+  });
+
+  it('dry-runs the GitOps template with the rendered manifests in the result and nothing created', async () => {
+    const template = await api('GET', '/api/catalog/entities/by-name/template/default/gpu-model-service-gitops');
+    const result = await api('POST', '/api/scaffolder/v2/dry-run', {
+      template: template.body,
+      values: {
+        name: 'chatbot',
+        owner: 'group:default/ml-platform',
+        model: 'llama-3.2-3b',
+        runtime: 'ollama',
+        dtype: 'int4',
+        maxModelLen: 4096,
+        concurrency: 2,
+        replicas: 1,
+        environment: 'dev',
+        placement: { tier: 'mps', pool: 'l4-mps' },
+      },
+      directoryContents: fs
+        .readdirSync(path.resolve(__dirname, '../../../templates/gpu-model-service-gitops/skeleton'))
+        .map(name => ({
+          path: `skeleton/${name}`,
+          base64Content: fs
+            .readFileSync(path.resolve(__dirname, '../../../templates/gpu-model-service-gitops/skeleton', name))
+            .toString('base64'),
+        })),
+    });
+    expect({ status: result.status, error: result.body.error }).toEqual({ status: 200 });
+    const files = result.body.directoryContents.map((f: { path: string }) => f.path);
+    expect(files).toEqual(
+      expect.arrayContaining(['catalog-info.yaml', 'deploy/chatbot/kustomization.yaml']),
+    );
+    expect(files.some((f: string) => /^deploy\/chatbot\/\d-deployment-chatbot\.yaml$/.test(f))).toBe(true);
+    const services = (await api('GET', '/api/gpu/services')).body.items;
+    expect(services.filter((s: { name: string }) => s.name === 'chatbot')).toEqual([]);
+    expect(fs.readdirSync(dir.resolve('local-catalog'))).toEqual([]);
+  });
+});
