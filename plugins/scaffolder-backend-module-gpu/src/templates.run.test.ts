@@ -79,7 +79,6 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
           data: {
             gpu: demoPlatformConfig,
             catalog: {
-              processingInterval: { seconds: 1 },
               locations: [
                 { type: 'file', target: ROOT_CATALOG_INFO, rules: [{ allow: ['Component', 'Location', 'Template'] }] },
                 { type: 'file', target: dir.resolve('local-catalog/*.yaml'), rules: [{ allow: ['Component'] }] },
