@@ -26,6 +26,9 @@ import {
 import { chooseOption, placementOf } from './chooseOption';
 import { QuoteService } from './QuoteService';
 
+/** The id a {@link ServiceManager.preview} answers with. */
+export const PREVIEW_ID = 'dry-run';
+
 /** Creates, changes, deploys and tears down GPU model services; the one place that decides, records and applies. */
 export class ServiceManager {
   constructor(
@@ -298,9 +301,6 @@ export class ServiceManager {
     return team!.namespaces[0];
   }
 }
-
-/** The id a {@link ServiceManager.preview} answers with. */
-export const PREVIEW_ID = 'dry-run';
 
 function teardownReason(service: ServiceRecord, hasApplier: boolean): string {
   if (service.mode === 'gitops') {
