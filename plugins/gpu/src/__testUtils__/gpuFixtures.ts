@@ -9,6 +9,7 @@ import {
   GIB,
   GpuServiceView,
   MetricsStatus,
+  Overview,
   monthlyCost,
   gpuHourPrice,
   parsePlatform,
@@ -17,6 +18,7 @@ import {
   projectMonthlyCost,
   Recommendation,
   ServiceCost,
+  ServiceCostSummary,
   ServiceUsage,
   TeamQuotaView,
   TimePoint,
@@ -297,5 +299,131 @@ export function usageWithoutMetrics(metrics: MetricsStatus): ServiceUsage {
       generatedTokensPerSecond: [],
       queueDepth: [],
     },
+  };
+}
+
+/**
+ * The overview of two services: the summariser (from {@link summariserCost}) and `notebook`, a quarter of a
+ * time-sliced T4 of team search that sits at 5% utilisation and is a scale-to-zero candidate.
+ */
+export function overviewFixture(
+  label: string,
+  metrics: MetricsStatus = { state: 'available' },
+): Overview {
+  const withMetrics =
+    metrics.state === 'available' || metrics.state === 'partial';
+  const summariser = summariserCost(
+    withMetrics ? summariserUsage(metrics) : usageWithoutMetrics(metrics),
+  );
+  const t4 = findPool(platform, 't4-timeslice');
+  const elapsedHours = (NOW - MONTH_START) / HOUR;
+  const notebookAllocation = allocationCost(t4, 0.25, 24);
+  const notebookSplit = withMetrics
+    ? costBreakdown(notebookAllocation, 0.05)
+    : undefined;
+  const notebookMonthToDate = allocationCost(t4, 0.25, elapsedHours);
+  const notebookProjected = projectMonthlyCost({
+    monthToDate: notebookMonthToDate,
+    elapsedHours,
+    hoursPerMonth: platform.hoursPerMonth,
+  });
+  const services: ServiceCostSummary[] = [
+    {
+      serviceId: summariser.serviceId,
+      name: 'summariser',
+      team: 'ml-platform',
+      namespace: 'ml-serving',
+      environment: 'production',
+      status: 'approved',
+      tier: 'dedicated',
+      pool: 'l4-ondemand',
+      gpuEquivalents: 1,
+      allocationMicros: summariser.allocationMicros,
+      usageMicros: summariser.usageMicros,
+      idleMicros: summariser.idleMicros,
+      utilisation: summariser.utilisation,
+      peakMemoryFraction: withMetrics
+        ? summariserUsage().memory!.peakFraction
+        : undefined,
+      generatedTokens: summariser.generatedTokens,
+      costPerThousandTokensMicros: summariser.costPerThousandTokensMicros,
+      monthToDateMicros: summariser.monthToDate.allocationMicros,
+      projectedMonthMicros: summariser.projectedMonthMicros,
+    },
+    {
+      serviceId: '0b9e2d7c-5a41-4f0e-8c3b-7d6a1e2f9a40',
+      name: 'notebook',
+      team: 'search',
+      namespace: 'search',
+      environment: 'dev',
+      status: 'approved',
+      tier: 'time-sliced',
+      pool: 't4-timeslice',
+      gpuEquivalents: 0.25,
+      allocationMicros: notebookAllocation,
+      usageMicros: notebookSplit?.usage,
+      idleMicros: notebookSplit?.idle,
+      utilisation: withMetrics
+        ? { value: 0.05, method: 'apportioned-by-tokens', confidence: 'medium' }
+        : undefined,
+      monthToDateMicros: notebookMonthToDate,
+      projectedMonthMicros: notebookProjected,
+    },
+  ];
+  const team = (name: string, list: ServiceCostSummary[]) => {
+    const budget = parseUsd(
+      platform.teams.find(t => t.name === name)!.monthlyBudget,
+    );
+    const monthToDate = list.reduce((sum, s) => sum + s.monthToDateMicros, 0);
+    const projected = list.reduce((sum, s) => sum + s.projectedMonthMicros, 0);
+    const allocation = list.reduce((sum, s) => sum + s.allocationMicros, 0);
+    return {
+      team: name,
+      monthlyBudgetMicros: budget,
+      monthToDateMicros: monthToDate,
+      projectedMonthMicros: projected,
+      budgetBurn: monthToDate / budget,
+      projectedBudgetBurn: projected / budget,
+      allocationMicros: allocation,
+      usageMicros: withMetrics
+        ? list.reduce((sum, s) => sum + s.usageMicros!, 0)
+        : undefined,
+      idleMicros: withMetrics
+        ? list.reduce((sum, s) => sum + s.idleMicros!, 0)
+        : undefined,
+    };
+  };
+  const recommendations: Recommendation[] = withMetrics
+    ? [
+        {
+          kind: 'scale-to-zero',
+          severity: 'info',
+          serviceId: services[1].serviceId,
+          serviceName: 'notebook',
+          team: 'search',
+          title: 'Scale to zero when idle',
+          message:
+            'No requests for most of the window: KEDA with minReplicas 0 would stop paying for it.',
+          monthlySavingMicros: allocationCost(t4, 0.25, platform.hoursPerMonth),
+          evidence: { utilisation: 0.05 },
+        },
+      ]
+    : [];
+  const sum = (f: (s: ServiceCostSummary) => number) =>
+    services.reduce((acc, s) => acc + f(s), 0);
+  return {
+    window: { ...window24h, label },
+    metrics,
+    queryCount: withMetrics ? 14 : 0,
+    month: '2026-11',
+    monthToDateMicros: sum(s => s.monthToDateMicros),
+    projectedMonthMicros: sum(s => s.projectedMonthMicros),
+    spotSavingMicros: 0,
+    allocationMicros: sum(s => s.allocationMicros),
+    usageMicros: withMetrics ? sum(s => s.usageMicros!) : undefined,
+    idleMicros: withMetrics ? sum(s => s.idleMicros!) : undefined,
+    services,
+    teams: [team('ml-platform', [services[0]]), team('search', [services[1]])],
+    recommendations,
   };
 }

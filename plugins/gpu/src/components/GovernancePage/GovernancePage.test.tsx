@@ -14,7 +14,11 @@ import { configure, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { gpuApiRef } from '../../api';
 import { FakeGpuApi } from '../../__testUtils__/FakeGpuApi';
-import { platform, summariserService } from '../../__testUtils__/gpuFixtures';
+import {
+  overviewFixture,
+  platform,
+  summariserService,
+} from '../../__testUtils__/gpuFixtures';
 import { responseError } from '../../__testUtils__/responseError';
 import { GovernancePage } from './GovernancePage';
 
@@ -84,9 +88,12 @@ async function clickWhenEnabled(name: string) {
 }
 
 describe('GovernancePage', () => {
-  it('lists pools, tier policy and team quotas, and says when nothing is applied', async () => {
+  it('lists pools, tier policy, team quotas and cost, and says when nothing is applied', async () => {
     const api = new FakeGpuApi();
+    api.overview = async label => overviewFixture(label);
     await renderPage(api);
+    expect(await screen.findByText('Budget burn')).toBeInTheDocument();
+    expect(screen.getByText('Cost leaderboard')).toBeInTheDocument();
     for (const pool of platform.pools) {
       expect(screen.getAllByText(pool.name).length).toBeGreaterThan(0);
     }

@@ -12,6 +12,7 @@ import { useCallback, useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
 import { gpuApiRef } from '../../api';
 import { AuditEventsTable } from './AuditEventsTable';
+import { CostOverviewSection } from './CostOverviewSection';
 import { PendingApprovalsTable } from './PendingApprovalsTable';
 import { PoolsTable } from './PoolsTable';
 import { TeamQuotaUsageTable } from './TeamQuotaUsageTable';
@@ -63,6 +64,9 @@ export function GovernancePage() {
                 refreshKey={refreshKey}
                 onChanged={refresh}
               />
+            </Grid>
+            <Grid item xs={12}>
+              <CostOverviewSection refreshKey={refreshKey} />
             </Grid>
             <Grid item xs={12}>
               <PoolsTable pools={value.platform.pools} />

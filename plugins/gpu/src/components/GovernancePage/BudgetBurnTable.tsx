@@ -1,0 +1,74 @@
+import { Table, TableColumn } from '@backstage/core-components';
+import { formatUsd, Overview } from '@internal/backstage-plugin-gpu-common';
+import Typography from '@material-ui/core/Typography';
+import { formatPercent, UsageBar } from '../shared';
+
+type TeamRow = Overview['teams'][number];
+
+/**
+ * Per team: month-to-date and projected allocation cost against the monthly budget. A burn ahead of the month's
+ * elapsed share is over pace.
+ */
+export function BudgetBurnTable(props: {
+  overview: Overview;
+  elapsed: number;
+}) {
+  const { overview, elapsed } = props;
+  const columns: TableColumn<TeamRow>[] = [
+    { title: 'Team', field: 'team' },
+    {
+      title: `Month-to-date (${overview.month}) / budget`,
+      render: row => (
+        <UsageBar
+          used={row.monthToDateMicros}
+          total={row.monthlyBudgetMicros}
+          warnAt={Math.max(elapsed, 0.01)}
+          label={`${formatUsd(row.monthToDateMicros)} of ${formatUsd(
+            row.monthlyBudgetMicros,
+          )}${
+            row.budgetBurn !== undefined
+              ? ` (${formatPercent(row.budgetBurn)})`
+              : ''
+          }`}
+        />
+      ),
+    },
+    {
+      title: 'Projected month',
+      render: row => (
+        <>
+          <Typography variant="body2">
+            {formatUsd(row.projectedMonthMicros)}
+          </Typography>
+          {row.projectedBudgetBurn !== undefined && (
+            <Typography
+              variant="caption"
+              color={row.projectedBudgetBurn > 1 ? 'error' : 'textSecondary'}
+            >
+              {formatPercent(row.projectedBudgetBurn)} of budget
+              {row.projectedBudgetBurn > 1 ? ': over budget' : ''}
+            </Typography>
+          )}
+        </>
+      ),
+    },
+    {
+      title: `Idle, ${overview.window.label}`,
+      render: row =>
+        row.idleMicros !== undefined
+          ? `${formatUsd(row.idleMicros)} of ${formatUsd(row.allocationMicros)}`
+          : 'needs usage metrics',
+    },
+  ];
+  return (
+    <Table<TeamRow>
+      title="Budget burn"
+      subtitle={`${formatPercent(elapsed)} of ${
+        overview.month
+      } elapsed: a burn above it is ahead of pace.`}
+      options={{ paging: false, search: false, padding: 'dense' }}
+      columns={columns}
+      data={overview.teams}
+    />
+  );
+}

@@ -1,0 +1,125 @@
+import {
+  renderInTestApp,
+  TestApiProvider,
+} from '@backstage/frontend-test-utils';
+import { formatUsd } from '@internal/backstage-plugin-gpu-common';
+import { configure, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { gpuApiRef } from '../../api';
+import { FakeGpuApi } from '../../__testUtils__/FakeGpuApi';
+import { overviewFixture } from '../../__testUtils__/gpuFixtures';
+import { CostOverviewSection } from './CostOverviewSection';
+
+jest.setTimeout(30_000);
+configure({ asyncUtilTimeout: 10_000 });
+
+async function renderSection(api: FakeGpuApi) {
+  await renderInTestApp(
+    <TestApiProvider apis={[[gpuApiRef, api]]}>
+      <CostOverviewSection />
+    </TestApiProvider>,
+  );
+}
+
+/** Rows of a table by its title, first cell text of each. */
+function firstCells(title: string): string[] {
+  const table = screen
+    .getByText(title)
+    .closest('.MuiPaper-root') as HTMLElement;
+  return within(table)
+    .getAllByRole('row')
+    .slice(1)
+    .map(row => within(row).getAllByRole('cell')[0].textContent ?? '');
+}
+
+describe('CostOverviewSection', () => {
+  it('shows budget burn per team and the cost and waste leaderboards', async () => {
+    const api = new FakeGpuApi();
+    api.overview = async label => overviewFixture(label);
+    await renderSection(api);
+    const overview = overviewFixture('7d');
+
+    expect(await screen.findByText('Budget burn')).toBeInTheDocument();
+    const [ml, search] = overview.teams;
+    expect(
+      screen.getByText(
+        `${formatUsd(ml.monthToDateMicros)} of $60,000.00 (0.5%)`,
+      ),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByText(
+        `${formatUsd(search.monthToDateMicros)} of $4,000.00 (1%)`,
+      ),
+    ).toBeInTheDocument();
+    expect(screen.getByText(/48% of 2026-11 elapsed/)).toBeInTheDocument();
+    expect(screen.getByTestId('overview-totals')).toHaveTextContent(
+      `2 service(s): ${formatUsd(
+        overview.monthToDateMicros,
+      )} month-to-date, projected ${formatUsd(
+        overview.projectedMonthMicros,
+      )}, spot saving $0.00 (from 14 PromQL queries).`,
+    );
+
+    expect(firstCells('Cost leaderboard')).toEqual([
+      'summariser (ml-serving)',
+      'notebook (search)',
+    ]);
+    expect(firstCells('Waste leaderboard')).toEqual([
+      'summariser (ml-serving)',
+      'notebook (search)',
+    ]);
+    const notebook = overview.services[1];
+    expect(
+      screen.getByText(
+        `${formatUsd(notebook.idleMicros!)} of ${formatUsd(
+          notebook.allocationMicros,
+        )} (95%)`,
+      ),
+    ).toBeInTheDocument();
+    expect(screen.getByText('Scale to zero when idle')).toBeInTheDocument();
+    expect(screen.getByText('saves $96.00 per month')).toBeInTheDocument();
+    expect(api.callsOf('getOverview')).toEqual([['7d']]);
+  });
+
+  it('says costs are allocations only without a metrics source, and has no waste to rank', async () => {
+    const api = new FakeGpuApi();
+    api.overview = async label =>
+      overviewFixture(label, { state: 'not-configured' });
+    await renderSection(api);
+    expect(
+      await screen.findByText(/No metrics source is configured/),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByText(
+        'No idle cost to rank: it needs usage metrics from Prometheus.',
+      ),
+    ).toBeInTheDocument();
+    expect(screen.getAllByText('needs usage metrics')).toHaveLength(2);
+    expect(firstCells('Cost leaderboard')).toHaveLength(2);
+  });
+
+  it('shows the error when the overview cannot be read', async () => {
+    const api = new FakeGpuApi();
+    api.overview = () => Promise.reject(new Error('overview timed out'));
+    await renderSection(api);
+    expect(
+      (await screen.findAllByText(/overview timed out/)).length,
+    ).toBeGreaterThan(0);
+  });
+
+  it('reloads for another window', async () => {
+    const api = new FakeGpuApi();
+    api.overview = async label => overviewFixture(label);
+    await renderSection(api);
+    await screen.findByText('Budget burn');
+    const user = userEvent.setup({ delay: null });
+    await user.click(screen.getByRole('button', { name: 'Window' }));
+    await user.click(
+      within(await screen.findByRole('listbox')).getByText('Last 30 days'),
+    );
+    await waitFor(() =>
+      expect(api.callsOf('getOverview')).toEqual([['7d'], ['30d']]),
+    );
+    expect(await screen.findByText(/Idle, 30d/)).toBeInTheDocument();
+  });
+});
