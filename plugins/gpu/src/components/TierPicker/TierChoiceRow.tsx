@@ -6,6 +6,7 @@ import Typography from '@material-ui/core/Typography';
 import { describeSlice } from '@internal/backstage-plugin-gpu-common';
 import {
   headroomText,
+  ISOLATION_DETAILS,
   ISOLATION_LABELS,
   monthlyText,
   perThousandTokensText,
@@ -13,6 +14,8 @@ import {
   TIER_LABELS,
 } from './describeChoice';
 import { TierChoice } from './tierChoices';
+
+const NO_WRAP = { whiteSpace: 'nowrap' } as const;
 
 const VERDICT_LABELS = {
   allowed: 'Allowed',
@@ -66,9 +69,15 @@ export function TierChoiceRow(props: {
       {option ? (
         <>
           <TableCell>Fits · {headroomText(option)}</TableCell>
-          <TableCell align="right">{monthlyText(option)}</TableCell>
-          <TableCell align="right">{perThousandTokensText(option)}</TableCell>
-          <TableCell>{ISOLATION_LABELS[option.slice.isolation]}</TableCell>
+          <TableCell align="right" style={NO_WRAP}>
+            {monthlyText(option)}
+          </TableCell>
+          <TableCell align="right" style={NO_WRAP}>
+            {perThousandTokensText(option)}
+          </TableCell>
+          <TableCell title={ISOLATION_DETAILS[option.slice.isolation]}>
+            {ISOLATION_LABELS[option.slice.isolation]}
+          </TableCell>
           <TableCell>{quotaText(option)}</TableCell>
           <TableCell>
             <Typography

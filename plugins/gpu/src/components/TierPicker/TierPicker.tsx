@@ -31,7 +31,7 @@ import { useDebouncedQuote } from './useDebouncedQuote';
  */
 export function TierPicker(props: TierPickerProps) {
   const {
-    formData: value,
+    formData: rawValue,
     onChange,
     formContext,
     rawErrors,
@@ -41,6 +41,8 @@ export function TierPicker(props: TierPickerProps) {
     schema,
     idSchema,
   } = props;
+  // RJSF hands an object field `{}` until something is chosen.
+  const value = rawValue?.tier && rawValue.pool ? rawValue : undefined;
   const form = (formContext as { formData?: ServiceForm } | undefined)
     ?.formData;
   const built = requestFromForm(form);
@@ -128,9 +130,9 @@ export function TierPicker(props: TierPickerProps) {
               <TableCell>Tier and pool</TableCell>
               <TableCell>Memory</TableCell>
               <TableCell align="right">Monthly</TableCell>
-              <TableCell align="right">Per 1,000 tokens</TableCell>
+              <TableCell align="right">Per 1K tokens</TableCell>
               <TableCell>Isolation</TableCell>
-              <TableCell>Team quota</TableCell>
+              <TableCell>Quota (GPU-eq)</TableCell>
               <TableCell>Policy</TableCell>
             </TableRow>
           </TableHead>

@@ -14,12 +14,20 @@ export const TIER_LABELS: Record<SharingTier, string> = {
   'time-sliced': 'Time-sliced',
 };
 
-/** What each isolation level means for a neighbour's bad day. */
+/** Isolation levels, short. */
 export const ISOLATION_LABELS: Record<Isolation, string> = {
-  full: 'Full (whole GPUs)',
-  hardware: 'Hardware (memory and compute partitioned)',
-  capped: 'Capped (memory and threads limited)',
-  none: 'None (shares memory and time)',
+  full: 'Full',
+  hardware: 'Hardware',
+  capped: 'Capped',
+  none: 'None',
+};
+
+/** What each isolation level means for a neighbour's bad day. */
+export const ISOLATION_DETAILS: Record<Isolation, string> = {
+  full: 'Whole GPUs: no neighbours',
+  hardware: 'MIG: memory and compute partitioned by the GPU',
+  capped: 'MPS: memory and threads limited to a share, faults shared',
+  none: 'Time-slicing: memory and time shared, no limits',
 };
 
 function gpuEquivalents(value: number): string {
@@ -42,7 +50,7 @@ export function perThousandTokensText(option: QuoteOption): string {
   return cost === undefined ? '—' : formatUsd(cost, { decimals: 6 });
 }
 
-/** `3 of 4 GPU-eq left`, or `over by 1 (0 of 0 left)`. */
+/** `3 of 4 left`, or `over by 1 (0 of 0 free)`. */
 export function quotaText(option: QuoteOption): string {
   const { remaining, nominal, used } = option.quota;
   if (remaining < 0) {
@@ -50,7 +58,5 @@ export function quotaText(option: QuoteOption): string {
       Math.max(0, nominal - used),
     )} of ${gpuEquivalents(nominal)} free)`;
   }
-  return `${gpuEquivalents(remaining)} of ${gpuEquivalents(
-    nominal,
-  )} GPU-eq left`;
+  return `${gpuEquivalents(remaining)} of ${gpuEquivalents(nominal)} left`;
 }
