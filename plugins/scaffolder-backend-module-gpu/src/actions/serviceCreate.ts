@@ -40,8 +40,8 @@ const inputFields = {
       ),
 };
 
-/** The step outputs that describe one service, shared by the create, render and delete actions. */
-export const serviceOutput = {
+/** The outputs that say where the service stands. */
+const statusOutputFields = {
   serviceId: (z: typeof zod) =>
     z.string().describe('Id of the GPU service (`dry-run` in a dry run)'),
   status: (z: typeof zod) =>
@@ -75,6 +75,7 @@ function outputsOf(view: GpuServiceView) {
   };
 }
 
+/** Sets every output of `values` (typed loosely: the action's output schema is the contract). */
 function writeOutputs(
   output: (name: any, value: any) => void,
   values: Record<string, unknown>,
@@ -117,7 +118,7 @@ export function createServiceCreateAction(options: {
     schema: {
       input: inputFields,
       output: {
-        ...serviceOutput,
+        ...statusOutputFields,
         endpoint: z =>
           z.string().describe('Cluster-internal URL of the OpenAI-compatible (vLLM) or Ollama endpoint'),
         tier: z => z.string().describe('GPU sharing tier the service got'),
