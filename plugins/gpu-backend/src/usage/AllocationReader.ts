@@ -15,6 +15,28 @@ export interface ServiceAllocation {
 
 const CHUNK = 500;
 
+const SERVICE_COLUMNS: Array<keyof ServiceRow> = [
+  'id',
+  'name',
+  'team',
+  'namespace',
+  'entity_ref',
+  'environment',
+  'tier',
+  'pool',
+  'status',
+  'status_reason',
+  'request',
+  'placement',
+  'cluster',
+  'mode',
+  'request_key',
+  'created_by',
+  'created_at',
+  'updated_by',
+  'updated_at',
+];
+
 /** Statuses whose services never held GPUs. */
 const NEVER_HELD: ServiceStatus[] = ['rejected', 'pending-approval'];
 
@@ -38,22 +60,25 @@ export class AllocationReader {
   async list(
     filter: { team?: string; ids?: string[] } = {},
   ): Promise<ServiceAllocation[]> {
-    let query = this.db<ServiceRow>('services').whereNotIn(
-      'status',
-      NEVER_HELD,
-    );
+    // Rendered manifests and quotes can be large and cost nothing here: leave them out.
+    let query = this.db<ServiceRow>('services')
+      .select(SERVICE_COLUMNS)
+      .whereNotIn('status', NEVER_HELD);
     if (filter.team) query = query.where({ team: filter.team });
     if (filter.ids) query = query.whereIn('id', filter.ids);
-    const services = (await query.orderBy(['team', 'name', 'id'])).map(
-      toServiceRecord,
+    const rows = (await query.orderBy(['team', 'name', 'id'])) as Array<
+      Omit<ServiceRow, 'manifests' | 'quote'>
+    >;
+    const services = rows.map(row =>
+      toServiceRecord({ ...row, manifests: null, quote: null }),
     );
     const ids = services.map(s => s.id);
     const reservations = new Map<string, ReservationRecord[]>();
     for (let i = 0; i < ids.length; i += CHUNK) {
-      const rows = await this.db<ReservationRow>('reservations')
+      const held = await this.db<ReservationRow>('reservations')
         .whereIn('service_id', ids.slice(i, i + CHUNK))
         .whereNotNull('held_at');
-      for (const row of rows) {
+      for (const row of held) {
         const record = toReservationRecord(row);
         const list = reservations.get(record.serviceId);
         if (list) list.push(record);

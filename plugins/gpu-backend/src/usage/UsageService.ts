@@ -339,23 +339,38 @@ export class UsageService {
       byService.set(snapshot.serviceId, days);
     }
     // The live range starts at the first day of the month that held GPUs but has no snapshot.
-    let liveStart = todayStart;
+    const monthDays: Array<{ day: string; startMs: number; endMs: number }> =
+      [];
+    for (let day = monthStart; day < todayStart; day = day.plus({ days: 1 })) {
+      monthDays.push({
+        day: dayOf(day),
+        startMs: day.toMillis(),
+        endMs: day.plus({ days: 1 }).toMillis(),
+      });
+    }
+    let liveIndex = monthDays.length;
     for (const { service, reservations } of allocations) {
       const days = byService.get(service.id);
-      for (let day = monthStart; day < liveStart; day = day.plus({ days: 1 })) {
-        if (days?.has(dayOf(day))) continue;
-        const held = allocationInRange(
-          reservations,
-          this.prices,
-          day.toMillis(),
-          day.plus({ days: 1 }).toMillis(),
-        );
-        if (held.allocationMicros > 0) {
-          liveStart = day;
+      const firstHeld = Math.min(
+        ...reservations.map(r => (r.heldAt ? Date.parse(r.heldAt) : Infinity)),
+      );
+      for (let i = 0; i < liveIndex; i++) {
+        const { day, startMs, endMs } = monthDays[i];
+        if (endMs <= firstHeld || days?.has(day)) continue;
+        if (
+          allocationInRange(reservations, this.prices, startMs, endMs)
+            .allocationMicros > 0
+        ) {
+          liveIndex = i;
           break;
         }
       }
     }
+    const liveStart =
+      liveIndex < monthDays.length
+        ? DateTime.fromMillis(monthDays[liveIndex].startMs, { zone: 'utc' })
+        : todayStart;
+    const liveDay = dayOf(liveStart);
     const liveSeconds = Math.max(
       1,
       Math.round(now.diff(liveStart).as('seconds')),
@@ -372,7 +387,7 @@ export class UsageService {
     >();
     for (const { service, reservations } of allocations) {
       const days = byService.get(service.id) ?? new Map<string, CostSnapshot>();
-      const kept = [...days.values()].filter(s => s.day < dayOf(liveStart));
+      const kept = [...days.values()].filter(s => s.day < liveDay);
       const live = allocationInRange(
         reservations,
         this.prices,

@@ -5,11 +5,11 @@ import {
   Recommendation,
   scaleUsd,
   Slice,
-  slicesFor,
   UsdMicros,
 } from '@internal/backstage-plugin-gpu-common';
 import { ServiceRecord } from '../database';
 import { Attribution } from './attribution';
+import { poolSlices } from './serviceSlice';
 
 /** Memory above this share of the slice: out-of-memory risk. */
 export const MEMORY_PRESSURE = 0.95;
@@ -51,7 +51,7 @@ function candidateSlices(platform: Platform, service: ServiceRecord): Slice[] {
   // Never propose spot capacity to an on-demand service: it can be taken away.
   return platform.pools
     .filter(pool => !current || pool.capacityType === current.capacityType)
-    .flatMap(pool => slicesFor(platform, pool))
+    .flatMap(pool => poolSlices(platform, pool.name))
     .filter(slice => allowed.has(slice.tier));
 }
 
