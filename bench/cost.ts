@@ -8,7 +8,8 @@
  * - **Overview**: `GET /overview` for 1,000 services of every tier: the PromQL query count (and the count for 10
  *   services, which must be the same), route time and raw PromQL time.
  *
- * Run from the repository root with `yarn bench:cost [--rounds <n>]`; results go to bench/results/cost.json.
+ * Run from the repository root with `yarn bench:cost [--rounds <n>] [--services <n>]`; results go to
+ * bench/results/cost.json (`--only overview` measures the overview alone and writes nothing).
  */
 import { MiddlewareFactory } from '@backstage/backend-defaults/rootHttpRouter';
 import { mockServices } from '@backstage/backend-test-utils';
@@ -19,10 +20,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import {
-  demoPlatformConfig,
-  parsePlatform,
-} from '../plugins/gpu-common/src';
+import { demoPlatformConfig, parsePlatform } from '../plugins/gpu-common/src';
 import {
   HistoryService,
   HistorySpec,
@@ -113,39 +111,63 @@ async function withBackend(
   }) => Promise<void>,
 ) {
   const started = performance.now();
-  const prometheus = await startPrometheusWithHistory(spec, { maxBlockDuration: '744h' });
+  const prometheus = await startPrometheusWithHistory(spec, {
+    maxBlockDuration: '744h',
+  });
   const loadSeconds = (performance.now() - started) / 1000;
   const knex = knexFactory({
     client: 'better-sqlite3',
     connection: { filename: ':memory:' },
     useNullAsDefault: true,
   });
-  const store = await DatabaseGpuStore.create({ database: mockServices.database({ knex }) });
+  const store = await DatabaseGpuStore.create({
+    database: mockServices.database({ knex }),
+  });
   const ids = await seedUsageServices({ store, knex, platform, services });
   const log: Recorded[] = [];
   const now = DateTime.fromSeconds(spec.end, { zone: 'utc' });
   const allocations = new AllocationReader(knex);
-  const usage = (reader: Pick<AllocationReader, 'list' | 'get'> = allocations) =>
+  const usage = (
+    reader: Pick<AllocationReader, 'list' | 'get'> = allocations,
+  ) =>
     new UsageService({
       platform,
       reader: reader as AllocationReader,
       snapshots: new CostSnapshotStore(knex),
       quotas: store,
       prometheus: readPrometheusConfig(
-        new ConfigReader({ gpu: { prometheus: { baseUrl: prometheus.url, timeout: 60000 } } }),
+        new ConfigReader({
+          gpu: { prometheus: { baseUrl: prometheus.url, timeout: 60000 } },
+        }),
       ),
       fetchImpl: recordingFetch(log),
       now: () => now,
     });
   const app = express()
-    .use(createUsageRouter({ httpAuth: mockServices.httpAuth(), usage: usage() }))
-    .use(MiddlewareFactory.create({ config: mockServices.rootConfig(), logger: mockServices.rootLogger() }).error());
+    .use(
+      createUsageRouter({ httpAuth: mockServices.httpAuth(), usage: usage() }),
+    )
+    .use(
+      MiddlewareFactory.create({
+        config: mockServices.rootConfig(),
+        logger: mockServices.rootLogger(),
+      }).error(),
+    );
   const server = app.listen(0, '127.0.0.1');
   await new Promise(resolve => server.once('listening', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  process.stdout.write(`  history loaded into Prometheus in ${loadSeconds.toFixed(1)} s\n`);
+  process.stdout.write(
+    `  history loaded into Prometheus in ${loadSeconds.toFixed(1)} s\n`,
+  );
   try {
-    await run({ prometheusUrl: prometheus.url, baseUrl, ids, log, usage, knex });
+    await run({
+      prometheusUrl: prometheus.url,
+      baseUrl,
+      ids,
+      log,
+      usage,
+      knex,
+    });
   } finally {
     server.close();
     await knex.destroy();
@@ -154,7 +176,11 @@ async function withBackend(
   return loadSeconds;
 }
 
-async function compare(routeUrl: string, prometheusUrl: string, log: Recorded[]) {
+async function compare(
+  routeUrl: string,
+  prometheusUrl: string,
+  log: Recorded[],
+) {
   // Warm up both, then alternate them so machine noise hits both alike.
   log.length = 0;
   await timeRoute(routeUrl);
@@ -215,7 +241,11 @@ async function costCard() {
       },
     ],
     async ({ prometheusUrl, baseUrl, ids, log }) => {
-      result = await compare(`${baseUrl}/services/${ids.chat}/cost?window=30d`, prometheusUrl, log);
+      result = await compare(
+        `${baseUrl}/services/${ids.chat}/cost?window=30d`,
+        prometheusUrl,
+        log,
+      );
     },
   );
   return {
@@ -239,25 +269,95 @@ function fleet(count: number, end: number) {
     const namespace = `team-${i % 20}`;
     const kind = i % 5;
     const util = { mean: 15 + ((i * 37) % 70), amplitude: 5 };
-    const base = { name, namespace, tokensPerSecond: 20 + (i % 13) * 10, running: i % 4, waiting: i % 3 };
+    const base = {
+      name,
+      namespace,
+      tokensPerSecond: 20 + (i % 13) * 10,
+      running: i % 4,
+      waiting: i % 3,
+    };
     if (kind <= 1) {
-      services.push({ ...base, tier: 'dedicated', pods: [{ pod: podName(name), hostname: `l4-${i}`, gpu: '0' }], utilisation: util, memoryMiB: { mean: 12000 }, totalMiB: 23034, power: { mean: 50 } });
-      seeded.push({ name, team: namespace, namespace, environment: 'production', tier: 'dedicated', pool: 'l4-ondemand', gpuEquivalents: 1, heldAt });
+      services.push({
+        ...base,
+        tier: 'dedicated',
+        pods: [{ pod: podName(name), hostname: `l4-${i}`, gpu: '0' }],
+        utilisation: util,
+        memoryMiB: { mean: 12000 },
+        totalMiB: 23034,
+        power: { mean: 50 },
+      });
+      seeded.push({
+        name,
+        team: namespace,
+        namespace,
+        environment: 'production',
+        tier: 'dedicated',
+        pool: 'l4-ondemand',
+        gpuEquivalents: 1,
+        heldAt,
+      });
     } else if (kind === 2) {
-      services.push({ ...base, tier: 'mig', pods: [{ pod: podName(name), hostname: `a100-${Math.floor(i / 56)}`, gpu: String(Math.floor(i / 7) % 8), migInstance: String(i % 7), migProfile: '1g.10gb' }], utilisation: util, memoryMiB: { mean: 7000 }, totalMiB: 9728 });
-      seeded.push({ name, team: namespace, namespace, environment: 'production', tier: 'mig', pool: 'a100-mig', migProfile: '1g.10gb', gpuEquivalents: 1 / 7, heldAt });
+      services.push({
+        ...base,
+        tier: 'mig',
+        pods: [
+          {
+            pod: podName(name),
+            hostname: `a100-${Math.floor(i / 56)}`,
+            gpu: String(Math.floor(i / 7) % 8),
+            migInstance: String(i % 7),
+            migProfile: '1g.10gb',
+          },
+        ],
+        utilisation: util,
+        memoryMiB: { mean: 7000 },
+        totalMiB: 9728,
+      });
+      seeded.push({
+        name,
+        team: namespace,
+        namespace,
+        environment: 'production',
+        tier: 'mig',
+        pool: 'a100-mig',
+        migProfile: '1g.10gb',
+        gpuEquivalents: 1 / 7,
+        heldAt,
+      });
     } else {
       const tier = kind === 3 ? 'mps' : 'time-sliced';
       const group = Math.floor(i / 20);
-      services.push({ ...base, tier, pods: [{ pod: podName(name), hostname: `${tier}-${group}`, gpu: String(i % 4) }] });
-      seeded.push({ name, team: namespace, namespace, environment: tier === 'mps' ? 'staging' : 'dev', tier, pool: tier === 'mps' ? 'l4-mps' : 't4-timeslice', gpuEquivalents: 0.25, heldAt });
+      services.push({
+        ...base,
+        tier,
+        pods: [
+          {
+            pod: podName(name),
+            hostname: `${tier}-${group}`,
+            gpu: String(i % 4),
+          },
+        ],
+      });
+      seeded.push({
+        name,
+        team: namespace,
+        namespace,
+        environment: tier === 'mps' ? 'staging' : 'dev',
+        tier,
+        pool: tier === 'mps' ? 'l4-mps' : 't4-timeslice',
+        gpuEquivalents: 0.25,
+        heldAt,
+      });
     }
   }
   const devices = new Map<string, { hostname: string; gpu: string }>();
   for (const s of services) {
     if (s.tier === 'mps' || s.tier === 'time-sliced') {
       const p = s.pods[0];
-      devices.set(`${p.hostname}/${p.gpu}`, { hostname: p.hostname, gpu: p.gpu });
+      devices.set(`${p.hostname}/${p.gpu}`, {
+        hostname: p.hostname,
+        gpu: p.gpu,
+      });
     }
   }
   const sharedDevices = [...devices.values()].map((d, i) => ({
@@ -273,26 +373,40 @@ function fleet(count: number, end: number) {
 async function overview() {
   const end = historyEnd(300);
   const { services, seeded, sharedDevices } = fleet(OVERVIEW_SERVICES, end);
-  const spec: HistorySpec = { end, days: 1, stepSeconds: 300, services, sharedDevices };
+  const spec: HistorySpec = {
+    end,
+    days: 1,
+    stepSeconds: 300,
+    services,
+    sharedDevices,
+  };
   let result: Awaited<ReturnType<typeof compare>> | undefined;
   let queriesForFew = 0;
   let queryCount = 0;
-  const loadSeconds = await withBackend(spec, seeded, async ({ prometheusUrl, baseUrl, log, usage, knex }) => {
-    result = await compare(`${baseUrl}/overview?window=24h`, prometheusUrl, log);
-    queryCount = (await usage().overview('24h')).queryCount;
-    // The same data with only 12 of the services stored (3 of each tier): the query count must not grow.
-    const reader = new AllocationReader(knex);
-    const few = {
-      get: (id: string) => reader.get(id),
-      list: async (filter?: { team?: string; ids?: string[] }) => {
-        const all = await reader.list(filter);
-        return ['dedicated', 'mig', 'mps', 'time-sliced'].flatMap(tier =>
-          all.filter(a => a.service.tier === tier).slice(0, 3),
-        );
-      },
-    };
-    queriesForFew = (await usage(few).overview('24h')).queryCount;
-  });
+  const loadSeconds = await withBackend(
+    spec,
+    seeded,
+    async ({ prometheusUrl, baseUrl, log, usage, knex }) => {
+      result = await compare(
+        `${baseUrl}/overview?window=24h`,
+        prometheusUrl,
+        log,
+      );
+      queryCount = (await usage().overview('24h')).queryCount;
+      // The same data with only 12 of the services stored (3 of each tier): the query count must not grow.
+      const reader = new AllocationReader(knex);
+      const few = {
+        get: (id: string) => reader.get(id),
+        list: async (filter?: { team?: string; ids?: string[] }) => {
+          const all = await reader.list(filter);
+          return ['dedicated', 'mig', 'mps', 'time-sliced'].flatMap(tier =>
+            all.filter(a => a.service.tier === tier).slice(0, 3),
+          );
+        },
+      };
+      queriesForFew = (await usage(few).overview('24h')).queryCount;
+    },
+  );
   return {
     services: OVERVIEW_SERVICES,
     days: 1,
@@ -308,24 +422,44 @@ async function overview() {
   };
 }
 
+const ONLY = process.argv.includes('--only')
+  ? process.argv[process.argv.indexOf('--only') + 1]
+  : undefined;
+
 async function main() {
-  process.stdout.write(`cost card, one service, 30 days of 1-minute data (${ROUNDS} rounds)\n`);
+  if (ONLY === 'overview') {
+    process.stdout.write(`${JSON.stringify(await overview(), null, 2)}\n`);
+    return;
+  }
+  process.stdout.write(
+    `cost card, one service, 30 days of 1-minute data (${ROUNDS} rounds)\n`,
+  );
   const card = await costCard();
   process.stdout.write(`${JSON.stringify(card, null, 2)}\n`);
-  process.stdout.write(`overview, ${OVERVIEW_SERVICES} services (${ROUNDS} rounds)\n`);
+  process.stdout.write(
+    `overview, ${OVERVIEW_SERVICES} services (${ROUNDS} rounds)\n`,
+  );
   const all = await overview();
   process.stdout.write(`${JSON.stringify(all, null, 2)}\n`);
   const results = {
     generatedAt: new Date().toISOString(),
-    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version },
-    prometheus: '/usr/bin/prometheus (Debian 2.42), history backfilled with promtool',
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model,
+      node: process.version,
+    },
+    prometheus:
+      '/usr/bin/prometheus (Debian 2.42), history backfilled with promtool',
     rounds: ROUNDS,
     costCard: card,
     overview: all,
   };
   const dir = join(__dirname, 'results');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'cost.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(
+    join(dir, 'cost.json'),
+    `${JSON.stringify(results, null, 2)}\n`,
+  );
   process.stdout.write(`written to bench/results/cost.json\n`);
 }
 
