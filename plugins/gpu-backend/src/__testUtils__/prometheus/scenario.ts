@@ -1,4 +1,5 @@
 import { HistoryService, HistorySpec } from './history';
+import { historyEnd } from './startPrometheusWithHistory';
 
 /** Pod name of replica `index` of a Deployment, shaped like Kubernetes names them. */
 export function podName(deployment: string, index = 0): string {
@@ -14,10 +15,13 @@ export function podName(deployment: string, index = 0): string {
  * - `notebook` and `demo` time-sliced on one T4, in `search`.
  */
 export function fourTierScenario(options: {
-  end: number;
+  /** Last sample, unix seconds; two hours ago by default. */
+  end?: number;
   days: number;
+  /** Default 300. */
   stepSeconds?: number;
 }): HistorySpec {
+  const stepSeconds = options.stepSeconds ?? 300;
   const mps = { hostname: 'l4-mps-node-1', gpu: '0' };
   const ts = { hostname: 't4-ts-node-1', gpu: '0' };
   const a100 = { hostname: 'a100-node-1', gpu: '3' };
@@ -114,9 +118,9 @@ export function fourTierScenario(options: {
     },
   ];
   return {
-    end: options.end,
+    end: options.end ?? historyEnd(stepSeconds),
     days: options.days,
-    stepSeconds: options.stepSeconds ?? 60,
+    stepSeconds,
     services,
     sharedDevices: [
       {

@@ -81,11 +81,18 @@ export function historyEnd(stepSeconds = 60, hoursAgo = 2): number {
 }
 
 /**
- * Generates DCGM and vLLM history for `spec` as OpenMetrics, backfills it with `promtool tsdb create-blocks-from
- * openmetrics`, starts `/usr/bin/prometheus` on a free port over those blocks and waits until it is ready.
+ * Generates DCGM and vLLM `history` as OpenMetrics (`stepSeconds` 300 and `end` two hours ago unless given),
+ * backfills it with `promtool tsdb create-blocks-from openmetrics`, starts `/usr/bin/prometheus` on a free port over
+ * those blocks and waits until it is ready. Call `stop()` when done (in afterAll).
+ *
+ * @example
+ * const prometheus = await startPrometheusWithHistory(fourTierScenario({ days: 2 }));
+ * // gpu.prometheus.baseUrl: prometheus.url; query at prometheus.end
+ * await prometheus.stop();
  */
 export async function startPrometheusWithHistory(
-  spec: HistorySpec,
+  history: Omit<HistorySpec, 'end' | 'stepSeconds'> &
+    Partial<Pick<HistorySpec, 'end' | 'stepSeconds'>>,
   options: {
     /**
      * Longest block promtool writes as a Go duration (default `24h`; hours, not days). promtool reads the input once per block, so long histories load
@@ -94,6 +101,12 @@ export async function startPrometheusWithHistory(
     maxBlockDuration?: string;
   } = {},
 ): Promise<PrometheusWithHistory> {
+  const stepSeconds = history.stepSeconds ?? 300;
+  const spec: HistorySpec = {
+    ...history,
+    stepSeconds,
+    end: history.end ?? historyEnd(stepSeconds),
+  };
   const dir = await mkdtemp(join(tmpdir(), 'gpu-prometheus-'));
   const data = join(dir, 'data');
   const input = join(dir, 'history.om');
