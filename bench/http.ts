@@ -17,8 +17,8 @@ function argument(name: string, fallback: number): number {
 }
 
 const CONNECTIONS = 50;
-const DURATION_S = argument('duration', 10);
-const ROUNDS = argument('rounds', 3);
+const DURATION_S = argument('duration', 6);
+const ROUNDS = argument('rounds', 5);
 const EXISTING_SERVICES = argument('services', 1000);
 const CREATED_SERVICES = 300;
 const TARGET_RATIO = 2;
@@ -52,6 +52,8 @@ interface Run {
   p99Ms: number;
   requestsPerSecond: number;
   requests: number;
+  /** Backend CPU time per request: unlike latency, barely affected by what else the machine runs. */
+  cpuMsPerRequest?: number;
 }
 
 async function load(
@@ -63,6 +65,7 @@ async function load(
     seconds: number;
   },
 ): Promise<Run> {
+  const cpuBefore = backend.cpuSeconds();
   const result = await autocannon({
     url: `${backend.baseUrl}${options.path}`,
     method: options.method,
@@ -79,11 +82,16 @@ async function load(
       `${options.method} ${options.path}: ${result.non2xx} non-2xx responses, ${result.errors} errors`,
     );
   }
+  const cpuAfter = backend.cpuSeconds();
   return {
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     requestsPerSecond: result.requests.average,
     requests: result['2xx'],
+    cpuMsPerRequest:
+      cpuBefore === undefined || cpuAfter === undefined
+        ? undefined
+        : round3(((cpuAfter - cpuBefore) * 1000) / result['2xx']),
   };
 }
 
@@ -115,11 +123,23 @@ async function alternate(backend: BenchBackend, rounds: number) {
     p50Ms: median(list.map(r => r.p50Ms)),
     p99Ms: median(list.map(r => r.p99Ms)),
     requestsPerSecond: Math.round(median(list.map(r => r.requestsPerSecond))),
+    cpuMsPerRequest: list.every(r => r.cpuMsPerRequest !== undefined)
+      ? round3(median(list.map(r => r.cpuMsPerRequest!)))
+      : undefined,
     runs: list,
   });
   const result = { trivial: summary(runs.trivial), quote: summary(runs.quote) };
   const ratio = round2(result.quote.p99Ms / result.trivial.p99Ms);
-  return { ...result, p99Ratio: ratio, meetsTarget: ratio <= TARGET_RATIO };
+  const cpuRatio =
+    result.quote.cpuMsPerRequest && result.trivial.cpuMsPerRequest
+      ? round2(result.quote.cpuMsPerRequest / result.trivial.cpuMsPerRequest)
+      : undefined;
+  return {
+    ...result,
+    p99Ratio: ratio,
+    meetsTarget: ratio <= TARGET_RATIO,
+    cpuPerRequestRatio: cpuRatio,
+  };
 }
 
 function median(values: number[]): number {
@@ -128,6 +148,10 @@ function median(values: number[]): number {
   return sorted.length % 2
     ? sorted[middle]
     : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+function round3(value: number): number {
+  return Math.round(value * 1000) / 1000;
 }
 
 function round2(value: number): number {
@@ -183,6 +207,7 @@ async function seedServices(backend: BenchBackend, count: number) {
 /** POST /services for `count` new services (unique names), as fast as the backend takes them. */
 async function creation(backend: BenchBackend, count: number) {
   let index = 0;
+  const cpuBefore = backend.cpuSeconds();
   const started = Date.now();
   const result = await autocannon({
     url: backend.baseUrl,
@@ -217,6 +242,10 @@ async function creation(backend: BenchBackend, count: number) {
     perSecond: round2(result['2xx'] / seconds),
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
+    cpuMsPerService:
+      cpuBefore === undefined
+        ? undefined
+        : round3(((backend.cpuSeconds()! - cpuBefore) * 1000) / result['2xx']),
   };
 }
 
@@ -238,7 +267,8 @@ async function main() {
       },
     });
     console.log(
-      `p99 quote / p99 trivial = ${latency.p99Ratio} (target <= ${TARGET_RATIO})`,
+      `p99 quote / p99 trivial = ${latency.p99Ratio} (target <= ${TARGET_RATIO}); ` +
+        `CPU per request quote / trivial = ${latency.cpuPerRequestRatio}`,
     );
 
     await seedServices(backend, EXISTING_SERVICES);
@@ -264,6 +294,9 @@ async function main() {
         trivialP99Ms: withServices.trivial.p99Ms,
         quoteP99Ms: withServices.quote.p99Ms,
         p99Ratio: withServices.p99Ratio,
+        trivialCpuMsPerRequest: withServices.trivial.cpuMsPerRequest,
+        quoteCpuMsPerRequest: withServices.quote.cpuMsPerRequest,
+        cpuPerRequestRatio: withServices.cpuPerRequestRatio,
       },
       creation: {
         ...created,

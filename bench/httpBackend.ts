@@ -2,9 +2,9 @@
  * Starts the real backend (packages/backend/src/index.ts, every plugin, SQLite in memory) as a child process on a
  * free port, the way packages/backend/src/boot.test.ts does, with a static service token for the benchmark.
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -19,7 +19,30 @@ export interface BenchBackend {
   userToken: string;
   /** Static external-access token: a service principal, which acts for any team. */
   serviceToken: string;
+  /** CPU seconds (user + system) the backend process has used so far; undefined where /proc is unavailable. */
+  cpuSeconds(): number | undefined;
   stop(): void;
+}
+
+const CLOCK_TICKS_PER_SECOND = Number(
+  (() => {
+    try {
+      return execFileSync('getconf', ['CLK_TCK']).toString().trim();
+    } catch {
+      return '100';
+    }
+  })(),
+);
+
+function processCpuSeconds(pid: number): number | undefined {
+  try {
+    // Fields after the command name (which may contain spaces): utime and stime are the 12th and 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
 }
 
 async function freePort(): Promise<number> {
@@ -131,5 +154,11 @@ export async function startBackend(): Promise<BenchBackend> {
     );
   }
   const { backstageIdentity } = await refresh.json();
-  return { baseUrl, userToken: backstageIdentity.token, serviceToken, stop };
+  return {
+    baseUrl,
+    userToken: backstageIdentity.token,
+    serviceToken,
+    cpuSeconds: () => processCpuSeconds(child.pid!),
+    stop,
+  };
 }

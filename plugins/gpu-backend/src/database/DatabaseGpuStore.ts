@@ -118,6 +118,17 @@ export class DatabaseGpuStore implements GpuStore {
     return new DatabaseGpuStore(client);
   }
 
+  /** Transactions ended so far; a quota snapshot read before the last one ended is stale. */
+  private transactionsEnded = 0;
+  private readonly quotaSnapshots = new Map<
+    string,
+    {
+      transactionsEnded: number;
+      readAt: number;
+      quota: Promise<QuotaRecord | undefined>;
+    }
+  >();
+
   private constructor(private readonly db: Knex) {}
 
   async createServiceWithReservation(
@@ -381,6 +392,33 @@ export class DatabaseGpuStore implements GpuStore {
 
   async getQuota(team: string): Promise<QuotaRecord | undefined> {
     return readQuota(this.db, team);
+  }
+
+  async getQuotaSnapshot(
+    team: string,
+    maxAgeMs: number,
+  ): Promise<QuotaRecord | undefined> {
+    const now = Date.now();
+    const cached = this.quotaSnapshots.get(team);
+    if (
+      cached &&
+      cached.transactionsEnded === this.transactionsEnded &&
+      now - cached.readAt <= maxAgeMs
+    ) {
+      return cached.quota;
+    }
+    const snapshot = {
+      transactionsEnded: this.transactionsEnded,
+      readAt: now,
+      quota: readQuota(this.db, team),
+    };
+    this.quotaSnapshots.set(team, snapshot);
+    snapshot.quota.catch(() => {
+      if (this.quotaSnapshots.get(team) === snapshot) {
+        this.quotaSnapshots.delete(team);
+      }
+    });
+    return snapshot.quota;
   }
 
   async listQuotas(): Promise<QuotaRecord[]> {
@@ -721,17 +759,21 @@ export class DatabaseGpuStore implements GpuStore {
   private async transaction<T>(
     fn: (tx: Knex.Transaction) => Promise<T>,
   ): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.db.transaction(fn);
-      } catch (error) {
-        if (
-          attempt >= MAX_TRANSACTION_ATTEMPTS ||
-          !isRetryableTransactionError(error)
-        ) {
-          throw error;
+    try {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.db.transaction(fn);
+        } catch (error) {
+          if (
+            attempt >= MAX_TRANSACTION_ATTEMPTS ||
+            !isRetryableTransactionError(error)
+          ) {
+            throw error;
+          }
         }
       }
+    } finally {
+      this.transactionsEnded += 1;
     }
   }
 }

@@ -376,6 +376,17 @@ export interface GpuStore {
 
   getQuota(team: string): Promise<QuotaRecord | undefined>;
 
+  /**
+   * {@link GpuStore.getQuota}, answered from the last read of the team's quota while no transaction of this store
+   * has ended since that read started and it is at most `maxAgeMs` old (writes by other backend replicas show after
+   * that long). Concurrent calls share one read. For quotes, which are advisory: admission re-checks in its
+   * transaction. The record is shared; do not change it.
+   */
+  getQuotaSnapshot(
+    team: string,
+    maxAgeMs: number,
+  ): Promise<QuotaRecord | undefined>;
+
   /** Every team that has a quota, by team name. */
   listQuotas(): Promise<QuotaRecord[]>;
 
