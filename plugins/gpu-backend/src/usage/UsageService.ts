@@ -217,7 +217,10 @@ export class UsageService {
     ]);
     const usage = measurement.usage.get(id);
     const replicas = Math.max(1, service.request.replicas);
-    const allocatedBytes = (slice?.memoryBytes ?? 0) * replicas;
+    // The slice's memory; DCGM's FB_USED + FB_FREE when the pool has left the config.
+    const allocatedBytes = slice
+      ? slice.memoryBytes * replicas
+      : usage?.deviceMemoryBytes ?? 0;
     const held = allocationInRange(
       allocation.reservations,
       this.prices,

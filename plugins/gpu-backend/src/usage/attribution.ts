@@ -30,6 +30,8 @@ export interface Attribution {
   engineActive?: AttributedValue;
   memoryUsedBytes?: AttributedValue;
   peakMemoryBytes?: number;
+  /** Framebuffer of the service's GPUs or MIG instances (FB_USED + FB_FREE), bytes; dedicated and MIG only. */
+  deviceMemoryBytes?: number;
   powerWatts?: AttributedValue;
   xid?: { errorSamples: number; lastCode?: number };
   /** Highest utilisation of the last 30 minutes, 0 to 1 (dedicated and MIG only). */
@@ -149,6 +151,7 @@ export function attributeUsage(
   const engine = byService(data(metrics.engine));
   const fbUsed = byService(data(metrics.fbUsed));
   const fbPeak = byService(data(metrics.fbUsedPeak));
+  const fbFree = byService(data(metrics.fbFree));
   const power = byService(data(metrics.power));
   const xidSamples = byService(data(metrics.xidSamples));
   const xidLast = byService(data(metrics.xidLast));
@@ -258,6 +261,11 @@ export function attributeUsage(
         };
         attribution.peakMemoryBytes =
           sum((fbPeak.get(k) ?? used).map(s => s.value)) * MIB;
+        const free = fbFree.get(k);
+        if (free) {
+          attribution.deviceMemoryBytes =
+            (sum(used.map(s => s.value)) + sum(free.map(s => s.value))) * MIB;
+        }
       }
       const watts = power.get(k);
       if (watts) {
