@@ -1,3 +1,7 @@
+import {
+  coreServices,
+  createServiceFactory,
+} from '@backstage/backend-plugin-api';
 import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
 import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
 import { setupServer } from 'msw/node';
@@ -32,7 +36,11 @@ async function start(gpu: Record<string, unknown> = {}) {
   const { server: http } = await startTestBackend({
     features: [
       gpuPlugin,
-      scheduler.factory(),
+      createServiceFactory({
+        service: coreServices.scheduler,
+        deps: {},
+        factory: () => scheduler,
+      }),
       mockServices.rootConfig.factory({
         data: {
           gpu: {
