@@ -123,10 +123,12 @@ describe('attributeUsage', () => {
           device('d-1-x', 1000),
           device('d-1-x', 3000, { gpu: '1' }),
         ]),
+        fbFree: ok([device('d-1-x', 500), device('d-1-x', 500, { gpu: '1' })]),
       }),
     );
     expect(result.get('d')!.utilisation!.value).toBeCloseTo(0.4, 12);
     expect(result.get('d')!.memoryUsedBytes!.value).toBe(4000 * 1024 * 1024);
+    expect(result.get('d')!.deviceMemoryBytes).toBe(5000 * 1024 * 1024);
   });
 
   it('leaves figures out when their family failed, and ignores pods of other deployments', () => {
