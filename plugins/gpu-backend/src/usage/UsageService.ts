@@ -1,6 +1,5 @@
 import { NotFoundError } from '@backstage/errors';
 import {
-  costBreakdown,
   CostFigures,
   costPerThousandTokens,
   DailyCost,
@@ -10,12 +9,10 @@ import {
   Platform,
   poolPrices,
   PoolPrice,
-  Recommendation,
   ServiceCost,
   ServiceCostSummary,
   ServiceUsage,
   TeamCost,
-  TimePoint,
   UsageWindow,
 } from '@internal/backstage-plugin-gpu-common';
 import { serviceObjectNames } from '@internal/backstage-plugin-gpu-node';
@@ -27,7 +24,7 @@ import {
   MetricTarget,
   WindowMetrics,
 } from '../metrics/collectMetrics';
-import { PrometheusClient, RangeSeries } from '../metrics/PrometheusClient';
+import { PrometheusClient } from '../metrics/PrometheusClient';
 import { PrometheusSettings } from '../metrics/PrometheusConfig';
 import { MIB } from '../metrics/metricNames';
 import { QuotaRecord } from '../database';
@@ -39,6 +36,14 @@ import { metricsStatus, NOT_CONFIGURED } from './metricsStatus';
 import { recommend } from './recommendations';
 import { serviceSlice } from './serviceSlice';
 import { parseUsageWindow, unixSeconds } from './usageWindow';
+import {
+  burn,
+  monthElapsed,
+  sortRecommendations,
+  split,
+  totalsOf,
+} from './costTotals';
+import { seriesOf } from './timeSeries';
 
 /** Above this many services, queries select every pod and filter in code instead of a regex of names. */
 export const REGEX_SCOPE_LIMIT = 50;
@@ -782,90 +787,4 @@ export class UsageService {
       ),
     };
   }
-}
-
-/** Allocation split into usage and idle by utilisation (0 to 1). */
-export function split(
-  allocationMicros: number,
-  utilisation: number,
-): CostFigures {
-  const { usage, idle } = costBreakdown(
-    allocationMicros,
-    Math.min(1, Math.max(0, utilisation)),
-  );
-  return { allocationMicros, usageMicros: usage, idleMicros: idle };
-}
-
-function totalsOf(summaries: ServiceCostSummary[]) {
-  const usageKnown = summaries.every(s => s.usageMicros !== undefined);
-  const figures: CostFigures = {
-    allocationMicros: summaries.reduce((t, s) => t + s.allocationMicros, 0),
-    ...(usageKnown
-      ? {
-          usageMicros: summaries.reduce((t, s) => t + s.usageMicros!, 0),
-          idleMicros: summaries.reduce((t, s) => t + s.idleMicros!, 0),
-        }
-      : {}),
-  };
-  return {
-    figures,
-    monthToDate: summaries.reduce((t, s) => t + s.monthToDateMicros, 0),
-    projected: summaries.reduce((t, s) => t + s.projectedMonthMicros, 0),
-    spotSaving: summaries.reduce((t, s) => t + (s.spotSavingMicros ?? 0), 0),
-  };
-}
-
-function burn(monthToDate: number, projected: number, budget: number) {
-  return budget > 0
-    ? {
-        budgetBurn: monthToDate / budget,
-        projectedBudgetBurn: projected / budget,
-      }
-    : {};
-}
-
-function monthElapsed(now: DateTime): number {
-  const start = now.startOf('month');
-  const end = start.plus({ months: 1 });
-  return (
-    now.diff(start).as('milliseconds') / end.diff(start).as('milliseconds')
-  );
-}
-
-const SEVERITY = { critical: 0, warning: 1, info: 2 };
-
-function sortRecommendations(list: Recommendation[]): Recommendation[] {
-  return list.sort(
-    (a, b) =>
-      SEVERITY[a.severity] - SEVERITY[b.severity] ||
-      b.monthlySavingMicros - a.monthlySavingMicros ||
-      a.serviceName.localeCompare(b.serviceName),
-  );
-}
-
-/** Combines the series of a service's pods into one time series (mean or sum per timestamp), scaled. */
-function seriesOf(
-  series: RangeSeries[],
-  factor: number,
-  combine: 'mean' | 'sum',
-  transform: (value: number) => number = v => v,
-): TimePoint[] {
-  const byTime = new Map<number, number[]>();
-  for (const s of series) {
-    for (const [t, v] of s.points) {
-      if (!Number.isFinite(v)) continue;
-      const list = byTime.get(t) ?? [];
-      list.push(transform(v));
-      byTime.set(t, list);
-    }
-  }
-  return [...byTime.entries()]
-    .sort((a, b) => a[0] - b[0])
-    .map(([t, values]) => {
-      const total = values.reduce((x, y) => x + y, 0);
-      return {
-        timestamp: t * 1000,
-        value: (combine === 'mean' ? total / values.length : total) * factor,
-      };
-    });
 }
