@@ -546,4 +546,18 @@ describe('readPlatformConfig', () => {
   it('defaults when the gpu section is absent', () => {
     expect(readPlatformConfig(new ConfigReader({})).pools).toEqual([]);
   });
+
+  it('leaves the backend-only sections (clusters, reconcile, prometheus) to the backend', () => {
+    const platform = readPlatformConfig(
+      new ConfigReader({
+        gpu: {
+          ...demoPlatformConfig,
+          clusters: [{ name: 'prod', mode: 'dry-run' }],
+          reconcile: { enabled: false },
+          prometheus: { baseUrl: 'http://127.0.0.1:9090', timeout: 5000 },
+        },
+      }),
+    );
+    expect(platform.pools).toHaveLength(6);
+  });
 });

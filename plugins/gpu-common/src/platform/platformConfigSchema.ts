@@ -115,6 +115,8 @@ export const platformConfigSchema = strict({
   clusters: z.array(z.unknown()).optional(),
   /** Read by the gpu backend's Kueue reconciler (`gpu.reconcile`), not part of the platform model. */
   reconcile: z.unknown().optional(),
+  /** Read by the gpu backend's Prometheus client (`gpu.prometheus`), not part of the platform model. */
+  prometheus: z.unknown().optional(),
 });
 
 /**
