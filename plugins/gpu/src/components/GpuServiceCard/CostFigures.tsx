@@ -48,9 +48,12 @@ export function CostFigures(props: { cost: ServiceCost }) {
           testId="figure-per-thousand-tokens"
           label="Per 1,000 output tokens"
           value={
-            cost.costPerThousandTokensMicros !== undefined
-              ? formatUnitPrice(cost.costPerThousandTokensMicros)
-              : '-'
+            cost.costPerThousandTokensMicros === undefined
+              ? '-'
+              : cost.costPerThousandTokensMicros === 0 &&
+                (cost.generatedTokens ?? 0) > 0
+              ? '< $0.000001'
+              : formatUnitPrice(cost.costPerThousandTokensMicros)
           }
           caption={
             cost.costPerThousandTokensMicros !== undefined

@@ -303,6 +303,28 @@ describe('GpuServiceCard', () => {
     expect(api.callsOf('getServiceUsage').at(-1)).toEqual([service.id, '7d']);
   });
 
+  it('flags XID errors and a cost per 1,000 tokens below a micro-dollar', async () => {
+    const api = backend();
+    const usage = {
+      ...summariserUsage(),
+      xid: { errorSamples: 3, lastCode: 79 },
+    };
+    api.usage = async () => usage;
+    api.cost = async () => ({
+      ...summariserCost(usage),
+      allocationMicros: 894,
+      generatedTokens: 47_514_000,
+      costPerThousandTokensMicros: 0,
+    });
+    await renderCard(api);
+    expect(await screen.findByTestId('figure-xid')).toHaveTextContent(
+      'XID 793 sample(s) with an error in 24h',
+    );
+    expect(figure('figure-per-thousand-tokens')).toHaveTextContent(
+      '< $0.000001',
+    );
+  });
+
   it('shows a spot saving on a spot pool', async () => {
     const api = backend();
     const spot = findPool(platform, 'spot-l4');

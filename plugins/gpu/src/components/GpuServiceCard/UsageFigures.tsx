@@ -1,5 +1,6 @@
 import { ServiceUsage } from '@internal/backstage-plugin-gpu-common';
 import Grid from '@material-ui/core/Grid';
+import Typography from '@material-ui/core/Typography';
 import { formatGib, formatPercent, formatRate } from '../shared';
 import { describeAttribution } from './describeAttribution';
 import { Figure } from './Figure';
@@ -71,6 +72,21 @@ export function UsageFigures(props: { usage: ServiceUsage }) {
             ? `p50 ${usage.latency.p50Seconds.toFixed(2)} s`
             : undefined
         }
+      />
+    ),
+    usage.xid && usage.xid.errorSamples > 0 && (
+      <Figure
+        key="xid"
+        testId="figure-xid"
+        label="XID errors"
+        value={
+          <Typography component="span" variant="h6" color="error">
+            {usage.xid.lastCode !== undefined
+              ? `XID ${usage.xid.lastCode}`
+              : 'reported'}
+          </Typography>
+        }
+        caption={`${usage.xid.errorSamples} sample(s) with an error in ${usage.window.label}`}
       />
     ),
   ].filter(Boolean);
