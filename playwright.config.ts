@@ -4,7 +4,8 @@ import { defineConfig } from '@playwright/test';
  * End-to-end tests: the production build of packages/app, served by the real backend on :7007 (SQLite, guest
  * sign-in, dry-run cluster), driven in Debian's Chromium. `yarn e2e` builds the app first.
  */
-const PORT = 7007;
+// E2E_PORT runs the suite on another port when 7007 is taken (e.g. by a development backend).
+const PORT = Number(process.env.E2E_PORT ?? 7007);
 
 export default defineConfig({
   testDir: 'packages/app/e2e-tests',
@@ -13,15 +14,24 @@ export default defineConfig({
   forbidOnly: !!process.env.CI,
   retries: 0,
   workers: 1,
-  reporter: [['list'], ['html', { open: 'never', outputFolder: 'test-results/e2e-report' }]],
+  reporter: [
+    ['list'],
+    ['html', { open: 'never', outputFolder: 'test-results/e2e-report' }],
+  ],
   outputDir: 'test-results/e2e-output',
   webServer: {
-    command: 'yarn workspace backend start',
+    // Prometheus loaded with generated history first, then the backend pointing at it (Playwright starts web
+    // servers before globalSetup, so this cannot be a globalSetup).
+    command:
+      'node --require sucrase/register packages/app/e2e-tests/support/startBackendWithPrometheus.ts',
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 20_000 },
     url: `http://localhost:${PORT}/.backstage/health/v1/readiness`,
     reuseExistingServer: !process.env.CI,
     timeout: 180_000,
     env: {
       APP_CONFIG_app_baseUrl: `http://localhost:${PORT}`,
+      APP_CONFIG_backend_baseUrl: `http://localhost:${PORT}`,
+      APP_CONFIG_backend_listen_port: String(PORT),
     },
     stdout: 'ignore',
     stderr: 'pipe',

@@ -1,0 +1,264 @@
+import { APIRequestContext, expect, Page, test } from '@playwright/test';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+
+/**
+ * The usage card and the governance page against the real backend, whose `gpu.prometheus.baseUrl` points at a real
+ * Prometheus loaded with two days of generated DCGM and vLLM history (support/startBackendWithPrometheus.ts). The
+ * service `chat` is created through the API (dry-run cluster) with the name whose pods the history's series carry
+ * (dedicated L4 in ml-serving, 600 output tokens/s, 12 running and 2 waiting requests, KV cache 41%), registered
+ * in the catalog with its `gpu.backstage.io/service-id`, and its entity page must show the card with those numbers.
+ */
+const SCREENSHOTS = 'test-results/screenshots';
+/** The local catalog directory the catalog reads (`scaffolder.gpu.catalogDirectory`, app-config.yaml). */
+const LOCAL_CATALOG = resolve(__dirname, '../../../local-catalog');
+const ENTITY = 'e2e-chat';
+const ENTITY_FILE = resolve(LOCAL_CATALOG, `component-default-${ENTITY}.yaml`);
+
+async function token(request: APIRequestContext): Promise<string> {
+  const res = await request.get('/api/auth/guest/refresh', {
+    headers: { 'X-Requested-With': 'XMLHttpRequest' },
+  });
+  expect(res.ok(), await res.text()).toBeTruthy();
+  return (await res.json()).backstageIdentity.token;
+}
+
+async function api(
+  request: APIRequestContext,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+) {
+  const res = await request.fetch(path, {
+    method,
+    headers: { Authorization: `Bearer ${await token(request)}` },
+    data: body,
+  });
+  const text = await res.text();
+  expect(res.ok(), `${method} ${path}: ${res.status()} ${text}`).toBeTruthy();
+  return JSON.parse(text);
+}
+
+const serviceRequest = (name: string, tier: string, pool: string) => ({
+  name,
+  team: 'ml-platform',
+  namespace: 'ml-serving',
+  model: 'llama-3.1-8b',
+  runtime: 'vllm',
+  dtype: 'bf16',
+  maxModelLen: 8192,
+  concurrency: 16,
+  replicas: 1,
+  environment: 'production',
+  tier,
+  pool,
+});
+
+/** Writes the Component into the local catalog directory and refreshes the location that reads it. */
+async function registerComponent(
+  request: APIRequestContext,
+  serviceId: string,
+) {
+  await writeFile(
+    ENTITY_FILE,
+    [
+      'apiVersion: backstage.io/v1alpha1',
+      'kind: Component',
+      'metadata:',
+      `  name: ${ENTITY}`,
+      '  description: Chat model on a dedicated L4 (end-to-end test)',
+      '  annotations:',
+      `    gpu.backstage.io/service-id: ${serviceId}`,
+      '    backstage.io/kubernetes-id: chat',
+      '    backstage.io/kubernetes-namespace: ml-serving',
+      'spec:',
+      '  type: service',
+      '  lifecycle: production',
+      '  owner: ml-platform',
+      '  system: model-serving',
+      '',
+    ].join('\n'),
+  );
+  const locations = await api(
+    request,
+    'GET',
+    '/api/catalog/entities/by-query?filter=kind=location&limit=100',
+  );
+  const local = locations.items.find((l: any) =>
+    String(l.spec?.target ?? '').endsWith('local-catalog/*.yaml'),
+  );
+  expect(local, 'the location of local-catalog/*.yaml').toBeTruthy();
+  await api(request, 'POST', '/api/catalog/refresh', {
+    entityRef: `location:default/${local.metadata.name}`,
+  });
+  await expect
+    .poll(
+      async () => {
+        const res = await request.get(
+          `/api/catalog/entities/by-name/component/default/${ENTITY}`,
+          { headers: { Authorization: `Bearer ${await token(request)}` } },
+        );
+        return res.ok()
+          ? (await res.json()).metadata.annotations[
+              'gpu.backstage.io/service-id'
+            ]
+          : undefined;
+      },
+      { timeout: 60_000, intervals: [500, 1000, 2000] },
+    )
+    .toBe(serviceId);
+}
+
+async function signIn(page: Page) {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'Enter' }).click();
+  await expect(
+    page.getByRole('navigation', { name: 'sidebar nav' }),
+  ).toBeVisible();
+}
+
+test.afterAll(async () => {
+  await rm(ENTITY_FILE, { force: true });
+});
+
+test('the entity card shows real Prometheus numbers and the governance page approves a request', async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(180_000);
+  const prometheus = JSON.parse(
+    await readFile('test-results/e2e-prometheus.json', 'utf8'),
+  );
+  expect(prometheus.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+
+  // A dedicated L4 whose pods are the history's `chat-...` pods; fits ml-platform's quota, so approved (dry-run).
+  const chat = await api(request, 'POST', '/api/gpu/services', {
+    request: serviceRequest('chat', 'dedicated', 'l4-ondemand'),
+    entityRef: `component:default/${ENTITY}`,
+    requestKey: 'e2e-usage-card-chat',
+  });
+  expect(chat.status).toBe('approved');
+  expect(chat.mode).toBe('dry-run');
+  // ml-platform has no quota on spot-l4: this one waits for an approver.
+  const spotName = `e2e-spot-${Date.now().toString(36)}`;
+  const spot = await api(request, 'POST', '/api/gpu/services', {
+    request: serviceRequest(spotName, 'dedicated', 'spot-l4'),
+  });
+  expect(spot.status).toBe('pending-approval');
+
+  await registerComponent(request, chat.id);
+  await signIn(page);
+  await page.goto(`/catalog/default/component/${ENTITY}`);
+  await expect(page.getByRole('heading', { name: ENTITY })).toBeVisible({
+    timeout: 30_000,
+  });
+
+  const card = page
+    .locator('.MuiCard-root')
+    .filter({ has: page.getByText('GPU usage and cost', { exact: true }) });
+  await expect(card).toBeVisible({ timeout: 30_000 });
+  await expect(
+    card.getByText(
+      'dedicated on l4-ondemand · 1 replica, 1 GPU-equivalent · production · approved (dry-run)',
+    ),
+  ).toBeVisible();
+  // From the generated series: constant vLLM gauges and counters, DCGM waves around their means.
+  await expect(card.getByTestId('figure-tokens')).toBeVisible({
+    timeout: 30_000,
+  });
+  // 600 tokens/s while the history runs; it ends two hours ago, so about 22 of the window's 24 hours.
+  const tokensPerSecond = Number(
+    await card
+      .getByTestId('figure-tokens')
+      .locator('.MuiTypography-h6')
+      .innerText(),
+  );
+  expect(tokensPerSecond).toBeGreaterThan(530);
+  expect(tokensPerSecond).toBeLessThanOrEqual(550);
+  await expect(card.getByTestId('figure-xid')).toContainText('XID 79');
+  await expect(card.getByTestId('figure-queue')).toContainText('2 waiting');
+  await expect(card.getByTestId('figure-queue')).toContainText(
+    '12 running, KV cache 41%',
+  );
+  await expect(card.getByTestId('figure-latency')).toContainText('4.06 s');
+  const utilisation = await card
+    .getByTestId('figure-utilisation')
+    .locator('.MuiTypography-h6')
+    .innerText();
+  const percent = Number(utilisation.replace('%', ''));
+  expect(percent).toBeGreaterThan(40);
+  expect(percent).toBeLessThan(85);
+  await expect(card.getByTestId('figure-utilisation')).toContainText(
+    'measured',
+  );
+  // About 20,000 MiB used of the L4's 24 GiB.
+  await expect(card.getByTestId('figure-memory')).toContainText(
+    /19\.\d GiB \/ 24\.0 GiB/,
+  );
+  await expect(
+    card.getByRole('img', { name: /^GPU utilisation: average \d+% over 24h$/ }),
+  ).toBeVisible();
+  await expect(
+    card.getByRole('img', { name: /^GPU memory used vs allocated: peak / }),
+  ).toBeVisible();
+  await expect(card.getByTestId('figure-projected')).toContainText(
+    '$587.50 for a full month held',
+  );
+  await expect(card.getByTestId('figure-window-cost')).toContainText(
+    'per GPU-hour',
+  );
+  await card.scrollIntoViewIfNeeded();
+  await page.screenshot({
+    path: `${SCREENSHOTS}/gpu-usage-card.png`,
+    fullPage: true,
+  });
+
+  // Another window reloads the figures.
+  await card.getByRole('button', { name: 'Window' }).click();
+  await page.getByRole('option', { name: 'Last 7 days' }).click();
+  await expect(
+    card.getByRole('img', { name: /^GPU utilisation: average \d+% over 7d$/ }),
+  ).toBeVisible();
+
+  // The governance page: the pending spot request, approved with a comment.
+  await page.goto('/gpu');
+  await expect(
+    page.getByRole('heading', { name: 'GPU governance' }),
+  ).toBeVisible();
+  const approve = page.getByRole('button', { name: `approve ${spotName}` });
+  await expect(approve).toBeEnabled({ timeout: 30_000 });
+  await expect(page.getByText(/spot-l4/).first()).toBeVisible();
+  await expect(page.getByText('Budget burn')).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByTestId('overview-totals')).toContainText(
+    'PromQL queries',
+  );
+  await page.screenshot({
+    path: `${SCREENSHOTS}/gpu-governance-pending.png`,
+    fullPage: true,
+  });
+
+  await approve.click();
+  const dialog = page.getByRole('dialog');
+  await dialog
+    .getByLabel('Comment (optional)')
+    .fill('approved by the end-to-end test');
+  await dialog.getByRole('button', { name: 'Approve' }).click();
+  await expect(
+    page.getByText(`Approved ${spotName}: the service is now approved.`),
+  ).toBeVisible();
+  await expect(
+    page.getByRole('button', { name: `approve ${spotName}` }),
+  ).toBeHidden();
+  await expect(page.getByTestId('quota-ml-platform')).toContainText(
+    'spot-l4: 1 of 0',
+  );
+  await expect(page.getByText('approval.approve').first()).toBeVisible();
+  await page.screenshot({
+    path: `${SCREENSHOTS}/gpu-governance-approved.png`,
+    fullPage: true,
+  });
+
+  const decided = await api(request, 'GET', `/api/gpu/services/${spot.id}`);
+  expect(decided.status).toBe('approved');
+  expect(decided.approval.comment).toBe('approved by the end-to-end test');
+});

@@ -1,0 +1,92 @@
+/**
+ * The end-to-end tests' web server: a real Prometheus (Debian's `/usr/bin/prometheus`) loaded with two days of
+ * generated DCGM and vLLM history for the four-tier scenario of the gpu backend's Prometheus tests, then the
+ * Backstage backend (packages/backend, the development start without the file watcher) with `gpu.prometheus.baseUrl` pointing at it.
+ *
+ * Playwright starts its web servers before `globalSetup`, so Prometheus is started here rather than there. On
+ * SIGTERM/SIGINT (Playwright's `gracefulShutdown`) the backend's process group is stopped, then Prometheus, and its
+ * data directory removed.
+ *
+ * Run with `node --require sucrase/register packages/app/e2e-tests/support/startBackendWithPrometheus.ts`.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import {
+  fourTierScenario,
+  historyEnd,
+  startPrometheusWithHistory,
+} from '../../../../plugins/gpu-backend/src/__testUtils__/prometheus';
+
+/** Where the tests read the Prometheus URL and the history's last sample time from. */
+export const PROMETHEUS_INFO_FILE = 'test-results/e2e-prometheus.json';
+
+async function main() {
+  const end = historyEnd(60, 2);
+  const prometheus = await startPrometheusWithHistory(
+    fourTierScenario({ end, days: 2, stepSeconds: 60 }),
+  );
+  await mkdir('test-results', { recursive: true });
+  await writeFile(
+    PROMETHEUS_INFO_FILE,
+    JSON.stringify({ url: prometheus.url, end }, null, 2),
+  );
+  process.stderr.write(`e2e: Prometheus with history at ${prometheus.url}\n`);
+
+  // The CLI's TypeScript loader without its file watcher (as packages/backend/src/boot.test.ts does), so a backend
+  // that fails at start-up exits and fails the run at once instead of waiting for the web server timeout.
+  const transform = require.resolve('@backstage/cli/config/nodeTransform.cjs');
+  const backend: ChildProcess = spawn(
+    process.execPath,
+    [
+      '--require',
+      transform,
+      'src/index.ts',
+      '--config',
+      '../../app-config.yaml',
+    ],
+    {
+      cwd: resolve(__dirname, '../../../backend'),
+      stdio: 'inherit',
+      detached: true,
+      env: {
+        ...process.env,
+        NODE_ENV: 'development',
+        APP_CONFIG_gpu_prometheus_baseUrl: prometheus.url,
+        // The guest of examples/org.yaml (member of ml-platform and platform-team), not the default
+        // user:development/guest that belongs to no team.
+        APP_CONFIG_auth_providers_guest_userEntityRef: 'user:default/guest',
+      },
+    },
+  );
+
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    if (backend.exitCode === null && backend.pid) {
+      const exited = once(backend, 'exit');
+      try {
+        process.kill(-backend.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+      await Promise.race([exited, new Promise(r => setTimeout(r, 10_000))]);
+    }
+    await prometheus.stop();
+    process.exit(code);
+  };
+  process.on('SIGTERM', () => stop(0));
+  process.on('SIGINT', () => stop(0));
+  backend.on('exit', exitCode => stop(exitCode ?? 1));
+}
+
+main().catch(error => {
+  process.stderr.write(
+    `e2e: could not start Prometheus and the backend: ${
+      error.stack ?? error
+    }\n`,
+  );
+  process.exit(1);
+});
