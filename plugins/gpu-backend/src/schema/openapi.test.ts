@@ -9,8 +9,7 @@ import {
   startTestBackend,
 } from '@backstage/backend-test-utils';
 import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
-// ajv-draft-04 comes with @apidevtools/swagger-parser; OpenAPI 3.0 schema objects follow JSON Schema draft 4.
-// eslint-disable-next-line @backstage/no-undeclared-imports
+// OpenAPI 3.0 schema objects follow JSON Schema draft 4.
 import Ajv from 'ajv-draft-04';
 import type { Router } from 'express';
 import { resolve } from 'node:path';
