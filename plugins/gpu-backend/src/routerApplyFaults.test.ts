@@ -1,23 +1,14 @@
-import {
-  coreServices,
-  createServiceFactory,
-} from '@backstage/backend-plugin-api';
-import {
-  mockCredentials,
-  mockServices,
-  startTestBackend,
-} from '@backstage/backend-test-utils';
+import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
 import { setupServer } from 'msw/node';
 import request from 'supertest';
 import { summariserRequest } from './__testUtils__/summariserRequest';
-import { fakeKubernetesApi } from './cluster/__testUtils__/fakeKubernetesApi';
+import { startApplyClusterBackend } from './__testUtils__/startApplyClusterBackend';
 import { gpuPlugin } from './plugin';
 
 jest.setTimeout(30_000);
 
-const BASE = 'https://k8s.test:6443';
 const SSA = '?fieldManager=backstage-gpu&force=true';
 const TEAM = 'ml-platform';
 const DEPLOYMENT = `/apis/apps/v1/namespaces/${TEAM}/deployments/summariser`;
@@ -47,46 +38,7 @@ afterEach(() => server.resetHandlers());
 afterAll(() => server.close());
 
 async function start() {
-  const api = fakeKubernetesApi(BASE);
-  server.use(...api.handlers);
-  const { server: http } = await startTestBackend({
-    features: [
-      gpuPlugin,
-      mockServices.rootConfig.factory({
-        data: {
-          gpu: {
-            ...demoPlatformConfig,
-            clusters: [{ name: 'gpu-eu', mode: 'apply' }],
-          },
-          kubernetes: {
-            clusterLocatorMethods: [
-              {
-                type: 'config',
-                clusters: [
-                  {
-                    name: 'gpu-eu',
-                    url: BASE,
-                    authProvider: 'serviceAccount',
-                    serviceAccountToken: 'sa-token',
-                  },
-                ],
-              },
-            ],
-          },
-        },
-      }),
-      createServiceFactory({
-        service: coreServices.userInfo,
-        deps: {},
-        factory: () =>
-          mockServices.userInfo({
-            userEntityRef: mockCredentials.user().principal.userEntityRef,
-            ownershipEntityRefs: [`group:default/${TEAM}`],
-          }),
-      }),
-    ],
-  });
-  return { api, http: request(http) };
+  return startApplyClusterBackend(server, [TEAM]);
 }
 
 /** The team's held GPU-equivalents on the summariser's pool. */
@@ -169,12 +121,25 @@ describe('applying to a cluster that fails half-way', () => {
       metadata: { name: string; namespace?: string };
     }[];
     const applied = api.requests.filter(r => r.method === 'PATCH');
-    // One server-side apply per rendered object, each with the apply content type.
-    expect(applied).toHaveLength(manifests.length);
-    expect(new Set(applied.map(r => r.path)).size).toBe(manifests.length);
+    // One server-side apply per object, each with the apply content type: first the platform objects the team's
+    // queue needs (not part of the service's manifests), then every stored manifest in order.
+    const platform = applied.filter(
+      r =>
+        (r.body as { metadata: { labels?: Record<string, string> } }).metadata
+          .labels?.['gpu.backstage.io/scope'] === 'platform',
+    );
+    expect(platform.map(r => (r.body as { kind: string }).kind)).toContain(
+      'ClusterQueue',
+    );
+    expect(applied.slice(0, platform.length)).toEqual(platform);
+    expect(applied.slice(platform.length).map(r => r.body)).toEqual(manifests);
+    expect(new Set(applied.map(r => r.path)).size).toBe(applied.length);
     expect(
       applied.every(r => r.contentType === 'application/apply-patch+yaml'),
     ).toBe(true);
+    expect(
+      api.requests.filter(r => !['GET', 'PATCH'].includes(r.method)),
+    ).toEqual([]);
     expect(api.live(DEPLOYMENT)).toBeDefined();
     expect(await reserved(http)).toBe(1);
     expect(transitions(await auditOf(http, id))).toEqual([

@@ -1,6 +1,9 @@
 export { KueueReconciler } from './KueueReconciler';
 export type { ReconciledCluster } from './KueueReconciler';
-export { renderKueueObjects } from './renderKueueObjects';
+export {
+  renderKueueObjects,
+  renderTeamQueueDependencies,
+} from './renderKueueObjects';
 export {
   DEFAULT_RECONCILE_FREQUENCY,
   KUEUE_RECONCILE_TASK_ID,

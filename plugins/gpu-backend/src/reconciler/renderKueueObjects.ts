@@ -1,5 +1,7 @@
+import { NotFoundError } from '@backstage/errors';
 import { Platform } from '@internal/backstage-plugin-gpu-common';
 import {
+  OWNERSHIP_LABELS,
   renderPlatformManifests,
   renderTeamManifests,
 } from '@internal/backstage-plugin-gpu-node';
@@ -27,4 +29,51 @@ export function renderKueueObjects(
       renderTeamManifests(effective, team.name),
     ),
   ];
+}
+
+/**
+ * The platform objects one team's workloads need before they can be admitted, exactly as
+ * {@link renderKueueObjects} renders them (stored quota included), in apply order: the ResourceFlavors the team's
+ * ClusterQueue lists, the Cohort, the WorkloadPriorityClasses and the team's ClusterQueue. They carry the platform
+ * ownership labels only, so deleting a service by its ownership label never removes them.
+ */
+export function renderTeamQueueDependencies(
+  platform: Platform,
+  quotas: QuotaRecord[],
+  team: string,
+): KubernetesObject[] {
+  const platformObjects = renderKueueObjects(platform, quotas).filter(
+    object => labelOf(object, OWNERSHIP_LABELS.scope) === 'platform',
+  );
+  const queue = platformObjects.find(
+    object =>
+      object.kind === 'ClusterQueue' &&
+      labelOf(object, OWNERSHIP_LABELS.team) === team,
+  );
+  if (!queue) {
+    throw new NotFoundError(`No ClusterQueue is rendered for team ${team}`);
+  }
+  const flavors = new Set(flavorsOf(queue));
+  return platformObjects.filter(object => {
+    if (object.kind === 'ClusterQueue') return object === queue;
+    if (object.kind === 'ResourceFlavor') {
+      return flavors.has(object.metadata?.name ?? '');
+    }
+    return true;
+  });
+}
+
+function labelOf(object: KubernetesObject, key: string): string | undefined {
+  return object.metadata?.labels?.[key];
+}
+
+function flavorsOf(clusterQueue: KubernetesObject): string[] {
+  const spec = (
+    clusterQueue as {
+      spec?: { resourceGroups?: { flavors?: { name: string }[] }[] };
+    }
+  ).spec;
+  return (spec?.resourceGroups ?? []).flatMap(group =>
+    (group.flavors ?? []).map(flavor => flavor.name),
+  );
 }

@@ -23,6 +23,7 @@ import {
   ServiceRecord,
   StoredManifest,
 } from '../database';
+import { renderTeamQueueDependencies } from '../reconciler/renderKueueObjects';
 import { chooseOption, placementOf } from './chooseOption';
 import { QuoteService } from './QuoteService';
 
@@ -178,7 +179,10 @@ export class ServiceManager {
     return { service: await this.deploy(result.service, actor) };
   }
 
-  /** Renders the service and applies it (apply mode) or stores the manifests (gitops, dry-run). */
+  /**
+   * Renders the service and applies it (apply mode: the team's ClusterQueue and the platform objects it needs, then
+   * the team's LocalQueue, then the service's objects) or stores the manifests (gitops, dry-run).
+   */
   async deploy(service: ServiceRecord, actor: string): Promise<ServiceRecord> {
     const { store, applier, logger } = this.options;
     const manifests = this.render(service);
@@ -203,7 +207,10 @@ export class ServiceManager {
       actor,
     });
     try {
-      await applier.apply(manifests);
+      await applier.apply([
+
+        ...manifests,
+      ]);
       return await store.updateServiceStatus({
         id: service.id,
         status: 'ready',
@@ -280,6 +287,22 @@ export class ServiceManager {
       releaseReservation: true,
       actor,
     });
+  }
+
+  /**
+   * The cluster-level Kueue objects the team's LocalQueue points at, as the Kueue reconciler renders them (stored
+   * quota included). Applied before the service so that a fresh cluster admits it without waiting for the
+   * reconciler; not part of the service's stored manifests, and never deleted with it (platform ownership labels).
+   */
+  private async queueDependencies(
+    service: ServiceRecord,
+  ): Promise<KubernetesObject[]> {
+    const { platform, store } = this.options;
+    return renderTeamQueueDependencies(
+      platform,
+      await store.listQuotas(),
+      service.team,
+    );
   }
 
   /** The team's namespace-level objects (LocalQueue...) and the service's own objects, in apply order. */

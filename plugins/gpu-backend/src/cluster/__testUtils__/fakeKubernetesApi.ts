@@ -41,6 +41,13 @@ const DISCOVERY: Record<string, ResourceInfo[]> = {
     { name: 'services', kind: 'Service', namespaced: true },
   ],
   'apps/v1': [{ name: 'deployments', kind: 'Deployment', namespaced: true }],
+  'policy/v1': [
+    {
+      name: 'poddisruptionbudgets',
+      kind: 'PodDisruptionBudget',
+      namespaced: true,
+    },
+  ],
   'kueue.x-k8s.io/v1beta2': [
     { name: 'clusterqueues', kind: 'ClusterQueue', namespaced: false },
     { name: 'cohorts', kind: 'Cohort', namespaced: false },

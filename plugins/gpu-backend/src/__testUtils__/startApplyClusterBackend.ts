@@ -1,0 +1,67 @@
+import {
+  coreServices,
+  createServiceFactory,
+} from '@backstage/backend-plugin-api';
+import {
+  mockCredentials,
+  mockServices,
+  startTestBackend,
+} from '@backstage/backend-test-utils';
+import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
+import type { SetupServerApi } from 'msw/node';
+import request from 'supertest';
+import { fakeKubernetesApi } from '../cluster/__testUtils__/fakeKubernetesApi';
+import { gpuPlugin } from '../plugin';
+
+/** API server URL of the fake cluster `gpu-eu`. */
+export const FAKE_CLUSTER_URL = 'https://k8s.test:6443';
+
+/**
+ * A test backend with the demo platform and one cluster, `gpu-eu`, in `apply` mode, served by a fresh fake Kubernetes
+ * API on the given msw server; the caller is a member of the given groups.
+ */
+export async function startApplyClusterBackend(
+  server: SetupServerApi,
+  groups: string[],
+) {
+  const api = fakeKubernetesApi(FAKE_CLUSTER_URL);
+  server.use(...api.handlers);
+  const { server: http } = await startTestBackend({
+    features: [
+      gpuPlugin,
+      mockServices.rootConfig.factory({
+        data: {
+          gpu: {
+            ...demoPlatformConfig,
+            clusters: [{ name: 'gpu-eu', mode: 'apply' }],
+          },
+          kubernetes: {
+            clusterLocatorMethods: [
+              {
+                type: 'config',
+                clusters: [
+                  {
+                    name: 'gpu-eu',
+                    url: FAKE_CLUSTER_URL,
+                    authProvider: 'serviceAccount',
+                    serviceAccountToken: 'sa-token',
+                  },
+                ],
+              },
+            ],
+          },
+        },
+      }),
+      createServiceFactory({
+        service: coreServices.userInfo,
+        deps: {},
+        factory: () =>
+          mockServices.userInfo({
+            userEntityRef: mockCredentials.user().principal.userEntityRef,
+            ownershipEntityRefs: groups.map(group => `group:default/${group}`),
+          }),
+      }),
+    ],
+  });
+  return { api, http: request(http) };
+}

@@ -1,0 +1,90 @@
+import { ConfigReader } from '@backstage/config';
+import {
+  demoPlatformConfig,
+  readPlatformConfig,
+} from '@internal/backstage-plugin-gpu-common';
+import { QuotaRecord } from '../database';
+import {
+  renderKueueObjects,
+  renderTeamQueueDependencies,
+} from './renderKueueObjects';
+
+const platform = readPlatformConfig(
+  new ConfigReader({ gpu: demoPlatformConfig }),
+);
+
+const storedQuota: QuotaRecord = {
+  team: 'search',
+  pools: { 'l4-ondemand': 2 },
+  monthlyBudgetMicros: 1_000_000_000,
+  reservedGpuEquivalents: {},
+  reservedMonthlyCostMicros: 0,
+  updatedBy: 'user:default/admin',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+};
+
+function names(objects: { kind?: string; metadata?: { name?: string } }[]) {
+  return objects.map(o => `${o.kind}/${o.metadata?.name}`);
+}
+
+describe('renderTeamQueueDependencies', () => {
+  it('is the part of what the reconciler renders that one team queue needs, in apply order', () => {
+    const all = renderKueueObjects(platform, [storedQuota]);
+    const dependencies = renderTeamQueueDependencies(
+      platform,
+      [storedQuota],
+      'search',
+    );
+    const rendered = new Map(names(all).map((name, i) => [name, all[i]]));
+    for (const [i, name] of names(dependencies).entries()) {
+      expect(dependencies[i]).toEqual(rendered.get(name));
+    }
+    const queue = dependencies.find(o => o.kind === 'ClusterQueue') as {
+      metadata: { name: string };
+      spec: {
+        resourceGroups: {
+          flavors: {
+            name: string;
+            resources: { name: string; nominalQuota: string }[];
+          }[];
+        }[];
+      };
+    };
+    expect(queue.metadata.name).toBe('gpu-search');
+    const flavors = queue.spec.resourceGroups.flatMap(g => g.flavors);
+    // The stored quota, not app-config's, sets the nominal quota.
+    expect(
+      flavors
+        .find(f => f.name === 'l4-ondemand')!
+        .resources.find(r => r.name === 'nvidia.com/gpu')!.nominalQuota,
+    ).toBe('2');
+    expect(
+      dependencies
+        .filter(o => o.kind === 'ResourceFlavor')
+        .map(o => o.metadata!.name)
+        .sort(),
+    ).toEqual(flavors.map(f => f.name).sort());
+    const kinds = [...new Set(dependencies.map(o => o.kind))];
+    expect(kinds).toEqual([
+      'ResourceFlavor',
+      'Cohort',
+      'WorkloadPriorityClass',
+      'ClusterQueue',
+    ]);
+    expect(names(dependencies)).not.toContain('ClusterQueue/gpu-ml-platform');
+    for (const object of dependencies) {
+      expect(object.metadata?.labels?.['gpu.backstage.io/scope']).toBe(
+        'platform',
+      );
+      expect(object.metadata?.labels).not.toHaveProperty(
+        'gpu.backstage.io/service-id',
+      );
+    }
+  });
+
+  it('names a team the platform does not have', () => {
+    expect(() => renderTeamQueueDependencies(platform, [], 'nope')).toThrow(
+      /team nope/,
+    );
+  });
+});
