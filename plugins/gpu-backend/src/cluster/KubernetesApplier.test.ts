@@ -22,18 +22,42 @@ function owned(labels: Record<string, string> = {}) {
   };
 }
 
-/** A platform object, a team object and a service's objects, in apply order. */
+const PLATFORM = {
+  'app.kubernetes.io/managed-by': 'backstage-gpu',
+  'gpu.backstage.io/scope': 'platform',
+};
+
+/** Platform objects, a team object and a service's objects, in apply order. */
 function objects(): KubernetesObject[] {
   return [
     {
       apiVersion: 'kueue.x-k8s.io/v1beta2',
       kind: 'ResourceFlavor',
-      metadata: {
-        name: 'a100',
-        labels: { 'app.kubernetes.io/managed-by': 'backstage-gpu' },
-      },
+      metadata: { name: 'a100', labels: PLATFORM },
       spec: {
         nodeLabels: { 'nvidia.com/gpu.product': 'NVIDIA-A100-SXM4-80GB' },
+      },
+    } as KubernetesObject,
+    {
+      apiVersion: 'kueue.x-k8s.io/v1beta2',
+      kind: 'ClusterQueue',
+      metadata: {
+        name: 'team-ml',
+        labels: { ...PLATFORM, 'gpu.backstage.io/team': 'ml' },
+      },
+      spec: {
+        namespaceSelector: {},
+        resourceGroups: [
+          {
+            coveredResources: ['nvidia.com/gpu'],
+            flavors: [
+              {
+                name: 'a100',
+                resources: [{ name: 'nvidia.com/gpu', nominalQuota: '4' }],
+              },
+            ],
+          },
+        ],
       },
     } as KubernetesObject,
     {
@@ -90,27 +114,48 @@ function objects(): KubernetesObject[] {
         },
       },
     } as KubernetesObject,
+    {
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name: 'llama', namespace: 'ml', labels: owned() },
+      spec: {
+        maxUnavailable: 1,
+        selector: { matchLabels: { 'app.kubernetes.io/name': 'llama' } },
+      },
+    } as KubernetesObject,
   ];
 }
 
+const FLAVOR = '/apis/kueue.x-k8s.io/v1beta2/resourceflavors/a100';
+const CLUSTER_QUEUE = '/apis/kueue.x-k8s.io/v1beta2/clusterqueues/team-ml';
+const LOCAL_QUEUE = '/apis/kueue.x-k8s.io/v1beta2/namespaces/ml/localqueues/ml';
+const CLAIM = '/api/v1/namespaces/ml/persistentvolumeclaims/llama-cache';
+const SERVICE = '/api/v1/namespaces/ml/services/llama';
+const DEPLOYMENT = '/apis/apps/v1/namespaces/ml/deployments/llama';
+const PDB = '/apis/policy/v1/namespaces/ml/poddisruptionbudgets/llama';
 const OBJECT_PATHS = [
-  '/apis/kueue.x-k8s.io/v1beta2/resourceflavors/a100',
-  '/apis/kueue.x-k8s.io/v1beta2/namespaces/ml/localqueues/ml',
-  '/api/v1/namespaces/ml/persistentvolumeclaims/llama-cache',
-  '/api/v1/namespaces/ml/services/llama',
-  '/apis/apps/v1/namespaces/ml/deployments/llama',
+  FLAVOR,
+  CLUSTER_QUEUE,
+  LOCAL_QUEUE,
+  CLAIM,
+  SERVICE,
+  DEPLOYMENT,
+  PDB,
 ];
 
 /** Requests of a first apply: discovery of each group version once, then one SSA per object. */
 const FIRST_APPLY = [
   'GET /apis/kueue.x-k8s.io/v1beta2',
-  `PATCH ${OBJECT_PATHS[0]}${SSA}`,
-  `PATCH ${OBJECT_PATHS[1]}${SSA}`,
+  `PATCH ${FLAVOR}${SSA}`,
+  `PATCH ${CLUSTER_QUEUE}${SSA}`,
+  `PATCH ${LOCAL_QUEUE}${SSA}`,
   'GET /api/v1',
-  `PATCH ${OBJECT_PATHS[2]}${SSA}`,
-  `PATCH ${OBJECT_PATHS[3]}${SSA}`,
+  `PATCH ${CLAIM}${SSA}`,
+  `PATCH ${SERVICE}${SSA}`,
   'GET /apis/apps/v1',
-  `PATCH ${OBJECT_PATHS[4]}${SSA}`,
+  `PATCH ${DEPLOYMENT}${SSA}`,
+  'GET /apis/policy/v1',
+  `PATCH ${PDB}${SSA}`,
 ];
 
 function setup(options: { maxAttempts?: number } = {}) {
@@ -155,10 +200,12 @@ describe('KubernetesApplier', () => {
     });
     expect(results.map(r => [r.ref.kind, r.ref.name, r.attempts])).toEqual([
       ['ResourceFlavor', 'a100', 1],
+      ['ClusterQueue', 'team-ml', 1],
       ['LocalQueue', 'ml', 1],
       ['PersistentVolumeClaim', 'llama-cache', 1],
       ['Service', 'llama', 1],
       ['Deployment', 'llama', 1],
+      ['PodDisruptionBudget', 'llama', 1],
     ]);
     expect(rendered).toEqual(objects());
   });
@@ -204,7 +251,7 @@ describe('KubernetesApplier', () => {
         expected.splice(step, 0, line);
         expect(lines()).toEqual(expected);
         expect(sleeps).toEqual([100]);
-        expect(results).toHaveLength(5);
+        expect(results).toHaveLength(OBJECT_PATHS.length);
         for (const objectPath of OBJECT_PATHS) {
           expect(api.live(objectPath)).toBeDefined();
         }
@@ -216,13 +263,16 @@ describe('KubernetesApplier', () => {
     const { api, applier, lines } = setup();
     api.faults.push({
       method: 'PATCH',
-      path: `${OBJECT_PATHS[4]}${SSA}`,
+      path: `${DEPLOYMENT}${SSA}`,
       failure: 'network',
     });
 
     await applier.apply(objects());
 
-    expect(lines()).toEqual([...FIRST_APPLY, FIRST_APPLY[7]]);
+    const expected = [...FIRST_APPLY];
+    const deployment = expected.indexOf(`PATCH ${DEPLOYMENT}${SSA}`);
+    expected.splice(deployment, 0, expected[deployment]);
+    expect(lines()).toEqual(expected);
   });
 
   it('backs off exponentially and honours Retry-After', async () => {
@@ -230,13 +280,13 @@ describe('KubernetesApplier', () => {
     api.faults.push(
       {
         method: 'PATCH',
-        path: `${OBJECT_PATHS[3]}${SSA}`,
+        path: `${SERVICE}${SSA}`,
         failure: 500,
         times: 3,
       },
       {
         method: 'PATCH',
-        path: `${OBJECT_PATHS[4]}${SSA}`,
+        path: `${DEPLOYMENT}${SSA}`,
         failure: 429,
         retryAfterSeconds: 0.5,
       },
@@ -245,14 +295,14 @@ describe('KubernetesApplier', () => {
     const results = await applier.apply(objects());
 
     expect(sleeps).toEqual([100, 200, 400, 500]);
-    expect(results.map(r => r.attempts)).toEqual([1, 1, 1, 4, 2]);
+    expect(results.map(r => r.attempts)).toEqual([1, 1, 1, 1, 4, 2, 1]);
   });
 
   it('gives up after the last attempt, naming the object and the cluster message', async () => {
     const { api, applier, lines } = setup({ maxAttempts: 3 });
     api.faults.push({
       method: 'PATCH',
-      path: `${OBJECT_PATHS[3]}${SSA}`,
+      path: `${SERVICE}${SSA}`,
       failure: 500,
       times: 3,
       message: 'etcdserver: request timed out',
@@ -278,14 +328,14 @@ describe('KubernetesApplier', () => {
     });
     // Objects before the failure stay applied; nothing after it is attempted.
     expect(lines().filter(l => l.includes('deployments'))).toEqual([]);
-    expect(api.live(OBJECT_PATHS[2])).toBeDefined();
+    expect(api.live(CLAIM)).toBeDefined();
   });
 
   it('gives up on timeouts after the last attempt', async () => {
     const { api, applier } = setup({ maxAttempts: 2 });
     api.faults.push({
       method: 'PATCH',
-      path: `${OBJECT_PATHS[0]}${SSA}`,
+      path: `${FLAVOR}${SSA}`,
       failure: 'timeout',
       times: 2,
     });
@@ -299,7 +349,7 @@ describe('KubernetesApplier', () => {
     const { api, applier, sleeps } = setup();
     api.faults.push({
       method: 'PATCH',
-      path: `${OBJECT_PATHS[4]}${SSA}`,
+      path: `${DEPLOYMENT}${SSA}`,
       failure: 422,
       message:
         'Deployment.apps "llama" is invalid: spec.replicas: Invalid value: -1',
@@ -340,6 +390,7 @@ describe('KubernetesApplier', () => {
     });
 
     const results = await applier.deleteByOwnership(SERVICE_ID, [
+      { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', namespace: 'ml' },
       { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'ml' },
       { apiVersion: 'v1', kind: 'Service', namespace: 'ml' },
       { apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: 'ml' },
@@ -348,6 +399,8 @@ describe('KubernetesApplier', () => {
     expect(
       api.requests.slice(before).map(r => `${r.method} ${r.path}`),
     ).toEqual([
+      `GET /apis/policy/v1/namespaces/ml/poddisruptionbudgets?labelSelector=${selector}`,
+      `DELETE ${PDB}`,
       `GET /apis/apps/v1/namespaces/ml/deployments?labelSelector=${selector}`,
       'DELETE /apis/apps/v1/namespaces/ml/deployments/llama',
       `GET /api/v1/namespaces/ml/services?labelSelector=${selector}`,
@@ -356,14 +409,18 @@ describe('KubernetesApplier', () => {
       'DELETE /api/v1/namespaces/ml/persistentvolumeclaims/llama-cache',
     ]);
     expect(results.map(r => [r.ref.kind, r.ref.name, r.outcome])).toEqual([
+      ['PodDisruptionBudget', 'llama', 'deleted'],
       ['Deployment', 'llama', 'deleted'],
       ['Service', 'llama', 'already-gone'],
       ['PersistentVolumeClaim', 'llama-cache', 'deleted'],
     ]);
     // Platform and team objects carry no service id and stay.
-    expect(api.live(OBJECT_PATHS[0])).toBeDefined();
-    expect(api.live(OBJECT_PATHS[1])).toBeDefined();
-    expect(api.live(OBJECT_PATHS[4])).toBeUndefined();
+    for (const path of [FLAVOR, CLUSTER_QUEUE, LOCAL_QUEUE]) {
+      expect(api.live(path)).toBeDefined();
+    }
+    for (const path of [CLAIM, DEPLOYMENT, PDB]) {
+      expect(api.live(path)).toBeUndefined();
+    }
   });
 
   it('retries a failed list and delete during teardown', async () => {
@@ -414,8 +471,8 @@ describe('KubernetesApplier', () => {
   it('reports missing objects and changed managed fields', async () => {
     const { api, applier } = setup();
     await applier.apply(objects());
-    api.remove(OBJECT_PATHS[3]);
-    const deployment = api.live(OBJECT_PATHS[4])!;
+    api.remove(SERVICE);
+    const deployment = api.live(DEPLOYMENT)!;
     deployment.spec.replicas = 3;
     deployment.spec.template.spec.containers[0].image =
       'vllm/vllm-openai:latest';
