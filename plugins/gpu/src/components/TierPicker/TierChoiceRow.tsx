@@ -75,7 +75,10 @@ export function TierChoiceRow(props: {
           <TableCell align="right" style={NO_WRAP}>
             {perThousandTokensText(option)}
           </TableCell>
-          <TableCell title={ISOLATION_DETAILS[option.slice.isolation]}>
+          <TableCell
+            title={ISOLATION_DETAILS[option.slice.isolation]}
+            style={NO_WRAP}
+          >
             {ISOLATION_LABELS[option.slice.isolation]}
           </TableCell>
           <TableCell>{quotaText(option)}</TableCell>

@@ -131,7 +131,7 @@ export function TierPicker(props: TierPickerProps) {
               <TableCell>Memory</TableCell>
               <TableCell align="right">Monthly</TableCell>
               <TableCell align="right">Per 1K tokens</TableCell>
-              <TableCell>Isolation</TableCell>
+              <TableCell style={{ whiteSpace: 'nowrap' }}>Isolation</TableCell>
               <TableCell>Quota (GPU-eq)</TableCell>
               <TableCell>Policy</TableCell>
             </TableRow>
@@ -168,8 +168,8 @@ export function TierPicker(props: TierPickerProps) {
               selected.pool
             } needs approval`}
             message={`${selected.option.reasons.join(
-              ' ',
-            )} The service is created as pending approval and deployed once a platform approver accepts it; choose an allowed tier to deploy at once.`}
+              '; ',
+            )}. The service is created as pending approval and deployed once a platform approver accepts it; choose an allowed tier to deploy at once.`}
             defaultExpanded
           />
         )}
