@@ -8,7 +8,7 @@ import {
   startTestBackend,
 } from '@backstage/backend-test-utils';
 import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
-import type { SetupServerApi } from 'msw/node';
+import type { SetupServer } from 'msw/node';
 import request from 'supertest';
 import { fakeKubernetesApi } from '../cluster/__testUtils__/fakeKubernetesApi';
 import { gpuPlugin } from '../plugin';
@@ -21,7 +21,7 @@ export const FAKE_CLUSTER_URL = 'https://k8s.test:6443';
  * API on the given msw server; the caller is a member of the given groups.
  */
 export async function startApplyClusterBackend(
-  server: SetupServerApi,
+  server: SetupServer,
   groups: string[],
 ) {
   const api = fakeKubernetesApi(FAKE_CLUSTER_URL);

@@ -208,7 +208,7 @@ export class ServiceManager {
     });
     try {
       await applier.apply([
-
+        ...(await this.queueDependencies(service)),
         ...manifests,
       ]);
       return await store.updateServiceStatus({
