@@ -39,7 +39,11 @@ afterAll(() => server.close());
 
 interface SentObject {
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+  };
   spec?: {
     resourceGroups?: {
       flavors: {
@@ -185,7 +189,9 @@ describe('applying a service to a fresh cluster', () => {
       m => m.kind === 'PodDisruptionBudget',
     );
     expect(pdb).toBeDefined();
-    const path = `/apis/policy/v1/namespaces/${pdb!.metadata.namespace}/poddisruptionbudgets/${pdb!.metadata.name}`;
+    const path = `/apis/policy/v1/namespaces/${
+      pdb!.metadata.namespace
+    }/poddisruptionbudgets/${pdb!.metadata.name}`;
     expect(api.live(path)).toBeDefined();
     expect(kindOrder(patches(api.requests)).slice(-2)).toEqual([
       'Deployment',

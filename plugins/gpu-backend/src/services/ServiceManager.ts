@@ -46,7 +46,11 @@ export class ServiceManager {
   async create(
     body: CreateServiceBody,
     actor: string,
-  ): Promise<{ created: boolean; service: ServiceRecord; approval?: ApprovalRecord }> {
+  ): Promise<{
+    created: boolean;
+    service: ServiceRecord;
+    approval?: ApprovalRecord;
+  }> {
     const { platform, store, quotes, target } = this.options;
     const request = validateServiceRequest(platform, body.request);
     const quote = await quotes.quote(request);
@@ -165,7 +169,12 @@ export class ServiceManager {
     const placement = placementOf(option);
     const result = await store.replaceReservation({
       serviceId: id,
-      change: { tier: placement.tier, pool: placement.pool, request, placement },
+      change: {
+        tier: placement.tier,
+        pool: placement.pool,
+        request,
+        placement,
+      },
       reservation: {
         gpuEquivalents: option.gpuEquivalents,
         monthlyCostMicros: option.cost.monthly,
@@ -224,7 +233,9 @@ export class ServiceManager {
       return store.updateServiceStatus({
         id: service.id,
         status: 'failed',
-        statusReason: `${(error as Error).message} (quota stays reserved; retry the apply or delete the service)`,
+        statusReason: `${
+          (error as Error).message
+        } (quota stays reserved; retry the apply or delete the service)`,
         actor,
       });
     }
@@ -275,7 +286,9 @@ export class ServiceManager {
         return store.updateServiceStatus({
           id,
           status: 'failed',
-          statusReason: `Teardown failed: ${(error as Error).message} (quota stays reserved; retry the delete)`,
+          statusReason: `Teardown failed: ${
+            (error as Error).message
+          } (quota stays reserved; retry the delete)`,
           actor,
         });
       }
@@ -346,9 +359,13 @@ function admissionPolicy(option: QuoteOption): AdmissionPolicy {
 }
 
 function uniqueKinds(manifests: StoredManifest[]) {
-  const seen = new Map<string, { apiVersion: string; kind: string; namespace?: string }>();
+  const seen = new Map<
+    string,
+    { apiVersion: string; kind: string; namespace?: string }
+  >();
   for (const m of manifests) {
-    const namespace = (m.metadata as { namespace?: string } | undefined)?.namespace;
+    const namespace = (m.metadata as { namespace?: string } | undefined)
+      ?.namespace;
     seen.set(`${m.apiVersion}/${m.kind}/${namespace ?? ''}`, {
       apiVersion: m.apiVersion,
       kind: m.kind,
