@@ -101,7 +101,9 @@ test('creates a GPU model service with live quotes, opens its page, then decommi
     name: 'Open the service in the catalog',
   });
   await expect(openEntity).toBeVisible({ timeout: 60_000 });
-  await expect(page.getByText(new RegExp(`${name}.*dry-run`))).toBeVisible();
+  await expect(
+    page.getByText(new RegExp(`^${name} is approved \\(dry-run\\)`)),
+  ).toBeVisible();
   await page.screenshot({
     path: `${SCREENSHOTS}/gpu-template-result.png`,
     fullPage: true,
