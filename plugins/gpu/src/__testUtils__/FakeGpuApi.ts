@@ -10,10 +10,13 @@ import {
   parseUsd,
   PlatformResponse,
   PutTeamQuotaBody,
+  quoteService,
   ServiceCost,
+  ServiceRequest,
   ServiceUsage,
   TeamCost,
   TeamQuotaView,
+  validateServiceRequest,
 } from '@internal/backstage-plugin-gpu-common';
 import { GpuApi } from '../api';
 import { platform, teamQuota } from './gpuFixtures';
@@ -53,6 +56,16 @@ export class FakeGpuApi implements GpuApi {
   async getPlatform() {
     this.record('getPlatform');
     return this.platform;
+  }
+
+  /** The real domain quote on the fixture platform, for a team with nothing reserved. */
+  async quote(request: ServiceRequest) {
+    this.record('quote', request);
+    const current = this.platform.platform;
+    return quoteService(current, validateServiceRequest(current, request), {
+      reservedGpuEquivalents: {},
+      committedMonthlyCost: 0,
+    });
   }
 
   async getService(id: string) {
