@@ -99,5 +99,8 @@ describe('validateTierPicker', () => {
         quote: () => Promise.reject(new Error('Service Unavailable')),
       }),
     ).toEqual(['Could not check the GPU tier: Service Unavailable']);
+    expect(await errorsFor(l4, { ...llamaForm, maxModelLen: 200000 })).toEqual([
+      'Could not check the GPU tier: maxModelLen 200000 exceeds the context of llama-3.1-8b; allowed: 1 to 131072',
+    ]);
   });
 });

@@ -1,3 +1,4 @@
+import { ResponseError, serializeError } from '@backstage/errors';
 import {
   demoPlatformConfig,
   parsePlatform,
@@ -20,13 +21,38 @@ export function demoQuote(request: unknown): Quote {
   );
 }
 
-/** A GpuApi whose `quote` runs the real domain quote and records every call with its abort signal. */
+/** How GpuClient fails: a `ResponseError` from the backend's JSON error body (400 for a domain error). */
+export async function asResponseError(error: Error): Promise<ResponseError> {
+  return ResponseError.fromResponse(
+    new Response(
+      JSON.stringify({
+        error: serializeError(error),
+        request: { method: 'POST', url: '/api/gpu/quote' },
+        response: { statusCode: 400 },
+      }),
+      {
+        status: 400,
+        statusText: 'Bad Request',
+        headers: { 'Content-Type': 'application/json' },
+      },
+    ),
+  );
+}
+
+/**
+ * A GpuApi whose `quote` answers like the backend route: the real validation and domain quote, a domain error as
+ * a `ResponseError`. Records every call with its abort signal.
+ */
 export function quotingApi() {
   const calls: { request: ServiceRequest; signal?: AbortSignal }[] = [];
   const api: Pick<GpuApi, 'quote'> = {
     async quote(request, options) {
       calls.push({ request, signal: options?.signal });
-      return demoQuote(request);
+      try {
+        return demoQuote(request);
+      } catch (error) {
+        throw await asResponseError(error as Error);
+      }
     },
   };
   return { api, calls };

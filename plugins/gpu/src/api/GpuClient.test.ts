@@ -1,0 +1,82 @@
+import { registerMswTestHooks } from '@backstage/frontend-test-utils';
+import { ResponseError } from '@backstage/errors';
+import { http, HttpResponse } from 'msw';
+import { setupServer } from 'msw/node';
+import { GpuClient } from './GpuClient';
+
+const baseUrl = 'http://backend.test/api/gpu';
+const server = setupServer();
+
+describe('GpuClient.quote', () => {
+  registerMswTestHooks(server);
+
+  const client = new GpuClient({
+    discoveryApi: { getBaseUrl: async () => baseUrl },
+    fetchApi: { fetch: (input, init) => fetch(input, init) },
+  });
+  const request = {
+    name: 'summariser',
+    team: 'ml-platform',
+    model: 'llama-3.1-8b',
+    runtime: 'vllm' as const,
+    maxModelLen: 8192,
+    concurrency: 16,
+    replicas: 1,
+    environment: 'dev',
+  };
+
+  it('posts the request as JSON and returns the quote', async () => {
+    let received: unknown;
+    server.use(
+      http.post(`${baseUrl}/quote`, async ({ request: req }) => {
+        received = await req.json();
+        return HttpResponse.json({
+          service: 'summariser',
+          team: 'ml-platform',
+          environment: 'dev',
+          options: [],
+          unavailable: [],
+        });
+      }),
+    );
+    const quote = await client.quote(request);
+    expect(received).toEqual(request);
+    expect(quote.service).toBe('summariser');
+  });
+
+  it('rejects with the backend error', async () => {
+    server.use(
+      http.post(`${baseUrl}/quote`, () =>
+        HttpResponse.json(
+          {
+            error: {
+              name: 'InputError',
+              message: 'maxModelLen 200000 exceeds the context of llama-3.1-8b',
+            },
+            response: { statusCode: 400 },
+          },
+          { status: 400 },
+        ),
+      ),
+    );
+    const error = await client.quote(request).catch(e => e);
+    expect(error).toBeInstanceOf(ResponseError);
+    expect(error.statusCode).toBe(400);
+    expect(error.cause.message).toBe(
+      'maxModelLen 200000 exceeds the context of llama-3.1-8b',
+    );
+  });
+
+  it('aborts when the signal fires', async () => {
+    server.use(
+      http.post(`${baseUrl}/quote`, async () => {
+        await new Promise(resolve => setTimeout(resolve, 1000));
+        return HttpResponse.json({});
+      }),
+    );
+    const controller = new AbortController();
+    const pending = client.quote(request, { signal: controller.signal });
+    controller.abort();
+    await expect(pending).rejects.toThrow(/abort/i);
+  });
+});
