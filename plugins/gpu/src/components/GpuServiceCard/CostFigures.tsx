@@ -12,6 +12,25 @@ function formatUnitPrice(micros: UsdMicros): string {
   return formatUsd(micros, { decimals: Math.abs(micros) < 10_000 ? 6 : 4 });
 }
 
+function perThousandTokensValue(cost: ServiceCost): string {
+  if (cost.costPerThousandTokensMicros === undefined) return '-';
+  if (
+    cost.costPerThousandTokensMicros === 0 &&
+    (cost.generatedTokens ?? 0) > 0
+  ) {
+    return '< $0.000001';
+  }
+  return formatUnitPrice(cost.costPerThousandTokensMicros);
+}
+
+function perThousandTokensCaption(cost: ServiceCost): string {
+  if (cost.costPerThousandTokensMicros !== undefined)
+    return `over ${cost.window.label}`;
+  if (cost.generatedTokens === 0)
+    return `no tokens generated in ${cost.window.label}`;
+  return 'needs usage metrics';
+}
+
 /**
  * Cost of the service: month-to-date and projected allocation (what the bill says), cost per 1,000 output tokens,
  * idle share and spot saving. Figures that need usage metrics say so instead of showing a number.
@@ -47,21 +66,8 @@ export function CostFigures(props: { cost: ServiceCost }) {
         <Figure
           testId="figure-per-thousand-tokens"
           label="Per 1,000 output tokens"
-          value={
-            cost.costPerThousandTokensMicros === undefined
-              ? '-'
-              : cost.costPerThousandTokensMicros === 0 &&
-                (cost.generatedTokens ?? 0) > 0
-              ? '< $0.000001'
-              : formatUnitPrice(cost.costPerThousandTokensMicros)
-          }
-          caption={
-            cost.costPerThousandTokensMicros !== undefined
-              ? `over ${cost.window.label}`
-              : cost.generatedTokens === 0
-              ? `no tokens generated in ${cost.window.label}`
-              : needsMetrics
-          }
+          value={perThousandTokensValue(cost)}
+          caption={perThousandTokensCaption(cost)}
         />
       </Grid>
       <Grid item xs={6} sm={4}>

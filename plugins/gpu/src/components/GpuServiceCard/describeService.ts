@@ -4,12 +4,12 @@ import { formatGpuEquivalents } from '../shared';
 /** `dedicated on l4-ondemand`, `mig 1g.10gb on a100-mig`. */
 export function describePlacement(service: GpuServiceView): string {
   const { placement } = service;
-  const slice =
-    placement.tier === 'dedicated' && placement.gpusPerReplica > 1
-      ? ` x${placement.gpusPerReplica}`
-      : placement.migProfile
-      ? ` ${placement.migProfile}`
-      : '';
+  let slice = '';
+  if (placement.tier === 'dedicated' && placement.gpusPerReplica > 1) {
+    slice = ` x${placement.gpusPerReplica}`;
+  } else if (placement.migProfile) {
+    slice = ` ${placement.migProfile}`;
+  }
   return `${placement.tier}${slice} on ${placement.pool}`;
 }
 

@@ -19,7 +19,7 @@ describe('gpuServiceEntityCard', () => {
   it('is an entity card of the gpu plugin shown only on entities naming a gpu service', () => {
     expect(gpuPlugin.id).toBe('gpu');
     const tester = createExtensionTester(gpuServiceEntityCard);
-    const filter = tester.get(EntityCardBlueprint.dataRefs.filterFunction);
+    const filter = tester.get(EntityCardBlueprint.dataRefs.filterFunction)!;
     expect(filter(component({ 'gpu.backstage.io/service-id': 'abc' }))).toBe(
       true,
     );

@@ -21,13 +21,12 @@ export function UsageBar(props: {
 }) {
   const classes = useStyles();
   const { used, total, label } = props;
-  const fraction = total > 0 ? used / total : used > 0 ? Infinity : 0;
-  const barClass =
-    fraction > 1
-      ? classes.over
-      : fraction >= (props.warnAt ?? 0.9)
-      ? classes.high
-      : undefined;
+  let fraction = 0;
+  if (total > 0) fraction = used / total;
+  else if (used > 0) fraction = Infinity;
+  let barClass: string | undefined;
+  if (fraction > 1) barClass = classes.over;
+  else if (fraction >= (props.warnAt ?? 0.9)) barClass = classes.high;
   return (
     <Box>
       <Typography variant="body2">{label}</Typography>
