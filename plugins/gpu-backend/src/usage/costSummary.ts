@@ -1,0 +1,126 @@
+import {
+  CostFigures,
+  costPerThousandTokens,
+  ServiceCostSummary,
+  UsageWindow,
+} from '@internal/backstage-plugin-gpu-common';
+import { DateTime } from 'luxon';
+import { ServiceAllocation } from './AllocationReader';
+import { allocationInRange, monthlyAllocationAt } from './allocation';
+import { split } from './costTotals';
+import { measure, prometheusClient, serviceStatus } from './measurement';
+import { monthToDateCosts } from './monthToDateCosts';
+import { recommend } from './recommendations';
+import { serviceSlice } from './serviceSlice';
+import { UsageContext } from './usageContext';
+import { unixSeconds } from './usageWindow';
+
+/** Cost rows of services over a window, plus month-to-date and recommendations. */
+export async function summariseCosts(
+  context: UsageContext,
+  allocations: ServiceAllocation[],
+  window: UsageWindow,
+) {
+  const client = prometheusClient(context);
+  const now = DateTime.fromISO(window.end, { zone: 'utc' });
+  const monthEnd = now.endOf('month').plus({ milliseconds: 1 });
+  const [measurement, mtd] = await Promise.all([
+    measure(context, client, allocations, {
+      end: unixSeconds(window.end),
+      seconds: window.durationSeconds,
+      step: window.stepSeconds,
+    }),
+    monthToDateCosts(context, client, allocations, now),
+  ]);
+  const rows = allocations.map(allocation => {
+    const { service, reservations } = allocation;
+    const usage = measurement.usage.get(service.id);
+    const held = allocationInRange(
+      reservations,
+      context.prices,
+      Date.parse(window.start),
+      Date.parse(window.end),
+    );
+    const rest = allocationInRange(
+      reservations,
+      context.prices,
+      now.toMillis(),
+      monthEnd.toMillis(),
+    );
+    const monthToDate = mtd.result.get(service.id)!;
+    const utilisation = usage?.utilisation;
+    const figures: CostFigures = utilisation
+      ? split(held.allocationMicros, utilisation.value)
+      : { allocationMicros: held.allocationMicros };
+    const monthlyAllocationMicros = monthlyAllocationAt(
+      reservations,
+      now.toMillis(),
+    );
+    const slice = serviceSlice(context.platform, service);
+    const recommendations = recommend({
+      platform: context.platform,
+      prices: context.prices,
+      service,
+      slice,
+      usage,
+      monthlyAllocationMicros,
+      windowSeconds: window.durationSeconds,
+    });
+    const tokens = usage?.generatedTokens;
+    const price = context.prices.get(service.pool);
+    const summary: ServiceCostSummary = {
+      serviceId: service.id,
+      name: service.name,
+      team: service.team,
+      namespace: service.namespace,
+      environment: service.environment,
+      status: service.status,
+      tier: service.tier,
+      pool: service.pool,
+      ...(service.placement.migProfile
+        ? { migProfile: service.placement.migProfile }
+        : {}),
+      gpuEquivalents: held.gpuEquivalentsAtEnd,
+      ...figures,
+      ...(utilisation ? { utilisation } : {}),
+      ...(usage?.peakMemoryBytes !== undefined && slice
+        ? {
+            peakMemoryFraction:
+              usage.peakMemoryBytes /
+              (slice.memoryBytes * Math.max(1, service.request.replicas)),
+          }
+        : {}),
+      ...(tokens !== undefined ? { generatedTokens: tokens } : {}),
+      ...(tokens
+        ? {
+            costPerThousandTokensMicros: costPerThousandTokens(
+              held.allocationMicros,
+              tokens,
+            ),
+          }
+        : {}),
+      ...(price?.onDemand ? { spotSavingMicros: held.spotSavingMicros } : {}),
+      monthToDateMicros: monthToDate.allocationMicros,
+      projectedMonthMicros:
+        monthToDate.allocationMicros + rest.allocationMicros,
+    };
+    return {
+      allocation,
+      summary,
+      held,
+      usage,
+      monthToDate,
+      monthlyAllocationMicros,
+      recommendations,
+      status: serviceStatus(measurement, usage),
+    };
+  });
+  return {
+    rows,
+    status: measurement.status,
+    month: mtd.month,
+    snapshots: mtd.snapshots,
+    now,
+    queries: client?.queryCount ?? 0,
+  };
+}

@@ -1,0 +1,73 @@
+import { DateTime } from 'luxon';
+import { allocationInRange } from './allocation';
+import { CostSnapshot } from './CostSnapshotStore';
+import { split } from './costTotals';
+import { COST_FAMILIES, measure, prometheusClient } from './measurement';
+import { dayOf, UsageContext } from './usageContext';
+
+/**
+ * The cost of every service that held GPUs on the UTC day starting at `day`, measured over that day: what the
+ * daily snapshot task stores. Usage is absent when Prometheus is unavailable.
+ */
+export async function dailySnapshots(
+  context: UsageContext,
+  day: DateTime,
+  options: { skipIfStored?: CostSnapshot[] } = {},
+): Promise<CostSnapshot[]> {
+  const start = day.toUTC().startOf('day');
+  const end = start.plus({ days: 1 });
+  const allocations = (await context.reader.list()).filter(a =>
+    a.reservations.some(
+      r =>
+        r.heldAt &&
+        Date.parse(r.heldAt) < end.toMillis() &&
+        (!r.releasedAt || Date.parse(r.releasedAt) > start.toMillis()),
+    ),
+  );
+  const complete = new Set(
+    (options.skipIfStored ?? [])
+      .filter(s => s.day === dayOf(start) && s.usageMicros !== undefined)
+      .map(s => s.serviceId),
+  );
+  if (allocations.every(a => complete.has(a.service.id))) {
+    return [];
+  }
+  const measurement = await measure(
+    context,
+    prometheusClient(context),
+    allocations,
+    { end: Math.round(end.toSeconds()), seconds: 86400, step: 3600 },
+    COST_FAMILIES,
+  );
+  return allocations
+    .map(({ service, reservations }) => {
+      const held = allocationInRange(
+        reservations,
+        context.prices,
+        start.toMillis(),
+        end.toMillis(),
+      );
+      const usage = measurement.usage.get(service.id);
+      const figures = usage?.utilisation
+        ? split(held.allocationMicros, usage.utilisation.value)
+        : { allocationMicros: held.allocationMicros };
+      return {
+        serviceId: service.id,
+        day: dayOf(start),
+        team: service.team,
+        pool: service.pool,
+        tier: service.tier,
+        ...figures,
+        ...(usage?.utilisation
+          ? {
+              utilisation: usage.utilisation.value,
+              method: usage.utilisation.method,
+            }
+          : {}),
+        ...(usage?.generatedTokens !== undefined
+          ? { generatedTokens: usage.generatedTokens }
+          : {}),
+      };
+    })
+    .filter(s => s.allocationMicros > 0);
+}

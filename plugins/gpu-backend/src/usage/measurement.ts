@@ -1,0 +1,125 @@
+import { MetricsStatus } from '@internal/backstage-plugin-gpu-common';
+import { serviceObjectNames } from '@internal/backstage-plugin-gpu-node';
+import {
+  collectWindowMetrics,
+  MetricScope,
+  MetricTarget,
+  WindowMetrics,
+} from '../metrics/collectMetrics';
+import { PrometheusClient } from '../metrics/PrometheusClient';
+import { ServiceAllocation } from './AllocationReader';
+import { Attribution, attributeUsage, AttributionTarget } from './attribution';
+import { metricsStatus, NOT_CONFIGURED } from './metricsStatus';
+import { serviceSlice } from './serviceSlice';
+import { UsageContext } from './usageContext';
+
+/** Above this many services, queries select every pod and filter in code instead of a regex of names. */
+export const REGEX_SCOPE_LIMIT = 50;
+
+/** Families cost needs (the month-to-date measurement). */
+export const COST_FAMILIES: Array<keyof WindowMetrics> = [
+  'util',
+  'engine',
+  'generated',
+];
+
+/** A measurement of services over a range: status, per-service attribution, queries issued. */
+export interface Measurement {
+  status: MetricsStatus;
+  usage: Map<string, Attribution>;
+  metrics?: WindowMetrics;
+}
+
+export type UsageTarget = AttributionTarget & MetricTarget;
+
+/** What attribution and the PromQL scope need to know about one service. */
+export function usageTarget(
+  context: UsageContext,
+  allocation: ServiceAllocation,
+): UsageTarget {
+  const { service, reservations } = allocation;
+  const slice = serviceSlice(context.platform, service);
+  const replicas = Math.max(1, service.request.replicas);
+  const held =
+    reservations.find(r => r.state === 'held') ??
+    reservations[reservations.length - 1];
+  return {
+    id: service.id,
+    namespace: service.namespace,
+    deployment: serviceObjectNames(service.request.name).deployment,
+    modelName: service.request.name,
+    tier: service.tier,
+    shared: service.tier === 'mps' || service.tier === 'time-sliced',
+    gpuSharePerReplica:
+      slice?.gpuShare ?? (held ? held.gpuEquivalents / replicas : 1),
+  };
+}
+
+/** A new client (counting its own queries) when Prometheus is configured. */
+export function prometheusClient(
+  context: UsageContext,
+): PrometheusClient | undefined {
+  const { prometheus, fetchImpl } = context;
+  return prometheus ? new PrometheusClient(prometheus, fetchImpl) : undefined;
+}
+
+/** Measures and attributes the usage of services over a window ending at `end` (unix seconds). */
+export async function measure(
+  context: UsageContext,
+  client: PrometheusClient | undefined,
+  allocations: ServiceAllocation[],
+  window: { end: number; seconds: number; step: number },
+  only?: Array<keyof WindowMetrics>,
+): Promise<Measurement> {
+  if (!client || !context.prometheus) {
+    return { status: NOT_CONFIGURED, usage: new Map() };
+  }
+  const targets = allocations.map(a => usageTarget(context, a));
+  if (targets.length === 0) {
+    return { status: { state: 'available' }, usage: new Map() };
+  }
+  const scope: MetricScope =
+    targets.length > (context.regexScopeLimit ?? REGEX_SCOPE_LIMIT)
+      ? { kind: 'all' }
+      : { kind: 'services', targets };
+  const metrics = await collectWindowMetrics({
+    client,
+    scope,
+    end: window.end,
+    windowSeconds: window.seconds,
+    stepSeconds: window.step,
+    labels: context.prometheus.labels,
+    only,
+  });
+  const status = metricsStatus(metrics);
+  return { status, usage: attributeUsage(targets, metrics), metrics };
+}
+
+/** The status for one service: the global one, or `no-data` when Prometheus answered without its series. */
+export function serviceStatus(
+  measurement: Measurement,
+  usage: Attribution | undefined,
+): MetricsStatus {
+  const { status } = measurement;
+  if (status.state === 'unavailable' || status.state === 'not-configured')
+    return status;
+  if (
+    !usage ||
+    (usage.seriesCount === 0 && usage.generatedTokens === undefined)
+  ) {
+    return {
+      state: 'no-data',
+      reason:
+        'Prometheus has no DCGM or vLLM series for this service in the window yet',
+    };
+  }
+  if (!usage.utilisation && status.state === 'available') {
+    return {
+      state: 'partial',
+      reason:
+        'No DCGM series for the service in the window: utilisation unknown',
+      missing: ['DCGM_FI_DEV_GPU_UTIL'],
+    };
+  }
+  return status;
+}

@@ -1,0 +1,115 @@
+import {
+  DailyCost,
+  ServiceCost,
+  UsageWindow,
+} from '@internal/backstage-plugin-gpu-common';
+import { DateTime } from 'luxon';
+import { ServiceAllocation } from './AllocationReader';
+import { allocationInRange } from './allocation';
+import { CostSnapshot } from './CostSnapshotStore';
+import { summariseCosts } from './costSummary';
+import { dayOf, UsageContext } from './usageContext';
+
+/** `GET /services/:id/cost`: one service's cost over a window, its month to date, daily history and recommendations. */
+export async function serviceCost(
+  context: UsageContext,
+  allocation: ServiceAllocation,
+  window: UsageWindow,
+): Promise<ServiceCost> {
+  const id = allocation.service.id;
+  const { rows, month, snapshots, now } = await summariseCosts(
+    context,
+    [allocation],
+    window,
+  );
+  const [row] = rows;
+  const { service, reservations } = allocation;
+  const price = context.prices.get(service.pool);
+  const stored = snapshots.get(id) ?? new Map<string, CostSnapshot>();
+  const daily: DailyCost[] = [];
+  const windowStart = DateTime.fromISO(window.start, { zone: 'utc' });
+  for (
+    let day = windowStart.startOf('day');
+    day < now;
+    day = day.plus({ days: 1 })
+  ) {
+    const snapshot = stored.get(dayOf(day));
+    if (snapshot) {
+      daily.push({
+        date: snapshot.day,
+        source: 'snapshot',
+        allocationMicros: snapshot.allocationMicros,
+        ...(snapshot.usageMicros !== undefined
+          ? {
+              usageMicros: snapshot.usageMicros,
+              idleMicros: snapshot.idleMicros,
+            }
+          : {}),
+        ...(snapshot.utilisation !== undefined
+          ? { utilisation: snapshot.utilisation }
+          : {}),
+        ...(snapshot.generatedTokens !== undefined
+          ? { generatedTokens: snapshot.generatedTokens }
+          : {}),
+      });
+      continue;
+    }
+    const from = Math.max(day.toMillis(), windowStart.toMillis());
+    const to = Math.min(day.plus({ days: 1 }).toMillis(), now.toMillis());
+    const live = allocationInRange(reservations, context.prices, from, to);
+    daily.push({
+      date: dayOf(day),
+      source: 'live',
+      allocationMicros: live.allocationMicros,
+    });
+  }
+  const { summary } = row;
+  return {
+    serviceId: service.id,
+    name: service.name,
+    team: service.team,
+    namespace: service.namespace,
+    environment: service.environment,
+    status: service.status,
+    tier: service.tier,
+    pool: service.pool,
+    ...(summary.migProfile ? { migProfile: summary.migProfile } : {}),
+    window,
+    metrics: row.status,
+    gpuEquivalents: summary.gpuEquivalents,
+    gpuHourPriceMicros: price?.gpuHour ?? 0,
+    allocatedHours: row.held.hours,
+    allocationMicros: summary.allocationMicros,
+    ...(summary.usageMicros !== undefined
+      ? { usageMicros: summary.usageMicros, idleMicros: summary.idleMicros }
+      : {}),
+    ...(summary.utilisation ? { utilisation: summary.utilisation } : {}),
+    ...(summary.usageMicros !== undefined && summary.allocationMicros > 0
+      ? { idleShare: summary.idleMicros! / summary.allocationMicros }
+      : {}),
+    ...(summary.spotSavingMicros !== undefined
+      ? { spotSavingMicros: summary.spotSavingMicros }
+      : {}),
+    ...(summary.generatedTokens !== undefined
+      ? { generatedTokens: summary.generatedTokens }
+      : {}),
+    ...(summary.costPerThousandTokensMicros !== undefined
+      ? { costPerThousandTokensMicros: summary.costPerThousandTokensMicros }
+      : {}),
+    monthToDate: {
+      month,
+      allocationMicros: row.monthToDate.allocationMicros,
+      ...(row.monthToDate.usageMicros !== undefined
+        ? {
+            usageMicros: row.monthToDate.usageMicros,
+            idleMicros: row.monthToDate.idleMicros,
+          }
+        : {}),
+      snapshotDays: row.monthToDate.snapshotDays,
+    },
+    projectedMonthMicros: summary.projectedMonthMicros,
+    monthlyAllocationMicros: row.monthlyAllocationMicros,
+    daily,
+    recommendations: row.recommendations,
+  };
+}

@@ -1,0 +1,141 @@
+import {
+  ServiceUsage,
+  UsageWindow,
+} from '@internal/backstage-plugin-gpu-common';
+import { collectSeries } from '../metrics/collectMetrics';
+import { MIB } from '../metrics/metricNames';
+import { ServiceAllocation } from './AllocationReader';
+import { allocationInRange } from './allocation';
+import {
+  measure,
+  prometheusClient,
+  serviceStatus,
+  usageTarget,
+} from './measurement';
+import { serviceSlice } from './serviceSlice';
+import { seriesOf } from './timeSeries';
+import { UsageContext } from './usageContext';
+import { unixSeconds } from './usageWindow';
+
+/** `GET /services/:id/usage`: one service's usage over a window, attributed per tier, with its series. */
+export async function serviceUsage(
+  context: UsageContext,
+  allocation: ServiceAllocation,
+  window: UsageWindow,
+): Promise<ServiceUsage> {
+  const { service } = allocation;
+  const client = prometheusClient(context);
+  const end = unixSeconds(window.end);
+  const start = unixSeconds(window.start);
+  const slice = serviceSlice(context.platform, service);
+  const [measurement, series] = await Promise.all([
+    measure(context, client, [allocation], {
+      end,
+      seconds: window.durationSeconds,
+      step: window.stepSeconds,
+    }),
+    client && context.prometheus
+      ? collectSeries({
+          client,
+          targets: [usageTarget(context, allocation)],
+          start,
+          end,
+          stepSeconds: window.stepSeconds,
+          labels: context.prometheus.labels,
+        })
+      : undefined,
+  ]);
+  const usage = measurement.usage.get(service.id);
+  const replicas = Math.max(1, service.request.replicas);
+  // The slice's memory; DCGM's FB_USED + FB_FREE when the pool has left the config.
+  const allocatedBytes = slice
+    ? slice.memoryBytes * replicas
+    : usage?.deviceMemoryBytes ?? 0;
+  const held = allocationInRange(
+    allocation.reservations,
+    context.prices,
+    Date.parse(window.start),
+    Date.parse(window.end),
+  );
+  const share = usage?.shareOfDevice ?? 1;
+  const shared = service.tier === 'mps' || service.tier === 'time-sliced';
+  const seconds = window.durationSeconds;
+  return {
+    serviceId: service.id,
+    name: service.name,
+    team: service.team,
+    namespace: service.namespace,
+    environment: service.environment,
+    tier: service.tier,
+    pool: service.pool,
+    ...(service.placement.migProfile
+      ? { migProfile: service.placement.migProfile }
+      : {}),
+    window,
+    metrics: serviceStatus(measurement, usage),
+    gpuEquivalents: held.gpuEquivalentsAtEnd,
+    ...(usage?.utilisation ? { utilisation: usage.utilisation } : {}),
+    ...(usage?.engineActive ? { engineActive: usage.engineActive } : {}),
+    ...(usage?.memoryUsedBytes
+      ? {
+          memory: {
+            usedBytes: usage.memoryUsedBytes,
+            peakUsedBytes: usage.peakMemoryBytes ?? usage.memoryUsedBytes.value,
+            allocatedBytes,
+            peakFraction:
+              allocatedBytes > 0
+                ? (usage.peakMemoryBytes ?? usage.memoryUsedBytes.value) /
+                  allocatedBytes
+                : 0,
+          },
+        }
+      : {}),
+    ...(usage?.powerWatts ? { powerWatts: usage.powerWatts } : {}),
+    ...(usage?.xid ? { xid: usage.xid } : {}),
+    ...(usage?.generatedTokens !== undefined
+      ? {
+          tokens: {
+            generated: usage.generatedTokens,
+            prompt: usage.promptTokens ?? 0,
+            generatedPerSecond: usage.generatedTokens / seconds,
+            promptPerSecond: (usage.promptTokens ?? 0) / seconds,
+            shareOfDevice: usage.shareOfDevice ?? 1,
+          },
+        }
+      : {}),
+    ...(usage?.running !== undefined || usage?.waiting !== undefined
+      ? {
+          requests: {
+            running: usage?.running ?? 0,
+            waiting: usage?.waiting ?? 0,
+          },
+        }
+      : {}),
+    ...(usage?.kvCacheUsage !== undefined
+      ? { kvCacheUsage: usage.kvCacheUsage }
+      : {}),
+    ...(usage?.latency ? { latency: usage.latency } : {}),
+    series: {
+      // Shared tiers: the device's utilisation x the service's token share / the share it holds, as attributed.
+      utilisation: series?.util.ok
+        ? seriesOf(
+            series.util.data,
+            shared
+              ? share / usageTarget(context, allocation).gpuSharePerReplica
+              : 1,
+            'mean',
+            v => v / 100,
+          ).map(p => ({ ...p, value: Math.min(1, p.value) }))
+        : [],
+      memoryUsedBytes: series?.fbUsed.ok
+        ? seriesOf(series.fbUsed.data, 1, shared ? 'mean' : 'sum', v => v * MIB)
+        : [],
+      generatedTokensPerSecond: series?.generatedRate.ok
+        ? seriesOf(series.generatedRate.data, 1, 'sum')
+        : [],
+      queueDepth: series?.waiting.ok
+        ? seriesOf(series.waiting.data, 1, 'sum')
+        : [],
+    },
+  };
+}

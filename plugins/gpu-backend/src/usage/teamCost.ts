@@ -1,0 +1,54 @@
+import { NotFoundError } from '@backstage/errors';
+import {
+  parseUsd,
+  TeamCost,
+  UsageWindow,
+} from '@internal/backstage-plugin-gpu-common';
+import {
+  burn,
+  monthElapsed,
+  sortRecommendations,
+  totalsOf,
+} from './costTotals';
+import { summariseCosts } from './costSummary';
+import { UsageContext } from './usageContext';
+
+/** `GET /teams/:team/cost`: a team's services, totals against its budget, and recommendations. */
+export async function teamCost(
+  context: UsageContext,
+  team: string,
+  window: UsageWindow,
+): Promise<TeamCost> {
+  const [allocations, quota] = await Promise.all([
+    context.reader.list({ team }),
+    context.quotas.getQuota(team),
+  ]);
+  const configured = context.platform.teams.find(t => t.name === team);
+  if (!quota && !configured && allocations.length === 0) {
+    throw new NotFoundError(`No GPU team ${team}`);
+  }
+  const budget =
+    quota?.monthlyBudgetMicros ??
+    (configured ? parseUsd(configured.monthlyBudget) : 0);
+  const { rows, status, month, now } = await summariseCosts(
+    context,
+    allocations,
+    window,
+  );
+  const totals = totalsOf(rows.map(r => r.summary));
+  return {
+    team,
+    window,
+    metrics: status,
+    month,
+    ...totals.figures,
+    monthlyBudgetMicros: budget,
+    monthToDateMicros: totals.monthToDate,
+    projectedMonthMicros: totals.projected,
+    ...burn(totals.monthToDate, totals.projected, budget),
+    monthElapsed: monthElapsed(now),
+    spotSavingMicros: totals.spotSaving,
+    services: rows.map(r => r.summary),
+    recommendations: sortRecommendations(rows.flatMap(r => r.recommendations)),
+  };
+}

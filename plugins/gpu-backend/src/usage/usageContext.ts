@@ -1,0 +1,33 @@
+import { Platform, PoolPrice } from '@internal/backstage-plugin-gpu-common';
+import { DateTime } from 'luxon';
+import { QuotaRecord } from '../database';
+import { PrometheusSettings } from '../metrics/PrometheusConfig';
+import { AllocationReader } from './AllocationReader';
+import { CostSnapshotStore } from './CostSnapshotStore';
+
+/** Where the team budgets come from. */
+export interface QuotaSource {
+  getQuota(team: string): Promise<QuotaRecord | undefined>;
+  listQuotas(): Promise<QuotaRecord[]>;
+}
+
+export interface UsageServiceOptions {
+  platform: Platform;
+  reader: AllocationReader;
+  snapshots: CostSnapshotStore;
+  quotas: QuotaSource;
+  /** Undefined when no Prometheus is configured. */
+  prometheus?: PrometheusSettings;
+  fetchImpl?: typeof fetch;
+  now?: () => DateTime;
+  /** Above this many services, select every pod instead of a regex of names (default `REGEX_SCOPE_LIMIT`). */
+  regexScopeLimit?: number;
+}
+
+/** What the usage and cost computations share: the service's options and the platform's pool prices. */
+export interface UsageContext extends UsageServiceOptions {
+  prices: ReadonlyMap<string, PoolPrice>;
+}
+
+/** The UTC day (`yyyy-MM-dd`) of a time. */
+export const dayOf = (dt: DateTime) => dt.toUTC().toISODate()!;
