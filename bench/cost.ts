@@ -27,7 +27,7 @@ import {
   historyEnd,
   podName,
   startPrometheusWithHistory,
-} from '../plugins/gpu-backend/src/__testUtils__/prometheus';
+} from '../plugins/gpu-backend/src/testUtils/prometheus';
 import { DatabaseGpuStore } from '../plugins/gpu-backend/src/database';
 import { readPrometheusConfig } from '../plugins/gpu-backend/src/metrics/PrometheusConfig';
 import { createUsageRouter } from '../plugins/gpu-backend/src/routes/usageRouter';

@@ -17,7 +17,7 @@ import {
   fourTierScenario,
   historyEnd,
   startPrometheusWithHistory,
-} from '../../../../plugins/gpu-backend/src/__testUtils__/prometheus';
+} from '@internal/backstage-plugin-gpu-backend/testUtils';
 
 /** Where the tests read the Prometheus URL and the history's last sample time from. */
 export const PROMETHEUS_INFO_FILE = 'test-results/e2e-prometheus.json';

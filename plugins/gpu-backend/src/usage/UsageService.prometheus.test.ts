@@ -24,7 +24,7 @@ import {
   startPrometheusWithHistory,
   waveAt,
   Wave,
-} from '../__testUtils__/prometheus';
+} from '../testUtils/prometheus';
 import { DatabaseGpuStore } from '../database';
 import { readPrometheusConfig } from '../metrics/PrometheusConfig';
 import { createUsageRouter } from '../routes/usageRouter';
