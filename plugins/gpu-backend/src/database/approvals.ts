@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
 import { writeAuditEvent } from './audit';
 import { ApprovalRow, toApprovalRecord, toJson } from './rows';
+import { isUuid } from './services';
 import {
   ApprovalReason,
   ApprovalRecord,
@@ -85,4 +86,39 @@ export async function setApprovalState(
     after,
   });
   return after;
+}
+
+export async function listApprovals(
+  db: Knex,
+  filter: { state?: string; team?: string; serviceId?: string } = {},
+): Promise<ApprovalRecord[]> {
+  const query = db<ApprovalRow>('approvals');
+  if (filter.state !== undefined) {
+    query.where('state', filter.state);
+  }
+  if (filter.team !== undefined) {
+    query.where('team', filter.team);
+  }
+  if (filter.serviceId !== undefined) {
+    if (!isUuid(filter.serviceId)) {
+      return [];
+    }
+    query.where('service_id', filter.serviceId);
+  }
+  const rows = await query.orderBy([
+    { column: 'requested_at', order: 'asc' },
+    { column: 'id', order: 'asc' },
+  ]);
+  return rows.map(toApprovalRecord);
+}
+
+export async function getApproval(
+  db: Knex,
+  id: string,
+): Promise<ApprovalRecord | undefined> {
+  if (!isUuid(id)) {
+    return undefined;
+  }
+  const row = await db<ApprovalRow>('approvals').where({ id }).first();
+  return row ? toApprovalRecord(row) : undefined;
 }

@@ -12,6 +12,7 @@ import {
   toApprovalRecord,
   toReservationRecord,
 } from './rows';
+import { isUuid } from './services';
 import { isPostgres } from './transactions';
 import { ReservationRecord, ServiceRecord } from './types';
 import { readInteger } from './units';
@@ -193,4 +194,21 @@ export async function releaseServiceReservations(
     }
   }
   return released;
+}
+
+/** A service's reservations, newest first. */
+export async function listServiceReservations(
+  db: Knex,
+  serviceId: string,
+): Promise<ReservationRecord[]> {
+  if (!isUuid(serviceId)) {
+    return [];
+  }
+  const rows = await db<ReservationRow>('reservations')
+    .where({ service_id: serviceId })
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'asc' },
+    ]);
+  return rows.map(toReservationRecord);
 }

@@ -1,7 +1,10 @@
+import { InputError } from '@backstage/errors';
 import { Knex } from 'knex';
+import { writeAuditEvent } from './audit';
+import { lockTeam } from './ledger';
 import { PoolQuotaRow, TeamQuotaRow, toIso } from './rows';
-import { QuotaRecord } from './types';
-import { fromGpuUnits, readInteger } from './units';
+import { QuotaRecord, QuotaSpec } from './types';
+import { checkMicros, fromGpuUnits, readInteger, toGpuUnits } from './units';
 
 /** A team's quota with what is held against it; undefined when it has none. */
 export async function readQuota(
@@ -41,4 +44,69 @@ export async function readQuota(
     updatedBy: teamRow.updated_by,
     updatedAt: toIso(teamRow.updated_at),
   };
+}
+
+/** Every team's quota, by team name. */
+export async function listQuotas(db: Knex): Promise<QuotaRecord[]> {
+  const teams = await db<TeamQuotaRow>('team_quotas')
+    .select('team')
+    .orderBy('team');
+  const quotas = await Promise.all(
+    teams.map(({ team }) => readQuota(db, team)),
+  );
+  return quotas.filter((q): q is QuotaRecord => q !== undefined);
+}
+
+/** A quota to store: checked budget and per-pool rows; a 400 for a bad amount. */
+export function quotaRows(team: string, quota: QuotaSpec) {
+  if (!team) {
+    throw new InputError('team must be a non-empty team name');
+  }
+  const budget = checkMicros(quota.monthlyBudgetMicros, 'monthlyBudgetMicros');
+  const pools = Object.entries(quota.pools ?? {}).map(([pool, amount]) => ({
+    team,
+    pool,
+    nominal_gpu_units: toGpuUnits(amount, `quota of pool '${pool}'`),
+  }));
+  return { budget, pools };
+}
+
+/** Replaces a team's quota (budget and pools) and records it in the audit log. */
+export async function writeQuota(
+  tx: Knex.Transaction,
+  input: {
+    team: string;
+    budget: number;
+    pools: Array<{ team: string; pool: string; nominal_gpu_units: number }>;
+    actor: string;
+  },
+): Promise<QuotaRecord> {
+  const { team, budget, pools, actor } = input;
+  await lockTeam(tx, team);
+  const before = await readQuota(tx, team);
+  const now = new Date();
+  await tx('team_quotas')
+    .insert({
+      team,
+      monthly_budget_micros: budget,
+      updated_by: actor,
+      updated_at: now,
+    })
+    .onConflict('team')
+    .merge();
+  await tx('pool_quotas').where({ team }).delete();
+  if (pools.length > 0) {
+    await tx('pool_quotas').insert(pools);
+  }
+  const after = (await readQuota(tx, team))!;
+  await writeAuditEvent(tx, {
+    actor,
+    action: 'quota.put',
+    subjectType: 'quota',
+    subjectId: team,
+    team,
+    before,
+    after,
+  });
+  return after;
 }

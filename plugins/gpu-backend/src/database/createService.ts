@@ -1,0 +1,155 @@
+import { ConflictError } from '@backstage/errors';
+import { randomUUID } from 'node:crypto';
+import { Knex } from 'knex';
+import { Amounts, decide, overQuotaReasons } from './admission';
+import { insertApproval } from './approvals';
+import { writeAuditEvent } from './audit';
+import { insertReservation, lockLedger, withHeld } from './ledger';
+import {
+  ApprovalRow,
+  ReservationRow,
+  ServiceRow,
+  serviceAuditView,
+  toApprovalRecord,
+  toJson,
+  toReservationRecord,
+  toServiceRecord,
+} from './rows';
+import { readService } from './services';
+import { CreateServiceInput, CreateServiceResult } from './types';
+
+export const REQUEST_KEY_INDEX = {
+  name: 'services_team_request_key_uniq',
+  table: 'services',
+  columns: ['team', 'request_key'],
+};
+export const LIVE_NAME_INDEX = {
+  name: 'services_live_name_uniq',
+  table: 'services',
+  columns: ['namespace', 'name'],
+};
+
+/** Creates a service and its reservation (held, or pending with an approval), or answers a repeated request key. */
+export async function createServiceInTransaction(
+  tx: Knex.Transaction,
+  input: CreateServiceInput,
+  amounts: Amounts,
+): Promise<CreateServiceResult> {
+  const ledger = await lockLedger(tx, input.team, input.pool);
+  const existing = await findByRequestKey(tx, input);
+  if (existing) {
+    return existing;
+  }
+  const snapshot = await withHeld(tx, ledger);
+  const decision = decide(input.policy, overQuotaReasons(snapshot, amounts));
+  const now = new Date();
+  const id = randomUUID();
+  await tx<ServiceRow>('services').insert({
+    id,
+    name: input.name,
+    team: input.team,
+    namespace: input.namespace,
+    entity_ref: input.entityRef ?? null,
+    environment: input.environment,
+    tier: input.tier,
+    pool: input.pool,
+    status: decision.pending ? 'pending-approval' : 'approved',
+    status_reason: decision.pending
+      ? decision.reasons.map(r => r.message).join('; ')
+      : null,
+    request: JSON.stringify(input.request),
+    placement: JSON.stringify(input.placement),
+    quote: toJson(input.quote),
+    manifests: toJson(input.manifests),
+    cluster: input.cluster ?? null,
+    mode: input.mode,
+    request_key: input.requestKey ?? null,
+    created_by: input.actor,
+    created_at: now,
+    updated_by: input.actor,
+    updated_at: now,
+  });
+  const service = await readService(tx, id);
+  await writeAuditEvent(tx, {
+    actor: input.actor,
+    action: 'service.create',
+    subjectType: 'service',
+    subjectId: id,
+    team: input.team,
+    after: serviceAuditView(service),
+  });
+  const reservation = await insertReservation(tx, {
+    service,
+    pool: input.pool,
+    amounts,
+    state: decision.pending ? 'pending' : 'held',
+    now,
+    actor: input.actor,
+  });
+  const approval = decision.pending
+    ? await insertApproval(tx, {
+        service,
+        reservation,
+        kind: 'create',
+        reasons: decision.reasons,
+        now,
+        actor: input.actor,
+      })
+    : undefined;
+  return { created: true, service, reservation, approval };
+}
+
+/** The earlier result of a request with the same key; a conflict when the key was used for another request. */
+export async function findByRequestKey(
+  tx: Knex.Transaction,
+  input: CreateServiceInput,
+): Promise<CreateServiceResult | undefined> {
+  if (input.requestKey === undefined) {
+    return undefined;
+  }
+  const row = await tx<ServiceRow>('services')
+    .where({ team: input.team, request_key: input.requestKey })
+    .first();
+  if (!row) {
+    return undefined;
+  }
+  const service = toServiceRecord(row);
+  if (
+    service.name !== input.name ||
+    service.namespace !== input.namespace ||
+    canonicalJson(service.request) !== canonicalJson(input.request)
+  ) {
+    throw new ConflictError(
+      `Request key '${input.requestKey}' was already used by team '${input.team}' ` +
+        `for a different request (service '${service.name}'); use a new key for a new request`,
+    );
+  }
+  const reservations = (
+    await tx<ReservationRow>('reservations')
+      .where({ service_id: service.id })
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'asc' },
+      ])
+  ).map(toReservationRecord);
+  const approvalRow = await tx<ApprovalRow>('approvals')
+    .where({ service_id: service.id, kind: 'create' })
+    .first();
+  return {
+    created: false,
+    service,
+    reservation: reservations.find(r => r.state === 'held') ?? reservations[0],
+    approval: approvalRow ? toApprovalRecord(approvalRow) : undefined,
+  };
+}
+
+/** JSON with object keys sorted, to compare requests regardless of key order. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v).sort(([a], [b]) => a.localeCompare(b)),
+        )
+      : v,
+  );
+}

@@ -1,0 +1,143 @@
+import { ConflictError, InputError, NotFoundError } from '@backstage/errors';
+import { Knex } from 'knex';
+import { amountsOf, overQuotaReasons } from './admission';
+import { setApprovalState } from './approvals';
+import {
+  heldReservation,
+  lockLedger,
+  setReservationState,
+  withHeld,
+} from './ledger';
+import {
+  ApprovalRow,
+  ReservationRow,
+  toApprovalRecord,
+  toReservationRecord,
+} from './rows';
+import {
+  applyServiceChange,
+  isUuid,
+  lockService,
+  setServiceStatus,
+} from './services';
+import { DecideApprovalInput, DecideApprovalResult } from './types';
+
+export function checkDecision(input: DecideApprovalInput): void {
+  if (input.decision !== 'approve' && input.decision !== 'reject') {
+    throw new InputError(
+      `decision must be 'approve' or 'reject'; got '${input.decision}'`,
+    );
+  }
+}
+
+/** Approves (holding the reservation if it fits or `allowOverQuota`) or rejects (releasing it) a pending approval. */
+export async function decideApprovalInTransaction(
+  tx: Knex.Transaction,
+  input: DecideApprovalInput,
+): Promise<DecideApprovalResult> {
+  const found = isUuid(input.id)
+    ? await tx<ApprovalRow>('approvals').where({ id: input.id }).first()
+    : undefined;
+  if (!found) {
+    throw new NotFoundError(`No approval with id '${input.id}'`);
+  }
+  const reservationRow = await tx<ReservationRow>('reservations')
+    .where({ id: found.reservation_id })
+    .first();
+  const ledger = await lockLedger(tx, found.team, reservationRow!.pool);
+  const service = await lockService(tx, found.service_id);
+  const approval = toApprovalRecord(
+    (await tx<ApprovalRow>('approvals').where({ id: input.id }).first())!,
+  );
+  if (approval.state !== 'pending') {
+    throw new ConflictError(
+      `Approval ${approval.id} is already ${approval.state}; only pending approvals can be decided`,
+    );
+  }
+  const reservation = toReservationRecord(
+    (await tx<ReservationRow>('reservations')
+      .where({ id: approval.reservationId })
+      .first())!,
+  );
+  const now = new Date();
+
+  if (input.decision === 'reject') {
+    const released = await setReservationState(
+      tx,
+      reservation,
+      'released',
+      input.actor,
+      now,
+    );
+    const decided = await setApprovalState(
+      tx,
+      approval,
+      'rejected',
+      input.actor,
+      now,
+      input.comment,
+    );
+    let after = service;
+    if (approval.kind === 'create') {
+      after = await setServiceStatus(tx, service, {
+        status: 'rejected',
+        statusReason: `Rejected by ${input.actor}${
+          input.comment ? `: ${input.comment}` : ''
+        }`,
+        actor: input.actor,
+        now,
+      });
+    }
+    return { approval: decided, service: after, reservation: released };
+  }
+
+  const current =
+    approval.kind === 'change'
+      ? await heldReservation(tx, service.id)
+      : undefined;
+  const snapshot = await withHeld(tx, ledger, current?.id);
+  const reasons = overQuotaReasons(snapshot, amountsOf(reservation));
+  if (reasons.length > 0 && !input.allowOverQuota) {
+    throw new ConflictError(
+      `Approving would over-allocate: ${reasons
+        .map(r => r.message)
+        .join('; ')}. Approve with allowOverQuota to grant it anyway`,
+    );
+  }
+  if (current) {
+    await setReservationState(tx, current, 'released', input.actor, now);
+  }
+  const held = await setReservationState(
+    tx,
+    reservation,
+    'held',
+    input.actor,
+    now,
+  );
+  const decided = await setApprovalState(
+    tx,
+    approval,
+    'approved',
+    input.actor,
+    now,
+    input.comment,
+  );
+  const after =
+    approval.kind === 'change'
+      ? await applyServiceChange(
+          tx,
+          service,
+          approval.proposal!,
+          input.actor,
+          now,
+        )
+      : await setServiceStatus(tx, service, {
+          status: 'approved',
+          statusReason: `Approved by ${input.actor}${
+            input.comment ? `: ${input.comment}` : ''
+          }`,
+          actor: input.actor,
+          now,
+        });
+  return { approval: decided, service: after, reservation: held };
+}

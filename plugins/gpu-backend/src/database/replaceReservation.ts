@@ -1,0 +1,102 @@
+import { ConflictError } from '@backstage/errors';
+import { Knex } from 'knex';
+import { Amounts, decide, overQuotaReasons } from './admission';
+import { insertApproval } from './approvals';
+import {
+  heldReservation,
+  insertReservation,
+  lockLedger,
+  setReservationState,
+  withHeld,
+} from './ledger';
+import { ApprovalRow } from './rows';
+import { applyServiceChange, lockService, readService } from './services';
+import {
+  ReplaceReservationInput,
+  ReplaceReservationResult,
+  ServiceStatus,
+} from './types';
+
+/** Statuses in which a service runs (or is meant to) and may be changed. */
+const CHANGEABLE_STATUSES: ServiceStatus[] = [
+  'approved',
+  'applying',
+  'ready',
+  'failed',
+];
+
+/** Changes a running service: replaces its held reservation, or proposes the change for approval. */
+export async function replaceReservationInTransaction(
+  tx: Knex.Transaction,
+  input: ReplaceReservationInput,
+  amounts: Amounts,
+): Promise<ReplaceReservationResult> {
+  const team = (await readService(tx, input.serviceId)).team;
+  const ledger = await lockLedger(tx, team, input.change.pool);
+  const before = await lockService(tx, input.serviceId);
+  if (!CHANGEABLE_STATUSES.includes(before.status)) {
+    throw new ConflictError(
+      `Service '${before.name}' is ${before.status}; it can be changed when it is ` +
+        `${CHANGEABLE_STATUSES.join(', ')}`,
+    );
+  }
+  const waiting = await tx<ApprovalRow>('approvals')
+    .where({ service_id: before.id, state: 'pending' })
+    .first();
+  if (waiting) {
+    throw new ConflictError(
+      `Service '${before.name}' already has a change waiting for approval ${waiting.id}; ` +
+        `decide it first`,
+    );
+  }
+  const current = await heldReservation(tx, before.id);
+  const snapshot = await withHeld(tx, ledger, current?.id);
+  const decision = decide(input.policy, overQuotaReasons(snapshot, amounts));
+  const now = new Date();
+
+  if (decision.pending) {
+    const reservation = await insertReservation(tx, {
+      service: before,
+      pool: input.change.pool,
+      amounts,
+      state: 'pending',
+      now,
+      actor: input.actor,
+    });
+    const approval = await insertApproval(tx, {
+      service: before,
+      reservation,
+      kind: 'change',
+      reasons: decision.reasons,
+      proposal: input.change,
+      now,
+      actor: input.actor,
+    });
+    return {
+      outcome: 'pending-approval',
+      service: before,
+      reservation,
+      approval,
+    };
+  }
+
+  if (current) {
+    await setReservationState(tx, current, 'released', input.actor, now);
+  }
+  const reservation = await insertReservation(tx, {
+    service: before,
+    pool: input.change.pool,
+    amounts,
+    state: 'held',
+    now,
+    actor: input.actor,
+  });
+  const service = await applyServiceChange(
+    tx,
+    before,
+    input.change,
+    input.actor,
+    now,
+  );
+  return { outcome: 'replaced', service, reservation };
+}

@@ -1,0 +1,95 @@
+import { Knex } from 'knex';
+import {
+  ApprovalRow,
+  ReservationRow,
+  ServiceRow,
+  toApprovalRecord,
+  toReservationRecord,
+  toServiceRecord,
+} from './rows';
+import { isUuid } from './services';
+import { ListServicesFilter, ServiceListing, ServiceRecord } from './types';
+
+export async function getService(
+  db: Knex,
+  id: string,
+): Promise<ServiceRecord | undefined> {
+  if (!isUuid(id)) {
+    return undefined;
+  }
+  const row = await db<ServiceRow>('services').where({ id }).first();
+  return row ? toServiceRecord(row) : undefined;
+}
+
+export async function listServices(
+  db: Knex,
+  filter: ListServicesFilter = {},
+): Promise<ServiceRecord[]> {
+  const rows = await servicesQuery(db, filter).orderBy([
+    { column: 'created_at', order: 'desc' },
+    { column: 'id', order: 'asc' },
+  ]);
+  return rows.map(toServiceRecord);
+}
+
+/** Services with their reservations and approvals, in three queries whatever the number of services. */
+export async function listServicesWithReservations(
+  db: Knex,
+  filter: ListServicesFilter = {},
+): Promise<ServiceListing[]> {
+  const services = await listServices(db, filter);
+  if (services.length === 0) {
+    return [];
+  }
+  // The filter again as a subquery: no bound parameter per service, whatever the list's length.
+  const ids = servicesQuery(db, filter).select('id');
+  const [reservationRows, approvalRows] = await Promise.all([
+    db<ReservationRow>('reservations')
+      .whereIn('service_id', ids)
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'asc' },
+      ]),
+    db<ApprovalRow>('approvals')
+      .whereIn('service_id', ids)
+      .orderBy([
+        { column: 'requested_at', order: 'asc' },
+        { column: 'id', order: 'asc' },
+      ]),
+  ]);
+  const listings = new Map<string, ServiceListing>(
+    services.map(service => [
+      service.id,
+      { service, reservations: [], approvals: [] },
+    ]),
+  );
+  // A service created between the queries is not listed; its rows are skipped.
+  for (const row of reservationRows) {
+    listings.get(row.service_id)?.reservations.push(toReservationRecord(row));
+  }
+  for (const row of approvalRows) {
+    listings.get(row.service_id)?.approvals.push(toApprovalRecord(row));
+  }
+  return [...listings.values()];
+}
+
+function servicesQuery(db: Knex, filter: ListServicesFilter) {
+  const query = db<ServiceRow>('services');
+  if (filter.team !== undefined) {
+    query.whereIn('team', asArray(filter.team));
+  }
+  if (filter.status !== undefined) {
+    query.whereIn('status', asArray(filter.status));
+  }
+  if (filter.namespace !== undefined) {
+    query.where('namespace', filter.namespace);
+  }
+  if (filter.entityRef !== undefined) {
+    query.where('entity_ref', filter.entityRef);
+  }
+  return query;
+}
+
+function asArray<T>(value: T | T[]): T[] {
+  return Array.isArray(value) ? value : [value];
+}

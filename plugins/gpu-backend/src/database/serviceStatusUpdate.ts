@@ -1,0 +1,60 @@
+import { ConflictError, InputError } from '@backstage/errors';
+import { Knex } from 'knex';
+import { writeAuditEvent } from './audit';
+import { releaseServiceReservations } from './ledger';
+import { ServiceRow, serviceAuditView, toJson } from './rows';
+import { lockService, readService } from './services';
+import {
+  SERVICE_STATUSES,
+  ServiceRecord,
+  ServiceStatus,
+  UpdateServiceStatusInput,
+} from './types';
+
+/** Sets a service's status (when it is one of `expectedStatus`), optionally releasing its reservations. */
+export async function updateServiceStatusInTransaction(
+  tx: Knex.Transaction,
+  input: UpdateServiceStatusInput,
+): Promise<ServiceRecord> {
+  const before = await lockService(tx, input.id);
+  if (input.expectedStatus && !input.expectedStatus.includes(before.status)) {
+    throw new ConflictError(
+      `Service '${before.name}' is ${before.status}; ` +
+        `this change needs it to be ${input.expectedStatus.join(' or ')}`,
+    );
+  }
+  const now = new Date();
+  await tx<ServiceRow>('services')
+    .where({ id: input.id })
+    .update({
+      status: input.status,
+      status_reason: input.statusReason ?? null,
+      ...(input.manifests !== undefined && {
+        manifests: toJson(input.manifests),
+      }),
+      updated_by: input.actor,
+      updated_at: now,
+    });
+  const after = await readService(tx, input.id);
+  await writeAuditEvent(tx, {
+    actor: input.actor,
+    action: 'service.status',
+    subjectType: 'service',
+    subjectId: after.id,
+    team: after.team,
+    before: serviceAuditView(before),
+    after: serviceAuditView(after),
+  });
+  if (input.releaseReservation) {
+    await releaseServiceReservations(tx, after, input.actor, now);
+  }
+  return after;
+}
+
+export function checkStatus(status: ServiceStatus): void {
+  if (!SERVICE_STATUSES.includes(status)) {
+    throw new InputError(
+      `status must be one of ${SERVICE_STATUSES.join(', ')}; got '${status}'`,
+    );
+  }
+}
