@@ -19,7 +19,7 @@ import { setupServer } from 'msw/node';
 import { createCheckpointingContext, mockContext, outputsOf } from './__testUtils__/actionContext';
 import { fakeCatalog } from './__testUtils__/fakeCatalog';
 import { fakeGpuBackend } from './__testUtils__/fakeGpuBackend';
-import { summariserRequest } from './__testUtils__/summariserRequest';
+import { summariserOnDedicatedL4 } from '@internal/backstage-plugin-gpu-common/testUtils';
 import { createServiceCreateAction } from './actions/serviceCreate';
 import { createServiceDeleteAction } from './actions/serviceDelete';
 import { createServiceRenderAction } from './actions/serviceRender';
@@ -51,27 +51,27 @@ async function runLifecycle(backend: Backend, workspacePath: string) {
   const held = () => backend.heldGpuEquivalents('ml-platform');
   const failure = (error: Error) => ({ name: error.name, message: error.message });
 
-  const first = createCheckpointingContext(summariserRequest, new Map());
+  const first = createCheckpointingContext(summariserOnDedicatedL4, new Map());
   await create.handler(first);
   log.created = outputsOf(first);
   log.heldAfterCreate = await held();
 
-  const retried = createCheckpointingContext(summariserRequest, new Map());
+  const retried = createCheckpointingContext(summariserOnDedicatedL4, new Map());
   await create.handler(retried);
   log.retrySameService = outputsOf(retried).serviceId === outputsOf(first).serviceId;
   log.heldAfterRetry = await held();
 
-  const dryRun = mockContext({ ...summariserRequest, name: 'preview' }, { isDryRun: true });
+  const dryRun = mockContext({ ...summariserOnDedicatedL4, name: 'preview' }, { isDryRun: true });
   await create.handler(dryRun);
   log.dryRun = outputsOf(dryRun);
   log.heldAfterDryRun = await held();
 
-  const big = mockContext({ ...summariserRequest, name: 'big', replicas: 5 });
+  const big = mockContext({ ...summariserOnDedicatedL4, name: 'big', replicas: 5 });
   await create.handler(big);
   log.pending = outputsOf(big);
 
   const gitops = mockContext({
-    ...summariserRequest,
+    ...summariserOnDedicatedL4,
     name: 'chatbot',
     model: 'llama-3.2-3b',
     runtime: 'ollama',
@@ -98,10 +98,10 @@ async function runLifecycle(backend: Backend, workspacePath: string) {
   log.deletedAgain = outputsOf(again);
 
   log.unknownModel = await create
-    .handler(mockContext({ ...summariserRequest, name: 'x', model: 'gpt-17' }))
+    .handler(mockContext({ ...summariserOnDedicatedL4, name: 'x', model: 'gpt-17' }))
     .catch(failure);
   log.nameTaken = await create
-    .handler(mockContext({ ...summariserRequest, name: 'chatbot' }, { taskId: 'other-task' }))
+    .handler(mockContext({ ...summariserOnDedicatedL4, name: 'chatbot' }, { taskId: 'other-task' }))
     .catch(failure);
   return normalise(log);
 }

@@ -6,6 +6,7 @@ import { demoPlatformConfig } from '../platform/demoPlatformConfig';
 import { parsePlatform } from '../platform/parsePlatform';
 import { ServiceRequest } from '../service/types';
 import { GB } from '../sizing/units';
+import { summariserRequest } from '../testUtils';
 import { quoteService } from './quoteService';
 import { TeamUsage } from './types';
 
@@ -13,19 +14,6 @@ const platform = parsePlatform(demoPlatformConfig);
 const noUsage: TeamUsage = {
   reservedGpuEquivalents: {},
   committedMonthlyCost: 0,
-};
-
-/** Seed 004's production summariser: Llama-3.1-8B, bf16, max-model-len 8192, max-num-seqs 64. */
-const summariser: ServiceRequest = {
-  name: 'summariser',
-  team: 'ml-platform',
-  model: 'llama-3.1-8b',
-  runtime: 'vllm',
-  dtype: 'bf16',
-  maxModelLen: 8192,
-  concurrency: 64,
-  replicas: 1,
-  environment: 'production',
 };
 
 function optionOn(
@@ -44,7 +32,7 @@ function optionOn(
 
 describe('quoteService', () => {
   it('recommends a dedicated on-demand L4 for seed 004 summariser in production', () => {
-    const quote = quoteService(platform, summariser, noUsage);
+    const quote = quoteService(platform, summariserRequest, noUsage);
     const recommended = quote.recommended!;
     expect(recommended.slice).toMatchObject({
       tier: 'dedicated',
@@ -74,7 +62,7 @@ describe('quoteService', () => {
   });
 
   it('lists the slices the model does not fit with the reason', () => {
-    const quote = quoteService(platform, summariser, noUsage);
+    const quote = quoteService(platform, summariserRequest, noUsage);
     const unavailable = quote.unavailable.map(
       u => u.slice.migProfile ?? u.slice.pool,
     );
@@ -90,7 +78,7 @@ describe('quoteService', () => {
 
   it('quotes tiers the environment forbids as forbidden, never recommending them', () => {
     const small: ServiceRequest = {
-      ...summariser,
+      ...summariserRequest,
       name: 'tiny',
       model: 'llama-3.2-3b',
       maxModelLen: 2048,
@@ -131,7 +119,7 @@ describe('quoteService', () => {
       reservedGpuEquivalents: { 'l4-ondemand': 3.5 },
       committedMonthlyCost: 0,
     };
-    const quote = quoteService(platform, summariser, usage);
+    const quote = quoteService(platform, summariserRequest, usage);
     const l4 = optionOn(quote, 'l4-ondemand')!;
     expect(l4.verdict).toBe('needs-approval');
     expect(l4.quota).toMatchObject({
@@ -156,7 +144,7 @@ describe('quoteService', () => {
       reservedGpuEquivalents: {},
       committedMonthlyCost: budget - parseUsd('600'),
     };
-    const quote = quoteService(platform, summariser, usage);
+    const quote = quoteService(platform, summariserRequest, usage);
     const l4 = optionOn(quote, 'l4-ondemand')!;
     expect(l4.budget.fits).toBe(true);
     expect(l4.budget.remaining).toBe(parseUsd('12.496'));
@@ -172,7 +160,7 @@ describe('quoteService', () => {
 
   it('needs approval for dedicated GPUs above the environment limit', () => {
     const big: ServiceRequest = {
-      ...summariser,
+      ...summariserRequest,
       name: 'big',
       model: 'llama-3.1-70b',
       environment: 'dev',
@@ -191,7 +179,7 @@ describe('quoteService', () => {
 
   it('costs replicas x slice, with spot savings against on-demand L4', () => {
     const batch: ServiceRequest = {
-      ...summariser,
+      ...summariserRequest,
       name: 'ocr',
       team: 'search',
       environment: 'dev',
@@ -212,7 +200,7 @@ describe('quoteService', () => {
   it('prices 1,000 tokens at the stated demand, with the capacity-utilisation factor', () => {
     const quote = quoteService(
       platform,
-      { ...summariser, expectedTokensPerSecond: 100 },
+      { ...summariserRequest, expectedTokensPerSecond: 100 },
       noUsage,
     );
     const l4 = optionOn(quote, 'l4-ondemand')!;
@@ -231,7 +219,7 @@ describe('quoteService', () => {
     );
 
     const estimated = optionOn(
-      quoteService(platform, summariser, noUsage),
+      quoteService(platform, summariserRequest, noUsage),
       'l4-ondemand',
     )!;
     expect(estimated.throughput.basis).toBe('estimated');
@@ -242,13 +230,13 @@ describe('quoteService', () => {
 
   it('rejects unknown teams and negative numbers with typed errors', () => {
     expect(() =>
-      quoteService(platform, { ...summariser, team: 'nobody' }, noUsage),
+      quoteService(platform, { ...summariserRequest, team: 'nobody' }, noUsage),
     ).toThrow(expect.objectContaining({ code: 'UNKNOWN_TEAM' }));
     expect(() =>
-      quoteService(platform, { ...summariser, replicas: -1 }, noUsage),
+      quoteService(platform, { ...summariserRequest, replicas: -1 }, noUsage),
     ).toThrow(GpuDomainError);
     expect(() =>
-      quoteService(platform, summariser, {
+      quoteService(platform, summariserRequest, {
         reservedGpuEquivalents: { 'l4-ondemand': -1 },
         committedMonthlyCost: 0,
       }),
@@ -273,7 +261,7 @@ describe('quoteService', () => {
           const quote = quoteService(
             platform,
             {
-              ...summariser,
+              ...summariserRequest,
               model: input.model,
               dtype: undefined,
               environment: input.environment,

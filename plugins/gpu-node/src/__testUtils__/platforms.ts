@@ -7,6 +7,7 @@ import {
   ServiceRequest,
   Slice,
 } from '@internal/backstage-plugin-gpu-common';
+import { summariserOnDedicatedL4 } from '@internal/backstage-plugin-gpu-common/testUtils';
 
 /** The demo platform of gpu-common: six pools (dedicated L4 on-demand and spot, A100 MIG, L4 MPS x4, T4 time-slicing x4, H100) and two teams. */
 export function demoPlatform(
@@ -98,19 +99,10 @@ export function seed004Platform(): Platform {
   });
 }
 
-/** Seed 004's summariser: Llama-3.1-8B in bf16, max-model-len 8192, 64 sequences, in production. */
+/** Seed 004's summariser on a dedicated on-demand L4, owned by this platform's `serving` team. */
 export const summariserRequest: ServiceRequest = {
-  name: 'summariser',
+  ...summariserOnDedicatedL4,
   team: 'serving',
-  model: 'llama-3.1-8b',
-  runtime: 'vllm',
-  dtype: 'bf16',
-  maxModelLen: 8192,
-  concurrency: 64,
-  replicas: 1,
-  environment: 'production',
-  tier: 'dedicated',
-  pool: 'l4-ondemand',
 };
 
 /** The placement of a slice. */

@@ -25,6 +25,7 @@ import {
   UsageWindow,
   validateServiceRequest,
 } from '@internal/backstage-plugin-gpu-common';
+import { summariserOnDedicatedL4 } from '@internal/backstage-plugin-gpu-common/testUtils';
 
 /**
  * Test data for the frontend, computed with gpu-common's own sizing and cost functions on the demo platform, so
@@ -41,19 +42,7 @@ const HOUR = 3_600_000;
 export function summariserService(
   overrides: Partial<GpuServiceView> = {},
 ): GpuServiceView {
-  const request = validateServiceRequest(platform, {
-    name: 'summariser',
-    team: 'ml-platform',
-    model: 'llama-3.1-8b',
-    runtime: 'vllm',
-    dtype: 'bf16',
-    maxModelLen: 8192,
-    concurrency: 64,
-    replicas: 1,
-    environment: 'production',
-    tier: 'dedicated',
-    pool: 'l4-ondemand',
-  });
+  const request = validateServiceRequest(platform, summariserOnDedicatedL4);
   const pool = findPool(platform, 'l4-ondemand');
   return {
     id: '6f1c1a52-4b8e-4c55-9d1e-2f0a8f3b7c11',

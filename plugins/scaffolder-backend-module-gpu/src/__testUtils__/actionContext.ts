@@ -7,7 +7,7 @@ export function outputsOf(ctx: { output: unknown }): Record<string, any> {
 
 /** A mocked action context for any action's input (the actions validate their input themselves). */
 export function mockContext(
-  input: Record<string, unknown>,
+  input: object,
   options: { taskId?: string; isDryRun?: boolean; workspacePath?: string } = {},
 ) {
   const ctx = createMockActionContext<any, any>({

@@ -1,4 +1,5 @@
 import { mockServices, registerMswTestHooks } from '@backstage/backend-test-utils';
+import { summariserOnDedicatedL4 } from '@internal/backstage-plugin-gpu-common/testUtils';
 import { setupServer } from 'msw/node';
 import { createCheckpointingContext, mockContext, outputsOf } from '../__testUtils__/actionContext';
 import { fakeGpuBackend } from '../__testUtils__/fakeGpuBackend';
@@ -14,31 +15,18 @@ describe('gpu:service:create', () => {
     auth: mockServices.auth(),
   });
 
-  const summariser = {
-    name: 'summariser',
-    team: 'ml-platform',
-    model: 'llama-3.1-8b',
-    runtime: 'vllm',
-    dtype: 'bf16',
-    maxModelLen: 8192,
-    concurrency: 64,
-    replicas: 1,
-    environment: 'production',
-    tier: 'dedicated',
-    pool: 'l4-ondemand',
-  };
   const posts = () => backend.requests.filter(r => r.method === 'POST' && r.path === '/services');
 
   beforeEach(() => backend.reset());
 
   it('creates the service on behalf of the initiator and outputs what the catalog entity needs', async () => {
-    const ctx = mockContext(summariser, { taskId: 'task-1' });
+    const ctx = mockContext(summariserOnDedicatedL4, { taskId: 'task-1' });
     await action.handler(ctx);
 
     expect(posts()).toHaveLength(1);
     expect(posts()[0].authorization).toMatch(/^Bearer /);
     expect(posts()[0].body).toEqual({
-      request: summariser,
+      request: summariserOnDedicatedL4,
       entityRef: 'component:default/summariser',
       requestKey: 'scaffolder:task-1:component:default/summariser',
     });
@@ -64,15 +52,15 @@ describe('gpu:service:create', () => {
 
   it('does not create twice when the task is retried (checkpoint), nor when the checkpoint was lost (request key)', async () => {
     const checkpoints = new Map<string, unknown>();
-    const first = createCheckpointingContext(summariser, checkpoints);
+    const first = createCheckpointingContext(summariserOnDedicatedL4, checkpoints);
     await action.handler(first);
-    const retried = createCheckpointingContext(summariser, checkpoints);
+    const retried = createCheckpointingContext(summariserOnDedicatedL4, checkpoints);
     await action.handler(retried);
     expect(posts()).toHaveLength(1);
     expect(outputsOf(retried).serviceId).toBe(outputsOf(first).serviceId);
 
     // The step ran again without its checkpoint: the backend answers with the first service.
-    const lost = createCheckpointingContext(summariser, new Map());
+    const lost = createCheckpointingContext(summariserOnDedicatedL4, new Map());
     await action.handler(lost);
     expect(posts()).toHaveLength(2);
     expect(outputsOf(lost).serviceId).toBe(outputsOf(first).serviceId);
@@ -80,7 +68,7 @@ describe('gpu:service:create', () => {
   });
 
   it('in a dry run answers what would be created and creates nothing', async () => {
-    const ctx = mockContext(summariser, { isDryRun: true });
+    const ctx = mockContext(summariserOnDedicatedL4, { isDryRun: true });
     await action.handler(ctx);
     expect(posts()[0].body).toMatchObject({ dryRun: true });
     expect(outputsOf(ctx)).toMatchObject({
@@ -100,15 +88,15 @@ describe('gpu:service:create', () => {
     [{ runtime: 'tgi' }, /runtime: Invalid enum value/],
     [{ entityRef: 'component:default/a:b' }, /entityRef:/],
   ])('rejects bad input %j with an InputError naming the field, without calling the backend', async (bad, message) => {
-    const ctx = mockContext({ ...summariser, ...bad });
+    const ctx = mockContext({ ...summariserOnDedicatedL4, ...bad });
     await expect(action.handler(ctx)).rejects.toMatchObject({ name: 'InputError', message });
     expect(backend.requests).toEqual([]);
   });
 
   it('passes on the backend rejection of a request it cannot place, holding nothing', async () => {
-    const ctx = mockContext({ ...summariser, model: 'gpt-17' });
+    const ctx = mockContext({ ...summariserOnDedicatedL4, model: 'gpt-17' });
     await expect(action.handler(ctx)).rejects.toMatchObject({ name: 'InputError', message: /gpt-17/ });
-    const tooBig = mockContext({ ...summariser, model: 'llama-3.1-70b', dtype: 'bf16', pool: 'l4-ondemand' },
+    const tooBig = mockContext({ ...summariserOnDedicatedL4, model: 'llama-3.1-70b', dtype: 'bf16', pool: 'l4-ondemand' },
    );
     await expect(action.handler(tooBig)).rejects.toMatchObject({ name: 'InputError' });
     expect(backend.heldGpuEquivalents('ml-platform')).toEqual({});
@@ -116,14 +104,14 @@ describe('gpu:service:create', () => {
   });
 
   it('reports a request waiting for approval and lets the template continue by default', async () => {
-    const ctx = mockContext({ ...summariser, replicas: 5 });
+    const ctx = mockContext({ ...summariserOnDedicatedL4, replicas: 5 });
     await action.handler(ctx);
     expect(outputsOf(ctx)).toMatchObject({ status: 'pending-approval', statusReason: expect.any(String) });
     expect(backend.heldGpuEquivalents('ml-platform')).toEqual({});
   });
 
   it('withdraws a request waiting for approval when told to fail', async () => {
-    const ctx = mockContext({ ...summariser, replicas: 5, whenPendingApproval: 'fail' },
+    const ctx = mockContext({ ...summariserOnDedicatedL4, replicas: 5, whenPendingApproval: 'fail' },
    );
     await expect(action.handler(ctx)).rejects.toMatchObject({
       name: 'InputError',
@@ -136,7 +124,7 @@ describe('gpu:service:create', () => {
   });
 
   it('fails with the reason when a retried request was rejected by an approver', async () => {
-    const checkpointsLost = () => createCheckpointingContext({ ...summariser, replicas: 5 }, new Map());
+    const checkpointsLost = () => createCheckpointingContext({ ...summariserOnDedicatedL4, replicas: 5 }, new Map());
     const first = checkpointsLost();
     await action.handler(first);
     backend.reject(outputsOf(first).serviceId, 'use the shared pool');
@@ -147,8 +135,8 @@ describe('gpu:service:create', () => {
   });
 
   it('fails with a ConflictError when the name is taken in the namespace', async () => {
-    await action.handler(mockContext(summariser, { taskId: 'a' }));
-    const other = mockContext(summariser, { taskId: 'b' });
+    await action.handler(mockContext(summariserOnDedicatedL4, { taskId: 'a' }));
+    const other = mockContext(summariserOnDedicatedL4, { taskId: 'b' });
     await expect(action.handler(other)).rejects.toMatchObject({
       name: 'ConflictError',
       message: /already exists/,

@@ -4,7 +4,7 @@ import yaml from 'yaml';
 import { mockContext, outputsOf } from '../__testUtils__/actionContext';
 import { fakeCatalog } from '../__testUtils__/fakeCatalog';
 import { fakeGpuBackend } from '../__testUtils__/fakeGpuBackend';
-import { summariserRequest } from '../__testUtils__/summariserRequest';
+import { summariserOnDedicatedL4 } from '@internal/backstage-plugin-gpu-common/testUtils';
 import { createServiceDeleteAction } from './serviceDelete';
 import { examples } from './serviceDelete.examples';
 
@@ -17,7 +17,7 @@ describe('gpu:service:delete examples', () => {
     backend.reset();
     const input = yaml.parse(example.example).steps[0].input;
     const service = backend.seed(
-      { request: summariserRequest, entityRef: 'component:default/summariser' },
+      { request: summariserOnDedicatedL4, entityRef: 'component:default/summariser' },
       input.serviceId,
     );
     const catalog = fakeCatalog();

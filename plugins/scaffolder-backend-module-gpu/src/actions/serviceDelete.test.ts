@@ -9,7 +9,7 @@ import yaml from 'yaml';
 import { createCheckpointingContext, mockContext, outputsOf } from '../__testUtils__/actionContext';
 import { fakeCatalog } from '../__testUtils__/fakeCatalog';
 import { fakeGpuBackend } from '../__testUtils__/fakeGpuBackend';
-import { summariserRequest } from '../__testUtils__/summariserRequest';
+import { summariserOnDedicatedL4 } from '@internal/backstage-plugin-gpu-common/testUtils';
 import { LocalCatalogDirectory } from '../catalog/LocalCatalogDirectory';
 import { createServiceDeleteAction } from './serviceDelete';
 
@@ -47,8 +47,8 @@ describe('gpu:service:delete', () => {
   const deletes = () => backend.requests.filter(r => r.method === 'DELETE');
 
   it('finds the service by entity ref, deletes it (quota released) and unregisters the entity', async () => {
-    const service = backend.seed({ request: summariserRequest, entityRef: 'component:default/summariser' });
-    backend.seed({ request: { ...summariserRequest, name: 'other' }, entityRef: 'component:default/other' });
+    const service = backend.seed({ request: summariserOnDedicatedL4, entityRef: 'component:default/summariser' });
+    backend.seed({ request: { ...summariserOnDedicatedL4, name: 'other' }, entityRef: 'component:default/other' });
     expect(backend.heldGpuEquivalents('ml-platform')).toEqual({ 'l4-ondemand': 2 });
 
     const ctx = mockContext({ entityRef: 'summariser', unregister: true });
@@ -76,7 +76,7 @@ describe('gpu:service:delete', () => {
   });
 
   it('succeeds again on a deleted service, saying there was nothing left to do', async () => {
-    const service = backend.seed({ request: summariserRequest, entityRef: 'component:default/summariser' });
+    const service = backend.seed({ request: summariserOnDedicatedL4, entityRef: 'component:default/summariser' });
     await action.handler(mockContext({ serviceId: service.id, unregister: true }));
     const again = mockContext({ serviceId: service.id, unregister: true });
     await action.handler(again);
@@ -85,7 +85,7 @@ describe('gpu:service:delete', () => {
   });
 
   it('does not delete twice when the task is retried', async () => {
-    const service = backend.seed({ request: summariserRequest, entityRef: 'component:default/summariser' });
+    const service = backend.seed({ request: summariserOnDedicatedL4, entityRef: 'component:default/summariser' });
     const checkpoints = new Map<string, unknown>();
     await action.handler(createCheckpointingContext({ serviceId: service.id }, checkpoints));
     // The retried step finds the service deleted and has nothing to do.
@@ -99,7 +99,7 @@ describe('gpu:service:delete', () => {
       'file:/srv/examples/entities.yaml',
     );
     backend.seed({
-      request: { ...summariserRequest, name: 'chatbot' },
+      request: { ...summariserOnDedicatedL4, name: 'chatbot' },
       entityRef: 'component:default/chatbot',
     });
     const ctx = mockContext({ entityRef: 'component:default/chatbot', unregister: true });
@@ -109,7 +109,7 @@ describe('gpu:service:delete', () => {
   });
 
   it('in a dry run says what it would delete and deletes nothing', async () => {
-    backend.seed({ request: summariserRequest, entityRef: 'component:default/summariser' });
+    backend.seed({ request: summariserOnDedicatedL4, entityRef: 'component:default/summariser' });
     const ctx = mockContext({ entityRef: 'component:default/summariser', unregister: true }, { isDryRun: true });
     await action.handler(ctx);
     expect(outputsOf(ctx)).toMatchObject({ alreadyDeleted: false, unregistered: 'skipped' });

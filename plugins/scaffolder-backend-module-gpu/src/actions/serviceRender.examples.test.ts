@@ -5,7 +5,7 @@ import { setupServer } from 'msw/node';
 import yaml from 'yaml';
 import { mockContext, outputsOf } from '../__testUtils__/actionContext';
 import { fakeGpuBackend } from '../__testUtils__/fakeGpuBackend';
-import { summariserRequest } from '../__testUtils__/summariserRequest';
+import { summariserOnDedicatedL4 } from '@internal/backstage-plugin-gpu-common/testUtils';
 import { createServiceRenderAction } from './serviceRender';
 import { examples } from './serviceRender.examples';
 
@@ -19,7 +19,7 @@ describe('gpu:service:render examples', () => {
     backend.reset();
     dir.clear();
     const input = yaml.parse(example.example).steps[0].input;
-    backend.seed({ request: summariserRequest, mode: 'gitops' }, input.serviceId);
+    backend.seed({ request: summariserOnDedicatedL4, mode: 'gitops' }, input.serviceId);
     const ctx = mockContext(input, { workspacePath: dir.path });
     await createServiceRenderAction({
       discovery: mockServices.discovery(),

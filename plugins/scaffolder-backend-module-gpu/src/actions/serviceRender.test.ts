@@ -4,7 +4,7 @@ import { setupServer } from 'msw/node';
 import yaml from 'yaml';
 import { mockContext, outputsOf } from '../__testUtils__/actionContext';
 import { fakeGpuBackend } from '../__testUtils__/fakeGpuBackend';
-import { summariserRequest } from '../__testUtils__/summariserRequest';
+import { summariserOnDedicatedL4 } from '@internal/backstage-plugin-gpu-common/testUtils';
 import { createServiceRenderAction } from './serviceRender';
 
 describe('gpu:service:render', () => {
@@ -23,7 +23,7 @@ describe('gpu:service:render', () => {
   });
 
   it('writes one file per object in apply order and a kustomization listing them', async () => {
-    const service = backend.seed({ request: summariserRequest, mode: 'gitops' });
+    const service = backend.seed({ request: summariserOnDedicatedL4, mode: 'gitops' });
     const ctx = mockContext({ serviceId: service.id }, { workspacePath: dir.path });
     await action.handler(ctx);
 
@@ -49,7 +49,7 @@ describe('gpu:service:render', () => {
 
   it('in a dry run of the whole template renders the preview of the request', async () => {
     const ctx = mockContext(
-      { serviceId: 'dry-run', request: summariserRequest, layout: 'single' },
+      { serviceId: 'dry-run', request: summariserOnDedicatedL4, layout: 'single' },
       { workspacePath: dir.path, isDryRun: true },
     );
     await action.handler(ctx);
@@ -77,12 +77,12 @@ describe('gpu:service:render', () => {
   it('refuses a service Backstage applies, and one still waiting for approval', async () => {
     const applyBackend = fakeGpuBackend({ mode: 'apply' });
     server.use(...applyBackend.handlers);
-    const applied = applyBackend.seed({ request: summariserRequest });
+    const applied = applyBackend.seed({ request: summariserOnDedicatedL4 });
     await expect(
       action.handler(mockContext({ serviceId: applied.id }, { workspacePath: dir.path })),
     ).rejects.toMatchObject({ name: 'InputError', message: /applied to the cluster by Backstage .* mode: gitops/ });
 
-    const pending = applyBackend.seed({ request: { ...summariserRequest, name: 'big', replicas: 5 }, mode: 'gitops' });
+    const pending = applyBackend.seed({ request: { ...summariserOnDedicatedL4, name: 'big', replicas: 5 }, mode: 'gitops' });
     expect(pending.status).toBe('pending-approval');
     await expect(
       action.handler(mockContext({ serviceId: pending.id }, { workspacePath: dir.path })),

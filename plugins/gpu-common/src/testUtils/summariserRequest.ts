@@ -1,0 +1,27 @@
+import { ServiceRequest } from '../service/types';
+
+/** Seed 004's production summariser: Llama-3.1-8B on vLLM in bf16, max-model-len 8192, 64 sequences, one replica. */
+export const summariserRequest: ServiceRequest = {
+  name: 'summariser',
+  team: 'ml-platform',
+  model: 'llama-3.1-8b',
+  runtime: 'vllm',
+  dtype: 'bf16',
+  maxModelLen: 8192,
+  concurrency: 64,
+  replicas: 1,
+  environment: 'production',
+};
+
+/** The same request pinned to a dedicated on-demand L4 (one GPU-equivalent of ml-platform's quota on the demo platform). */
+export const summariserOnDedicatedL4: ServiceRequest = {
+  ...summariserRequest,
+  tier: 'dedicated',
+  pool: 'l4-ondemand',
+};
+
+/** The dedicated-L4 summariser in the dev environment. */
+export const devSummariser: ServiceRequest = {
+  ...summariserOnDedicatedL4,
+  environment: 'dev',
+};
