@@ -11,7 +11,7 @@ import TableRow from '@material-ui/core/TableRow';
 import Typography from '@material-ui/core/Typography';
 import { useEffect, useMemo, useRef } from 'react';
 import { TIER_LABELS } from './describeChoice';
-import { errorMessage } from './errorMessage';
+import { errorMessage } from '../shared';
 import { requestFromForm, ServiceForm } from './requestFromForm';
 import {
   choiceKey,
@@ -109,7 +109,7 @@ export function TierPicker(props: TierPickerProps) {
         <WarningPanel
           severity="error"
           title="Could not quote this service"
-          message={errorMessage(error)}
+          message={errorMessage(error, { withStatus: false })}
           defaultExpanded
         />
       )}

@@ -1,6 +1,6 @@
 import { CustomFieldValidator } from '@backstage/plugin-scaffolder-react';
 import { gpuApiRef } from '../../api';
-import { errorMessage } from './errorMessage';
+import { errorMessage } from '../shared';
 import { requestFromForm } from './requestFromForm';
 import { problemWith } from './tierChoices';
 import { TierPickerValue } from './types';
@@ -35,7 +35,7 @@ export const validateTierPicker: CustomFieldValidator<TierPickerValue> = async (
   try {
     problem = problemWith(value, await gpuApi.quote(built.request));
   } catch (error) {
-    problem = `Could not check the GPU tier: ${errorMessage(error)}`;
+    problem = `Could not check the GPU tier: ${errorMessage(error, { withStatus: false })}`;
   }
   if (problem) {
     validation.addError(problem);
