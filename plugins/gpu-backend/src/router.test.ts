@@ -9,7 +9,7 @@ import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
 import fc from 'fast-check';
 import request from 'supertest';
-import { summariserRequest } from './__testUtils__/summariserRequest';
+import { summariserRequest } from '@internal/backstage-plugin-gpu-common/testUtils';
 import { gpuPlugin } from './plugin';
 
 const summariser = {

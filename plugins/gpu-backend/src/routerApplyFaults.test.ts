@@ -1,9 +1,9 @@
 import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
-import { setupServer } from 'msw/node';
 import request from 'supertest';
-import { summariserRequest } from './__testUtils__/summariserRequest';
+import { devSummariser } from '@internal/backstage-plugin-gpu-common/testUtils';
+import { setupFakeClusterServer } from './__testUtils__/setupFakeClusterServer';
 import { startApplyClusterBackend } from './__testUtils__/startApplyClusterBackend';
 import { gpuPlugin } from './plugin';
 
@@ -16,29 +16,10 @@ const MODEL_CACHE = `/api/v1/namespaces/${TEAM}/persistentvolumeclaims/summarise
 /** Requests per Kubernetes call before the applier gives up (its default retry policy). */
 const ATTEMPTS = 5;
 
-const summariser = {
-  ...summariserRequest,
-  environment: 'dev',
-  tier: 'dedicated',
-  pool: 'l4-ondemand',
-};
-
-const server = setupServer();
-beforeAll(() =>
-  server.listen({
-    // The test backend itself is on localhost; anything else must be the fake cluster.
-    onUnhandledRequest: (req, print) => {
-      if (!['127.0.0.1', 'localhost'].includes(new URL(req.url).hostname)) {
-        print.error();
-      }
-    },
-  }),
-);
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = setupFakeClusterServer();
 
 async function start() {
-  return startApplyClusterBackend(server, [TEAM]);
+  return startApplyClusterBackend(server, { groups: [TEAM] });
 }
 
 /** The team's held GPU-equivalents on the summariser's pool. */
@@ -79,7 +60,7 @@ describe('applying to a cluster that fails half-way', () => {
 
     const created = await http
       .post('/api/gpu/services')
-      .send({ request: summariser })
+      .send({ request: devSummariser })
       .expect(201);
     const id = created.body.id;
     expect(created.body).toMatchObject({
@@ -158,7 +139,7 @@ describe('applying to a cluster that fails half-way', () => {
     const { api, http } = await start();
     const created = await http
       .post('/api/gpu/services')
-      .send({ request: summariser })
+      .send({ request: devSummariser })
       .expect(201);
     const id = created.body.id;
     expect(created.body.status).toBe('ready');
@@ -217,7 +198,7 @@ describe('applying to a cluster that fails half-way', () => {
     const { api, http } = await start();
     const created = await http
       .post('/api/gpu/services')
-      .send({ request: summariser })
+      .send({ request: devSummariser })
       .expect(201);
     api.faults.push({
       method: 'DELETE',

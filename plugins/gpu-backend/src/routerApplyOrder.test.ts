@@ -1,5 +1,5 @@
-import { setupServer } from 'msw/node';
-import { summariserRequest } from './__testUtils__/summariserRequest';
+import { devSummariser } from '@internal/backstage-plugin-gpu-common/testUtils';
+import { setupFakeClusterServer } from './__testUtils__/setupFakeClusterServer';
 import { startApplyClusterBackend } from './__testUtils__/startApplyClusterBackend';
 import type { RecordedRequest } from './cluster/__testUtils__/fakeKubernetesApi';
 
@@ -17,25 +17,7 @@ const PLATFORM_KINDS = [
 ];
 const MUTATING = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
-const summariser = {
-  ...summariserRequest,
-  environment: 'dev',
-  tier: 'dedicated',
-  pool: 'l4-ondemand',
-};
-
-const server = setupServer();
-beforeAll(() =>
-  server.listen({
-    onUnhandledRequest: (req, print) => {
-      if (!['127.0.0.1', 'localhost'].includes(new URL(req.url).hostname)) {
-        print.error();
-      }
-    },
-  }),
-);
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = setupFakeClusterServer();
 
 interface SentObject {
   kind: string;
@@ -67,10 +49,9 @@ function kindOrder(sent: ReturnType<typeof patches>) {
 
 describe('applying a service to a fresh cluster', () => {
   it('sends the platform objects its queue needs, then the team queue, then the workload', async () => {
-    const { api, http } = await startApplyClusterBackend(server, [
-      TEAM,
-      'platform-team',
-    ]);
+    const { api, http } = await startApplyClusterBackend(server, {
+      groups: [TEAM, 'platform-team'],
+    });
     // The governance page lowered the team's L4 quota from app-config's 4; the reconciler has not run yet.
     await http
       .put(`/api/gpu/teams/${TEAM}/quota`)
@@ -80,7 +61,7 @@ describe('applying a service to a fresh cluster', () => {
 
     const created = await http
       .post('/api/gpu/services')
-      .send({ request: summariser })
+      .send({ request: devSummariser })
       .expect(201);
     expect(created.body.status).toBe('ready');
 
@@ -136,10 +117,10 @@ describe('applying a service to a fresh cluster', () => {
   });
 
   it('re-applies the unchanged platform and team objects with server-side applies only, and teardown keeps them', async () => {
-    const { api, http } = await startApplyClusterBackend(server, [TEAM]);
+    const { api, http } = await startApplyClusterBackend(server, { groups: [TEAM] });
     const first = await http
       .post('/api/gpu/services')
-      .send({ request: summariser })
+      .send({ request: devSummariser })
       .expect(201);
     expect(first.body.status).toBe('ready');
     const shared = patches(api.requests).filter(
@@ -153,7 +134,7 @@ describe('applying a service to a fresh cluster', () => {
     api.requests.length = 0;
     const second = await http
       .post('/api/gpu/services')
-      .send({ request: { ...summariser, name: 'summariser-b' } })
+      .send({ request: { ...devSummariser, name: 'summariser-b' } })
       .expect(201);
     expect(second.body.status).toBe('ready');
     const mutating = api.requests.filter(r => MUTATING.includes(r.method));
@@ -176,10 +157,10 @@ describe('applying a service to a fresh cluster', () => {
   });
 
   it('applies the PodDisruptionBudget of a production service and deletes it with the service', async () => {
-    const { api, http } = await startApplyClusterBackend(server, [TEAM]);
+    const { api, http } = await startApplyClusterBackend(server, { groups: [TEAM] });
     const created = await http
       .post('/api/gpu/services')
-      .send({ request: { ...summariser, environment: 'production' } })
+      .send({ request: { ...devSummariser, environment: 'production' } })
       .expect(201);
     expect(created.body.status).toBe('ready');
     const detail = await http

@@ -1,4 +1,5 @@
 import {
+  BackendFeature,
   coreServices,
   createServiceFactory,
 } from '@backstage/backend-plugin-api';
@@ -16,24 +17,35 @@ import { gpuPlugin } from '../plugin';
 /** API server URL of the fake cluster `gpu-eu`. */
 export const FAKE_CLUSTER_URL = 'https://k8s.test:6443';
 
+export interface ApplyClusterBackendOptions {
+  /** Groups the caller is a member of; the mock user's own memberships when absent. */
+  groups?: string[];
+  /** More `gpu` config on top of the demo platform and its one cluster. */
+  gpu?: Record<string, unknown>;
+  /** More features, e.g. a factory replacing a core service. */
+  features?: BackendFeature[];
+}
+
 /**
  * A test backend with the demo platform and one cluster, `gpu-eu`, in `apply` mode, served by a fresh fake Kubernetes
- * API on the given msw server; the caller is a member of the given groups.
+ * API on the given msw server.
  */
 export async function startApplyClusterBackend(
   server: SetupServer,
-  groups: string[],
+  { groups, gpu = {}, features = [] }: ApplyClusterBackendOptions = {},
 ) {
   const api = fakeKubernetesApi(FAKE_CLUSTER_URL);
   server.use(...api.handlers);
   const { server: http } = await startTestBackend({
     features: [
       gpuPlugin,
+      ...features,
       mockServices.rootConfig.factory({
         data: {
           gpu: {
             ...demoPlatformConfig,
             clusters: [{ name: 'gpu-eu', mode: 'apply' }],
+            ...gpu,
           },
           kubernetes: {
             clusterLocatorMethods: [
@@ -52,16 +64,20 @@ export async function startApplyClusterBackend(
           },
         },
       }),
-      createServiceFactory({
-        service: coreServices.userInfo,
-        deps: {},
-        factory: () =>
-          mockServices.userInfo({
-            userEntityRef: mockCredentials.user().principal.userEntityRef,
-            ownershipEntityRefs: groups.map(group => `group:default/${group}`),
-          }),
-      }),
+      ...(groups ? [userInGroups(groups)] : []),
     ],
   });
   return { api, http: request(http) };
+}
+
+function userInGroups(groups: string[]) {
+  return createServiceFactory({
+    service: coreServices.userInfo,
+    deps: {},
+    factory: () =>
+      mockServices.userInfo({
+        userEntityRef: mockCredentials.user().principal.userEntityRef,
+        ownershipEntityRefs: groups.map(group => `group:default/${group}`),
+      }),
+  });
 }

@@ -2,72 +2,30 @@ import {
   coreServices,
   createServiceFactory,
 } from '@backstage/backend-plugin-api';
-import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
-import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
-import { setupServer } from 'msw/node';
-import request from 'supertest';
-import { fakeKubernetesApi } from '../cluster/__testUtils__/fakeKubernetesApi';
-import { gpuPlugin } from '../plugin';
+import { mockServices } from '@backstage/backend-test-utils';
+import { setupFakeClusterServer } from '../__testUtils__/setupFakeClusterServer';
+import { startApplyClusterBackend } from '../__testUtils__/startApplyClusterBackend';
 import { KUEUE_RECONCILE_TASK_ID } from './scheduleKueueReconciler';
 
-const BASE = 'https://k8s.test:6443';
 const CLUSTER_QUEUE =
   '/apis/kueue.x-k8s.io/v1beta2/clusterqueues/gpu-ml-platform';
 
-const server = setupServer();
-beforeAll(() =>
-  server.listen({
-    // The test backend itself is on localhost; anything else must be the fake cluster.
-    onUnhandledRequest: (req, print) => {
-      if (!['127.0.0.1', 'localhost'].includes(new URL(req.url).hostname)) {
-        print.error();
-      }
-    },
-  }),
-);
-afterEach(() => server.resetHandlers());
-afterAll(() => server.close());
+const server = setupFakeClusterServer();
 
 async function start(gpu: Record<string, unknown> = {}) {
-  const api = fakeKubernetesApi(BASE);
-  server.use(...api.handlers);
   const scheduler = mockServices.scheduler();
   const scheduleTask = jest.spyOn(scheduler, 'scheduleTask');
-  const { server: http } = await startTestBackend({
+  const { api, http } = await startApplyClusterBackend(server, {
+    gpu,
     features: [
-      gpuPlugin,
       createServiceFactory({
         service: coreServices.scheduler,
         deps: {},
         factory: () => scheduler,
       }),
-      mockServices.rootConfig.factory({
-        data: {
-          gpu: {
-            ...demoPlatformConfig,
-            clusters: [{ name: 'gpu-eu', mode: 'apply' }],
-            ...gpu,
-          },
-          kubernetes: {
-            clusterLocatorMethods: [
-              {
-                type: 'config',
-                clusters: [
-                  {
-                    name: 'gpu-eu',
-                    url: BASE,
-                    authProvider: 'serviceAccount',
-                    serviceAccountToken: 'sa-token',
-                  },
-                ],
-              },
-            ],
-          },
-        },
-      }),
     ],
   });
-  return { api, scheduler, scheduleTask, http: request(http) };
+  return { api, scheduler, scheduleTask, http };
 }
 
 function l4Quota(clusterQueue: any): string {

@@ -14,7 +14,7 @@ import Ajv from 'ajv-draft-04';
 import type { Router } from 'express';
 import { resolve } from 'node:path';
 import request from 'supertest';
-import { summariserRequest } from '../__testUtils__/summariserRequest';
+import { summariserRequest } from '@internal/backstage-plugin-gpu-common/testUtils';
 import { gpuPlugin } from '../plugin';
 import { routerOperations } from './routerOperations';
 

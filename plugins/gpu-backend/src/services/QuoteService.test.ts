@@ -6,7 +6,7 @@ import {
   ServiceRequest,
 } from '@internal/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
-import { summariserRequest } from '../__testUtils__/summariserRequest';
+import { summariserRequest } from '@internal/backstage-plugin-gpu-common/testUtils';
 import { DatabaseGpuStore } from '../database';
 import { createQuoteService, QUOTE_SNAPSHOT_MAX_AGE_MS } from './QuoteService';
 import { seedQuotas } from './seedQuotas';
