@@ -17,10 +17,11 @@ describe('gpu backend plugin', () => {
 
   it('answers /health without credentials', async () => {
     const server = await start();
-    await request(server)
+    const res = await request(server)
       .get('/api/gpu/health')
-      .set('Authorization', '')
-      .expect(200, { status: 'ok' });
+      .set('Authorization', '');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok' });
   });
 
   it('serves the configured platform to signed-in users', async () => {
