@@ -169,7 +169,8 @@ describe('slicesFor', () => {
     fc.assert(
       fc.property(
         fc.constantFrom(...migGpus),
-        fc.array(fc.integer({ min: 0, max: 3 }), {
+        // Mostly-empty layouts, so that a good share of the generated ones fit a GPU and get accepted.
+        fc.array(fc.constantFrom(0, 0, 0, 0, 0, 1, 1, 2, 3), {
           minLength: 6,
           maxLength: 6,
         }),
@@ -211,7 +212,7 @@ describe('slicesFor', () => {
       ),
       { numRuns: 300 },
     );
-    expect(accepted).toBeGreaterThan(10);
+    expect(accepted).toBeGreaterThan(30);
   });
 });
 
