@@ -27,9 +27,9 @@ describe('gpu backend plugin', () => {
   it('serves the configured platform to signed-in users', async () => {
     const server = await start();
     const res = await request(server).get('/api/gpu/platform').expect(200);
-    expect(res.body.platform.pools.map((p: { name: string }) => p.name)).toEqual(
-      demoPlatformConfig.pools.map(p => p.name),
-    );
+    expect(
+      res.body.platform.pools.map((p: { name: string }) => p.name),
+    ).toEqual(demoPlatformConfig.pools.map(p => p.name));
     expect(res.body.clusters).toEqual([]);
   });
 
@@ -63,12 +63,21 @@ describe('gpu backend plugin', () => {
 
   it('quotes a request against the team quota seeded from config', async () => {
     const server = await start();
-    const res = await request(server).post('/api/gpu/quote').send(summariser).expect(200);
+    const res = await request(server)
+      .post('/api/gpu/quote')
+      .send(summariser)
+      .expect(200);
     expect(res.body.recommended.slice).toMatchObject({ tier: 'dedicated' });
     const l4 = res.body.options.find(
-      (o: any) => o.slice.pool === 'l4-ondemand' && o.slice.gpusPerReplica === 1,
+      (o: any) =>
+        o.slice.pool === 'l4-ondemand' && o.slice.gpusPerReplica === 1,
     );
-    expect(l4.quota).toMatchObject({ nominal: 4, used: 0, requested: 1, remaining: 3 });
+    expect(l4.quota).toMatchObject({
+      nominal: 4,
+      used: 0,
+      requested: 1,
+      remaining: 3,
+    });
     expect(l4.verdict).toBe('allowed');
   });
 

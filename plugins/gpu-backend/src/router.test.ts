@@ -54,7 +54,11 @@ describe('gpu service routes (dry-run cluster)', () => {
     const server = await start();
     const created = await request(server)
       .post('/api/gpu/services')
-      .send({ request: summariser, entityRef: 'component:default/summariser', requestKey: 'k1' })
+      .send({
+        request: summariser,
+        entityRef: 'component:default/summariser',
+        requestKey: 'k1',
+      })
       .expect(201);
     expect(created.body).toMatchObject({
       name: 'summariser',
@@ -73,32 +77,56 @@ describe('gpu service routes (dry-run cluster)', () => {
       .expect(200);
     expect(again.body.id).toBe(created.body.id);
 
-    const detail = await request(server).get(`/api/gpu/services/${created.body.id}`).expect(200);
+    const detail = await request(server)
+      .get(`/api/gpu/services/${created.body.id}`)
+      .expect(200);
     const kinds = detail.body.manifests.map((m: { kind: string }) => m.kind);
-    expect(kinds).toEqual(expect.arrayContaining(['Deployment', 'Service', 'LocalQueue', 'PodDisruptionBudget']));
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        'Deployment',
+        'Service',
+        'LocalQueue',
+        'PodDisruptionBudget',
+      ]),
+    );
 
-    const quota = await request(server).get('/api/gpu/teams/ml-platform/quota').expect(200);
+    const quota = await request(server)
+      .get('/api/gpu/teams/ml-platform/quota')
+      .expect(200);
     expect(quota.body.reservedGpuEquivalents['l4-ondemand']).toBe(1);
 
-    const deleted = await request(server).delete(`/api/gpu/services/${created.body.id}`).expect(200);
+    const deleted = await request(server)
+      .delete(`/api/gpu/services/${created.body.id}`)
+      .expect(200);
     expect(deleted.body.status).toBe('deleted');
-    const after = await request(server).get('/api/gpu/teams/ml-platform/quota').expect(200);
+    const after = await request(server)
+      .get('/api/gpu/teams/ml-platform/quota')
+      .expect(200);
     expect(after.body.reservedGpuEquivalents['l4-ondemand'] ?? 0).toBe(0);
-    await request(server).get(`/api/gpu/services/${created.body.id}`).expect(200);
+    await request(server)
+      .get(`/api/gpu/services/${created.body.id}`)
+      .expect(200);
 
     const audit = await request(server).get('/api/gpu/audit').expect(200);
     const actions = audit.body.items.map((e: { action: string }) => e.action);
-    expect(actions).toEqual(expect.arrayContaining(['service.create', 'reservation.release']));
+    expect(actions).toEqual(
+      expect.arrayContaining(['service.create', 'reservation.release']),
+    );
   });
 
   it('sends a request over quota to approval, and approving deploys it', async () => {
     const server = await start();
     const big = { ...summariser, name: 'big', replicas: 5 };
-    const pending = await request(server).post('/api/gpu/services').send({ request: big }).expect(201);
+    const pending = await request(server)
+      .post('/api/gpu/services')
+      .send({ request: big })
+      .expect(201);
     expect(pending.body.status).toBe('pending-approval');
     expect(pending.body.approval.reasons.length).toBeGreaterThan(0);
 
-    const approvals = await request(server).get('/api/gpu/approvals?state=pending').expect(200);
+    const approvals = await request(server)
+      .get('/api/gpu/approvals?state=pending')
+      .expect(200);
     expect(approvals.body.items).toHaveLength(1);
     const decided = await request(server)
       .post(`/api/gpu/approvals/${approvals.body.items[0].id}/approve`)
@@ -110,8 +138,13 @@ describe('gpu service routes (dry-run cluster)', () => {
   it('refuses an approval that would over-allocate when the approver asks for allowOverQuota: false', async () => {
     const server = await start();
     const big = { ...summariser, name: 'big', replicas: 5 };
-    await request(server).post('/api/gpu/services').send({ request: big }).expect(201);
-    const approvals = await request(server).get('/api/gpu/approvals?state=pending').expect(200);
+    await request(server)
+      .post('/api/gpu/services')
+      .send({ request: big })
+      .expect(201);
+    const approvals = await request(server)
+      .get('/api/gpu/approvals?state=pending')
+      .expect(200);
     expect(approvals.body.items[0]).toMatchObject({
       team: 'ml-platform',
       kind: 'create',
@@ -123,7 +156,9 @@ describe('gpu service routes (dry-run cluster)', () => {
       .send({ allowOverQuota: false })
       .expect(409);
     expect(refused.body.error.message).toMatch(/quota/i);
-    const still = await request(server).get('/api/gpu/approvals?state=pending').expect(200);
+    const still = await request(server)
+      .get('/api/gpu/approvals?state=pending')
+      .expect(200);
     expect(still.body.items.map((a: { id: string }) => a.id)).toEqual([id]);
     await request(server)
       .post(`/api/gpu/approvals/${id}/approve`)
@@ -133,15 +168,31 @@ describe('gpu service routes (dry-run cluster)', () => {
 
   it('forbids users outside the team and callers without the permission, leaving nothing behind', async () => {
     const outsider = await start({ groups: ['search'] });
-    const res = await request(outsider).post('/api/gpu/services').send({ request: summariser }).expect(403);
+    const res = await request(outsider)
+      .post('/api/gpu/services')
+      .send({ request: summariser })
+      .expect(403);
     expect(res.body.error.message).toMatch(/not a member of team ml-platform/);
-    expect((await request(outsider).get('/api/gpu/services').expect(200)).body.items).toEqual([]);
+    expect(
+      (await request(outsider).get('/api/gpu/services').expect(200)).body.items,
+    ).toEqual([]);
 
     const denied = await start({ allow: false });
-    await request(denied).post('/api/gpu/services').send({ request: summariser }).expect(403);
-    await request(denied).put('/api/gpu/teams/ml-platform/quota').send({ pools: {}, monthlyBudget: '1' }).expect(403);
-    await request(denied).post('/api/gpu/approvals/x/approve').send({}).expect(403);
-    expect((await request(denied).get('/api/gpu/services').expect(200)).body.items).toEqual([]);
+    await request(denied)
+      .post('/api/gpu/services')
+      .send({ request: summariser })
+      .expect(403);
+    await request(denied)
+      .put('/api/gpu/teams/ml-platform/quota')
+      .send({ pools: {}, monthlyBudget: '1' })
+      .expect(403);
+    await request(denied)
+      .post('/api/gpu/approvals/x/approve')
+      .send({})
+      .expect(403);
+    expect(
+      (await request(denied).get('/api/gpu/services').expect(200)).body.items,
+    ).toEqual([]);
   });
 
   it('rejects bad input with 400 and a message naming the problem', async () => {
@@ -156,8 +207,13 @@ describe('gpu service routes (dry-run cluster)', () => {
       .send({ pools: { nope: 1 }, monthlyBudget: '100' })
       .expect(400);
     expect(quota.body.error.message).toMatch(/nope/);
-    await request(server).patch('/api/gpu/services/unknown').send({ replicas: 2 }).expect(404);
-    const q = await request(server).get('/api/gpu/teams/ml-platform/quota').expect(200);
+    await request(server)
+      .patch('/api/gpu/services/unknown')
+      .send({ replicas: 2 })
+      .expect(404);
+    const q = await request(server)
+      .get('/api/gpu/teams/ml-platform/quota')
+      .expect(200);
     expect(q.body.reservedGpuEquivalents).toEqual({});
   });
 
@@ -165,7 +221,11 @@ describe('gpu service routes (dry-run cluster)', () => {
     const server = await start();
     const preview = await request(server)
       .post('/api/gpu/services')
-      .send({ request: summariser, entityRef: 'component:default/summariser', dryRun: true })
+      .send({
+        request: summariser,
+        entityRef: 'component:default/summariser',
+        dryRun: true,
+      })
       .expect(200);
     expect(preview.body).toMatchObject({
       id: 'dry-run',
@@ -174,9 +234,15 @@ describe('gpu service routes (dry-run cluster)', () => {
       gpuEquivalents: 1,
       annotations: { 'backstage.io/kubernetes-id': 'summariser' },
     });
-    expect(preview.body.manifests.map((m: { kind: string }) => m.kind)).toContain('Deployment');
-    expect((await request(server).get('/api/gpu/services').expect(200)).body.items).toEqual([]);
-    const quota = await request(server).get('/api/gpu/teams/ml-platform/quota').expect(200);
+    expect(
+      preview.body.manifests.map((m: { kind: string }) => m.kind),
+    ).toContain('Deployment');
+    expect(
+      (await request(server).get('/api/gpu/services').expect(200)).body.items,
+    ).toEqual([]);
+    const quota = await request(server)
+      .get('/api/gpu/teams/ml-platform/quota')
+      .expect(200);
     expect(quota.body.reservedGpuEquivalents).toEqual({});
     const bad = await request(server)
       .post('/api/gpu/services')
@@ -189,13 +255,20 @@ describe('gpu service routes (dry-run cluster)', () => {
     const server = await start();
     const gitops = await request(server)
       .post('/api/gpu/services')
-      .send({ request: summariser, entityRef: 'component:default/summariser', mode: 'gitops' })
+      .send({
+        request: summariser,
+        entityRef: 'component:default/summariser',
+        mode: 'gitops',
+      })
       .expect(201);
     expect(gitops.body).toMatchObject({ mode: 'gitops', status: 'approved' });
     expect(gitops.body.statusReason).toMatch(/GitOps/);
     await request(server)
       .post('/api/gpu/services')
-      .send({ request: { ...summariser, name: 'other' }, entityRef: 'component:default/other' })
+      .send({
+        request: { ...summariser, name: 'other' },
+        entityRef: 'component:default/other',
+      })
       .expect(201);
     await request(server)
       .post('/api/gpu/services')
@@ -206,9 +279,13 @@ describe('gpu service routes (dry-run cluster)', () => {
       .get('/api/gpu/services')
       .query({ entityRef: 'component:default/summariser' })
       .expect(200);
-    expect(found.body.items.map((s: { id: string }) => s.id)).toEqual([gitops.body.id]);
+    expect(found.body.items.map((s: { id: string }) => s.id)).toEqual([
+      gitops.body.id,
+    ]);
 
-    const deleted = await request(server).delete(`/api/gpu/services/${gitops.body.id}`).expect(200);
+    const deleted = await request(server)
+      .delete(`/api/gpu/services/${gitops.body.id}`)
+      .expect(200);
     expect(deleted.body.statusReason).toMatch(/GitOps repository/);
   });
 
@@ -228,11 +305,21 @@ describe('gpu service routes (dry-run cluster)', () => {
         fc.oneof(
           fc.object(),
           fc.array(fc.jsonValue()),
-          fc.record({ request: fc.dictionary(fc.constantFrom(...Object.keys(summariser)), fc.jsonValue()) }),
-          fc.dictionary(fc.constantFrom(...Object.keys(summariser)), fc.jsonValue()),
+          fc.record({
+            request: fc.dictionary(
+              fc.constantFrom(...Object.keys(summariser)),
+              fc.jsonValue(),
+            ),
+          }),
+          fc.dictionary(
+            fc.constantFrom(...Object.keys(summariser)),
+            fc.jsonValue(),
+          ),
         ),
         async ([method, path], body) => {
-          const res = await (request(server) as any)[method](path).send(body as object);
+          const res = await (request(server) as any)
+            [method](path)
+            .send(body as object);
           expect(res.status).toBeLessThan(500);
         },
       ),

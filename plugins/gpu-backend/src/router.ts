@@ -65,7 +65,10 @@ const updateBody = z
     model: z.string().min(1).optional(),
   })
   .strict()
-  .refine(b => Object.keys(b).length > 0, 'Nothing to change: give tier, pool, replicas or model');
+  .refine(
+    b => Object.keys(b).length > 0,
+    'Nothing to change: give tier, pool, replicas or model',
+  );
 const quotaBody = z
   .object({
     pools: z.record(z.string(), z.number().min(0).max(100_000)),
@@ -103,16 +106,30 @@ function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
 
 /** Who acted, for the audit trail. */
 function actorOf(credentials: BackstageCredentials): string {
-  const principal = credentials.principal as { type: string; userEntityRef?: string; subject?: string };
+  const principal = credentials.principal as {
+    type: string;
+    userEntityRef?: string;
+    subject?: string;
+  };
   return principal.type === 'user'
     ? principal.userEntityRef!
     : `service:${principal.subject ?? 'unknown'}`;
 }
 
 /** Creates the `/api/gpu` router. */
-export async function createRouter(options: RouterOptions): Promise<express.Router> {
-  const { httpAuth, permissions, userInfo, platform, quotes, store, services, clusters } =
-    options;
+export async function createRouter(
+  options: RouterOptions,
+): Promise<express.Router> {
+  const {
+    httpAuth,
+    permissions,
+    userInfo,
+    platform,
+    quotes,
+    store,
+    services,
+    clusters,
+  } = options;
   const router = Router();
   router.use(express.json({ limit: '256kb' }));
   if (options.usage) {
@@ -120,8 +137,12 @@ export async function createRouter(options: RouterOptions): Promise<express.Rout
   }
 
   async function authorize(req: express.Request, permission: BasicPermission) {
-    const credentials = await httpAuth.credentials(req, { allow: ['user', 'service'] });
-    const [decision] = await permissions.authorize([{ permission }], { credentials });
+    const credentials = await httpAuth.credentials(req, {
+      allow: ['user', 'service'],
+    });
+    const [decision] = await permissions.authorize([{ permission }], {
+      credentials,
+    });
     if (decision.result !== AuthorizeResult.ALLOW) {
       throw new NotAllowedError(`You are not allowed to ${permission.name}`);
     }
@@ -132,7 +153,10 @@ export async function createRouter(options: RouterOptions): Promise<express.Rout
   async function assertMember(credentials: BackstageCredentials, team: string) {
     if ((credentials.principal as { type: string }).type !== 'user') return;
     const info = await userInfo.getUserInfo(
-      credentials as BackstageCredentials<{ type: 'user'; userEntityRef: string }>,
+      credentials as BackstageCredentials<{
+        type: 'user';
+        userEntityRef: string;
+      }>,
     );
     if (!info.ownershipEntityRefs.includes(`group:default/${team}`)) {
       throw new NotAllowedError(
@@ -157,7 +181,9 @@ export async function createRouter(options: RouterOptions): Promise<express.Rout
     await httpAuth.credentials(req, { allow: ['user', 'service'] });
     const body: PlatformResponse = {
       platform,
-      clusters: clusters.filter(c => c.name).map(c => ({ name: c.name!, mode: c.mode })),
+      clusters: clusters
+        .filter(c => c.name)
+        .map(c => ({ name: c.name!, mode: c.mode })),
     };
     res.json(body);
   });
@@ -180,14 +206,20 @@ export async function createRouter(options: RouterOptions): Promise<express.Rout
       mode: body.mode,
     };
     if (body.dryRun) {
-      const preview = await services.preview(createServiceBody, actorOf(credentials));
+      const preview = await services.preview(
+        createServiceBody,
+        actorOf(credentials),
+      );
       res.json({
         ...toServiceView(preview.service, preview.reservation),
         manifests: preview.service.manifests ?? [],
       });
       return;
     }
-    const result = await services.create(createServiceBody, actorOf(credentials));
+    const result = await services.create(
+      createServiceBody,
+      actorOf(credentials),
+    );
     res.status(result.created ? 201 : 200).json(await view(result.service));
   });
 
@@ -200,7 +232,9 @@ export async function createRouter(options: RouterOptions): Promise<express.Rout
       status: query.status as ServiceRecord['status'] | undefined,
     });
     res.json({
-      items: listings.map(l => toServiceViewFromLedger(l.service, l.reservations, l.approvals)),
+      items: listings.map(l =>
+        toServiceViewFromLedger(l.service, l.reservations, l.approvals),
+      ),
     });
   });
 
@@ -215,7 +249,11 @@ export async function createRouter(options: RouterOptions): Promise<express.Rout
     const change = parse(updateBody, req.body, 'change');
     const current = await services.get(req.params.id);
     await assertMember(credentials, current.team);
-    const result = await services.update(req.params.id, change, actorOf(credentials));
+    const result = await services.update(
+      req.params.id,
+      change,
+      actorOf(credentials),
+    );
     res.json(await view(result.service));
   });
 
@@ -223,14 +261,18 @@ export async function createRouter(options: RouterOptions): Promise<express.Rout
     const credentials = await authorize(req, gpuServiceUpdatePermission);
     const current = await services.get(req.params.id);
     await assertMember(credentials, current.team);
-    res.json(await view(await services.retry(req.params.id, actorOf(credentials))));
+    res.json(
+      await view(await services.retry(req.params.id, actorOf(credentials))),
+    );
   });
 
   router.delete('/services/:id', async (req, res) => {
     const credentials = await authorize(req, gpuServiceDeletePermission);
     const current = await services.get(req.params.id);
     await assertMember(credentials, current.team);
-    res.json(await view(await services.teardown(req.params.id, actorOf(credentials))));
+    res.json(
+      await view(await services.teardown(req.params.id, actorOf(credentials))),
+    );
   });
 
   router.get('/teams/:team/quota', async (req, res) => {
@@ -251,21 +293,27 @@ export async function createRouter(options: RouterOptions): Promise<express.Rout
     const body = parse(quotaBody, req.body, 'quota');
     if (!platform.teams.some(t => t.name === req.params.team)) {
       throw new InputError(
-        `Unknown team ${req.params.team}; allowed: ${platform.teams.map(t => t.name).join(', ')}`,
+        `Unknown team ${req.params.team}; allowed: ${platform.teams
+          .map(t => t.name)
+          .join(', ')}`,
       );
     }
     const pools = new Set(platform.pools.map(p => p.name));
     const unknown = Object.keys(body.pools).filter(p => !pools.has(p));
     if (unknown.length) {
       throw new InputError(
-        `Unknown pool(s) ${unknown.join(', ')}; allowed: ${[...pools].join(', ')}`,
+        `Unknown pool(s) ${unknown.join(', ')}; allowed: ${[...pools].join(
+          ', ',
+        )}`,
       );
     }
     let monthlyBudgetMicros: number;
     try {
       monthlyBudgetMicros = parseUsd(body.monthlyBudget);
     } catch (error) {
-      throw new InputError(`Invalid monthlyBudget: ${(error as Error).message}`);
+      throw new InputError(
+        `Invalid monthlyBudget: ${(error as Error).message}`,
+      );
     }
     if (monthlyBudgetMicros < 0) {
       throw new InputError('Invalid monthlyBudget: must be zero or more');
@@ -282,7 +330,9 @@ export async function createRouter(options: RouterOptions): Promise<express.Rout
   router.get('/approvals', async (req, res) => {
     await httpAuth.credentials(req, { allow: ['user', 'service'] });
     const state = parse(
-      z.object({ state: z.enum(['pending', 'approved', 'rejected']).optional() }),
+      z.object({
+        state: z.enum(['pending', 'approved', 'rejected']).optional(),
+      }),
       req.query,
       'query',
     ).state;
@@ -292,7 +342,11 @@ export async function createRouter(options: RouterOptions): Promise<express.Rout
 
   router.post('/approvals/:id/:decision(approve|reject)', async (req, res) => {
     const credentials = await authorize(req, gpuApprovePermission);
-    const { comment, allowOverQuota } = parse(decisionBody, req.body, 'decision');
+    const { comment, allowOverQuota } = parse(
+      decisionBody,
+      req.body,
+      'decision',
+    );
     const decision = req.params.decision as 'approve' | 'reject';
     const actor = actorOf(credentials);
     // Approving is the approver's decision to grant a request outside quota or budget, unless they ask for
@@ -308,7 +362,10 @@ export async function createRouter(options: RouterOptions): Promise<express.Rout
     if (decision === 'approve' && service.status === 'approved') {
       service = await services.deploy(service, actor);
     }
-    res.json({ approval: toApprovalView(result.approval), service: await view(service) });
+    res.json({
+      approval: toApprovalView(result.approval),
+      service: await view(service),
+    });
   });
 
   router.get('/clusters/drift', async (req, res) => {

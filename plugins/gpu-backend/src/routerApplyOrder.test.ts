@@ -117,7 +117,9 @@ describe('applying a service to a fresh cluster', () => {
   });
 
   it('re-applies the unchanged platform and team objects with server-side applies only, and teardown keeps them', async () => {
-    const { api, http } = await startApplyClusterBackend(server, { groups: [TEAM] });
+    const { api, http } = await startApplyClusterBackend(server, {
+      groups: [TEAM],
+    });
     const first = await http
       .post('/api/gpu/services')
       .send({ request: devSummariser })
@@ -157,7 +159,9 @@ describe('applying a service to a fresh cluster', () => {
   });
 
   it('applies the PodDisruptionBudget of a production service and deletes it with the service', async () => {
-    const { api, http } = await startApplyClusterBackend(server, { groups: [TEAM] });
+    const { api, http } = await startApplyClusterBackend(server, {
+      groups: [TEAM],
+    });
     const created = await http
       .post('/api/gpu/services')
       .send({ request: { ...devSummariser, environment: 'production' } })

@@ -6,30 +6,54 @@ const server = setupFakeClusterServer();
 
 describe('a service recorded in GitOps mode on a cluster Backstage applies to', () => {
   it('is rendered and stored but never applied, and its teardown touches nothing in the cluster', async () => {
-    const { api, http } = await startApplyClusterBackend(server, { groups: ['ml-platform'] });
+    const { api, http } = await startApplyClusterBackend(server, {
+      groups: ['ml-platform'],
+    });
 
     const gitops = await http
       .post('/api/gpu/services')
       .send({ request: devSummariser, mode: 'gitops' })
       .expect(201);
-    expect(gitops.body).toMatchObject({ status: 'approved', mode: 'gitops', cluster: 'gpu-eu' });
+    expect(gitops.body).toMatchObject({
+      status: 'approved',
+      mode: 'gitops',
+      cluster: 'gpu-eu',
+    });
     expect(gitops.body.statusReason).toMatch(/GitOps/);
-    const detail = await http.get(`/api/gpu/services/${gitops.body.id}`).expect(200);
-    expect(detail.body.manifests.map((m: { kind: string }) => m.kind)).toContain('Deployment');
+    const detail = await http
+      .get(`/api/gpu/services/${gitops.body.id}`)
+      .expect(200);
+    expect(
+      detail.body.manifests.map((m: { kind: string }) => m.kind),
+    ).toContain('Deployment');
     expect(api.requests).toEqual([]);
-    const quota = await http.get('/api/gpu/teams/ml-platform/quota').expect(200);
+    const quota = await http
+      .get('/api/gpu/teams/ml-platform/quota')
+      .expect(200);
     expect(quota.body.reservedGpuEquivalents['l4-ondemand']).toBe(1);
 
-    const deleted = await http.delete(`/api/gpu/services/${gitops.body.id}`).expect(200);
+    const deleted = await http
+      .delete(`/api/gpu/services/${gitops.body.id}`)
+      .expect(200);
     expect(deleted.body).toMatchObject({ status: 'deleted' });
     expect(deleted.body.statusReason).toMatch(/GitOps repository/);
     expect(api.requests).toEqual([]);
-    const after = await http.get('/api/gpu/teams/ml-platform/quota').expect(200);
+    const after = await http
+      .get('/api/gpu/teams/ml-platform/quota')
+      .expect(200);
     expect(after.body.reservedGpuEquivalents['l4-ondemand'] ?? 0).toBe(0);
 
     // The same request without the mode is applied: the fake cluster sees the server-side applies.
-    const applied = await http.post('/api/gpu/services').send({ request: devSummariser }).expect(201);
-    expect({ ...applied.body, request: undefined }).toMatchObject({ status: 'ready', mode: 'apply' });
-    expect(api.requests.filter(r => r.method === 'PATCH').length).toBeGreaterThan(0);
+    const applied = await http
+      .post('/api/gpu/services')
+      .send({ request: devSummariser })
+      .expect(201);
+    expect({ ...applied.body, request: undefined }).toMatchObject({
+      status: 'ready',
+      mode: 'apply',
+    });
+    expect(
+      api.requests.filter(r => r.method === 'PATCH').length,
+    ).toBeGreaterThan(0);
   });
 });

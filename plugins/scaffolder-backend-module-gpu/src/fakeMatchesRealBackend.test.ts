@@ -16,7 +16,11 @@ import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
 import gpuPlugin from '@internal/backstage-plugin-gpu-backend';
 import { AddressInfo } from 'node:net';
 import { setupServer } from 'msw/node';
-import { createCheckpointingContext, mockContext, outputsOf } from './__testUtils__/actionContext';
+import {
+  createCheckpointingContext,
+  mockContext,
+  outputsOf,
+} from './__testUtils__/actionContext';
 import { fakeCatalog } from './__testUtils__/fakeCatalog';
 import { fakeGpuBackend } from './__testUtils__/fakeGpuBackend';
 import { summariserOnDedicatedL4 } from '@internal/backstage-plugin-gpu-common/testUtils';
@@ -46,27 +50,44 @@ async function runLifecycle(backend: Backend, workspacePath: string) {
   const deps = { discovery: backend.discovery, auth: mockServices.auth() };
   const create = createServiceCreateAction(deps);
   const render = createServiceRenderAction(deps);
-  const remove = createServiceDeleteAction({ ...deps, catalog: fakeCatalog().catalog });
+  const remove = createServiceDeleteAction({
+    ...deps,
+    catalog: fakeCatalog().catalog,
+  });
   const log: Record<string, unknown> = {};
   const held = () => backend.heldGpuEquivalents('ml-platform');
-  const failure = (error: Error) => ({ name: error.name, message: error.message });
+  const failure = (error: Error) => ({
+    name: error.name,
+    message: error.message,
+  });
 
   const first = createCheckpointingContext(summariserOnDedicatedL4, new Map());
   await create.handler(first);
   log.created = outputsOf(first);
   log.heldAfterCreate = await held();
 
-  const retried = createCheckpointingContext(summariserOnDedicatedL4, new Map());
+  const retried = createCheckpointingContext(
+    summariserOnDedicatedL4,
+    new Map(),
+  );
   await create.handler(retried);
-  log.retrySameService = outputsOf(retried).serviceId === outputsOf(first).serviceId;
+  log.retrySameService =
+    outputsOf(retried).serviceId === outputsOf(first).serviceId;
   log.heldAfterRetry = await held();
 
-  const dryRun = mockContext({ ...summariserOnDedicatedL4, name: 'preview' }, { isDryRun: true });
+  const dryRun = mockContext(
+    { ...summariserOnDedicatedL4, name: 'preview' },
+    { isDryRun: true },
+  );
   await create.handler(dryRun);
   log.dryRun = outputsOf(dryRun);
   log.heldAfterDryRun = await held();
 
-  const big = mockContext({ ...summariserOnDedicatedL4, name: 'big', replicas: 5 });
+  const big = mockContext({
+    ...summariserOnDedicatedL4,
+    name: 'big',
+    replicas: 5,
+  });
   await create.handler(big);
   log.pending = outputsOf(big);
 
@@ -85,7 +106,10 @@ async function runLifecycle(backend: Backend, workspacePath: string) {
   });
   await create.handler(gitops);
   log.gitops = outputsOf(gitops);
-  const rendered = mockContext({ serviceId: outputsOf(gitops).serviceId }, { workspacePath });
+  const rendered = mockContext(
+    { serviceId: outputsOf(gitops).serviceId },
+    { workspacePath },
+  );
   await render.handler(rendered);
   log.rendered = outputsOf(rendered);
 
@@ -98,10 +122,17 @@ async function runLifecycle(backend: Backend, workspacePath: string) {
   log.deletedAgain = outputsOf(again);
 
   log.unknownModel = await create
-    .handler(mockContext({ ...summariserOnDedicatedL4, name: 'x', model: 'gpt-17' }))
+    .handler(
+      mockContext({ ...summariserOnDedicatedL4, name: 'x', model: 'gpt-17' }),
+    )
     .catch(failure);
   log.nameTaken = await create
-    .handler(mockContext({ ...summariserOnDedicatedL4, name: 'chatbot' }, { taskId: 'other-task' }))
+    .handler(
+      mockContext(
+        { ...summariserOnDedicatedL4, name: 'chatbot' },
+        { taskId: 'other-task' },
+      ),
+    )
     .catch(failure);
   return normalise(log);
 }
@@ -125,9 +156,14 @@ describe('the actions against the real gpu backend (dry-run cluster)', () => {
         }),
       ],
     });
-    const baseUrl = `http://localhost:${(server.address() as AddressInfo).port}/api/gpu`;
+    const baseUrl = `http://localhost:${
+      (server.address() as AddressInfo).port
+    }/api/gpu`;
     const backend: Backend = {
-      discovery: { getBaseUrl: async () => baseUrl, getExternalBaseUrl: async () => baseUrl },
+      discovery: {
+        getBaseUrl: async () => baseUrl,
+        getExternalBaseUrl: async () => baseUrl,
+      },
       async heldGpuEquivalents(team) {
         const res = await fetch(`${baseUrl}/teams/${team}/quota`);
         return (await res.json()).reservedGpuEquivalents;
@@ -144,7 +180,10 @@ describe('the actions against the real gpu backend (dry-run cluster)', () => {
       heldAfterDryRun: { 'l4-ondemand': 1 },
       pending: { status: 'pending-approval' },
       gitops: { status: 'approved', mode: 'gitops' },
-      rendered: { mode: 'gitops', files: expect.arrayContaining(['kustomization.yaml']) },
+      rendered: {
+        mode: 'gitops',
+        files: expect.arrayContaining(['kustomization.yaml']),
+      },
       deleted: { alreadyDeleted: false, deleted: [{ status: 'deleted' }] },
       deletedAgain: { alreadyDeleted: true, deleted: [] },
       unknownModel: { name: 'InputError' },

@@ -1,4 +1,7 @@
-import { coreServices, createServiceFactory } from '@backstage/backend-plugin-api';
+import {
+  coreServices,
+  createServiceFactory,
+} from '@backstage/backend-plugin-api';
 import {
   createMockDirectory,
   mockCredentials,
@@ -42,7 +45,10 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
   }
 
-  async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  async function until<T>(
+    what: string,
+    probe: () => Promise<T | undefined>,
+  ): Promise<T> {
     for (let i = 0; i < 200; i++) {
       const value = await probe();
       if (value !== undefined) return value;
@@ -51,18 +57,29 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
     throw new Error(`Timed out waiting for ${what}`);
   }
 
-  async function runTask(templateName: string, values: Record<string, unknown>) {
+  async function runTask(
+    templateName: string,
+    values: Record<string, unknown>,
+  ) {
     const created = await api('POST', '/api/scaffolder/v2/tasks', {
       templateRef: `template:default/${templateName}`,
       values,
     });
     expect(created.status).toBe(201);
     const task = await until('the task to finish', async () => {
-      const { body } = await api('GET', `/api/scaffolder/v2/tasks/${created.body.id}`);
+      const { body } = await api(
+        'GET',
+        `/api/scaffolder/v2/tasks/${created.body.id}`,
+      );
       return ['completed', 'failed'].includes(body.status) ? body : undefined;
     });
-    const events = await api('GET', `/api/scaffolder/v2/tasks/${created.body.id}/events`);
-    const log = events.body.map((e: { body: { message?: string } }) => e.body.message).join('\n');
+    const events = await api(
+      'GET',
+      `/api/scaffolder/v2/tasks/${created.body.id}/events`,
+    );
+    const log = events.body
+      .map((e: { body: { message?: string } }) => e.body.message)
+      .join('\n');
     return { task, log };
   }
 
@@ -80,11 +97,21 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
             gpu: demoPlatformConfig,
             catalog: {
               locations: [
-                { type: 'file', target: ROOT_CATALOG_INFO, rules: [{ allow: ['Component', 'Location', 'Template'] }] },
-                { type: 'file', target: dir.resolve('local-catalog/*.yaml'), rules: [{ allow: ['Component'] }] },
+                {
+                  type: 'file',
+                  target: ROOT_CATALOG_INFO,
+                  rules: [{ allow: ['Component', 'Location', 'Template'] }],
+                },
+                {
+                  type: 'file',
+                  target: dir.resolve('local-catalog/*.yaml'),
+                  rules: [{ allow: ['Component'] }],
+                },
               ],
             },
-            scaffolder: { gpu: { catalogDirectory: dir.resolve('local-catalog') } },
+            scaffolder: {
+              gpu: { catalogDirectory: dir.resolve('local-catalog') },
+            },
           },
         }),
         createServiceFactory({
@@ -100,7 +127,10 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
     });
     baseUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
     await until('the templates in the catalog', async () => {
-      const { status } = await api('GET', '/api/catalog/entities/by-name/template/default/decommission-gpu-model-service');
+      const { status } = await api(
+        'GET',
+        '/api/catalog/entities/by-name/template/default/decommission-gpu-model-service',
+      );
       return status === 200 ? true : undefined;
     });
   });
@@ -117,13 +147,24 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
       concurrency: 64,
       replicas: 1,
       environment: 'production',
-      placement: { tier: 'dedicated', pool: 'l4-ondemand', needsApproval: false },
+      placement: {
+        tier: 'dedicated',
+        pool: 'l4-ondemand',
+        needsApproval: false,
+      },
     });
-    expect({ status: task.status, log }).toEqual({ status: 'completed', log: expect.any(String) });
+    expect({ status: task.status, log }).toEqual({
+      status: 'completed',
+      log: expect.any(String),
+    });
 
-    const entity = await api('GET', '/api/catalog/entities/by-name/component/default/ticket-summariser');
+    const entity = await api(
+      'GET',
+      '/api/catalog/entities/by-name/component/default/ticket-summariser',
+    );
     expect(entity.status).toBe(200);
-    const serviceId = entity.body.metadata.annotations['gpu.backstage.io/service-id'];
+    const serviceId =
+      entity.body.metadata.annotations['gpu.backstage.io/service-id'];
     expect(entity.body).toMatchObject({
       metadata: {
         description: 'Summarises support tickets',
@@ -135,23 +176,47 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
       spec: { owner: 'group:default/ml-platform', lifecycle: 'production' },
     });
     const service = await api('GET', `/api/gpu/services/${serviceId}`);
-    expect(service.body).toMatchObject({ status: 'approved', entityRef: 'component:default/ticket-summariser' });
-    expect((await api('GET', '/api/gpu/teams/ml-platform/quota')).body.reservedGpuEquivalents).toEqual({
+    expect(service.body).toMatchObject({
+      status: 'approved',
+      entityRef: 'component:default/ticket-summariser',
+    });
+    expect(
+      (await api('GET', '/api/gpu/teams/ml-platform/quota')).body
+        .reservedGpuEquivalents,
+    ).toEqual({
       'l4-ondemand': 1,
     });
 
     const decommission = await runTask('decommission-gpu-model-service', {
       entity: 'component:default/ticket-summariser',
     });
-    expect({ status: decommission.task.status, log: decommission.log }).toMatchObject({ status: 'completed' });
-    expect((await api('GET', `/api/gpu/services/${serviceId}`)).body.status).toBe('deleted');
-    expect((await api('GET', '/api/gpu/teams/ml-platform/quota')).body.reservedGpuEquivalents).toEqual({});
+    expect({
+      status: decommission.task.status,
+      log: decommission.log,
+    }).toMatchObject({ status: 'completed' });
+    expect(
+      (await api('GET', `/api/gpu/services/${serviceId}`)).body.status,
+    ).toBe('deleted');
+    expect(
+      (await api('GET', '/api/gpu/teams/ml-platform/quota')).body
+        .reservedGpuEquivalents,
+    ).toEqual({});
     expect(fs.readdirSync(dir.resolve('local-catalog'))).toEqual([]);
-    expect((await api('GET', '/api/catalog/entities/by-name/component/default/ticket-summariser')).status).toBe(404);
+    expect(
+      (
+        await api(
+          'GET',
+          '/api/catalog/entities/by-name/component/default/ticket-summariser',
+        )
+      ).status,
+    ).toBe(404);
   });
 
   it('dry-runs the GitOps template with the rendered manifests in the result and nothing created', async () => {
-    const template = await api('GET', '/api/catalog/entities/by-name/template/default/gpu-model-service-gitops');
+    const template = await api(
+      'GET',
+      '/api/catalog/entities/by-name/template/default/gpu-model-service-gitops',
+    );
     const result = await api('POST', '/api/scaffolder/v2/dry-run', {
       template: template.body,
       values: {
@@ -167,22 +232,46 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
         placement: { tier: 'mps', pool: 'l4-mps' },
       },
       directoryContents: fs
-        .readdirSync(path.resolve(__dirname, '../../../templates/gpu-model-service-gitops/skeleton'))
+        .readdirSync(
+          path.resolve(
+            __dirname,
+            '../../../templates/gpu-model-service-gitops/skeleton',
+          ),
+        )
         .map(name => ({
           path: `skeleton/${name}`,
           base64Content: fs
-            .readFileSync(path.resolve(__dirname, '../../../templates/gpu-model-service-gitops/skeleton', name))
+            .readFileSync(
+              path.resolve(
+                __dirname,
+                '../../../templates/gpu-model-service-gitops/skeleton',
+                name,
+              ),
+            )
             .toString('base64'),
         })),
     });
-    expect({ status: result.status, error: result.body.error }).toEqual({ status: 200 });
-    const files = result.body.directoryContents.map((f: { path: string }) => f.path);
-    expect(files).toEqual(
-      expect.arrayContaining(['catalog-info.yaml', 'deploy/chatbot/kustomization.yaml']),
+    expect({ status: result.status, error: result.body.error }).toEqual({
+      status: 200,
+    });
+    const files = result.body.directoryContents.map(
+      (f: { path: string }) => f.path,
     );
-    expect(files.some((f: string) => /^deploy\/chatbot\/\d-deployment-chatbot\.yaml$/.test(f))).toBe(true);
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'catalog-info.yaml',
+        'deploy/chatbot/kustomization.yaml',
+      ]),
+    );
+    expect(
+      files.some((f: string) =>
+        /^deploy\/chatbot\/\d-deployment-chatbot\.yaml$/.test(f),
+      ),
+    ).toBe(true);
     const services = (await api('GET', '/api/gpu/services')).body.items;
-    expect(services.filter((s: { name: string }) => s.name === 'chatbot')).toEqual([]);
+    expect(
+      services.filter((s: { name: string }) => s.name === 'chatbot'),
+    ).toEqual([]);
     expect(fs.readdirSync(dir.resolve('local-catalog'))).toEqual([]);
   });
 });

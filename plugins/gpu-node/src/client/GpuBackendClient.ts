@@ -20,7 +20,9 @@ import {
 import type { KubernetesObject } from '@kubernetes/client-node';
 
 /** A service with the manifests rendered for it, as `GET /services/:id` and a create preview answer. */
-export type GpuServiceDetail = GpuServiceView & { manifests: KubernetesObject[] };
+export type GpuServiceDetail = GpuServiceView & {
+  manifests: KubernetesObject[];
+};
 
 /** Filters of {@link GpuBackendClient.listServices}. */
 export interface ListServicesFilter {

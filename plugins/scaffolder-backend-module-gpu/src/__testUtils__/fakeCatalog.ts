@@ -20,7 +20,10 @@ import { LocalCatalogDirectory } from '../catalog/LocalCatalogDirectory';
  */
 export function fakeCatalog(localCatalog?: LocalCatalogDirectory) {
   const entities = new Map<string, Entity>();
-  const locations = new Map<string, { id: string; type: string; target: string; entityRef: string }>();
+  const locations = new Map<
+    string,
+    { id: string; type: string; target: string; entityRef: string }
+  >();
   const calls: string[] = [];
 
   function add(entity: Entity, managedBy: string, origin = managedBy) {
@@ -44,10 +47,13 @@ export function fakeCatalog(localCatalog?: LocalCatalogDirectory) {
     if (!localCatalog) return;
     const origin = `file:${localCatalog.locationTarget}`;
     for (const [ref, entity] of entities) {
-      if (entity.metadata.annotations?.[ANNOTATION_ORIGIN_LOCATION] === origin) entities.delete(ref);
+      if (entity.metadata.annotations?.[ANNOTATION_ORIGIN_LOCATION] === origin)
+        entities.delete(ref);
     }
     if (!fs.existsSync(localCatalog.directory)) return;
-    for (const name of fs.readdirSync(localCatalog.directory).filter(n => n.endsWith('.yaml'))) {
+    for (const name of fs
+      .readdirSync(localCatalog.directory)
+      .filter(n => n.endsWith('.yaml'))) {
       const file = path.join(localCatalog.directory, name);
       add(yaml.parse(fs.readFileSync(file, 'utf8')), `file:${file}`, origin);
     }
@@ -60,14 +66,22 @@ export function fakeCatalog(localCatalog?: LocalCatalogDirectory) {
     },
     async validateEntity(entity) {
       calls.push(`validateEntity ${entity.metadata?.name}`);
-      const valid = KubernetesValidatorFunctions.isValidObjectName(entity.metadata?.name);
+      const valid = KubernetesValidatorFunctions.isValidObjectName(
+        entity.metadata?.name,
+      );
       return valid
         ? { valid: true }
-        : { valid: false, errors: [{ name: 'InputError', message: `"metadata.name" is not valid` }] };
+        : {
+            valid: false,
+            errors: [
+              { name: 'InputError', message: `"metadata.name" is not valid` },
+            ],
+          };
     },
     async refreshEntity(ref) {
       calls.push(`refreshEntity ${ref}`);
-      if (localCatalog && ref === localCatalog.locationEntityRef) readLocalDirectory();
+      if (localCatalog && ref === localCatalog.locationEntityRef)
+        readLocalDirectory();
     },
     async removeEntityByUid(uid) {
       calls.push(`removeEntityByUid ${uid}`);
@@ -77,14 +91,19 @@ export function fakeCatalog(localCatalog?: LocalCatalogDirectory) {
     },
     async getLocationByRef(locationRef) {
       calls.push(`getLocationByRef ${locationRef}`);
-      return [...locations.values()].find(l => `${l.type}:${l.target}` === locationRef);
+      return [...locations.values()].find(
+        l => `${l.type}:${l.target}` === locationRef,
+      );
     },
     async removeLocationById(id) {
       calls.push(`removeLocationById ${id}`);
       const location = locations.get(id)!;
       locations.delete(id);
       for (const [ref, entity] of entities) {
-        if (entity.metadata.annotations?.[ANNOTATION_ORIGIN_LOCATION] === `${location.type}:${location.target}`) {
+        if (
+          entity.metadata.annotations?.[ANNOTATION_ORIGIN_LOCATION] ===
+          `${location.type}:${location.target}`
+        ) {
           entities.delete(ref);
         }
       }
@@ -96,12 +115,21 @@ export function fakeCatalog(localCatalog?: LocalCatalogDirectory) {
     entities,
     calls,
     /** Adds an entity defined at `managedBy` (a location ref), optionally as a location registered through the API. */
-    seed(entity: Entity, managedBy: string, options: { registeredLocation?: boolean } = {}) {
+    seed(
+      entity: Entity,
+      managedBy: string,
+      options: { registeredLocation?: boolean } = {},
+    ) {
       add(entity, managedBy);
       if (options.registeredLocation) {
         const [type, ...rest] = managedBy.split(':');
         const id = randomUUID();
-        locations.set(id, { id, type, target: rest.join(':'), entityRef: stringifyEntityRef(entity) });
+        locations.set(id, {
+          id,
+          type,
+          target: rest.join(':'),
+          entityRef: stringifyEntityRef(entity),
+        });
       }
     },
   };

@@ -44,7 +44,9 @@ interface RecordedRequest {
 function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v) =>
     v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
+      ? Object.fromEntries(
+          Object.entries(v).sort(([a], [b]) => a.localeCompare(b)),
+        )
       : v,
   );
 }
@@ -70,7 +72,10 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
   const services = new Map<string, FakeService>();
 
   async function record(request: Request, path: string) {
-    const text = request.method === 'GET' || request.method === 'DELETE' ? '' : await request.text();
+    const text =
+      request.method === 'GET' || request.method === 'DELETE'
+        ? ''
+        : await request.text();
     const body = text ? JSON.parse(text) : undefined;
     requests.push({
       method: request.method,
@@ -92,32 +97,55 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
     }
     return quoteService(platform, request, {
       reservedGpuEquivalents,
-      committedMonthlyCost: held.reduce((sum, s) => sum + s.monthlyCostMicros, 0),
+      committedMonthlyCost: held.reduce(
+        (sum, s) => sum + s.monthlyCostMicros,
+        0,
+      ),
     });
   }
 
   /** The store's admission check: what the request needs beyond the team's free quota and budget (its wording). */
-  function overQuotaReasons(team: string, pool: string, option: QuoteOption): string[] {
+  function overQuotaReasons(
+    team: string,
+    pool: string,
+    option: QuoteOption,
+  ): string[] {
     const quota = platform.teams.find(t => t.name === team)!;
-    const held = [...services.values()].filter(s => s.view.team === team && s.reservation === 'held');
+    const held = [...services.values()].filter(
+      s => s.view.team === team && s.reservation === 'held',
+    );
     const round = (n: number) => String(Math.round(n * 1000) / 1000);
     const usd = (micros: number) =>
-      `$${(micros / 1_000_000).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+      `$${(micros / 1_000_000).toLocaleString('en-US', {
+        minimumFractionDigits: 2,
+        maximumFractionDigits: 2,
+      })}`;
     const reasons: string[] = [];
     const nominal = quota.gpuQuota[pool] ?? 0;
-    const heldInPool = held.filter(s => s.view.placement.pool === pool).reduce((n, s) => n + s.gpuEquivalents, 0);
+    const heldInPool = held
+      .filter(s => s.view.placement.pool === pool)
+      .reduce((n, s) => n + s.gpuEquivalents, 0);
     const free = Math.max(0, nominal - heldInPool);
     if (option.gpuEquivalents > free + 1e-9) {
       reasons.push(
-        `Team '${team}' asks for ${round(option.gpuEquivalents)} GPU-equivalents in pool '${pool}' ` +
+        `Team '${team}' asks for ${round(
+          option.gpuEquivalents,
+        )} GPU-equivalents in pool '${pool}' ` +
           `but only ${round(free)} of ${round(nominal)} are free`,
       );
     }
     const budget = parseUsd(quota.monthlyBudget);
-    const freeBudget = Math.max(0, budget - held.reduce((n, s) => n + s.monthlyCostMicros, 0));
+    const freeBudget = Math.max(
+      0,
+      budget - held.reduce((n, s) => n + s.monthlyCostMicros, 0),
+    );
     if (option.cost.monthly > freeBudget) {
       reasons.push(
-        `Team '${team}' asks for ${usd(option.cost.monthly)} a month but only ${usd(freeBudget)} of its ${usd(budget)} monthly budget is free`,
+        `Team '${team}' asks for ${usd(
+          option.cost.monthly,
+        )} a month but only ${usd(freeBudget)} of its ${usd(
+          budget,
+        )} monthly budget is free`,
       );
     }
     return reasons;
@@ -126,9 +154,15 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
   function chooseOption(request: ServiceRequest): QuoteOption {
     const q = quote(request);
     if (!q.recommended) {
-      const why = q.unavailable.map(u => `${u.slice.tier} on ${u.slice.pool}: ${u.reason}`);
+      const why = q.unavailable.map(
+        u => `${u.slice.tier} on ${u.slice.pool}: ${u.reason}`,
+      );
       throw Object.assign(
-        new Error(`No tier and pool can run ${q.service}: ${why.slice(0, 5).join('; ')}`),
+        new Error(
+          `No tier and pool can run ${q.service}: ${why
+            .slice(0, 5)
+            .join('; ')}`,
+        ),
         { name: 'InputError' },
       );
     }
@@ -137,38 +171,52 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
 
   function newService(
     id: string,
-    body: { request: ServiceRequest; entityRef?: string; mode?: 'gitops'; requestKey?: string },
+    body: {
+      request: ServiceRequest;
+      entityRef?: string;
+      mode?: 'gitops';
+      requestKey?: string;
+    },
   ): FakeService {
     const request = validateServiceRequest(platform, body.request);
     const option = chooseOption(request);
     const namespace =
-      request.namespace ?? platform.teams.find(t => t.name === request.team)!.namespaces[0];
+      request.namespace ??
+      platform.teams.find(t => t.name === request.team)!.namespaces[0];
     const placement: Placement = {
       tier: option.slice.tier,
       pool: option.slice.pool,
-      ...(option.slice.migProfile ? { migProfile: option.slice.migProfile } : {}),
+      ...(option.slice.migProfile
+        ? { migProfile: option.slice.migProfile }
+        : {}),
       gpusPerReplica: option.slice.gpusPerReplica,
     };
     const preview = id === 'dry-run';
     // A preview goes by the quote's verdict; a create also by the store's admission check, as the backend does.
     const reasons = [
       ...(option.verdict === 'allowed' ? [] : option.reasons),
-      ...(preview ? [] : overQuotaReasons(request.team, option.slice.pool, option)),
+      ...(preview
+        ? []
+        : overQuotaReasons(request.team, option.slice.pool, option)),
     ];
     const pending = reasons.length > 0;
     const mode: ClusterMode = body.mode ?? clusterMode;
     let status: ServiceStatus = 'approved';
-    let statusReason = 'Dry-run: no cluster is configured, the manifests are rendered and stored but not applied';
+    let statusReason =
+      'Dry-run: no cluster is configured, the manifests are rendered and stored but not applied';
     if (pending) {
       status = 'pending-approval';
-      statusReason = preview ? `Would wait for approval: ${reasons.join('; ')}` : reasons.join('; ');
+      statusReason = preview
+        ? `Would wait for approval: ${reasons.join('; ')}`
+        : reasons.join('; ');
     } else if (preview) {
       statusReason = 'Dry-run: nothing was stored, reserved or applied';
     } else if (mode === 'apply') {
       status = 'ready';
       statusReason = '';
     } else if (mode === 'gitops') {
-      statusReason = 'Rendered for GitOps: publish the manifests; nothing was applied by Backstage';
+      statusReason =
+        'Rendered for GitOps: publish the manifests; nothing was applied by Backstage';
     }
     const fullRequest = { ...request, namespace };
     const now = new Date().toISOString();
@@ -215,12 +263,17 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
         updatedAt: now,
       },
       // Like the backend: a service waiting for approval is rendered when it is approved; a preview always is.
-      manifests: pending && !preview ? [] : [
-        ...renderTeamManifests(platform, request.team).filter(
-          o => o.metadata?.namespace === namespace,
-        ),
-        ...renderServiceManifests(platform, fullRequest, placement, { serviceId: id }),
-      ],
+      manifests:
+        pending && !preview
+          ? []
+          : [
+              ...renderTeamManifests(platform, request.team).filter(
+                o => o.metadata?.namespace === namespace,
+              ),
+              ...renderServiceManifests(platform, fullRequest, placement, {
+                serviceId: id,
+              }),
+            ],
       requestKey: body.requestKey,
       reservation: pending ? 'pending' : 'held',
       gpuEquivalents: option.gpuEquivalents,
@@ -231,7 +284,13 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
   function findService(id: string) {
     const service = services.get(id);
     if (!service) {
-      return { error: errorResponse(404, 'NotFoundError', `No GPU service with id ${id}`) };
+      return {
+        error: errorResponse(
+          404,
+          'NotFoundError',
+          `No GPU service with id ${id}`,
+        ),
+      };
     }
     return { service };
   }
@@ -240,7 +299,11 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
     http.post(`${GPU_BASE_URL}/quote`, async ({ request }) => {
       const body = await record(request, '/quote');
       try {
-        return HttpResponse.json(quote(validateServiceRequest(platform, body)) as unknown as JsonBodyType);
+        return HttpResponse.json(
+          quote(
+            validateServiceRequest(platform, body),
+          ) as unknown as JsonBodyType,
+        );
       } catch (error) {
         return errorResponse(400, 'InputError', (error as Error).message);
       }
@@ -249,38 +312,67 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
     http.post(`${GPU_BASE_URL}/services`, async ({ request }) => {
       const body = await record(request, '/services');
       if (
-        typeof body !== 'object' || body === null || typeof body.request !== 'object' ||
+        typeof body !== 'object' ||
+        body === null ||
+        typeof body.request !== 'object' ||
         (body.mode !== undefined && body.mode !== 'gitops') ||
         (body.dryRun !== undefined && typeof body.dryRun !== 'boolean')
       ) {
-        return errorResponse(400, 'InputError', 'Invalid service request: request: Required');
+        return errorResponse(
+          400,
+          'InputError',
+          'Invalid service request: request: Required',
+        );
       }
       try {
         if (body.dryRun) {
           const preview = newService('dry-run', body);
-          return HttpResponse.json({ ...preview.view, manifests: preview.manifests } as JsonBodyType);
+          return HttpResponse.json({
+            ...preview.view,
+            manifests: preview.manifests,
+          } as JsonBodyType);
         }
         const team = body.request.team;
         const existing = [...services.values()].find(
-          s => body.requestKey !== undefined && s.requestKey === body.requestKey && s.view.team === team,
+          s =>
+            body.requestKey !== undefined &&
+            s.requestKey === body.requestKey &&
+            s.view.team === team,
         );
         if (existing) {
           const again = newService(existing.view.id, body);
-          if (canonicalJson(again.view.request) !== canonicalJson(existing.view.request)) {
-            return errorResponse(409, 'ConflictError', `Request key '${body.requestKey}' was already used by team '${team}' for a different request (service '${existing.view.name}'); use a new key for a new request`);
+          if (
+            canonicalJson(again.view.request) !==
+            canonicalJson(existing.view.request)
+          ) {
+            return errorResponse(
+              409,
+              'ConflictError',
+              `Request key '${body.requestKey}' was already used by team '${team}' for a different request (service '${existing.view.name}'); use a new key for a new request`,
+            );
           }
-          return HttpResponse.json(existing.view as unknown as JsonBodyType, { status: 200 });
+          return HttpResponse.json(existing.view as unknown as JsonBodyType, {
+            status: 200,
+          });
         }
         const service = newService(randomUUID(), body);
         const live = [...services.values()].find(
-          s => s.view.name === service.view.name && s.view.namespace === service.view.namespace &&
+          s =>
+            s.view.name === service.view.name &&
+            s.view.namespace === service.view.namespace &&
             !['deleted', 'rejected'].includes(s.view.status),
         );
         if (live) {
-          return errorResponse(409, 'ConflictError', `A service named '${service.view.name}' already exists in namespace '${service.view.namespace}'; delete it first or choose another name`);
+          return errorResponse(
+            409,
+            'ConflictError',
+            `A service named '${service.view.name}' already exists in namespace '${service.view.namespace}'; delete it first or choose another name`,
+          );
         }
         services.set(service.view.id, service);
-        return HttpResponse.json(service.view as unknown as JsonBodyType, { status: 201 });
+        return HttpResponse.json(service.view as unknown as JsonBodyType, {
+          status: 201,
+        });
       } catch (error) {
         return errorResponse(400, 'InputError', (error as Error).message);
       }
@@ -291,7 +383,10 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
       const query = new URL(request.url).searchParams;
       const items = [...services.values()]
         .map(s => s.view)
-        .filter(v => !query.has('entityRef') || v.entityRef === query.get('entityRef'))
+        .filter(
+          v =>
+            !query.has('entityRef') || v.entityRef === query.get('entityRef'),
+        )
         .filter(v => !query.has('team') || v.team === query.get('team'))
         .filter(v => !query.has('status') || v.status === query.get('status'))
         .reverse();
@@ -301,7 +396,13 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
     http.get(`${GPU_BASE_URL}/services/:id`, async ({ request, params }) => {
       await record(request, `/services/${params.id}`);
       const { service, error } = findService(String(params.id));
-      return error ?? HttpResponse.json({ ...service.view, manifests: service.manifests } as JsonBodyType);
+      return (
+        error ??
+        HttpResponse.json({
+          ...service.view,
+          manifests: service.manifests,
+        } as JsonBodyType)
+      );
     }),
 
     http.delete(`${GPU_BASE_URL}/services/:id`, async ({ request, params }) => {
@@ -312,9 +413,10 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
         service.view = {
           ...service.view,
           status: 'deleted',
-          statusReason: service.view.mode === 'gitops'
-            ? 'Deleted and quota released; remove its manifests from the GitOps repository to stop it'
-            : 'Deleted (nothing was applied)',
+          statusReason:
+            service.view.mode === 'gitops'
+              ? 'Deleted and quota released; remove its manifests from the GitOps repository to stop it'
+              : 'Deleted (nothing was applied)',
           updatedAt: new Date().toISOString(),
         };
         service.reservation = 'released';
@@ -332,7 +434,8 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
       const held: Record<string, number> = {};
       for (const s of services.values()) {
         if (s.view.team === team && s.reservation === 'held') {
-          held[s.view.placement.pool] = (held[s.view.placement.pool] ?? 0) + s.gpuEquivalents;
+          held[s.view.placement.pool] =
+            (held[s.view.placement.pool] ?? 0) + s.gpuEquivalents;
         }
       }
       return held;
@@ -353,7 +456,15 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
         ...service.view,
         status: 'rejected',
         statusReason: `Rejected: ${comment}`,
-        ...(service.view.approval ? { approval: { ...service.view.approval, state: 'rejected' as const, comment } } : {}),
+        ...(service.view.approval
+          ? {
+              approval: {
+                ...service.view.approval,
+                state: 'rejected' as const,
+                comment,
+              },
+            }
+          : {}),
       };
       service.reservation = 'released';
     },

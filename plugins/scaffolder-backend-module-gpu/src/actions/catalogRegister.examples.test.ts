@@ -9,20 +9,38 @@ import { examples } from './catalogRegister.examples';
 describe('gpu:catalog:register examples', () => {
   const dir = createMockDirectory();
 
-  it.each(examples.map(e => [e.description, e] as const))('%s', async (_, example) => {
-    const input = yaml.parse(example.example).steps[0].input;
-    const entity = {
-      apiVersion: 'backstage.io/v1alpha1',
-      kind: 'Component',
-      metadata: { name: 'summariser' },
-      spec: { type: 'service', lifecycle: 'production', owner: 'ml-platform' },
-    };
-    dir.setContent({ 'local-catalog': {}, [`workspace/${input.catalogInfoPath}`]: yaml.stringify(entity) });
-    const local = new LocalCatalogDirectory(dir.resolve('local-catalog'), dir.resolve('local-catalog/*.yaml'));
-    const fake = fakeCatalog(local);
-    const ctx = mockContext(input, { workspacePath: dir.resolve('workspace') });
-    await createCatalogRegisterAction({ catalog: fake.catalog, localCatalog: local }).handler(ctx);
-    expect(outputsOf(ctx).entityRef).toBe('component:default/summariser');
-    expect(fake.entities.has('component:default/summariser')).toBe(true);
-  });
+  it.each(examples.map(e => [e.description, e] as const))(
+    '%s',
+    async (_, example) => {
+      const input = yaml.parse(example.example).steps[0].input;
+      const entity = {
+        apiVersion: 'backstage.io/v1alpha1',
+        kind: 'Component',
+        metadata: { name: 'summariser' },
+        spec: {
+          type: 'service',
+          lifecycle: 'production',
+          owner: 'ml-platform',
+        },
+      };
+      dir.setContent({
+        'local-catalog': {},
+        [`workspace/${input.catalogInfoPath}`]: yaml.stringify(entity),
+      });
+      const local = new LocalCatalogDirectory(
+        dir.resolve('local-catalog'),
+        dir.resolve('local-catalog/*.yaml'),
+      );
+      const fake = fakeCatalog(local);
+      const ctx = mockContext(input, {
+        workspacePath: dir.resolve('workspace'),
+      });
+      await createCatalogRegisterAction({
+        catalog: fake.catalog,
+        localCatalog: local,
+      }).handler(ctx);
+      expect(outputsOf(ctx).entityRef).toBe('component:default/summariser');
+      expect(fake.entities.has('component:default/summariser')).toBe(true);
+    },
+  );
 });

@@ -19,7 +19,8 @@ export const examples: TemplateExample[] = [
     }),
   },
   {
-    description: 'Register a catalog file kept in a subdirectory, without waiting for the catalog',
+    description:
+      'Register a catalog file kept in a subdirectory, without waiting for the catalog',
     example: yaml.stringify({
       steps: [
         {

@@ -1,4 +1,7 @@
-import { createMockDirectory, mockServices } from '@backstage/backend-test-utils';
+import {
+  createMockDirectory,
+  mockServices,
+} from '@backstage/backend-test-utils';
 import fs from 'node:fs';
 import path from 'node:path';
 import yaml from 'yaml';
@@ -12,9 +15,15 @@ const component = {
   kind: 'Component',
   metadata: {
     name: 'summariser',
-    annotations: { 'gpu.backstage.io/service-id': '6a1f0d52-53f6-4a55-9b8e-0d7e4c0f4d11' },
+    annotations: {
+      'gpu.backstage.io/service-id': '6a1f0d52-53f6-4a55-9b8e-0d7e4c0f4d11',
+    },
   },
-  spec: { type: 'service', lifecycle: 'production', owner: 'group:default/ml-platform' },
+  spec: {
+    type: 'service',
+    lifecycle: 'production',
+    owner: 'group:default/ml-platform',
+  },
 };
 
 describe('gpu:catalog:register', () => {
@@ -24,66 +33,117 @@ describe('gpu:catalog:register', () => {
 
   beforeEach(() => {
     dir.clear();
-    dir.addContent({ 'local-catalog': {}, workspace: { 'catalog-info.yaml': yaml.stringify(component) } });
-    local = new LocalCatalogDirectory(dir.resolve('local-catalog'), dir.resolve('local-catalog/*.yaml'));
+    dir.addContent({
+      'local-catalog': {},
+      workspace: { 'catalog-info.yaml': yaml.stringify(component) },
+    });
+    local = new LocalCatalogDirectory(
+      dir.resolve('local-catalog'),
+      dir.resolve('local-catalog/*.yaml'),
+    );
     workspace = dir.resolve('workspace');
   });
 
   it('writes the entity into the local catalog directory, refreshes its location and waits for the entity', async () => {
     const fake = fakeCatalog(local);
-    const action = createCatalogRegisterAction({ catalog: fake.catalog, localCatalog: local });
+    const action = createCatalogRegisterAction({
+      catalog: fake.catalog,
+      localCatalog: local,
+    });
     const ctx = mockContext({}, { workspacePath: workspace });
     await action.handler(ctx);
 
-    expect(outputsOf(ctx)).toEqual({ entityRef: 'component:default/summariser' });
-    const file = path.join(local.directory, 'component-default-summariser.yaml');
+    expect(outputsOf(ctx)).toEqual({
+      entityRef: 'component:default/summariser',
+    });
+    const file = path.join(
+      local.directory,
+      'component-default-summariser.yaml',
+    );
     expect(yaml.parse(fs.readFileSync(file, 'utf8'))).toEqual(component);
     expect(fake.calls).toContain(`refreshEntity ${local.locationEntityRef}`);
-    expect(fake.entities.get('component:default/summariser')?.metadata.annotations).toMatchObject({
+    expect(
+      fake.entities.get('component:default/summariser')?.metadata.annotations,
+    ).toMatchObject({
       'backstage.io/managed-by-location': `file:${file}`,
     });
 
     // Registering again (a retried step) rewrites the same file.
     await action.handler(mockContext({}, { workspacePath: workspace }));
-    expect(fs.readdirSync(local.directory)).toEqual(['component-default-summariser.yaml']);
+    expect(fs.readdirSync(local.directory)).toEqual([
+      'component-default-summariser.yaml',
+    ]);
   });
 
   it('names the Location entity the catalog makes of the configured file location', () => {
-    expect(local.locationEntityRef).toMatch(/^location:default\/generated-[0-9a-f]{40}$/);
+    expect(local.locationEntityRef).toMatch(
+      /^location:default\/generated-[0-9a-f]{40}$/,
+    );
   });
 
   it('refuses an entity defined elsewhere, a path outside the workspace and a missing file', async () => {
     const fake = fakeCatalog(local);
-    fake.seed(component, 'url:https://github.com/acme/summariser/blob/main/catalog-info.yaml');
-    const action = createCatalogRegisterAction({ catalog: fake.catalog, localCatalog: local });
-    await expect(action.handler(mockContext({}, { workspacePath: workspace }))).rejects.toMatchObject({
+    fake.seed(
+      component,
+      'url:https://github.com/acme/summariser/blob/main/catalog-info.yaml',
+    );
+    const action = createCatalogRegisterAction({
+      catalog: fake.catalog,
+      localCatalog: local,
+    });
+    await expect(
+      action.handler(mockContext({}, { workspacePath: workspace })),
+    ).rejects.toMatchObject({
       name: 'ConflictError',
       message: /already in the catalog, defined in url:https:\/\/github.com/,
     });
     await expect(
-      action.handler(mockContext({ catalogInfoPath: '../../etc/passwd' }, { workspacePath: workspace })),
-    ).rejects.toMatchObject({ name: 'InputError', message: /catalogInfoPath: .* outside the workspace/ });
+      action.handler(
+        mockContext(
+          { catalogInfoPath: '../../etc/passwd' },
+          { workspacePath: workspace },
+        ),
+      ),
+    ).rejects.toMatchObject({
+      name: 'InputError',
+      message: /catalogInfoPath: .* outside the workspace/,
+    });
     await expect(
-      action.handler(mockContext({ catalogInfoPath: 'nope.yaml' }, { workspacePath: workspace })),
-    ).rejects.toMatchObject({ name: 'InputError', message: /catalogInfoPath: nope.yaml does not exist/ });
+      action.handler(
+        mockContext(
+          { catalogInfoPath: 'nope.yaml' },
+          { workspacePath: workspace },
+        ),
+      ),
+    ).rejects.toMatchObject({
+      name: 'InputError',
+      message: /catalogInfoPath: nope.yaml does not exist/,
+    });
     expect(fs.readdirSync(local.directory)).toEqual([]);
   });
 
   it('in a dry run validates and answers the ref without writing', async () => {
     const fake = fakeCatalog(local);
-    const action = createCatalogRegisterAction({ catalog: fake.catalog, localCatalog: local });
+    const action = createCatalogRegisterAction({
+      catalog: fake.catalog,
+      localCatalog: local,
+    });
     const ctx = mockContext({}, { workspacePath: workspace, isDryRun: true });
     await action.handler(ctx);
-    expect(outputsOf(ctx)).toEqual({ entityRef: 'component:default/summariser' });
+    expect(outputsOf(ctx)).toEqual({
+      entityRef: 'component:default/summariser',
+    });
     expect(fs.readdirSync(local.directory)).toEqual([]);
     expect(fake.calls.some(c => c.startsWith('refreshEntity'))).toBe(false);
   });
 
   it('says what to configure when there is no local catalog directory', async () => {
-    const action = createCatalogRegisterAction({ catalog: fakeCatalog().catalog });
-    await expect(action.handler(mockContext({}, { workspacePath: workspace }))).rejects.toThrow(
-      /scaffolder.gpu.catalogDirectory/,
-    );
+    const action = createCatalogRegisterAction({
+      catalog: fakeCatalog().catalog,
+    });
+    await expect(
+      action.handler(mockContext({}, { workspacePath: workspace })),
+    ).rejects.toThrow(/scaffolder.gpu.catalogDirectory/);
   });
 });
 
@@ -91,7 +151,10 @@ describe('LocalCatalogDirectory.fromConfig', () => {
   it('finds the catalog location that reads the directory, or says what is missing', () => {
     const config = (locations: { type: string; target: string }[]) =>
       mockServices.rootConfig({
-        data: { scaffolder: { gpu: { catalogDirectory: '/srv/local-catalog' } }, catalog: { locations } },
+        data: {
+          scaffolder: { gpu: { catalogDirectory: '/srv/local-catalog' } },
+          catalog: { locations },
+        },
       });
     const found = LocalCatalogDirectory.fromConfig(
       config([{ type: 'file', target: '/srv/local-catalog/*.yaml' }]),
@@ -101,6 +164,8 @@ describe('LocalCatalogDirectory.fromConfig', () => {
     expect(() => LocalCatalogDirectory.fromConfig(config([]))).toThrow(
       /no catalog.locations entry of type file reads it/,
     );
-    expect(LocalCatalogDirectory.fromConfig(mockServices.rootConfig({ data: {} }))).toBeUndefined();
+    expect(
+      LocalCatalogDirectory.fromConfig(mockServices.rootConfig({ data: {} })),
+    ).toBeUndefined();
   });
 });

@@ -34,7 +34,9 @@ const inputFields = {
       .min(0)
       .max(120)
       .default(30)
-      .describe('How long to wait for the catalog to show the entity, so the output link works right away'),
+      .describe(
+        'How long to wait for the catalog to show the entity, so the output link works right away',
+      ),
 };
 
 /** How often the entity is looked up while waiting for the catalog. */
@@ -112,9 +114,13 @@ export function createCatalogRegisterAction(options: {
       });
 
       // The catalog validates against url locations only; the file's URL stands in for its file location.
-      const validation = await catalog.validateEntity(entity, `url:${pathToFileURL(target).href}`, {
-        credentials,
-      });
+      const validation = await catalog.validateEntity(
+        entity,
+        `url:${pathToFileURL(target).href}`,
+        {
+          credentials,
+        },
+      );
       if (!validation.valid) {
         throw new InputError(
           `Invalid input to ${ID}: catalogInfoPath: ${entityRef} is not a valid entity: ${validation.errors
@@ -123,7 +129,8 @@ export function createCatalogRegisterAction(options: {
         );
       }
       const existing = await catalog.getEntityByRef(entityRef, { credentials });
-      const existingLocation = existing?.metadata.annotations?.[ANNOTATION_LOCATION];
+      const existingLocation =
+        existing?.metadata.annotations?.[ANNOTATION_LOCATION];
       if (existing && !localCatalog.owns(existingLocation)) {
         throw new ConflictError(
           `${entityRef} is already in the catalog, defined in ${existingLocation}; choose another name`,
@@ -139,11 +146,23 @@ export function createCatalogRegisterAction(options: {
         key: `${ID}:${entityRef}`,
         fn: async () => {
           await localCatalog.write(target, yaml.stringify(entity));
-          await catalog.refreshEntity(localCatalog.locationEntityRef, { credentials });
+          await catalog.refreshEntity(localCatalog.locationEntityRef, {
+            credentials,
+          });
         },
       });
-      ctx.logger.info(`Wrote ${target}; waiting for the catalog to show ${entityRef}`);
-      if (await waitForEntity(catalog, entityRef, credentials, input.waitForEntitySeconds, ctx.signal)) {
+      ctx.logger.info(
+        `Wrote ${target}; waiting for the catalog to show ${entityRef}`,
+      );
+      if (
+        await waitForEntity(
+          catalog,
+          entityRef,
+          credentials,
+          input.waitForEntitySeconds,
+          ctx.signal,
+        )
+      ) {
         ctx.logger.info(`${entityRef} is in the catalog`);
       } else {
         ctx.logger.warn(

@@ -19,7 +19,9 @@ export function parseActionInput<T extends InputFields>(
   input: unknown,
 ): ParsedInput<T> {
   const schema = zod.object(
-    Object.fromEntries(Object.entries(fields).map(([key, field]) => [key, field(zod)])),
+    Object.fromEntries(
+      Object.entries(fields).map(([key, field]) => [key, field(zod)]),
+    ),
   );
   const result = schema.safeParse(input);
   if (!result.success) {

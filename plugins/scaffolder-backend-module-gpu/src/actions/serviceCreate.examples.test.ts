@@ -1,4 +1,7 @@
-import { mockServices, registerMswTestHooks } from '@backstage/backend-test-utils';
+import {
+  mockServices,
+  registerMswTestHooks,
+} from '@backstage/backend-test-utils';
 import { setupServer } from 'msw/node';
 import yaml from 'yaml';
 import { mockContext, outputsOf } from '../__testUtils__/actionContext';
@@ -17,15 +20,22 @@ describe('gpu:service:create examples', () => {
     auth: mockServices.auth(),
   });
 
-  it.each(examples.map(e => [e.description, e] as const))('%s', async (_, example) => {
-    const input = yaml.parse(example.example).steps[0].input;
-    const ctx = mockContext(input);
-    await action.handler(ctx);
-    const out = outputsOf(ctx);
-    expect(out.serviceId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(out.annotations['gpu.backstage.io/service-id']).toBe(out.serviceId);
-    expect(out.status).toBe(
-      input.whenPendingApproval === 'continue' ? 'pending-approval' : 'approved',
-    );
-  });
+  it.each(examples.map(e => [e.description, e] as const))(
+    '%s',
+    async (_, example) => {
+      const input = yaml.parse(example.example).steps[0].input;
+      const ctx = mockContext(input);
+      await action.handler(ctx);
+      const out = outputsOf(ctx);
+      expect(out.serviceId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(out.annotations['gpu.backstage.io/service-id']).toBe(
+        out.serviceId,
+      );
+      expect(out.status).toBe(
+        input.whenPendingApproval === 'continue'
+          ? 'pending-approval'
+          : 'approved',
+      );
+    },
+  );
 });

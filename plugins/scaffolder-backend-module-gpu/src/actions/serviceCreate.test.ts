@@ -1,7 +1,14 @@
-import { mockServices, registerMswTestHooks } from '@backstage/backend-test-utils';
+import {
+  mockServices,
+  registerMswTestHooks,
+} from '@backstage/backend-test-utils';
 import { summariserOnDedicatedL4 } from '@internal/backstage-plugin-gpu-common/testUtils';
 import { setupServer } from 'msw/node';
-import { createCheckpointingContext, mockContext, outputsOf } from '../__testUtils__/actionContext';
+import {
+  createCheckpointingContext,
+  mockContext,
+  outputsOf,
+} from '../__testUtils__/actionContext';
 import { fakeGpuBackend } from '../__testUtils__/fakeGpuBackend';
 import { createServiceCreateAction } from './serviceCreate';
 
@@ -15,7 +22,8 @@ describe('gpu:service:create', () => {
     auth: mockServices.auth(),
   });
 
-  const posts = () => backend.requests.filter(r => r.method === 'POST' && r.path === '/services');
+  const posts = () =>
+    backend.requests.filter(r => r.method === 'POST' && r.path === '/services');
 
   beforeEach(() => backend.reset());
 
@@ -47,14 +55,22 @@ describe('gpu:service:create', () => {
       },
     });
     expect(out.serviceId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(backend.heldGpuEquivalents('ml-platform')).toEqual({ 'l4-ondemand': 1 });
+    expect(backend.heldGpuEquivalents('ml-platform')).toEqual({
+      'l4-ondemand': 1,
+    });
   });
 
   it('does not create twice when the task is retried (checkpoint), nor when the checkpoint was lost (request key)', async () => {
     const checkpoints = new Map<string, unknown>();
-    const first = createCheckpointingContext(summariserOnDedicatedL4, checkpoints);
+    const first = createCheckpointingContext(
+      summariserOnDedicatedL4,
+      checkpoints,
+    );
     await action.handler(first);
-    const retried = createCheckpointingContext(summariserOnDedicatedL4, checkpoints);
+    const retried = createCheckpointingContext(
+      summariserOnDedicatedL4,
+      checkpoints,
+    );
     await action.handler(retried);
     expect(posts()).toHaveLength(1);
     expect(outputsOf(retried).serviceId).toBe(outputsOf(first).serviceId);
@@ -64,7 +80,9 @@ describe('gpu:service:create', () => {
     await action.handler(lost);
     expect(posts()).toHaveLength(2);
     expect(outputsOf(lost).serviceId).toBe(outputsOf(first).serviceId);
-    expect(backend.heldGpuEquivalents('ml-platform')).toEqual({ 'l4-ondemand': 1 });
+    expect(backend.heldGpuEquivalents('ml-platform')).toEqual({
+      'l4-ondemand': 1,
+    });
   });
 
   it('in a dry run answers what would be created and creates nothing', async () => {
@@ -78,7 +96,9 @@ describe('gpu:service:create', () => {
       endpoint: 'http://summariser.ml-platform.svc.cluster.local:8000',
     });
     expect(backend.heldGpuEquivalents('ml-platform')).toEqual({});
-    const list = await fetch('http://localhost:0/api/gpu/services').then(r => r.json());
+    const list = await fetch('http://localhost:0/api/gpu/services').then(r =>
+      r.json(),
+    );
     expect(list.items).toEqual([]);
   });
 
@@ -87,18 +107,33 @@ describe('gpu:service:create', () => {
     [{ maxModelLen: -1 }, /maxModelLen: Number must be greater than 0/],
     [{ runtime: 'tgi' }, /runtime: Invalid enum value/],
     [{ entityRef: 'component:default/a:b' }, /entityRef:/],
-  ])('rejects bad input %j with an InputError naming the field, without calling the backend', async (bad, message) => {
-    const ctx = mockContext({ ...summariserOnDedicatedL4, ...bad });
-    await expect(action.handler(ctx)).rejects.toMatchObject({ name: 'InputError', message });
-    expect(backend.requests).toEqual([]);
-  });
+  ])(
+    'rejects bad input %j with an InputError naming the field, without calling the backend',
+    async (bad, message) => {
+      const ctx = mockContext({ ...summariserOnDedicatedL4, ...bad });
+      await expect(action.handler(ctx)).rejects.toMatchObject({
+        name: 'InputError',
+        message,
+      });
+      expect(backend.requests).toEqual([]);
+    },
+  );
 
   it('passes on the backend rejection of a request it cannot place, holding nothing', async () => {
     const ctx = mockContext({ ...summariserOnDedicatedL4, model: 'gpt-17' });
-    await expect(action.handler(ctx)).rejects.toMatchObject({ name: 'InputError', message: /gpt-17/ });
-    const tooBig = mockContext({ ...summariserOnDedicatedL4, model: 'llama-3.1-70b', dtype: 'bf16', pool: 'l4-ondemand' },
-   );
-    await expect(action.handler(tooBig)).rejects.toMatchObject({ name: 'InputError' });
+    await expect(action.handler(ctx)).rejects.toMatchObject({
+      name: 'InputError',
+      message: /gpt-17/,
+    });
+    const tooBig = mockContext({
+      ...summariserOnDedicatedL4,
+      model: 'llama-3.1-70b',
+      dtype: 'bf16',
+      pool: 'l4-ondemand',
+    });
+    await expect(action.handler(tooBig)).rejects.toMatchObject({
+      name: 'InputError',
+    });
     expect(backend.heldGpuEquivalents('ml-platform')).toEqual({});
     expect(outputsOf(ctx)).toEqual({});
   });
@@ -106,25 +141,39 @@ describe('gpu:service:create', () => {
   it('reports a request waiting for approval and lets the template continue by default', async () => {
     const ctx = mockContext({ ...summariserOnDedicatedL4, replicas: 5 });
     await action.handler(ctx);
-    expect(outputsOf(ctx)).toMatchObject({ status: 'pending-approval', statusReason: expect.any(String) });
+    expect(outputsOf(ctx)).toMatchObject({
+      status: 'pending-approval',
+      statusReason: expect.any(String),
+    });
     expect(backend.heldGpuEquivalents('ml-platform')).toEqual({});
   });
 
   it('withdraws a request waiting for approval when told to fail', async () => {
-    const ctx = mockContext({ ...summariserOnDedicatedL4, replicas: 5, whenPendingApproval: 'fail' },
-   );
+    const ctx = mockContext({
+      ...summariserOnDedicatedL4,
+      replicas: 5,
+      whenPendingApproval: 'fail',
+    });
     await expect(action.handler(ctx)).rejects.toMatchObject({
       name: 'InputError',
       message: /needs approval .* withdrawn/,
     });
     const deletes = backend.requests.filter(r => r.method === 'DELETE');
     expect(deletes).toHaveLength(1);
-    const list = await fetch('http://localhost:0/api/gpu/services').then(r => r.json());
-    expect(list.items.map((s: { status: string }) => s.status)).toEqual(['deleted']);
+    const list = await fetch('http://localhost:0/api/gpu/services').then(r =>
+      r.json(),
+    );
+    expect(list.items.map((s: { status: string }) => s.status)).toEqual([
+      'deleted',
+    ]);
   });
 
   it('fails with the reason when a retried request was rejected by an approver', async () => {
-    const checkpointsLost = () => createCheckpointingContext({ ...summariserOnDedicatedL4, replicas: 5 }, new Map());
+    const checkpointsLost = () =>
+      createCheckpointingContext(
+        { ...summariserOnDedicatedL4, replicas: 5 },
+        new Map(),
+      );
     const first = checkpointsLost();
     await action.handler(first);
     backend.reject(outputsOf(first).serviceId, 'use the shared pool');

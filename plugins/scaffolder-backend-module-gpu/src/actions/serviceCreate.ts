@@ -54,7 +54,11 @@ const statusOutputFields = {
     z.string().optional().describe('Why the service is in its status'),
   namespace: (z: typeof zod) => z.string().describe('Kubernetes namespace'),
   mode: (z: typeof zod) =>
-    z.string().describe('apply, gitops or dry-run: what the backend did with the manifests'),
+    z
+      .string()
+      .describe(
+        'apply, gitops or dry-run: what the backend did with the manifests',
+      ),
 };
 
 /** What the create action outputs for a service. */
@@ -86,9 +90,7 @@ function writeOutputs(
 }
 
 /** The service request part of the input (what the backend validates). */
-function toServiceRequest(
-  input: Record<string, unknown>,
-): ServiceRequest {
+function toServiceRequest(input: Record<string, unknown>): ServiceRequest {
   const request: Record<string, unknown> = {};
   for (const key of Object.keys(serviceRequestInput)) {
     if (input[key] !== undefined) request[key] = input[key];
@@ -120,21 +122,29 @@ export function createServiceCreateAction(options: {
       output: {
         ...statusOutputFields,
         endpoint: z =>
-          z.string().describe('Cluster-internal URL of the OpenAI-compatible (vLLM) or Ollama endpoint'),
+          z
+            .string()
+            .describe(
+              'Cluster-internal URL of the OpenAI-compatible (vLLM) or Ollama endpoint',
+            ),
         tier: z => z.string().describe('GPU sharing tier the service got'),
         pool: z => z.string().describe('GPU pool the service got'),
-        monthlyCost: z => z.string().describe('Projected monthly cost, e.g. $587.50'),
+        monthlyCost: z =>
+          z.string().describe('Projected monthly cost, e.g. $587.50'),
         annotations: z =>
           z
             .record(z.string())
             .describe(
               'Entity annotations for catalog-info.yaml: backstage.io/kubernetes-id, backstage.io/kubernetes-namespace, gpu.backstage.io/service-id',
             ),
-        entityRef: z => z.string().describe('Catalog entity the service belongs to'),
+        entityRef: z =>
+          z.string().describe('Catalog entity the service belongs to'),
         request: z =>
           z
             .record(z.unknown())
-            .describe('The service request as the backend normalised it (for gpu:service:render in a dry run)'),
+            .describe(
+              'The service request as the backend normalised it (for gpu:service:render in a dry run)',
+            ),
       },
     },
     async handler(ctx) {
@@ -149,7 +159,10 @@ export function createServiceCreateAction(options: {
 
       if (ctx.isDryRun) {
         const preview = await client.previewService(body, { credentials });
-        if (preview.status === 'pending-approval' && input.whenPendingApproval === 'fail') {
+        if (
+          preview.status === 'pending-approval' &&
+          input.whenPendingApproval === 'fail'
+        ) {
           throw new InputError(
             `${input.name} would need approval (${preview.statusReason}); choose an option the policy allows`,
           );
@@ -174,7 +187,9 @@ export function createServiceCreateAction(options: {
       if (service.status === 'rejected') {
         throw new ConflictError(
           `The request for ${service.name} was rejected: ${
-            service.approval?.comment ?? service.statusReason ?? 'no reason given'
+            service.approval?.comment ??
+            service.statusReason ??
+            'no reason given'
           }; nothing is reserved`,
         );
       }

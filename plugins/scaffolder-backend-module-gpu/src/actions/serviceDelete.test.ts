@@ -6,7 +6,11 @@ import {
 import fs from 'node:fs';
 import { setupServer } from 'msw/node';
 import yaml from 'yaml';
-import { createCheckpointingContext, mockContext, outputsOf } from '../__testUtils__/actionContext';
+import {
+  createCheckpointingContext,
+  mockContext,
+  outputsOf,
+} from '../__testUtils__/actionContext';
 import { fakeCatalog } from '../__testUtils__/fakeCatalog';
 import { fakeGpuBackend } from '../__testUtils__/fakeGpuBackend';
 import { summariserOnDedicatedL4 } from '@internal/backstage-plugin-gpu-common/testUtils';
@@ -32,10 +36,19 @@ describe('gpu:service:delete', () => {
 
   beforeEach(async () => {
     backend.reset();
-    dir.setContent({ 'local-catalog': { 'component-default-summariser.yaml': yaml.stringify(component) } });
-    local = new LocalCatalogDirectory(dir.resolve('local-catalog'), dir.resolve('local-catalog/*.yaml'));
+    dir.setContent({
+      'local-catalog': {
+        'component-default-summariser.yaml': yaml.stringify(component),
+      },
+    });
+    local = new LocalCatalogDirectory(
+      dir.resolve('local-catalog'),
+      dir.resolve('local-catalog/*.yaml'),
+    );
     catalog = fakeCatalog(local);
-    await catalog.catalog.refreshEntity(local.locationEntityRef, { credentials: {} as any });
+    await catalog.catalog.refreshEntity(local.locationEntityRef, {
+      credentials: {} as any,
+    });
     action = createServiceDeleteAction({
       discovery: mockServices.discovery(),
       auth: mockServices.auth(),
@@ -47,9 +60,17 @@ describe('gpu:service:delete', () => {
   const deletes = () => backend.requests.filter(r => r.method === 'DELETE');
 
   it('finds the service by entity ref, deletes it (quota released) and unregisters the entity', async () => {
-    const service = backend.seed({ request: summariserOnDedicatedL4, entityRef: 'component:default/summariser' });
-    backend.seed({ request: { ...summariserOnDedicatedL4, name: 'other' }, entityRef: 'component:default/other' });
-    expect(backend.heldGpuEquivalents('ml-platform')).toEqual({ 'l4-ondemand': 2 });
+    const service = backend.seed({
+      request: summariserOnDedicatedL4,
+      entityRef: 'component:default/summariser',
+    });
+    backend.seed({
+      request: { ...summariserOnDedicatedL4, name: 'other' },
+      entityRef: 'component:default/other',
+    });
+    expect(backend.heldGpuEquivalents('ml-platform')).toEqual({
+      'l4-ondemand': 2,
+    });
 
     const ctx = mockContext({ entityRef: 'summariser', unregister: true });
     await action.handler(ctx);
@@ -70,26 +91,44 @@ describe('gpu:service:delete', () => {
       alreadyDeleted: false,
       unregistered: 'removed',
     });
-    expect(backend.heldGpuEquivalents('ml-platform')).toEqual({ 'l4-ondemand': 1 });
+    expect(backend.heldGpuEquivalents('ml-platform')).toEqual({
+      'l4-ondemand': 1,
+    });
     expect(fs.readdirSync(local.directory)).toEqual([]);
     expect(catalog.entities.has('component:default/summariser')).toBe(false);
   });
 
   it('succeeds again on a deleted service, saying there was nothing left to do', async () => {
-    const service = backend.seed({ request: summariserOnDedicatedL4, entityRef: 'component:default/summariser' });
-    await action.handler(mockContext({ serviceId: service.id, unregister: true }));
+    const service = backend.seed({
+      request: summariserOnDedicatedL4,
+      entityRef: 'component:default/summariser',
+    });
+    await action.handler(
+      mockContext({ serviceId: service.id, unregister: true }),
+    );
     const again = mockContext({ serviceId: service.id, unregister: true });
     await action.handler(again);
     expect(deletes()).toHaveLength(1);
-    expect(outputsOf(again)).toEqual({ deleted: [], alreadyDeleted: true, unregistered: 'not-registered' });
+    expect(outputsOf(again)).toEqual({
+      deleted: [],
+      alreadyDeleted: true,
+      unregistered: 'not-registered',
+    });
   });
 
   it('does not delete twice when the task is retried', async () => {
-    const service = backend.seed({ request: summariserOnDedicatedL4, entityRef: 'component:default/summariser' });
+    const service = backend.seed({
+      request: summariserOnDedicatedL4,
+      entityRef: 'component:default/summariser',
+    });
     const checkpoints = new Map<string, unknown>();
-    await action.handler(createCheckpointingContext({ serviceId: service.id }, checkpoints));
+    await action.handler(
+      createCheckpointingContext({ serviceId: service.id }, checkpoints),
+    );
     // The retried step finds the service deleted and has nothing to do.
-    await action.handler(createCheckpointingContext({ serviceId: service.id }, checkpoints));
+    await action.handler(
+      createCheckpointingContext({ serviceId: service.id }, checkpoints),
+    );
     expect(deletes()).toHaveLength(1);
   });
 
@@ -102,30 +141,63 @@ describe('gpu:service:delete', () => {
       request: { ...summariserOnDedicatedL4, name: 'chatbot' },
       entityRef: 'component:default/chatbot',
     });
-    const ctx = mockContext({ entityRef: 'component:default/chatbot', unregister: true });
+    const ctx = mockContext({
+      entityRef: 'component:default/chatbot',
+      unregister: true,
+    });
     await action.handler(ctx);
     expect(outputsOf(ctx).unregistered).toBe('kept');
     expect(catalog.entities.has('component:default/chatbot')).toBe(true);
   });
 
   it('in a dry run says what it would delete and deletes nothing', async () => {
-    backend.seed({ request: summariserOnDedicatedL4, entityRef: 'component:default/summariser' });
-    const ctx = mockContext({ entityRef: 'component:default/summariser', unregister: true }, { isDryRun: true });
+    backend.seed({
+      request: summariserOnDedicatedL4,
+      entityRef: 'component:default/summariser',
+    });
+    const ctx = mockContext(
+      { entityRef: 'component:default/summariser', unregister: true },
+      { isDryRun: true },
+    );
     await action.handler(ctx);
-    expect(outputsOf(ctx)).toMatchObject({ alreadyDeleted: false, unregistered: 'skipped' });
+    expect(outputsOf(ctx)).toMatchObject({
+      alreadyDeleted: false,
+      unregistered: 'skipped',
+    });
     expect(deletes()).toEqual([]);
     expect(catalog.entities.has('component:default/summariser')).toBe(true);
   });
 
   it.each([
     [{}, /exactly one of serviceId or entityRef/],
-    [{ serviceId: 'a', entityRef: 'b' }, /exactly one of serviceId or entityRef/],
-    [{ entityRef: 'component:default/Not Valid' }, /entityRef: 'component:default\/Not Valid'/],
-    [{ serviceId: '00000000-0000-0000-0000-000000000000' }, /serviceId: no GPU service with id/],
-    [{ entityRef: 'component:default/nobody' }, /entityRef: no GPU service belongs to component:default\/nobody/],
-    [{ entityRef: 'component:default/summariser', unregister: 'yes' }, /unregister: Expected boolean/],
-  ])('rejects %j with an InputError naming the field', async (input, message) => {
-    await expect(action.handler(mockContext(input))).rejects.toMatchObject({ name: 'InputError', message });
-    expect(deletes()).toEqual([]);
-  });
+    [
+      { serviceId: 'a', entityRef: 'b' },
+      /exactly one of serviceId or entityRef/,
+    ],
+    [
+      { entityRef: 'component:default/Not Valid' },
+      /entityRef: 'component:default\/Not Valid'/,
+    ],
+    [
+      { serviceId: '00000000-0000-0000-0000-000000000000' },
+      /serviceId: no GPU service with id/,
+    ],
+    [
+      { entityRef: 'component:default/nobody' },
+      /entityRef: no GPU service belongs to component:default\/nobody/,
+    ],
+    [
+      { entityRef: 'component:default/summariser', unregister: 'yes' },
+      /unregister: Expected boolean/,
+    ],
+  ])(
+    'rejects %j with an InputError naming the field',
+    async (input, message) => {
+      await expect(action.handler(mockContext(input))).rejects.toMatchObject({
+        name: 'InputError',
+        message,
+      });
+      expect(deletes()).toEqual([]);
+    },
+  );
 });

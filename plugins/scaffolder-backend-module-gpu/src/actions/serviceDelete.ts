@@ -24,15 +24,20 @@ const inputFields = {
     z
       .string()
       .optional()
-      .describe('Catalog entity whose GPU service(s) to delete, e.g. component:default/summariser'),
+      .describe(
+        'Catalog entity whose GPU service(s) to delete, e.g. component:default/summariser',
+      ),
   unregister: (z: typeof zod) =>
     z
       .boolean()
       .default(false)
-      .describe('Also remove the entity (entityRef, or the one the service belongs to) from the catalog'),
+      .describe(
+        'Also remove the entity (entityRef, or the one the service belongs to) from the catalog',
+      ),
 };
 
-const LIVE = (s: GpuServiceView) => s.status !== 'deleted' && s.status !== 'rejected';
+const LIVE = (s: GpuServiceView) =>
+  s.status !== 'deleted' && s.status !== 'rejected';
 
 /**
  * `gpu:service:delete`: tears a GPU model service down (objects deleted from the cluster, quota released), found by
@@ -58,12 +63,17 @@ export function createServiceDeleteAction(options: {
         return [await client.getService(input.serviceId, { credentials })];
       } catch (error) {
         if (error instanceof NotFoundError) {
-          throw new InputError(`Invalid input to ${ID}: serviceId: no GPU service with id ${input.serviceId}`);
+          throw new InputError(
+            `Invalid input to ${ID}: serviceId: no GPU service with id ${input.serviceId}`,
+          );
         }
         throw error;
       }
     }
-    const { items } = await client.listServices({ entityRef: input.entityRef }, { credentials });
+    const { items } = await client.listServices(
+      { entityRef: input.entityRef },
+      { credentials },
+    );
     return items;
   }
 
@@ -87,36 +97,60 @@ export function createServiceDeleteAction(options: {
                 statusReason: z.string().optional(),
               }),
             )
-            .describe('The services this step deleted (empty when they were already deleted)'),
+            .describe(
+              'The services this step deleted (empty when they were already deleted)',
+            ),
         alreadyDeleted: z =>
           z.boolean().describe('True when there was nothing left to delete'),
         unregistered: z =>
           z
             .string()
-            .describe('removed, not-registered, kept (defined in a source the catalog keeps reading) or skipped'),
+            .describe(
+              'removed, not-registered, kept (defined in a source the catalog keeps reading) or skipped',
+            ),
       },
     },
     async handler(ctx) {
       const input = parseActionInput(ID, inputFields, ctx.input);
       if (!input.serviceId === !input.entityRef) {
-        throw new InputError(`Invalid input to ${ID}: give exactly one of serviceId or entityRef`);
+        throw new InputError(
+          `Invalid input to ${ID}: give exactly one of serviceId or entityRef`,
+        );
       }
-      const entityRef = input.entityRef && normaliseEntityRef(ID, input.entityRef);
+      const entityRef =
+        input.entityRef && normaliseEntityRef(ID, input.entityRef);
       const credentials = await ctx.getInitiatorCredentials();
-      const found = await findServices({ serviceId: input.serviceId, entityRef }, credentials);
+      const found = await findServices(
+        { serviceId: input.serviceId, entityRef },
+        credentials,
+      );
       if (found.length === 0 && !input.unregister) {
-        throw new InputError(`Invalid input to ${ID}: entityRef: no GPU service belongs to ${entityRef}`);
+        throw new InputError(
+          `Invalid input to ${ID}: entityRef: no GPU service belongs to ${entityRef}`,
+        );
       }
       const live = found.filter(LIVE);
       const catalogRef = entityRef ?? found[0]?.entityRef;
 
       if (ctx.isDryRun) {
         ctx.logger.info(
-          `Dry run: would delete ${live.map(s => `${s.name} (${s.id})`).join(', ') || 'nothing'}${
-            input.unregister && catalogRef ? ` and unregister ${catalogRef}` : ''
+          `Dry run: would delete ${
+            live.map(s => `${s.name} (${s.id})`).join(', ') || 'nothing'
+          }${
+            input.unregister && catalogRef
+              ? ` and unregister ${catalogRef}`
+              : ''
           }`,
         );
-        ctx.output('deleted', live.map(s => ({ serviceId: s.id, name: s.name, namespace: s.namespace, status: 'deleted' })));
+        ctx.output(
+          'deleted',
+          live.map(s => ({
+            serviceId: s.id,
+            name: s.name,
+            namespace: s.namespace,
+            status: 'deleted',
+          })),
+        );
         ctx.output('alreadyDeleted', live.length === 0);
         ctx.output('unregistered', 'skipped');
         return;
@@ -126,14 +160,17 @@ export function createServiceDeleteAction(options: {
       for (const service of live) {
         const result = (await ctx.checkpoint({
           key: `${ID}:${service.id}`,
-          fn: async () => (await client.deleteService(service.id, { credentials })) as any,
+          fn: async () =>
+            (await client.deleteService(service.id, { credentials })) as any,
         })) as GpuServiceView;
         if (result.status !== 'deleted') {
           throw new Error(
             `Deleting ${result.name} (${result.id}) did not finish: ${result.status}, ${result.statusReason}; run the step again`,
           );
         }
-        ctx.logger.info(`Deleted ${result.name} (${result.id}): ${result.statusReason}`);
+        ctx.logger.info(
+          `Deleted ${result.name} (${result.id}): ${result.statusReason}`,
+        );
         deleted.push({
           serviceId: result.id,
           name: result.name,
@@ -145,7 +182,9 @@ export function createServiceDeleteAction(options: {
       if (live.length === 0) {
         ctx.logger.info(
           found.length
-            ? `Nothing to delete: ${found.map(s => `${s.name} (${s.id}) is ${s.status}`).join(', ')}`
+            ? `Nothing to delete: ${found
+                .map(s => `${s.name} (${s.id}) is ${s.status}`)
+                .join(', ')}`
             : `No GPU service belongs to ${entityRef}`,
         );
       }

@@ -6,7 +6,10 @@ import {
 import { ConflictError, InputError, NotFoundError } from '@backstage/errors';
 import { createTemplateAction } from '@backstage/plugin-scaffolder-node';
 import { ServiceRequest } from '@internal/backstage-plugin-gpu-common';
-import { GpuBackendClient, GpuServiceDetail } from '@internal/backstage-plugin-gpu-node';
+import {
+  GpuBackendClient,
+  GpuServiceDetail,
+} from '@internal/backstage-plugin-gpu-node';
 import { z as zod } from 'zod/v3';
 import { parseActionInput } from './parseActionInput';
 import { examples } from './serviceRender.examples';
@@ -19,7 +22,10 @@ const PREVIEW_ID = 'dry-run';
 
 const inputFields = {
   serviceId: (z: typeof zod) =>
-    z.string().min(1).describe('Id of the GPU service (the create step output serviceId)'),
+    z
+      .string()
+      .min(1)
+      .describe('Id of the GPU service (the create step output serviceId)'),
   request: (z: typeof zod) =>
     z
       .record(z.unknown())
@@ -62,9 +68,12 @@ export function createServiceRenderAction(options: {
     schema: {
       input: inputFields,
       output: {
-        targetDir: z => z.string().describe('Workspace directory holding the manifests'),
+        targetDir: z =>
+          z.string().describe('Workspace directory holding the manifests'),
         files: z =>
-          z.array(z.string()).describe('Written files, relative to targetDir, in apply order'),
+          z
+            .array(z.string())
+            .describe('Written files, relative to targetDir, in apply order'),
         mode: z => z.string().describe('The service mode: gitops or dry-run'),
       },
     },
@@ -88,7 +97,10 @@ export function createServiceRenderAction(options: {
           );
         }
         service = await client.previewService(
-          { request: input.request as unknown as ServiceRequest, mode: 'gitops' },
+          {
+            request: input.request as unknown as ServiceRequest,
+            mode: 'gitops',
+          },
           { credentials },
         );
       } else {
@@ -96,7 +108,9 @@ export function createServiceRenderAction(options: {
           service = await client.getService(input.serviceId, { credentials });
         } catch (error) {
           if (error instanceof NotFoundError) {
-            throw new InputError(`Invalid input to ${ID}: serviceId: no GPU service with id ${input.serviceId}`);
+            throw new InputError(
+              `Invalid input to ${ID}: serviceId: no GPU service with id ${input.serviceId}`,
+            );
           }
           throw error;
         }
@@ -114,7 +128,11 @@ export function createServiceRenderAction(options: {
         );
       }
 
-      const files = await writeManifests(directory, service.manifests, input.layout);
+      const files = await writeManifests(
+        directory,
+        service.manifests,
+        input.layout,
+      );
       ctx.logger.info(
         `Wrote ${service.manifests.length} object(s) of ${service.name} to ${input.targetDir} (${input.layout})`,
       );

@@ -15,7 +15,9 @@ export const serviceRequestInput = {
       )
       .describe('Service name: a DNS-1123 label of at most 40 characters'),
   team: (z: typeof zod) =>
-    z.string().describe('Owning team, a catalog group name such as ml-platform'),
+    z
+      .string()
+      .describe('Owning team, a catalog group name such as ml-platform'),
   namespace: (z: typeof zod) =>
     z
       .string()
@@ -31,9 +33,17 @@ export const serviceRequestInput = {
       .optional()
       .describe("Weight precision; defaults to the model's"),
   maxModelLen: (z: typeof zod) =>
-    z.number().int().positive().describe('Context length in tokens (vLLM --max-model-len)'),
+    z
+      .number()
+      .int()
+      .positive()
+      .describe('Context length in tokens (vLLM --max-model-len)'),
   concurrency: (z: typeof zod) =>
-    z.number().int().positive().describe('Concurrent sequences (vLLM --max-num-seqs)'),
+    z
+      .number()
+      .int()
+      .positive()
+      .describe('Concurrent sequences (vLLM --max-num-seqs)'),
   replicas: (z: typeof zod) =>
     z.number().int().positive().default(1).describe('Replicas'),
   environment: (z: typeof zod) =>

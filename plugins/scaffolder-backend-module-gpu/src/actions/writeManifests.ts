@@ -13,9 +13,15 @@ type KubernetesObject = GpuServiceDetail['manifests'][number];
 export type ManifestLayout = 'files' | 'kustomization' | 'single';
 
 /** `03-deployment-summariser.yaml`: apply position, kind and name, so a plain `kubectl apply -f` keeps the order. */
-function fileNameOf(object: KubernetesObject, index: number, width: number): string {
+function fileNameOf(
+  object: KubernetesObject,
+  index: number,
+  width: number,
+): string {
   const kind = (object.kind ?? 'object').toLocaleLowerCase('en-US');
-  return `${String(index + 1).padStart(width, '0')}-${kind}-${object.metadata?.name ?? 'unnamed'}.yaml`;
+  return `${String(index + 1).padStart(width, '0')}-${kind}-${
+    object.metadata?.name ?? 'unnamed'
+  }.yaml`;
 }
 
 /**
@@ -31,14 +37,22 @@ export async function writeManifests(
   await fs.mkdir(directory, { recursive: true });
   const sorted = sortForApply(objects);
   if (layout === 'single') {
-    await fs.writeFile(path.join(directory, 'manifests.yaml'), toYaml(sorted), 'utf8');
+    await fs.writeFile(
+      path.join(directory, 'manifests.yaml'),
+      toYaml(sorted),
+      'utf8',
+    );
     return ['manifests.yaml'];
   }
   const width = String(sorted.length).length;
   const files = sorted.map((object, index) => fileNameOf(object, index, width));
   await Promise.all(
     sorted.map((object, index) =>
-      fs.writeFile(path.join(directory, files[index]), toYaml([object]), 'utf8'),
+      fs.writeFile(
+        path.join(directory, files[index]),
+        toYaml([object]),
+        'utf8',
+      ),
     ),
   );
   if (layout === 'kustomization') {

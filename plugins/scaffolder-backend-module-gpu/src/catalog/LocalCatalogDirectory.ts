@@ -16,7 +16,9 @@ export class LocalCatalogDirectory {
    * Reads `scaffolder.gpu.catalogDirectory` (relative to the backend's working directory, like file locations);
    * undefined when it is not set. Throws when no `file` location of `catalog.locations` reads that directory.
    */
-  static fromConfig(config: RootConfigService): LocalCatalogDirectory | undefined {
+  static fromConfig(
+    config: RootConfigService,
+  ): LocalCatalogDirectory | undefined {
     const configured = config.getOptionalString(CONFIG_KEY);
     if (!configured) {
       return undefined;
@@ -25,11 +27,18 @@ export class LocalCatalogDirectory {
     const location = (config.getOptionalConfigArray('catalog.locations') ?? [])
       .filter(l => l.getString('type') === 'file')
       .map(l => path.resolve(l.getString('target')))
-      .find(target => path.dirname(target) === directory && /\*/.test(path.basename(target)));
+      .find(
+        target =>
+          path.dirname(target) === directory &&
+          /\*/.test(path.basename(target)),
+      );
     if (!location) {
       throw new Error(
         `${CONFIG_KEY} is ${directory}, but no catalog.locations entry of type file reads it; ` +
-          `add one with target ${path.join(configured, '*.yaml')} and rules allowing Component`,
+          `add one with target ${path.join(
+            configured,
+            '*.yaml',
+          )} and rules allowing Component`,
       );
     }
     return new LocalCatalogDirectory(directory, location);
@@ -54,7 +63,9 @@ export class LocalCatalogDirectory {
   fileFor(ref: { kind: string; namespace: string; name: string }): string {
     return path.join(
       this.directory,
-      `${ref.kind.toLocaleLowerCase('en-US')}-${ref.namespace}-${ref.name}.yaml`,
+      `${ref.kind.toLocaleLowerCase('en-US')}-${ref.namespace}-${
+        ref.name
+      }.yaml`,
     );
   }
 

@@ -1,4 +1,7 @@
-import { BackstageCredentials, LoggerService } from '@backstage/backend-plugin-api';
+import {
+  BackstageCredentials,
+  LoggerService,
+} from '@backstage/backend-plugin-api';
 import {
   ANNOTATION_LOCATION,
   ANNOTATION_ORIGIN_LOCATION,
@@ -35,9 +38,13 @@ export async function unregisterEntity(options: {
   const localFile = localCatalog?.owns(managedBy);
   if (localCatalog && localFile) {
     await localCatalog.remove(localFile);
-    await catalog.refreshEntity(localCatalog.locationEntityRef, { credentials });
+    await catalog.refreshEntity(localCatalog.locationEntityRef, {
+      credentials,
+    });
     await catalog.removeEntityByUid(entity.metadata.uid!, { credentials });
-    logger.info(`Unregistered ${entityRef}: removed ${localFile} from the local catalog directory`);
+    logger.info(
+      `Unregistered ${entityRef}: removed ${localFile} from the local catalog directory`,
+    );
     return 'removed';
   }
 

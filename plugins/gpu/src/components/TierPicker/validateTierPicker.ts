@@ -35,7 +35,9 @@ export const validateTierPicker: CustomFieldValidator<TierPickerValue> = async (
   try {
     problem = problemWith(value, await gpuApi.quote(built.request));
   } catch (error) {
-    problem = `Could not check the GPU tier: ${errorMessage(error, { withStatus: false })}`;
+    problem = `Could not check the GPU tier: ${errorMessage(error, {
+      withStatus: false,
+    })}`;
   }
   if (problem) {
     validation.addError(problem);
