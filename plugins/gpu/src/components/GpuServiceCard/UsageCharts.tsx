@@ -20,6 +20,18 @@ import { axisTimeFormatter } from './formatAxisTime';
 
 const GIB = 1024 ** 3;
 const HEIGHT = 160;
+const CHART_MARGIN = { top: 8, right: 8, bottom: 0, left: 0 };
+
+/** The time axis every chart shares (props for recharts' XAxis, which must stay a direct child of the chart). */
+function timeAxis(tick: (t: number) => string) {
+  return {
+    dataKey: 't',
+    type: 'number' as const,
+    scale: 'time' as const,
+    domain: ['dataMin', 'dataMax'],
+    tickFormatter: tick,
+  };
+}
 
 function ChartFrame(props: {
   title: string;
@@ -59,15 +71,9 @@ export function UtilisationChart(props: { usage: ServiceUsage }) {
           : 'no utilisation series'
       }
     >
-      <AreaChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+      <AreaChart data={data} margin={CHART_MARGIN}>
         <CartesianGrid strokeDasharray="3 3" />
-        <XAxis
-          dataKey="t"
-          type="number"
-          scale="time"
-          domain={['dataMin', 'dataMax']}
-          tickFormatter={tick}
-        />
+        <XAxis {...timeAxis(tick)} />
         <YAxis domain={[0, 100]} unit="%" width={44} />
         <Tooltip
           labelFormatter={t => tick(Number(t))}
@@ -108,15 +114,9 @@ export function MemoryChart(props: { usage: ServiceUsage }) {
           : 'no memory series'
       }
     >
-      <AreaChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+      <AreaChart data={data} margin={CHART_MARGIN}>
         <CartesianGrid strokeDasharray="3 3" />
-        <XAxis
-          dataKey="t"
-          type="number"
-          scale="time"
-          domain={['dataMin', 'dataMax']}
-          tickFormatter={tick}
-        />
+        <XAxis {...timeAxis(tick)} />
         <YAxis
           domain={[0, Math.ceil(Math.max(allocatedGib ?? 0, peakGib) * 1.1)]}
           unit=" GiB"
@@ -174,18 +174,9 @@ export function ThroughputChart(props: { usage: ServiceUsage }) {
           : 'no token series'
       }
     >
-      <ComposedChart
-        data={data}
-        margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
-      >
+      <ComposedChart data={data} margin={CHART_MARGIN}>
         <CartesianGrid strokeDasharray="3 3" />
-        <XAxis
-          dataKey="t"
-          type="number"
-          scale="time"
-          domain={['dataMin', 'dataMax']}
-          tickFormatter={tick}
-        />
+        <XAxis {...timeAxis(tick)} />
         <YAxis yAxisId="tokens" width={52} />
         <YAxis
           yAxisId="queue"
