@@ -16,17 +16,36 @@ import {
  *
  * - All objects: name and namespace are DNS-1123 labels (<= 63), label keys and values are valid.
  * - Core kinds and KEDA: the kubernetes-models validators, plus unknown fields (strict field validation).
- * - Kueue kinds: the `openAPIV3Schema` of the object's version in the Kueue v0.19.2 CRDs (with unknown fields
+ * - Kueue kinds: the `openAPIV3Schema` of the object's version in the CRDs of the pinned Kueue module (with unknown fields
  *   rejected, as `kubectl apply --validate=strict` does), plus the CRDs' CEL rules and Kueue webhook rules the
  *   renderer could break (written out here, since ajv cannot run CEL).
  */
 
-/** The repository root is four levels up from src/__testUtils__; the CRDs live in `../shared/` beside it. */
-const CRD_DIR = path.resolve(
-  __dirname,
-  '../../../..',
-  '../shared/reference/kueue-v0.19.2-crds',
-);
+/**
+ * The Kueue CRDs come from the Kueue module pinned in the repository's `cluster/go.mod` (the same module the local
+ * control plane builds and installs), located through the Go module cache: `go mod download` fetches it once.
+ */
+function kueueCrdDir(): string {
+  const clusterModule = path.resolve(__dirname, '../../../..', 'cluster');
+  const result = spawnSync(
+    'go',
+    ['mod', 'download', '-json', 'sigs.k8s.io/kueue'],
+    { cwd: clusterModule, encoding: 'utf8' },
+  );
+  if (result.status !== 0) {
+    throw new Error(
+      `Could not locate the Kueue module pinned in ${clusterModule}/go.mod (needs Go and the Go module proxy): ${result.stderr}${result.stdout}`,
+    );
+  }
+  const { Dir } = JSON.parse(result.stdout) as { Dir: string };
+  return path.join(Dir, 'config/components/crd/bases');
+}
+
+let crdDir: string | undefined;
+function readKueueCrd(file: string): string {
+  crdDir ??= kueueCrdDir();
+  return fs.readFileSync(path.join(crdDir, file), 'utf8');
+}
 
 const KUEUE_CRD_FILES: Record<string, string> = {
   ClusterQueue: 'kueue.x-k8s.io_clusterqueues.yaml',
@@ -75,7 +94,7 @@ function kueueValidator(
   if (!kueueValidators.has(key)) {
     const file = KUEUE_CRD_FILES[kind];
     if (!file) return undefined;
-    const crd = parse(fs.readFileSync(path.join(CRD_DIR, file), 'utf8'));
+    const crd = parse(readKueueCrd(file));
     const served = crd.spec.versions.find(
       (v: { name: string }) => v.name === version,
     );
