@@ -13,6 +13,7 @@ export {
   DEVICE_PLUGIN_CONFIG_LABEL,
   MIG_CONFIG_LABEL,
 } from './devicePlugin/poolNodeConfigs';
+export type { PoolNodeConfig } from './devicePlugin/poolNodeConfigs';
 export * from './hostResources';
 export * from './kueue/poolResources';
 export * from './kueue/tolerationsFor';
@@ -27,6 +28,7 @@ export * from './renderTeamManifests';
 export * from './sortForApply';
 export * from './toYaml';
 export * from './renderServiceManifests';
+export * from './simulation/simulatedGpuNodes';
 export { QUEUE_DEPTH_METRIC } from './service/renderAutoscaler';
 export { modelCacheSizeGiB } from './service/renderModelCacheClaim';
 export * from './service/defaults';
