@@ -1,8 +1,8 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { goModuleDir } from './goModuleDir';
 
 /** The Kueue integrations the local Kueue runs (its Configuration in scripts/cluster lists the same). */
 const INTEGRATION_WEBHOOK_PATHS = [
@@ -31,22 +31,6 @@ const CONVERTED_CRDS = [
   'multikueueclusters.kueue.x-k8s.io',
 ];
 
-/** The directory of the Kueue module pinned in cluster/go.mod (downloaded into the Go module cache if needed). */
-export function kueueModuleDir(): string {
-  const clusterModule = resolve(__dirname, '..');
-  const result = spawnSync(
-    'go',
-    ['mod', 'download', '-json', 'sigs.k8s.io/kueue'],
-    { cwd: clusterModule, encoding: 'utf8' },
-  );
-  if (result.status !== 0) {
-    throw new Error(
-      `Could not locate the Kueue module of ${clusterModule}/go.mod: ${result.stderr}${result.stdout}`,
-    );
-  }
-  return (JSON.parse(result.stdout) as { Dir: string }).Dir;
-}
-
 type WebhookConfiguration = KubernetesObject & {
   webhooks: Array<{
     name: string;
@@ -67,7 +51,7 @@ export function kueueModuleObjects(options: {
   webhookUrl: string;
   caBundle: string;
 }): { crds: KubernetesObject[]; webhookConfigurations: KubernetesObject[] } {
-  const dir = kueueModuleDir();
+  const dir = goModuleDir('sigs.k8s.io/kueue');
   const clientConfig = (path: string) => ({
     url: `${options.webhookUrl}${path}`,
     caBundle: options.caBundle,

@@ -4,7 +4,7 @@
  * - `control-plane` (API server up, controllers not yet started): the `kueue-system` namespace, every Kueue CRD from
  *   the Kueue module pinned in cluster/go.mod (conversion webhooks pointed at the local Kueue), Kueue's mutating and
  *   validating webhook configurations from the same module (the webhooks of the integrations it runs, served on
- *   loopback), and kwok's default storage class.
+ *   loopback), KEDA's CRDs from the KEDA module pinned in cluster/crds/go.mod, and kwok's default storage class.
  * - `nodes` (controllers running): one kwok Node per node of each pool of the platform config, advertising what the
  *   NVIDIA device plugin would for the pool's sharing config, then waits until the nodes are Ready and Kueue's
  *   webhooks answer.
@@ -15,7 +15,9 @@ import { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { readPlatformConfig } from '@internal/backstage-plugin-gpu-common';
 import { simulatedGpuNodes } from '@internal/backstage-plugin-gpu-node';
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { parse } from 'yaml';
+import { goModuleDir } from './goModuleDir';
 import { kueueModuleObjects } from './kueueModuleObjects';
 import { RawClient } from './rawClient';
 
@@ -71,6 +73,20 @@ async function waitUntil(
   );
 }
 
+/** KEDA's CRDs (ScaledObject and what it refers to), from the KEDA module pinned in cluster/crds/go.mod. */
+function kedaCrds(): KubernetesObject[] {
+  const dir = join(
+    goModuleDir('github.com/kedacore/keda/v2', 'cluster/crds'),
+    'config/crd/bases',
+  );
+  return [
+    'keda.sh_scaledobjects.yaml',
+    'keda.sh_scaledjobs.yaml',
+    'keda.sh_triggerauthentications.yaml',
+    'keda.sh_clustertriggerauthentications.yaml',
+  ].map(file => parse(readFileSync(join(dir, file), 'utf8')));
+}
+
 async function controlPlane(api: RawClient): Promise<void> {
   const kueue = kueueModuleObjects({
     webhookUrl: option('kueue-webhook'),
@@ -83,9 +99,10 @@ async function controlPlane(api: RawClient): Promise<void> {
       metadata: { name: 'kueue-system' },
     },
     ...kueue.crds,
+    ...kedaCrds(),
   ]);
-  await waitUntil('Kueue CRDs established', 60, async () => {
-    for (const crd of kueue.crds) {
+  await waitUntil('CRDs established', 60, async () => {
+    for (const crd of [...kueue.crds, ...kedaCrds()]) {
       if (!hasCondition(await api.read<WithConditions>(crd), 'Established')) {
         return false;
       }
@@ -95,7 +112,6 @@ async function controlPlane(api: RawClient): Promise<void> {
   await applyAll(api, kueue.webhookConfigurations);
   const storageClassFile = option('storage-class');
   if (storageClassFile) {
-    const { parse } = await import('yaml');
     await applyAll(api, [parse(readFileSync(storageClassFile, 'utf8'))]);
   }
 }
