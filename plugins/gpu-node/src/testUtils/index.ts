@@ -1,0 +1,1 @@
+export { describeOnLocalCluster, localClusterKubeconfig } from './localCluster';
