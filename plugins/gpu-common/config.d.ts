@@ -192,6 +192,54 @@ export interface Config {
     };
 
     /**
+     * The scheduled task that reads, from each service's cluster, whether its Deployment is available: `starting`
+     * becomes `ready` once it is, `ready` goes back to `starting` when it is not, and a service waiting for Kueue
+     * records Kueue's reason.
+     */
+    statusRefresh?: {
+      /**
+       * How often it runs (one backend replica at a time): `{ seconds: 15 }` (the default), `15s` or `PT15S`. Also
+       * how often services stuck in `applying` are looked for.
+       */
+      frequency?:
+        | string
+        | {
+            days?: number;
+            hours?: number;
+            minutes?: number;
+            seconds?: number;
+          };
+      /**
+       * Longest wait for the cluster when reading one service's status, e.g. for `GET /services/:id` (default
+       * 5 seconds).
+       */
+      timeout?:
+        | string
+        | {
+            minutes?: number;
+            seconds?: number;
+            milliseconds?: number;
+          };
+    };
+
+    /** Applying services to `apply` clusters. */
+    apply?: {
+      /**
+       * A service still `applying` this long after its last change was interrupted (e.g. the backend stopped): one
+       * replica claims it and applies it again (default 2 minutes: `{ minutes: 2 }`, `2m` or `PT2M`).
+       */
+      resumeAfter?:
+        | string
+        | {
+            hours?: number;
+            minutes?: number;
+            seconds?: number;
+          };
+      /** How often an interrupted apply is resumed before the service becomes `failed` (default 3). */
+      resumeAttempts?: number;
+    };
+
+    /**
      * Prometheus that scrapes the DCGM exporter and vLLM, the source of usage metrics. Without it, cost is
      * allocation cost only and the usage routes say that no metrics source is configured.
      */

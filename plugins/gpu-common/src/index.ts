@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 
+export * from './api/clusterStatus';
 export * from './api/drift';
 export * from './api/types';
 export * from './api/governance';

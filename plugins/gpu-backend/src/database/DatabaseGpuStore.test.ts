@@ -456,6 +456,109 @@ describe.each(databases.eachSupportedId())('DatabaseGpuStore on %p', id => {
     expect(await store.getService(crypto.randomUUID())).toBeUndefined();
   });
 
+  it('compares and sets on the status and version a change was computed from', async () => {
+    const { service } = await store.createServiceWithReservation(request('a'));
+    const starting = await store.updateServiceStatus({
+      id: service.id,
+      status: 'starting',
+      statusReason: 'Applied',
+      actor: USER,
+    });
+    expect(Date.parse(starting.updatedAt)).toBeGreaterThan(
+      Date.parse(service.updatedAt),
+    );
+
+    // Two writers computed a change from the same version: the first wins, the second is refused.
+    const ready = await store.updateServiceStatus({
+      id: service.id,
+      status: 'ready',
+      expectedStatus: ['starting'],
+      expectedUpdatedAt: starting.updatedAt,
+      actor: 'system:refresh',
+    });
+    expect(ready.status).toBe('ready');
+    await expect(
+      store.updateServiceStatus({
+        id: service.id,
+        status: 'starting',
+        statusReason: 'Availability lost',
+        expectedStatus: ['starting', 'ready'],
+        expectedUpdatedAt: starting.updatedAt,
+        actor: 'system:refresh',
+      }),
+    ).rejects.toThrow(ConflictError);
+
+    // Writes in the same millisecond still get distinct, increasing versions.
+    const versions = [ready.updatedAt];
+    for (let i = 0; i < 5; i++) {
+      const before = await store.getService(service.id);
+      const after = await store.updateServiceStatus({
+        id: service.id,
+        status: 'ready',
+        statusReason: `write ${i}`,
+        expectedUpdatedAt: before!.updatedAt,
+        actor: USER,
+      });
+      versions.push(after.updatedAt);
+    }
+    expect(new Set(versions).size).toBe(versions.length);
+    expect([...versions].sort()).toEqual(versions);
+
+    // A deleted service is never brought back by a write computed before the delete; refused writes leave no event.
+    const beforeDelete = await store.getService(service.id);
+    await store.updateServiceStatus({
+      id: service.id,
+      status: 'deleted',
+      releaseReservation: true,
+      actor: USER,
+    });
+    await expect(
+      store.updateServiceStatus({
+        id: service.id,
+        status: 'starting',
+        expectedStatus: ['ready'],
+        expectedUpdatedAt: beforeDelete!.updatedAt,
+        actor: 'system:refresh',
+      }),
+    ).rejects.toThrow(ConflictError);
+    expect((await store.getService(service.id))!.status).toBe('deleted');
+    expect(
+      (await store.listAuditEvents({ subjectId: service.id })).items.filter(
+        e => e.action === 'service.status',
+      ),
+    ).toHaveLength(8);
+  });
+
+  it('refuses a change while an apply is in flight, and accepts it once the service is starting', async () => {
+    const { service } = await store.createServiceWithReservation(request('a'));
+    const change = {
+      serviceId: service.id,
+      change: {
+        tier: 'dedicated' as const,
+        pool: 'a100',
+        request: { ...service.request, replicas: 2 },
+        placement: service.placement,
+      },
+      reservation: { gpuEquivalents: 2, monthlyCostMicros: 1_000_000_000 },
+      policy: { whenOverQuota: 'reject' as const },
+      actor: USER,
+    };
+    await store.updateServiceStatus({
+      id: service.id,
+      status: 'applying',
+      actor: USER,
+    });
+    await expect(store.replaceReservation(change)).rejects.toThrow(
+      "Service 'a' is applying; it can be changed when it is approved, starting, ready, failed",
+    );
+    await store.updateServiceStatus({
+      id: service.id,
+      status: 'starting',
+      actor: USER,
+    });
+    expect((await store.replaceReservation(change)).outcome).toBe('replaced');
+  });
+
   it('withdraws a pending approval when its service is torn down', async () => {
     const { service, approval } = await store.createServiceWithReservation(
       request('a', {

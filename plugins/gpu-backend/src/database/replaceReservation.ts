@@ -17,10 +17,13 @@ import {
   ServiceStatus,
 } from './types';
 
-/** Statuses in which a service runs (or is meant to) and may be changed. */
+/**
+ * Statuses in which a service runs (or is meant to) and may be changed. Not `applying`: a change while an apply is
+ * in flight would race it (two applies of different versions); it is refused until that apply ends.
+ */
 const CHANGEABLE_STATUSES: ServiceStatus[] = [
   'approved',
-  'applying',
+  'starting',
   'ready',
   'failed',
 ];

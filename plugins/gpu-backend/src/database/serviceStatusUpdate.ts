@@ -3,7 +3,7 @@ import { Knex } from 'knex';
 import { writeAuditEvent } from './audit';
 import { releaseServiceReservations } from './ledger';
 import { ServiceRow, serviceAuditView, toJson } from './rows';
-import { lockService, readService } from './services';
+import { lockService, nextUpdatedAt, readService } from './services';
 import {
   SERVICE_STATUSES,
   ServiceRecord,
@@ -11,7 +11,11 @@ import {
   UpdateServiceStatusInput,
 } from './types';
 
-/** Sets a service's status (when it is one of `expectedStatus`), optionally releasing its reservations. */
+/**
+ * Sets a service's status (when it is one of `expectedStatus` and, with `expectedUpdatedAt`, the service was not
+ * written since), optionally releasing its reservations. The row is locked first (PostgreSQL `FOR UPDATE`; SQLite
+ * runs one transaction at a time), so the checks and the write are one compare-and-set.
+ */
 export async function updateServiceStatusInTransaction(
   tx: Knex.Transaction,
   input: UpdateServiceStatusInput,
@@ -23,7 +27,16 @@ export async function updateServiceStatusInTransaction(
         `this change needs it to be ${input.expectedStatus.join(' or ')}`,
     );
   }
-  const now = new Date();
+  if (
+    input.expectedUpdatedAt !== undefined &&
+    before.updatedAt !== new Date(input.expectedUpdatedAt).toISOString()
+  ) {
+    throw new ConflictError(
+      `Service '${before.name}' changed at ${before.updatedAt} (expected ${input.expectedUpdatedAt}); ` +
+        `this change was computed from an older version`,
+    );
+  }
+  const now = nextUpdatedAt(before);
   await tx<ServiceRow>('services')
     .where({ id: input.id })
     .update({

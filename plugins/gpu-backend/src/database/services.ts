@@ -33,6 +33,15 @@ export async function lockService(
   return toServiceRecord(row);
 }
 
+/**
+ * The `updated_at` of a write of the service: now, but always later than the version it replaces, so that two writes
+ * in the same millisecond still differ and a compare-and-set on `updatedAt` (`expectedUpdatedAt`) sees every change.
+ */
+export function nextUpdatedAt(before: ServiceRecord, now = new Date()): Date {
+  const previous = Date.parse(before.updatedAt);
+  return now.getTime() > previous ? now : new Date(previous + 1);
+}
+
 export async function setServiceStatus(
   tx: Knex.Transaction,
   before: ServiceRecord,
@@ -49,7 +58,7 @@ export async function setServiceStatus(
       status: options.status,
       status_reason: options.statusReason ?? null,
       updated_by: options.actor,
-      updated_at: options.now,
+      updated_at: nextUpdatedAt(before, options.now),
     });
   const after = await readService(tx, before.id);
   await writeAuditEvent(tx, {
@@ -83,7 +92,7 @@ export async function applyServiceChange(
         manifests: toJson(change.manifests),
       }),
       updated_by: actor,
-      updated_at: now,
+      updated_at: nextUpdatedAt(before, now),
     });
   const after = await readService(tx, before.id);
   await writeAuditEvent(tx, {

@@ -15,6 +15,7 @@ export const SERVICE_STATUSES: readonly ServiceStatus[] = [
   'pending-approval',
   'approved',
   'applying',
+  'starting',
   'ready',
   'failed',
   'rejected',
@@ -173,6 +174,12 @@ export interface UpdateServiceStatusInput {
   statusReason?: string;
   /** Only update when the current status is one of these (else `ConflictError`). */
   expectedStatus?: ServiceStatus[];
+  /**
+   * Only update when the service's `updatedAt` is still this one (else `ConflictError`): a compare-and-set on the
+   * version the change was computed from. Every write of a service moves `updatedAt` forward, so a service changed,
+   * re-applied or deleted meanwhile never matches.
+   */
+  expectedUpdatedAt?: string;
   /** Replace the stored manifests. */
   manifests?: StoredManifest[];
   /** Release the service's held or pending reservation in the same transaction. */

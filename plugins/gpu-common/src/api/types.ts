@@ -16,11 +16,19 @@ export interface PlatformResponse {
   clusters: ClusterSummary[];
 }
 
-/** Lifecycle of a GPU model service. */
+/**
+ * Lifecycle of a GPU model service: `pending-approval` (waits for an approver) or `approved` (quota held; in
+ * dry-run and GitOps mode the manifests are stored), then in apply mode `applying` (server-side applies in
+ * flight), `starting` (applied; the Deployment is not available yet, e.g. waiting for Kueue admission or for its
+ * pods to become ready) and `ready` (the Deployment is available); `ready` goes back to `starting` when availability
+ * is lost. `failed` (an apply or a teardown failed; quota held), `rejected`, `deleting` and `deleted` (quota
+ * released).
+ */
 export type ServiceStatus =
   | 'pending-approval'
   | 'approved'
   | 'applying'
+  | 'starting'
   | 'ready'
   | 'failed'
   | 'rejected'

@@ -117,6 +117,10 @@ export const platformConfigSchema = strict({
   reconcile: z.unknown().optional(),
   /** Read by the gpu backend's Prometheus client (`gpu.prometheus`), not part of the platform model. */
   prometheus: z.unknown().optional(),
+  /** Read by the gpu backend's status refresh (`gpu.statusRefresh`), not part of the platform model. */
+  statusRefresh: z.unknown().optional(),
+  /** Read by the gpu backend's applier (`gpu.apply`), not part of the platform model. */
+  apply: z.unknown().optional(),
 });
 
 /**
