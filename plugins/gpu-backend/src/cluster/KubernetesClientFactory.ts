@@ -6,11 +6,17 @@ import {
   KubernetesObjectApi,
   Middleware,
   PatchStrategy,
+  ResponseContext,
   ServerConfiguration,
 } from '@kubernetes/client-node';
 import { FIELD_MANAGER } from '@internal/backstage-plugin-gpu-node';
 import { KubernetesRequestError } from './errors';
-import { ClusterConnection, KubernetesObjectClient, ObjectRef } from './types';
+import {
+  ClusterConnection,
+  KubernetesObjectClient,
+  ListOptions,
+  ObjectRef,
+} from './types';
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
@@ -56,6 +62,45 @@ function kubeConfigFor(
   return kc;
 }
 
+/**
+ * `KubernetesObjectApi` answering lists with the JSON the API server sent. The library deserializes a list of a kind
+ * it has no model for (custom resources such as Kueue Workloads) with object metadata, which drops the list's
+ * `metadata.continue`, so paging would stop after the first page; known kinds would lose the fields the library's
+ * models do not have.
+ */
+class PlainListObjectApi extends KubernetesObjectApi {
+  protected async processResponse<T extends KubernetesObject>(
+    response: ResponseContext,
+    type?: string,
+  ): Promise<T> {
+    if (response.httpStatusCode < 200 || response.httpStatusCode > 299) {
+      return super.processResponse<T>(response, type);
+    }
+    const text = await response.body.text();
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = undefined;
+    }
+    const list = data as { kind?: unknown; items?: unknown } | undefined;
+    if (
+      typeof list?.kind === 'string' &&
+      list.kind.endsWith('List') &&
+      Array.isArray(list.items)
+    ) {
+      return list as T;
+    }
+    return super.processResponse<T>(
+      new ResponseContext(response.httpStatusCode, response.headers, {
+        text: async () => text,
+        binary: async () => Buffer.from(text),
+      }),
+      type,
+    );
+  }
+}
+
 function makeObjectApi(
   kc: KubeConfig,
   requestTimeoutMs: number,
@@ -73,7 +118,7 @@ function makeObjectApi(
   };
   // KubernetesObjectApi.makeApiClient offers no middleware; build the same
   // configuration with a per-request timeout added.
-  return new KubernetesObjectApi(
+  return new PlainListObjectApi(
     createConfiguration({
       baseServer: new ServerConfiguration(cluster.server, {}),
       authMethods: { default: kc },
@@ -109,12 +154,9 @@ class ObjectApiClient implements KubernetesObjectClient {
     return toPlain(live);
   }
 
-  async list(options: {
-    apiVersion: string;
-    kind: string;
-    namespace?: string;
-    labelSelector: string;
-  }): Promise<{ items: KubernetesObject[] }> {
+  async list(
+    options: ListOptions,
+  ): Promise<{ items: KubernetesObject[]; continueToken?: string }> {
     const list = await this.call(() =>
       this.api.list(
         options.apiVersion,
@@ -123,11 +165,19 @@ class ObjectApiClient implements KubernetesObjectClient {
         undefined,
         undefined,
         undefined,
-        undefined,
+        options.fieldSelector,
         options.labelSelector,
+        options.limit,
+        options.continueToken,
       ),
     );
-    return { items: list.items.map(toPlain) };
+    // Plain JSON (see PlainListObjectApi), not the library's list model (which calls it `_continue`).
+    const continueToken = (list.metadata as { continue?: string } | undefined)
+      ?.continue;
+    return {
+      items: list.items.map(toPlain),
+      ...(continueToken ? { continueToken } : {}),
+    };
   }
 
   async delete(ref: ObjectRef): Promise<void> {
@@ -239,19 +289,25 @@ export class KubernetesClientFactory {
       options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   }
 
-  /** The client of a cluster, created on first use. */
+  /**
+   * The client of a cluster, created on first use. `requestTimeoutMs` overrides the factory's request timeout, e.g.
+   * for short status reads; clients are cached per cluster and timeout.
+   */
   forCluster(
     name: string,
     connection: ClusterConnection,
+    options: { requestTimeoutMs?: number } = {},
   ): KubernetesObjectClient {
-    let client = this.clients.get(name);
+    const requestTimeoutMs = options.requestTimeoutMs ?? this.requestTimeoutMs;
+    const key = `${name}#${requestTimeoutMs}`;
+    let client = this.clients.get(key);
     if (!client) {
       client = new ObjectApiClient(
-        makeObjectApi(kubeConfigFor(name, connection), this.requestTimeoutMs),
+        makeObjectApi(kubeConfigFor(name, connection), requestTimeoutMs),
         this.fieldManager,
-        this.requestTimeoutMs,
+        requestTimeoutMs,
       );
-      this.clients.set(name, client);
+      this.clients.set(key, client);
     }
     return client;
   }

@@ -1,4 +1,5 @@
 import type { LoggerService } from '@backstage/backend-plugin-api';
+import { ClusterStatusReader } from './ClusterStatusReader';
 import { KubernetesApplier } from './KubernetesApplier';
 import { KubernetesClientFactory } from './KubernetesClientFactory';
 import { ClusterApplier, ClusterTarget, RetryOptions } from './types';
@@ -22,5 +23,28 @@ export function createClusterApplier(options: {
     client: factory.forCluster(target.name, target.connection),
     retry: options.retry,
     logger: options.logger,
+  });
+}
+
+/**
+ * The status reader of a target in `apply` mode (undefined otherwise), over a client of its own whose requests time
+ * out after `requestTimeoutMs`.
+ */
+export function createClusterStatusReader(options: {
+  target: ClusterTarget;
+  factory: KubernetesClientFactory;
+  kueueApiVersion: string;
+  requestTimeoutMs: number;
+}): ClusterStatusReader | undefined {
+  const { target, factory } = options;
+  if (target.mode !== 'apply' || !target.connection || !target.name) {
+    return undefined;
+  }
+  return new ClusterStatusReader({
+    cluster: target.name,
+    client: factory.forCluster(target.name, target.connection, {
+      requestTimeoutMs: options.requestTimeoutMs,
+    }),
+    kueueApiVersion: options.kueueApiVersion,
   });
 }

@@ -1,5 +1,13 @@
 export { ClusterConfig, DRY_RUN_TARGET } from './ClusterConfig';
-export { createClusterApplier } from './createClusterApplier';
+export { ClusterStatusReader } from './ClusterStatusReader';
+export type {
+  ClusterStatusReaderOptions,
+  ServiceObjects,
+} from './ClusterStatusReader';
+export {
+  createClusterApplier,
+  createClusterStatusReader,
+} from './createClusterApplier';
 export { KubernetesApplyError, KubernetesRequestError } from './errors';
 export type { KubernetesFailure } from './errors';
 export { KubernetesApplier } from './KubernetesApplier';

@@ -52,8 +52,22 @@ export interface OwnedKind {
   namespace?: string;
 }
 
+/** Options of {@link KubernetesObjectClient.list}. */
+export interface ListOptions {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  /** e.g. `app=x,tier in (a,b)`. */
+  labelSelector?: string;
+  /** e.g. `type=Warning` (only the fields the API server supports for the kind). */
+  fieldSelector?: string;
+  /** Page size; the server answers at most this many items and a continue token. */
+  limit?: number;
+  continueToken?: string;
+}
+
 /**
- * The few Kubernetes calls the applier makes. Implemented over
+ * The few Kubernetes calls the applier and the status reader make. Implemented over
  * `@kubernetes/client-node` by `KubernetesClientFactory`; every failure is a
  * `KubernetesRequestError`.
  */
@@ -62,14 +76,15 @@ export interface KubernetesObjectClient {
   apply(object: KubernetesObject): Promise<KubernetesObject>;
   /** The live object as plain JSON. */
   read(ref: ObjectRef): Promise<KubernetesObject>;
-  /** One page of objects matching a label selector. */
-  list(options: {
-    apiVersion: string;
-    kind: string;
-    namespace?: string;
-    labelSelector: string;
+  /**
+   * One page of objects matching the selectors (all of them when `limit` is omitted). `continueToken` is the
+   * `metadata.continue` of the previous page; the last page has none. Items carry no `apiVersion` and `kind`, as in
+   * a real list.
+   */
+  list(options: ListOptions): Promise<{
+    items: KubernetesObject[];
     continueToken?: string;
-  }): Promise<{ items: KubernetesObject[]; continueToken?: string }>;
+  }>;
   delete(ref: ObjectRef): Promise<void>;
 }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { delay, http, HttpResponse, PathParams } from 'msw';
 
 /** One request the fake API server received. */
@@ -28,19 +29,138 @@ interface ResourceInfo {
   namespaced: boolean;
 }
 
+/** A request held until the test releases it (see `hold`). */
+interface Hold {
+  method: string;
+  path: string;
+  reached: () => void;
+  released: Promise<void>;
+}
+
+/**
+ * Field selectors the API server supports per kind (`metadata.name` and `metadata.namespace` for every kind,
+ * custom resources included); any other field is a 400, as on a real server.
+ */
+const FIELD_SELECTORS: Record<string, Record<string, (o: any) => unknown>> = {
+  Event: {
+    type: o => o.type,
+    reason: o => o.reason,
+    'involvedObject.kind': o => o.involvedObject?.kind,
+    'involvedObject.name': o => o.involvedObject?.name,
+    'involvedObject.namespace': o => o.involvedObject?.namespace,
+    'involvedObject.uid': o => o.involvedObject?.uid,
+    'involvedObject.apiVersion': o => o.involvedObject?.apiVersion,
+    'involvedObject.fieldPath': o => o.involvedObject?.fieldPath,
+    'involvedObject.resourceVersion': o => o.involvedObject?.resourceVersion,
+    reportingComponent: o => o.reportingComponent,
+    source: o => o.source?.component,
+  },
+  Pod: {
+    'spec.nodeName': o => o.spec?.nodeName ?? '',
+    'spec.restartPolicy': o => o.spec?.restartPolicy,
+    'spec.schedulerName': o => o.spec?.schedulerName,
+    'spec.serviceAccountName': o => o.spec?.serviceAccountName,
+    'status.phase': o => o.status?.phase,
+    'status.podIP': o => o.status?.podIP ?? '',
+    'status.nominatedNodeName': o => o.status?.nominatedNodeName ?? '',
+  },
+};
+
+/** A parsed term of a label or field selector. */
+type SelectorTerm =
+  | { key: string; op: '=' | '!='; value: string }
+  | { key: string; op: 'in' | 'notin'; values: string[] }
+  | { key: string; op: 'exists' | '!exists' };
+
+/** Splits a selector at the commas outside `( )`. */
+function splitSelector(selector: string): string[] {
+  const terms: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const char of selector) {
+    if (char === '(') depth += 1;
+    if (char === ')') depth -= 1;
+    if (char === ',' && depth === 0) {
+      terms.push(current);
+      current = '';
+    } else {
+      current += char;
+    }
+  }
+  terms.push(current);
+  return terms.map(t => t.trim()).filter(Boolean);
+}
+
+/** Parses a label selector as the API server does (`k=v`, `k==v`, `k!=v`, `k in (a,b)`, `k notin (a,b)`, `k`, `!k`). */
+export function parseLabelSelector(selector: string): SelectorTerm[] {
+  return splitSelector(selector).map(term => {
+    const set = /^(\S+)\s+(in|notin)\s+\((.*)\)$/.exec(term);
+    if (set) {
+      return {
+        key: set[1],
+        op: set[2] as 'in' | 'notin',
+        values: set[3]
+          .split(',')
+          .map(v => v.trim())
+          .filter(Boolean),
+      };
+    }
+    const equality = /^([^!=\s]+)\s*(==|=|!=)\s*(\S*)$/.exec(term);
+    if (equality) {
+      return {
+        key: equality[1],
+        op: equality[2] === '!=' ? '!=' : '=',
+        value: equality[3],
+      };
+    }
+    if (/^![^\s=!]+$/.test(term)) {
+      return { key: term.slice(1), op: '!exists' };
+    }
+    if (/^[^\s=!()]+$/.test(term)) {
+      return { key: term, op: 'exists' };
+    }
+    throw new Error(`unable to parse requirement: ${term}`);
+  });
+}
+
+function matches(terms: SelectorTerm[], get: (key: string) => unknown) {
+  return terms.every(term => {
+    const value = get(term.key);
+    switch (term.op) {
+      case '=':
+        return value !== undefined && String(value) === term.value;
+      case '!=':
+        return value === undefined || String(value) !== term.value;
+      case 'in':
+        return value !== undefined && term.values.includes(String(value));
+      case 'notin':
+        return value === undefined || !term.values.includes(String(value));
+      case 'exists':
+        return value !== undefined;
+      default:
+        return value === undefined;
+    }
+  });
+}
+
 /** What API discovery of this fake returns, per group version. */
 const DISCOVERY: Record<string, ResourceInfo[]> = {
   v1: [
     { name: 'configmaps', kind: 'ConfigMap', namespaced: true },
+    { name: 'events', kind: 'Event', namespaced: true },
     { name: 'namespaces', kind: 'Namespace', namespaced: false },
     {
       name: 'persistentvolumeclaims',
       kind: 'PersistentVolumeClaim',
       namespaced: true,
     },
+    { name: 'pods', kind: 'Pod', namespaced: true },
     { name: 'services', kind: 'Service', namespaced: true },
   ],
-  'apps/v1': [{ name: 'deployments', kind: 'Deployment', namespaced: true }],
+  'apps/v1': [
+    { name: 'deployments', kind: 'Deployment', namespaced: true },
+    { name: 'replicasets', kind: 'ReplicaSet', namespaced: true },
+  ],
   'policy/v1': [
     {
       name: 'poddisruptionbudgets',
@@ -58,10 +178,14 @@ const DISCOVERY: Record<string, ResourceInfo[]> = {
       kind: 'WorkloadPriorityClass',
       namespaced: false,
     },
+    { name: 'workloads', kind: 'Workload', namespaced: true },
   ],
 };
 
-/** Fields a real API server adds on create, so drift detection has to ignore them. */
+/**
+ * Fields a real API server adds on create, so drift detection has to ignore them. No `status`: the API server
+ * creates objects without one; controllers (here: the test, with `put`) write it.
+ */
 function serverDefaults(kind: string): Record<string, unknown> {
   if (kind === 'Deployment') {
     return {
@@ -70,7 +194,6 @@ function serverDefaults(kind: string): Record<string, unknown> {
         revisionHistoryLimit: 10,
         strategy: { type: 'RollingUpdate' },
       },
-      status: { observedGeneration: 1, replicas: 1 },
     };
   }
   if (kind === 'Service') {
@@ -113,12 +236,16 @@ function status(code: number, reason: string, message: string) {
 
 /**
  * An in-memory Kubernetes API server for msw: API discovery, server-side apply
- * (no-op applies keep the resourceVersion), get, list by label selector and delete,
- * with injectable faults. Requests it does not know get the 404 a real server sends.
+ * (no-op applies keep the resourceVersion; `metadata.generation` starts at 1 and grows when `spec` changes), get,
+ * list by label selector (equality and set-based) and field selector (the fields the real server supports per
+ * kind, else 400), paged with `limit` and `continue`, and delete, with injectable faults and held requests.
+ * Requests it does not know get the 404 a real server sends. Controllers' work (Deployment status, pods,
+ * ReplicaSets, Kueue Workloads, events) is written by the test with `put`.
  */
 export function fakeKubernetesApi(baseUrl: string) {
   const requests: RecordedRequest[] = [];
   const faults: Fault[] = [];
+  const holds: Hold[] = [];
   /** Applied configuration (what we sent) and live object, by resource path. */
   const objects = new Map<
     string,
@@ -145,6 +272,14 @@ export function fakeKubernetesApi(baseUrl: string) {
   }
 
   async function injectFault(entry: RecordedRequest) {
+    const held = holds.findIndex(
+      h => h.method === entry.method && h.path === entry.path,
+    );
+    if (held >= 0) {
+      const [hold] = holds.splice(held, 1);
+      hold.reached();
+      await hold.released;
+    }
     const index = faults.findIndex(
       f => f.method === entry.method && f.path === entry.path,
     );
@@ -234,11 +369,17 @@ export function fakeKubernetesApi(baseUrl: string) {
         deepMerge(serverDefaults(resource.kind), existing?.live ?? {}),
         body,
       ) as Record<string, any>;
+      const generation = existing?.live.metadata?.generation ?? 0;
+      const specChanged =
+        !existing ||
+        JSON.stringify(existing.live.spec) !== JSON.stringify(live.spec);
       live.metadata = {
         ...live.metadata,
-        uid: `uid-${name}`,
+        uid: existing?.live.metadata?.uid ?? randomUUID(),
         resourceVersion: String(resourceVersion),
-        creationTimestamp: '2025-01-01T00:00:00Z',
+        generation: specChanged ? generation + 1 : generation,
+        creationTimestamp:
+          existing?.live.metadata?.creationTimestamp ?? '2025-01-01T00:00:00Z',
       };
       objects.set(key, { applied, live });
       return HttpResponse.json(live, { status: existing ? 200 : 201 });
@@ -279,26 +420,67 @@ export function fakeKubernetesApi(baseUrl: string) {
         'the server could not find the requested resource',
       );
     }
-    const selector =
-      new URL(request.url).searchParams.get('labelSelector') ?? '';
-    const wanted = selector
-      .split(',')
-      .filter(Boolean)
-      .map(term => term.split('='));
-    const items = [...objects.values()]
-      .map(o => o.live)
+    const query = new URL(request.url).searchParams;
+    let labels: SelectorTerm[];
+    let fields: SelectorTerm[];
+    try {
+      labels = parseLabelSelector(query.get('labelSelector') ?? '');
+      fields = parseLabelSelector(query.get('fieldSelector') ?? '');
+    } catch (error) {
+      return status(400, 'BadRequest', (error as Error).message);
+    }
+    const fieldsOfKind = {
+      'metadata.name': (o: any) => o.metadata?.name,
+      'metadata.namespace': (o: any) => o.metadata?.namespace,
+      ...FIELD_SELECTORS[resource.kind],
+    } as Record<string, (o: any) => unknown>;
+    const unsupported = fields.find(f => !(f.key in fieldsOfKind));
+    if (unsupported) {
+      return status(
+        400,
+        'BadRequest',
+        `"${
+          unsupported.key
+        }" is not a known field selector: only "${Object.keys(
+          fieldsOfKind,
+        ).join('", "')}"`,
+      );
+    }
+    const all = [...objects.entries()]
+      .filter(
+        ([, o]) =>
+          o.live.kind === resource.kind &&
+          (namespace === undefined || o.live.metadata.namespace === namespace),
+      )
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([, o]) => o.live)
       .filter(
         o =>
-          o.kind === resource.kind &&
-          (namespace === undefined || o.metadata.namespace === namespace) &&
-          wanted.every(([k, v]) => o.metadata.labels?.[k] === v),
-      )
-      // A real list omits apiVersion and kind on its items.
-      .map(({ apiVersion: _a, kind: _k, ...item }) => item);
+          matches(labels, key => o.metadata.labels?.[key]) &&
+          matches(fields, key => fieldsOfKind[key](o)),
+      );
+    const limit = Number(query.get('limit') ?? 0);
+    const offset = query.get('continue')
+      ? Number(Buffer.from(query.get('continue')!, 'base64url').toString())
+      : 0;
+    const page = limit > 0 ? all.slice(offset, offset + limit) : all;
+    const next = limit > 0 && offset + limit < all.length;
+    // A real list omits apiVersion and kind on its items.
+    const items = page.map(({ apiVersion: _a, kind: _k, ...item }) => item);
     return HttpResponse.json({
       apiVersion: groupVersion,
       kind: `${resource.kind}List`,
-      metadata: { resourceVersion: String(resourceVersion) },
+      metadata: {
+        resourceVersion: String(resourceVersion),
+        ...(next
+          ? {
+              continue: Buffer.from(String(offset + limit)).toString(
+                'base64url',
+              ),
+              remainingItemCount: all.length - offset - limit,
+            }
+          : {}),
+      },
       items,
     });
   };
@@ -371,16 +553,84 @@ export function fakeKubernetesApi(baseUrl: string) {
     http.get(`${baseUrl}/apis/:group/:version/:resource`, listHandler),
   ];
 
+  /** The resource path of an object, e.g. `/apis/apps/v1/namespaces/ml/deployments/x`. */
+  function pathOf(object: {
+    apiVersion: string;
+    kind: string;
+    metadata: { name: string; namespace?: string };
+  }): string {
+    const resource = DISCOVERY[object.apiVersion]?.find(
+      r => r.kind === object.kind,
+    );
+    if (!resource) {
+      throw new Error(
+        `The fake API serves no ${object.apiVersion} ${object.kind}`,
+      );
+    }
+    const root =
+      object.apiVersion === 'v1' ? '/api/v1' : `/apis/${object.apiVersion}`;
+    const namespace = resource.namespaced
+      ? `/namespaces/${object.metadata.namespace}`
+      : '';
+    return `${root}${namespace}/${resource.name}/${object.metadata.name}`;
+  }
+
   return {
     handlers,
     requests,
     faults,
+    pathOf,
     /** The live object at a resource path, to inspect or tamper with. */
     live(path: string) {
       return objects.get(path)?.live;
     },
     remove(path: string) {
       objects.delete(path);
+    },
+    /**
+     * Stores an object as a controller would write it (a Deployment's status, a pod, a ReplicaSet, a Kueue Workload,
+     * an event): merged over the live object at its path when there is one (so `status` can be set on an applied
+     * Deployment), with a uid, resourceVersion and creationTimestamp filled in when missing. Returns the live object.
+     */
+    put(object: {
+      apiVersion: string;
+      kind: string;
+      metadata: { name: string; namespace?: string; [key: string]: unknown };
+      [key: string]: unknown;
+    }): Record<string, any> {
+      const path = pathOf(object);
+      const existing = objects.get(path);
+      resourceVersion += 1;
+      const live = deepMerge(existing?.live ?? {}, object) as Record<
+        string,
+        any
+      >;
+      live.metadata = {
+        ...live.metadata,
+        uid: live.metadata.uid ?? randomUUID(),
+        resourceVersion: String(resourceVersion),
+        generation: live.metadata.generation ?? 1,
+        creationTimestamp:
+          live.metadata.creationTimestamp ?? new Date().toISOString(),
+      };
+      objects.set(path, { applied: existing?.applied ?? '', live });
+      return live;
+    },
+    /**
+     * Holds the next request with this method and path (query included) until `release` is called; `reached`
+     * resolves when it arrives.
+     */
+    hold(method: string, path: string) {
+      let reached!: () => void;
+      let release!: () => void;
+      const arrived = new Promise<void>(resolve => {
+        reached = resolve;
+      });
+      const released = new Promise<void>(resolve => {
+        release = resolve;
+      });
+      holds.push({ method, path, reached, released });
+      return { reached: arrived, release };
     },
   };
 }

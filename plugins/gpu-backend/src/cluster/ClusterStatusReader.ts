@@ -1,0 +1,234 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { ServiceClusterStatus } from '@internal/backstage-plugin-gpu-common';
+import {
+  FIELD_MANAGER,
+  OWNERSHIP_LABELS,
+} from '@internal/backstage-plugin-gpu-node';
+import { KubernetesApplyError, KubernetesRequestError } from './errors';
+import {
+  KUEUE_JOB_UID_LABEL,
+  summariseAdmission,
+  summariseDeployment,
+  summarisePod,
+  summariseWarnings,
+  summariseWorkload,
+} from './summariseClusterStatus';
+import { KubernetesObjectClient, ListOptions, ObjectRef } from './types';
+
+/** The objects of one service to read. */
+export interface ServiceObjects {
+  serviceId: string;
+  namespace: string;
+  /** Name of the service's Deployment. */
+  deployment: string;
+}
+
+/** Options of {@link ClusterStatusReader}. */
+export interface ClusterStatusReaderOptions {
+  /** Cluster name, for the answer and messages. */
+  cluster: string;
+  client: KubernetesObjectClient;
+  /** API version of Kueue's Workloads (`gpu.kueue.apiVersion`, e.g. `kueue.x-k8s.io/v1beta2`). */
+  kueueApiVersion: string;
+  /** Items per list request (paged with `continue`); 250 when omitted. */
+  pageSize?: number;
+  /** Warnings kept, newest first; 20 when omitted. */
+  maxWarnings?: number;
+  now?: () => Date;
+}
+
+/** Pages of one list at most; a namespace with more matching objects is cut there. */
+const MAX_PAGES = 40;
+/** Pod UIDs per Workload list (set-based label selector). */
+const UIDS_PER_WORKLOAD_LIST = 25;
+
+/**
+ * Reads what the cluster says about one service in apply mode, by the service's ownership labels
+ * (`gpu.backstage.io/service-id` and `app.kubernetes.io/managed-by`):
+ *
+ * - its Deployment (`GET`, absent is reported, not thrown);
+ * - its pods and ReplicaSets (lists by the ownership labels, which the pod template carries);
+ * - the Kueue Workloads of its pods: Kueue's pod integration (used for Deployments) makes one Workload per pod,
+ *   labelled `kueue.x-k8s.io/job-uid=<pod uid>` and owned by the pod; listed by that label and kept only when a pod
+ *   of the service owns them;
+ * - the namespace's Warning events (`fieldSelector=type=Warning`), kept when they are about the Deployment, one of
+ *   its ReplicaSets or pods.
+ *
+ * Lists are paged (`limit` and `continue`). One request per call, no retries: the caller bounds the whole read with
+ * a timeout and reports a failure instead of waiting. Any failed request fails the read with a
+ * `KubernetesApplyError` naming what could not be read.
+ */
+export class ClusterStatusReader {
+  readonly cluster: string;
+  private readonly client: KubernetesObjectClient;
+  private readonly kueueApiVersion: string;
+  private readonly pageSize: number;
+  private readonly maxWarnings: number;
+  private readonly now: () => Date;
+
+  constructor(options: ClusterStatusReaderOptions) {
+    this.cluster = options.cluster;
+    this.client = options.client;
+    this.kueueApiVersion = options.kueueApiVersion;
+    this.pageSize = options.pageSize ?? 250;
+    this.maxWarnings = options.maxWarnings ?? 20;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  async read(objects: ServiceObjects): Promise<ServiceClusterStatus> {
+    const observedAt = this.now().toISOString();
+    const { namespace } = objects;
+    const labelSelector = `${OWNERSHIP_LABELS.serviceId}=${objects.serviceId},${OWNERSHIP_LABELS.managedBy}=${FIELD_MANAGER}`;
+    const [deployment, pods, replicaSets, events] = await Promise.all([
+      this.readOptional({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        namespace,
+        name: objects.deployment,
+      }),
+      this.listAll({ apiVersion: 'v1', kind: 'Pod', namespace, labelSelector }),
+      this.listAll({
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        namespace,
+        labelSelector,
+      }),
+      this.listAll({
+        apiVersion: 'v1',
+        kind: 'Event',
+        namespace,
+        fieldSelector: 'type=Warning',
+      }),
+    ]);
+    const podNames = new Map(
+      pods
+        .filter(p => p.metadata?.uid)
+        .map(p => [p.metadata!.uid!, p.metadata!.name!]),
+    );
+    const workloads = await this.workloadsOf(namespace, podNames);
+    const podViews = pods
+      .map(summarisePod)
+      .sort((a, b) => a.name.localeCompare(b.name));
+    const involved = [
+      ...(deployment
+        ? [
+            {
+              kind: 'Deployment',
+              name: objects.deployment,
+              uid: deployment.metadata?.uid,
+            },
+          ]
+        : [{ kind: 'Deployment', name: objects.deployment }]),
+      ...replicaSets.map(r => ({
+        kind: 'ReplicaSet',
+        name: r.metadata?.name ?? '',
+        uid: r.metadata?.uid,
+      })),
+      ...pods.map(p => ({
+        kind: 'Pod',
+        name: p.metadata?.name ?? '',
+        uid: p.metadata?.uid,
+      })),
+    ];
+    return {
+      cluster: this.cluster,
+      observedAt,
+      deployment: summariseDeployment(
+        { namespace, name: objects.deployment },
+        deployment,
+      ),
+      admission: summariseAdmission(
+        workloads.map(w => summariseWorkload(w, podNames)),
+        podViews,
+      ),
+      pods: podViews,
+      warnings: summariseWarnings(events, involved, this.maxWarnings),
+    };
+  }
+
+  /** The Workloads owned by the given pods (UID to name). */
+  private async workloadsOf(
+    namespace: string,
+    podNames: Map<string, string>,
+  ): Promise<KubernetesObject[]> {
+    const uids = [...podNames.keys()].sort();
+    const found: KubernetesObject[] = [];
+    for (let i = 0; i < uids.length; i += UIDS_PER_WORKLOAD_LIST) {
+      const chunk = uids.slice(i, i + UIDS_PER_WORKLOAD_LIST);
+      found.push(
+        ...(await this.listAll({
+          apiVersion: this.kueueApiVersion,
+          kind: 'Workload',
+          namespace,
+          labelSelector: `${KUEUE_JOB_UID_LABEL} in (${chunk.join(',')})`,
+        })),
+      );
+    }
+    return found.filter(w =>
+      (w.metadata?.ownerReferences ?? []).some(
+        o => o.kind === 'Pod' && podNames.has(o.uid),
+      ),
+    );
+  }
+
+  private async readOptional(
+    ref: ObjectRef,
+  ): Promise<KubernetesObject | undefined> {
+    try {
+      return await this.client.read(ref);
+    } catch (error) {
+      if (error instanceof KubernetesRequestError && error.statusCode === 404) {
+        return undefined;
+      }
+      throw this.failure(ref, error);
+    }
+  }
+
+  /** Every page of a list. */
+  private async listAll(
+    options: Omit<ListOptions, 'limit' | 'continueToken'>,
+  ): Promise<KubernetesObject[]> {
+    const items: KubernetesObject[] = [];
+    let continueToken: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      let result: Awaited<ReturnType<KubernetesObjectClient['list']>>;
+      try {
+        result = await this.client.list({
+          ...options,
+          limit: this.pageSize,
+          continueToken,
+        });
+      } catch (error) {
+        throw this.failure(
+          {
+            apiVersion: options.apiVersion,
+            kind: options.kind,
+            namespace: options.namespace,
+            name: `(${
+              options.labelSelector ?? options.fieldSelector ?? 'all'
+            })`,
+          },
+          error,
+        );
+      }
+      items.push(...result.items);
+      continueToken = result.continueToken;
+      if (!continueToken) break;
+    }
+    return items;
+  }
+
+  private failure(ref: ObjectRef, error: unknown): Error {
+    if (error instanceof KubernetesRequestError) {
+      return new KubernetesApplyError(
+        this.cluster,
+        ref,
+        1,
+        error.message,
+        error.statusCode,
+        error,
+      );
+    }
+    return error as Error;
+  }
+}
