@@ -1,18 +1,11 @@
-import {
-  BackendFeature,
-  coreServices,
-  createServiceFactory,
-} from '@backstage/backend-plugin-api';
-import {
-  mockCredentials,
-  mockServices,
-  startTestBackend,
-} from '@backstage/backend-test-utils';
+import { BackendFeature } from '@backstage/backend-plugin-api';
+import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
 import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
 import type { SetupServer } from 'msw/node';
 import request from 'supertest';
 import { fakeKubernetesApi } from '../cluster/__testUtils__/fakeKubernetesApi';
 import { gpuPlugin } from '../plugin';
+import { userInGroups } from './userInGroups';
 
 /** API server URL of the fake cluster `gpu-eu`. */
 export const FAKE_CLUSTER_URL = 'https://k8s.test:6443';
@@ -68,16 +61,4 @@ export async function startApplyClusterBackend(
     ],
   });
   return { api, http: request(http) };
-}
-
-function userInGroups(groups: string[]) {
-  return createServiceFactory({
-    service: coreServices.userInfo,
-    deps: {},
-    factory: () =>
-      mockServices.userInfo({
-        userEntityRef: mockCredentials.user().principal.userEntityRef,
-        ownershipEntityRefs: groups.map(group => `group:default/${group}`),
-      }),
-  });
 }
