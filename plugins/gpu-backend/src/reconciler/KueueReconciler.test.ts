@@ -84,7 +84,7 @@ describe('KueueReconciler', () => {
     expect(await store.listClusterDrift()).toEqual([report]);
   });
 
-  it('changes nothing beyond server-side apply when nothing drifted', async () => {
+  it('sends no mutating request when nothing drifted', async () => {
     const { api, reconciler } = await setup();
     await reconciler.reconcile();
     const version = api.live(CLUSTER_QUEUE)!.metadata.resourceVersion;
@@ -92,18 +92,8 @@ describe('KueueReconciler', () => {
 
     const [report] = await reconciler.reconcile();
     expect(report).toMatchObject({ inSync: true, applied: true, drifted: [] });
-    const methods = new Set(api.requests.map(r => r.method));
-    expect([...methods].sort()).toEqual(['GET', 'PATCH']);
-    const patches = api.requests.filter(r => r.method === 'PATCH');
-    expect(patches).toHaveLength(OBJECTS);
-    expect(
-      patches.every(
-        r =>
-          r.contentType === 'application/apply-patch+yaml' &&
-          r.path.endsWith('?fieldManager=backstage-gpu&force=true'),
-      ),
-    ).toBe(true);
-    // Applying unchanged objects leaves them as they were.
+    expect(api.requests.length).toBeGreaterThanOrEqual(OBJECTS);
+    expect([...new Set(api.requests.map(r => r.method))]).toEqual(['GET']);
     expect(api.live(CLUSTER_QUEUE)!.metadata.resourceVersion).toBe(version);
   });
 

@@ -5,6 +5,7 @@ import {
   Platform,
 } from '@internal/backstage-plugin-gpu-common';
 import { ClusterApplier, ClusterTarget, DriftReport } from '../cluster';
+import { describeRef, refOf } from '../cluster/objectRef';
 import { GpuStore } from '../database';
 import { renderKueueObjects } from './renderKueueObjects';
 
@@ -85,8 +86,12 @@ export class KueueReconciler {
         drifted: drifted.map(d => `${d.kind}/${d.name} ${d.state}`).join(', '),
       });
     }
+    // Only what drifted is applied: a pass over a cluster in sync sends no mutating request.
+    const toRepair = new Set(drift.drifted.map(d => describeRef(d.ref)));
     try {
-      await applier.apply(objects);
+      await applier.apply(
+        objects.filter(object => toRepair.has(describeRef(refOf(object)))),
+      );
     } catch (error) {
       return {
         ...base,

@@ -1,0 +1,32 @@
+import {
+  coreServices,
+  createBackendModule,
+  SchedulerService,
+} from '@backstage/backend-plugin-api';
+
+/**
+ * A module of the gpu plugin that hands its scheduler to the test, so a test can trigger the plugin's scheduled
+ * tasks (`scheduler.triggerTask(id)`) instead of waiting for their frequency.
+ */
+export function schedulerCapture() {
+  let captured: SchedulerService | undefined;
+  const module = createBackendModule({
+    pluginId: 'gpu',
+    moduleId: 'test-scheduler-capture',
+    register(env) {
+      env.registerInit({
+        deps: { scheduler: coreServices.scheduler },
+        async init({ scheduler }) {
+          captured = scheduler;
+        },
+      });
+    },
+  });
+  return {
+    module,
+    scheduler(): SchedulerService {
+      if (!captured) throw new Error('The gpu plugin has not started');
+      return captured;
+    },
+  };
+}
