@@ -9,6 +9,7 @@ import {
 import {
   ClusterConfig,
   createClusterApplier,
+  createClusterStatusReader,
   KubernetesClientFactory,
 } from './cluster';
 import { DatabaseGpuStore } from './database';
@@ -16,6 +17,10 @@ import { createRouter } from './router';
 import { createQuoteService } from './services/QuoteService';
 import { seedQuotas } from './services/seedQuotas';
 import { ServiceManager } from './services/ServiceManager';
+import {
+  readStatusSettings,
+  scheduleStatusTasks,
+} from './services/scheduleStatusTasks';
 import {
   KueueReconciler,
   reconciledClusters,
@@ -57,10 +62,14 @@ export const gpuPlugin = createBackendPlugin({
         const platform = readPlatformConfig(config);
         const clusterConfig = ClusterConfig.fromConfig(config);
         const target = clusterConfig.defaultTarget();
-        const applier = createClusterApplier({
+        const statusSettings = readStatusSettings(config);
+        const factory = new KubernetesClientFactory();
+        const applier = createClusterApplier({ target, factory, logger });
+        const statusReader = createClusterStatusReader({
           target,
-          factory: new KubernetesClientFactory(),
-          logger,
+          factory,
+          kueueApiVersion: platform.kueue.apiVersion,
+          requestTimeoutMs: statusSettings.readTimeoutMs,
         });
         logger.info('Loaded GPU platform', {
           pools: platform.pools.length,
@@ -79,8 +88,20 @@ export const gpuPlugin = createBackendPlugin({
           quotes,
           target,
           applier,
+          statusReader,
           logger,
+          statusReadTimeoutMs: statusSettings.readTimeoutMs,
+          resumeAfterMs: statusSettings.resumeAfterMs,
+          resumeAttempts: statusSettings.resumeAttempts,
         });
+        if (applier) {
+          await scheduleStatusTasks({
+            scheduler,
+            services,
+            settings: statusSettings,
+            logger,
+          });
+        }
 
         const usage = await createUsage({
           config,

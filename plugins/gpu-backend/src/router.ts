@@ -16,6 +16,7 @@ import {
   gpuServiceCreatePermission,
   gpuServiceDeletePermission,
   gpuServiceUpdatePermission,
+  GpuServiceDetail,
   parseUsd,
   Platform,
   PlatformResponse,
@@ -240,8 +241,17 @@ export async function createRouter(
 
   router.get('/services/:id', async (req, res) => {
     await httpAuth.credentials(req, { allow: ['user', 'service'] });
-    const service = await services.get(req.params.id);
-    res.json({ ...(await view(service)), manifests: service.manifests ?? [] });
+    // In apply mode, read live from the cluster (bounded by the status read timeout; a cluster that cannot be read
+    // gives the stored status and `clusterStatus.error`), storing the status it implies.
+    const { service, clusterStatus } = await services.refreshStatus(
+      req.params.id,
+    );
+    const detail: GpuServiceDetail = {
+      ...(await view(service)),
+      manifests: (service.manifests ?? []) as GpuServiceDetail['manifests'],
+      ...(clusterStatus ? { clusterStatus } : {}),
+    };
+    res.json(detail);
   });
 
   router.patch('/services/:id', async (req, res) => {

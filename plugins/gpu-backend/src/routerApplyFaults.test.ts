@@ -95,8 +95,12 @@ describe('applying to a cluster that fails half-way', () => {
     const retried = await http
       .post(`/api/gpu/services/${id}/retry`)
       .expect(200);
-    expect(retried.body).toMatchObject({ status: 'ready', gpuEquivalents: 1 });
-    expect(retried.body.statusReason).toBeUndefined();
+    // Applied again: the service starts, and is ready once its Deployment is available.
+    expect(retried.body).toMatchObject({
+      status: 'starting',
+      statusReason: 'Applied; waiting for the Deployment to become available',
+      gpuEquivalents: 1,
+    });
     const manifests = detail.body.manifests as {
       kind: string;
       metadata: { name: string; namespace?: string };
@@ -127,12 +131,49 @@ describe('applying to a cluster that fails half-way', () => {
       'approved->applying',
       'applying->failed',
       'failed->applying',
-      'applying->ready',
+      'applying->starting',
     ]);
 
-    // A ready service has nothing to retry.
+    // A starting service has nothing to retry.
     const again = await http.post(`/api/gpu/services/${id}/retry`).expect(409);
-    expect(again.body.error.message).toMatch(/ready/);
+    expect(again.body.error.message).toMatch(/is starting; only a failed/);
+  });
+
+  it('fails with the cluster message when the API server restarts mid-apply, and a retry completes the apply', async () => {
+    const { api, http } = await start();
+    // The API server goes down after the model cache was applied: connections are refused for every attempt of the
+    // Deployment, then it answers again.
+    api.faults.push({
+      method: 'PATCH',
+      path: `${DEPLOYMENT}${SSA}`,
+      failure: 'network',
+      times: ATTEMPTS,
+    });
+    const created = await http
+      .post('/api/gpu/services')
+      .send({ request: devSummariser })
+      .expect(201);
+    expect(created.body.status).toBe('failed');
+    expect(created.body.statusReason).toMatch(
+      new RegExp(
+        `^Deployment ${TEAM}/summariser on cluster 'gpu-eu' failed after ${ATTEMPTS} attempts: .+ \\(quota stays reserved; retry the apply or delete the service\\)$`,
+      ),
+    );
+    expect(api.live(MODEL_CACHE)).toBeDefined();
+    expect(api.live(DEPLOYMENT)).toBeUndefined();
+    expect(await reserved(http)).toBe(1);
+
+    const retried = await http
+      .post(`/api/gpu/services/${created.body.id}/retry`)
+      .expect(200);
+    expect(retried.body.status).toBe('starting');
+    expect(api.live(DEPLOYMENT)).toBeDefined();
+    expect(transitions(await auditOf(http, created.body.id))).toEqual([
+      'approved->applying',
+      'applying->failed',
+      'failed->applying',
+      'applying->starting',
+    ]);
   });
 
   it('keeps a service whose teardown failed, with its quota, and a retry deletes it and releases once', async () => {
@@ -142,7 +183,7 @@ describe('applying to a cluster that fails half-way', () => {
       .send({ request: devSummariser })
       .expect(201);
     const id = created.body.id;
-    expect(created.body.status).toBe('ready');
+    expect(created.body.status).toBe('starting');
     api.faults.push({
       method: 'DELETE',
       path: DEPLOYMENT,
@@ -174,8 +215,8 @@ describe('applying to a cluster that fails half-way', () => {
     const events = await auditOf(http, id);
     expect(transitions(events)).toEqual([
       'approved->applying',
-      'applying->ready',
-      'ready->deleting',
+      'applying->starting',
+      'starting->deleting',
       'deleting->failed',
       'failed->deleting',
       'deleting->deleted',

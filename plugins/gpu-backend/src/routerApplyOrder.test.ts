@@ -63,7 +63,7 @@ describe('applying a service to a fresh cluster', () => {
       .post('/api/gpu/services')
       .send({ request: devSummariser })
       .expect(201);
-    expect(created.body.status).toBe('ready');
+    expect(created.body.status).toBe('starting');
 
     const sent = patches(api.requests);
     expect(kindOrder(sent)).toEqual([
@@ -124,7 +124,7 @@ describe('applying a service to a fresh cluster', () => {
       .post('/api/gpu/services')
       .send({ request: devSummariser })
       .expect(201);
-    expect(first.body.status).toBe('ready');
+    expect(first.body.status).toBe('starting');
     const shared = patches(api.requests).filter(
       p => !p.object.metadata.labels?.['gpu.backstage.io/service-id'],
     );
@@ -138,7 +138,7 @@ describe('applying a service to a fresh cluster', () => {
       .post('/api/gpu/services')
       .send({ request: { ...devSummariser, name: 'summariser-b' } })
       .expect(201);
-    expect(second.body.status).toBe('ready');
+    expect(second.body.status).toBe('starting');
     const mutating = api.requests.filter(r => MUTATING.includes(r.method));
     expect(mutating.every(r => r.method === 'PATCH')).toBe(true);
     expect(
@@ -166,7 +166,7 @@ describe('applying a service to a fresh cluster', () => {
       .post('/api/gpu/services')
       .send({ request: { ...devSummariser, environment: 'production' } })
       .expect(201);
-    expect(created.body.status).toBe('ready');
+    expect(created.body.status).toBe('starting');
     const detail = await http
       .get(`/api/gpu/services/${created.body.id}`)
       .expect(200);

@@ -43,13 +43,14 @@ describe('a service recorded in GitOps mode on a cluster Backstage applies to', 
       .expect(200);
     expect(after.body.reservedGpuEquivalents['l4-ondemand'] ?? 0).toBe(0);
 
-    // The same request without the mode is applied: the fake cluster sees the server-side applies.
+    // The same request without the mode is applied: the fake cluster sees the server-side applies, and the service
+    // starts (it is ready once its Deployment is available).
     const applied = await http
       .post('/api/gpu/services')
       .send({ request: devSummariser })
       .expect(201);
     expect({ ...applied.body, request: undefined }).toMatchObject({
-      status: 'ready',
+      status: 'starting',
       mode: 'apply',
     });
     expect(

@@ -589,8 +589,9 @@ export function fakeKubernetesApi(baseUrl: string) {
     },
     /**
      * Stores an object as a controller would write it (a Deployment's status, a pod, a ReplicaSet, a Kueue Workload,
-     * an event): merged over the live object at its path when there is one (so `status` can be set on an applied
-     * Deployment), with a uid, resourceVersion and creationTimestamp filled in when missing. Returns the live object.
+     * an event): over the live object at its path when there is one, each top-level field given replacing the live
+     * one and metadata merged (so a whole `status` can be written on an applied Deployment), with a uid,
+     * resourceVersion and creationTimestamp filled in when missing. Returns the live object.
      */
     put(object: {
       apiVersion: string;
@@ -601,10 +602,12 @@ export function fakeKubernetesApi(baseUrl: string) {
       const path = pathOf(object);
       const existing = objects.get(path);
       resourceVersion += 1;
-      const live = deepMerge(existing?.live ?? {}, object) as Record<
-        string,
-        any
-      >;
+      // Top-level fields replace the live ones (a controller writes a whole `status`); metadata merges.
+      const live: Record<string, any> = {
+        ...existing?.live,
+        ...object,
+        metadata: deepMerge(existing?.live.metadata ?? {}, object.metadata),
+      };
       live.metadata = {
         ...live.metadata,
         uid: live.metadata.uid ?? randomUUID(),

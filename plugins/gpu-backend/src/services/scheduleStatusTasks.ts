@@ -1,0 +1,131 @@
+import type {
+  LoggerService,
+  RootConfigService,
+  SchedulerService,
+} from '@backstage/backend-plugin-api';
+import { readDurationFromConfig } from '@backstage/config';
+import { durationToMilliseconds, HumanDuration } from '@backstage/types';
+import type { ServiceManager } from './ServiceManager';
+
+/** Id of the scheduled status refresh. */
+export const STATUS_REFRESH_TASK_ID = 'gpu-status-refresh';
+
+/** Id of the scheduled resume of interrupted applies. */
+export const APPLY_RESUME_TASK_ID = 'gpu-apply-resume';
+
+/** How often the status refresh runs when `gpu.statusRefresh.frequency` is not set. */
+export const DEFAULT_STATUS_REFRESH_FREQUENCY: HumanDuration = { seconds: 15 };
+
+/** Longest live read of one service's cluster status when `gpu.statusRefresh.timeout` is not set. */
+export const DEFAULT_STATUS_READ_TIMEOUT: HumanDuration = { seconds: 5 };
+
+/** Age of an `applying` service that counts as interrupted when `gpu.apply.resumeAfter` is not set. */
+export const DEFAULT_RESUME_AFTER: HumanDuration = { minutes: 2 };
+
+/** Resumes of one interrupted apply when `gpu.apply.resumeAttempts` is not set. */
+export const DEFAULT_RESUME_ATTEMPTS = 3;
+
+/** The status refresh and apply resume settings. */
+export interface StatusSettings {
+  refreshFrequency: HumanDuration;
+  readTimeoutMs: number;
+  resumeAfterMs: number;
+  resumeAttempts: number;
+}
+
+function duration(
+  config: RootConfigService,
+  key: string,
+  fallback: HumanDuration,
+): HumanDuration {
+  if (!config.has(key)) {
+    return fallback;
+  }
+  const value = readDurationFromConfig(config, { key });
+  if (durationToMilliseconds(value) <= 0) {
+    throw new Error(`Invalid config at ${key}: must be longer than zero`);
+  }
+  return value;
+}
+
+/** Reads `gpu.statusRefresh` and `gpu.apply`; throws naming the key on a bad value. */
+export function readStatusSettings(config: RootConfigService): StatusSettings {
+  const resumeAttempts =
+    config.getOptionalNumber('gpu.apply.resumeAttempts') ??
+    DEFAULT_RESUME_ATTEMPTS;
+  if (
+    !Number.isInteger(resumeAttempts) ||
+    resumeAttempts < 0 ||
+    resumeAttempts > 100
+  ) {
+    throw new Error(
+      `Invalid config at gpu.apply.resumeAttempts: an integer from 0 to 100; got ${resumeAttempts}`,
+    );
+  }
+  return {
+    refreshFrequency: duration(
+      config,
+      'gpu.statusRefresh.frequency',
+      DEFAULT_STATUS_REFRESH_FREQUENCY,
+    ),
+    readTimeoutMs: durationToMilliseconds(
+      duration(
+        config,
+        'gpu.statusRefresh.timeout',
+        DEFAULT_STATUS_READ_TIMEOUT,
+      ),
+    ),
+    resumeAfterMs: durationToMilliseconds(
+      duration(config, 'gpu.apply.resumeAfter', DEFAULT_RESUME_AFTER),
+    ),
+    resumeAttempts,
+  };
+}
+
+/**
+ * Schedules the status refresh (`gpu-status-refresh`: `starting` and `ready` services follow their Deployment's
+ * availability) and the resume of interrupted applies (`gpu-apply-resume`), both at the refresh frequency and
+ * `global`: one backend replica runs each at a time. Every status write they make is a compare-and-set, so a replica
+ * that runs late, or a request changing the same service, is never overwritten. Both first run shortly after start.
+ */
+export async function scheduleStatusTasks(options: {
+  scheduler: SchedulerService;
+  services: ServiceManager;
+  settings: StatusSettings;
+  logger: LoggerService;
+}): Promise<void> {
+  const { scheduler, services, settings, logger } = options;
+  await scheduler.scheduleTask({
+    id: APPLY_RESUME_TASK_ID,
+    frequency: settings.refreshFrequency,
+    timeout: { minutes: 15 },
+    initialDelay: { seconds: 5 },
+    scope: 'global',
+    fn: async () => {
+      const { resumed, gaveUp } = await services.resumeInterruptedApplies();
+      if (resumed.length || gaveUp.length) {
+        logger.info('Resumed interrupted GPU service applies', {
+          resumed: resumed.map(r => `${r.id}:${r.status}`).join(', '),
+          gaveUp: gaveUp.join(', '),
+        });
+      }
+    },
+  });
+  await scheduler.scheduleTask({
+    id: STATUS_REFRESH_TASK_ID,
+    frequency: settings.refreshFrequency,
+    timeout: { minutes: 5 },
+    initialDelay: { seconds: 5 },
+    scope: 'global',
+    fn: async () => {
+      const { checked, changed, unreadable } = await services.refreshStatuses();
+      if (changed.length || unreadable.length) {
+        logger.info('Refreshed GPU service statuses from the cluster', {
+          checked,
+          changed: changed.length,
+          unreadable: unreadable.length,
+        });
+      }
+    },
+  });
+}
