@@ -14,11 +14,18 @@ import Ajv from 'ajv-draft-04';
 import type { Router } from 'express';
 import { resolve } from 'node:path';
 import request from 'supertest';
-import { summariserRequest } from '@internal/backstage-plugin-gpu-common/testUtils';
+import {
+  devSummariser,
+  summariserRequest,
+} from '@internal/backstage-plugin-gpu-common/testUtils';
+import { setupFakeClusterServer } from '../__testUtils__/setupFakeClusterServer';
+import { startApplyClusterBackend } from '../__testUtils__/startApplyClusterBackend';
+import { simulatedControllers } from '../cluster/__testUtils__/simulatedControllers';
 import { gpuPlugin } from '../plugin';
 import { routerOperations } from './routerOperations';
 
 const SPEC = resolve(__dirname, 'openapi.yaml');
+const fakeCluster = setupFakeClusterServer();
 const METHODS = [
   'get',
   'put',
@@ -264,6 +271,71 @@ describe('OpenAPI description of /api/gpu', () => {
       const audit = await api.get('/api/gpu/audit?limit=5');
       expect(audit.body.nextCursor).toBeDefined();
       expectConforms(audit, 'get', '/audit');
+    });
+
+    it('for a service in apply mode, with its cluster status, and when the cluster cannot be read', async () => {
+      const { api: cluster, http } = await startApplyClusterBackend(
+        fakeCluster,
+        { groups: ['ml-platform'] },
+      );
+      const created = await http
+        .post('/api/gpu/services')
+        .send({ request: devSummariser });
+      expect(created.body.status).toBe('starting');
+      expectConforms(created, 'post', '/services');
+      const path = `/api/gpu/services/${created.body.id}`;
+
+      const controllers = simulatedControllers(cluster, {
+        namespace: 'ml-platform',
+        name: 'summariser',
+      });
+      controllers.replicaSet();
+      const running = controllers.pod(0, 'running');
+      controllers.workload(running, {
+        admitted: true,
+        clusterQueue: 'gpu-ml-platform',
+        flavor: 'l4-ondemand',
+      });
+      const gated = controllers.pod(1, 'gated');
+      controllers.workload(gated, {
+        admitted: false,
+        message:
+          "couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor l4-ondemand, 1 more needed",
+      });
+      controllers.warning(controllers.pod(2, 'crashing'), {
+        reason: 'BackOff',
+        message: 'Back-off restarting failed container vllm',
+        count: 3,
+      });
+      controllers.warning(gated, {
+        reason: 'FailedScheduling',
+        message: '0/4 nodes are available: 4 Insufficient nvidia.com/gpu.',
+        eventsApi: true,
+        count: 2,
+      });
+      controllers.deploymentStatus({ updated: 3, ready: 1, available: 1 });
+      const detail = await http.get(path);
+      expect(detail.body.clusterStatus).toMatchObject({
+        deployment: { exists: true },
+        admission: { state: 'pending', admitted: 1, pending: 1 },
+      });
+      expect(detail.body.clusterStatus.pods).toHaveLength(3);
+      expect(detail.body.clusterStatus.warnings).toHaveLength(2);
+      expectConforms(detail, 'get', '/services/{id}');
+
+      cluster.faults.push({
+        method: 'GET',
+        path: '/apis/apps/v1/namespaces/ml-platform/deployments/summariser',
+        failure: 503,
+        times: 10,
+        message: 'apiserver is shutting down',
+      });
+      const unreadable = await http.get(path);
+      expect(unreadable.status).toBe(200);
+      expect(unreadable.body.clusterStatus.error).toMatch(
+        /apiserver is shutting down/,
+      );
+      expectConforms(unreadable, 'get', '/services/{id}');
     });
   });
 });
