@@ -212,7 +212,7 @@ describe('ClusterStatusReader', () => {
     });
   });
 
-  it('collects the Warning events of its pods and ReplicaSets only, newest first, from both event APIs', async () => {
+  it('collects the Warning events of its pods, ReplicaSets and claims only, newest first, from both event APIs', async () => {
     const { read, cluster, api, apply } = await setup();
     const rs = cluster.replicaSet();
     const crashing = cluster.pod(0, 'crashing');
@@ -230,6 +230,15 @@ describe('ClusterStatusReader', () => {
       count: 3,
       eventsApi: true,
       lastSeen: '2026-12-01T09:59:30Z',
+    });
+    const claim = api.live(
+      `/api/v1/namespaces/${NAMESPACE}/persistentvolumeclaims/summariser-model-cache`,
+    )!;
+    cluster.warning(claim, {
+      reason: 'ProvisioningFailed',
+      message: 'storageclass.storage.k8s.io "gp3" not found',
+      component: 'persistentvolume-controller',
+      lastSeen: '2026-12-01T09:40:00Z',
     });
     cluster.warning(rs, {
       reason: 'FailedCreate',
@@ -286,6 +295,16 @@ describe('ClusterStatusReader', () => {
         message: expect.stringMatching(/exceeded quota/),
         count: 1,
         lastSeen: '2026-12-01T09:50:00.000Z',
+      },
+      {
+        object: {
+          kind: 'PersistentVolumeClaim',
+          name: 'summariser-model-cache',
+        },
+        reason: 'ProvisioningFailed',
+        message: 'storageclass.storage.k8s.io "gp3" not found',
+        count: 1,
+        lastSeen: '2026-12-01T09:40:00.000Z',
       },
     ]);
     expect(status.pods).toEqual([

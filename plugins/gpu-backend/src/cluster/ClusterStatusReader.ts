@@ -47,12 +47,12 @@ const UIDS_PER_WORKLOAD_LIST = 25;
  * (`gpu.backstage.io/service-id` and `app.kubernetes.io/managed-by`):
  *
  * - its Deployment (`GET`, absent is reported, not thrown);
- * - its pods and ReplicaSets (lists by the ownership labels, which the pod template carries);
+ * - its pods, ReplicaSets and model cache claims (lists by the ownership labels, which the pod template carries);
  * - the Kueue Workloads of its pods: Kueue's pod integration (used for Deployments) makes one Workload per pod,
  *   labelled `kueue.x-k8s.io/job-uid=<pod uid>` and owned by the pod; listed by that label and kept only when a pod
  *   of the service owns them;
  * - the namespace's Warning events (`fieldSelector=type=Warning`), kept when they are about the Deployment, one of
- *   its ReplicaSets or pods.
+ *   its ReplicaSets or pods, or its PersistentVolumeClaim (a claim that cannot bind keeps the pod pending).
  *
  * Lists are paged (`limit` and `continue`). One request per call, no retries: the caller bounds the whole read with
  * a timeout and reports a failure instead of waiting. Any failed request fails the read with a
@@ -79,7 +79,7 @@ export class ClusterStatusReader {
     const observedAt = this.now().toISOString();
     const { namespace } = objects;
     const labelSelector = `${OWNERSHIP_LABELS.serviceId}=${objects.serviceId},${OWNERSHIP_LABELS.managedBy}=${FIELD_MANAGER}`;
-    const [deployment, pods, replicaSets, events] = await Promise.all([
+    const [deployment, pods, replicaSets, claims, events] = await Promise.all([
       this.readOptional({
         apiVersion: 'apps/v1',
         kind: 'Deployment',
@@ -90,6 +90,12 @@ export class ClusterStatusReader {
       this.listAll({
         apiVersion: 'apps/v1',
         kind: 'ReplicaSet',
+        namespace,
+        labelSelector,
+      }),
+      this.listAll({
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
         namespace,
         labelSelector,
       }),
@@ -128,6 +134,11 @@ export class ClusterStatusReader {
         kind: 'Pod',
         name: p.metadata?.name ?? '',
         uid: p.metadata?.uid,
+      })),
+      ...claims.map(c => ({
+        kind: 'PersistentVolumeClaim',
+        name: c.metadata?.name ?? '',
+        uid: c.metadata?.uid,
       })),
     ];
     return {

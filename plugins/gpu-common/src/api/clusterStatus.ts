@@ -131,7 +131,7 @@ export interface ClusterPodStatus {
 }
 
 /**
- * A Warning event of the service's Deployment, one of its ReplicaSets or pods.
+ * A Warning event of the service's Deployment, one of its ReplicaSets or pods, or its model cache claim.
  *
  * @public
  */

@@ -436,14 +436,11 @@ export function fakeKubernetesApi(baseUrl: string) {
     } as Record<string, (o: any) => unknown>;
     const unsupported = fields.find(f => !(f.key in fieldsOfKind));
     if (unsupported) {
+      // The real server's message for a field it cannot select on.
       return status(
         400,
         'BadRequest',
-        `"${
-          unsupported.key
-        }" is not a known field selector: only "${Object.keys(
-          fieldsOfKind,
-        ).join('", "')}"`,
+        `field label not supported: ${unsupported.key}`,
       );
     }
     const all = [...objects.entries()]
