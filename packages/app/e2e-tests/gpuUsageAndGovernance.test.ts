@@ -246,7 +246,7 @@ test('the entity card shows real Prometheus numbers and the governance page appr
   await expect(
     page.getByText(
       new RegExp(
-        `Approved ${spotName}: the service is now (approved|ready)\\.`,
+        `Approved ${spotName}: the service is now (approved|starting|ready)\\.`,
       ),
     ),
   ).toBeVisible();

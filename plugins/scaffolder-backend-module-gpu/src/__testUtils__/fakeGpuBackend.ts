@@ -212,8 +212,9 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
     } else if (preview) {
       statusReason = 'Dry-run: nothing was stored, reserved or applied';
     } else if (mode === 'apply') {
-      status = 'ready';
-      statusReason = '';
+      // As the gpu backend answers a create it applied: starting until the Deployment is available.
+      status = 'starting';
+      statusReason = 'Applied; waiting for the Deployment to become available';
     } else if (mode === 'gitops') {
       statusReason =
         'Rendered for GitOps: publish the manifests; nothing was applied by Backstage';

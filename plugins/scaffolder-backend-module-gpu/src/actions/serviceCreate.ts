@@ -48,7 +48,7 @@ const statusOutputFields = {
     z
       .string()
       .describe(
-        'approved, ready, pending-approval, failed, rejected, deleted... (see the gpu backend)',
+        'approved, starting (applied; ready once the Deployment is available), ready, pending-approval, failed, rejected, deleted... (see the gpu backend)',
       ),
   statusReason: (z: typeof zod) =>
     z.string().optional().describe('Why the service is in its status'),
