@@ -161,6 +161,54 @@ describe.each(databases.eachSupportedId())('ServiceManager on %p', id => {
     ]);
   });
 
+  it('refreshes every starting and ready service, and changes none while the cluster cannot be read', async () => {
+    const { manager, store, api, available } = await setup();
+    const { service: first } = await manager.create(
+      { request: devSummariser },
+      USER,
+    );
+    const { service: second } = await manager.create(
+      { request: { ...devSummariser, name: 'other' } },
+      USER,
+    );
+    available();
+    // The second one's pod waits for Kueue.
+    const other = simulatedControllers(api, { namespace: TEAM, name: 'other' });
+    other.replicaSet();
+    other.deploymentStatus({ updated: 1, available: 0 });
+    other.workload(other.pod(0, 'gated'), {
+      admitted: false,
+      message:
+        "couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor l4-ondemand, 1 more needed",
+    });
+
+    expect(await manager.refreshStatuses()).toEqual({
+      checked: 2,
+      changed: expect.arrayContaining([first.id, second.id]),
+      unreadable: [],
+    });
+    expect((await store.getService(first.id))!.status).toBe('ready');
+    expect(await store.getService(second.id)).toMatchObject({
+      status: 'starting',
+      statusReason:
+        "Waiting for Kueue admission: couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor l4-ondemand, 1 more needed",
+    });
+
+    // The API server goes away: nothing changes, both are reported unreadable.
+    for (const name of ['summariser', 'other']) {
+      api.faults.push({
+        method: 'GET',
+        path: `/apis/apps/v1/namespaces/${TEAM}/deployments/${name}`,
+        failure: 'network',
+        times: 5,
+      });
+    }
+    const down = await manager.refreshStatuses();
+    expect(down.changed).toEqual([]);
+    expect([...down.unreadable].sort()).toEqual([first.id, second.id].sort());
+    expect((await store.getService(first.id))!.status).toBe('ready');
+  });
+
   it('never writes a refresh computed before a delete or a re-apply', async () => {
     const { manager, store, api, available } = await setup();
     const { service } = await manager.create({ request: devSummariser }, USER);

@@ -57,6 +57,9 @@ const TEARDOWN_FAILED = 'Teardown failed';
 const LEFTOVERS =
   'Deleted, but objects applied while it was being deleted may remain';
 
+/** Services the scheduled refresh reads at the same time. */
+const REFRESH_BATCH = 4;
+
 /** Statuses in which a service in apply mode may have objects in its cluster, so its cluster status is read. */
 const IN_CLUSTER_STATUSES: ServiceStatus[] = [
   'applying',
@@ -447,7 +450,11 @@ export class ServiceManager {
     return { service: result.service, clusterStatus, changed: result.written };
   }
 
-  /** {@link ServiceManager.refreshStatus} of every `starting` and `ready` service in apply mode (the scheduled task). */
+  /**
+   * {@link ServiceManager.refreshStatus} of every `starting` and `ready` service in apply mode (the scheduled task),
+   * a few at a time. When none of a batch could be read the cluster is taken to be down: the rest are not read this
+   * time (and count as unreadable) rather than each waiting for the read timeout.
+   */
   async refreshStatuses(): Promise<StatusRefreshSummary> {
     if (!this.options.statusReader) {
       return { checked: 0, changed: [], unreadable: [] };
@@ -460,13 +467,27 @@ export class ServiceManager {
       changed: [],
       unreadable: [],
     };
-    for (const service of services) {
-      try {
-        const result = await this.refreshStatus(service.id);
-        if (result.changed) summary.changed.push(service.id);
-        if (result.clusterStatus?.error) summary.unreadable.push(service.id);
-      } catch (error) {
-        if (!(error instanceof NotFoundError)) throw error;
+    for (let i = 0; i < services.length; i += REFRESH_BATCH) {
+      const batch = services.slice(i, i + REFRESH_BATCH);
+      const results = await Promise.all(
+        batch.map(s =>
+          this.refreshStatus(s.id).catch(error => {
+            if (error instanceof NotFoundError) return undefined;
+            throw error;
+          }),
+        ),
+      );
+      batch.forEach((service, index) => {
+        if (results[index]?.changed) summary.changed.push(service.id);
+        if (results[index]?.clusterStatus?.error) {
+          summary.unreadable.push(service.id);
+        }
+      });
+      if (results.every(r => r?.clusterStatus?.error)) {
+        summary.unreadable.push(
+          ...services.slice(i + REFRESH_BATCH).map(s => s.id),
+        );
+        break;
       }
     }
     return summary;
