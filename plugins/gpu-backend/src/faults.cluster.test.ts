@@ -1,0 +1,196 @@
+import { ServiceRequest } from '@internal/backstage-plugin-gpu-common';
+import { describeOnLocalCluster } from '@internal/backstage-plugin-gpu-node/testUtils';
+import { execFile } from 'node:child_process';
+import { dirname, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import {
+  AdmissionGate,
+  startAdmissionGate,
+} from './__testUtils__/admissionGate';
+import {
+  createNamespaces,
+  eventually,
+  hasCondition,
+  localClusterClients,
+  podsOf,
+  startLocalClusterBackend,
+  workloadsOfPods,
+} from './__testUtils__/localCluster';
+
+jest.setTimeout(240_000);
+
+const TEAM = 'cluster-faults';
+const NAMESPACE = 'cluster-faults';
+const SCRIPTS = resolve(__dirname, '../../../scripts');
+
+const chat: ServiceRequest = {
+  name: 'chat',
+  team: TEAM,
+  namespace: NAMESPACE,
+  model: 'llama-3.2-3b',
+  runtime: 'vllm',
+  dtype: 'int4',
+  maxModelLen: 2048,
+  concurrency: 2,
+  replicas: 1,
+  environment: 'dev',
+  tier: 'dedicated',
+  pool: 'spot-l4',
+};
+
+type Http = Awaited<ReturnType<typeof startLocalClusterBackend>>['http'];
+
+describeOnLocalCluster('faults on a real API server', kubeconfig => {
+  const clients = localClusterClients(kubeconfig);
+  let http: Http;
+  let stop: () => Promise<void>;
+  let gate: AdmissionGate;
+
+  async function reserved(): Promise<number> {
+    const quota = await http.get(`/api/gpu/teams/${TEAM}/quota`).expect(200);
+    return quota.body.reservedGpuEquivalents['spot-l4'] ?? 0;
+  }
+
+  async function deploymentNames(): Promise<string[]> {
+    const list = await clients.apps.listNamespacedDeployment({
+      namespace: NAMESPACE,
+    });
+    return list.items
+      .filter(d => !d.metadata?.deletionTimestamp)
+      .map(d => d.metadata!.name!);
+  }
+
+  beforeAll(async () => {
+    await createNamespaces(clients, [NAMESPACE]);
+    await clients.apps.deleteCollectionNamespacedDeployment({
+      namespace: NAMESPACE,
+    });
+    const started = await startLocalClusterBackend({
+      kubeconfig,
+      groups: [TEAM],
+      teams: [
+        {
+          name: TEAM,
+          namespaces: [NAMESPACE],
+          gpuQuota: { 'spot-l4': 2 },
+          monthlyBudget: '100000',
+        },
+      ],
+      gpu: { statusRefresh: { frequency: { seconds: 1 } } },
+    });
+    http = started.http;
+    stop = () => started.backend.stop();
+  });
+
+  beforeEach(async () => {
+    gate = await startAdmissionGate({
+      clients,
+      kubeconfig,
+      namespace: NAMESPACE,
+    });
+  });
+
+  afterEach(async () => {
+    await gate.remove();
+  });
+
+  afterAll(async () => {
+    await stop?.();
+    await clients.apps
+      .deleteCollectionNamespacedDeployment({ namespace: NAMESPACE })
+      .catch(() => undefined);
+  });
+
+  it('a DELETE that arrives while the apply is still running wins: nothing runs afterwards and the quota is released once', async () => {
+    const creating = http
+      .post('/api/gpu/services')
+      .send({ request: { ...chat, name: 'raced' } })
+      .then(res => res);
+    // The apply has sent the PVC and the Service; the Deployment waits in admission.
+    await eventually('the Deployment held in admission', async () =>
+      gate.held() > 0 ? true : undefined,
+    );
+    const { body: list } = await http.get('/api/gpu/services').expect(200);
+    const service = list.items.find(
+      (s: { name: string; team: string }) =>
+        s.name === 'raced' && s.team === TEAM,
+    );
+    expect(service.status).toBe('applying');
+    expect(await reserved()).toBe(1);
+
+    const deleted = await http
+      .delete(`/api/gpu/services/${service.id}`)
+      .expect(200);
+    expect(deleted.body.status).toBe('deleted');
+
+    // The held PATCH now creates the Deployment; the apply sees it lost and removes it again.
+    gate.open();
+    const created = await creating;
+    expect([200, 201, 409]).toContain(created.status);
+    await eventually('no Deployment left', async () =>
+      (await deploymentNames()).includes('raced') ? undefined : true,
+    );
+    const after = await http.get(`/api/gpu/services/${service.id}`).expect(200);
+    expect(after.body.status).toBe('deleted');
+    expect(await reserved()).toBe(0);
+    // And it stays so: the status refresh does not bring it back.
+    await new Promise(r => setTimeout(r, 3000));
+    expect(
+      (await http.get(`/api/gpu/services/${service.id}`).expect(200)).body
+        .status,
+    ).toBe('deleted');
+    expect(await deploymentNames()).not.toContain('raced');
+  });
+
+  it('an API server restarted in the middle of an apply ends consistent: the apply completes or fails with the cluster’s message, and a retry completes it', async () => {
+    let answered: unknown;
+    const creating = http
+      .post('/api/gpu/services')
+      .send({ request: { ...chat, name: 'restarted' } })
+      .then(res => {
+        answered = res.body;
+        return res;
+      });
+    await eventually('the Deployment held in admission', async () => {
+      if (answered) throw new Error(`answered: ${JSON.stringify(answered)}`);
+      return gate.held() > 0 ? true : undefined;
+    });
+    // The API server goes down with the request in flight and comes back.
+    const restart = promisify(execFile)(
+      resolve(SCRIPTS, 'cluster'),
+      ['restart', 'kube-apiserver'],
+      { env: { ...process.env, GPU_CLUSTER_DIR: dirname(kubeconfig) } },
+    );
+    await new Promise(r => setTimeout(r, 500));
+    gate.open();
+    await restart;
+    const created = await creating;
+    let status: string = created.body.status;
+    const id: string = created.body.id;
+    if (status === 'failed') {
+      expect(created.body.statusReason).toMatch(/quota stays reserved/);
+      const retried = await http
+        .post(`/api/gpu/services/${id}/retry`)
+        .expect(200);
+      status = retried.body.status;
+    }
+    expect(['starting', 'ready']).toContain(status);
+    await eventually('the service ready', async () => {
+      const res = await http.get(`/api/gpu/services/${id}`).expect(200);
+      return res.body.status === 'ready' ? true : undefined;
+    });
+    // One Deployment, one admitted pod, the quota held once.
+    expect(
+      (await deploymentNames()).filter(name => name === 'restarted'),
+    ).toHaveLength(1);
+    const pods = await podsOf(clients, NAMESPACE, 'restarted');
+    expect(pods).toHaveLength(1);
+    const workloads = await workloadsOfPods(clients, NAMESPACE, pods);
+    expect(hasCondition(workloads[0]?.status?.conditions, 'Admitted')).toBe(
+      true,
+    );
+    expect(await reserved()).toBe(1);
+    await http.delete(`/api/gpu/services/${id}`).expect(200);
+    expect(await reserved()).toBe(0);
+  });
+});
