@@ -3,10 +3,7 @@ import { describeOnLocalCluster } from '@internal/backstage-plugin-gpu-node/test
 import { execFile } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import {
-  AdmissionGate,
-  startAdmissionGate,
-} from './__testUtils__/admissionGate';
+import { AdmissionGate, startAdmissionGate } from './testUtils/admissionGate';
 import {
   createNamespaces,
   eventually,
@@ -167,8 +164,12 @@ describeOnLocalCluster('faults on a real API server', kubeconfig => {
     const created = await creating;
     let status: string = created.body.status;
     const id: string = created.body.id;
+    // Failing is allowed (the retries may end before the API server is back), but only with the cluster's message.
+    expect(
+      status === 'failed' &&
+        !/quota stays reserved/.test(created.body.statusReason),
+    ).toBe(false);
     if (status === 'failed') {
-      expect(created.body.statusReason).toMatch(/quota stays reserved/);
       const retried = await http
         .post(`/api/gpu/services/${id}/retry`)
         .expect(200);

@@ -332,22 +332,23 @@ describeOnLocalCluster(
       expect(await versions(first.manifests)).toEqual(before);
 
       // Teardown of the first removes its objects only.
+      const listOwned = {
+        Deployment: () =>
+          clients.apps.listNamespacedDeployment({ namespace: NAMESPACE }),
+        Service: () =>
+          clients.core.listNamespacedService({ namespace: NAMESPACE }),
+        PersistentVolumeClaim: () =>
+          clients.core.listNamespacedPersistentVolumeClaim({
+            namespace: NAMESPACE,
+          }),
+      };
       const otherBefore = await versions(second.manifests);
       await deleteService(first.id);
       for (const m of owned(first.manifests)) {
         await eventually(`${m.kind}/${m.metadata.name} gone`, async () => {
-          const list =
-            m.kind === 'Deployment'
-              ? await clients.apps.listNamespacedDeployment({
-                  namespace: NAMESPACE,
-                })
-              : m.kind === 'Service'
-              ? await clients.core.listNamespacedService({
-                  namespace: NAMESPACE,
-                })
-              : await clients.core.listNamespacedPersistentVolumeClaim({
-                  namespace: NAMESPACE,
-                });
+          const list = await listOwned[
+            m.kind as 'Deployment' | 'Service' | 'PersistentVolumeClaim'
+          ]();
           return list.items.some(
             (item: {
               metadata?: { name?: string; deletionTimestamp?: Date };

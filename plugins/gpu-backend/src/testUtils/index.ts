@@ -1,7 +1,24 @@
 /**
  * Test utilities for packages that test against the gpu backend: a real Prometheus loaded with generated DCGM and
- * vLLM history (used by this package's integration tests and the app's end-to-end tests).
+ * vLLM history (used by this package's integration tests and the app's end-to-end tests), and helpers for tests on
+ * the local Kubernetes control plane (`scripts/cluster`): typed clients, polling, a test admission webhook that holds
+ * Deployment applies, and the `describeOnLocalCluster` guard.
  *
  * @packageDocumentation
  */
 export * from './prometheus';
+export { startAdmissionGate } from './admissionGate';
+export type { AdmissionGate } from './admissionGate';
+export {
+  createNamespaces,
+  eventually,
+  hasCondition,
+  localClusterClients,
+  podsOf,
+  workloadsOfPods,
+} from './localCluster';
+export type { KueueWorkload, LocalClusterClients } from './localCluster';
+export {
+  describeOnLocalCluster,
+  localClusterKubeconfig,
+} from '@internal/backstage-plugin-gpu-node/testUtils';
