@@ -27,6 +27,19 @@ export class RawClient {
     );
   }
 
+  /** POST to a subresource of the object, e.g. a ServiceAccount's `token` (TokenRequest). */
+  async create(
+    object: KubernetesObject,
+    subresource: string,
+    body: unknown,
+  ): Promise<unknown> {
+    return this.request(
+      'POST',
+      `${await this.objectPath(object)}/${subresource}`,
+      body,
+    );
+  }
+
   async read<T = KubernetesObject>(object: KubernetesObject): Promise<T> {
     return (await this.request('GET', await this.objectPath(object))) as T;
   }

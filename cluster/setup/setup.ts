@@ -8,13 +8,18 @@
  * - `nodes` (controllers running): one kwok Node per node of each pool of the platform config, advertising what the
  *   NVIDIA device plugin would for the pool's sharing config, then waits until the nodes are Ready and Kueue's
  *   webhooks answer.
+ * - `access`: a `backstage` ServiceAccount in kube-system bound to the built-in `view` ClusterRole, and a token for it
+ *   from the TokenRequest API written to `--token-file` (mode 0600): what the Backstage Kubernetes plugin reads the
+ *   cluster with (its auth providers take bearer tokens, not the admin client certificate of the kubeconfig).
+ * - `namespaces`: the namespaces of the teams of the platform config (`gpu.teams[].namespaces`; the product does not
+ *   create namespaces, teams own them), for `scripts/start --cluster`.
  */
 import { loadConfig } from '@backstage/config-loader';
 import { ConfigReader } from '@backstage/config';
 import { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { readPlatformConfig } from '@internal/backstage-plugin-gpu-common';
 import { simulatedGpuNodes } from '@internal/backstage-plugin-gpu-node';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { goModuleDir } from './goModuleDir';
@@ -22,6 +27,12 @@ import { kueueModuleObjects } from './kueueModuleObjects';
 import { RawClient } from './rawClient';
 
 const FIELD_MANAGER = 'gpu-local-cluster';
+
+/** The ServiceAccount the Backstage Kubernetes plugin reads the cluster as. */
+const BACKSTAGE_ACCOUNT = { namespace: 'kube-system', name: 'backstage' };
+
+/** Lifetime of its token: the cluster's certificates are issued for 30 days. */
+const TOKEN_SECONDS = 30 * 24 * 3600;
 
 function option(name: string): string {
   const index = process.argv.indexOf(`--${name}`);
@@ -116,13 +127,18 @@ async function controlPlane(api: RawClient): Promise<void> {
   }
 }
 
-async function nodes(api: RawClient): Promise<void> {
+/** The platform of `--platform-config` (comma-separated app-config files). */
+async function loadPlatform() {
   const paths = option('platform-config').split(',');
   const { appConfigs } = await loadConfig({
     configRoot: dirname(resolve(paths[0])),
     configTargets: paths.map(path => ({ path: resolve(path) })),
   });
-  const platform = readPlatformConfig(ConfigReader.fromConfigs(appConfigs));
+  return readPlatformConfig(ConfigReader.fromConfigs(appConfigs));
+}
+
+async function nodes(api: RawClient): Promise<void> {
+  const platform = await loadPlatform();
   const gpuNodes = simulatedGpuNodes(platform);
   for (const node of gpuNodes) {
     // A Node keeps the status it is created with; on later applies its status is a subresource of its own.
@@ -144,6 +160,53 @@ async function nodes(api: RawClient): Promise<void> {
   );
 }
 
+async function access(api: RawClient): Promise<void> {
+  const account = {
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: { ...BACKSTAGE_ACCOUNT },
+  };
+  const binding: KubernetesObject & Record<string, unknown> = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: 'backstage-view' },
+    roleRef: {
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'ClusterRole',
+      name: 'view',
+    },
+    subjects: [{ kind: 'ServiceAccount', ...BACKSTAGE_ACCOUNT }],
+  };
+  await applyAll(api, [account, binding]);
+  const request = (await api.create(account, 'token', {
+    apiVersion: 'authentication.k8s.io/v1',
+    kind: 'TokenRequest',
+    spec: { expirationSeconds: TOKEN_SECONDS },
+  })) as { status?: { token?: string } };
+  const token = request.status?.token;
+  if (!token) throw new Error('TokenRequest returned no token');
+  writeFileSync(option('token-file'), token, { mode: 0o600 });
+  process.stdout.write(
+    `Token of ServiceAccount ${BACKSTAGE_ACCOUNT.namespace}/${
+      BACKSTAGE_ACCOUNT.name
+    } (ClusterRole view) in ${option('token-file')}\n`,
+  );
+}
+
+async function namespaces(api: RawClient): Promise<void> {
+  const platform = await loadPlatform();
+  const names = platform.teams.flatMap(team => team.namespaces);
+  await applyAll(
+    api,
+    names.map(name => ({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name },
+    })),
+  );
+  process.stdout.write(`Team namespaces: ${names.join(', ')}\n`);
+}
+
 async function main() {
   const phase = process.argv[2];
   const kc = new KubeConfig();
@@ -151,6 +214,8 @@ async function main() {
   const api = new RawClient(kc, FIELD_MANAGER);
   if (phase === 'control-plane') await controlPlane(api);
   else if (phase === 'nodes') await nodes(api);
+  else if (phase === 'access') await access(api);
+  else if (phase === 'namespaces') await namespaces(api);
   else throw new Error(`unknown phase '${phase}'`);
 }
 
