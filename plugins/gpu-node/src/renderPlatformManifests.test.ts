@@ -275,6 +275,44 @@ describe('renderPlatformManifests', () => {
     expect(objects.filter(o => o.kind === 'ResourceFlavor')).toHaveLength(7);
   });
 
+  it('lists a taint the config repeats once on the flavor, as Kueue requires one taint per key and effect', () => {
+    const platform = demoPlatform();
+    const spot = platform.pools.find(p => p.name === 'spot-l4')!;
+    // A repeat, the same taint with an empty value, another effect, a repeat.
+    spot.nodeTaints = [
+      { key: 'gpu.example.com/spot', effect: 'NoSchedule' },
+      { key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' },
+      { key: 'gpu.example.com/spot', value: '', effect: 'NoSchedule' },
+      { key: 'gpu.example.com/spot', value: 'true', effect: 'NoExecute' },
+      { key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' },
+    ];
+    const flavor = find<ResourceFlavor>(
+      renderPlatformManifests(platform),
+      'ResourceFlavor',
+      'spot-l4',
+    );
+    expect(flavor.spec.nodeTaints).toEqual([
+      { key: 'gpu.example.com/spot', effect: 'NoSchedule' },
+      { key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' },
+      { key: 'gpu.example.com/spot', value: 'true', effect: 'NoExecute' },
+    ]);
+    expect(flavor.spec.tolerations).toEqual([
+      { key: 'gpu.example.com/spot', operator: 'Exists', effect: 'NoSchedule' },
+      {
+        key: 'nvidia.com/gpu',
+        operator: 'Equal',
+        value: 'present',
+        effect: 'NoSchedule',
+      },
+      {
+        key: 'gpu.example.com/spot',
+        operator: 'Equal',
+        value: 'true',
+        effect: 'NoExecute',
+      },
+    ]);
+  });
+
   it('ranks WorkloadPriorityClasses with production highest', () => {
     const platform = demoPlatform();
     // production listed first still ranks highest
@@ -374,6 +412,19 @@ describe('renderPlatformManifests', () => {
           p.pools[0].nodeLabels[`example.com/l${i}`] = 'x';
       });
       expect(() => renderPlatformManifests(platform)).toThrow(/at most 8/);
+    });
+
+    it('a pool with two values for one taint key and effect', () => {
+      const platform = platformWith(p => {
+        p.pools[1].nodeTaints.push({
+          key: 'gpu.example.com/spot',
+          value: 'false',
+          effect: 'NoSchedule',
+        });
+      });
+      expect(() => renderPlatformManifests(platform)).toThrow(
+        /Pool spot-l4 has two NoSchedule taints with key gpu.example.com\/spot \(values "true" and "false"\)/,
+      );
     });
 
     it('two pools selecting one device-plugin config name for different settings', () => {

@@ -52,8 +52,12 @@ const DEFAULTS = {
  * it has quota on, floor(GPU-equivalents x units per GPU) of the pool's resource: `nvidia.com/gpu` for whole GPUs;
  * `nvidia.com/gpu` or `nvidia.com/gpu.shared` x R replicas for MPS and time-slicing; `nvidia.com/mig-<profile>` x
  * the layout's count per GPU for MIG. Pools whose resources overlap share a resource group, and every flavor of a
- * group lists every covered resource (0 where the pool has none). Pure and deterministic.
+ * group lists every covered resource (0 where the pool has none). A pool's taints go on its flavor once per key and
+ * effect (Kueue rejects a flavor listing one twice); a repeated taint is dropped. Pure and deterministic.
  *
+ * @throws GpuDomainError `INVALID_CONFIG` for what cannot be rendered, e.g. a pool named like the host flavor, pools
+ *   Kueue cannot tell apart, more than 8 node labels or taints on a pool, two taints of a pool with the same key and
+ *   effect but different values.
  * @public
  */
 export function renderPlatformManifests(

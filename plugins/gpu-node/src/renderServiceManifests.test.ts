@@ -421,6 +421,39 @@ describe('renderServiceManifests', () => {
     });
   });
 
+  it('tolerates each taint of the pool once when the config repeats one', () => {
+    const platform = seed004Platform();
+    const pool = platform.pools.find(p => p.name === 'l4-ondemand')!;
+    pool.nodeTaints = [
+      ...pool.nodeTaints,
+      { key: 'gpu.example.com/maintenance', effect: 'NoExecute' },
+      { key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' },
+      { key: 'gpu.example.com/maintenance', value: '', effect: 'NoExecute' },
+    ];
+    const deployment = ofKind<V1Deployment>(
+      renderServiceManifests(
+        platform,
+        summariserRequest,
+        { tier: 'dedicated', pool: 'l4-ondemand', gpusPerReplica: 1 },
+        options,
+      ),
+      'Deployment',
+    );
+    expect(deployment.spec!.template.spec!.tolerations).toEqual([
+      {
+        key: 'nvidia.com/gpu',
+        operator: 'Equal',
+        value: 'present',
+        effect: 'NoSchedule',
+      },
+      {
+        key: 'gpu.example.com/maintenance',
+        operator: 'Exists',
+        effect: 'NoExecute',
+      },
+    ]);
+  });
+
   it('renders a tier the environment forbids (an approved exception), since policy is checked before', () => {
     const request: ServiceRequest = {
       ...demoRequest,

@@ -27,7 +27,8 @@ import { stableObject } from './stableObject';
  *
  * @throws GpuDomainError for what cannot be rendered: an unknown team, model, environment or pool; a placement the
  *   pool does not offer; a namespace outside the team's; names that are not DNS-1123; out-of-range numbers;
- *   autoscaling an Ollama service; HPA with `minReplicas` 0.
+ *   autoscaling an Ollama service; HPA with `minReplicas` 0; two taints of the pool with the same key and effect but
+ *   different values.
  * @public
  */
 export function renderServiceManifests(

@@ -1,5 +1,6 @@
 import { GpuDomainError, Pool } from '@internal/backstage-plugin-gpu-common';
 import { ownershipLabels } from '../labels';
+import { distinctTaints } from './distinctTaints';
 import { tolerationsFor } from './tolerationsFor';
 import { KueueApiVersion, ResourceFlavor } from './types';
 
@@ -7,21 +8,19 @@ import { KueueApiVersion, ResourceFlavor } from './types';
 const MAX_FLAVOR_ENTRIES = 8;
 
 /**
- * The ResourceFlavor of a pool: its node labels (injected into admitted pods), its node taints and the tolerations
- * for them.
+ * The ResourceFlavor of a pool: its node labels (injected into admitted pods), its node taints (each key and effect
+ * once, see {@link distinctTaints}) and the tolerations for them.
  */
 export function renderResourceFlavor(
   pool: Pick<Pool, 'name' | 'nodeLabels' | 'nodeTaints'>,
   apiVersion: KueueApiVersion,
 ): ResourceFlavor {
   const labelCount = Object.keys(pool.nodeLabels).length;
-  if (
-    labelCount > MAX_FLAVOR_ENTRIES ||
-    pool.nodeTaints.length > MAX_FLAVOR_ENTRIES
-  ) {
+  const taints = distinctTaints(pool);
+  if (labelCount > MAX_FLAVOR_ENTRIES || taints.length > MAX_FLAVOR_ENTRIES) {
     throw new GpuDomainError(
       'INVALID_CONFIG',
-      `Pool ${pool.name} has ${labelCount} node labels and ${pool.nodeTaints.length} taints; ` +
+      `Pool ${pool.name} has ${labelCount} node labels and ${taints.length} taints; ` +
         `a Kueue ResourceFlavor allows at most ${MAX_FLAVOR_ENTRIES} of each`,
     );
   }
@@ -32,17 +31,14 @@ export function renderResourceFlavor(
     spec: {
       nodeLabels: labelCount > 0 ? { ...pool.nodeLabels } : undefined,
       nodeTaints:
-        pool.nodeTaints.length > 0
-          ? pool.nodeTaints.map(t => ({
+        taints.length > 0
+          ? taints.map(t => ({
               key: t.key,
               value: t.value,
               effect: t.effect,
             }))
           : undefined,
-      tolerations:
-        pool.nodeTaints.length > 0
-          ? tolerationsFor(pool.nodeTaints)
-          : undefined,
+      tolerations: taints.length > 0 ? tolerationsFor(taints) : undefined,
     },
   };
 }

@@ -3,6 +3,7 @@ import type {
   V1Deployment,
   V1Volume,
 } from '@kubernetes/client-node';
+import { distinctTaints } from '../kueue/distinctTaints';
 import { tolerationsFor } from '../kueue/tolerationsFor';
 import { DEFAULT_IMAGES, RUNTIME_PORTS } from './defaults';
 import { ollamaContainers } from './ollamaContainers';
@@ -23,6 +24,7 @@ const SHM_SIZE = '2Gi';
 export function renderDeployment(context: ServiceContext): V1Deployment {
   const { request, pool, options } = context;
   const names = serviceObjectNames(request.name);
+  const taints = distinctTaints(pool);
   const labels = workloadLabels(context);
   const claimName = options.modelCache?.existingClaim ?? names.modelCache;
   const volumes: V1Volume[] = [
@@ -79,10 +81,7 @@ export function renderDeployment(context: ServiceContext): V1Deployment {
             Object.keys(pool.nodeLabels).length > 0
               ? { ...pool.nodeLabels }
               : undefined,
-          tolerations:
-            pool.nodeTaints.length > 0
-              ? tolerationsFor(pool.nodeTaints)
-              : undefined,
+          tolerations: taints.length > 0 ? tolerationsFor(taints) : undefined,
           terminationGracePeriodSeconds: 60,
           initContainers,
           containers,

@@ -506,6 +506,15 @@ describe('simulatedGpuNodes', () => {
     expect(new Set(long).size).toBe(long.length);
   });
 
+  it('gives each node a taint the config repeats once (a Node holds one taint per key and effect)', () => {
+    const platform = demoPlatform();
+    const pool = platform.pools[0];
+    pool.nodeTaints = [...pool.nodeTaints, ...pool.nodeTaints];
+    expect(poolNodes(nodesOf(platform), pool.name)[0].spec!.taints).toEqual([
+      { key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' },
+    ]);
+  });
+
   it('is deterministic', () => {
     expect(JSON.stringify(nodesOf(demoPlatform()))).toBe(
       JSON.stringify(nodesOf(demoPlatform())),

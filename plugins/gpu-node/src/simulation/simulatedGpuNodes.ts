@@ -18,6 +18,7 @@ import {
   hostMemoryGiBPerGpuUnit,
   HOST_CPU_PER_GPU_UNIT,
 } from '../hostResources';
+import { distinctTaints } from '../kueue/distinctTaints';
 import { poolResources } from '../kueue/poolResources';
 import { stableName } from '../names/stableName';
 import { stableObject } from '../stableObject';
@@ -202,12 +203,13 @@ function hostCapacity(
  * feature-discovery labels (`nvidia.com/gpu.product`, `nvidia.com/gpu.count`, ...), `kubernetes.io/hostname`,
  * `kubernetes.io/os: linux`, `kubernetes.io/arch: amd64` and `type: kwok` (the pool's labels win over the generated
  * ones, except the hostname); the annotation `kwok.x-k8s.io/node: fake`, which makes kwok manage it; exactly the
- * pool's `nodeTaints` (no kwok taint, which the rendered pods would not tolerate); and equal `status.capacity` and
- * `status.allocatable`. The API server keeps a Node's status only when the Node is created, so create these objects
- * rather than update existing nodes. Pure and deterministic.
+ * pool's `nodeTaints`, each key and effect once (no kwok taint, which the rendered pods would not tolerate); and equal
+ * `status.capacity` and `status.allocatable`. The API server keeps a Node's status only when the Node is created, so
+ * create these objects rather than update existing nodes. Pure and deterministic.
  *
  * @throws GpuDomainError `INVALID_CONFIG` as {@link renderPlatformManifests} does: two pools using one config name for
- *   different configs, a pool's unknown GPU model or MIG profile.
+ *   different configs, a pool's unknown GPU model or MIG profile, two taints of a pool with the same key and effect
+ *   but different values.
  * @public
  */
 export function simulatedGpuNodes(
@@ -232,7 +234,7 @@ export function simulatedGpuNodes(
       ...pool.nodeLabels,
       ...configLabels[pool.name],
     };
-    const taints: V1Taint[] = pool.nodeTaints.map(taint => ({
+    const taints: V1Taint[] = distinctTaints(pool).map(taint => ({
       key: taint.key,
       value: taint.value,
       effect: taint.effect,
