@@ -1,124 +1,28 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import fc from 'fast-check';
 import { parseAllDocuments } from 'yaml';
-import {
-  Platform,
-  ServiceRequest,
-} from '@internal/backstage-plugin-gpu-common';
 import { renderPlatformManifests } from './renderPlatformManifests';
 import { renderServiceManifests } from './renderServiceManifests';
 import { renderTeamManifests } from './renderTeamManifests';
 import { toYaml } from './toYaml';
 import {
   demoPlatform,
-  fittingPlacement,
   placementOf,
   seed000Platform,
   seed004Platform,
   summariserRequest,
 } from './__testUtils__/platforms';
 import { renderableRequest } from './__testUtils__/arbitraries';
+import { renderedScenarios } from './__testUtils__/renderedScenarios';
+import { renderPlatformWithSpread } from './__testUtils__/serviceSpread';
 import { validateEach } from './__testUtils__/validateManifests';
-
-const small = {
-  model: 'llama-3.2-3b',
-  dtype: 'int4',
-  maxModelLen: 1024,
-  concurrency: 2,
-} as const;
-
-const base: ServiceRequest = {
-  name: 'chat',
-  team: 'ml-platform',
-  model: 'llama-3.1-8b',
-  runtime: 'vllm',
-  maxModelLen: 4096,
-  concurrency: 16,
-  replicas: 1,
-  environment: 'dev',
-};
-
-/** A spread of requests over every tier, both runtimes, both autoscalers and production's PodDisruptionBudget. */
-const spread: Array<{ request: ServiceRequest; tier: string; gpus?: number }> =
-  [
-    {
-      tier: 'dedicated',
-      request: {
-        ...base,
-        name: 'prod-chat',
-        environment: 'production',
-        replicas: 2,
-        autoscaling: {
-          minReplicas: 2,
-          maxReplicas: 4,
-          targetQueueDepth: 4,
-          engine: 'hpa',
-        },
-      },
-    },
-    {
-      tier: 'dedicated',
-      gpus: 4,
-      request: {
-        ...base,
-        name: 'big',
-        model: 'llama-3.1-70b',
-        maxModelLen: 8192,
-        autoscaling: {
-          minReplicas: 0,
-          maxReplicas: 2,
-          targetQueueDepth: 8,
-          engine: 'keda',
-        },
-      },
-    },
-    {
-      tier: 'mig',
-      request: { ...base, name: 'mig-chat', environment: 'staging', ...small },
-    },
-    { tier: 'mps', request: { ...base, name: 'mps-chat', ...small } },
-    {
-      tier: 'time-sliced',
-      request: { ...base, name: 'ts-chat', runtime: 'ollama', ...small },
-    },
-    {
-      tier: 'dedicated',
-      request: {
-        ...base,
-        name: 'prod-ollama',
-        runtime: 'ollama',
-        environment: 'production',
-      },
-    },
-  ];
-
-function everything(platform: Platform): KubernetesObject[] {
-  const objects = [
-    ...renderPlatformManifests(platform),
-    ...platform.teams.flatMap(team => renderTeamManifests(platform, team.name)),
-  ];
-  for (const { request, tier, gpus } of spread) {
-    const placement = fittingPlacement(
-      platform,
-      request,
-      s => s.tier === tier && (gpus === undefined || s.gpusPerReplica === gpus),
-    );
-    objects.push(
-      ...renderServiceManifests(platform, request, placement, {
-        serviceId: `id-${request.name}`,
-        huggingFaceTokenSecret: { name: 'hf-token', key: 'token' },
-      }),
-    );
-  }
-  return objects;
-}
 
 const seed004 = seed004Platform();
 const validSets: Record<string, KubernetesObject[]> = {
   'the demo platform, its teams and a spread of services (Kueue v1beta2)':
-    everything(demoPlatform()),
+    renderPlatformWithSpread(demoPlatform()),
   'the demo platform, its teams and a spread of services (Kueue v1beta1)':
-    everything(demoPlatform('kueue.x-k8s.io/v1beta1')),
+    renderPlatformWithSpread(demoPlatform('kueue.x-k8s.io/v1beta1')),
   '40 random valid requests on the demo platform': fc
     .sample(renderableRequest(demoPlatform()), { numRuns: 80, seed: 4 })
     .filter(candidate => candidate !== undefined)
@@ -144,6 +48,9 @@ const validSets: Record<string, KubernetesObject[]> = {
       { serviceId: 'summariser-1' },
     ),
   ],
+  // The same objects serverSideApply.cluster.test.ts dry-runs on a real API server.
+  'the fixture and generated platforms of the server-side apply suite':
+    renderedScenarios().flatMap(scenario => scenario.objects),
 };
 
 const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value));
@@ -204,6 +111,18 @@ const broken: Array<[string, () => KubernetesObject, RegExp]> = [
       return flavor;
     },
     /nodeLabels must NOT have more than 8/,
+  ],
+  [
+    'a ResourceFlavor listing a taint twice (Kueue webhook)',
+    () => {
+      const flavor = pick('ResourceFlavor', 'spot-l4');
+      flavor.spec.nodeTaints.push({
+        ...flavor.spec.nodeTaints[1],
+        value: 'false',
+      });
+      return flavor;
+    },
+    /nodeTaints\[2\] gpu\.example\.com\/spot:NoSchedule: taints must be unique by key and effect pair/,
   ],
   [
     'a WorkloadPriorityClass without a value',

@@ -18,7 +18,11 @@ import {
  * - Core kinds and KEDA: the kubernetes-models validators, plus unknown fields (strict field validation).
  * - Kueue kinds: the `openAPIV3Schema` of the object's version in the CRDs of the pinned Kueue module (with unknown fields
  *   rejected, as `kubectl apply --validate=strict` does), plus the CRDs' CEL rules and Kueue webhook rules the
- *   renderer could break (written out here, since ajv cannot run CEL).
+ *   renderer could break (written out here, since ajv cannot run CEL or Go), e.g. a ResourceFlavor's taints unique by
+ *   key and effect.
+ *
+ * `serverSideApply.cluster.test.ts` checks the same objects against a real API server with Kueue's webhooks; a class
+ * of error found there gets a rule here.
  */
 
 /**
@@ -191,9 +195,25 @@ interface Toleration {
   tolerationSeconds?: number;
 }
 
-/** The ResourceFlavor toleration CEL rules of the CRD. */
-function resourceFlavorRules(spec: { tolerations?: Toleration[] }): string[] {
+/**
+ * The ResourceFlavor toleration CEL rules of the CRD, and the taint rule of Kueue's ResourceFlavor webhook (as for
+ * Nodes: one taint per key and effect).
+ */
+function resourceFlavorRules(spec: {
+  tolerations?: Toleration[];
+  nodeTaints?: Array<{ key: string; value?: string; effect: string }>;
+}): string[] {
   const problems: string[] = [];
+  const taints = new Set<string>();
+  (spec.nodeTaints ?? []).forEach((taint, i) => {
+    const id = `${taint.key}\u0000${taint.effect}`;
+    if (taints.has(id)) {
+      problems.push(
+        `spec.nodeTaints[${i}] ${taint.key}:${taint.effect}: taints must be unique by key and effect pair`,
+      );
+    }
+    taints.add(id);
+  });
   for (const t of spec.tolerations ?? []) {
     if (t.key === undefined && t.operator !== 'Exists') {
       problems.push("operator must be Exists when 'key' is empty");
@@ -230,7 +250,7 @@ function kueueProblems(object: KubernetesObject): string[] {
     problems.push(...clusterQueueRules(spec as ClusterQueueSpec));
   if (object.kind === 'ResourceFlavor')
     problems.push(
-      ...resourceFlavorRules(spec as { tolerations?: Toleration[] }),
+      ...resourceFlavorRules(spec as Parameters<typeof resourceFlavorRules>[0]),
     );
   return problems;
 }
