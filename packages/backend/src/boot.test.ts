@@ -94,4 +94,21 @@ describe('backend boot', () => {
     const body = await res.json();
     expect(body.platform.pools.length).toBeGreaterThan(0);
   });
+
+  it('serves the Kubernetes plugin with no cluster by default (services are dry-run)', async () => {
+    const refresh = await fetch(
+      `${BASE_URL}/api/auth/guest/refresh?env=development`,
+      { headers: { 'x-requested-with': 'XMLHttpRequest' } },
+    );
+    const { backstageIdentity } = await refresh.json();
+    const headers = { authorization: `Bearer ${backstageIdentity.token}` };
+    const clusters = await fetch(`${BASE_URL}/api/kubernetes/clusters`, {
+      headers,
+    });
+    expect(clusters.status).toBe(200);
+    expect(await clusters.json()).toEqual({ items: [] });
+
+    const gpu = await fetch(`${BASE_URL}/api/gpu/platform`, { headers });
+    expect((await gpu.json()).clusters).toEqual([]);
+  });
 });

@@ -1,0 +1,1 @@
+export { kubernetesModule } from './kubernetesModule';
