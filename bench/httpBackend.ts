@@ -22,6 +22,8 @@ export interface BenchBackend {
   /** CPU seconds (user + system) the backend process has used so far; undefined where /proc is unavailable. */
   cpuSeconds(): number | undefined;
   stop(): void;
+  /** Stops the backend and resolves once its process has exited (SIGKILL after `timeoutMs`). */
+  stopAndWait(timeoutMs?: number): Promise<void>;
 }
 
 const CLOCK_TICKS_PER_SECOND = Number(
@@ -60,7 +62,17 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function startBackend(): Promise<BenchBackend> {
+/** What {@link startBackend} adds to app-config.yaml. */
+export interface BenchBackendOptions {
+  /** More config files (paths from the repository root), after app-config.yaml. */
+  configFiles?: string[];
+  /** More config (top-level keys other than `backend`), after those files. */
+  config?: Record<string, unknown>;
+}
+
+export async function startBackend(
+  options: BenchBackendOptions = {},
+): Promise<BenchBackend> {
   const port = await freePort();
   const baseUrl = `http://localhost:${port}`;
   const serviceToken = randomBytes(24).toString('base64url');
@@ -71,6 +83,7 @@ export async function startBackend(): Promise<BenchBackend> {
   writeFileSync(
     configFile,
     JSON.stringify({
+      ...options.config,
       backend: {
         baseUrl,
         listen: { port },
@@ -96,6 +109,10 @@ export async function startBackend(): Promise<BenchBackend> {
       'src/index.ts',
       '--config',
       '../../app-config.yaml',
+      ...(options.configFiles ?? []).flatMap(file => [
+        '--config',
+        resolve(__dirname, '..', file),
+      ]),
       '--config',
       configFile,
     ],
@@ -116,7 +133,12 @@ export async function startBackend(): Promise<BenchBackend> {
   let exitCode: number | null | undefined;
   child.stdout!.on('data', chunk => (log += chunk));
   child.stderr!.on('data', chunk => (log += chunk));
-  child.on('exit', code => (exitCode = code));
+  const exited = new Promise<void>(resolveExit =>
+    child.on('exit', code => {
+      exitCode = code;
+      resolveExit();
+    }),
+  );
   const stop = () => {
     if (child.pid && exitCode === undefined) {
       process.kill(-child.pid, 'SIGTERM');
@@ -160,5 +182,16 @@ export async function startBackend(): Promise<BenchBackend> {
     serviceToken,
     cpuSeconds: () => processCpuSeconds(child.pid!),
     stop,
+    stopAndWait: async (timeoutMs = 15_000) => {
+      if (exitCode !== undefined) return;
+      stop();
+      const timer = setTimeout(() => {
+        if (child.pid && exitCode === undefined) {
+          process.kill(-child.pid, 'SIGKILL');
+        }
+      }, timeoutMs);
+      await exited;
+      clearTimeout(timer);
+    },
   };
 }
