@@ -5,6 +5,7 @@ import {
   AuditEventPageView,
   AuditEventView,
   AuditQuery,
+  GpuServiceDetail,
   GpuServiceView,
   Overview,
   parseUsd,
@@ -31,7 +32,13 @@ import { responseError } from './responseError';
 export class FakeGpuApi implements GpuApi {
   readonly calls: Array<{ method: keyof GpuApi; args: unknown[] }> = [];
   platform: PlatformResponse = { platform, clusters: [] };
-  services = new Map<string, GpuServiceView>();
+  /** Services by id; a plain view is answered with no manifests and no `clusterStatus` (dry-run, GitOps). */
+  services = new Map<string, GpuServiceView | GpuServiceDetail>();
+  /**
+   * Answers of `getService` for an id, one per read, the last one repeated (e.g. a service applied to the cluster:
+   * waiting for Kueue, then admitted, then ready). Each answer also replaces the id's entry in `services`.
+   */
+  serviceAnswers = new Map<string, GpuServiceDetail[]>();
   approvals: ApprovalView[] = [];
   quotas = new Map<string, TeamQuotaView>(
     platform.teams.map(t => [t.name, teamQuota(t.name)]),
@@ -68,8 +75,12 @@ export class FakeGpuApi implements GpuApi {
     });
   }
 
-  async getService(id: string) {
+  async getService(id: string): Promise<GpuServiceDetail> {
     this.record('getService', id);
+    const answers = this.serviceAnswers.get(id);
+    if (answers && answers.length > 0) {
+      this.services.set(id, answers.length > 1 ? answers.shift()! : answers[0]);
+    }
     const service = this.services.get(id);
     if (!service) {
       throw await responseError(
@@ -79,7 +90,7 @@ export class FakeGpuApi implements GpuApi {
         `No GPU service with id ${id}`,
       );
     }
-    return service;
+    return { manifests: [], ...service };
   }
 
   async listApprovals(options?: { state?: ApprovalView['state'] }) {

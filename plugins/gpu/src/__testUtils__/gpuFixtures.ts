@@ -7,6 +7,7 @@ import {
   findPool,
   formatUsd,
   GIB,
+  GpuServiceDetail,
   GpuServiceView,
   MetricsStatus,
   Overview,
@@ -17,6 +18,7 @@ import {
   Platform,
   projectMonthlyCost,
   Recommendation,
+  ServiceClusterStatus,
   ServiceCost,
   ServiceCostSummary,
   ServiceUsage,
@@ -68,6 +70,233 @@ export function summariserService(
     createdAt: '2026-11-01T00:00:00.000Z',
     updatedAt: '2026-11-01T00:00:00.000Z',
     ...overrides,
+  };
+}
+
+/** Cluster the apply-mode fixtures are deployed to. */
+export const CLUSTER = 'gpu-eu';
+
+/** The ReplicaSet of the summariser's Deployment; its pods are named after it. */
+const REPLICA_SET = 'summariser-5d8f7b6c9d';
+const POD_SUFFIXES = [
+  'x7k2p',
+  'q4v9m',
+  'h2c8d',
+  'w6n3t',
+  'b9r5z',
+  'k3f7j',
+  'm8s2l',
+];
+
+/** Name of the summariser's `index`th pod. */
+export function summariserPod(index = 0): string {
+  return `${REPLICA_SET}-${POD_SUFFIXES[index] ?? `p${index}`}`;
+}
+
+/** What Kueue says of a pod of the summariser that does not fit the team's ClusterQueue. */
+export const KUEUE_QUOTA_MESSAGE =
+  "couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor l4-ondemand, 1 more needed";
+
+/** The readiness probe failing while vLLM loads the model, as the kubelet reports it. */
+export const READINESS_PROBE_MESSAGE =
+  'Readiness probe failed: Get "http://10.48.2.17:8000/health": dial tcp 10.48.2.17:8000: connect: connection refused';
+
+/** The backend's error when the cluster does not answer in time. */
+export const UNREADABLE_CLUSTER_ERROR = `The cluster '${CLUSTER}' could not be read: no answer within 5000 ms; the status is the last one stored`;
+
+/**
+ * The summariser in apply mode, as `GET /services/:id` answers it: `status`, `statusReason` and `clusterStatus` as
+ * given (the helpers below give realistic ones).
+ */
+export function appliedSummariser(
+  overrides: Partial<GpuServiceDetail> = {},
+): GpuServiceDetail {
+  return {
+    ...summariserService({
+      status: 'starting',
+      statusReason: 'Applied; waiting for the Deployment to become available',
+      mode: 'apply',
+      cluster: CLUSTER,
+    }),
+    manifests: [],
+    ...overrides,
+  };
+}
+
+/**
+ * Just applied, one replica whose pod Kueue holds back (scheduling gate) because the team's ClusterQueue has no GPU
+ * of the flavor left. `now` is when the cluster was read.
+ */
+export function pendingAdmissionStatus(
+  now: number = Date.now(),
+): ServiceClusterStatus {
+  const pod = summariserPod(0);
+  return {
+    cluster: CLUSTER,
+    observedAt: new Date(now).toISOString(),
+    deployment: {
+      name: 'summariser',
+      namespace: 'ml-serving',
+      exists: true,
+      replicas: 1,
+      currentReplicas: 1,
+      updatedReplicas: 1,
+      readyReplicas: 0,
+      availableReplicas: 0,
+      available: false,
+      reason: '0 of 1 updated replicas available',
+      conditions: [
+        {
+          type: 'Available',
+          status: 'False',
+          reason: 'MinimumReplicasUnavailable',
+          message: 'Deployment does not have minimum availability.',
+        },
+        {
+          type: 'Progressing',
+          status: 'True',
+          reason: 'ReplicaSetUpdated',
+          message: `ReplicaSet "${REPLICA_SET}" is progressing.`,
+        },
+      ],
+    },
+    admission: {
+      state: 'pending',
+      admitted: 0,
+      pending: 1,
+      flavors: {},
+      reason: 'Pending',
+      message: KUEUE_QUOTA_MESSAGE,
+      workloads: [
+        {
+          name: `pod-${pod}-3f9a1`,
+          pod,
+          state: 'pending',
+          reason: 'Pending',
+          message: KUEUE_QUOTA_MESSAGE,
+          podSets: [],
+        },
+      ],
+    },
+    pods: [
+      {
+        name: pod,
+        phase: 'Pending',
+        ready: false,
+        restarts: 0,
+        schedulingGates: ['kueue.x-k8s.io/admission'],
+        reason: 'SchedulingGated',
+        message: 'Scheduling is blocked due to non-empty scheduling gates',
+      },
+    ],
+    warnings: [],
+  };
+}
+
+/**
+ * Admitted by Kueue in the team's ClusterQueue on the l4-ondemand flavor, every pod running on an L4 node. With
+ * `ready` false the pods still load the model (readiness probe failing, the Deployment not available); with `ready`
+ * the Deployment is available and the probe's Warning events of the start are still listed.
+ */
+export function admittedStatus(
+  options: { ready?: boolean; replicas?: number; now?: number } = {},
+): ServiceClusterStatus {
+  const { ready = true, replicas = 1, now = Date.now() } = options;
+  const pods = Array.from({ length: replicas }, (_, i) => summariserPod(i));
+  return {
+    cluster: CLUSTER,
+    observedAt: new Date(now).toISOString(),
+    deployment: {
+      name: 'summariser',
+      namespace: 'ml-serving',
+      exists: true,
+      replicas,
+      currentReplicas: replicas,
+      updatedReplicas: replicas,
+      readyReplicas: ready ? replicas : 0,
+      availableReplicas: ready ? replicas : 0,
+      available: ready,
+      ...(ready
+        ? {}
+        : { reason: `0 of ${replicas} updated replicas available` }),
+      conditions: [
+        ready
+          ? {
+              type: 'Available',
+              status: 'True',
+              reason: 'MinimumReplicasAvailable',
+              message: 'Deployment has minimum availability.',
+            }
+          : {
+              type: 'Available',
+              status: 'False',
+              reason: 'MinimumReplicasUnavailable',
+              message: 'Deployment does not have minimum availability.',
+            },
+        {
+          type: 'Progressing',
+          status: 'True',
+          reason: ready ? 'NewReplicaSetAvailable' : 'ReplicaSetUpdated',
+          message: ready
+            ? `ReplicaSet "${REPLICA_SET}" has successfully progressed.`
+            : `ReplicaSet "${REPLICA_SET}" is progressing.`,
+        },
+      ],
+    },
+    admission: {
+      state: 'admitted',
+      admitted: replicas,
+      pending: 0,
+      clusterQueue: 'gpu-ml-platform',
+      flavors: { 'nvidia.com/gpu': 'l4-ondemand' },
+      workloads: pods.map((pod, i) => ({
+        name: `pod-${pod}-${(0x3f9a1 + i).toString(16)}`,
+        pod,
+        state: 'admitted' as const,
+        clusterQueue: 'gpu-ml-platform',
+        podSets: [
+          {
+            name: 'main',
+            count: 1,
+            flavors: { 'nvidia.com/gpu': 'l4-ondemand' },
+          },
+        ],
+      })),
+    },
+    pods: pods.map((name, i) => ({
+      name,
+      node: `gpu-eu-l4-ondemand-${i}`,
+      phase: 'Running',
+      ready,
+      restarts: 0,
+      schedulingGates: [],
+      ...(ready
+        ? {}
+        : {
+            reason: 'ContainersNotReady',
+            message: 'containers with unready status: [vllm]',
+          }),
+    })),
+    warnings: [
+      {
+        object: { kind: 'Pod', name: pods[0] },
+        reason: 'Unhealthy',
+        message: READINESS_PROBE_MESSAGE,
+        count: 12,
+        lastSeen: new Date(now - (ready ? 3 * 60_000 : 20_000)).toISOString(),
+      },
+    ],
+  };
+}
+
+/** The cluster did not answer in time: only the error, the service's status is the last one stored. */
+export function unreadableStatus(
+  now: number = Date.now(),
+): ServiceClusterStatus {
+  return {
+    cluster: CLUSTER,
+    observedAt: new Date(now).toISOString(),
+    error: UNREADABLE_CLUSTER_ERROR,
   };
 }
 

@@ -5,7 +5,7 @@ import {
   ApprovalView,
   AuditEventPageView,
   AuditQuery,
-  GpuServiceView,
+  GpuServiceDetail,
   Overview,
   PlatformResponse,
   PutTeamQuotaBody,
@@ -30,8 +30,11 @@ export interface GpuApi {
     options?: { signal?: AbortSignal },
   ): Promise<Quote>;
 
-  /** `GET /services/:id`; rejects with a 404 `ResponseError` for an unknown id. */
-  getService(id: string): Promise<GpuServiceView>;
+  /**
+   * `GET /services/:id`: the service with its manifests and, in apply mode, `clusterStatus` read live from the
+   * cluster; rejects with a 404 `ResponseError` for an unknown id.
+   */
+  getService(id: string): Promise<GpuServiceDetail>;
 
   /** `GET /approvals`, oldest first. */
   listApprovals(options?: {

@@ -6,7 +6,7 @@ import {
   ApprovalView,
   AuditEventPageView,
   AuditQuery,
-  GpuServiceView,
+  GpuServiceDetail,
   Overview,
   PlatformResponse,
   PutTeamQuotaBody,
@@ -42,7 +42,7 @@ export class GpuClient implements GpuApi {
     return this.send('POST', '/quote', request, options?.signal);
   }
 
-  async getService(id: string): Promise<GpuServiceView> {
+  async getService(id: string): Promise<GpuServiceDetail> {
     return this.get(`/services/${encodeURIComponent(id)}`);
   }
 

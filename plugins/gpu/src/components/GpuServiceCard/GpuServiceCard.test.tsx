@@ -10,16 +10,29 @@ import {
   formatUsd,
   ServiceCost,
 } from '@internal/backstage-plugin-gpu-common';
-import { configure, screen, waitFor, within } from '@testing-library/react';
+import {
+  act,
+  configure,
+  screen,
+  waitFor,
+  within,
+} from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { gpuApiRef } from '../../api';
 import { FakeGpuApi } from '../../__testUtils__/FakeGpuApi';
 import {
+  admittedStatus,
+  appliedSummariser,
+  KUEUE_QUOTA_MESSAGE,
+  pendingAdmissionStatus,
   platform,
+  READINESS_PROBE_MESSAGE,
   rightSizeRecommendation,
+  summariserPod,
   summariserCost,
   summariserService,
   summariserUsage,
+  unreadableStatus,
   usageWithoutMetrics,
 } from '../../__testUtils__/gpuFixtures';
 import { responseError } from '../../__testUtils__/responseError';
@@ -340,5 +353,318 @@ describe('GpuServiceCard', () => {
     expect(await screen.findByTestId('figure-spot-saving')).toHaveTextContent(
       '$10.44',
     );
+  });
+
+  describe('in the cluster', () => {
+    const kueueReason = `Waiting for Kueue admission: ${KUEUE_QUOTA_MESSAGE}`;
+    const probeReason = `Unhealthy (Pod ${summariserPod(
+      0,
+    )}): ${READINESS_PROBE_MESSAGE}`;
+
+    afterEach(() => {
+      jest.useRealTimers();
+    });
+
+    /** Lets `ms` of fake time pass and the reads it starts settle. */
+    async function elapse(ms: number) {
+      await act(async () => {
+        await jest.advanceTimersByTimeAsync(ms);
+      });
+    }
+
+    const section = () => screen.getByTestId('cluster-status');
+    const chip = () => screen.getByTestId('cluster-status-chip');
+
+    it('says a service waits for Kueue admission, with Kueue message, the gated pod and the replicas', async () => {
+      const api = backend();
+      api.services.set(
+        service.id,
+        appliedSummariser({
+          statusReason: kueueReason,
+          clusterStatus: pendingAdmissionStatus(),
+        }),
+      );
+      await renderCard(api);
+
+      expect(
+        await screen.findByRole('heading', { name: 'In the cluster' }),
+      ).toBeInTheDocument();
+      expect(chip()).toHaveTextContent(
+        /^Starting: waiting for Kueue admission$/,
+      );
+      expect(screen.getByTestId('cluster-status-reason')).toHaveTextContent(
+        kueueReason,
+      );
+      expect(screen.getByTestId('cluster-status-observed')).toHaveTextContent(
+        'Cluster gpu-eu, read just now · refreshes every 5 s while it is starting',
+      );
+      expect(screen.getByTestId('cluster-replicas')).toHaveTextContent(
+        'Replicas available0 of 10 ready, 1 updated; 0 of 1 updated replicas available; Available: False (MinimumReplicasUnavailable)',
+      );
+      expect(screen.getByTestId('cluster-admission')).toHaveTextContent(
+        `Kueue admissionPending${KUEUE_QUOTA_MESSAGE}`,
+      );
+
+      const pods = screen.getByRole('table', { name: 'Pods (1)' });
+      const rows = within(pods).getAllByRole('row');
+      expect(rows).toHaveLength(2);
+      expect(
+        within(rows[1])
+          .getAllByRole('cell')
+          .map(c => c.textContent),
+      ).toEqual([
+        summariserPod(0),
+        'not scheduled (gated by kueue.x-k8s.io/admission)',
+        'Pending (SchedulingGated)',
+        'no',
+        '0',
+      ]);
+      expect(
+        within(section()).queryByTestId('cluster-warnings'),
+      ).not.toBeInTheDocument();
+      // The subheader keeps the plain status.
+      expect(
+        screen.getByText(
+          'dedicated on l4-ondemand · 1 replica, 1 GPU-equivalent · production · starting',
+        ),
+      ).toBeInTheDocument();
+    });
+
+    it('shows a ready service admitted in its ClusterQueue on its flavor, the pod on its node and the warnings of its start', async () => {
+      const api = backend();
+      api.services.set(
+        service.id,
+        appliedSummariser({
+          status: 'ready',
+          statusReason: undefined,
+          clusterStatus: admittedStatus({ ready: true }),
+        }),
+      );
+      await renderCard(api);
+
+      expect(
+        await screen.findByTestId('cluster-status-chip'),
+      ).toHaveTextContent(/^Ready$/);
+      expect(
+        screen.queryByTestId('cluster-status-reason'),
+      ).not.toBeInTheDocument();
+      expect(screen.getByTestId('cluster-status-observed')).toHaveTextContent(
+        /^Cluster gpu-eu, read just now$/,
+      );
+      expect(screen.getByTestId('cluster-replicas')).toHaveTextContent(
+        'Replicas available1 of 1available; 1 ready, 1 updated',
+      );
+      expect(screen.getByTestId('cluster-admission')).toHaveTextContent(
+        'Kueue admissionAdmittedin ClusterQueue gpu-ml-platform on flavor l4-ondemand; 1 workload admitted',
+      );
+      const rows = within(
+        screen.getByRole('table', { name: 'Pods (1)' }),
+      ).getAllByRole('row');
+      expect(
+        within(rows[1])
+          .getAllByRole('cell')
+          .map(c => c.textContent),
+      ).toEqual([
+        summariserPod(0),
+        'gpu-eu-l4-ondemand-0',
+        'Running',
+        'yes',
+        '0',
+      ]);
+
+      const warnings = screen.getByRole('list', {
+        name: 'Recent warnings (1)',
+      });
+      const items = within(warnings).getAllByRole('listitem');
+      expect(items).toHaveLength(1);
+      expect(items[0]).toHaveTextContent(
+        `Unhealthy on Pod ${summariserPod(0)}: ${READINESS_PROBE_MESSAGE}`,
+      );
+      expect(items[0]).toHaveTextContent('12 times, last 3 minutes ago');
+    });
+
+    it('lists a handful of pods and says how many more there are', async () => {
+      const api = backend();
+      api.services.set(
+        service.id,
+        appliedSummariser({
+          status: 'ready',
+          statusReason: undefined,
+          clusterStatus: admittedStatus({ ready: true, replicas: 7 }),
+        }),
+      );
+      await renderCard(api);
+      const pods = await screen.findByRole('table', { name: 'Pods (7)' });
+      expect(within(pods).getAllByRole('row')).toHaveLength(1 + 5);
+      expect(within(pods).getByText(summariserPod(4))).toBeInTheDocument();
+      expect(
+        within(pods).queryByText(summariserPod(5)),
+      ).not.toBeInTheDocument();
+      expect(screen.getByTestId('cluster-pods')).toHaveTextContent(
+        /and 2 more$/,
+      );
+      expect(screen.getByTestId('cluster-admission')).toHaveTextContent(
+        '7 workloads admitted',
+      );
+    });
+
+    it('says when the cluster could not be read and that the status is the last one stored', async () => {
+      const api = backend();
+      api.services.set(
+        service.id,
+        appliedSummariser({
+          status: 'ready',
+          statusReason: undefined,
+          clusterStatus: unreadableStatus(),
+        }),
+      );
+      await renderCard(api);
+
+      expect(
+        await screen.findByText('Warning: The cluster could not be read'),
+      ).toBeInTheDocument();
+      expect(
+        screen.getByText(
+          "The status shown is the last one stored, not what the cluster says now. The cluster 'gpu-eu' could not be read: no answer within 5000 ms.",
+        ),
+      ).toBeInTheDocument();
+      expect(chip()).toHaveTextContent(/^Ready$/);
+      expect(screen.getByTestId('cluster-status-observed')).toHaveTextContent(
+        'Cluster gpu-eu, read attempted just now',
+      );
+      expect(screen.queryByTestId('cluster-pods')).not.toBeInTheDocument();
+      expect(screen.queryByTestId('cluster-replicas')).not.toBeInTheDocument();
+      // The rest of the card does not depend on the cluster.
+      expect(
+        await screen.findByTestId('figure-month-to-date'),
+      ).toHaveTextContent('$280.07');
+    });
+
+    it('has no cluster section for a dry-run service and does not poll it', async () => {
+      jest.useFakeTimers();
+      const api = backend();
+      await renderCard(api);
+      expect(
+        await screen.findByText(
+          'dedicated on l4-ondemand · 1 replica, 1 GPU-equivalent · production · approved (dry-run)',
+        ),
+      ).toBeInTheDocument();
+      expect(
+        screen.queryByRole('heading', { name: 'In the cluster' }),
+      ).not.toBeInTheDocument();
+      await elapse(30_000);
+      expect(api.callsOf('getService')).toHaveLength(1);
+    });
+
+    it('polls every 5 s while starting, shows each step, and stops once the service is ready', async () => {
+      jest.useFakeTimers();
+      const api = backend();
+      api.serviceAnswers.set(service.id, [
+        appliedSummariser({
+          statusReason: kueueReason,
+          clusterStatus: pendingAdmissionStatus(),
+        }),
+        appliedSummariser({
+          statusReason: probeReason,
+          clusterStatus: admittedStatus({ ready: false }),
+        }),
+        appliedSummariser({
+          status: 'ready',
+          statusReason: undefined,
+          clusterStatus: admittedStatus({ ready: true }),
+        }),
+      ]);
+      await renderCard(api);
+      expect(
+        await screen.findByTestId('cluster-status-chip'),
+      ).toHaveTextContent('Starting: waiting for Kueue admission');
+      const readsAtFirst = api.callsOf('getService').length;
+      expect(readsAtFirst).toBe(1);
+
+      await elapse(4_900);
+      expect(api.callsOf('getService')).toHaveLength(1);
+      await elapse(100);
+      await waitFor(() =>
+        expect(chip()).toHaveTextContent(/^Starting: waiting for the rollout$/),
+      );
+      expect(api.callsOf('getService')).toHaveLength(2);
+      expect(screen.getByTestId('cluster-status-reason')).toHaveTextContent(
+        probeReason,
+      );
+      expect(screen.getByTestId('cluster-admission')).toHaveTextContent(
+        'Admitted',
+      );
+      expect(
+        within(screen.getByRole('table', { name: 'Pods (1)' })).getByText(
+          'Running, not ready (ContainersNotReady)',
+        ),
+      ).toBeInTheDocument();
+
+      await elapse(5_000);
+      await waitFor(() => expect(chip()).toHaveTextContent(/^Ready$/));
+      expect(api.callsOf('getService')).toHaveLength(3);
+      expect(
+        screen.getByTestId('cluster-status-observed'),
+      ).not.toHaveTextContent('refreshes');
+
+      await elapse(60_000);
+      expect(api.callsOf('getService')).toHaveLength(3);
+      // Polls do not reload usage and cost.
+      expect(api.callsOf('getServiceUsage')).toEqual([[service.id, '24h']]);
+      expect(api.callsOf('getServiceCost')).toEqual([[service.id, '24h']]);
+    });
+
+    it('keeps the last answer when a poll fails and polls again', async () => {
+      jest.useFakeTimers();
+      const api = backend();
+      api.services.set(
+        service.id,
+        appliedSummariser({
+          status: 'applying',
+          statusReason: undefined,
+          clusterStatus: {
+            ...pendingAdmissionStatus(),
+            admission: undefined,
+            pods: [],
+          },
+        }),
+      );
+      await renderCard(api);
+      expect(
+        await screen.findByTestId('cluster-status-chip'),
+      ).toHaveTextContent('Applying: sending the manifests to the cluster');
+      const getService = api.getService.bind(api);
+      api.getService = jest
+        .fn()
+        .mockRejectedValueOnce(new Error('network down'))
+        .mockImplementation(getService);
+      await elapse(5_000);
+      await waitFor(() =>
+        expect(screen.getByTestId('service-refresh-error')).toHaveTextContent(
+          'Could not refresh the service (network down); showing the previous answer and trying again.',
+        ),
+      );
+      expect(chip()).toHaveTextContent('Applying');
+      api.services.set(
+        service.id,
+        appliedSummariser({
+          status: 'failed',
+          statusReason:
+            'Apply failed: deployments.apps "summariser" is forbidden: exceeded quota: ml-serving-quota',
+          clusterStatus: { ...pendingAdmissionStatus(), pods: [] },
+        }),
+      );
+      await elapse(5_000);
+      await waitFor(() => expect(chip()).toHaveTextContent(/^Failed$/));
+      expect(
+        screen.queryByTestId('service-refresh-error'),
+      ).not.toBeInTheDocument();
+      expect(screen.getByTestId('cluster-status-reason')).toHaveTextContent(
+        'exceeded quota: ml-serving-quota',
+      );
+      const reads = (api.getService as jest.Mock).mock.calls.length;
+      await elapse(30_000);
+      expect((api.getService as jest.Mock).mock.calls.length).toBe(reads);
+    });
   });
 });

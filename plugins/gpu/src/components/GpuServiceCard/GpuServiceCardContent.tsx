@@ -12,6 +12,7 @@ import Typography from '@material-ui/core/Typography';
 import { useState } from 'react';
 import { errorMessage, isNotFound, WindowSelect } from '../shared';
 import { GPU_SERVICE_ID_ANNOTATION } from './annotations';
+import { ClusterStatusSection } from './ClusterStatusSection';
 import { CostFigures } from './CostFigures';
 import { describeService } from './describeService';
 import { MetricsNotice } from './MetricsNotice';
@@ -23,8 +24,9 @@ import { useGpuServiceData } from './useGpuServiceData';
 const TITLE = 'GPU usage and cost';
 
 /**
- * The card's body for one gpu service id: placement, usage charts and figures, cost and recommendations for a
- * window, with a state for each way data can be missing.
+ * The card's body for one gpu service id: placement, what the cluster says (apply mode; read again every few seconds
+ * while the service is applying or starting), usage charts and figures, cost and recommendations for a window, with
+ * a state for each way data can be missing.
  */
 export function GpuServiceCardContent(props: {
   serviceId: string;
@@ -44,14 +46,14 @@ export function GpuServiceCardContent(props: {
     </Box>
   );
 
-  if (service.loading) {
+  if (service.loading && !service.value) {
     return (
       <InfoCard title={TITLE}>
         <Progress />
       </InfoCard>
     );
   }
-  if (service.error) {
+  if (service.error && !service.value) {
     return (
       <InfoCard title={TITLE}>
         {isNotFound(service.error) ? (
@@ -89,6 +91,28 @@ export function GpuServiceCardContent(props: {
 
   return (
     <InfoCard title={TITLE} subheader={describeService(svc)} action={action}>
+      {service.refreshError && (
+        <Typography
+          variant="body2"
+          color="textSecondary"
+          data-testid="service-refresh-error"
+        >
+          Could not refresh the service ({errorMessage(service.refreshError)});
+          showing the previous answer and trying again.
+        </Typography>
+      )}
+      {svc.clusterStatus && (
+        <Box mb={2}>
+          <ClusterStatusSection
+            service={svc}
+            clusterStatus={svc.clusterStatus}
+            polling={service.polling}
+          />
+          <Box mt={2}>
+            <Divider />
+          </Box>
+        </Box>
+      )}
       {figures.loading && <Progress />}
       {!figures.loading && (
         <Grid container spacing={2}>

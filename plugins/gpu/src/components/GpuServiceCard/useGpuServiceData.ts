@@ -1,18 +1,44 @@
 import { useApi } from '@backstage/frontend-plugin-api';
 import {
-  GpuServiceView,
+  GpuServiceDetail,
   ServiceCost,
+  ServiceStatus,
   ServiceUsage,
 } from '@internal/backstage-plugin-gpu-common';
+import { useEffect, useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
 import { gpuApiRef } from '../../api';
 
 /** A value or why it could not be read. */
 export type Outcome<T> = { value: T } | { error: Error };
 
+/** How often the card reads the service again while it is on its way to the cluster. */
+export const SERVICE_POLL_INTERVAL_MS = 5_000;
+
+/** Statuses that change without anyone acting (the apply, Kueue admission, the rollout): the card polls in them. */
+export const POLLED_STATUSES: readonly ServiceStatus[] = [
+  'applying',
+  'starting',
+];
+
+/** Whether the card reads a service in this status again every {@link SERVICE_POLL_INTERVAL_MS}. */
+export function isPolledStatus(status: ServiceStatus): boolean {
+  return POLLED_STATUSES.includes(status);
+}
+
 /** What the card shows, loaded in two steps: the service, then its usage and cost for the window. */
 export interface GpuServiceData {
-  service: { loading: boolean; value?: GpuServiceView; error?: Error };
+  service: {
+    /** True until the first answer; polls keep the previous value on screen. */
+    loading: boolean;
+    value?: GpuServiceDetail;
+    /** The first read failed (nothing to show). */
+    error?: Error;
+    /** A later poll failed: `value` is the previous answer and the card polls again. */
+    refreshError?: Error;
+    /** The card reads the service again in {@link SERVICE_POLL_INTERVAL_MS} (applying or starting). */
+    polling: boolean;
+  };
   figures: {
     loading: boolean;
     usage?: Outcome<ServiceUsage>;
@@ -20,44 +46,84 @@ export interface GpuServiceData {
   };
 }
 
+function asError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(String(reason));
+}
+
 function outcome<T>(result: PromiseSettledResult<T>): Outcome<T> {
   return result.status === 'fulfilled'
     ? { value: result.value }
-    : {
-        error:
-          result.reason instanceof Error
-            ? result.reason
-            : new Error(String(result.reason)),
-      };
+    : { error: asError(result.reason) };
+}
+
+type ServiceState = Omit<GpuServiceData['service'], 'polling'>;
+
+/**
+ * Reads the service and, while it is `applying` or `starting`, reads it again every
+ * {@link SERVICE_POLL_INTERVAL_MS} (after the previous answer, so reads never overlap) until it reaches any other
+ * status. A failed poll keeps the last answer and tries again.
+ */
+function usePolledService(serviceId: string): GpuServiceData['service'] {
+  const gpuApi = useApi(gpuApiRef);
+  const [state, setState] = useState<ServiceState>({ loading: true });
+  useEffect(() => {
+    let cancelled = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let last: GpuServiceDetail | undefined;
+    setState({ loading: true });
+    const read = async () => {
+      try {
+        const value = await gpuApi.getService(serviceId);
+        if (cancelled) return;
+        last = value;
+        setState({ loading: false, value });
+      } catch (reason) {
+        if (cancelled) return;
+        const error = asError(reason);
+        setState(
+          last
+            ? { loading: false, value: last, refreshError: error }
+            : { loading: false, error },
+        );
+      }
+      if (last && isPolledStatus(last.status)) {
+        timer = setTimeout(read, SERVICE_POLL_INTERVAL_MS);
+      }
+    };
+    read();
+    return () => {
+      cancelled = true;
+      if (timer) clearTimeout(timer);
+    };
+  }, [gpuApi, serviceId]);
+  return {
+    ...state,
+    polling: state.value !== undefined && isPolledStatus(state.value.status),
+  };
 }
 
 /**
- * Loads a gpu service and, once it exists, its usage and cost over `usageWindow`. Usage and cost fail independently:
- * cost (allocation) stays on screen when usage cannot be read.
+ * Loads a gpu service (polled while applying or starting) and, once it exists, its usage and cost over
+ * `usageWindow`. Usage and cost fail independently: cost (allocation) stays on screen when usage cannot be read. A
+ * poll does not reload usage and cost.
  */
 export function useGpuServiceData(
   serviceId: string,
   usageWindow: string,
 ): GpuServiceData {
   const gpuApi = useApi(gpuApiRef);
-  const service = useAsync(
-    () => gpuApi.getService(serviceId),
-    [gpuApi, serviceId],
-  );
+  const service = usePolledService(serviceId);
+  const found = service.value !== undefined;
   const figures = useAsync(async () => {
-    if (!service.value) return undefined;
+    if (!found) return undefined;
     const [usage, cost] = await Promise.allSettled([
       gpuApi.getServiceUsage(serviceId, usageWindow),
       gpuApi.getServiceCost(serviceId, usageWindow),
     ]);
     return { usage: outcome(usage), cost: outcome(cost) };
-  }, [gpuApi, serviceId, usageWindow, service.value]);
+  }, [gpuApi, serviceId, usageWindow, found]);
   return {
-    service: {
-      loading: service.loading,
-      value: service.value,
-      error: service.error,
-    },
+    service,
     figures: {
       loading: service.loading || figures.loading,
       usage: figures.value?.usage,

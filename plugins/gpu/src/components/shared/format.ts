@@ -39,3 +39,14 @@ export function formatTime(iso: string): string {
 export function formatRelative(iso: string): string {
   return DateTime.fromISO(iso).toRelative() ?? iso;
 }
+
+/**
+ * How long ago an ISO time was, never in the future (a clock a little ahead of the browser's reads as now):
+ * `just now` under ten seconds, else `5 minutes ago`.
+ */
+export function formatAge(iso: string, now: number = Date.now()): string {
+  const at = DateTime.fromISO(iso);
+  if (!at.isValid) return iso;
+  if (now - at.toMillis() < 10_000) return 'just now';
+  return at.toRelative({ base: DateTime.fromMillis(now) }) ?? iso;
+}

@@ -1,5 +1,6 @@
 export { errorMessage, isNotFound } from './errorMessage';
 export {
+  formatAge,
   formatGib,
   formatGpuEquivalents,
   formatPercent,
