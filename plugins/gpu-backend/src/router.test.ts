@@ -1,16 +1,15 @@
-import { createServiceFactory } from '@backstage/backend-plugin-api';
 import {
   mockCredentials,
   mockServices,
   startTestBackend,
 } from '@backstage/backend-test-utils';
-import { coreServices } from '@backstage/backend-plugin-api';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
 import fc from 'fast-check';
 import request from 'supertest';
 import { summariserRequest } from '@internal/backstage-plugin-gpu-common/testUtils';
 import { gpuPlugin } from './plugin';
+import { userInGroups } from './__testUtils__/userInGroups';
 
 const summariser = {
   ...summariserRequest,
@@ -18,24 +17,12 @@ const summariser = {
   pool: 'l4-ondemand',
 };
 
-function userInfoWithGroups(groups: string[]) {
-  return createServiceFactory({
-    service: coreServices.userInfo,
-    deps: {},
-    factory: () =>
-      mockServices.userInfo({
-        userEntityRef: mockCredentials.user().principal.userEntityRef,
-        ownershipEntityRefs: groups.map(g => `group:default/${g}`),
-      }),
-  });
-}
-
 async function start(options: { groups?: string[]; allow?: boolean } = {}) {
   const { server } = await startTestBackend({
     features: [
       gpuPlugin,
       mockServices.rootConfig.factory({ data: { gpu: demoPlatformConfig } }),
-      userInfoWithGroups(options.groups ?? ['ml-platform', 'platform-team']),
+      userInGroups(options.groups ?? ['ml-platform', 'platform-team']),
       ...(options.allow === false
         ? [
             mockServices.permissions.mock({
