@@ -1,1 +1,3 @@
 export { describeOnLocalCluster, localClusterKubeconfig } from './localCluster';
+export { describeObject, RawKubernetesClient } from './RawKubernetesClient';
+export type { RawResponse } from './RawKubernetesClient';
