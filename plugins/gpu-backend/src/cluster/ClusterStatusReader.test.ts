@@ -89,7 +89,7 @@ describe('ClusterStatusReader', () => {
         available: false,
         currentReplicas: 0,
         readyReplicas: 0,
-        // A real API server creates it without status; the controller has not written one yet.
+        // A real API server creates it with an empty status; the controller has not written one yet.
         reason: 'the Deployment controller has not yet observed generation 1',
         conditions: [],
       }),

@@ -182,9 +182,28 @@ const DISCOVERY: Record<string, ResourceInfo[]> = {
   ],
 };
 
+/** Group versions of built-in kinds; the others are custom resources (Kueue's). */
+const BUILT_IN = new Set(['v1', 'apps/v1', 'policy/v1']);
+
+/** Built-in kinds without `metadata.generation` (custom resources always have one). */
+const WITHOUT_GENERATION = new Set([
+  'ConfigMap',
+  'Event',
+  'Namespace',
+  'PersistentVolumeClaim',
+  'Service',
+]);
+
+function hasGeneration(kind: string) {
+  return !WITHOUT_GENERATION.has(kind);
+}
+
 /**
- * Fields a real API server adds on create, so drift detection has to ignore them. No `status`: the API server
- * creates objects without one; controllers (here: the test, with `put`) write it.
+ * Fields a real API server adds on create (defaults, admission), so drift detection has to ignore them, as
+ * fakeApiContract.cluster.test.ts checks them against a real server: the spec fields it defaults and the `status` a
+ * built-in kind is created with (empty or initial; controllers, here the test with `put`, write the rest). Custom
+ * resources (Kueue's) are created without a status. Nested defaults (pod template, container fields) are not
+ * modelled.
  */
 function serverDefaults(kind: string): Record<string, unknown> {
   if (kind === 'Deployment') {
@@ -192,14 +211,79 @@ function serverDefaults(kind: string): Record<string, unknown> {
       spec: {
         progressDeadlineSeconds: 600,
         revisionHistoryLimit: 10,
-        strategy: { type: 'RollingUpdate' },
+        strategy: {
+          type: 'RollingUpdate',
+          rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' },
+        },
       },
+      status: {},
     };
   }
   if (kind === 'Service') {
-    return { spec: { clusterIP: '10.0.0.12', type: 'ClusterIP' } };
+    return {
+      spec: {
+        clusterIP: '10.96.0.12',
+        clusterIPs: ['10.96.0.12'],
+        internalTrafficPolicy: 'Cluster',
+        ipFamilies: ['IPv4'],
+        ipFamilyPolicy: 'SingleStack',
+        sessionAffinity: 'None',
+        type: 'ClusterIP',
+      },
+      status: { loadBalancer: {} },
+    };
+  }
+  if (kind === 'PersistentVolumeClaim') {
+    return {
+      // The StorageObjectInUseProtection admission plugin's finalizer.
+      metadata: { finalizers: ['kubernetes.io/pvc-protection'] },
+      // The DefaultStorageClass admission plugin sets the cluster's default class (the local cluster's is
+      // kwok-volume).
+      spec: { storageClassName: 'standard', volumeMode: 'Filesystem' },
+      status: { phase: 'Pending' },
+    };
+  }
+  if (kind === 'Event') {
+    return {
+      eventTime: null,
+      firstTimestamp: null,
+      lastTimestamp: null,
+      reportingComponent: '',
+      reportingInstance: '',
+    };
+  }
+  if (kind === 'LocalQueue') {
+    return { spec: { stopPolicy: 'None' } };
   }
   return {};
+}
+
+/**
+ * A sketch of the `fieldsV1` of a server-side apply: the applied maps field by field (`f:<key>`), lists as a whole
+ * (a real server keys list items by their schema's list keys).
+ */
+function fieldsOf(applied: unknown): Record<string, unknown> {
+  if (
+    typeof applied !== 'object' ||
+    applied === null ||
+    Array.isArray(applied)
+  ) {
+    return {};
+  }
+  return Object.fromEntries(
+    Object.entries(applied).map(([key, value]) => [
+      `f:${key}`,
+      fieldsOf(value),
+    ]),
+  );
+}
+
+function appliedFields(body: Record<string, any>): Record<string, unknown> {
+  const { apiVersion: _a, kind: _k, metadata = {}, ...rest } = body;
+  const { name: _n, namespace: _ns, ...ownMetadata } = metadata;
+  return fieldsOf(
+    Object.keys(ownMetadata).length ? { metadata: ownMetadata, ...rest } : rest,
+  );
 }
 
 function deepMerge(base: unknown, patch: unknown): unknown {
@@ -236,11 +320,13 @@ function status(code: number, reason: string, message: string) {
 
 /**
  * An in-memory Kubernetes API server for msw: API discovery, server-side apply
- * (no-op applies keep the resourceVersion; `metadata.generation` starts at 1 and grows when `spec` changes), get,
+ * (no-op applies keep the resourceVersion; `metadata.generation`, on the kinds that have one, starts at 1 and grows
+ * when `spec` changes; `managedFields` get the field manager's Apply entry), get,
  * list by label selector (equality and set-based) and field selector (the fields the real server supports per
  * kind, else 400), paged with `limit` and `continue`, and delete, with injectable faults and held requests.
  * Requests it does not know get the 404 a real server sends. Controllers' work (Deployment status, pods,
- * ReplicaSets, Kueue Workloads, events) is written by the test with `put`.
+ * ReplicaSets, Kueue Workloads, events) is written by the test with `put`. fakeApiContract.cluster.test.ts makes
+ * the same calls against it and a real API server and compares the answers.
  */
 export function fakeKubernetesApi(baseUrl: string) {
   const requests: RecordedRequest[] = [];
@@ -339,9 +425,16 @@ export function fakeKubernetesApi(baseUrl: string) {
         'the server could not find the requested resource',
       );
     }
-    const key = new URL(request.url).pathname;
+    const url = new URL(request.url);
+    const key = url.pathname;
+    // A real server names the resource with its group: `deployments.apps "x" not found`.
+    const group = groupVersion.includes('/') ? groupVersion.split('/')[0] : '';
     const notFound = () =>
-      status(404, 'NotFound', `${resource.name} "${name}" not found`);
+      status(
+        404,
+        'NotFound',
+        `${resource.name}${group ? `.${group}` : ''} "${name}" not found`,
+      );
 
     if (request.method === 'PATCH') {
       if (entry.contentType !== 'application/apply-patch+yaml') {
@@ -373,13 +466,31 @@ export function fakeKubernetesApi(baseUrl: string) {
       const specChanged =
         !existing ||
         JSON.stringify(existing.live.spec) !== JSON.stringify(live.spec);
+      const manager = url.searchParams.get('fieldManager') ?? '';
       live.metadata = {
         ...live.metadata,
         uid: existing?.live.metadata?.uid ?? randomUUID(),
         resourceVersion: String(resourceVersion),
-        generation: specChanged ? generation + 1 : generation,
+        ...(hasGeneration(resource.kind)
+          ? { generation: specChanged ? generation + 1 : generation }
+          : {}),
         creationTimestamp:
           existing?.live.metadata?.creationTimestamp ?? '2025-01-01T00:00:00Z',
+        // This apply's entry replaces the manager's previous one; other managers' entries stay.
+        managedFields: [
+          ...(existing?.live.metadata?.managedFields ?? []).filter(
+            (f: { manager?: string; operation?: string }) =>
+              !(f.manager === manager && f.operation === 'Apply'),
+          ),
+          {
+            manager,
+            operation: 'Apply',
+            apiVersion: groupVersion,
+            time: '2025-01-01T00:00:00Z',
+            fieldsType: 'FieldsV1',
+            fieldsV1: appliedFields(body),
+          },
+        ],
       };
       objects.set(key, { applied, live });
       return HttpResponse.json(live, { status: existing ? 200 : 201 });
@@ -462,8 +573,12 @@ export function fakeKubernetesApi(baseUrl: string) {
       : 0;
     const page = limit > 0 ? all.slice(offset, offset + limit) : all;
     const next = limit > 0 && offset + limit < all.length;
-    // A real list omits apiVersion and kind on its items.
-    const items = page.map(({ apiVersion: _a, kind: _k, ...item }) => item);
+    // A real list of a built-in kind omits apiVersion and kind on its items; one of custom resources keeps them.
+    const items = BUILT_IN.has(groupVersion)
+      ? page.map(({ apiVersion: _a, kind: _k, ...item }) => item)
+      : page;
+    // A list filtered by a selector has no remainingItemCount.
+    const filtered = labels.length > 0 || fields.length > 0;
     return HttpResponse.json({
       apiVersion: groupVersion,
       kind: `${resource.kind}List`,
@@ -474,7 +589,9 @@ export function fakeKubernetesApi(baseUrl: string) {
               continue: Buffer.from(String(offset + limit)).toString(
                 'base64url',
               ),
-              remainingItemCount: all.length - offset - limit,
+              ...(filtered
+                ? {}
+                : { remainingItemCount: all.length - offset - limit }),
             }
           : {}),
       },
@@ -609,7 +726,9 @@ export function fakeKubernetesApi(baseUrl: string) {
         ...live.metadata,
         uid: live.metadata.uid ?? randomUUID(),
         resourceVersion: String(resourceVersion),
-        generation: live.metadata.generation ?? 1,
+        ...(hasGeneration(object.kind)
+          ? { generation: live.metadata.generation ?? 1 }
+          : {}),
         creationTimestamp:
           live.metadata.creationTimestamp ?? new Date().toISOString(),
       };
