@@ -16,7 +16,9 @@ import { DatabaseGpuStore } from './database';
 import { createRouter } from './router';
 import { createQuoteService } from './services/QuoteService';
 import { seedQuotas } from './services/seedQuotas';
+import { InterruptedApplyResumer } from './services/InterruptedApplyResumer';
 import { ServiceManager } from './services/ServiceManager';
+import { ServiceStatusRefresher } from './services/ServiceStatusRefresher';
 import {
   readStatusSettings,
   scheduleStatusTasks,
@@ -88,16 +90,26 @@ export const gpuPlugin = createBackendPlugin({
           quotes,
           target,
           applier,
+          logger,
+        });
+        const statuses = new ServiceStatusRefresher({
+          store,
           statusReader,
           logger,
           statusReadTimeoutMs: statusSettings.readTimeoutMs,
+        });
+        const resumer = new InterruptedApplyResumer({
+          services,
+          store,
+          logger,
           resumeAfterMs: statusSettings.resumeAfterMs,
           resumeAttempts: statusSettings.resumeAttempts,
         });
         if (applier) {
           await scheduleStatusTasks({
             scheduler,
-            services,
+            statuses,
+            resumer,
             settings: statusSettings,
             logger,
           });
@@ -133,6 +145,7 @@ export const gpuPlugin = createBackendPlugin({
             quotes,
             store,
             services,
+            statuses,
             clusters: clusterConfig.list(),
             usage,
           }),

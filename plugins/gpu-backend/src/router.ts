@@ -29,6 +29,7 @@ import { ClusterTarget } from './cluster';
 import { GpuStore, SERVICE_STATUSES, ServiceRecord } from './database';
 import { QuoteService } from './services/QuoteService';
 import { ServiceManager } from './services/ServiceManager';
+import { ServiceStatusRefresher } from './services/ServiceStatusRefresher';
 import { createUsageRouter } from './routes/usageRouter';
 import { UsageService } from './usage';
 import {
@@ -46,6 +47,8 @@ export interface RouterOptions {
   quotes: QuoteService;
   store: GpuStore;
   services: ServiceManager;
+  /** Reads the cluster status of a service for `GET /services/:id`. */
+  statuses: ServiceStatusRefresher;
   clusters: ClusterTarget[];
   /** Usage and cost (Prometheus metrics, cost, recommendations); its routes are mounted when given. */
   usage?: UsageService;
@@ -129,6 +132,7 @@ export async function createRouter(
     quotes,
     store,
     services,
+    statuses,
     clusters,
   } = options;
   const router = Router();
@@ -243,7 +247,7 @@ export async function createRouter(
     await httpAuth.credentials(req, { allow: ['user', 'service'] });
     // In apply mode, read live from the cluster (bounded by the status read timeout; a cluster that cannot be read
     // gives the stored status and `clusterStatus.error`), storing the status it implies.
-    const { service, clusterStatus } = await services.refreshStatus(
+    const { service, clusterStatus } = await statuses.refreshStatus(
       req.params.id,
     );
     const detail: GpuServiceDetail = {

@@ -20,9 +20,13 @@ import { createQuoteService } from './QuoteService';
 import { seedQuotas } from './seedQuotas';
 import {
   APPLY_RESUME_ACTOR,
-  ServiceManager,
+  InterruptedApplyResumer,
+} from './InterruptedApplyResumer';
+import { ServiceManager } from './ServiceManager';
+import {
+  ServiceStatusRefresher,
   STATUS_REFRESH_ACTOR,
-} from './ServiceManager';
+} from './ServiceStatusRefresher';
 
 jest.setTimeout(60_000);
 
@@ -63,24 +67,35 @@ describe.each(databases.eachSupportedId())('ServiceManager on %p', id => {
       database: mockServices.database({ knex }),
     });
     const factory = new KubernetesClientFactory({ requestTimeoutMs: 2_000 });
+    const manager = new ServiceManager({
+      platform,
+      store,
+      quotes: createQuoteService({ platform, store }),
+      target,
+      applier: createClusterApplier({
+        target,
+        factory,
+        retry: { maxAttempts: 2, sleep: async () => {} },
+      }),
+      logger,
+    });
     return {
       store,
-      manager: new ServiceManager({
-        platform,
+      manager,
+      statuses: new ServiceStatusRefresher({
         store,
-        quotes: createQuoteService({ platform, store }),
-        target,
-        applier: createClusterApplier({
-          target,
-          factory,
-          retry: { maxAttempts: 2, sleep: async () => {} },
-        }),
         statusReader: createClusterStatusReader({
           target,
           factory,
           kueueApiVersion: 'kueue.x-k8s.io/v1beta2',
           requestTimeoutMs: 2_000,
         }),
+        logger,
+        now: options.clock,
+      }),
+      resumer: new InterruptedApplyResumer({
+        services: manager,
+        store,
         logger,
         resumeAfterMs: RESUME_AFTER_MS,
         resumeAttempts: 2,
@@ -138,15 +153,15 @@ describe.each(databases.eachSupportedId())('ServiceManager on %p', id => {
   }
 
   it('moves starting to ready once, however many replicas refresh at the same time', async () => {
-    const { manager, store, available } = await setup();
+    const { manager, statuses, store, available } = await setup();
     const { service } = await manager.create({ request: devSummariser }, USER);
     expect(service.status).toBe('starting');
     available();
 
     const others = await Promise.all([replica(), replica()]);
     const results = await Promise.all([
-      manager.refreshStatus(service.id),
-      ...others.map(o => o.manager.refreshStatus(service.id)),
+      statuses.refreshStatus(service.id),
+      ...others.map(o => o.statuses.refreshStatus(service.id)),
     ]);
     expect(results.filter(r => r.changed)).toHaveLength(1);
     expect(results.map(r => r.service.status)).toEqual([
@@ -162,7 +177,7 @@ describe.each(databases.eachSupportedId())('ServiceManager on %p', id => {
   });
 
   it('refreshes every starting and ready service, and changes none while the cluster cannot be read', async () => {
-    const { manager, store, api, available } = await setup();
+    const { manager, statuses, store, api, available } = await setup();
     const { service: first } = await manager.create(
       { request: devSummariser },
       USER,
@@ -182,7 +197,7 @@ describe.each(databases.eachSupportedId())('ServiceManager on %p', id => {
         "couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor l4-ondemand, 1 more needed",
     });
 
-    expect(await manager.refreshStatuses()).toEqual({
+    expect(await statuses.refreshStatuses()).toEqual({
       checked: 2,
       changed: expect.arrayContaining([first.id, second.id]),
       unreadable: [],
@@ -203,24 +218,24 @@ describe.each(databases.eachSupportedId())('ServiceManager on %p', id => {
         times: 5,
       });
     }
-    const down = await manager.refreshStatuses();
+    const down = await statuses.refreshStatuses();
     expect(down.changed).toEqual([]);
     expect([...down.unreadable].sort()).toEqual([first.id, second.id].sort());
     expect((await store.getService(first.id))!.status).toBe('ready');
   });
 
   it('never writes a refresh computed before a delete or a re-apply', async () => {
-    const { manager, store, api, available } = await setup();
+    const { manager, statuses, store, api, available } = await setup();
     const { service } = await manager.create({ request: devSummariser }, USER);
     available();
     // The events list is the last read of a refresh: hold it, so the refresh has already seen the Deployment available.
-    await manager.readClusterStatus(service);
+    await statuses.readClusterStatus(service);
     const eventsPath = api.requests.find(r =>
       r.path.startsWith(`/api/v1/namespaces/${TEAM}/events?`),
     )!.path;
 
     let hold = api.hold('GET', eventsPath);
-    const staleBeforeDelete = manager.refreshStatus(service.id);
+    const staleBeforeDelete = statuses.refreshStatus(service.id);
     await hold.reached;
     const deleted = await manager.teardown(service.id, USER);
     expect(deleted.status).toBe('deleted');
@@ -237,7 +252,7 @@ describe.each(databases.eachSupportedId())('ServiceManager on %p', id => {
     );
     available();
     hold = api.hold('GET', eventsPath);
-    const staleBeforeChange = manager.refreshStatus(second.id);
+    const staleBeforeChange = statuses.refreshStatus(second.id);
     await hold.reached;
     const changed = await manager.update(second.id, { replicas: 2 }, USER);
     expect(changed.service.status).toBe('starting');
@@ -252,7 +267,7 @@ describe.each(databases.eachSupportedId())('ServiceManager on %p', id => {
       `applying->starting (${USER})`,
     ]);
     // The next refresh reads the new version: two replicas wanted, one available, so still starting.
-    const next = await manager.refreshStatus(second.id);
+    const next = await statuses.refreshStatus(second.id);
     expect(next.service).toMatchObject({
       status: 'starting',
       statusReason: expect.stringMatching(/^Waiting for the Deployment: /),
@@ -270,7 +285,7 @@ describe.each(databases.eachSupportedId())('ServiceManager on %p', id => {
 
     // Not yet stale: nobody touches it.
     const early = await replica();
-    expect(await early.manager.resumeInterruptedApplies()).toEqual({
+    expect(await early.resumer.resumeInterruptedApplies()).toEqual({
       resumed: [],
       gaveUp: [],
     });
@@ -282,8 +297,8 @@ describe.each(databases.eachSupportedId())('ServiceManager on %p', id => {
       replica({ clock: later }),
     ]);
     const summaries = await Promise.all([
-      a.manager.resumeInterruptedApplies(),
-      b.manager.resumeInterruptedApplies(),
+      a.resumer.resumeInterruptedApplies(),
+      b.resumer.resumeInterruptedApplies(),
     ]);
     expect(summaries.flatMap(s => s.resumed)).toEqual([
       { id: applying.id, status: 'starting' },
@@ -337,7 +352,7 @@ describe.each(databases.eachSupportedId())('ServiceManager on %p', id => {
     const later = await replica({
       clock: () => new Date(Date.now() + RESUME_AFTER_MS + 1_000),
     });
-    expect(await later.manager.resumeInterruptedApplies()).toEqual({
+    expect(await later.resumer.resumeInterruptedApplies()).toEqual({
       resumed: [],
       gaveUp: [current.id],
     });

@@ -1,12 +1,10 @@
 import { LoggerService } from '@backstage/backend-plugin-api';
-import { ConflictError, NotFoundError } from '@backstage/errors';
+import { ConflictError } from '@backstage/errors';
 import {
   CreateServiceBody,
   QuoteOption,
   Platform,
-  ServiceClusterStatus,
   ServiceRequest,
-  ServiceStatus,
   UpdateServiceBody,
   validateServiceRequest,
 } from '@internal/backstage-plugin-gpu-common';
@@ -14,15 +12,9 @@ import {
   OWNERSHIP_LABELS,
   renderServiceManifests,
   renderTeamManifests,
-  serviceObjectNames,
 } from '@internal/backstage-plugin-gpu-node';
 import { KubernetesObject } from '@kubernetes/client-node';
-import {
-  ClusterApplier,
-  ClusterStatusReader,
-  ClusterTarget,
-  OwnedKind,
-} from '../cluster';
+import { ClusterApplier, ClusterTarget, OwnedKind } from '../cluster';
 import {
   AdmissionPolicy,
   ApprovalRecord,
@@ -35,20 +27,11 @@ import {
 import { renderTeamQueueDependencies } from '../reconciler/renderKueueObjects';
 import { chooseOption, placementOf } from './chooseOption';
 import { QuoteService } from './QuoteService';
-import {
-  APPLIED_REASON,
-  decideStatus,
-  REFRESHED_STATUSES,
-} from './statusTransition';
+import { compareAndSet, getService } from './serviceStatusWrite';
+import { APPLIED_REASON } from './statusTransition';
 
 /** The id a {@link ServiceManager.preview} answers with. */
 export const PREVIEW_ID = 'dry-run';
-
-/** Actor of the status changes the cluster's state causes (audit trail). */
-export const STATUS_REFRESH_ACTOR = 'system:gpu-status-refresh';
-
-/** Actor of resumed (and given up) interrupted applies (audit trail). */
-export const APPLY_RESUME_ACTOR = 'system:gpu-apply-resume';
 
 /** Start of the reason of a service whose teardown failed. */
 const TEARDOWN_FAILED = 'Teardown failed';
@@ -57,18 +40,6 @@ const TEARDOWN_FAILED = 'Teardown failed';
 const LEFTOVERS =
   'Deleted, but objects applied while it was being deleted may remain';
 
-/** Services the scheduled refresh reads at the same time. */
-const REFRESH_BATCH = 4;
-
-/** Statuses in which a service in apply mode may have objects in its cluster, so its cluster status is read. */
-const IN_CLUSTER_STATUSES: ServiceStatus[] = [
-  'applying',
-  'starting',
-  'ready',
-  'failed',
-  'deleting',
-];
-
 /** Collaborators and settings of {@link ServiceManager}. */
 export interface ServiceManagerOptions {
   platform: Platform;
@@ -76,60 +47,16 @@ export interface ServiceManagerOptions {
   quotes: QuoteService;
   target: ClusterTarget;
   applier?: ClusterApplier;
-  /** Reads the cluster status of services in apply mode (same cluster as the applier). */
-  statusReader?: ClusterStatusReader;
   logger: LoggerService;
-  /** Longest wait for one live status read; 5 s when omitted. */
-  statusReadTimeoutMs?: number;
-  /** An `applying` service not written for this long was interrupted and is resumed; 2 minutes when omitted. */
-  resumeAfterMs?: number;
-  /** Resumes of one interrupted apply before the service becomes `failed`; 3 when omitted. */
-  resumeAttempts?: number;
-  /** Clock (tests). */
-  now?: () => Date;
 }
 
-/** Outcome of {@link ServiceManager.refreshStatus}. */
-export interface StatusRefresh {
-  /** The service after the refresh (changed or not). */
-  service: ServiceRecord;
-  /** What the cluster says; undefined for services that have nothing in a cluster Backstage reads. */
-  clusterStatus?: ServiceClusterStatus;
-  /** Whether this refresh changed the stored status or reason. */
-  changed: boolean;
-}
-
-/** Outcome of {@link ServiceManager.refreshStatuses}. */
-export interface StatusRefreshSummary {
-  /** `starting` and `ready` services read. */
-  checked: number;
-  /** Ids of the services whose status or reason changed. */
-  changed: string[];
-  /** Ids of the services whose cluster could not be read (status unchanged). */
-  unreadable: string[];
-}
-
-/** Outcome of {@link ServiceManager.resumeInterruptedApplies}. */
-export interface ApplyResumeSummary {
-  /** Services this call claimed and applied again, with the status they ended in. */
-  resumed: { id: string; status: ServiceStatus }[];
-  /** Services interrupted too often, now `failed`. */
-  gaveUp: string[];
-}
-
-/** Creates, changes, deploys and tears down GPU model services; the one place that decides, records and applies. */
+/**
+ * The lifecycle of GPU model services: creates, previews, changes, deploys (applies), retries and tears them down;
+ * the one place that decides, records and applies. Reading their cluster status is `ServiceStatusRefresher`;
+ * resuming interrupted applies is `InterruptedApplyResumer`.
+ */
 export class ServiceManager {
-  private readonly statusReadTimeoutMs: number;
-  private readonly resumeAfterMs: number;
-  private readonly resumeAttempts: number;
-  private readonly now: () => Date;
-
-  constructor(private readonly options: ServiceManagerOptions) {
-    this.statusReadTimeoutMs = options.statusReadTimeoutMs ?? 5_000;
-    this.resumeAfterMs = options.resumeAfterMs ?? 120_000;
-    this.resumeAttempts = options.resumeAttempts ?? 3;
-    this.now = options.now ?? (() => new Date());
-  }
+  constructor(private readonly options: ServiceManagerOptions) {}
 
   async create(
     body: CreateServiceBody,
@@ -236,11 +163,7 @@ export class ServiceManager {
   }
 
   async get(id: string): Promise<ServiceRecord> {
-    const service = await this.options.store.getService(id);
-    if (!service) {
-      throw new NotFoundError(`No GPU service with id ${id}`);
-    }
-    return service;
+    return getService(this.options.store, id);
   }
 
   async update(id: string, change: UpdateServiceBody, actor: string) {
@@ -367,199 +290,18 @@ export class ServiceManager {
     );
   }
 
-  /**
-   * Reads what the cluster says about a service in apply mode, within the status read timeout. Undefined for
-   * services with nothing in a cluster Backstage reads (dry-run, GitOps, not yet applied, deleted). A cluster that
-   * cannot be read in time gives `{ cluster, observedAt, error }`, never an exception.
-   */
-  async readClusterStatus(
-    service: ServiceRecord,
-  ): Promise<ServiceClusterStatus | undefined> {
-    const { statusReader, logger } = this.options;
-    if (
-      !statusReader ||
-      service.mode !== 'apply' ||
-      !IN_CLUSTER_STATUSES.includes(service.status) ||
-      (service.cluster !== undefined &&
-        service.cluster !== statusReader.cluster)
-    ) {
-      return undefined;
-    }
-    const observedAt = this.now().toISOString();
-    try {
-      return await withTimeout(
-        statusReader.read({
-          serviceId: service.id,
-          namespace: service.namespace,
-          deployment: serviceObjectNames(service.request.name).deployment,
-        }),
-        this.statusReadTimeoutMs,
-        `no answer within ${this.statusReadTimeoutMs} ms`,
-      );
-    } catch (error) {
-      logger.warn('Reading the cluster status of a GPU service failed', {
-        serviceId: service.id,
-        cluster: statusReader.cluster,
-        error: String(error),
-      });
-      return {
-        cluster: statusReader.cluster,
-        observedAt,
-        error: `The cluster '${statusReader.cluster}' could not be read: ${
-          (error as Error).message
-        }; the status is the last one stored`,
-      };
-    }
-  }
-
-  /**
-   * Reads the service's cluster status and, for a `starting` or `ready` service, stores what it implies: `ready`
-   * when the Deployment is available, else `starting` with why (Kueue's pending message, a failing pod, ...). The
-   * write is conditional on the status and `updatedAt` it was computed from, so a service changed, re-applied or
-   * deleted meanwhile is left alone. Used by `GET /services/:id` and the scheduled refresh.
-   */
-  async refreshStatus(
-    id: string,
-    actor: string = STATUS_REFRESH_ACTOR,
-  ): Promise<StatusRefresh> {
-    const service = await this.get(id);
-    const clusterStatus = await this.readClusterStatus(service);
-    if (!clusterStatus || !REFRESHED_STATUSES.includes(service.status)) {
-      return { service, clusterStatus, changed: false };
-    }
-    const change = decideStatus(service, clusterStatus);
-    if (!change) {
-      return { service, clusterStatus, changed: false };
-    }
-    const result = await this.compareAndSet({
-      id,
-      status: change.status,
-      statusReason: change.statusReason,
-      expectedStatus: [service.status],
-      expectedUpdatedAt: service.updatedAt,
-      actor,
-    });
-    if (result.written) {
-      this.options.logger.info('GPU service status changed in the cluster', {
-        serviceId: id,
-        from: service.status,
-        to: change.status,
-        reason: change.statusReason,
-      });
-    }
-    return { service: result.service, clusterStatus, changed: result.written };
-  }
-
-  /**
-   * {@link ServiceManager.refreshStatus} of every `starting` and `ready` service in apply mode (the scheduled task),
-   * a few at a time. When none of a batch could be read the cluster is taken to be down: the rest are not read this
-   * time (and count as unreadable) rather than each waiting for the read timeout.
-   */
-  async refreshStatuses(): Promise<StatusRefreshSummary> {
-    if (!this.options.statusReader) {
-      return { checked: 0, changed: [], unreadable: [] };
-    }
-    const services = (
-      await this.options.store.listServices({ status: REFRESHED_STATUSES })
-    ).filter(s => s.mode === 'apply');
-    const summary: StatusRefreshSummary = {
-      checked: services.length,
-      changed: [],
-      unreadable: [],
-    };
-    for (let i = 0; i < services.length; i += REFRESH_BATCH) {
-      const batch = services.slice(i, i + REFRESH_BATCH);
-      const results = await Promise.all(
-        batch.map(s =>
-          this.refreshStatus(s.id).catch(error => {
-            if (error instanceof NotFoundError) return undefined;
-            throw error;
-          }),
-        ),
-      );
-      batch.forEach((service, index) => {
-        if (results[index]?.changed) summary.changed.push(service.id);
-        if (results[index]?.clusterStatus?.error) {
-          summary.unreadable.push(service.id);
-        }
-      });
-      if (results.every(r => r?.clusterStatus?.error)) {
-        summary.unreadable.push(
-          ...services.slice(i + REFRESH_BATCH).map(s => s.id),
-        );
-        break;
-      }
-    }
-    return summary;
-  }
-
-  /**
-   * Services left `applying` for longer than `resumeAfterMs` (the backend applying them stopped, or lost the
-   * cluster, mid-apply) are claimed with a compare-and-set, so exactly one replica takes each, and applied again:
-   * server-side apply is idempotent, objects already there stay unchanged. After `resumeAttempts` resumes of the
-   * same apply the service becomes `failed` with the reason, quota held; `POST /services/:id/retry` applies it.
-   */
-  async resumeInterruptedApplies(): Promise<ApplyResumeSummary> {
-    const summary: ApplyResumeSummary = { resumed: [], gaveUp: [] };
-    if (!this.options.applier) {
-      return summary;
-    }
-    const cutoff = this.now().getTime() - this.resumeAfterMs;
-    const stale = (
-      await this.options.store.listServices({ status: 'applying' })
-    ).filter(s => s.mode === 'apply' && Date.parse(s.updatedAt) <= cutoff);
-    for (const service of stale) {
-      const resumes = await this.resumesOf(service.id);
-      const expected = {
-        expectedStatus: ['applying' as const],
-        expectedUpdatedAt: service.updatedAt,
-      };
-      if (resumes >= this.resumeAttempts) {
-        const failed = await this.compareAndSet({
-          id: service.id,
-          status: 'failed',
-          statusReason:
-            `The apply was interrupted ${
-              resumes + 1
-            } times before it completed (the backend applying it ` +
-            `stopped or lost the cluster); quota stays reserved; retry the apply or delete the service`,
-          ...expected,
-          actor: APPLY_RESUME_ACTOR,
-        });
-        if (failed.written) summary.gaveUp.push(service.id);
-        continue;
-      }
-      const claim = await this.compareAndSet({
-        id: service.id,
-        status: 'applying',
-        statusReason: `Resuming an interrupted apply (resume ${
-          resumes + 1
-        } of ${this.resumeAttempts}); it had not completed ${Math.round(
-          (this.now().getTime() - Date.parse(service.updatedAt)) / 1000,
-        )} s after it started`,
-        manifests: this.render(service) as StoredManifest[],
-        ...expected,
-        actor: APPLY_RESUME_ACTOR,
-      });
-      if (!claim.written) {
-        continue;
-      }
-      this.options.logger.info('Resuming an interrupted apply', {
-        serviceId: service.id,
-        resume: resumes + 1,
-      });
-      const after = await this.applyClaimed(claim.service, APPLY_RESUME_ACTOR);
-      summary.resumed.push({ id: service.id, status: after.status });
-    }
-    return summary;
+  /** Whether services in apply mode are applied to a cluster (an applier is configured). */
+  hasApplier(): boolean {
+    return this.options.applier !== undefined;
   }
 
   /**
    * Applies a service this caller moved to `applying` (`applying` is the version it wrote) and stores the outcome,
    * conditional on that version: `starting`, or `failed` with the cluster's message. When the service changed
-   * meanwhile, see {@link ServiceManager.deploy}.
+   * meanwhile, see {@link ServiceManager.deploy}. Also the entry point of `InterruptedApplyResumer`, which
+   * claims the service itself; needs an applier ({@link ServiceManager.hasApplier}).
    */
-  private async applyClaimed(
+  async applyClaimed(
     applying: ServiceRecord,
     actor: string,
   ): Promise<ServiceRecord> {
@@ -732,41 +474,11 @@ export class ServiceManager {
     ).service;
   }
 
-  /** Consecutive resumes of the current apply: the newest status changes that went from `applying` to `applying`. */
-  private async resumesOf(id: string): Promise<number> {
-    const { items } = await this.options.store.listAuditEvents({
-      subjectId: id,
-      action: 'service.status',
-      limit: this.resumeAttempts + 1,
-    });
-    let resumes = 0;
-    for (const event of items) {
-      if (
-        event.before?.status !== 'applying' ||
-        event.after?.status !== 'applying'
-      ) {
-        break;
-      }
-      resumes += 1;
-    }
-    return resumes;
-  }
-
   /** A conditional status write; on a lost compare-and-set, the current service instead. */
   private async compareAndSet(
     input: UpdateServiceStatusInput,
   ): Promise<{ written: boolean; service: ServiceRecord }> {
-    try {
-      return {
-        written: true,
-        service: await this.options.store.updateServiceStatus(input),
-      };
-    } catch (error) {
-      if (error instanceof ConflictError) {
-        return { written: false, service: await this.get(input.id) };
-      }
-      throw error;
-    }
+    return compareAndSet(this.options.store, input);
   }
 
   /**
@@ -786,7 +498,7 @@ export class ServiceManager {
   }
 
   /** The team's namespace-level objects (LocalQueue...) and the service's own objects, in apply order. */
-  private render(service: ServiceRecord): KubernetesObject[] {
+  render(service: ServiceRecord): KubernetesObject[] {
     const { platform } = this.options;
     return [
       ...renderTeamManifests(platform, service.team).filter(
@@ -853,23 +565,4 @@ function isTornDown(service: ServiceRecord): boolean {
     (service.status === 'failed' &&
       (service.statusReason ?? '').startsWith(TEARDOWN_FAILED))
   );
-}
-
-/** The promise's value, or an error with `message` when it takes longer than `ms`. */
-async function withTimeout<T>(
-  promise: Promise<T>,
-  ms: number,
-  message: string,
-): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(message)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -5,7 +5,8 @@ import type {
 } from '@backstage/backend-plugin-api';
 import { readDurationFromConfig } from '@backstage/config';
 import { durationToMilliseconds, HumanDuration } from '@backstage/types';
-import type { ServiceManager } from './ServiceManager';
+import type { InterruptedApplyResumer } from './InterruptedApplyResumer';
+import type { ServiceStatusRefresher } from './ServiceStatusRefresher';
 
 /** Id of the scheduled status refresh. */
 export const STATUS_REFRESH_TASK_ID = 'gpu-status-refresh';
@@ -90,11 +91,12 @@ export function readStatusSettings(config: RootConfigService): StatusSettings {
  */
 export async function scheduleStatusTasks(options: {
   scheduler: SchedulerService;
-  services: ServiceManager;
+  statuses: ServiceStatusRefresher;
+  resumer: InterruptedApplyResumer;
   settings: StatusSettings;
   logger: LoggerService;
 }): Promise<void> {
-  const { scheduler, services, settings, logger } = options;
+  const { scheduler, statuses, resumer, settings, logger } = options;
   await scheduler.scheduleTask({
     id: APPLY_RESUME_TASK_ID,
     frequency: settings.refreshFrequency,
@@ -102,7 +104,7 @@ export async function scheduleStatusTasks(options: {
     initialDelay: { seconds: 5 },
     scope: 'global',
     fn: async () => {
-      const { resumed, gaveUp } = await services.resumeInterruptedApplies();
+      const { resumed, gaveUp } = await resumer.resumeInterruptedApplies();
       if (resumed.length || gaveUp.length) {
         logger.info('Resumed interrupted GPU service applies', {
           resumed: resumed.map(r => `${r.id}:${r.status}`).join(', '),
@@ -118,7 +120,7 @@ export async function scheduleStatusTasks(options: {
     initialDelay: { seconds: 5 },
     scope: 'global',
     fn: async () => {
-      const { checked, changed, unreadable } = await services.refreshStatuses();
+      const { checked, changed, unreadable } = await statuses.refreshStatuses();
       if (changed.length || unreadable.length) {
         logger.info('Refreshed GPU service statuses from the cluster', {
           checked,

@@ -1,0 +1,217 @@
+import { LoggerService } from '@backstage/backend-plugin-api';
+import { NotFoundError } from '@backstage/errors';
+import {
+  ServiceClusterStatus,
+  ServiceStatus,
+} from '@internal/backstage-plugin-gpu-common';
+import { serviceObjectNames } from '@internal/backstage-plugin-gpu-node';
+import { ClusterStatusReader } from '../cluster';
+import { GpuStore, ServiceRecord } from '../database';
+import { compareAndSet, getService } from './serviceStatusWrite';
+import { decideStatus, REFRESHED_STATUSES } from './statusTransition';
+
+/** Actor of the status changes the cluster's state causes (audit trail). */
+export const STATUS_REFRESH_ACTOR = 'system:gpu-status-refresh';
+
+/** Services the scheduled refresh reads at the same time. */
+const REFRESH_BATCH = 4;
+
+/** Statuses in which a service in apply mode may have objects in its cluster, so its cluster status is read. */
+const IN_CLUSTER_STATUSES: ServiceStatus[] = [
+  'applying',
+  'starting',
+  'ready',
+  'failed',
+  'deleting',
+];
+
+/** Collaborators and settings of {@link ServiceStatusRefresher}. */
+export interface ServiceStatusRefresherOptions {
+  store: GpuStore;
+  /** Reads the cluster status of services in apply mode (same cluster as the applier). */
+  statusReader?: ClusterStatusReader;
+  logger: LoggerService;
+  /** Longest wait for one live status read; 5 s when omitted. */
+  statusReadTimeoutMs?: number;
+  /** Clock (tests). */
+  now?: () => Date;
+}
+
+/** Outcome of {@link ServiceStatusRefresher.refreshStatus}. */
+export interface StatusRefresh {
+  /** The service after the refresh (changed or not). */
+  service: ServiceRecord;
+  /** What the cluster says; undefined for services that have nothing in a cluster Backstage reads. */
+  clusterStatus?: ServiceClusterStatus;
+  /** Whether this refresh changed the stored status or reason. */
+  changed: boolean;
+}
+
+/** Outcome of {@link ServiceStatusRefresher.refreshStatuses}. */
+export interface StatusRefreshSummary {
+  /** `starting` and `ready` services read. */
+  checked: number;
+  /** Ids of the services whose status or reason changed. */
+  changed: string[];
+  /** Ids of the services whose cluster could not be read (status unchanged). */
+  unreadable: string[];
+}
+
+/**
+ * Reads what the cluster says about GPU services in apply mode and refreshes their stored statuses from it
+ * (`GET /services/:id` and the scheduled `gpu-status-refresh`); every write is a compare-and-set.
+ */
+export class ServiceStatusRefresher {
+  private readonly statusReadTimeoutMs: number;
+  private readonly now: () => Date;
+
+  constructor(private readonly options: ServiceStatusRefresherOptions) {
+    this.statusReadTimeoutMs = options.statusReadTimeoutMs ?? 5_000;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /**
+   * Reads what the cluster says about a service in apply mode, within the status read timeout. Undefined for
+   * services with nothing in a cluster Backstage reads (dry-run, GitOps, not yet applied, deleted). A cluster that
+   * cannot be read in time gives `{ cluster, observedAt, error }`, never an exception.
+   */
+  async readClusterStatus(
+    service: ServiceRecord,
+  ): Promise<ServiceClusterStatus | undefined> {
+    const { statusReader, logger } = this.options;
+    if (
+      !statusReader ||
+      service.mode !== 'apply' ||
+      !IN_CLUSTER_STATUSES.includes(service.status) ||
+      (service.cluster !== undefined &&
+        service.cluster !== statusReader.cluster)
+    ) {
+      return undefined;
+    }
+    const observedAt = this.now().toISOString();
+    try {
+      return await withTimeout(
+        statusReader.read({
+          serviceId: service.id,
+          namespace: service.namespace,
+          deployment: serviceObjectNames(service.request.name).deployment,
+        }),
+        this.statusReadTimeoutMs,
+        `no answer within ${this.statusReadTimeoutMs} ms`,
+      );
+    } catch (error) {
+      logger.warn('Reading the cluster status of a GPU service failed', {
+        serviceId: service.id,
+        cluster: statusReader.cluster,
+        error: String(error),
+      });
+      return {
+        cluster: statusReader.cluster,
+        observedAt,
+        error: `The cluster '${statusReader.cluster}' could not be read: ${
+          (error as Error).message
+        }; the status is the last one stored`,
+      };
+    }
+  }
+
+  /**
+   * Reads the service's cluster status and, for a `starting` or `ready` service, stores what it implies: `ready`
+   * when the Deployment is available, else `starting` with why (Kueue's pending message, a failing pod, ...). The
+   * write is conditional on the status and `updatedAt` it was computed from, so a service changed, re-applied or
+   * deleted meanwhile is left alone. Used by `GET /services/:id` and the scheduled refresh.
+   */
+  async refreshStatus(
+    id: string,
+    actor: string = STATUS_REFRESH_ACTOR,
+  ): Promise<StatusRefresh> {
+    const service = await getService(this.options.store, id);
+    const clusterStatus = await this.readClusterStatus(service);
+    if (!clusterStatus || !REFRESHED_STATUSES.includes(service.status)) {
+      return { service, clusterStatus, changed: false };
+    }
+    const change = decideStatus(service, clusterStatus);
+    if (!change) {
+      return { service, clusterStatus, changed: false };
+    }
+    const result = await compareAndSet(this.options.store, {
+      id,
+      status: change.status,
+      statusReason: change.statusReason,
+      expectedStatus: [service.status],
+      expectedUpdatedAt: service.updatedAt,
+      actor,
+    });
+    if (result.written) {
+      this.options.logger.info('GPU service status changed in the cluster', {
+        serviceId: id,
+        from: service.status,
+        to: change.status,
+        reason: change.statusReason,
+      });
+    }
+    return { service: result.service, clusterStatus, changed: result.written };
+  }
+
+  /**
+   * {@link ServiceStatusRefresher.refreshStatus} of every `starting` and `ready` service in apply mode (the scheduled task),
+   * a few at a time. When none of a batch could be read the cluster is taken to be down: the rest are not read this
+   * time (and count as unreadable) rather than each waiting for the read timeout.
+   */
+  async refreshStatuses(): Promise<StatusRefreshSummary> {
+    if (!this.options.statusReader) {
+      return { checked: 0, changed: [], unreadable: [] };
+    }
+    const services = (
+      await this.options.store.listServices({ status: REFRESHED_STATUSES })
+    ).filter(s => s.mode === 'apply');
+    const summary: StatusRefreshSummary = {
+      checked: services.length,
+      changed: [],
+      unreadable: [],
+    };
+    for (let i = 0; i < services.length; i += REFRESH_BATCH) {
+      const batch = services.slice(i, i + REFRESH_BATCH);
+      const results = await Promise.all(
+        batch.map(s =>
+          this.refreshStatus(s.id).catch(error => {
+            if (error instanceof NotFoundError) return undefined;
+            throw error;
+          }),
+        ),
+      );
+      batch.forEach((service, index) => {
+        if (results[index]?.changed) summary.changed.push(service.id);
+        if (results[index]?.clusterStatus?.error) {
+          summary.unreadable.push(service.id);
+        }
+      });
+      if (results.every(r => r?.clusterStatus?.error)) {
+        summary.unreadable.push(
+          ...services.slice(i + REFRESH_BATCH).map(s => s.id),
+        );
+        break;
+      }
+    }
+    return summary;
+  }
+}
+
+/** The promise's value, or an error with `message` when it takes longer than `ms`. */
+async function withTimeout<T>(
+  promise: Promise<T>,
+  ms: number,
+  message: string,
+): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(message)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
