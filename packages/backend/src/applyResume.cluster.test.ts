@@ -15,12 +15,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
   BackendProcess,
+  freePort,
   startBackendProcess,
 } from './__testUtils__/startBackendProcess';
 
 jest.setTimeout(420_000);
 
-const PORT = 7098;
 const TEAM = 'ml-platform';
 const NAMESPACE = 'ml-platform';
 const RESUME_AFTER_S = 5;
@@ -76,8 +76,10 @@ describeOnLocalCluster(
         namespace: NAMESPACE,
       });
       try {
+        // The second backend takes the first one's port: the address its callers know.
+        const port = await freePort();
         backend = await startBackendProcess({
-          port: PORT,
+          port,
           configFile: path.join(dir, 'first.json'),
           config,
         });
@@ -115,7 +117,7 @@ describeOnLocalCluster(
         gate.open();
 
         backend = await startBackendProcess({
-          port: PORT,
+          port,
           configFile: path.join(dir, 'second.json'),
           config,
         });

@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { AddressInfo, createServer } from 'node:net';
 import path from 'node:path';
 
 const STARTUP_TIMEOUT_MS = 150_000;
@@ -13,6 +14,18 @@ export interface BackendProcess {
   kill(): Promise<void>;
   /** SIGTERM and wait for it to exit. */
   stop(): Promise<void>;
+}
+
+/** A port nothing listens on now (the kernel's choice), so parallel runs of the suite do not collide. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 /**
