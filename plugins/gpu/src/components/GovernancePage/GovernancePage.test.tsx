@@ -5,6 +5,7 @@ import {
 } from '@backstage/frontend-test-utils';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import { permissionApiRef } from '@backstage/plugin-permission-react';
+import { SWRConfig } from 'swr';
 import {
   allocationCost,
   findPool,
@@ -54,19 +55,23 @@ function withPendingRequest(api: FakeGpuApi) {
 
 async function renderPage(api: FakeGpuApi, allow = true) {
   await renderInTestApp(
-    <TestApiProvider
-      apis={[
-        [gpuApiRef, api],
-        [
-          permissionApiRef,
-          mockApis.permission({
-            authorize: allow ? AuthorizeResult.ALLOW : AuthorizeResult.DENY,
-          }),
-        ],
-      ]}
-    >
-      <GovernancePage />
-    </TestApiProvider>,
+    // A cache of its own per test: usePermission keeps decisions in SWR's global cache, so a test that denies would
+    // otherwise leave its decision to the next test.
+    <SWRConfig value={{ provider: () => new Map() }}>
+      <TestApiProvider
+        apis={[
+          [gpuApiRef, api],
+          [
+            permissionApiRef,
+            mockApis.permission({
+              authorize: allow ? AuthorizeResult.ALLOW : AuthorizeResult.DENY,
+            }),
+          ],
+        ]}
+      >
+        <GovernancePage />
+      </TestApiProvider>
+    </SWRConfig>,
   );
   await screen.findByText('GPU pools');
 }
