@@ -10,6 +10,17 @@ YARN_RELEASE="$REPO_ROOT/.yarn/releases/yarn-4.13.0.cjs"
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
+# Go builds the local control plane (scripts/cluster) and locates the pinned modules in tests. A machine's Go may be on
+# PATH only in interactive shells (e.g. through ~/.bashrc): look in its usual place too.
+if ! command -v go >/dev/null 2>&1; then
+  for dir in /usr/local/go/bin /usr/lib/go/bin "$HOME/go/bin" "$HOME/.local/go/bin"; do
+    if [ -x "$dir/go" ]; then
+      export PATH="$dir:$PATH"
+      break
+    fi
+  done
+fi
+
 node_major() { "$1" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
 
 # Node 22 with its headers (native addons such as better-sqlite3 are compiled against them).
