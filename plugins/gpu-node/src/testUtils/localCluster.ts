@@ -3,28 +3,26 @@ import fs from 'node:fs';
 
 /**
  * The kubeconfig of the local control plane (`scripts/cluster up`) that the `*.cluster.test.ts` suites run against,
- * read from `GPU_TEST_KUBECONFIG`. With `GPU_TEST_CLUSTER_REQUIRED` set (`scripts/test` runs `yarn test:cluster` so)
- * a missing cluster is an error; otherwise those suites are skipped, as in a plain `yarn test`.
+ * read from `GPU_TEST_KUBECONFIG`; an error naming what to do when there is none. Those suites run only in
+ * `yarn test:cluster` (`scripts/test` starts the cluster for it); a plain `yarn test` leaves them out.
  *
  * @public
  */
-export function localClusterKubeconfig(): string | undefined {
+export function localClusterKubeconfig(): string {
   const path = process.env.GPU_TEST_KUBECONFIG;
   if (path && fs.existsSync(path)) {
     return path;
   }
-  if (process.env.GPU_TEST_CLUSTER_REQUIRED) {
-    throw new Error(
-      `No local cluster: GPU_TEST_KUBECONFIG is ${
-        path ? `${path}, which does not exist` : 'not set'
-      }. Start one with scripts/cluster up and set GPU_TEST_KUBECONFIG to its kubeconfig (scripts/cluster env).`,
-    );
-  }
-  return undefined;
+  throw new Error(
+    `No local cluster: GPU_TEST_KUBECONFIG is ${
+      path ? `${path}, which does not exist` : 'not set'
+    }. Start one with scripts/cluster up and set GPU_TEST_KUBECONFIG to its kubeconfig (scripts/cluster env).`,
+  );
 }
 
 /**
- * `describe` on the local control plane: skipped without one (see {@link localClusterKubeconfig}).
+ * `describe` on the local control plane: the suite gets the cluster's kubeconfig, and fails at once without one
+ * (see {@link localClusterKubeconfig}).
  *
  * @public
  */
@@ -33,16 +31,7 @@ export function describeOnLocalCluster(
   suite: (kubeconfig: string) => void,
 ): void {
   const kubeconfig = localClusterKubeconfig();
-  if (kubeconfig) {
-    describe(`${name}`, () => {
-      suite(kubeconfig);
-    });
-  } else {
-    // Without a cluster the suite is not defined (it needs the cluster to build its clients) and is reported as
-    // skipped; scripts/test runs these suites with GPU_TEST_CLUSTER_REQUIRED, where a missing cluster fails.
-    describe(`${name}`, () => {
-      // eslint-disable-next-line jest/no-disabled-tests, jest/expect-expect
-      it.skip('needs the local control plane (scripts/cluster up, then GPU_TEST_KUBECONFIG)', () => {});
-    });
-  }
+  describe(`${name}`, () => {
+    suite(kubeconfig);
+  });
 }

@@ -8,7 +8,7 @@ import { AuditEventView } from '@internal/backstage-plugin-gpu-common';
 import Tooltip from '@material-ui/core/Tooltip';
 import useAsync from 'react-use/esm/useAsync';
 import { gpuApiRef } from '../../api';
-import { formatRelative, formatTime } from '../shared';
+import { formatRelative, formatTime } from '../common';
 import { describeAuditChange } from './describeAuditChange';
 
 const columns: TableColumn<AuditEventView>[] = [

@@ -1,7 +1,7 @@
 import { Table, TableColumn } from '@backstage/core-components';
 import { formatUsd, Overview } from '@internal/backstage-plugin-gpu-common';
 import Typography from '@material-ui/core/Typography';
-import { formatPercent, UsageBar } from '../shared';
+import { formatPercent, UsageBar } from '../common';
 
 type TeamRow = Overview['teams'][number];
 

@@ -4,7 +4,7 @@ import {
   Overview,
   ServiceCostSummary,
 } from '@internal/backstage-plugin-gpu-common';
-import { formatPercent } from '../shared';
+import { formatPercent } from '../common';
 
 /** How many services each leaderboard lists. */
 export const LEADERBOARD_SIZE = 10;

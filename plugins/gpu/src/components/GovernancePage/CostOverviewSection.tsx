@@ -15,7 +15,7 @@ import Typography from '@material-ui/core/Typography';
 import { useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
 import { gpuApiRef } from '../../api';
-import { WindowSelect } from '../shared';
+import { WindowSelect } from '../common';
 import { BudgetBurnTable } from './BudgetBurnTable';
 import { CostLeaderboard } from './CostLeaderboard';
 import { monthElapsed } from './monthElapsed';

@@ -11,7 +11,7 @@ import { useApi } from '@backstage/frontend-plugin-api';
 import { ApprovalDecisionResponse } from '@internal/backstage-plugin-gpu-common';
 import { useState } from 'react';
 import { gpuApiRef } from '../../api';
-import { errorMessage } from '../shared';
+import { errorMessage } from '../common';
 
 const MAX_COMMENT = 2000;
 

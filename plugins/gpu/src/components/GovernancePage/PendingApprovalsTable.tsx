@@ -18,7 +18,7 @@ import Typography from '@material-ui/core/Typography';
 import { useState } from 'react';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { gpuApiRef } from '../../api';
-import { formatGpuEquivalents, formatRelative } from '../shared';
+import { formatGpuEquivalents, formatRelative } from '../common';
 import { DecisionDialog } from './DecisionDialog';
 
 /** A pending approval with the service it would create or change (absent if the service could not be read). */

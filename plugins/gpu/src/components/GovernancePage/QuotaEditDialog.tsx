@@ -14,7 +14,7 @@ import TextField from '@material-ui/core/TextField';
 import Typography from '@material-ui/core/Typography';
 import { useState } from 'react';
 import { gpuApiRef } from '../../api';
-import { errorMessage, formatGpuEquivalents } from '../shared';
+import { errorMessage, formatGpuEquivalents } from '../common';
 import { QuotaFormValues, validateQuotaForm } from './validateQuotaForm';
 
 function budgetText(micros: number): string {

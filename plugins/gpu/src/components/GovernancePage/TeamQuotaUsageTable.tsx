@@ -18,7 +18,7 @@ import {
   formatGpuEquivalents,
   formatRelative,
   UsageBar,
-} from '../shared';
+} from '../common';
 import { QuotaEditDialog } from './QuotaEditDialog';
 
 /** A team's stored quota, or why it could not be read. */

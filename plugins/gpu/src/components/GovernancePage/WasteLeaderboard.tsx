@@ -6,7 +6,7 @@ import {
   ServiceCostSummary,
 } from '@internal/backstage-plugin-gpu-common';
 import Typography from '@material-ui/core/Typography';
-import { formatPercent } from '../shared';
+import { formatPercent } from '../common';
 import { LEADERBOARD_SIZE } from './CostLeaderboard';
 
 interface WasteRow extends ServiceCostSummary {

@@ -25,7 +25,7 @@ import HourglassEmpty from '@material-ui/icons/HourglassEmpty';
 import RemoveCircleOutline from '@material-ui/icons/RemoveCircleOutline';
 import Schedule from '@material-ui/icons/Schedule';
 import { ReactElement } from 'react';
-import { formatAge } from '../shared';
+import { formatAge } from '../common';
 import {
   describeAdmission,
   describePodPhase,

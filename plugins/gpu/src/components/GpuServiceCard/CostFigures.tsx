@@ -4,7 +4,7 @@ import {
   UsdMicros,
 } from '@internal/backstage-plugin-gpu-common';
 import Grid from '@material-ui/core/Grid';
-import { formatPercent } from '../shared';
+import { formatPercent } from '../common';
 import { Figure } from './Figure';
 
 /** A unit price: six decimals below a cent (`$0.000746`), else cents. */

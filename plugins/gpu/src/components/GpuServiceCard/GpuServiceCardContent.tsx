@@ -10,7 +10,7 @@ import Divider from '@material-ui/core/Divider';
 import Grid from '@material-ui/core/Grid';
 import Typography from '@material-ui/core/Typography';
 import { useState } from 'react';
-import { errorMessage, isNotFound, WindowSelect } from '../shared';
+import { errorMessage, isNotFound, WindowSelect } from '../common';
 import { GPU_SERVICE_ID_ANNOTATION } from './annotations';
 import { ClusterStatusSection } from './ClusterStatusSection';
 import { CostFigures } from './CostFigures';

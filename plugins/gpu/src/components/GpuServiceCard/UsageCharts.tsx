@@ -15,7 +15,7 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
-import { formatGib, formatPercent, formatRate } from '../shared';
+import { formatGib, formatPercent, formatRate } from '../common';
 import { axisTimeFormatter } from './formatAxisTime';
 
 const GIB = 1024 ** 3;

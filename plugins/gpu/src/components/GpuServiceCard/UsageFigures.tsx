@@ -1,7 +1,7 @@
 import { ServiceUsage } from '@internal/backstage-plugin-gpu-common';
 import Grid from '@material-ui/core/Grid';
 import Typography from '@material-ui/core/Typography';
-import { formatGib, formatPercent, formatRate } from '../shared';
+import { formatGib, formatPercent, formatRate } from '../common';
 import { describeAttribution } from './describeAttribution';
 import { Figure } from './Figure';
 

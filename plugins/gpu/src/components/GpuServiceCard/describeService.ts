@@ -1,5 +1,5 @@
 import { GpuServiceView } from '@internal/backstage-plugin-gpu-common';
-import { formatGpuEquivalents } from '../shared';
+import { formatGpuEquivalents } from '../common';
 
 /** `dedicated on l4-ondemand`, `mig 1g.10gb on a100-mig`. */
 export function describePlacement(service: GpuServiceView): string {

@@ -11,7 +11,7 @@ import TableRow from '@material-ui/core/TableRow';
 import Typography from '@material-ui/core/Typography';
 import { useEffect, useMemo, useRef } from 'react';
 import { TIER_LABELS } from './describeChoice';
-import { errorMessage } from '../shared';
+import { errorMessage } from '../common';
 import { requestFromForm, ServiceForm } from './requestFromForm';
 import {
   choiceKey,

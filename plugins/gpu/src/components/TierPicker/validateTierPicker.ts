@@ -1,6 +1,6 @@
 import { CustomFieldValidator } from '@backstage/plugin-scaffolder-react';
 import { gpuApiRef } from '../../api';
-import { errorMessage } from '../shared';
+import { errorMessage } from '../common';
 import { requestFromForm } from './requestFromForm';
 import { problemWith } from './tierChoices';
 import { TierPickerValue } from './types';
