@@ -59,6 +59,7 @@ import {
   renderTeamQueueDependencies,
 } from '../plugins/gpu-backend/src/reconciler/renderKueueObjects';
 import { KUEUE_RECONCILE_TASK_ID } from '../plugins/gpu-backend/src/reconciler/scheduleKueueReconciler';
+import { eventually } from '../plugins/gpu-backend/src/testUtils/localCluster';
 import { BenchBackend, startBackend } from './httpBackend';
 import { quantile } from './stats';
 
@@ -430,32 +431,6 @@ async function driftReport(
   );
 }
 
-async function waitFor<T>(
-  what: string,
-  timeoutMs: number,
-  check: () => Promise<T | undefined>,
-  intervalMs = 250,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `${what}: not done after ${timeoutMs} ms${
-          last ? ` (${String(last)})` : ''
-        }`,
-      );
-    }
-    await sleep(intervalMs);
-  }
-}
-
 // --- Kueue workloads -------------------------------------------------------------------------------------------
 
 interface Workload {
@@ -586,11 +561,10 @@ async function main() {
         },
       },
     });
-    const initialReport = await waitFor(
+    const initialReport = await eventually(
       "the reconciler's first pass",
-      90_000,
       () => driftReport(backend!),
-      500,
+      { timeoutMs: 90_000, intervalMs: 500 },
     );
     const afterInitial = await readCounters(kc);
     const kueueResources = await resourcesOf(kc, kueueObjects);
@@ -703,9 +677,8 @@ async function main() {
     // --- create to admission ---
     const workloadApi = { group: kueueGroup, version: kueueVersionName };
     log('waiting for Kueue to admit every service');
-    const joined = await waitFor(
+    const joined = await eventually(
       `Kueue admission of ${SERVICES} services`,
-      120_000,
       async () => {
         const deployments = (
           await apps.listNamespacedDeployment({ namespace: NAMESPACE })
@@ -748,7 +721,7 @@ async function main() {
         });
         return rows.every(r => r.admitted) ? rows : undefined;
       },
-      1000,
+      { timeoutMs: 120_000, intervalMs: 1000 },
     );
     admissions.stop();
     const fromAccepted = joined.map(
@@ -783,9 +756,8 @@ async function main() {
 
     // --- the reconciler with nothing changed ---
     log('waiting for every Deployment to be available before the reconcile');
-    await waitFor(
+    await eventually(
       'every Deployment available',
-      120_000,
       async () => {
         const deployments = (
           await apps.listNamespacedDeployment({ namespace: NAMESPACE })
@@ -795,7 +767,7 @@ async function main() {
           ? true
           : undefined;
       },
-      1000,
+      { timeoutMs: 120_000, intervalMs: 1000 },
     );
     // A quiet window first: what kwok and the controllers do on their own (kwok renews a Lease per simulated node).
     const quietStart = await readCounters(kc);
@@ -814,13 +786,13 @@ async function main() {
         `trigger: ${trigger.status} ${JSON.stringify(trigger.body)}`,
       );
     }
-    const report = await waitFor(
+    const report = await eventually(
       'the triggered reconcile',
-      60_000,
       async () => {
         const r = await driftReport(backend!);
         return r && Date.parse(r.checkedAt) >= triggeredAt ? r : undefined;
       },
+      { timeoutMs: 60_000 },
     );
     const afterReconcile = await readCounters(kc);
     const reconcileMs = Date.now() - triggeredAt;

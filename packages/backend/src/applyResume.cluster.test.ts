@@ -7,6 +7,7 @@ import {
   describeOnLocalCluster,
   eventually,
   localClusterClients,
+  smallServiceRequest,
   startAdmissionGate,
 } from '@internal/backstage-plugin-gpu-backend/testUtils';
 import { randomBytes } from 'node:crypto';
@@ -86,20 +87,13 @@ describeOnLocalCluster(
         const creating = api('/services', {
           method: 'POST',
           body: JSON.stringify({
-            request: {
+            request: smallServiceRequest({
               name: 'resumed',
               team: TEAM,
               namespace: NAMESPACE,
-              model: 'llama-3.2-3b',
-              runtime: 'vllm',
-              dtype: 'int4',
-              maxModelLen: 2048,
-              concurrency: 2,
-              replicas: 1,
-              environment: 'dev',
               tier: 'dedicated',
               pool: 'l4-ondemand',
-            },
+            }),
           }),
         }).catch(error => error);
         await eventually('the Deployment held in admission', async () =>

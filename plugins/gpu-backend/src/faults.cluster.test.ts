@@ -10,6 +10,7 @@ import {
   hasCondition,
   localClusterClients,
   podsOf,
+  smallServiceRequest,
   startLocalClusterBackend,
   workloadsOfPods,
 } from './__testUtils__/localCluster';
@@ -20,20 +21,13 @@ const TEAM = 'cluster-faults';
 const NAMESPACE = 'cluster-faults';
 const SCRIPTS = resolve(__dirname, '../../../scripts');
 
-const chat: ServiceRequest = {
+const chat: ServiceRequest = smallServiceRequest({
   name: 'chat',
   team: TEAM,
   namespace: NAMESPACE,
-  model: 'llama-3.2-3b',
-  runtime: 'vllm',
-  dtype: 'int4',
-  maxModelLen: 2048,
-  concurrency: 2,
-  replicas: 1,
-  environment: 'dev',
   tier: 'dedicated',
   pool: 'spot-l4',
-};
+});
 
 type Http = Awaited<ReturnType<typeof startLocalClusterBackend>>['http'];
 

@@ -10,6 +10,7 @@ import {
   hasCondition,
   localClusterClients,
   podsOf,
+  smallServiceRequest,
   startLocalClusterBackend,
   workloadsOfPods,
 } from './__testUtils__/localCluster';
@@ -32,20 +33,14 @@ const CASES: Array<{ tier: SharingTier; pool: string; runtime: Runtime }> = [
 ];
 
 function requestFor(c: (typeof CASES)[number]): ServiceRequest {
-  return {
+  return smallServiceRequest({
     name: `${c.tier}-${c.runtime}`,
     team: TEAM,
     namespace: NAMESPACE,
-    model: 'llama-3.2-3b',
     runtime: c.runtime,
-    dtype: 'int4',
-    maxModelLen: 2048,
-    concurrency: 2,
-    replicas: 1,
-    environment: 'dev',
     tier: c.tier,
     pool: c.pool,
-  };
+  });
 }
 
 describeOnLocalCluster(

@@ -59,6 +59,7 @@ export {
   hasCondition,
   localClusterClients,
   podsOf,
+  smallServiceRequest,
   workloadsOfPods,
 } from '../testUtils/localCluster';
 export type {

@@ -15,6 +15,7 @@ export {
   hasCondition,
   localClusterClients,
   podsOf,
+  smallServiceRequest,
   workloadsOfPods,
 } from './localCluster';
 export type { KueueWorkload, LocalClusterClients } from './localCluster';

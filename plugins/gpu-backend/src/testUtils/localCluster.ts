@@ -1,3 +1,4 @@
+import type { ServiceRequest } from '@internal/backstage-plugin-gpu-common';
 import {
   AppsV1Api,
   CoreV1Api,
@@ -5,6 +6,29 @@ import {
   KubeConfig,
   V1Pod,
 } from '@kubernetes/client-node';
+
+/**
+ * A small vLLM service (Llama 3.2 3B in int4, 2,048 tokens, two sequences, one replica, dev) that fits a slice of every
+ * tier: the request of the cluster suites, placed where `fields` says.
+ */
+export function smallServiceRequest(
+  fields: Pick<
+    ServiceRequest,
+    'name' | 'team' | 'namespace' | 'tier' | 'pool'
+  > &
+    Partial<ServiceRequest>,
+): ServiceRequest {
+  return {
+    model: 'llama-3.2-3b',
+    runtime: 'vllm',
+    dtype: 'int4',
+    maxModelLen: 2048,
+    concurrency: 2,
+    replicas: 1,
+    environment: 'dev',
+    ...fields,
+  };
+}
 
 /** Typed clients of the local cluster, for assertions on what it really did. */
 export function localClusterClients(kubeconfig: string) {
