@@ -104,6 +104,18 @@ describeOnLocalCluster(
       })) as ClusterQueueObject;
     }
 
+    async function replaceOnConflictRetry(edit: () => Promise<void>) {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await edit();
+          return;
+        } catch (error) {
+          const conflict = (error as { code?: number }).code === 409;
+          if (!conflict || attempt === 5) throw error;
+        }
+      }
+    }
+
     async function reconcileAndReport() {
       const before = Date.now();
       await capture.scheduler().triggerTask(KUEUE_RECONCILE_TASK_ID);
@@ -393,21 +405,27 @@ describeOnLocalCluster(
         untouched.metadata.resourceVersion,
       );
 
-      // Someone raises the H100 quota with kubectl.
-      const edited = structuredClone(untouched);
-      for (const group of edited.spec.resourceGroups) {
-        for (const flavor of group.flavors) {
-          if (flavor.name !== 'h100') continue;
-          for (const resource of flavor.resources) {
-            if (resource.name === 'nvidia.com/gpu') resource.nominalQuota = '5';
+      // Someone raises the H100 quota with kubectl. Kueue writes the
+      // ClusterQueue's status meanwhile, so the edit retries on a conflict
+      // with a fresh read, as kubectl edit and client-go's RetryOnConflict do.
+      await replaceOnConflictRetry(async () => {
+        const edited = await readClusterQueue();
+        for (const group of edited.spec.resourceGroups) {
+          for (const flavor of group.flavors) {
+            if (flavor.name !== 'h100') continue;
+            for (const resource of flavor.resources) {
+              if (resource.name === 'nvidia.com/gpu') {
+                resource.nominalQuota = '5';
+              }
+            }
           }
         }
-      }
-      await clients.custom.replaceClusterCustomObject({
-        ...KUEUE,
-        plural: 'clusterqueues',
-        name: CLUSTER_QUEUE,
-        body: edited,
+        await clients.custom.replaceClusterCustomObject({
+          ...KUEUE,
+          plural: 'clusterqueues',
+          name: CLUSTER_QUEUE,
+          body: edited,
+        });
       });
       const repaired = await reconcileAndReport();
       expect(repaired.inSync).toBe(false);
