@@ -363,14 +363,14 @@ export async function createRouter(
     );
     const decision = req.params.decision as 'approve' | 'reject';
     const actor = actorOf(credentials);
-    // Approving is the approver's decision to grant a request outside quota or budget, unless they ask for
-    // `allowOverQuota: false` (then an approval that no longer fits is refused with 409).
+    // Granting beyond quota or budget is an explicit choice (`allowOverQuota: true`); without it an approval
+    // that does not fit is refused with 409.
     const result = await store.decideApproval({
       id: req.params.id,
       decision,
       actor,
       comment,
-      allowOverQuota: decision === 'approve' && allowOverQuota !== false,
+      allowOverQuota: decision === 'approve' && allowOverQuota === true,
     });
     let service = await services.get(result.approval.serviceId);
     if (decision === 'approve' && service.status === 'approved') {
