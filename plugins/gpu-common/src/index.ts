@@ -1,6 +1,6 @@
 /**
  * Isomorphic domain core of the gpu plugin: platform model and config, GPU and model catalogue, sizing, sharing
- * tiers, cost, service requests, API types and permissions.
+ * tiers, cost, service requests, catalog entity refs, API types and permissions.
  *
  * @packageDocumentation
  */
@@ -10,6 +10,7 @@ export * from './api/drift';
 export * from './api/types';
 export * from './api/governance';
 export * from './api/usage';
+export * from './catalog';
 export * from './cost';
 export * from './errors';
 export * from './permissions';

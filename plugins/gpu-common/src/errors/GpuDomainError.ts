@@ -14,12 +14,14 @@ export type GpuDomainErrorCode =
   | 'TIER_FORBIDDEN'
   | 'NO_FIT'
   | 'INVALID_NAME'
+  | 'INVALID_ENTITY_REF'
   | 'OUT_OF_RANGE'
   | 'INVALID_CONFIG';
 
 /**
  * Bad input to the GPU domain: an unknown model, pool, tier, team or environment, a tier the environment forbids, a
- * model that fits nowhere, a name that is not DNS-1123, a number out of range, or an invalid `gpu` config section.
+ * model that fits nowhere, a name that is not DNS-1123, an invalid entity ref, a number out of range, or an invalid
+ * `gpu` config section.
  *
  * It is an `InputError` (its `name` stays `InputError`), so Backstage backends answer it with HTTP 400. The message
  * says what is wrong and what is allowed; `allowed` lists the accepted values when there is a closed set.
