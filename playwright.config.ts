@@ -1,8 +1,9 @@
 import { defineConfig } from '@playwright/test';
 
 /**
- * End-to-end tests: the production build of packages/app, served by the real backend on :7007 (SQLite, guest
- * sign-in, dry-run cluster), driven in Debian's Chromium. `yarn e2e` builds the app first.
+ * End-to-end tests: the production build of packages/app, served by the real backend on :7007 (SQLite files in a
+ * temporary directory of the run, guest sign-in, dry-run cluster), driven in Debian's Chromium. `yarn e2e` builds
+ * the app first.
  */
 // E2E_PORT runs the suite on another port when 7007 is taken (e.g. by a development backend).
 const PORT = Number(process.env.E2E_PORT ?? 7007);

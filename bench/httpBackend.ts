@@ -87,6 +87,8 @@ export async function startBackend(
       backend: {
         baseUrl,
         listen: { port },
+        // Not the data/ files of app-config.yaml: every benchmark run starts empty.
+        database: { client: 'better-sqlite3', connection: ':memory:' },
         auth: {
           externalAccess: [
             {

@@ -2,58 +2,35 @@
  * Boots the real backend (SQLite in memory, every plugin of src/index.ts) as a child process and talks to it
  * over HTTP. A plugin that fails at start-up makes the backend exit, and this test fail with its log.
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import {
+  BackendProcess,
+  freePort,
+  startBackendProcess,
+} from './__testUtils__/startBackendProcess';
 
-const PORT = 7099;
-const BASE_URL = `http://localhost:${PORT}`;
-const STARTUP_TIMEOUT_MS = 150_000;
-
-jest.setTimeout(STARTUP_TIMEOUT_MS + 30_000);
+jest.setTimeout(180_000);
 
 describe('backend boot', () => {
-  let backend: ChildProcess;
-  let log = '';
-  let exitCode: number | null | undefined;
+  const dir = mkdtempSync(path.join(tmpdir(), 'gpu-boot-'));
+  let backend: BackendProcess;
+  let BASE_URL: string;
 
   beforeAll(async () => {
-    // The CLI's TypeScript loader without its file watcher, so a failed start-up ends the process.
-    const transform = require.resolve('@backstage/cli/config/nodeTransform.cjs');
-    backend = spawn(process.execPath, ['--require', transform, 'src/index.ts'], {
-      cwd: path.resolve(__dirname, '..'),
-      env: {
-        ...process.env,
-        NODE_ENV: 'development',
-        APP_CONFIG_backend_listen_port: String(PORT),
-        APP_CONFIG_backend_baseUrl: BASE_URL,
-      },
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+    // No database in the config: SQLite in memory, not the data/ files of app-config.yaml.
+    backend = await startBackendProcess({
+      port: await freePort(),
+      configFile: path.join(dir, 'config.json'),
+      config: {},
     });
-    backend.stdout!.on('data', chunk => (log += chunk));
-    backend.stderr!.on('data', chunk => (log += chunk));
-    backend.on('exit', code => (exitCode = code));
-
-    const deadline = Date.now() + STARTUP_TIMEOUT_MS;
-    for (;;) {
-      if (exitCode !== undefined) {
-        throw new Error(`backend exited with ${exitCode} during start-up:\n${log}`);
-      }
-      if (Date.now() > deadline) {
-        throw new Error(`backend not ready after ${STARTUP_TIMEOUT_MS} ms:\n${log}`);
-      }
-      const ready = await fetch(`${BASE_URL}/.backstage/health/v1/readiness`)
-        .then(res => res.ok)
-        .catch(() => false);
-      if (ready) break;
-      await new Promise(resolve => setTimeout(resolve, 500));
-    }
+    BASE_URL = backend.baseUrl;
   });
 
-  afterAll(() => {
-    if (backend?.pid && exitCode === undefined) {
-      process.kill(-backend.pid, 'SIGTERM');
-    }
+  afterAll(async () => {
+    await backend?.stop();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('answers /api/gpu/health without credentials', async () => {

@@ -4,15 +4,16 @@
  * Backstage backend (packages/backend, the development start without the file watcher) with `gpu.prometheus.baseUrl` pointing at it.
  *
  * Playwright starts its web servers before `globalSetup`, so Prometheus is started here rather than there. On
- * SIGTERM/SIGINT (Playwright's `gracefulShutdown`) the backend's process group is stopped, then Prometheus, and its
- * data directory removed.
+ * SIGTERM/SIGINT (Playwright's `gracefulShutdown`) the backend's process group is stopped, then Prometheus, and their
+ * data directories removed (the backend's SQLite files are in a temporary directory of the run, not data/).
  *
  * Run with `node --require sucrase/register packages/app/e2e-tests/support/startBackendWithPrometheus.ts`.
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import {
   fourTierScenario,
   historyEnd,
@@ -33,6 +34,9 @@ async function main() {
     JSON.stringify({ url: prometheus.url, end }, null, 2),
   );
   process.stderr.write(`e2e: Prometheus with history at ${prometheus.url}\n`);
+  // The backend's SQLite files in a directory of this run (removed when it stops), not the data/ of `yarn start`:
+  // runs never see each other's services, nor a developer's.
+  const dataDir = await mkdtemp(join(tmpdir(), 'gpu-e2e-data-'));
 
   // The CLI's TypeScript loader without its file watcher (as packages/backend/src/boot.test.ts does), so a backend
   // that fails at start-up exits and fails the run at once instead of waiting for the web server timeout.
@@ -54,6 +58,7 @@ async function main() {
         ...process.env,
         NODE_ENV: 'development',
         APP_CONFIG_gpu_prometheus_baseUrl: prometheus.url,
+        APP_CONFIG_backend_database_connection_directory: dataDir,
         // The guest of examples/org.yaml (member of ml-platform and platform-team), not the default
         // user:development/guest that belongs to no team.
         APP_CONFIG_auth_providers_guest_userEntityRef: 'user:default/guest',
@@ -75,6 +80,7 @@ async function main() {
       await Promise.race([exited, new Promise(r => setTimeout(r, 10_000))]);
     }
     await prometheus.stop();
+    await rm(dataDir, { recursive: true, force: true });
     process.exit(code);
   };
   process.on('SIGTERM', () => stop(0));

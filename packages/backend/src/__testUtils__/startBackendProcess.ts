@@ -28,9 +28,17 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** SQLite in memory: what a backend of the tests uses unless its config names a database. */
+export const IN_MEMORY_DATABASE = {
+  client: 'better-sqlite3',
+  connection: ':memory:',
+};
+
 /**
  * Starts the backend with app-config.yaml plus `config` (written to `configFile`), on `port`, and waits until it is
- * ready. The CLI's TypeScript loader without its file watcher, so a failed start-up ends the process.
+ * ready. The CLI's TypeScript loader without its file watcher, so a failed start-up ends the process. Without
+ * `config.backend.database` the database is SQLite in memory ({@link IN_MEMORY_DATABASE}), never the data/ files of
+ * app-config.yaml; give `{ client: 'better-sqlite3', connection: { directory } }` for files that outlive the process.
  */
 export async function startBackendProcess(options: {
   port: number;
@@ -43,6 +51,7 @@ export async function startBackendProcess(options: {
     JSON.stringify({
       ...options.config,
       backend: {
+        database: IN_MEMORY_DATABASE,
         ...(options.config.backend as object),
         baseUrl,
         listen: { port: options.port },
