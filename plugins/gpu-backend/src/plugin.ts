@@ -2,6 +2,8 @@ import {
   coreServices,
   createBackendPlugin,
 } from '@backstage/backend-plugin-api';
+import { notificationService } from '@backstage/plugin-notifications-node';
+import { signalsServiceRef } from '@backstage/plugin-signals-node';
 import {
   gpuPermissions,
   readPlatformConfig,
@@ -29,6 +31,11 @@ import {
   scheduleKueueReconciler,
 } from './reconciler';
 import { createUsage } from './usage';
+import {
+  GpuNotifier,
+  notifyingStore,
+  readPlatformGroups,
+} from './notifications';
 
 /**
  * The `gpu` backend plugin: the platform model, quotes, service requests, quota, approvals, audit and applying.
@@ -45,9 +52,12 @@ export const gpuPlugin = createBackendPlugin({
         httpAuth: coreServices.httpAuth,
         httpRouter: coreServices.httpRouter,
         logger: coreServices.logger,
+        // Always present (default factories): without the notifications backend a send fails and is logged.
+        notifications: notificationService,
         permissions: coreServices.permissions,
         permissionsRegistry: coreServices.permissionsRegistry,
         scheduler: coreServices.scheduler,
+        signals: signalsServiceRef,
         userInfo: coreServices.userInfo,
       },
       async init({
@@ -56,9 +66,11 @@ export const gpuPlugin = createBackendPlugin({
         httpAuth,
         httpRouter,
         logger,
+        notifications,
         permissions,
         permissionsRegistry,
         scheduler,
+        signals,
         userInfo,
       }) {
         const platform = readPlatformConfig(config);
@@ -81,7 +93,16 @@ export const gpuPlugin = createBackendPlugin({
         });
 
         permissionsRegistry.addPermissions(gpuPermissions);
-        const store = await DatabaseGpuStore.create({ database });
+        // Every committed change of a service or quota is notified and signalled (see GpuNotifier).
+        const store = notifyingStore(
+          await DatabaseGpuStore.create({ database }),
+          new GpuNotifier({
+            notifications,
+            signals,
+            logger,
+            platformGroups: readPlatformGroups(config),
+          }),
+        );
         await seedQuotas({ platform, store, logger });
         const quotes = createQuoteService({ platform, store });
         const services = new ServiceManager({

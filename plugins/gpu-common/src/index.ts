@@ -9,6 +9,7 @@ export * from './api/clusterStatus';
 export * from './api/drift';
 export * from './api/types';
 export * from './api/governance';
+export * from './api/signals';
 export * from './api/usage';
 export * from './catalog';
 export * from './cost';

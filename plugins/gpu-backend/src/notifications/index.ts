@@ -1,0 +1,3 @@
+export * from './GpuNotifier';
+export { notifyingStore } from './notifyingStore';
+export type { ServiceEventsNotifier } from './notifyingStore';
