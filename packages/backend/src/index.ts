@@ -7,6 +7,11 @@ backend.add(import('@backstage/plugin-proxy-backend'));
 
 backend.add(import('@backstage/plugin-auth-backend'));
 backend.add(import('@backstage/plugin-auth-backend-module-guest-provider'));
+// Sign-in behind an authenticating proxy (oauth2-proxy's X-Forwarded-User header); only active where
+// auth.providers.oauth2Proxy is configured (app-config.e2e.yaml), see packages/app/README.md.
+backend.add(
+  import('@backstage/plugin-auth-backend-module-oauth2-proxy-provider'),
+);
 
 backend.add(import('@backstage/plugin-catalog-backend'));
 backend.add(
@@ -26,6 +31,8 @@ backend.add(import('@backstage/plugin-search-backend-module-catalog'));
 
 backend.add(import('@backstage/plugin-kubernetes-backend'));
 backend.add(import('@backstage/plugin-user-settings-backend'));
+backend.add(import('@backstage/plugin-notifications-backend'));
+backend.add(import('@backstage/plugin-signals-backend'));
 
 backend.add(import('@internal/backstage-plugin-gpu-backend'));
 backend.add(import('@internal/backstage-plugin-scaffolder-backend-module-gpu'));
