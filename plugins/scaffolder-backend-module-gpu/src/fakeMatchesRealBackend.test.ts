@@ -48,7 +48,10 @@ function normalise(value: unknown): unknown {
  */
 async function runLifecycle(backend: Backend, workspacePath: string) {
   const deps = { discovery: backend.discovery, auth: mockServices.auth() };
-  const create = createServiceCreateAction(deps);
+  const create = createServiceCreateAction({
+    ...deps,
+    catalog: fakeCatalog().catalog,
+  });
   const render = createServiceRenderAction(deps);
   const remove = createServiceDeleteAction({
     ...deps,

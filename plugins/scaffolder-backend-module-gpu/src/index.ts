@@ -1,6 +1,7 @@
 /**
  * Scaffolder actions for GPU model services (`gpu:service:*`), calling the gpu backend on behalf of the user, and
- * `gpu:catalog:register` for setups without a Git provider.
+ * `gpu:catalog:write` (catalog-info.yaml from structured inputs) and `gpu:catalog:register` for setups without a Git
+ * provider.
  *
  * @packageDocumentation
  */
@@ -10,4 +11,5 @@ export { createServiceCreateAction } from './actions/serviceCreate';
 export { createServiceRenderAction } from './actions/serviceRender';
 export { createServiceDeleteAction } from './actions/serviceDelete';
 export { createCatalogRegisterAction } from './actions/catalogRegister';
+export { createCatalogWriteAction } from './actions/catalogWrite';
 export { LocalCatalogDirectory } from './catalog/LocalCatalogDirectory';

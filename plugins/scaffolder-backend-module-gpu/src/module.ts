@@ -5,6 +5,7 @@ import {
 import { catalogServiceRef } from '@backstage/plugin-catalog-node';
 import { scaffolderActionsExtensionPoint } from '@backstage/plugin-scaffolder-node';
 import { createCatalogRegisterAction } from './actions/catalogRegister';
+import { createCatalogWriteAction } from './actions/catalogWrite';
 import { createServiceCreateAction } from './actions/serviceCreate';
 import { createServiceDeleteAction } from './actions/serviceDelete';
 import { createServiceQuoteAction } from './actions/serviceQuote';
@@ -12,7 +13,7 @@ import { createServiceRenderAction } from './actions/serviceRender';
 import { LocalCatalogDirectory } from './catalog/LocalCatalogDirectory';
 
 /**
- * Registers the `gpu:service:*` actions and `gpu:catalog:register` with the scaffolder.
+ * Registers the `gpu:service:*` actions, `gpu:catalog:write` and `gpu:catalog:register` with the scaffolder.
  *
  * @public
  */
@@ -25,17 +26,26 @@ export const scaffolderModuleGpu = createBackendModule({
         scaffolderActions: scaffolderActionsExtensionPoint,
         discovery: coreServices.discovery,
         auth: coreServices.auth,
+        userInfo: coreServices.userInfo,
         config: coreServices.rootConfig,
         catalog: catalogServiceRef,
       },
-      async init({ scaffolderActions, discovery, auth, config, catalog }) {
+      async init({
+        scaffolderActions,
+        discovery,
+        auth,
+        userInfo,
+        config,
+        catalog,
+      }) {
         const localCatalog = LocalCatalogDirectory.fromConfig(config);
         scaffolderActions.addActions(
           createServiceQuoteAction({ discovery, auth }),
-          createServiceCreateAction({ discovery, auth }),
+          createServiceCreateAction({ discovery, auth, catalog, localCatalog }),
           createServiceRenderAction({ discovery, auth }),
           createServiceDeleteAction({ discovery, auth, catalog, localCatalog }),
-          createCatalogRegisterAction({ catalog, localCatalog }),
+          createCatalogWriteAction({ userInfo }),
+          createCatalogRegisterAction({ catalog, userInfo, localCatalog }),
         );
       },
     });

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import yaml from 'yaml';
 // The run boots the real catalog, scaffolder and gpu backend plugins next to this module.
 /* eslint-disable @backstage/no-mixed-plugin-imports */
 import catalogPlugin from '@backstage/plugin-catalog-backend';
@@ -20,6 +21,7 @@ import scaffolderEntityModel from '@backstage/plugin-catalog-backend-module-scaf
 import scaffolderPlugin from '@backstage/plugin-scaffolder-backend';
 import gpuPlugin from '@internal/backstage-plugin-gpu-backend';
 /* eslint-enable @backstage/no-mixed-plugin-imports */
+import { LocalCatalogDirectory } from './catalog/LocalCatalogDirectory';
 import scaffolderModuleGpu from './index';
 
 const ROOT_CATALOG_INFO = path.resolve(__dirname, '../../../catalog-info.yaml');
@@ -153,6 +155,7 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
         needsApproval: false,
       },
     });
+    console.log('RUNLOG', log);
     expect({ status: task.status, log }).toEqual({
       status: 'completed',
       log: expect.any(String),
@@ -231,25 +234,8 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
         environment: 'dev',
         placement: { tier: 'mps', pool: 'l4-mps' },
       },
-      directoryContents: fs
-        .readdirSync(
-          path.resolve(
-            __dirname,
-            '../../../templates/gpu-model-service-gitops/skeleton',
-          ),
-        )
-        .map(name => ({
-          path: `skeleton/${name}`,
-          base64Content: fs
-            .readFileSync(
-              path.resolve(
-                __dirname,
-                '../../../templates/gpu-model-service-gitops/skeleton',
-                name,
-              ),
-            )
-            .toString('base64'),
-        })),
+      // No skeleton: catalog-info.yaml is written by gpu:catalog:write.
+      directoryContents: [],
     });
     expect({ status: result.status, error: result.body.error }).toEqual({
       status: 200,
@@ -273,5 +259,120 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
       services.filter((s: { name: string }) => s.name === 'chatbot'),
     ).toEqual([]);
     expect(fs.readdirSync(dir.resolve('local-catalog'))).toEqual([]);
+  });
+
+  const serviceValues = {
+    owner: 'group:default/ml-platform',
+    model: 'llama-3.1-8b',
+    runtime: 'vllm',
+    dtype: 'bf16',
+    maxModelLen: 8192,
+    concurrency: 64,
+    replicas: 1,
+    environment: 'production',
+    placement: { tier: 'dedicated', pool: 'l4-ondemand' },
+  };
+
+  async function servicesNamed(name: string) {
+    const { body } = await api('GET', '/api/gpu/services');
+    return body.items.filter((s: { name: string }) => s.name === name);
+  }
+
+  it('writes free text that looks like YAML inertly, and refuses an owner that would inject keys, creating nothing', async () => {
+    const description =
+      'Ranks tickets\nspec:\n  owner: group:default/search\n---\nkind: Location';
+    const { task, log } = await runTask('gpu-model-service', {
+      ...serviceValues,
+      name: 'inert-text',
+      description,
+    });
+    expect({ status: task.status, log }).toMatchObject({
+      status: 'completed',
+    });
+    const file = dir.resolve('local-catalog/component-default-inert-text.yaml');
+    const documents = yaml.parseAllDocuments(fs.readFileSync(file, 'utf8'));
+    expect(documents).toHaveLength(1);
+    const written = documents[0].toJS();
+    expect(written.metadata.description).toBe(description);
+    expect(written.spec).toEqual({
+      type: 'service',
+      lifecycle: 'production',
+      owner: 'group:default/ml-platform',
+      system: 'model-serving',
+    });
+    expect(
+      (
+        await runTask('decommission-gpu-model-service', {
+          entity: 'component:default/inert-text',
+        })
+      ).task.status,
+    ).toBe('completed');
+
+    const injected = await runTask('gpu-model-service', {
+      ...serviceValues,
+      name: 'injected-owner',
+      owner: 'group:default/ml-platform\nsystem: evil',
+    });
+    expect(injected.task.status).toBe('failed');
+    // Refused at the first step: the owner names no team (gpu:catalog:write would refuse it as well).
+    expect(injected.log).toMatch(/InputError: Unknown team/);
+    expect(await servicesNamed('injected-owner')).toEqual([]);
+    expect(fs.readdirSync(dir.resolve('local-catalog'))).toEqual([]);
+  });
+
+  it("refuses another team's component name: the entity and its file stay as they were and no service is created", async () => {
+    const local = new LocalCatalogDirectory(
+      dir.resolve('local-catalog'),
+      dir.resolve('local-catalog/*.yaml'),
+    );
+    const theirs = {
+      apiVersion: 'backstage.io/v1alpha1',
+      kind: 'Component',
+      metadata: { name: 'search-ranker', description: "Search's ranker" },
+      spec: {
+        type: 'service',
+        lifecycle: 'production',
+        owner: 'group:default/search',
+      },
+    };
+    const file = local.fileFor({
+      kind: 'Component',
+      namespace: 'default',
+      name: 'search-ranker',
+    });
+    const text = yaml.stringify(theirs);
+    fs.writeFileSync(file, text);
+    expect(
+      (
+        await api('POST', '/api/catalog/refresh', {
+          entityRef: local.locationEntityRef,
+        })
+      ).status,
+    ).toBe(200);
+    const before = await until('their component in the catalog', async () => {
+      const { status, body } = await api(
+        'GET',
+        '/api/catalog/entities/by-name/component/default/search-ranker',
+      );
+      return status === 200 ? body : undefined;
+    });
+
+    const { task, log } = await runTask('gpu-model-service', {
+      ...serviceValues,
+      name: 'search-ranker',
+    });
+    expect(task.status).toBe('failed');
+    expect(log).toMatch(
+      /component:default\/search-ranker is already in the catalog, owned by group:default\/search/,
+    );
+    expect(fs.readFileSync(file, 'utf8')).toBe(text);
+    expect(await servicesNamed('search-ranker')).toEqual([]);
+    const after = await api(
+      'GET',
+      '/api/catalog/entities/by-name/component/default/search-ranker',
+    );
+    expect(after.body.metadata.uid).toBe(before.metadata.uid);
+    expect(after.body.spec).toEqual(before.spec);
+    expect(after.body.metadata.description).toBe("Search's ranker");
   });
 });

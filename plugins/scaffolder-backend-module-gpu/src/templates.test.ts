@@ -1,9 +1,5 @@
 import { mockServices } from '@backstage/backend-test-utils';
 import {
-  componentEntityV1alpha1Validator,
-  Entity,
-} from '@backstage/catalog-model';
-import {
   createCatalogRegisterAction as createBuiltinCatalogRegisterAction,
   createCatalogWriteAction,
   createDebugLogAction,
@@ -15,13 +11,11 @@ import {
   parsePlatform,
 } from '@internal/backstage-plugin-gpu-common';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import yaml from 'yaml';
-import { mockContext } from './__testUtils__/actionContext';
 import { fakeCatalog } from './__testUtils__/fakeCatalog';
 import { createCatalogRegisterAction } from './actions/catalogRegister';
+import { createCatalogWriteAction as createGpuCatalogWriteAction } from './actions/catalogWrite';
 import { createServiceCreateAction } from './actions/serviceCreate';
 import { createServiceDeleteAction } from './actions/serviceDelete';
 import { createServiceQuoteAction } from './actions/serviceQuote';
@@ -29,6 +23,9 @@ import { createServiceRenderAction } from './actions/serviceRender';
 
 const TEMPLATES = path.resolve(__dirname, '../../../templates');
 const EXPRESSION = /\$\{\{(.*?)\}\}/g;
+/** `steps.create.output.x` or `steps['catalog-info'].output.x` (a dashed id needs the brackets in Nunjucks). */
+const STEP_OUTPUT =
+  /steps(?:\.([\w-]+)|\[\\?['"]([\w-]+)\\?['"]\])\.output\.(\w+)/g;
 
 interface JsonSchema {
   properties?: Record<string, JsonSchema>;
@@ -40,13 +37,15 @@ interface JsonSchema {
 
 const deps = { discovery: mockServices.discovery(), auth: mockServices.auth() };
 const catalog = fakeCatalog().catalog;
+const userInfo = mockServices.userInfo();
 const actions = new Map<string, TemplateAction<any, any, any>>(
   [
     createServiceQuoteAction(deps),
-    createServiceCreateAction(deps),
+    createServiceCreateAction({ ...deps, catalog }),
     createServiceRenderAction(deps),
     createServiceDeleteAction({ ...deps, catalog }),
-    createCatalogRegisterAction({ catalog }),
+    createGpuCatalogWriteAction({ userInfo }),
+    createCatalogRegisterAction({ catalog, userInfo }),
     // The scaffolder's built-ins the templates use.
     createFetchTemplateAction({
       reader: mockServices.urlReader.mock(),
@@ -160,9 +159,10 @@ describe.each(templateFiles.map(f => [path.relative(TEMPLATES, f), f]))(
               declared: name in parameters,
             }).toMatchObject({ declared: true });
           }
-          for (const [, id, output] of expression.matchAll(
-            /steps\.([\w-]+)\.output\.(\w+)/g,
+          for (const [, dotted, bracketed, output] of expression.matchAll(
+            STEP_OUTPUT,
           )) {
+            const id = dotted ?? bracketed;
             expect({
               step: step.id,
               refersTo: id,
@@ -181,9 +181,10 @@ describe.each(templateFiles.map(f => [path.relative(TEMPLATES, f), f]))(
         );
       }
       for (const expression of expressionsIn(template.spec.output)) {
-        for (const [, id, output] of expression.matchAll(
-          /steps\.([\w-]+)\.output\.(\w+)/g,
+        for (const [, dotted, bracketed, output] of expression.matchAll(
+          STEP_OUTPUT,
         )) {
+          const id = dotted ?? bracketed;
           const outputs = seen.get(id);
           // Built-in actions without an output schema (debug:log) are not referred to.
           expect({
@@ -230,70 +231,66 @@ describe.each(serviceTemplates.map(f => [path.relative(TEMPLATES, f), f]))(
   },
 );
 
-describe('catalog-info.yaml skeletons', () => {
-  const skeletons = templateFiles
-    .map(f => path.join(path.dirname(f), 'skeleton'))
-    .filter(dir => fs.existsSync(dir));
+/** Every file of a template directory other than its template.yaml. */
+function filesBesideTemplate(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter(e => e.isFile())
+    .map(e => path.join(e.parentPath, e.name))
+    .filter(f => f !== path.join(dir, 'template.yaml'));
+}
 
-  it.each(skeletons.map(s => [path.relative(TEMPLATES, s), s]))(
-    '%s renders a valid Component carrying the GPU service annotations',
-    async (_, skeleton) => {
-      const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'gpu-skeleton-'));
-      try {
-        const ctx = mockContext(
-          {
-            url: './skeleton',
-            values: {
-              name: 'summariser',
-              description: 'Summaries: support tickets',
-              owner: 'group:default/ml-platform',
-              model: 'llama-3.1-8b',
-              runtime: 'vllm',
-              environment: 'production',
-              annotations: {
-                'backstage.io/kubernetes-id': 'summariser',
-                'backstage.io/kubernetes-namespace': 'ml-serving',
-                'gpu.backstage.io/service-id':
-                  '6a1f0d52-53f6-4a55-9b8e-0d7e4c0f4d11',
-              },
-              endpoint: 'http://summariser.ml-serving.svc.cluster.local:8000',
-              tier: 'dedicated',
-              pool: 'l4-ondemand',
-            },
-          },
-          { workspacePath: workspace },
-        );
-        (ctx as any).templateInfo = {
-          baseUrl: pathToFileURL(
-            path.join(path.dirname(skeleton), 'template.yaml'),
-          ).href,
-          entityRef: 'template:default/gpu-model-service',
-        };
-        await actions.get('fetch:template')!.handler(ctx);
-        const entity: Entity = yaml.parse(
-          fs.readFileSync(path.join(workspace, 'catalog-info.yaml'), 'utf8'),
-        );
-        expect(await componentEntityV1alpha1Validator.check(entity)).toBe(true);
-        expect(entity).toMatchObject({
-          metadata: {
-            name: 'summariser',
-            description: 'Summaries: support tickets',
-            annotations: {
-              'backstage.io/kubernetes-id': 'summariser',
-              'backstage.io/kubernetes-namespace': 'ml-serving',
-              'gpu.backstage.io/service-id':
-                '6a1f0d52-53f6-4a55-9b8e-0d7e4c0f4d11',
-            },
-          },
-          spec: {
-            type: 'service',
-            lifecycle: 'production',
-            owner: 'group:default/ml-platform',
-          },
+describe('generated YAML', () => {
+  it('no template generates YAML by templating text (no skeleton YAML, no fetch:template of YAML)', () => {
+    for (const file of templateFiles) {
+      const dir = path.dirname(file);
+      const yamlFiles = filesBesideTemplate(dir).filter(f =>
+        /\.(ya?ml|json)(\.njk)?$/.test(f),
+      );
+      expect({ template: path.relative(TEMPLATES, file), yamlFiles }).toEqual({
+        template: path.relative(TEMPLATES, file),
+        yamlFiles: [],
+      });
+      const steps: { id: string; action: string; input: any }[] = yaml.parse(
+        fs.readFileSync(file, 'utf8'),
+      ).spec.steps;
+      for (const step of steps.filter(s => s.action.startsWith('fetch:'))) {
+        const skeleton = path.resolve(dir, String(step.input?.url ?? ''));
+        const templated = fs.existsSync(skeleton)
+          ? filesBesideTemplate(skeleton).filter(f => /\.(ya?ml|json)/.test(f))
+          : [];
+        expect({ step: step.id, templated }).toEqual({
+          step: step.id,
+          templated: [],
         });
-      } finally {
-        fs.rmSync(workspace, { recursive: true, force: true });
       }
+    }
+  });
+
+  it.each(serviceTemplates.map(f => [path.relative(TEMPLATES, f), f]))(
+    '%s writes catalog-info.yaml with gpu:catalog:write from the form and the create step, and registers that file',
+    (_, file) => {
+      const steps: { id: string; action: string; input: any }[] = yaml.parse(
+        fs.readFileSync(file, 'utf8'),
+      ).spec.steps;
+      const index = (action: string) =>
+        steps.findIndex(s => s.action === action);
+      const write = steps[index('gpu:catalog:write')];
+      expect(write).toBeDefined();
+      expect(index('gpu:service:create')).toBeLessThan(
+        index('gpu:catalog:write'),
+      );
+      expect(index('gpu:catalog:write')).toBeLessThan(
+        index('gpu:catalog:register'),
+      );
+      expect(write.input).toMatchObject({
+        name: '${{ parameters.name }}',
+        owner: '${{ parameters.owner }}',
+        annotations: '${{ steps.create.output.annotations }}',
+      });
+      expect(steps[index('gpu:catalog:register')].input).toEqual({
+        catalogInfoPath: `\${{ steps['${write.id}'].output.catalogInfoPath }}`,
+      });
     },
   );
 });

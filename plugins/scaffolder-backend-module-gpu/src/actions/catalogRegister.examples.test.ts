@@ -1,4 +1,7 @@
-import { createMockDirectory } from '@backstage/backend-test-utils';
+import {
+  createMockDirectory,
+  mockServices,
+} from '@backstage/backend-test-utils';
 import yaml from 'yaml';
 import { mockContext, outputsOf } from '../__testUtils__/actionContext';
 import { fakeCatalog } from '../__testUtils__/fakeCatalog';
@@ -37,6 +40,9 @@ describe('gpu:catalog:register examples', () => {
       });
       await createCatalogRegisterAction({
         catalog: fake.catalog,
+        userInfo: mockServices.userInfo({
+          ownershipEntityRefs: ['group:default/ml-platform'],
+        }),
         localCatalog: local,
       }).handler(ctx);
       expect(outputsOf(ctx).entityRef).toBe('component:default/summariser');

@@ -10,6 +10,10 @@ import { fakeCatalog } from '../__testUtils__/fakeCatalog';
 import { LocalCatalogDirectory } from '../catalog/LocalCatalogDirectory';
 import { createCatalogRegisterAction } from './catalogRegister';
 
+const userInfo = mockServices.userInfo({
+  ownershipEntityRefs: ['user:default/mock', 'group:default/ml-platform'],
+});
+
 const component = {
   apiVersion: 'backstage.io/v1alpha1',
   kind: 'Component',
@@ -48,6 +52,7 @@ describe('gpu:catalog:register', () => {
     const fake = fakeCatalog(local);
     const action = createCatalogRegisterAction({
       catalog: fake.catalog,
+      userInfo,
       localCatalog: local,
     });
     const ctx = mockContext({}, { workspacePath: workspace });
@@ -89,6 +94,7 @@ describe('gpu:catalog:register', () => {
     );
     const action = createCatalogRegisterAction({
       catalog: fake.catalog,
+      userInfo,
       localCatalog: local,
     });
     await expect(
@@ -122,10 +128,164 @@ describe('gpu:catalog:register', () => {
     expect(fs.readdirSync(local.directory)).toEqual([]);
   });
 
+  describe('another team', () => {
+    const theirs = {
+      ...component,
+      metadata: { ...component.metadata, description: 'Search ranking' },
+      spec: { ...component.spec, owner: 'group:default/search' },
+    };
+    const theirFile = () =>
+      path.join(local.directory, 'component-default-summariser.yaml');
+
+    it("refuses to take over another team's component: the entity, its file and the catalog stay as they were", async () => {
+      const fake = fakeCatalog(local);
+      fs.writeFileSync(theirFile(), yaml.stringify(theirs));
+      await fake.catalog.refreshEntity(local.locationEntityRef, {} as any);
+      const before = fake.entities.get('component:default/summariser');
+      expect(before?.spec?.owner).toBe('group:default/search');
+      const action = createCatalogRegisterAction({
+        catalog: fake.catalog,
+        userInfo,
+        localCatalog: local,
+      });
+
+      for (const isDryRun of [false, true]) {
+        await expect(
+          action.handler(
+            mockContext({}, { workspacePath: workspace, isDryRun }),
+          ),
+        ).rejects.toMatchObject({
+          name: 'ConflictError',
+          message:
+            /component:default\/summariser is already in the catalog, owned by group:default\/search/,
+        });
+      }
+      expect(yaml.parse(fs.readFileSync(theirFile(), 'utf8'))).toEqual(theirs);
+      expect(fs.readdirSync(local.directory)).toEqual([
+        'component-default-summariser.yaml',
+      ]);
+      expect(fake.entities.get('component:default/summariser')).toBe(before);
+      expect(
+        fake.calls.filter(c => c.startsWith('refreshEntity')),
+      ).toHaveLength(1); // the test's own refresh
+    });
+
+    it('refuses to overwrite their file even when the catalog does not show the entity (not read yet, or not visible to the user)', async () => {
+      const fake = fakeCatalog(local);
+      fs.writeFileSync(theirFile(), yaml.stringify(theirs));
+      // Upper case in the name: the same entity, so the same file.
+      fs.writeFileSync(
+        path.join(workspace, 'catalog-info.yaml'),
+        yaml.stringify({
+          ...component,
+          metadata: { ...component.metadata, name: 'Summariser' },
+        }),
+      );
+      const action = createCatalogRegisterAction({
+        catalog: fake.catalog,
+        userInfo,
+        localCatalog: local,
+      });
+      await expect(
+        action.handler(mockContext({}, { workspacePath: workspace })),
+      ).rejects.toMatchObject({
+        name: 'ConflictError',
+        message:
+          /already defines component:default\/summariser, owned by group:default\/search/,
+      });
+      expect(yaml.parse(fs.readFileSync(theirFile(), 'utf8'))).toEqual(theirs);
+      expect(fs.readdirSync(local.directory)).toEqual([
+        'component-default-summariser.yaml',
+      ]);
+      expect(fake.entities.size).toBe(0);
+    });
+
+    it('refuses an owner the user is not a member of, an owner that is not a group and a kind other than Component', async () => {
+      const fake = fakeCatalog(local);
+      const action = createCatalogRegisterAction({
+        catalog: fake.catalog,
+        userInfo,
+        localCatalog: local,
+      });
+      const run = (entity: object) => {
+        fs.writeFileSync(
+          path.join(workspace, 'catalog-info.yaml'),
+          yaml.stringify(entity),
+        );
+        return action.handler(mockContext({}, { workspacePath: workspace }));
+      };
+      await expect(run(theirs)).rejects.toMatchObject({
+        name: 'NotAllowedError',
+        message:
+          'user:default/mock is not a member of group:default/search and cannot register entities owned by it',
+      });
+      await expect(
+        run({
+          ...component,
+          spec: { ...component.spec, owner: 'user:default/mock' },
+        }),
+      ).rejects.toMatchObject({
+        name: 'InputError',
+        message:
+          /catalogInfoPath: catalog-info.yaml: spec.owner: .* only a group/,
+      });
+      await expect(
+        run({
+          ...component,
+          spec: {
+            ...component.spec,
+            owner: 'group:default/ml-platform\nsystem: x',
+          },
+        }),
+      ).rejects.toMatchObject({
+        name: 'InputError',
+        message: /spec.owner: .* invalid name/,
+      });
+      await expect(
+        run({ ...component, kind: 'Group', spec: { type: 'team' } }),
+      ).rejects.toMatchObject({
+        name: 'InputError',
+        message: /only a component/,
+      });
+      expect(fs.readdirSync(local.directory)).toEqual([]);
+      expect(fake.calls.some(c => c.startsWith('refreshEntity'))).toBe(false);
+    });
+  });
+
+  it("re-registers the team's own component from the local catalog directory (a second run of the template)", async () => {
+    const fake = fakeCatalog(local);
+    const action = createCatalogRegisterAction({
+      catalog: fake.catalog,
+      userInfo,
+      localCatalog: local,
+    });
+    await action.handler(mockContext({}, { workspacePath: workspace }));
+    const updated = {
+      ...component,
+      metadata: { ...component.metadata, description: 'Now on MIG' },
+      // The same owner written differently resolves to the same group.
+      spec: { ...component.spec, owner: 'ml-platform' },
+    };
+    fs.writeFileSync(
+      path.join(workspace, 'catalog-info.yaml'),
+      yaml.stringify(updated),
+    );
+    const ctx = mockContext({}, { workspacePath: workspace });
+    await action.handler(ctx);
+    expect(outputsOf(ctx).entityRef).toBe('component:default/summariser');
+    expect(
+      fake.entities.get('component:default/summariser')?.metadata.description,
+    ).toBe('Now on MIG');
+    expect(fs.readdirSync(local.directory)).toEqual([
+      'component-default-summariser.yaml',
+    ]);
+  });
+
   it('in a dry run validates and answers the ref without writing', async () => {
     const fake = fakeCatalog(local);
     const action = createCatalogRegisterAction({
       catalog: fake.catalog,
+      userInfo,
       localCatalog: local,
     });
     const ctx = mockContext({}, { workspacePath: workspace, isDryRun: true });
@@ -140,6 +300,7 @@ describe('gpu:catalog:register', () => {
   it('says what to configure when there is no local catalog directory', async () => {
     const action = createCatalogRegisterAction({
       catalog: fakeCatalog().catalog,
+      userInfo,
     });
     await expect(
       action.handler(mockContext({}, { workspacePath: workspace })),

@@ -1,21 +1,24 @@
 import {
   BackstageCredentials,
   resolveSafeChildPath,
+  UserInfoService,
 } from '@backstage/backend-plugin-api';
-import {
-  ANNOTATION_LOCATION,
-  Entity,
-  stringifyEntityRef,
-} from '@backstage/catalog-model';
-import { ConflictError, InputError } from '@backstage/errors';
+import { Entity } from '@backstage/catalog-model';
+import { InputError } from '@backstage/errors';
 import { CatalogService } from '@backstage/plugin-catalog-node';
 import { createTemplateAction } from '@backstage/plugin-scaffolder-node';
+import {
+  isGpuDomainError,
+  parseGroupEntityRef,
+  parseServiceEntityRef,
+} from '@internal/backstage-plugin-gpu-common';
 import fs from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import yaml from 'yaml';
 import { z as zod } from 'zod/v3';
 import { LocalCatalogDirectory } from '../catalog/LocalCatalogDirectory';
+import { assertMemberOf, assertNoTakeover } from '../catalog/teamOwnership';
 import { examples } from './catalogRegister.examples';
 import { parseActionInput } from './parseActionInput';
 
@@ -72,6 +75,43 @@ async function readEntity(file: string, relative: string): Promise<Entity> {
 }
 
 /**
+ * The entity's ref (a Component, per the catalog-model's grammar) and its owning Group; `InputError` naming the
+ * file and the field otherwise.
+ */
+function refAndOwnerOf(entity: Entity, relative: string) {
+  const { kind, metadata } = entity;
+  const namespace = metadata.namespace ?? 'default';
+  try {
+    if (
+      typeof kind !== 'string' ||
+      typeof metadata.name !== 'string' ||
+      typeof namespace !== 'string'
+    ) {
+      throw new InputError(
+        'kind, metadata.name and metadata.namespace must be strings',
+      );
+    }
+    const ref = parseServiceEntityRef(`${kind}:${namespace}/${metadata.name}`, {
+      field: 'kind:metadata.namespace/metadata.name',
+    });
+    const owner = parseGroupEntityRef(
+      (entity.spec as { owner?: unknown } | undefined)?.owner,
+      { field: 'spec.owner', defaultNamespace: namespace },
+    );
+    return { entityRef: ref.ref, ownerGroup: owner.ref };
+  } catch (error) {
+    if (isGpuDomainError(error) || (error as Error).name === 'InputError') {
+      throw new InputError(
+        `Invalid input to ${ID}: catalogInfoPath: ${relative}: ${
+          (error as Error).message
+        }`,
+      );
+    }
+    throw error;
+  }
+}
+
+/**
  * `gpu:catalog:register`: registers the workspace's catalog-info.yaml in the local catalog directory
  * (`scaffolder.gpu.catalogDirectory`, read by a `file` location of the catalog) and waits for the entity to appear.
  * It replaces `publish:*` plus `catalog:register` where no Git provider is configured.
@@ -80,9 +120,10 @@ async function readEntity(file: string, relative: string): Promise<Entity> {
  */
 export function createCatalogRegisterAction(options: {
   catalog: CatalogService;
+  userInfo: UserInfoService;
   localCatalog?: LocalCatalogDirectory;
 }) {
-  const { catalog, localCatalog } = options;
+  const { catalog, userInfo, localCatalog } = options;
   return createTemplateAction({
     id: ID,
     description:
@@ -105,8 +146,12 @@ export function createCatalogRegisterAction(options: {
       }
       const file = safePath(ctx.workspacePath, input.catalogInfoPath);
       const entity = await readEntity(file, input.catalogInfoPath);
-      const entityRef = stringifyEntityRef(entity);
+      const { entityRef, ownerGroup } = refAndOwnerOf(
+        entity,
+        input.catalogInfoPath,
+      );
       const credentials = await ctx.getInitiatorCredentials();
+      await assertMemberOf({ userInfo, credentials, groupRef: ownerGroup });
       const target = localCatalog.fileFor({
         kind: entity.kind,
         namespace: entity.metadata.namespace ?? 'default',
@@ -128,14 +173,14 @@ export function createCatalogRegisterAction(options: {
             .join('; ')}`,
         );
       }
-      const existing = await catalog.getEntityByRef(entityRef, { credentials });
-      const existingLocation =
-        existing?.metadata.annotations?.[ANNOTATION_LOCATION];
-      if (existing && !localCatalog.owns(existingLocation)) {
-        throw new ConflictError(
-          `${entityRef} is already in the catalog, defined in ${existingLocation}; choose another name`,
-        );
-      }
+      // Another team's component, or one defined elsewhere, is never taken over; the team's own is re-registered.
+      await assertNoTakeover({
+        catalog,
+        localCatalog,
+        entityRef,
+        ownerGroup,
+        credentials,
+      });
       if (ctx.isDryRun) {
         ctx.logger.info(`Dry run: would register ${entityRef} from ${target}`);
         ctx.output('entityRef', entityRef);
@@ -145,7 +190,7 @@ export function createCatalogRegisterAction(options: {
       await ctx.checkpoint({
         key: `${ID}:${entityRef}`,
         fn: async () => {
-          await localCatalog.write(target, yaml.stringify(entity));
+          await localCatalog.writeEntity(entity, ownerGroup);
           await catalog.refreshEntity(localCatalog.locationEntityRef, {
             credentials,
           });

@@ -1,36 +1,26 @@
-import {
-  KubernetesValidatorFunctions,
-  parseEntityRef,
-  stringifyEntityRef,
-} from '@backstage/catalog-model';
 import { InputError } from '@backstage/errors';
+import {
+  isGpuDomainError,
+  parseServiceEntityRef,
+} from '@internal/backstage-plugin-gpu-common';
 
 /**
- * A full entity ref (`kind:namespace/name`, kind Component and namespace default when omitted) from an action's
- * `entityRef` input; `InputError` naming the field when it is not a valid ref.
+ * The canonical ref (`component:namespace/name`) of the Component an action's `entityRef` input names, validated
+ * by gpu-common's `parseServiceEntityRef` (the same validator the gpu backend applies); kind Component and namespace
+ * default when omitted. `InputError` naming the action and the field when it is not a valid Component ref.
  */
 export function normaliseEntityRef(
   actionId: string,
-  entityRef: string,
+  entityRef: unknown,
 ): string {
-  const invalid = (why: string) =>
-    new InputError(
-      `Invalid input to ${actionId}: entityRef: '${entityRef}' ${why}`,
-    );
-  let ref;
   try {
-    ref = parseEntityRef(entityRef, {
-      defaultKind: 'component',
-      defaultNamespace: 'default',
-    });
+    return parseServiceEntityRef(entityRef).ref;
   } catch (error) {
-    throw invalid(`is not an entity ref: ${(error as Error).message}`);
+    if (isGpuDomainError(error)) {
+      throw new InputError(
+        `Invalid input to ${actionId}: ${(error as Error).message}`,
+      );
+    }
+    throw error;
   }
-  if (
-    !KubernetesValidatorFunctions.isValidObjectName(ref.name) ||
-    !KubernetesValidatorFunctions.isValidNamespace(ref.namespace)
-  ) {
-    throw invalid('is not a valid entity ref (kind:namespace/name)');
-  }
-  return stringifyEntityRef(ref);
 }

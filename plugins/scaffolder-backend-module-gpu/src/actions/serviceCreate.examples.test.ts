@@ -5,6 +5,7 @@ import {
 import { setupServer } from 'msw/node';
 import yaml from 'yaml';
 import { mockContext, outputsOf } from '../__testUtils__/actionContext';
+import { fakeCatalog } from '../__testUtils__/fakeCatalog';
 import { fakeGpuBackend } from '../__testUtils__/fakeGpuBackend';
 import { createServiceCreateAction } from './serviceCreate';
 import { examples } from './serviceCreate.examples';
@@ -18,6 +19,7 @@ describe('gpu:service:create examples', () => {
   const action = createServiceCreateAction({
     discovery: mockServices.discovery(),
     auth: mockServices.auth(),
+    catalog: fakeCatalog().catalog,
   });
 
   it.each(examples.map(e => [e.description, e] as const))(

@@ -4,7 +4,7 @@ import yaml from 'yaml';
 export const examples: TemplateExample[] = [
   {
     description:
-      "Create seed 004's summariser (Llama-3.1-8B on vLLM) in production on the recommended tier",
+      'Create the summariser (Llama-3.1-8B on vLLM) in production on the recommended tier',
     example: yaml.stringify({
       steps: [
         {

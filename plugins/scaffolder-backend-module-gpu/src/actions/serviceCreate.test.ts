@@ -1,4 +1,5 @@
 import {
+  createMockDirectory,
   mockServices,
   registerMswTestHooks,
 } from '@backstage/backend-test-utils';
@@ -9,7 +10,11 @@ import {
   mockContext,
   outputsOf,
 } from '../__testUtils__/actionContext';
+import { fakeCatalog } from '../__testUtils__/fakeCatalog';
 import { fakeGpuBackend } from '../__testUtils__/fakeGpuBackend';
+import { LocalCatalogDirectory } from '../catalog/LocalCatalogDirectory';
+import fs from 'node:fs';
+import yaml from 'yaml';
 import { createServiceCreateAction } from './serviceCreate';
 
 describe('gpu:service:create', () => {
@@ -20,6 +25,7 @@ describe('gpu:service:create', () => {
   const action = createServiceCreateAction({
     discovery: mockServices.discovery(),
     auth: mockServices.auth(),
+    catalog: fakeCatalog().catalog,
   });
 
   const posts = () =>
@@ -189,6 +195,173 @@ describe('gpu:service:create', () => {
     await expect(action.handler(other)).rejects.toMatchObject({
       name: 'ConflictError',
       message: /already exists/,
+    });
+  });
+
+  describe('an entityRef already in the catalog', () => {
+    const dir = createMockDirectory();
+    let local: LocalCatalogDirectory;
+
+    function component(owner: string) {
+      return {
+        apiVersion: 'backstage.io/v1alpha1',
+        kind: 'Component',
+        metadata: { name: 'summariser' },
+        spec: { type: 'service', lifecycle: 'production', owner },
+      };
+    }
+
+    /** The action on a catalog holding `summariser`, owned by `owner`, from the local directory or from `managedBy`. */
+    async function withExisting(owner: string, managedBy?: string) {
+      dir.setContent({ 'local-catalog': {} });
+      local = new LocalCatalogDirectory(
+        dir.resolve('local-catalog'),
+        dir.resolve('local-catalog/*.yaml'),
+      );
+      const fake = fakeCatalog(local);
+      if (managedBy) {
+        fake.seed(component(owner), managedBy);
+      } else {
+        fs.writeFileSync(
+          dir.resolve('local-catalog/component-default-summariser.yaml'),
+          yaml.stringify(component(owner)),
+        );
+        await fake.catalog.refreshEntity(local.locationEntityRef, {} as any);
+      }
+      const before = structuredClone(
+        fake.entities.get('component:default/summariser'),
+      );
+      return {
+        fake,
+        before,
+        action: createServiceCreateAction({
+          discovery: mockServices.discovery(),
+          auth: mockServices.auth(),
+          catalog: fake.catalog,
+          localCatalog: local,
+        }),
+      };
+    }
+
+    it("refuses another team's component, in a dry run too, before anything is created or previewed", async () => {
+      const {
+        fake,
+        before,
+        action: create,
+      } = await withExisting('group:default/search');
+      for (const isDryRun of [false, true]) {
+        await expect(
+          create.handler(mockContext(summariserOnDedicatedL4, { isDryRun })),
+        ).rejects.toMatchObject({
+          name: 'ConflictError',
+          message:
+            'component:default/summariser is already in the catalog, owned by group:default/search; it cannot be ' +
+            'registered or bound to a GPU service for group:default/ml-platform: choose another name',
+        });
+      }
+      expect(backend.requests).toEqual([]);
+      expect(backend.heldGpuEquivalents('ml-platform')).toEqual({});
+      expect(fake.entities.get('component:default/summariser')).toEqual(before);
+      expect(fs.readdirSync(local.directory)).toEqual([
+        'component-default-summariser.yaml',
+      ]);
+    });
+
+    it("refuses a component of the team's defined outside the local catalog directory", async () => {
+      const { action: create } = await withExisting(
+        'group:default/ml-platform',
+        'url:https://github.com/acme/summariser/blob/main/catalog-info.yaml',
+      );
+      await expect(
+        create.handler(
+          mockContext({
+            ...summariserOnDedicatedL4,
+            entityRef: 'component:default/summariser',
+          }),
+        ),
+      ).rejects.toMatchObject({
+        name: 'ConflictError',
+        message:
+          /defined in url:https:\/\/github.com\/acme\/summariser\/blob\/main\/catalog-info.yaml \(owned by group:default\/ml-platform\)/,
+      });
+      expect(backend.requests).toEqual([]);
+    });
+
+    it("binds the service to the team's own component from the local catalog directory (owner written as a bare name)", async () => {
+      const { action: create } = await withExisting('ml-platform');
+      const ctx = mockContext(summariserOnDedicatedL4);
+      await create.handler(ctx);
+      expect(outputsOf(ctx)).toMatchObject({
+        status: 'approved',
+        entityRef: 'component:default/summariser',
+      });
+      expect(posts()).toHaveLength(1);
+    });
+
+    it("refuses a name whose file in the local catalog directory is another team's, even when the catalog does not show it", async () => {
+      const { fake, action: create } = await withExisting(
+        'group:default/search',
+      );
+      fake.entities.clear(); // not read yet, or hidden from the user
+      await expect(
+        create.handler(mockContext(summariserOnDedicatedL4)),
+      ).rejects.toMatchObject({
+        name: 'ConflictError',
+        message:
+          /already defines component:default\/summariser, owned by group:default\/search/,
+      });
+      expect(backend.requests).toEqual([]);
+    });
+
+    it("checks that the owner given for catalog-info.yaml is the team's group before anything is created", async () => {
+      const { action: create } = await withExisting('ml-platform');
+      for (const [owner, message] of [
+        [
+          'group:default/search',
+          /owner: group:default\/search is not the group of team ml-platform/,
+        ],
+        [
+          'group:other/ml-platform',
+          /owner: group:other\/ml-platform is not the group of team ml-platform/,
+        ],
+        ['group:default/ml-platform\nsystem: evil', /owner: .* invalid name/],
+        ['user:default/mock', /owner: .* only a group/],
+      ] as const) {
+        await expect(
+          create.handler(mockContext({ ...summariserOnDedicatedL4, owner })),
+        ).rejects.toMatchObject({ name: 'InputError', message });
+      }
+      expect(backend.requests).toEqual([]);
+      const ctx = mockContext({
+        ...summariserOnDedicatedL4,
+        owner: 'group:default/ml-platform',
+      });
+      await create.handler(ctx);
+      expect(outputsOf(ctx).status).toBe('approved');
+      // The owner is the template's, not part of the service request.
+      expect(posts()[0].body).toMatchObject({
+        request: summariserOnDedicatedL4,
+      });
+      expect(JSON.stringify(posts()[0].body)).not.toContain('owner');
+    });
+
+    it('refuses an entityRef that is not a Component, without calling the catalog or the backend', async () => {
+      const { fake, action: create } = await withExisting('ml-platform');
+      const calls = fake.calls.length;
+      await expect(
+        create.handler(
+          mockContext({
+            ...summariserOnDedicatedL4,
+            entityRef: 'group:default/ml-platform',
+          }),
+        ),
+      ).rejects.toMatchObject({
+        name: 'InputError',
+        message:
+          /^Invalid input to gpu:service:create: entityRef: "group:default\/ml-platform" is of kind "group"; only a component/,
+      });
+      expect(fake.calls.length).toBe(calls);
+      expect(backend.requests).toEqual([]);
     });
   });
 });

@@ -1,12 +1,18 @@
 import { AuthService, DiscoveryService } from '@backstage/backend-plugin-api';
 import { ConflictError, InputError } from '@backstage/errors';
 import { createTemplateAction } from '@backstage/plugin-scaffolder-node';
+import { CatalogService } from '@backstage/plugin-catalog-node';
 import {
   GpuServiceView,
+  isGpuDomainError,
+  parseGroupEntityRef,
   ServiceRequest,
+  teamGroupRef,
 } from '@internal/backstage-plugin-gpu-common';
 import { GpuBackendClient } from '@internal/backstage-plugin-gpu-node';
 import { z as zod } from 'zod/v3';
+import { LocalCatalogDirectory } from '../catalog/LocalCatalogDirectory';
+import { assertNoTakeover } from '../catalog/teamOwnership';
 import { normaliseEntityRef } from './normaliseEntityRef';
 import { parseActionInput } from './parseActionInput';
 import { examples } from './serviceCreate.examples';
@@ -21,7 +27,16 @@ const inputFields = {
       .string()
       .optional()
       .describe(
-        'Catalog entity the service belongs to; defaults to component:default/<name>',
+        'Catalog Component the service belongs to; defaults to component:default/<name>. When it is already in ' +
+          "the catalog it must be the team's own, registered through the local catalog directory",
+      ),
+  owner: (z: typeof zod) =>
+    z
+      .string()
+      .optional()
+      .describe(
+        "Owner the template writes into catalog-info.yaml (e.g. the form's OwnerPicker value); when given it must be " +
+          "the team's Group (group:default/<team>), checked before anything is created",
       ),
   mode: (z: typeof zod) =>
     z
@@ -98,16 +113,40 @@ function toServiceRequest(input: Record<string, unknown>): ServiceRequest {
   return request as unknown as ServiceRequest;
 }
 
+/** The `owner` input must name the team's Group, so the catalog entity written later is the team's. */
+function assertOwnerIsTeam(owner: string, team: string, teamGroup: string) {
+  let ref: string;
+  try {
+    ref = parseGroupEntityRef(owner, { field: 'owner' }).ref;
+  } catch (error) {
+    if (isGpuDomainError(error)) {
+      throw new InputError(
+        `Invalid input to ${ID}: ${(error as Error).message}`,
+      );
+    }
+    throw error;
+  }
+  if (ref !== teamGroup) {
+    throw new InputError(
+      `Invalid input to ${ID}: owner: ${ref} is not the group of team ${team} (${teamGroup})`,
+    );
+  }
+}
+
 /**
  * `gpu:service:create`: creates a GPU model service through the gpu backend, on behalf of the user who runs the
  * template. Idempotent: the backend call runs inside a task checkpoint and carries a request key derived from the
- * task and the entity, so a retried task never creates twice.
+ * task and the entity, so a retried task never creates twice. It never binds a service to another team's
+ * component: an `entityRef` already in the catalog must be owned by the team's Group and managed by the local
+ * catalog directory (the check runs before anything is created or previewed).
  *
  * @public
  */
 export function createServiceCreateAction(options: {
   discovery: DiscoveryService;
   auth: AuthService;
+  catalog: CatalogService;
+  localCatalog?: LocalCatalogDirectory;
 }) {
   const client = new GpuBackendClient(options);
   return createTemplateAction({
@@ -150,12 +189,23 @@ export function createServiceCreateAction(options: {
     async handler(ctx) {
       const input = parseActionInput(ID, inputFields, ctx.input);
       const entityRef = normaliseEntityRef(ID, input.entityRef ?? input.name);
+      const teamGroup = teamGroupRef(input.team);
+      if (input.owner !== undefined) {
+        assertOwnerIsTeam(input.owner, input.team, teamGroup);
+      }
       const body = {
         request: toServiceRequest(input),
         entityRef,
         ...(input.mode ? { mode: input.mode } : {}),
       };
       const credentials = await ctx.getInitiatorCredentials();
+      await assertNoTakeover({
+        catalog: options.catalog,
+        localCatalog: options.localCatalog,
+        entityRef,
+        ownerGroup: teamGroup,
+        credentials,
+      });
 
       if (ctx.isDryRun) {
         const preview = await client.previewService(body, { credentials });

@@ -4,7 +4,7 @@ import yaml from 'yaml';
 export const examples: TemplateExample[] = [
   {
     description:
-      "Quote seed 004's summariser (Llama-3.1-8B, bf16, 8K context, 64 sequences) for production",
+      'Quote the summariser (Llama-3.1-8B, bf16, 8K context, 64 sequences) for production',
     example: yaml.stringify({
       steps: [
         {

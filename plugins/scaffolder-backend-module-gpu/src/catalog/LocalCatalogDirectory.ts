@@ -1,7 +1,16 @@
 import { RootConfigService } from '@backstage/backend-plugin-api';
+import {
+  Entity,
+  parseEntityRef,
+  stringifyEntityRef,
+} from '@backstage/catalog-model';
+import { ConflictError } from '@backstage/errors';
 import { locationSpecToMetadataName } from '@backstage/plugin-catalog-node';
+import { ownerGroupOf } from '@internal/backstage-plugin-gpu-common';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import yaml from 'yaml';
 
 const CONFIG_KEY = 'scaffolder.gpu.catalogDirectory';
 
@@ -59,13 +68,15 @@ export class LocalCatalogDirectory {
     })}`;
   }
 
-  /** Where the catalog-info of an entity is kept: `<directory>/<kind>-<namespace>-<name>.yaml`. */
+  /**
+   * Where the catalog-info of an entity is kept: `<directory>/<kind>-<namespace>-<name>.yaml`, in lower case as the
+   * catalog compares refs, so one entity always has one file.
+   */
   fileFor(ref: { kind: string; namespace: string; name: string }): string {
+    const lower = (s: string) => s.toLocaleLowerCase('en-US');
     return path.join(
       this.directory,
-      `${ref.kind.toLocaleLowerCase('en-US')}-${ref.namespace}-${
-        ref.name
-      }.yaml`,
+      `${lower(ref.kind)}-${lower(ref.namespace)}-${lower(ref.name)}.yaml`,
     );
   }
 
@@ -78,9 +89,100 @@ export class LocalCatalogDirectory {
     return path.dirname(file) === this.directory ? file : undefined;
   }
 
-  async write(file: string, content: string): Promise<void> {
+  /**
+   * Writes an entity's catalog-info file (`fileFor` its ref), serialised with the `yaml` library, and answers its
+   * path. A file already there is only replaced when it holds the same entity owned by `ownerGroup` (a team
+   * re-registering its own component); otherwise nothing is written and a `ConflictError` names its owner. This
+   * holds even when the catalog does not show the entity to the caller: the check reads the file itself. A new file
+   * is created exclusively, so two tasks racing for one name cannot both win.
+   */
+  async writeEntity(entity: Entity, ownerGroup: string): Promise<string> {
+    const ref = {
+      kind: entity.kind,
+      namespace: entity.metadata.namespace ?? 'default',
+      name: entity.metadata.name,
+    };
+    const entityRef = stringifyEntityRef(ref);
+    const file = this.fileFor(ref);
     await fs.mkdir(this.directory, { recursive: true });
-    await fs.writeFile(file, content, 'utf8');
+    // Not *.yaml: the catalog location's glob must never read a half-written file.
+    const temporary = path.join(
+      this.directory,
+      `.${path.basename(file)}.${randomUUID()}.tmp`,
+    );
+    await fs.writeFile(temporary, yaml.stringify(entity), {
+      encoding: 'utf8',
+      flag: 'wx',
+    });
+    try {
+      for (;;) {
+        if (await this.assertReplaceable(file, entityRef, ownerGroup)) {
+          await fs.rename(temporary, file);
+          return file;
+        }
+        try {
+          await fs.link(temporary, file);
+          return file;
+        } catch (error) {
+          // Created meanwhile by another task: check it like any existing file.
+          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        }
+      }
+    } finally {
+      await fs.rm(temporary, { force: true });
+    }
+  }
+
+  /**
+   * Checks, without writing, that the file of `entityRef` could be written for `ownerGroup` (it is absent, or holds
+   * that entity owned by that group); `ConflictError` naming the owner otherwise. Actions call it before anything
+   * is created, so that the write at the end cannot be refused after the fact.
+   */
+  async assertWritable(entityRef: string, ownerGroup: string): Promise<void> {
+    const ref = parseEntityRef(entityRef);
+    await this.assertReplaceable(
+      this.fileFor(ref),
+      stringifyEntityRef(ref),
+      ownerGroup,
+    );
+  }
+
+  /** Whether `file` exists (then it may be replaced); throws when it holds another entity or another owner's. */
+  private async assertReplaceable(
+    file: string,
+    entityRef: string,
+    ownerGroup: string,
+  ): Promise<boolean> {
+    let text: string;
+    try {
+      text = await fs.readFile(file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw error;
+    }
+    let existing: Entity | undefined;
+    try {
+      existing = yaml.parse(text);
+    } catch {
+      existing = undefined;
+    }
+    const existingRef =
+      typeof existing?.kind === 'string' &&
+      typeof existing?.metadata?.name === 'string' &&
+      typeof (existing.metadata.namespace ?? '') === 'string'
+        ? stringifyEntityRef(existing)
+        : undefined;
+    const owner = existing?.metadata ? ownerGroupOf(existing) : undefined;
+    if (existingRef !== entityRef || owner !== ownerGroup) {
+      throw new ConflictError(
+        `${file} in the local catalog directory already defines ${
+          existingRef ?? 'something that is not an entity'
+        }, owned by ${
+          owner ?? 'nobody'
+        }; it cannot be replaced by ${entityRef} for ${ownerGroup}: choose another name`,
+      );
+    }
+    return true;
   }
 
   /** Removes the file; already gone is fine. */
