@@ -11,6 +11,7 @@ import Typography from '@material-ui/core/Typography';
 import { useCallback, useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
 import { gpuApiRef } from '../../api';
+import { useGpuChanges } from '../common';
 import { AuditEventsTable } from './AuditEventsTable';
 import { CostOverviewSection } from './CostOverviewSection';
 import { PendingApprovalsTable } from './PendingApprovalsTable';
@@ -18,9 +19,14 @@ import { PoolsTable } from './PoolsTable';
 import { TeamQuotaUsageTable } from './TeamQuotaUsageTable';
 import { TierPolicyTable } from './TierPolicyTable';
 
+/** Changes announced within this long of each other reload the page once. */
+export const CHANGE_DEBOUNCE_MS = 500;
+
 /**
  * The platform team's page: pending approvals, team quota use and editing, pools and prices, tier policy and the
- * audit trail. A decision or a quota change reloads the sections it affects.
+ * audit trail. A decision or a quota change reloads the sections it affects; so does any change the gpu backend
+ * announces on the `gpu:service-changes` signal (a request by someone else, a decision on another approver's page, a
+ * status change), so the page stays current without reloading it.
  */
 export function GovernancePage() {
   const gpuApi = useApi(gpuApiRef);
@@ -30,6 +36,7 @@ export function GovernancePage() {
   );
   const [refreshKey, setRefreshKey] = useState(0);
   const refresh = useCallback(() => setRefreshKey(k => k + 1), []);
+  useGpuChanges(refresh, { debounceMs: CHANGE_DEBOUNCE_MS });
 
   return (
     <Page themeId="tool">

@@ -5,9 +5,10 @@ import {
   ServiceStatus,
   ServiceUsage,
 } from '@internal/backstage-plugin-gpu-common';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
 import { gpuApiRef } from '../../api';
+import { useGpuChanges } from '../common';
 
 /** A value or why it could not be read. */
 export type Outcome<T> = { value: T } | { error: Error };
@@ -58,24 +59,35 @@ function outcome<T>(result: PromiseSettledResult<T>): Outcome<T> {
 
 type ServiceState = Omit<GpuServiceData['service'], 'polling'>;
 
+/** Changes of the service announced within this long of each other read it once. */
+export const CHANGE_DEBOUNCE_MS = 300;
+
 /**
  * Reads the service and, while it is `applying` or `starting`, reads it again every
  * {@link SERVICE_POLL_INTERVAL_MS} (after the previous answer, so reads never overlap) until it reaches any other
- * status. A failed poll keeps the last answer and tries again.
+ * status. A failed poll keeps the last answer and tries again. A new `reload` reads it again at once, keeping the
+ * last answer on screen meanwhile.
  */
-function usePolledService(serviceId: string): GpuServiceData['service'] {
+function usePolledService(
+  serviceId: string,
+  reload: number,
+): GpuServiceData['service'] {
   const gpuApi = useApi(gpuApiRef);
   const [state, setState] = useState<ServiceState>({ loading: true });
+  const lastRead = useRef<GpuServiceDetail>();
   useEffect(() => {
     let cancelled = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    let last: GpuServiceDetail | undefined;
-    setState({ loading: true });
+    // A reload of the same service keeps the previous answer (on screen, and for a failed read).
+    let last: GpuServiceDetail | undefined =
+      lastRead.current?.id === serviceId ? lastRead.current : undefined;
+    if (!last) setState({ loading: true });
     const read = async () => {
       try {
         const value = await gpuApi.getService(serviceId);
         if (cancelled) return;
         last = value;
+        lastRead.current = value;
         setState({ loading: false, value });
       } catch (reason) {
         if (cancelled) return;
@@ -95,7 +107,7 @@ function usePolledService(serviceId: string): GpuServiceData['service'] {
       cancelled = true;
       if (timer) clearTimeout(timer);
     };
-  }, [gpuApi, serviceId]);
+  }, [gpuApi, serviceId, reload]);
   return {
     ...state,
     polling: state.value !== undefined && isPolledStatus(state.value.status),
@@ -105,14 +117,22 @@ function usePolledService(serviceId: string): GpuServiceData['service'] {
 /**
  * Loads a gpu service (polled while applying or starting) and, once it exists, its usage and cost over
  * `usageWindow`. Usage and cost fail independently: cost (allocation) stays on screen when usage cannot be read. A
- * poll does not reload usage and cost.
+ * poll does not reload usage and cost. A change of the service the gpu backend announces on the
+ * `gpu:service-changes` signal (approved, rejected, a new status, changed) reads the service, usage and cost again,
+ * keeping the figures on screen meanwhile.
  */
 export function useGpuServiceData(
   serviceId: string,
   usageWindow: string,
 ): GpuServiceData {
   const gpuApi = useApi(gpuApiRef);
-  const service = usePolledService(serviceId);
+  const [reload, setReload] = useState(0);
+  useGpuChanges(() => setReload(n => n + 1), {
+    filter: change =>
+      change.kind === 'service' && change.serviceId === serviceId,
+    debounceMs: CHANGE_DEBOUNCE_MS,
+  });
+  const service = usePolledService(serviceId, reload);
   const found = service.value !== undefined;
   const figures = useAsync(async () => {
     if (!found) return undefined;
@@ -120,12 +140,19 @@ export function useGpuServiceData(
       gpuApi.getServiceUsage(serviceId, usageWindow),
       gpuApi.getServiceCost(serviceId, usageWindow),
     ]);
-    return { usage: outcome(usage), cost: outcome(cost) };
-  }, [gpuApi, serviceId, usageWindow, found]);
+    return {
+      key: `${serviceId} ${usageWindow}`,
+      usage: outcome(usage),
+      cost: outcome(cost),
+    };
+  }, [gpuApi, serviceId, usageWindow, found, reload]);
+  // Loading (a progress bar instead of the figures) until the figures of this service and window are in; a reload
+  // of the same ones keeps the previous figures on screen.
+  const shown = figures.value?.key === `${serviceId} ${usageWindow}`;
   return {
     service,
     figures: {
-      loading: service.loading || figures.loading,
+      loading: service.loading || (figures.loading && !shown),
       usage: figures.value?.usage,
       cost: figures.value?.cost,
     },

@@ -10,3 +10,4 @@ export {
 } from './format';
 export { UsageBar } from './UsageBar';
 export { WindowSelect } from './WindowSelect';
+export { useGpuChanges } from './useGpuChanges';
