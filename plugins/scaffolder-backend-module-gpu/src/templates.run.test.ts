@@ -155,7 +155,6 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
         needsApproval: false,
       },
     });
-    console.log('RUNLOG', log);
     expect({ status: task.status, log }).toEqual({
       status: 'completed',
       log: expect.any(String),
