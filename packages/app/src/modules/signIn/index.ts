@@ -1,0 +1,2 @@
+export { signInModule } from './signInModule';
+export { AppSignInPage, PROXY_PROVIDER_CONFIG_KEY } from './AppSignInPage';
