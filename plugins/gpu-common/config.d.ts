@@ -175,6 +175,16 @@ export interface Config {
       context?: string;
     }>;
 
+    /** Who governs the GPU platform, as the shipped permission policy and the notifications read it. */
+    permissions?: {
+      /**
+       * Group entity refs whose members administer the platform: approve requests outside policy, change quotas and
+       * budgets, act on every team's services and read every team's costs and audit. They are also the recipients
+       * of "request waiting for approval" notifications. Default `['group:default/platform-team']`.
+       */
+      platformGroups?: string[];
+    };
+
     /** The scheduled task that keeps each `apply` cluster's Kueue objects as the platform and quota table render them. */
     reconcile?: {
       /**

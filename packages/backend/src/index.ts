@@ -1,4 +1,5 @@
 import { createBackend } from '@backstage/backend-defaults';
+import { gpuPolicyModule } from './permissions/gpuPolicyModule';
 
 const backend = createBackend();
 
@@ -22,9 +23,8 @@ backend.add(import('@backstage/plugin-catalog-backend-module-logs'));
 backend.add(import('@backstage/plugin-scaffolder-backend'));
 
 backend.add(import('@backstage/plugin-permission-backend'));
-backend.add(
-  import('@backstage/plugin-permission-backend-module-allow-all-policy'),
-);
+// Platform groups (gpu.permissions.platformGroups) govern GPUs; teams act on their own services.
+backend.add(gpuPolicyModule);
 
 backend.add(import('@backstage/plugin-search-backend'));
 backend.add(import('@backstage/plugin-search-backend-module-catalog'));

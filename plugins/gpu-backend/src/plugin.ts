@@ -5,9 +5,17 @@ import {
 import { notificationService } from '@backstage/plugin-notifications-node';
 import { signalsServiceRef } from '@backstage/plugin-signals-node';
 import {
-  gpuPermissions,
+  gpuApprovePermission,
+  gpuQuotaReadPermission,
+  gpuQuotaUpdatePermission,
+  gpuServicePermissions,
   readPlatformConfig,
 } from '@internal/backstage-plugin-gpu-common';
+import {
+  gpuServicePermissionRules,
+  gpuServiceResourceRef,
+} from '@internal/backstage-plugin-gpu-node';
+import { serviceResource } from './authorization/AuthorizedServices';
 import {
   ClusterConfig,
   createClusterApplier,
@@ -47,6 +55,7 @@ export const gpuPlugin = createBackendPlugin({
   register(env) {
     env.registerInit({
       deps: {
+        auditor: coreServices.auditor,
         config: coreServices.rootConfig,
         database: coreServices.database,
         httpAuth: coreServices.httpAuth,
@@ -58,9 +67,9 @@ export const gpuPlugin = createBackendPlugin({
         permissionsRegistry: coreServices.permissionsRegistry,
         scheduler: coreServices.scheduler,
         signals: signalsServiceRef,
-        userInfo: coreServices.userInfo,
       },
       async init({
+        auditor,
         config,
         database,
         httpAuth,
@@ -71,7 +80,6 @@ export const gpuPlugin = createBackendPlugin({
         permissionsRegistry,
         scheduler,
         signals,
-        userInfo,
       }) {
         const platform = readPlatformConfig(config);
         const clusterConfig = ClusterConfig.fromConfig(config);
@@ -92,7 +100,6 @@ export const gpuPlugin = createBackendPlugin({
           mode: target.mode,
         });
 
-        permissionsRegistry.addPermissions(gpuPermissions);
         // Every committed change of a service or quota is notified and signalled (see GpuNotifier).
         const store = notifyingStore(
           await DatabaseGpuStore.create({ database }),
@@ -103,6 +110,23 @@ export const gpuPlugin = createBackendPlugin({
             platformGroups: readPlatformGroups(config),
           }),
         );
+        permissionsRegistry.addPermissions([
+          gpuQuotaReadPermission,
+          gpuQuotaUpdatePermission,
+          gpuApprovePermission,
+        ]);
+        permissionsRegistry.addResourceType({
+          resourceRef: gpuServiceResourceRef,
+          permissions: gpuServicePermissions,
+          rules: Object.values(gpuServicePermissionRules),
+          getResources: async ids =>
+            Promise.all(
+              ids.map(async id => {
+                const service = await store.getService(id);
+                return service ? serviceResource(service) : undefined;
+              }),
+            ),
+        });
         await seedQuotas({ platform, store, logger });
         const quotes = createQuoteService({ platform, store });
         const services = new ServiceManager({
@@ -160,8 +184,9 @@ export const gpuPlugin = createBackendPlugin({
         httpRouter.use(
           await createRouter({
             httpAuth,
+            auditor,
             permissions,
-            userInfo,
+            permissionsRegistry,
             platform,
             quotes,
             store,

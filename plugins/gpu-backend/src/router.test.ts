@@ -9,7 +9,12 @@ import fc from 'fast-check';
 import request from 'supertest';
 import { summariserRequest } from '@internal/backstage-plugin-gpu-common/testUtils';
 import { gpuPlugin } from './plugin';
-import { userInGroups } from './__testUtils__/userInGroups';
+import {
+  asUser,
+  DEMO_USERS,
+  demoUserInfo,
+  realPermissionPolicy,
+} from './__testUtils__/demoUsers';
 
 const summariser = {
   ...summariserRequest,
@@ -17,23 +22,46 @@ const summariser = {
   pool: 'l4-ondemand',
 };
 
+/**
+ * The plugin behind the permission backend with the app's policy. Requests without a header come from the mock
+ * user, a member of `groups` (default ml-platform); `asUser('alice')` is the platform team.
+ */
 async function start(options: { groups?: string[]; allow?: boolean } = {}) {
   const { server } = await startTestBackend({
     features: [
       gpuPlugin,
-      mockServices.rootConfig.factory({ data: { gpu: demoPlatformConfig } }),
-      userInGroups(options.groups ?? ['ml-platform', 'platform-team']),
+      mockServices.rootConfig.factory({
+        data: { gpu: demoPlatformConfig, permission: { enabled: true } },
+      }),
+      demoUserInfo({ ...DEMO_USERS, mock: options.groups ?? ['ml-platform'] }),
       ...(options.allow === false
         ? [
             mockServices.permissions.mock({
               authorize: async requests =>
                 requests.map(() => ({ result: AuthorizeResult.DENY })),
+              authorizeConditional: async requests =>
+                requests.map(() => ({ result: AuthorizeResult.DENY })),
             }).factory,
           ]
-        : []),
+        : realPermissionPolicy()),
     ],
   });
   return server;
+}
+
+/** The platform team lowers ml-platform's L4 quota to 2 of the pool's 4 GPUs: 3 replicas are over quota, within capacity. */
+async function lowerL4Quota(server: Parameters<typeof request>[0]) {
+  const current = await request(server)
+    .get('/api/gpu/teams/ml-platform/quota')
+    .expect(200);
+  await request(server)
+    .put('/api/gpu/teams/ml-platform/quota')
+    .set('Authorization', asUser('alice'))
+    .send({
+      pools: { ...current.body.pools, 'l4-ondemand': 2 },
+      monthlyBudget: '60000',
+    })
+    .expect(200);
 }
 
 describe('gpu service routes (dry-run cluster)', () => {
@@ -103,7 +131,8 @@ describe('gpu service routes (dry-run cluster)', () => {
 
   it('sends a request over quota to approval, and approving deploys it', async () => {
     const server = await start();
-    const big = { ...summariser, name: 'big', replicas: 5 };
+    await lowerL4Quota(server);
+    const big = { ...summariser, name: 'big', replicas: 3 };
     const pending = await request(server)
       .post('/api/gpu/services')
       .send({ request: big })
@@ -117,14 +146,16 @@ describe('gpu service routes (dry-run cluster)', () => {
     expect(approvals.body.items).toHaveLength(1);
     const decided = await request(server)
       .post(`/api/gpu/approvals/${approvals.body.items[0].id}/approve`)
-      .send({ comment: 'launch week' })
+      .set('Authorization', asUser('alice'))
+      .send({ comment: 'launch week', allowOverQuota: true })
       .expect(200);
     expect(decided.body.service.status).toBe('approved');
   });
 
   it('refuses an approval that would over-allocate when the approver asks for allowOverQuota: false', async () => {
     const server = await start();
-    const big = { ...summariser, name: 'big', replicas: 5 };
+    await lowerL4Quota(server);
+    const big = { ...summariser, name: 'big', replicas: 3 };
     await request(server)
       .post('/api/gpu/services')
       .send({ request: big })
@@ -140,6 +171,7 @@ describe('gpu service routes (dry-run cluster)', () => {
     const id = approvals.body.items[0].id;
     const refused = await request(server)
       .post(`/api/gpu/approvals/${id}/approve`)
+      .set('Authorization', asUser('alice'))
       .send({ allowOverQuota: false })
       .expect(409);
     expect(refused.body.error.message).toMatch(/quota/i);
@@ -149,6 +181,7 @@ describe('gpu service routes (dry-run cluster)', () => {
     expect(still.body.items.map((a: { id: string }) => a.id)).toEqual([id]);
     await request(server)
       .post(`/api/gpu/approvals/${id}/approve`)
+      .set('Authorization', asUser('alice'))
       .send({ allowOverQuota: 'yes' })
       .expect(400);
   });
@@ -159,7 +192,9 @@ describe('gpu service routes (dry-run cluster)', () => {
       .post('/api/gpu/services')
       .send({ request: summariser })
       .expect(403);
-    expect(res.body.error.message).toMatch(/not a member of team ml-platform/);
+    expect(res.body.error.message).toMatch(
+      /not allowed to request a service for team ml-platform/,
+    );
     expect(
       (await request(outsider).get('/api/gpu/services').expect(200)).body.items,
     ).toEqual([]);
@@ -174,7 +209,7 @@ describe('gpu service routes (dry-run cluster)', () => {
       .send({ pools: {}, monthlyBudget: '1' })
       .expect(403);
     await request(denied)
-      .post('/api/gpu/approvals/x/approve')
+      .post('/api/gpu/approvals/3f0b8c1e-7a51-4a43-9d8e-1f0e3a7b9c21/approve')
       .send({})
       .expect(403);
     expect(
@@ -191,11 +226,16 @@ describe('gpu service routes (dry-run cluster)', () => {
     expect(bad.body.error.message).toMatch(/mps/);
     const quota = await request(server)
       .put('/api/gpu/teams/ml-platform/quota')
+      .set('Authorization', asUser('alice'))
       .send({ pools: { nope: 1 }, monthlyBudget: '100' })
       .expect(400);
     expect(quota.body.error.message).toMatch(/nope/);
     await request(server)
       .patch('/api/gpu/services/unknown')
+      .send({ replicas: 2 })
+      .expect(400);
+    await request(server)
+      .patch('/api/gpu/services/3f0b8c1e-7a51-4a43-9d8e-1f0e3a7b9c21')
       .send({ replicas: 2 })
       .expect(404);
     const q = await request(server)

@@ -255,21 +255,4 @@ describe('applying to a cluster that fails half-way', () => {
     expect(deleted.body.status).toBe('deleted');
     expect(await reserved(http)).toBe(0);
   });
-
-  it('refuses a retry without the update permission', async () => {
-    const { server: denied } = await startTestBackend({
-      features: [
-        gpuPlugin,
-        mockServices.rootConfig.factory({ data: { gpu: demoPlatformConfig } }),
-        mockServices.permissions.mock({
-          authorize: async requests =>
-            requests.map(() => ({ result: AuthorizeResult.DENY })),
-        }).factory,
-      ],
-    });
-    const res = await request(denied)
-      .post('/api/gpu/services/3f0b8c1e-7a51-4a43-9d8e-1f0e3a7b9c21/retry')
-      .expect(403);
-    expect(res.body.error.message).toMatch(/gpu\.service\.update/);
-  });
 });

@@ -1,34 +1,37 @@
-import { isPermission } from '@backstage/plugin-permission-common';
+import { isResourcePermission } from '@backstage/plugin-permission-common';
 import {
+  GPU_SERVICE_RESOURCE_TYPE,
   gpuApprovePermission,
   gpuPermissions,
   gpuQuotaReadPermission,
-  gpuServiceCreatePermission,
+  gpuQuotaUpdatePermission,
+  gpuServicePermissions,
 } from './permissions';
 
 describe('gpu permissions', () => {
-  it('declares basic permissions with unique names and actions', () => {
-    expect(gpuServiceCreatePermission).toEqual({
-      type: 'basic',
-      name: 'gpu.service.create',
-      attributes: { action: 'create' },
-    });
-    expect(gpuQuotaReadPermission.attributes.action).toBe('read');
-    expect(gpuApprovePermission.name).toBe('gpu.request.approve');
-    expect(gpuPermissions.map(p => p.name)).toEqual([
-      'gpu.service.create',
-      'gpu.service.update',
-      'gpu.service.delete',
-      'gpu.quota.read',
-      'gpu.quota.update',
-      'gpu.request.approve',
-    ]);
+  it('makes every service permission a gpu-service resource permission, and the platform ones basic', () => {
     expect(
-      gpuPermissions.every(
-        p =>
-          isPermission(p, gpuServiceCreatePermission) ===
-          (p === gpuServiceCreatePermission),
-      ),
-    ).toBe(true);
+      gpuServicePermissions.map(p => [p.name, p.attributes.action]),
+    ).toEqual([
+      ['gpu.service.create', 'create'],
+      ['gpu.service.read', 'read'],
+      ['gpu.service.update', 'update'],
+      ['gpu.service.delete', 'delete'],
+    ]);
+    for (const permission of gpuServicePermissions) {
+      expect(isResourcePermission(permission, GPU_SERVICE_RESOURCE_TYPE)).toBe(
+        true,
+      );
+    }
+    for (const permission of [
+      gpuQuotaReadPermission,
+      gpuQuotaUpdatePermission,
+      gpuApprovePermission,
+    ]) {
+      expect(permission.type).toBe('basic');
+    }
+    const names = gpuPermissions.map(p => p.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect(names.every(n => n.startsWith('gpu.'))).toBe(true);
   });
 });

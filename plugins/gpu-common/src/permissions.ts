@@ -1,23 +1,46 @@
 import { createPermission } from '@backstage/plugin-permission-common';
 
 /**
- * Create a GPU model service (reserves quota, applies manifests).
+ * The permission resource type of a GPU model service. Its resource permissions can be granted conditionally with
+ * the rules of `@internal/backstage-plugin-gpu-node` (`gpuServiceConditions`), e.g. "is a member of the owning team".
+ *
+ * @public
+ */
+export const GPU_SERVICE_RESOURCE_TYPE = 'gpu-service';
+
+/**
+ * Request a GPU model service for a team (reserves quota, applies manifests). Resource permission: the conditions
+ * apply to the requested service (its team, environment, pool and tier) before it exists.
  *
  * @public
  */
 export const gpuServiceCreatePermission = createPermission({
   name: 'gpu.service.create',
   attributes: { action: 'create' },
+  resourceType: GPU_SERVICE_RESOURCE_TYPE,
 });
 
 /**
- * Change a GPU model service (tier, size, replicas).
+ * Read a GPU model service with its manifests, cluster status, usage, cost and audit trail; on a team
+ * (`resourceRef` omitted, conditions applied to the team), read that team's costs and audit.
+ *
+ * @public
+ */
+export const gpuServiceReadPermission = createPermission({
+  name: 'gpu.service.read',
+  attributes: { action: 'read' },
+  resourceType: GPU_SERVICE_RESOURCE_TYPE,
+});
+
+/**
+ * Change (tier, pool, replicas, model) or retry applying a GPU model service.
  *
  * @public
  */
 export const gpuServiceUpdatePermission = createPermission({
   name: 'gpu.service.update',
   attributes: { action: 'update' },
+  resourceType: GPU_SERVICE_RESOURCE_TYPE,
 });
 
 /**
@@ -28,10 +51,11 @@ export const gpuServiceUpdatePermission = createPermission({
 export const gpuServiceDeletePermission = createPermission({
   name: 'gpu.service.delete',
   attributes: { action: 'delete' },
+  resourceType: GPU_SERVICE_RESOURCE_TYPE,
 });
 
 /**
- * Read team quotas, their use, cost and waste (the governance page).
+ * Read the platform-wide view: every team's quota use, costs, waste and audit, and cluster drift.
  *
  * @public
  */
@@ -51,7 +75,8 @@ export const gpuQuotaUpdatePermission = createPermission({
 });
 
 /**
- * Approve or reject a request outside policy (forbidden tier, over quota or budget, too many dedicated GPUs).
+ * Approve or reject a request outside policy (forbidden tier, over quota or budget, too many dedicated GPUs,
+ * production on spot). Nobody decides their own request, whatever the policy says.
  *
  * @public
  */
@@ -61,14 +86,24 @@ export const gpuApprovePermission = createPermission({
 });
 
 /**
- * Every permission of the gpu plugin, for registration with the permission framework.
+ * The resource permissions of a GPU model service.
+ *
+ * @public
+ */
+export const gpuServicePermissions = [
+  gpuServiceCreatePermission,
+  gpuServiceReadPermission,
+  gpuServiceUpdatePermission,
+  gpuServiceDeletePermission,
+];
+
+/**
+ * Every permission of the gpu plugin.
  *
  * @public
  */
 export const gpuPermissions = [
-  gpuServiceCreatePermission,
-  gpuServiceUpdatePermission,
-  gpuServiceDeletePermission,
+  ...gpuServicePermissions,
   gpuQuotaReadPermission,
   gpuQuotaUpdatePermission,
   gpuApprovePermission,

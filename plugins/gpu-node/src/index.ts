@@ -40,3 +40,4 @@ export {
 export * from './service/types';
 export { vllmMetricSelector } from './service/vllmArgs';
 export * from './client';
+export * from './permissions';

@@ -9,6 +9,12 @@ import { checkPolicy, checkReservation } from './admission';
 import { getApproval, listApprovals } from './approvals';
 import { queryAuditEvents } from './audit';
 import {
+  ApprovalPageQuery,
+  listApprovalPage,
+  listServicePage,
+  ServicePageQuery,
+} from './pagedLists';
+import {
   createServiceInTransaction,
   findByRequestKey,
   LIVE_NAME_INDEX,
@@ -229,6 +235,14 @@ export class DatabaseGpuStore implements GpuStore {
     filter: { state?: string; team?: string; serviceId?: string } = {},
   ): Promise<ApprovalRecord[]> {
     return listApprovals(this.db, filter);
+  }
+
+  async listServicePage(query: ServicePageQuery) {
+    return listServicePage(this.db, query);
+  }
+
+  async listApprovalPage(query: ApprovalPageQuery) {
+    return listApprovalPage(this.db, query);
   }
 
   async getApproval(id: string): Promise<ApprovalRecord | undefined> {

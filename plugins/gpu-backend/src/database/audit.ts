@@ -50,8 +50,13 @@ export async function queryAuditEvents(
     );
   }
   const builder = db<AuditEventRow>('audit_events');
+  if (query.team !== undefined) {
+    builder.whereIn(
+      'team',
+      Array.isArray(query.team) ? query.team : [query.team],
+    );
+  }
   const equal: Array<[keyof ListAuditEventsQuery, string]> = [
-    ['team', 'team'],
     ['actor', 'actor'],
     ['action', 'action'],
     ['subjectType', 'subject_type'],

@@ -305,7 +305,8 @@ export interface AuditEvent {
 
 /** Filters and paging of {@link GpuStore.listAuditEvents}; newest first. */
 export interface ListAuditEventsQuery {
-  team?: string;
+  /** One team, or any of several (an empty list matches nothing). */
+  team?: string | string[];
   actor?: string;
   action?: string;
   subjectType?: AuditSubjectType;
@@ -326,6 +327,11 @@ export interface AuditEventPage {
   /** Present when more events match. */
   nextCursor?: string;
 }
+
+export type { Page } from './paging';
+export type { ApprovalPageQuery, ServicePageQuery } from './pagedLists';
+import type { Page } from './paging';
+import type { ApprovalPageQuery, ServicePageQuery } from './pagedLists';
 
 /**
  * Persistence of the gpu plugin: services, the quota ledger, approvals and the audit
@@ -417,6 +423,12 @@ export interface GpuStore {
   decideApproval(input: DecideApprovalInput): Promise<DecideApprovalResult>;
 
   listAuditEvents(query?: ListAuditEventsQuery): Promise<AuditEventPage>;
+
+  /** One page of services with their ledger entries and approvals, filtered and narrowed to what a caller may see. */
+  listServicePage(query: ServicePageQuery): Promise<Page<ServiceListing>>;
+
+  /** One page of approvals, filtered and narrowed to the services a caller may see. */
+  listApprovalPage(query: ApprovalPageQuery): Promise<Page<ApprovalRecord>>;
 
   /** Replaces the cluster's last Kueue reconciliation report. */
   putClusterDrift(report: ClusterDriftReport): Promise<void>;

@@ -40,6 +40,17 @@ const TEARDOWN_FAILED = 'Teardown failed';
 const LEFTOVERS =
   'Deleted, but objects applied while it was being deleted may remain';
 
+/**
+ * Checks a service about to be recorded or changed, once its placement is chosen and before anything is written
+ * (the caller's permission on it); throws to refuse.
+ */
+export type PlacementCheck = (draft: {
+  team: string;
+  environment: string;
+  pool: string;
+  tier: string;
+}) => Promise<void>;
+
 /** Collaborators and settings of {@link ServiceManager}. */
 export interface ServiceManagerOptions {
   platform: Platform;
@@ -61,6 +72,7 @@ export class ServiceManager {
   async create(
     body: CreateServiceBody,
     actor: string,
+    check?: PlacementCheck,
   ): Promise<{
     created: boolean;
     service: ServiceRecord;
@@ -71,6 +83,11 @@ export class ServiceManager {
     const quote = await quotes.quote(request);
     const option = chooseOption(quote);
     const placement = placementOf(option);
+    await check?.({
+      team: request.team,
+      environment: request.environment,
+      ...placement,
+    });
     const namespace = this.namespaceOf(request);
     const result = await store.createServiceWithReservation({
       name: request.name,
@@ -115,11 +132,17 @@ export class ServiceManager {
   async preview(
     body: CreateServiceBody,
     actor: string,
+    check?: PlacementCheck,
   ): Promise<{ service: ServiceRecord; reservation: ReservationRecord }> {
     const { platform, quotes, target } = this.options;
     const request = validateServiceRequest(platform, body.request);
     const option = chooseOption(await quotes.quote(request));
     const placement = placementOf(option);
+    await check?.({
+      team: request.team,
+      environment: request.environment,
+      ...placement,
+    });
     const namespace = this.namespaceOf(request);
     const pending = option.verdict !== 'allowed';
     const now = new Date().toISOString();
@@ -166,7 +189,12 @@ export class ServiceManager {
     return getService(this.options.store, id);
   }
 
-  async update(id: string, change: UpdateServiceBody, actor: string) {
+  async update(
+    id: string,
+    change: UpdateServiceBody,
+    actor: string,
+    check?: PlacementCheck,
+  ) {
     const { platform, store, quotes } = this.options;
     const current = await this.get(id);
     const request: ServiceRequest = validateServiceRequest(platform, {
@@ -178,6 +206,11 @@ export class ServiceManager {
     });
     const option = chooseOption(await quotes.quote(request));
     const placement = placementOf(option);
+    await check?.({
+      team: request.team,
+      environment: request.environment,
+      ...placement,
+    });
     const result = await store.replaceReservation({
       serviceId: id,
       change: {

@@ -10,3 +10,4 @@ export * from './parsePlatform';
 export * from './platformConfigSchema';
 export * from './readPlatformConfig';
 export * from './types';
+export * from './readPlatformGroups';

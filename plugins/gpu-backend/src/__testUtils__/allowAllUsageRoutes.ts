@@ -1,0 +1,52 @@
+import { mockServices } from '@backstage/backend-test-utils';
+import { Platform } from '@internal/backstage-plugin-gpu-common';
+import express from 'express';
+import { AuthorizedGovernance } from '../authorization/AuthorizedGovernance';
+import { AuthorizedServices } from '../authorization/AuthorizedServices';
+import { AuthorizedUsage } from '../authorization/AuthorizedUsage';
+import { GpuAccess } from '../authorization/GpuAccess';
+import { GpuStore } from '../database';
+import { createUsageRoutes } from '../routes/usage';
+import { ServiceManager } from '../services/ServiceManager';
+import { ServiceStatusRefresher } from '../services/ServiceStatusRefresher';
+import { UsageService } from '../usage/UsageService';
+
+/**
+ * The usage routes over a usage service, for tests of usage and cost: every caller is allowed (the permission
+ * decisions are tested with the real policy elsewhere), so no lifecycle is needed.
+ */
+export function allowAllUsageRoutes(options: {
+  usage: UsageService;
+  store: GpuStore;
+  platform: Platform;
+}): express.Router {
+  const access = new GpuAccess(
+    mockServices.permissions(),
+    mockServices.permissionsRegistry.mock({
+      getPermissionRuleset: () => ({ getRuleByName: () => undefined as any }),
+    }),
+  );
+  const unused = {} as ServiceManager & ServiceStatusRefresher;
+  const services = new AuthorizedServices({
+    access,
+    store: options.store,
+    services: unused,
+    statuses: unused,
+  });
+  const governance = new AuthorizedGovernance({
+    access,
+    platform: options.platform,
+    store: options.store,
+    services: unused,
+    authorizedServices: services,
+  });
+  return createUsageRoutes({
+    httpAuth: mockServices.httpAuth(),
+    usage: new AuthorizedUsage({
+      access,
+      usage: options.usage,
+      services,
+      governance,
+    }),
+  });
+}

@@ -1,0 +1,217 @@
+import { BackstageCredentials } from '@backstage/backend-plugin-api';
+import { NotFoundError } from '@backstage/errors';
+import {
+  CreateServiceBody,
+  gpuServiceCreatePermission,
+  gpuServiceDeletePermission,
+  gpuServiceReadPermission,
+  gpuServiceUpdatePermission,
+  GpuServiceDetail,
+  GpuServiceView,
+  UpdateServiceBody,
+} from '@internal/backstage-plugin-gpu-common';
+import { GpuServiceResource } from '@internal/backstage-plugin-gpu-node';
+import { GpuStore, Page, ServicePageQuery, ServiceRecord } from '../database';
+import { PlacementCheck, ServiceManager } from '../services/ServiceManager';
+import { ServiceStatusRefresher } from '../services/ServiceStatusRefresher';
+import {
+  toServiceView,
+  toServiceViewFromLedger,
+} from '../services/toServiceView';
+import { actorOf } from './actorOf';
+import { GpuAccess } from './GpuAccess';
+
+/** The service's fields the permission rules look at. */
+export function serviceResource(service: ServiceRecord): GpuServiceResource {
+  return {
+    id: service.id,
+    team: service.team,
+    environment: service.environment,
+    pool: service.pool,
+    tier: service.tier,
+  };
+}
+
+/** Filters and paging of {@link AuthorizedServices.list}. */
+export type ServiceListQuery = Omit<ServicePageQuery, 'visibleTo'>;
+
+/**
+ * The GPU services as a caller may see and change them: every method takes the caller's credentials, decides the
+ * `gpu-service` permission on the service (or the service being requested, once its placement is chosen) and then
+ * calls the lifecycle. A service the caller may not read is reported as not found only when it does not exist;
+ * otherwise the answer is 403, so the caller knows to ask its owners.
+ */
+export class AuthorizedServices {
+  constructor(
+    private readonly options: {
+      access: GpuAccess;
+      store: GpuStore;
+      services: ServiceManager;
+      statuses: ServiceStatusRefresher;
+    },
+  ) {}
+
+  /** Records (or, with `dryRun`, previews) a service request for a team the caller may request for. */
+  async create(
+    credentials: BackstageCredentials,
+    body: CreateServiceBody,
+  ): Promise<
+    | { created: boolean; service: GpuServiceView }
+    | { created: false; preview: GpuServiceDetail }
+  > {
+    const { services } = this.options;
+    const check = this.checkPlacement(credentials, 'request a service for');
+    const actor = actorOf(credentials);
+    if (body.dryRun) {
+      const preview = await services.preview(body, actor, check);
+      return {
+        created: false,
+        preview: {
+          ...toServiceView(preview.service, preview.reservation),
+          manifests: (preview.service.manifests ??
+            []) as GpuServiceDetail['manifests'],
+        },
+      };
+    }
+    const result = await services.create(body, actor, check);
+    return {
+      created: result.created,
+      service: await this.view(result.service),
+    };
+  }
+
+  /** One page of the services the caller may read. */
+  async list(
+    credentials: BackstageCredentials,
+    query: ServiceListQuery,
+  ): Promise<Page<GpuServiceView>> {
+    const visibility = await this.options.access.visibility(
+      credentials,
+      gpuServiceReadPermission,
+    );
+    if (visibility.kind === 'none') return { items: [] };
+    const page = await this.options.store.listServicePage({
+      ...query,
+      visibleTo: visibility.kind === 'filter' ? visibility.filter : undefined,
+    });
+    return {
+      items: page.items.map(l =>
+        toServiceViewFromLedger(l.service, l.reservations, l.approvals),
+      ),
+      nextCursor: page.nextCursor,
+    };
+  }
+
+  /** A service with its manifests and (apply mode) its status read live from the cluster. */
+  async get(
+    credentials: BackstageCredentials,
+    id: string,
+  ): Promise<GpuServiceDetail> {
+    await this.authorized(credentials, id, gpuServiceReadPermission, 'read');
+    const { service, clusterStatus } =
+      await this.options.statuses.refreshStatus(id);
+    return {
+      ...(await this.view(service)),
+      manifests: (service.manifests ?? []) as GpuServiceDetail['manifests'],
+      ...(clusterStatus ? { clusterStatus } : {}),
+    };
+  }
+
+  /** Throws unless the caller may read the service (usage, cost); answers the service. */
+  async requireRead(
+    credentials: BackstageCredentials,
+    id: string,
+  ): Promise<ServiceRecord> {
+    return this.authorized(credentials, id, gpuServiceReadPermission, 'read');
+  }
+
+  async update(
+    credentials: BackstageCredentials,
+    id: string,
+    change: UpdateServiceBody,
+  ): Promise<GpuServiceView> {
+    await this.authorized(
+      credentials,
+      id,
+      gpuServiceUpdatePermission,
+      'change',
+    );
+    const result = await this.options.services.update(
+      id,
+      change,
+      actorOf(credentials),
+      this.checkPlacement(credentials, 'move a service to'),
+    );
+    return this.view(result.service);
+  }
+
+  async retry(
+    credentials: BackstageCredentials,
+    id: string,
+  ): Promise<GpuServiceView> {
+    await this.authorized(credentials, id, gpuServiceUpdatePermission, 'retry');
+    return this.view(
+      await this.options.services.retry(id, actorOf(credentials)),
+    );
+  }
+
+  async delete(
+    credentials: BackstageCredentials,
+    id: string,
+  ): Promise<GpuServiceView> {
+    await this.authorized(
+      credentials,
+      id,
+      gpuServiceDeletePermission,
+      'delete',
+    );
+    return this.view(
+      await this.options.services.teardown(id, actorOf(credentials)),
+    );
+  }
+
+  /** The service as the API shows it, from its ledger entries and approvals. */
+  async view(service: ServiceRecord): Promise<GpuServiceView> {
+    const { store } = this.options;
+    const [reservations, approvals] = await Promise.all([
+      store.listReservations(service.id),
+      store.listApprovals({ serviceId: service.id }),
+    ]);
+    return toServiceViewFromLedger(service, reservations, approvals);
+  }
+
+  private async authorized(
+    credentials: BackstageCredentials,
+    id: string,
+    permission:
+      | typeof gpuServiceReadPermission
+      | typeof gpuServiceUpdatePermission
+      | typeof gpuServiceDeletePermission,
+    verb: string,
+  ): Promise<ServiceRecord> {
+    const service = await this.options.store.getService(id);
+    if (!service) {
+      throw new NotFoundError(`No GPU service with id '${id}'`);
+    }
+    await this.options.access.requireOnService(
+      credentials,
+      permission,
+      serviceResource(service),
+      `${verb} GPU service ${service.name} of team ${service.team}`,
+    );
+    return service;
+  }
+
+  private checkPlacement(
+    credentials: BackstageCredentials,
+    verb: string,
+  ): PlacementCheck {
+    return async draft =>
+      this.options.access.requireOnService(
+        credentials,
+        gpuServiceCreatePermission,
+        draft,
+        `${verb} team ${draft.team} (${draft.environment}, ${draft.tier} on ${draft.pool})`,
+      );
+  }
+}

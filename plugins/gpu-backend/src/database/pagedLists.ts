@@ -1,0 +1,187 @@
+import { PermissionCriteria } from '@backstage/plugin-permission-common';
+import { GpuServiceQuery } from '@internal/backstage-plugin-gpu-node';
+import { Knex } from 'knex';
+import {
+  containsPattern,
+  decodeCursor,
+  encodeCursor,
+  Page,
+  pageSize,
+} from './paging';
+import {
+  ApprovalRow,
+  ReservationRow,
+  ServiceRow,
+  toApprovalRecord,
+  toReservationRecord,
+  toServiceRecord,
+} from './rows';
+import { whereServiceVisible } from './serviceVisibility';
+import {
+  ApprovalRecord,
+  ApprovalState,
+  ServiceListing,
+  ServiceStatus,
+} from './types';
+
+/** Filters, visibility and paging of {@link listServicePage}; newest first. */
+export interface ServicePageQuery {
+  team?: string;
+  status?: ServiceStatus;
+  entityRef?: string;
+  environment?: string;
+  /** Matches the service or team name, case-insensitively. */
+  search?: string;
+  /** Only services this permission filter allows; all when absent. */
+  visibleTo?: PermissionCriteria<GpuServiceQuery>;
+  /** 1 to 200; 50 when absent. */
+  limit?: number;
+  cursor?: string;
+}
+
+/** Filters, visibility and paging of {@link listApprovalPage}; oldest first (the queue's order). */
+export interface ApprovalPageQuery {
+  state?: ApprovalState;
+  team?: string;
+  /** Matches the service or team name, or the requester, case-insensitively. */
+  search?: string;
+  /** Only approvals of services this permission filter allows; all when absent. */
+  visibleTo?: PermissionCriteria<GpuServiceQuery>;
+  limit?: number;
+  cursor?: string;
+}
+
+const LIKE_ESCAPE = "escape '\\'";
+
+/** One page of services with their reservations and approvals, in three queries. */
+export async function listServicePage(
+  db: Knex,
+  query: ServicePageQuery,
+): Promise<Page<ServiceListing>> {
+  const limit = pageSize(query.limit);
+  const builder = db<ServiceRow>('services');
+  if (query.team !== undefined) builder.where('team', query.team);
+  if (query.status !== undefined) builder.where('status', query.status);
+  if (query.entityRef !== undefined) {
+    builder.where('entity_ref', query.entityRef);
+  }
+  if (query.environment !== undefined) {
+    builder.where('environment', query.environment);
+  }
+  if (query.search) {
+    const pattern = containsPattern(query.search);
+    builder.where(any =>
+      any
+        .whereRaw(`lower(name) like ? ${LIKE_ESCAPE}`, [pattern])
+        .orWhereRaw(`lower(team) like ? ${LIKE_ESCAPE}`, [pattern]),
+    );
+  }
+  if (query.visibleTo) whereServiceVisible(builder, query.visibleTo);
+  if (query.cursor !== undefined) {
+    const after = decodeCursor(query.cursor);
+    builder.where(next =>
+      next
+        .where('created_at', '<', after.at)
+        .orWhere(same =>
+          same.where('created_at', '=', after.at).andWhere('id', '>', after.id),
+        ),
+    );
+  }
+  const rows = await builder
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'asc' },
+    ])
+    .limit(limit + 1);
+  const services = rows.slice(0, limit).map(toServiceRecord);
+  const ids = services.map(s => s.id);
+  const [reservationRows, approvalRows] = ids.length
+    ? await Promise.all([
+        db<ReservationRow>('reservations')
+          .whereIn('service_id', ids)
+          .orderBy([
+            { column: 'created_at', order: 'desc' },
+            { column: 'id', order: 'asc' },
+          ]),
+        db<ApprovalRow>('approvals')
+          .whereIn('service_id', ids)
+          .orderBy([
+            { column: 'requested_at', order: 'asc' },
+            { column: 'id', order: 'asc' },
+          ]),
+      ])
+    : [[], []];
+  const listings = new Map<string, ServiceListing>(
+    services.map(service => [
+      service.id,
+      { service, reservations: [], approvals: [] },
+    ]),
+  );
+  for (const row of reservationRows) {
+    listings.get(row.service_id)?.reservations.push(toReservationRecord(row));
+  }
+  for (const row of approvalRows) {
+    listings.get(row.service_id)?.approvals.push(toApprovalRecord(row));
+  }
+  const last = services[services.length - 1];
+  return {
+    items: [...listings.values()],
+    nextCursor:
+      rows.length > limit
+        ? encodeCursor({ at: new Date(last.createdAt), id: last.id })
+        : undefined,
+  };
+}
+
+/** One page of approvals. */
+export async function listApprovalPage(
+  db: Knex,
+  query: ApprovalPageQuery,
+): Promise<Page<ApprovalRecord>> {
+  const limit = pageSize(query.limit);
+  const builder = db<ApprovalRow>('approvals').select('approvals.*');
+  if (query.state !== undefined) builder.where('approvals.state', query.state);
+  if (query.team !== undefined) builder.where('approvals.team', query.team);
+  if (query.search || query.visibleTo) {
+    builder.join('services', 'services.id', 'approvals.service_id');
+    if (query.search) {
+      const pattern = containsPattern(query.search);
+      builder.where(any =>
+        any
+          .whereRaw(`lower(services.name) like ? ${LIKE_ESCAPE}`, [pattern])
+          .orWhereRaw(`lower(approvals.team) like ? ${LIKE_ESCAPE}`, [pattern])
+          .orWhereRaw(`lower(approvals.requested_by) like ? ${LIKE_ESCAPE}`, [
+            pattern,
+          ]),
+      );
+    }
+    if (query.visibleTo) whereServiceVisible(builder, query.visibleTo);
+  }
+  if (query.cursor !== undefined) {
+    const after = decodeCursor(query.cursor);
+    builder.where(next =>
+      next
+        .where('approvals.requested_at', '>', after.at)
+        .orWhere(same =>
+          same
+            .where('approvals.requested_at', '=', after.at)
+            .andWhere('approvals.id', '>', after.id),
+        ),
+    );
+  }
+  const rows = await builder
+    .orderBy([
+      { column: 'approvals.requested_at', order: 'asc' },
+      { column: 'approvals.id', order: 'asc' },
+    ])
+    .limit(limit + 1);
+  const items = rows.slice(0, limit).map(toApprovalRecord);
+  const last = items[items.length - 1];
+  return {
+    items,
+    nextCursor:
+      rows.length > limit
+        ? encodeCursor({ at: new Date(last.requestedAt), id: last.id })
+        : undefined,
+  };
+}

@@ -1,0 +1,71 @@
+import { InputError } from '@backstage/errors';
+
+/** Default and largest page of the list routes. */
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 200;
+
+/** One page of a list, newest or oldest first by the list's order; `nextCursor` is present when more match. */
+export interface Page<T> {
+  items: T[];
+  nextCursor?: string;
+}
+
+/** Where a page ends: the sort time and id of its last item. */
+export interface Keyset {
+  at: Date;
+  id: string;
+}
+
+/** An opaque cursor for the item after which the next page starts. */
+export function encodeCursor(keyset: Keyset): string {
+  return Buffer.from(
+    JSON.stringify([keyset.at.toISOString(), keyset.id]),
+    'utf8',
+  ).toString('base64url');
+}
+
+/** Reads a cursor made by {@link encodeCursor}; anything else is an `InputError`. */
+export function decodeCursor(cursor: string): Keyset {
+  const invalid = () =>
+    new InputError(
+      `cursor must be the nextCursor of a previous page; got '${cursor.slice(
+        0,
+        100,
+      )}'`,
+    );
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  if (
+    !Array.isArray(parsed) ||
+    parsed.length !== 2 ||
+    typeof parsed[0] !== 'string' ||
+    typeof parsed[1] !== 'string'
+  ) {
+    throw invalid();
+  }
+  const at = new Date(parsed[0]);
+  if (Number.isNaN(at.getTime())) throw invalid();
+  return { at, id: parsed[1] };
+}
+
+/** The page size asked for, checked. */
+export function pageSize(limit: number | undefined): number {
+  const size = limit ?? DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(size) || size < 1 || size > MAX_PAGE_SIZE) {
+    throw new InputError(
+      `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}; got ${limit}`,
+    );
+  }
+  return size;
+}
+
+/** A LIKE pattern matching `text` anywhere, with LIKE's wildcards in it escaped (escape character `\`). */
+export function containsPattern(text: string): string {
+  return `%${text
+    .toLocaleLowerCase('en-US')
+    .replace(/[\\%_]/g, c => `\\${c}`)}%`;
+}
