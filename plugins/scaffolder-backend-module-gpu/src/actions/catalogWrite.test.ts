@@ -193,7 +193,7 @@ describe('gpu:catalog:write', () => {
     ],
     [
       'a link that is not http(s)',
-      { links: [{ url: 'javascript:alert(1)' }] },
+      { links: [{ url: 'file:///etc/passwd' }] },
       /links: .* is not an http\(s\) URL/,
     ],
     [
