@@ -43,7 +43,7 @@ export async function createServiceInTransaction(
   const snapshot = await withHeld(tx, ledger);
   const decision = decide(input.policy, overQuotaReasons(snapshot, amounts));
   const now = new Date();
-  const id = randomUUID();
+  const id = input.id ?? randomUUID();
   await tx<ServiceRow>('services').insert({
     id,
     name: input.name,
@@ -60,7 +60,7 @@ export async function createServiceInTransaction(
     request: JSON.stringify(input.request),
     placement: JSON.stringify(input.placement),
     quote: toJson(input.quote),
-    manifests: toJson(input.manifests),
+    manifests: decision.pending ? null : toJson(input.manifests),
     cluster: input.cluster ?? null,
     mode: input.mode,
     request_key: input.requestKey ?? null,

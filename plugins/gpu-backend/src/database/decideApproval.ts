@@ -20,7 +20,13 @@ import {
   lockService,
   setServiceStatus,
 } from './services';
-import { DecideApprovalInput, DecideApprovalResult } from './types';
+import { CHANGEABLE_STATUSES } from './replaceReservation';
+import {
+  ApprovalRecord,
+  DecideApprovalInput,
+  DecideApprovalResult,
+  ServiceRecord,
+} from './types';
 
 export function checkDecision(input: DecideApprovalInput): void {
   if (input.decision !== 'approve' && input.decision !== 'reject') {
@@ -54,6 +60,7 @@ export async function decideApprovalInTransaction(
       `Approval ${approval.id} is already ${approval.state}; only pending approvals can be decided`,
     );
   }
+  checkServiceDecidable(service, approval.kind, input.decision);
   const reservation = toReservationRecord(
     (await tx<ReservationRow>('reservations')
       .where({ id: approval.reservationId })
@@ -124,12 +131,19 @@ export async function decideApprovalInTransaction(
   );
   const after =
     approval.kind === 'change'
-      ? await applyServiceChange(
+      ? // `approved`: the change is in effect and waits to be deployed (applied, or rendered for dry-run/GitOps).
+        await applyServiceChange(
           tx,
           service,
           approval.proposal!,
           input.actor,
           now,
+          {
+            status: 'approved',
+            statusReason: `Change approved by ${input.actor}${
+              input.comment ? `: ${input.comment}` : ''
+            }`,
+          },
         )
       : await setServiceStatus(tx, service, {
           status: 'approved',
@@ -140,4 +154,28 @@ export async function decideApprovalInTransaction(
           now,
         });
   return { approval: decided, service: after, reservation: held };
+}
+
+/**
+ * A decision is conditional on the service being where its approval left it: a new service still waiting
+ * (`pending-approval`); for approving a change, a status that may be changed (not while an apply is in flight, whose
+ * outcome would be lost). Rejecting a change leaves the service as it is.
+ */
+function checkServiceDecidable(
+  service: ServiceRecord,
+  kind: ApprovalRecord['kind'],
+  decision: DecideApprovalInput['decision'],
+): void {
+  if (kind === 'change' && decision === 'reject') {
+    return;
+  }
+  const expected =
+    kind === 'create' ? ['pending-approval' as const] : CHANGEABLE_STATUSES;
+  if (!expected.includes(service.status)) {
+    throw new ConflictError(
+      `Service '${service.name}' is ${
+        service.status
+      }; this ${kind} can be decided when it is ${expected.join(', ')}`,
+    );
+  }
 }

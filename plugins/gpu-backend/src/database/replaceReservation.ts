@@ -10,7 +10,12 @@ import {
   withHeld,
 } from './ledger';
 import { ApprovalRow } from './rows';
-import { applyServiceChange, lockService, readService } from './services';
+import {
+  applyServiceChange,
+  checkVersion,
+  lockService,
+  readService,
+} from './services';
 import {
   ReplaceReservationInput,
   ReplaceReservationResult,
@@ -21,14 +26,19 @@ import {
  * Statuses in which a service runs (or is meant to) and may be changed. Not `applying`: a change while an apply is
  * in flight would race it (two applies of different versions); it is refused until that apply ends.
  */
-const CHANGEABLE_STATUSES: ServiceStatus[] = [
+export const CHANGEABLE_STATUSES: ServiceStatus[] = [
   'approved',
   'starting',
   'ready',
   'failed',
 ];
 
-/** Changes a running service: replaces its held reservation, or proposes the change for approval. */
+/**
+ * Changes a running service: replaces its held reservation, or proposes the change for approval. Conditional on the
+ * version the change was computed from (`expectedUpdatedAt`): a service written since is a `ConflictError` and
+ * nothing is written. When the change is in effect at once, the spec, its manifests and the status the service
+ * takes (`input.status`) are one write, so a process that stops right after leaves them consistent.
+ */
 export async function replaceReservationInTransaction(
   tx: Knex.Transaction,
   input: ReplaceReservationInput,
@@ -37,6 +47,7 @@ export async function replaceReservationInTransaction(
   const team = (await readService(tx, input.serviceId)).team;
   const ledger = await lockLedger(tx, team, input.change.pool);
   const before = await lockService(tx, input.serviceId);
+  checkVersion(before, input.expectedUpdatedAt);
   if (!CHANGEABLE_STATUSES.includes(before.status)) {
     throw new ConflictError(
       `Service '${before.name}' is ${before.status}; it can be changed when it is ` +
@@ -100,6 +111,7 @@ export async function replaceReservationInTransaction(
     input.change,
     input.actor,
     now,
+    input.status,
   );
   return { outcome: 'replaced', service, reservation };
 }

@@ -3,7 +3,12 @@ import { Knex } from 'knex';
 import { writeAuditEvent } from './audit';
 import { releaseServiceReservations } from './ledger';
 import { ServiceRow, serviceAuditView, toJson } from './rows';
-import { lockService, nextUpdatedAt, readService } from './services';
+import {
+  checkVersion,
+  lockService,
+  nextUpdatedAt,
+  readService,
+} from './services';
 import {
   SERVICE_STATUSES,
   ServiceRecord,
@@ -27,15 +32,7 @@ export async function updateServiceStatusInTransaction(
         `this change needs it to be ${input.expectedStatus.join(' or ')}`,
     );
   }
-  if (
-    input.expectedUpdatedAt !== undefined &&
-    before.updatedAt !== new Date(input.expectedUpdatedAt).toISOString()
-  ) {
-    throw new ConflictError(
-      `Service '${before.name}' changed at ${before.updatedAt} (expected ${input.expectedUpdatedAt}); ` +
-        `this change was computed from an older version`,
-    );
-  }
+  checkVersion(before, input.expectedUpdatedAt);
   const now = nextUpdatedAt(before);
   await tx<ServiceRow>('services')
     .where({ id: input.id })

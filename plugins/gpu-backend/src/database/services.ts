@@ -1,4 +1,4 @@
-import { NotFoundError } from '@backstage/errors';
+import { ConflictError, NotFoundError } from '@backstage/errors';
 import { Knex } from 'knex';
 import { writeAuditEvent } from './audit';
 import { serviceAuditView, ServiceRow, toJson, toServiceRecord } from './rows';
@@ -73,12 +73,37 @@ export async function setServiceStatus(
   return after;
 }
 
+/**
+ * Throws `ConflictError` when the locked service was written after `expectedUpdatedAt` (the version a change was
+ * computed from); nothing when `expectedUpdatedAt` is undefined.
+ */
+export function checkVersion(
+  locked: ServiceRecord,
+  expectedUpdatedAt: string | undefined,
+): void {
+  if (
+    expectedUpdatedAt !== undefined &&
+    locked.updatedAt !== new Date(expectedUpdatedAt).toISOString()
+  ) {
+    throw new ConflictError(
+      `Service '${locked.name}' changed at ${locked.updatedAt} (expected ${expectedUpdatedAt}); ` +
+        `this change was computed from an older version`,
+    );
+  }
+}
+
+/**
+ * Writes a change of the service's spec (and, when given, the manifests rendered from it and the status it takes)
+ * as one write of the locked row: the spec, the manifests and the status never disagree, even when the process
+ * stops right after. Audited as `service.change`, plus `service.status` when the status or reason changes.
+ */
 export async function applyServiceChange(
   tx: Knex.Transaction,
   before: ServiceRecord,
   change: ServiceChange,
   actor: string,
   now: Date,
+  status?: { status: ServiceStatus; statusReason?: string },
 ): Promise<ServiceRecord> {
   await tx<ServiceRow>('services')
     .where({ id: before.id })
@@ -91,19 +116,32 @@ export async function applyServiceChange(
       ...(change.manifests !== undefined && {
         manifests: toJson(change.manifests),
       }),
+      ...(status !== undefined && {
+        status: status.status,
+        status_reason: status.statusReason ?? null,
+      }),
       updated_by: actor,
       updated_at: nextUpdatedAt(before, now),
     });
   const after = await readService(tx, before.id);
-  await writeAuditEvent(tx, {
-    actor,
-    action: 'service.change',
-    subjectType: 'service',
-    subjectId: before.id,
-    team: before.team,
-    before: serviceAuditView(before),
-    after: serviceAuditView(after),
-  });
+  for (const action of ['service.change', 'service.status']) {
+    if (
+      action === 'service.status' &&
+      before.status === after.status &&
+      before.statusReason === after.statusReason
+    ) {
+      continue;
+    }
+    await writeAuditEvent(tx, {
+      actor,
+      action,
+      subjectType: 'service',
+      subjectId: before.id,
+      team: before.team,
+      before: serviceAuditView(before),
+      after: serviceAuditView(after),
+    });
+  }
   return after;
 }
 

@@ -118,6 +118,11 @@ export interface AdmissionPolicy {
 
 /** Input of {@link GpuStore.createServiceWithReservation}. */
 export interface CreateServiceInput {
+  /**
+   * Id of the new service (a UUID); a new random one when omitted. Lets the caller render the manifests, which carry
+   * the id, before the service is recorded, and store them with it.
+   */
+  id?: string;
   name: string;
   team: string;
   namespace: string;
@@ -128,6 +133,7 @@ export interface CreateServiceInput {
   request: ServiceRequest;
   placement: Placement;
   quote?: JsonObject;
+  /** Stored with the service when it is admitted at once; not while it waits for approval. */
   manifests?: StoredManifest[];
   cluster?: string;
   mode: ClusterMode;
@@ -200,9 +206,21 @@ export interface ServiceChange {
 /** Input of {@link GpuStore.replaceReservation}. */
 export interface ReplaceReservationInput {
   serviceId: string;
+  /** With `manifests` rendered from it, so that the spec and the manifests are stored together. */
   change: ServiceChange;
   reservation: ReservationRequest;
   policy: AdmissionPolicy;
+  /**
+   * The service's `updatedAt` the change was computed from: when the service was written since, `ConflictError`
+   * and nothing is written (a compare-and-set, like {@link UpdateServiceStatusInput.expectedUpdatedAt}).
+   */
+  expectedUpdatedAt?: string;
+  /**
+   * The status (and reason) the service takes when the change is in effect at once (outcome `replaced`), in the same
+   * write: `applying` for the apply that follows, `approved` for a service that is only rendered. Unchanged when
+   * omitted, and when the change waits for approval.
+   */
+  status?: { status: ServiceStatus; statusReason?: string };
   actor: string;
 }
 

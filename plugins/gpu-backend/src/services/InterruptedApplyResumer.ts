@@ -1,6 +1,6 @@
 import { LoggerService } from '@backstage/backend-plugin-api';
 import { ServiceStatus } from '@internal/backstage-plugin-gpu-common';
-import { GpuStore, StoredManifest } from '../database';
+import { GpuStore, ServiceRecord, StoredManifest } from '../database';
 import { compareAndSet } from './serviceStatusWrite';
 import { ServiceManager } from './ServiceManager';
 
@@ -23,7 +23,10 @@ export interface InterruptedApplyResumerOptions {
 
 /** Outcome of {@link InterruptedApplyResumer.resumeInterruptedApplies}. */
 export interface ApplyResumeSummary {
-  /** Services this call claimed and applied again, with the status they ended in. */
+  /**
+   * Services this call took over, with the status they ended in: interrupted applies claimed and applied again,
+   * services left `approved` that were never claimed for applying, and interrupted teardowns.
+   */
   resumed: { id: string; status: ServiceStatus }[];
   /** Services interrupted too often, now `failed`. */
   gaveUp: string[];
@@ -49,6 +52,7 @@ export class InterruptedApplyResumer {
    * cluster, mid-apply) are claimed with a compare-and-set, so exactly one replica takes each, and applied again:
    * server-side apply is idempotent, objects already there stay unchanged. After `resumeAttempts` resumes of the
    * same apply the service becomes `failed` with the reason, quota held; `POST /services/:id/retry` applies it.
+   * Services left `approved` or `deleting` as long are taken over too (see `takeOver`).
    */
   async resumeInterruptedApplies(): Promise<ApplyResumeSummary> {
     const summary: ApplyResumeSummary = { resumed: [], gaveUp: [] };
@@ -57,9 +61,15 @@ export class InterruptedApplyResumer {
     }
     const cutoff = this.now().getTime() - this.resumeAfterMs;
     const stale = (
-      await this.options.store.listServices({ status: 'applying' })
+      await this.options.store.listServices({
+        status: ['applying', 'approved', 'deleting'],
+      })
     ).filter(s => s.mode === 'apply' && Date.parse(s.updatedAt) <= cutoff);
     for (const service of stale) {
+      if (service.status !== 'applying') {
+        await this.takeOver(service, summary);
+        continue;
+      }
       const resumes = await this.resumesOf(service.id);
       const expected = {
         expectedStatus: ['applying' as const],
@@ -106,6 +116,46 @@ export class InterruptedApplyResumer {
       summary.resumed.push({ id: service.id, status: after.status });
     }
     return summary;
+  }
+
+  /**
+   * A service in apply mode that a stopped backend left between two writes: `approved` (created, approved or changed
+   * by approval, but never claimed for applying; nothing else moves it on) is claimed and applied, `deleting` (a
+   * teardown interrupted after it claimed the service) is claimed and torn down again. Each claim is a
+   * compare-and-set on the version read, so one replica takes each; deleting by ownership label again is harmless.
+   */
+  private async takeOver(
+    service: ServiceRecord,
+    summary: ApplyResumeSummary,
+  ): Promise<void> {
+    const { services, store, logger } = this.options;
+    const approved = service.status === 'approved';
+    const claim = await compareAndSet(store, {
+      id: service.id,
+      status: approved ? 'applying' : 'deleting',
+      statusReason: approved
+        ? 'Applying an approved service that was never applied (the backend that approved it stopped first)'
+        : 'Resuming an interrupted teardown (the backend deleting it stopped first)',
+      ...(approved && {
+        manifests: services.render(service) as StoredManifest[],
+      }),
+      expectedStatus: [service.status],
+      expectedUpdatedAt: service.updatedAt,
+      actor: APPLY_RESUME_ACTOR,
+    });
+    if (!claim.written) {
+      return;
+    }
+    logger.info(
+      approved
+        ? 'Applying an approved GPU service that was never applied'
+        : 'Resuming an interrupted teardown',
+      { serviceId: service.id },
+    );
+    const after = approved
+      ? await services.applyClaimed(claim.service, APPLY_RESUME_ACTOR)
+      : await services.teardown(service.id, APPLY_RESUME_ACTOR);
+    summary.resumed.push({ id: service.id, status: after.status });
   }
 
   /** Consecutive resumes of the current apply: the newest status changes that went from `applying` to `applying`. */

@@ -1,5 +1,6 @@
 import { LoggerService } from '@backstage/backend-plugin-api';
 import { ConflictError } from '@backstage/errors';
+import { randomUUID } from 'node:crypto';
 import {
   CreateServiceBody,
   QuoteOption,
@@ -27,11 +28,18 @@ import {
 import { renderTeamQueueDependencies } from '../reconciler/renderKueueObjects';
 import { chooseOption, placementOf } from './chooseOption';
 import { QuoteService } from './QuoteService';
-import { compareAndSet, getService } from './serviceStatusWrite';
+import {
+  compareAndSet,
+  ConditionalStatusWrite,
+  getService,
+} from './serviceStatusWrite';
 import { APPLIED_REASON } from './statusTransition';
 
 /** The id a {@link ServiceManager.preview} answers with. */
 export const PREVIEW_ID = 'dry-run';
+
+/** Attempts of a change (PATCH) whose service was written meanwhile, each computed again from the new version. */
+const MAX_CHANGE_ATTEMPTS = 10;
 
 /** Start of the reason of a service whose teardown failed. */
 const TEARDOWN_FAILED = 'Teardown failed';
@@ -89,7 +97,21 @@ export class ServiceManager {
       ...placement,
     });
     const namespace = this.namespaceOf(request);
+    const mode = body.mode ?? target.mode;
+    const id = randomUUID();
+    // A service that is only rendered (dry-run, GitOps) is recorded with its manifests, in the same transaction:
+    // a process that stops right after leaves it complete. An applied one gets them when it is claimed for applying.
+    const manifests = this.appliesTo(mode)
+      ? undefined
+      : (this.render({
+          id,
+          team: request.team,
+          namespace,
+          request: { ...request, namespace },
+          placement,
+        }) as StoredManifest[]);
     const result = await store.createServiceWithReservation({
+      id,
       name: request.name,
       team: request.team,
       namespace,
@@ -100,7 +122,8 @@ export class ServiceManager {
       request: { ...request, namespace },
       placement,
       cluster: target.name,
-      mode: body.mode ?? target.mode,
+      mode,
+      manifests,
       requestKey: body.requestKey,
       reservation: {
         gpuEquivalents: option.gpuEquivalents,
@@ -195,8 +218,40 @@ export class ServiceManager {
     actor: string,
     check?: PlacementCheck,
   ) {
+    for (let attempt = 1; ; attempt++) {
+      const result = await this.changeFrom(
+        await this.get(id),
+        change,
+        actor,
+        check,
+      );
+      if (result) {
+        return result;
+      }
+      if (attempt >= MAX_CHANGE_ATTEMPTS) {
+        throw new ConflictError(
+          `Service ${id} kept changing while it was being changed; try again`,
+        );
+      }
+    }
+  }
+
+  /**
+   * One attempt of {@link ServiceManager.update}, computed from `current` as read: re-quoted, re-reserved and
+   * rendered, then stored as one compare-and-set on `current`'s version (the spec, its manifests and the status the
+   * service takes: `applying`, or `approved` when it is only rendered), and applied. Undefined when the service was
+   * written since it was read (another change, an apply ending, a status refresh): start over from the new version,
+   * so that no change is computed from, or overwrites, another one.
+   */
+  private async changeFrom(
+    current: ServiceRecord,
+    change: UpdateServiceBody,
+    actor: string,
+    check?: PlacementCheck,
+  ): Promise<
+    { service: ServiceRecord; approval?: ApprovalRecord } | undefined
+  > {
     const { platform, store, quotes } = this.options;
-    const current = await this.get(id);
     const request: ServiceRequest = validateServiceRequest(platform, {
       ...current.request,
       ...(change.model !== undefined ? { model: change.model } : {}),
@@ -211,25 +266,49 @@ export class ServiceManager {
       environment: request.environment,
       ...placement,
     });
-    const result = await store.replaceReservation({
-      serviceId: id,
-      change: {
-        tier: placement.tier,
-        pool: placement.pool,
-        request,
-        placement,
-      },
-      reservation: {
-        gpuEquivalents: option.gpuEquivalents,
-        monthlyCostMicros: option.cost.monthly,
-      },
-      policy: admissionPolicy(option),
-      actor,
-    });
+    const changed: ServiceRecord = {
+      ...current,
+      tier: placement.tier,
+      pool: placement.pool,
+      request,
+      placement,
+    };
+    let result;
+    try {
+      result = await store.replaceReservation({
+        serviceId: current.id,
+        change: {
+          tier: placement.tier,
+          pool: placement.pool,
+          request,
+          placement,
+          manifests: this.render(changed) as StoredManifest[],
+        },
+        reservation: {
+          gpuEquivalents: option.gpuEquivalents,
+          monthlyCostMicros: option.cost.monthly,
+        },
+        policy: admissionPolicy(option),
+        expectedUpdatedAt: current.updatedAt,
+        status: this.deployment(changed),
+        actor,
+      });
+    } catch (error) {
+      if (
+        error instanceof ConflictError &&
+        (await this.get(current.id)).updatedAt !== current.updatedAt
+      ) {
+        return undefined;
+      }
+      throw error;
+    }
     if (result.outcome === 'pending-approval') {
       return { service: result.service, approval: result.approval };
     }
-    return { service: await this.deploy(result.service, actor) };
+    if (result.service.status !== 'applying') {
+      return { service: result.service };
+    }
+    return { service: await this.applyClaimed(result.service, actor) };
   }
 
   /**
@@ -249,39 +328,44 @@ export class ServiceManager {
    * the deleted service's reason says objects may remain, and a DELETE of it sweeps again.
    */
   async deploy(service: ServiceRecord, actor: string): Promise<ServiceRecord> {
-    const { applier } = this.options;
-    const manifests = this.render(service) as StoredManifest[];
-    const expected = {
+    const deployment = this.deployment(service);
+    const claimed = await this.compareAndSet({
+      id: service.id,
+      ...deployment,
+      manifests: this.render(service) as StoredManifest[],
       expectedStatus: [service.status],
       expectedUpdatedAt: service.updatedAt,
-    };
-    // A service recorded in GitOps mode is never applied, even on a cluster Backstage applies to.
-    if (!applier || service.mode !== 'apply') {
-      return (
-        await this.compareAndSet({
-          id: service.id,
-          status: 'approved',
-          statusReason:
-            service.mode === 'gitops'
-              ? 'Rendered for GitOps: publish the manifests; nothing was applied by Backstage'
-              : 'Dry-run: no cluster is configured, the manifests are rendered and stored but not applied',
-          manifests,
-          ...expected,
-          actor,
-        })
-      ).service;
-    }
-    const applying = await this.compareAndSet({
-      id: service.id,
-      status: 'applying',
-      manifests,
-      ...expected,
       actor,
     });
-    if (!applying.written) {
-      return applying.service;
+    if (deployment.status !== 'applying' || !claimed.written) {
+      return claimed.service;
     }
-    return this.applyClaimed(applying.service, actor);
+    return this.applyClaimed(claimed.service, actor);
+  }
+
+  /**
+   * The status a service takes when it is deployed: `applying` when this backend applies it, else `approved` with
+   * what was done (a service recorded in GitOps mode is never applied, even on a cluster Backstage applies to).
+   */
+  private deployment(service: Pick<ServiceRecord, 'mode'>): {
+    status: 'applying' | 'approved';
+    statusReason?: string;
+  } {
+    if (this.appliesTo(service.mode)) {
+      return { status: 'applying' };
+    }
+    return {
+      status: 'approved',
+      statusReason:
+        service.mode === 'gitops'
+          ? 'Rendered for GitOps: publish the manifests; nothing was applied by Backstage'
+          : 'Dry-run: no cluster is configured, the manifests are rendered and stored but not applied',
+    };
+  }
+
+  /** Whether this backend applies services of the mode to a cluster. */
+  private appliesTo(mode: ServiceRecord['mode']): boolean {
+    return this.options.applier !== undefined && mode === 'apply';
   }
 
   /**
@@ -509,7 +593,7 @@ export class ServiceManager {
 
   /** A conditional status write; on a lost compare-and-set, the current service instead. */
   private async compareAndSet(
-    input: UpdateServiceStatusInput,
+    input: ConditionalStatusWrite,
   ): Promise<{ written: boolean; service: ServiceRecord }> {
     return compareAndSet(this.options.store, input);
   }
@@ -531,7 +615,12 @@ export class ServiceManager {
   }
 
   /** The team's namespace-level objects (LocalQueue...) and the service's own objects, in apply order. */
-  render(service: ServiceRecord): KubernetesObject[] {
+  render(
+    service: Pick<
+      ServiceRecord,
+      'id' | 'team' | 'namespace' | 'request' | 'placement'
+    >,
+  ): KubernetesObject[] {
     const { platform } = this.options;
     return [
       ...renderTeamManifests(platform, service.team).filter(

@@ -17,10 +17,20 @@ export async function getService(
   return service;
 }
 
+/**
+ * A status write of the lifecycle: always conditional on the status and the version (`updatedAt`) it was computed
+ * from, never blind, so that no write of one path (change, apply, teardown, retry, refresh, resume) overwrites
+ * another's.
+ */
+export type ConditionalStatusWrite = UpdateServiceStatusInput &
+  Required<
+    Pick<UpdateServiceStatusInput, 'expectedStatus' | 'expectedUpdatedAt'>
+  >;
+
 /** A conditional status write; on a lost compare-and-set, the current service instead. */
 export async function compareAndSet(
   store: GpuStore,
-  input: UpdateServiceStatusInput,
+  input: ConditionalStatusWrite,
 ): Promise<{ written: boolean; service: ServiceRecord }> {
   try {
     return {
