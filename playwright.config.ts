@@ -1,9 +1,11 @@
 import { defineConfig } from '@playwright/test';
+import { identityHeaders } from './packages/app/e2e-tests/support/users';
 
 /**
  * End-to-end tests: the production build of packages/app, served by the real backend on :7007 (SQLite files in a
- * temporary directory of the run, guest sign-in, dry-run cluster), driven in Debian's Chromium. `yarn e2e` builds
- * the app first.
+ * temporary directory of the run, dry-run cluster, app-config.e2e.yaml), driven in Debian's Chromium. `yarn e2e`
+ * builds the app first. Users sign in as behind oauth2-proxy: each browser context sends the X-Forwarded-User of its
+ * catalog user (e2e-tests/support/users.ts); by default the org's guest, a test opens contexts for alice and bob.
  */
 // E2E_PORT runs the suite on another port when 7007 is taken (e.g. by a development backend).
 const PORT = Number(process.env.E2E_PORT ?? 7007);
@@ -39,6 +41,8 @@ export default defineConfig({
   },
   use: {
     baseURL: `http://localhost:${PORT}`,
+    // Who the default context (page and request fixtures) is; see app-config.e2e.yaml.
+    extraHTTPHeaders: identityHeaders('guest'),
     screenshot: 'only-on-failure',
     trace: 'retain-on-failure',
     launchOptions: {

@@ -1,21 +1,33 @@
 import { expect, test } from '@playwright/test';
+import { signIn } from './support/users';
 
-test('signs in as guest and reaches the GPU page from the sidebar', async ({
+test('signs in through the proxy (as the org guest) and reaches the GPU page from the sidebar', async ({
   page,
 }) => {
-  await page.goto('/');
-
-  await page.getByRole('button', { name: 'Enter' }).click();
+  // No sign-in page to click through: the proxy's headers say who this is (app-config.e2e.yaml).
+  await signIn(page);
+  await expect(page.getByRole('button', { name: 'Enter' })).toHaveCount(0);
 
   const nav = page.getByRole('navigation', { name: 'sidebar nav' });
-  await expect(nav.getByRole('link', { name: 'Catalog', exact: true })).toBeVisible();
-  await page.screenshot({ path: 'test-results/screenshots/home.png', fullPage: true });
+  await expect(
+    nav.getByRole('link', { name: 'Catalog', exact: true }),
+  ).toBeVisible();
+  await expect(nav.getByRole('link', { name: /^Notifications/ })).toBeVisible();
+  await page.screenshot({
+    path: 'test-results/screenshots/home.png',
+    fullPage: true,
+  });
 
   await nav.getByRole('link', { name: 'GPU', exact: true }).click();
   await expect(page).toHaveURL(/\/gpu$/);
-  await expect(page.getByRole('heading', { name: 'GPU governance' })).toBeVisible();
+  await expect(
+    page.getByRole('heading', { name: 'GPU governance' }),
+  ).toBeVisible();
   await expect(page.getByText('GPU pools')).toBeVisible();
   await expect(page.getByText('l4-ondemand', { exact: true })).toBeVisible();
   await expect(page.getByTestId('cluster-mode')).toContainText('dry-run');
-  await page.screenshot({ path: 'test-results/screenshots/gpu-page.png', fullPage: true });
+  await page.screenshot({
+    path: 'test-results/screenshots/gpu-page.png',
+    fullPage: true,
+  });
 });

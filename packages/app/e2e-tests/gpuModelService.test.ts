@@ -1,48 +1,18 @@
-import { expect, Locator, Page, test } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import {
+  autocomplete,
+  chooseTemplate,
+  monthly,
+  tierRow,
+} from './support/template';
+import { signIn } from './support/users';
 
 /**
  * The self-service flow on the real app and backend (dry-run cluster): the "GPU model service" template with live
- * quotes from the tier picker, the new Component's page, then "Decommission GPU model service" on it.
+ * quotes from the tier picker, the new Component's page, then "Decommission GPU model service" on it. Signed in as
+ * the org's guest (member of ml-platform), the suite's default user.
  */
 const SCREENSHOTS = 'test-results/screenshots';
-
-async function signIn(page: Page) {
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Enter' }).click();
-  await expect(
-    page
-      .getByRole('navigation', { name: 'sidebar nav' })
-      .getByRole('link', { name: 'Catalog', exact: true }),
-  ).toBeVisible();
-}
-
-async function chooseTemplate(page: Page, title: string) {
-  await page.goto('/create');
-  const card = page
-    .locator('.MuiCard-root')
-    .filter({ has: page.getByText(title, { exact: true }) });
-  await card.getByTestId('template-card-actions--create').click();
-  await expect(page.getByRole('heading', { name: title })).toBeVisible();
-}
-
-/** Picks `option` in an autocomplete (OwnerPicker, EntityPicker) by typing part of it. */
-async function autocomplete(page: Page, label: RegExp, text: string) {
-  await page.getByLabel(label).fill(text);
-  await page
-    .getByRole('option', { name: new RegExp(text) })
-    .first()
-    .click();
-}
-
-/** The row of a tier on a pool in the picker. */
-function tierRow(page: Page, tier: string, pool: string): Locator {
-  return page.getByTestId(`tier-choice-${tier}/${pool}`);
-}
-
-/** The monthly cost cell of a row. */
-function monthly(row: Locator): Locator {
-  return row.locator('td').nth(3);
-}
 
 test('creates a GPU model service with live quotes, opens its page, then decommissions it', async ({
   page,

@@ -1,7 +1,8 @@
-import { APIRequestContext, expect, Page, test } from '@playwright/test';
+import { APIRequestContext, expect, test } from '@playwright/test';
 import { createHash } from 'node:crypto';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { api, backstageToken, newUserContext, signIn } from './support/users';
 
 /**
  * The usage card and the governance page against the real backend, whose `gpu.prometheus.baseUrl` points at a real
@@ -9,36 +10,13 @@ import { resolve } from 'node:path';
  * service `chat` is created through the API (dry-run cluster) with the name whose pods the history's series carry
  * (dedicated L4 in ml-serving, 600 output tokens/s, 12 running and 2 waiting requests, KV cache 41%), registered
  * in the catalog with its `gpu.backstage.io/service-id`, and its entity page must show the card with those numbers.
+ * The suite's default user (the org's guest, ml-platform and platform-team) creates it and approves bob's request.
  */
 const SCREENSHOTS = 'test-results/screenshots';
 /** The local catalog directory the catalog reads (`scaffolder.gpu.catalogDirectory`, app-config.yaml). */
 const LOCAL_CATALOG = resolve(__dirname, '../../../local-catalog');
 const ENTITY = 'e2e-chat';
 const ENTITY_FILE = resolve(LOCAL_CATALOG, `component-default-${ENTITY}.yaml`);
-
-async function token(request: APIRequestContext): Promise<string> {
-  const res = await request.get('/api/auth/guest/refresh', {
-    headers: { 'X-Requested-With': 'XMLHttpRequest' },
-  });
-  expect(res.ok(), await res.text()).toBeTruthy();
-  return (await res.json()).backstageIdentity.token;
-}
-
-async function api(
-  request: APIRequestContext,
-  method: 'GET' | 'POST',
-  path: string,
-  body?: unknown,
-) {
-  const res = await request.fetch(path, {
-    method,
-    headers: { Authorization: `Bearer ${await token(request)}` },
-    data: body,
-  });
-  const text = await res.text();
-  expect(res.ok(), `${method} ${path}: ${res.status()} ${text}`).toBeTruthy();
-  return text ? JSON.parse(text) : undefined;
-}
 
 const serviceRequest = (name: string, tier: string, pool: string) => ({
   name,
@@ -97,7 +75,11 @@ async function registerComponent(
       async () => {
         const res = await request.get(
           `/api/catalog/entities/by-name/component/default/${ENTITY}`,
-          { headers: { Authorization: `Bearer ${await token(request)}` } },
+          {
+            headers: {
+              Authorization: `Bearer ${await backstageToken(request)}`,
+            },
+          },
         );
         return res.ok()
           ? (await res.json()).metadata.annotations[
@@ -110,17 +92,12 @@ async function registerComponent(
     .toBe(serviceId);
 }
 
-async function signIn(page: Page) {
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Enter' }).click();
-  await expect(page.getByRole('button', { name: 'Enter' })).toBeHidden();
-}
-
 test.afterAll(async () => {
   await rm(ENTITY_FILE, { force: true });
 });
 
 test('the entity card shows real Prometheus numbers and the governance page approves a request', async ({
+  browser,
   page,
   request,
 }) => {
@@ -138,11 +115,14 @@ test('the entity card shows real Prometheus numbers and the governance page appr
   });
   expect(chat.status).toBe('approved');
   expect(chat.mode).toBe('dry-run');
-  // ml-platform has no quota on spot-l4: this one waits for an approver.
+  // ml-platform has no quota on spot-l4: this one waits for an approver. Bob (ml-platform) asks for it: nobody
+  // decides their own request, so the guest approves it below.
   const spotName = `e2e-spot-${Date.now().toString(36)}`;
-  const spot = await api(request, 'POST', '/api/gpu/services', {
+  const bob = await newUserContext(browser, 'bob');
+  const spot = await api(bob.request, 'POST', '/api/gpu/services', {
     request: serviceRequest(spotName, 'dedicated', 'spot-l4'),
   });
+  await bob.close();
   expect(spot.status).toBe('pending-approval');
 
   await registerComponent(request, chat.id);
@@ -242,6 +222,10 @@ test('the entity card shows real Prometheus numbers and the governance page appr
   await dialog
     .getByLabel('Comment (optional)')
     .fill('approved by the end-to-end test');
+  // Nothing of spot-l4 is in ml-platform's quota: granting it anyway is an explicit choice.
+  await dialog
+    .getByLabel("Approve even if it does not fit the team's quota or budget")
+    .check();
   await dialog.getByRole('button', { name: 'Approve' }).click();
   await expect(
     page.getByText(

@@ -1,7 +1,8 @@
 /**
  * The end-to-end tests' web server: a real Prometheus (Debian's `/usr/bin/prometheus`) loaded with two days of
  * generated DCGM and vLLM history for the four-tier scenario of the gpu backend's Prometheus tests, then the
- * Backstage backend (packages/backend, the development start without the file watcher) with `gpu.prometheus.baseUrl` pointing at it.
+ * Backstage backend (packages/backend, the development start without the file watcher, app-config.yaml and
+ * app-config.e2e.yaml) with `gpu.prometheus.baseUrl` pointing at it.
  *
  * Playwright starts its web servers before `globalSetup`, so Prometheus is started here rather than there. On
  * SIGTERM/SIGINT (Playwright's `gracefulShutdown`) the backend's process group is stopped, then Prometheus, and their
@@ -49,6 +50,9 @@ async function main() {
       'src/index.ts',
       '--config',
       '../../app-config.yaml',
+      // Sign-in as behind oauth2-proxy: every browser context is the catalog user its headers name.
+      '--config',
+      '../../app-config.e2e.yaml',
     ],
     {
       cwd: resolve(__dirname, '../../../backend'),
