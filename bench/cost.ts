@@ -122,6 +122,7 @@ async function withBackend(
   });
   const store = await DatabaseGpuStore.create({
     database: mockServices.database({ knex }),
+    platform,
   });
   const ids = await seedUsageServices({ store, knex, platform, services });
   const log: Recorded[] = [];

@@ -102,7 +102,7 @@ export const gpuPlugin = createBackendPlugin({
 
         // Every committed change of a service or quota is notified and signalled (see GpuNotifier).
         const store = notifyingStore(
-          await DatabaseGpuStore.create({ database }),
+          await DatabaseGpuStore.create({ database, platform }),
           new GpuNotifier({
             notifications,
             signals,

@@ -1,6 +1,7 @@
 import { mockServices, TestDatabases } from '@backstage/backend-test-utils';
 import { ConflictError, InputError, NotFoundError } from '@backstage/errors';
 import { Knex } from 'knex';
+import { storePlatform } from './__testUtils__/storePlatform';
 import { DatabaseGpuStore } from './DatabaseGpuStore';
 import { CreateServiceInput } from './types';
 
@@ -31,6 +32,12 @@ it('runs on every engine that is required', () => {
 
 const USER = 'user:default/alice';
 const ADMIN = 'user:default/platform-admin';
+const migPlacement = {
+  tier: 'mig' as const,
+  pool: 'mig',
+  migProfile: '1g.10gb',
+  gpusPerReplica: 1,
+};
 
 function request(
   name: string,
@@ -75,6 +82,7 @@ describe.each(databases.eachSupportedId())('DatabaseGpuStore on %p', id => {
     knex = await databases.init(id);
     store = await DatabaseGpuStore.create({
       database: mockServices.database({ knex }),
+      platform: storePlatform,
     });
   });
 
@@ -192,6 +200,8 @@ describe.each(databases.eachSupportedId())('DatabaseGpuStore on %p', id => {
       await store.createServiceWithReservation(
         request(`slice-${i}`, {
           pool: 'mig',
+          tier: 'mig',
+          placement: migPlacement,
           reservation: { gpuEquivalents: 1 / 7, monthlyCostMicros: 1 },
         }),
       );
@@ -200,6 +210,8 @@ describe.each(databases.eachSupportedId())('DatabaseGpuStore on %p', id => {
       store.createServiceWithReservation(
         request('slice-7', {
           pool: 'mig',
+          tier: 'mig',
+          placement: migPlacement,
           reservation: { gpuEquivalents: 1 / 7, monthlyCostMicros: 1 },
         }),
       ),
@@ -753,14 +765,14 @@ describe.each(databases.eachSupportedId())('DatabaseGpuStore on %p', id => {
 
     await store.putQuota({
       team: 'vision',
-      quota: { pools: { a100: 1 }, monthlyBudgetMicros: 10 },
+      quota: { pools: { a100: 1 }, monthlyBudgetMicros: 600_000_000 },
       actor: ADMIN,
     });
     const v = await store.createServiceWithReservation(
       request('v', {
         team: 'vision',
         namespace: 'vision',
-        reservation: { gpuEquivalents: 1, monthlyCostMicros: 10 },
+        reservation: { gpuEquivalents: 1, monthlyCostMicros: 500_000_000 },
       }),
     );
     expect(

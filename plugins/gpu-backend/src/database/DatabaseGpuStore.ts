@@ -3,9 +3,13 @@ import {
   resolvePackagePath,
 } from '@backstage/backend-plugin-api';
 import { ConflictError } from '@backstage/errors';
-import type { ClusterDriftReport } from '@internal/backstage-plugin-gpu-common';
+import type {
+  ClusterDriftReport,
+  MonthSpend,
+} from '@internal/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
 import { checkPolicy, checkReservation } from './admission';
+import { previewApproval } from './approvalPreview';
 import { getApproval, listApprovals } from './approvals';
 import { queryAuditEvents } from './audit';
 import {
@@ -22,7 +26,14 @@ import {
 } from './createService';
 import { checkDecision, decideApprovalInTransaction } from './decideApproval';
 import { readClusterDrift, writeClusterDrift } from './drift';
+import {
+  checkPhysicalFit,
+  GovernanceContext,
+  governanceContext,
+  GovernedPlatform,
+} from './governance';
 import { listServiceReservations, releaseServiceReservations } from './ledger';
+import { readMonthSpend } from './monthSpend';
 import { listQuotas, quotaRows, readQuota, writeQuota } from './quota';
 import { replaceReservationInTransaction } from './replaceReservation';
 import { lockService } from './services';
@@ -71,19 +82,32 @@ const MAX_TRANSACTION_ATTEMPTS = 5;
  * because knex runs one connection and so one transaction at a time. Every path that
  * makes a reservation count (create, change, approve) takes that lock first, then the
  * service row, then touches reservations, so two writers never wait on each other in
- * opposite orders.
+ * opposite orders. Approvals, which may hold beyond quota up to the pool's physical
+ * capacity, also take a lock on the pool (an advisory lock on PostgreSQL) after those,
+ * since capacity is shared by every team.
+ *
+ * Admission is governed with the platform (pools' physical capacity, prices and
+ * capacity types, environments) and a clock: see `README.md`, "Governance".
  */
 export class DatabaseGpuStore implements GpuStore {
-  /** Connects to the plugin database and brings its schema up to date. */
+  /**
+   * Connects to the plugin database and brings its schema up to date. `platform` is what admission is governed
+   * with; `clock` the current time (injectable for tests; the system clock by default).
+   */
   static async create(options: {
     database: DatabaseService;
+    platform: GovernedPlatform;
+    clock?: () => Date;
   }): Promise<DatabaseGpuStore> {
     const { database } = options;
     const client = await database.getClient();
     if (!database.migrations?.skip) {
       await client.migrate.latest({ directory: migrationsDir });
     }
-    return new DatabaseGpuStore(client);
+    return new DatabaseGpuStore(
+      client,
+      governanceContext(options.platform, options.clock),
+    );
   }
 
   /** Transactions ended so far; a quota snapshot read before the last one ended is stale. */
@@ -96,17 +120,30 @@ export class DatabaseGpuStore implements GpuStore {
       quota: Promise<QuotaRecord | undefined>;
     }
   >();
+  private readonly monthSnapshots = new Map<
+    string,
+    { transactionsEnded: number; readAt: number; spend: Promise<MonthSpend> }
+  >();
 
-  private constructor(private readonly db: Knex) {}
+  private constructor(
+    private readonly db: Knex,
+    private readonly governance: GovernanceContext,
+  ) {}
 
   async createServiceWithReservation(
     input: CreateServiceInput,
   ): Promise<CreateServiceResult> {
     const amounts = checkReservation(input.reservation);
     checkPolicy(input.policy);
+    checkPhysicalFit(
+      this.governance,
+      input.pool,
+      amounts,
+      input.placement.migProfile,
+    );
     try {
       return await this.transaction(tx =>
-        createServiceInTransaction(tx, input, amounts),
+        createServiceInTransaction(tx, input, amounts, this.governance),
       );
     } catch (error) {
       if (
@@ -164,7 +201,7 @@ export class DatabaseGpuStore implements GpuStore {
         tx,
         service,
         input.actor,
-        new Date(),
+        this.governance.now(),
       );
       return released[0];
     });
@@ -175,8 +212,14 @@ export class DatabaseGpuStore implements GpuStore {
   ): Promise<ReplaceReservationResult> {
     const amounts = checkReservation(input.reservation);
     checkPolicy(input.policy);
+    checkPhysicalFit(
+      this.governance,
+      input.change.pool,
+      amounts,
+      input.change.placement.migProfile,
+    );
     return this.transaction(tx =>
-      replaceReservationInTransaction(tx, input, amounts),
+      replaceReservationInTransaction(tx, input, amounts, this.governance),
     );
   }
 
@@ -215,6 +258,38 @@ export class DatabaseGpuStore implements GpuStore {
     return snapshot.quota;
   }
 
+  async getMonthSpendSnapshot(
+    team: string,
+    maxAgeMs: number,
+  ): Promise<MonthSpend> {
+    const now = Date.now();
+    const cached = this.monthSnapshots.get(team);
+    if (
+      cached &&
+      cached.transactionsEnded === this.transactionsEnded &&
+      now - cached.readAt <= maxAgeMs
+    ) {
+      return cached.spend;
+    }
+    const snapshot = {
+      transactionsEnded: this.transactionsEnded,
+      readAt: now,
+      spend: readMonthSpend(
+        this.db,
+        this.governance,
+        team,
+        this.governance.now(),
+      ),
+    };
+    this.monthSnapshots.set(team, snapshot);
+    snapshot.spend.catch(() => {
+      if (this.monthSnapshots.get(team) === snapshot) {
+        this.monthSnapshots.delete(team);
+      }
+    });
+    return snapshot.spend;
+  }
+
   async listQuotas(): Promise<QuotaRecord[]> {
     return listQuotas(this.db);
   }
@@ -249,11 +324,27 @@ export class DatabaseGpuStore implements GpuStore {
     return getApproval(this.db, id);
   }
 
+  /**
+   * Approvals with the `overage` of each pending one computed now (what approving it now would grant beyond quota
+   * and budget); decided ones as recorded.
+   */
+  async previewApprovals(
+    approvals: ApprovalRecord[],
+  ): Promise<ApprovalRecord[]> {
+    const result: ApprovalRecord[] = [];
+    for (const approval of approvals) {
+      result.push(await previewApproval(this.db, this.governance, approval));
+    }
+    return result;
+  }
+
   async decideApproval(
     input: DecideApprovalInput,
   ): Promise<DecideApprovalResult> {
     checkDecision(input);
-    return this.transaction(tx => decideApprovalInTransaction(tx, input));
+    return this.transaction(tx =>
+      decideApprovalInTransaction(tx, input, this.governance),
+    );
   }
 
   async listAuditEvents(

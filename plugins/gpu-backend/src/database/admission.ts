@@ -1,5 +1,21 @@
 import { ConflictError, InputError } from '@backstage/errors';
 import {
+  ApprovalOverage,
+  monthBudgetReason,
+  MonthSpend,
+  OVER_BUDGET_THIS_MONTH,
+  scaleUsd,
+} from '@internal/backstage-plugin-gpu-common';
+import { Knex } from 'knex';
+import {
+  capacityConflict,
+  capacityOf,
+  GovernanceContext,
+  readPoolHeld,
+} from './governance';
+import { withHeld } from './ledger';
+import { readMonthSpend, restOfMonthCost } from './monthSpend';
+import {
   AdmissionPolicy,
   ApprovalReason,
   OVER_BUDGET,
@@ -7,7 +23,13 @@ import {
   ReservationRecord,
   ReservationRequest,
 } from './types';
-import { checkMicros, formatGpuUnits, formatMicros, toGpuUnits } from './units';
+import {
+  checkMicros,
+  formatGpuUnits,
+  formatMicros,
+  fromGpuUnits,
+  toGpuUnits,
+} from './units';
 
 /** Amounts of a reservation request, validated and in stored units. */
 export interface Amounts {
@@ -74,17 +96,144 @@ export function overQuotaReasons(
 /**
  * Applies the caller's policy to what does not fit: throws `ConflictError` when over
  * quota and the policy rejects, else says whether the request waits for approval.
+ * `governance` are the store's own findings (spot capacity in production), which, like
+ * the policy's reasons, always need an approver; a policy reason with the same message
+ * gives way to the store's (coded) one.
  */
 export function decide(
   policy: AdmissionPolicy,
   overQuota: ApprovalReason[],
+  governance: ApprovalReason[] = [],
 ): { pending: boolean; reasons: ApprovalReason[] } {
-  const policyReasons = policy.approvalReasons ?? [];
+  const own = new Set(governance.map(r => r.message));
+  const policyReasons = (policy.approvalReasons ?? []).filter(
+    r => !own.has(r.message),
+  );
   if (overQuota.length > 0 && policy.whenOverQuota === 'reject') {
     throw new ConflictError(overQuota.map(r => r.message).join('; '));
   }
-  const reasons = [...policyReasons, ...overQuota];
+  const reasons = [...policyReasons, ...governance, ...overQuota];
   return { pending: reasons.length > 0, reasons };
+}
+
+/** A reservation weighed against the team's quota and budget and the pool's physical capacity. */
+export interface Assessment {
+  /** Why it does not fit quota or budget (run-rate and this month); empty when it fits. */
+  reasons: ApprovalReason[];
+  /** What holding it grants beyond quota and budget, in GPUs and dollars. */
+  overage: ApprovalOverage;
+  /** Why holding it would exceed the pool's physical capacity (every team's held allocation); undefined when it fits. */
+  overCapacity?: string;
+}
+
+/**
+ * Weighs a reservation of `amounts` on `ledger.pool` for `ledger.team` at `now`: the team's quota and what it holds,
+ * its budget on run-rate and on month-to-date spend plus the rest of the month, and what every team holds on the
+ * pool against its physical capacity. `excludeReservationId` is the held reservation a change gives back.
+ */
+export async function assess(
+  db: Knex | Knex.Transaction,
+  context: GovernanceContext,
+  input: {
+    ledger: Omit<LedgerSnapshot, 'heldGpuUnits' | 'heldMonthlyCostMicros'>;
+    amounts: Amounts;
+    migProfile?: string;
+    excludeReservationId?: string;
+    now: Date;
+  },
+): Promise<Assessment> {
+  const { ledger, amounts, migProfile, excludeReservationId, now } = input;
+  const [snapshot, month, poolHeld] = await Promise.all([
+    withHeld(db, ledger, excludeReservationId),
+    readMonthSpend(db, context, ledger.team, now, excludeReservationId),
+    readPoolHeld(db, ledger.pool, excludeReservationId),
+  ]);
+  const capacity = capacityOf(context, ledger.pool);
+  const requestRest = restOfMonthCost(context, ledger.pool, amounts.gpuUnits, now);
+  const reasons = overQuotaReasons(snapshot, amounts);
+  if (snapshot.nominalGpuUnits !== undefined) {
+    const message = monthBudgetReason({
+      team: `'${ledger.team}'`,
+      monthlyBudget: snapshot.monthlyBudgetMicros ?? 0,
+      spend: month,
+      requestRestOfMonth: requestRest,
+    });
+    if (message) reasons.push({ code: OVER_BUDGET_THIS_MONTH, message });
+  }
+  const overage = overageOf({
+    snapshot,
+    month,
+    requestRest,
+    amounts,
+    capacityGpuEquivalents: capacity.gpuEquivalents,
+    poolHeldGpuUnits: poolHeld.units,
+    overQuota: reasons.length > 0,
+    now,
+  });
+  return {
+    reasons,
+    overage,
+    overCapacity: capacityConflict(capacity, poolHeld, amounts, migProfile),
+  };
+}
+
+/** The figures of an {@link Assessment}: what the request takes beyond quota and budget. */
+export function overageOf(options: {
+  snapshot: LedgerSnapshot;
+  month: MonthSpend;
+  requestRest: number;
+  amounts: Amounts;
+  capacityGpuEquivalents: number;
+  poolHeldGpuUnits: number;
+  overQuota: boolean;
+  now: Date;
+}): ApprovalOverage {
+  const { snapshot, month, requestRest, amounts } = options;
+  const quotaUnits = snapshot.nominalGpuUnits ?? 0;
+  const overUnits = Math.min(
+    amounts.gpuUnits,
+    Math.max(0, snapshot.heldGpuUnits + amounts.gpuUnits - quotaUnits),
+  );
+  const budget = snapshot.monthlyBudgetMicros ?? 0;
+  const projected = month.monthToDate + month.heldRestOfMonth + requestRest;
+  return {
+    computedAt: options.now.toISOString(),
+    overQuota: options.overQuota,
+    monthlyCostMicros: amounts.monthlyCostMicros,
+    pools: [
+      {
+        pool: snapshot.pool,
+        quotaGpuEquivalents: fromGpuUnits(quotaUnits),
+        heldGpuEquivalents: fromGpuUnits(snapshot.heldGpuUnits),
+        requestedGpuEquivalents: fromGpuUnits(amounts.gpuUnits),
+        overGpuEquivalents: fromGpuUnits(overUnits),
+        overMonthlyCostMicros:
+          overUnits === 0
+            ? 0
+            : scaleUsd(amounts.monthlyCostMicros, [overUnits], [amounts.gpuUnits]),
+        capacityGpuEquivalents: options.capacityGpuEquivalents,
+        poolHeldGpuEquivalents: fromGpuUnits(options.poolHeldGpuUnits),
+      },
+    ],
+    budget: {
+      monthlyBudgetMicros: budget,
+      committedMonthlyCostMicros: snapshot.heldMonthlyCostMicros,
+      overMonthlyCostMicros: Math.min(
+        amounts.monthlyCostMicros,
+        Math.max(
+          0,
+          snapshot.heldMonthlyCostMicros + amounts.monthlyCostMicros - budget,
+        ),
+      ),
+      month: month.month,
+      monthToDateMicros: month.monthToDate,
+      projectedMonthMicros: projected,
+      overProjectedMicros: Math.min(
+        requestRest,
+        Math.max(0, projected - budget),
+      ),
+    },
+  };
 }
 
 /** Validates a reservation request and converts it to stored units. */

@@ -4,6 +4,7 @@ import { Knex } from 'knex';
 import { writeAuditEvent } from './audit';
 import { ApprovalRow, toApprovalRecord, toJson } from './rows';
 import { isUuid } from './services';
+import type { ApprovalOverage } from '@internal/backstage-plugin-gpu-common';
 import {
   ApprovalReason,
   ApprovalRecord,
@@ -20,6 +21,8 @@ export async function insertApproval(
     kind: 'create' | 'change';
     reasons: ApprovalReason[];
     proposal?: ServiceChange;
+    /** What approving would grant beyond quota and budget, as of the request. */
+    overage?: ApprovalOverage;
     now: Date;
     actor: string;
   },
@@ -38,6 +41,7 @@ export async function insertApproval(
     decided_by: null,
     decided_at: null,
     comment: null,
+    overage: toJson(options.overage),
   };
   await tx<ApprovalRow>('approvals').insert(row);
   const approval = toApprovalRecord(row);
@@ -52,6 +56,10 @@ export async function insertApproval(
   return approval;
 }
 
+/**
+ * Decides a pending approval. `overage`, when given, replaces the recorded one: what an approval granted beyond
+ * quota and budget at the decision (audited with it).
+ */
 export async function setApprovalState(
   tx: Knex.Transaction,
   before: ApprovalRecord,
@@ -59,6 +67,7 @@ export async function setApprovalState(
   actor: string,
   now: Date,
   comment?: string,
+  overage?: ApprovalOverage,
 ): Promise<ApprovalRecord> {
   const changed = await tx<ApprovalRow>('approvals')
     .where({ id: before.id, state: 'pending' })
@@ -67,6 +76,7 @@ export async function setApprovalState(
       decided_by: actor,
       decided_at: now,
       comment: comment ?? null,
+      ...(overage ? { overage: toJson(overage) } : {}),
     });
   if (changed !== 1) {
     throw new ConflictError(

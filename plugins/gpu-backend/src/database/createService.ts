@@ -1,10 +1,11 @@
 import { ConflictError } from '@backstage/errors';
 import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
-import { Amounts, decide, overQuotaReasons } from './admission';
+import { Amounts, assess, decide } from './admission';
 import { insertApproval } from './approvals';
 import { writeAuditEvent } from './audit';
-import { insertReservation, lockLedger, withHeld } from './ledger';
+import { GovernanceContext, governanceReasons } from './governance';
+import { insertReservation, lockLedger } from './ledger';
 import {
   ApprovalRow,
   ReservationRow,
@@ -34,15 +35,25 @@ export async function createServiceInTransaction(
   tx: Knex.Transaction,
   input: CreateServiceInput,
   amounts: Amounts,
+  context: GovernanceContext,
 ): Promise<CreateServiceResult> {
   const ledger = await lockLedger(tx, input.team, input.pool);
   const existing = await findByRequestKey(tx, input);
   if (existing) {
     return existing;
   }
-  const snapshot = await withHeld(tx, ledger);
-  const decision = decide(input.policy, overQuotaReasons(snapshot, amounts));
-  const now = new Date();
+  const now = context.now();
+  const assessment = await assess(tx, context, {
+    ledger,
+    amounts,
+    migProfile: input.placement.migProfile,
+    now,
+  });
+  const decision = decide(
+    input.policy,
+    assessment.reasons,
+    governanceReasons(context, input.environment, input.pool),
+  );
   const id = input.id ?? randomUUID();
   await tx<ServiceRow>('services').insert({
     id,
@@ -92,6 +103,7 @@ export async function createServiceInTransaction(
         reservation,
         kind: 'create',
         reasons: decision.reasons,
+        overage: assessment.overage,
         now,
         actor: input.actor,
       })

@@ -1,12 +1,18 @@
 import { ConflictError, InputError, NotFoundError } from '@backstage/errors';
 import { Knex } from 'knex';
-import { amountsOf, overQuotaReasons } from './admission';
+import { describeOverage } from '@internal/backstage-plugin-gpu-common';
+import { amountsOf, assess } from './admission';
 import { setApprovalState } from './approvals';
+import {
+  assertMayDecide,
+  assertWithinCapacity,
+  GovernanceContext,
+  lockPool,
+} from './governance';
 import {
   heldReservation,
   lockLedger,
   setReservationState,
-  withHeld,
 } from './ledger';
 import {
   ApprovalRow,
@@ -36,10 +42,14 @@ export function checkDecision(input: DecideApprovalInput): void {
   }
 }
 
-/** Approves (holding the reservation if it fits or `allowOverQuota`) or rejects (releasing it) a pending approval. */
+/**
+ * Approves (holding the reservation if it fits, or with `allowOverQuota`, never beyond the pool's physical capacity)
+ * or rejects (releasing it) a pending approval; the decider is a user other than the requester (four eyes).
+ */
 export async function decideApprovalInTransaction(
   tx: Knex.Transaction,
   input: DecideApprovalInput,
+  context: GovernanceContext,
 ): Promise<DecideApprovalResult> {
   const found = isUuid(input.id)
     ? await tx<ApprovalRow>('approvals').where({ id: input.id }).first()
@@ -61,12 +71,13 @@ export async function decideApprovalInTransaction(
     );
   }
   checkServiceDecidable(service, approval.kind, input.decision);
+  assertMayDecide(approval, service, input.actor, input.decision);
   const reservation = toReservationRecord(
     (await tx<ReservationRow>('reservations')
       .where({ id: approval.reservationId })
       .first())!,
   );
-  const now = new Date();
+  const now = context.now();
 
   if (input.decision === 'reject') {
     const released = await setReservationState(
@@ -102,8 +113,16 @@ export async function decideApprovalInTransaction(
     approval.kind === 'change'
       ? await heldReservation(tx, service.id)
       : undefined;
-  const snapshot = await withHeld(tx, ledger, current?.id);
-  const reasons = overQuotaReasons(snapshot, amountsOf(reservation));
+  await lockPool(tx, reservation.pool);
+  const assessment = await assess(tx, context, {
+    ledger,
+    amounts: amountsOf(reservation),
+    migProfile: (approval.proposal?.placement ?? service.placement).migProfile,
+    excludeReservationId: current?.id,
+    now,
+  });
+  assertWithinCapacity(assessment.overCapacity);
+  const { reasons, overage } = assessment;
   if (reasons.length > 0 && !input.allowOverQuota) {
     throw new ConflictError(
       `Approving would over-allocate: ${reasons
@@ -111,6 +130,11 @@ export async function decideApprovalInTransaction(
         .join('; ')}. Approve with allowOverQuota to grant it anyway`,
     );
   }
+  const granted = overage.overQuota
+    ? `. Granted beyond quota or budget (allowOverQuota): ${describeOverage(
+        overage,
+      )}`
+    : '';
   if (current) {
     await setReservationState(tx, current, 'released', input.actor, now);
   }
@@ -128,6 +152,7 @@ export async function decideApprovalInTransaction(
     input.actor,
     now,
     input.comment,
+    overage,
   );
   const after =
     approval.kind === 'change'
@@ -142,14 +167,14 @@ export async function decideApprovalInTransaction(
             status: 'approved',
             statusReason: `Change approved by ${input.actor}${
               input.comment ? `: ${input.comment}` : ''
-            }`,
+            }${granted}`,
           },
         )
       : await setServiceStatus(tx, service, {
           status: 'approved',
           statusReason: `Approved by ${input.actor}${
             input.comment ? `: ${input.comment}` : ''
-          }`,
+          }${granted}`,
           actor: input.actor,
           now,
         });

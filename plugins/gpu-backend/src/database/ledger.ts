@@ -29,7 +29,29 @@ export async function lockLedger(
   team: string,
   pool: string,
 ): Promise<LedgerAllowance> {
-  const teamRow = await lockTeam(tx, team);
+  return ledgerOf(tx, team, pool, await lockTeam(tx, team));
+}
+
+/** {@link lockLedger} without the lock: for previews, which decide nothing. */
+export async function readLedger(
+  db: Knex,
+  team: string,
+  pool: string,
+): Promise<LedgerAllowance> {
+  return ledgerOf(
+    db,
+    team,
+    pool,
+    await db<TeamQuotaRow>('team_quotas').where({ team }).first(),
+  );
+}
+
+async function ledgerOf(
+  tx: Knex,
+  team: string,
+  pool: string,
+  teamRow: TeamQuotaRow | undefined,
+): Promise<LedgerAllowance> {
   if (!teamRow) {
     return { team, pool };
   }
@@ -55,7 +77,7 @@ export async function lockTeam(
 
 /** Adds what the team holds, optionally leaving one reservation out. */
 export async function withHeld(
-  tx: Knex.Transaction,
+  tx: Knex | Knex.Transaction,
   ledger: LedgerAllowance,
   excludeReservationId?: string,
 ): Promise<LedgerSnapshot> {
@@ -76,7 +98,7 @@ export async function withHeld(
 
 /** The reservation that currently counts for a service, if any. */
 export async function heldReservation(
-  tx: Knex.Transaction,
+  tx: Knex | Knex.Transaction,
   serviceId: string,
 ): Promise<ReservationRecord | undefined> {
   const row = await tx<ReservationRow>('reservations')

@@ -1,5 +1,6 @@
 import { mockServices, TestDatabases } from '@backstage/backend-test-utils';
 import { Knex } from 'knex';
+import { storePlatform } from './__testUtils__/storePlatform';
 import { DatabaseGpuStore } from './DatabaseGpuStore';
 import { CreateServiceInput, ListServicesFilter } from './types';
 
@@ -52,11 +53,12 @@ describe.each(databases.eachSupportedId())(
       knex = await databases.init(id);
       store = await DatabaseGpuStore.create({
         database: mockServices.database({ knex }),
+        platform: storePlatform,
       });
       for (const team of ['ml', 'search']) {
         await store.putQuota({
           team,
-          quota: { pools: { a100: 6 }, monthlyBudgetMicros: 100_000_000 },
+          quota: { pools: { a100: 6 }, monthlyBudgetMicros: 100_000_000_000 },
           actor: ADMIN,
         });
       }

@@ -1,13 +1,13 @@
 import { ConflictError } from '@backstage/errors';
 import { Knex } from 'knex';
-import { Amounts, decide, overQuotaReasons } from './admission';
+import { Amounts, assess, decide } from './admission';
 import { insertApproval } from './approvals';
+import { GovernanceContext, governanceReasons } from './governance';
 import {
   heldReservation,
   insertReservation,
   lockLedger,
   setReservationState,
-  withHeld,
 } from './ledger';
 import { ApprovalRow } from './rows';
 import {
@@ -43,6 +43,7 @@ export async function replaceReservationInTransaction(
   tx: Knex.Transaction,
   input: ReplaceReservationInput,
   amounts: Amounts,
+  context: GovernanceContext,
 ): Promise<ReplaceReservationResult> {
   const team = (await readService(tx, input.serviceId)).team;
   const ledger = await lockLedger(tx, team, input.change.pool);
@@ -64,9 +65,19 @@ export async function replaceReservationInTransaction(
     );
   }
   const current = await heldReservation(tx, before.id);
-  const snapshot = await withHeld(tx, ledger, current?.id);
-  const decision = decide(input.policy, overQuotaReasons(snapshot, amounts));
-  const now = new Date();
+  const now = context.now();
+  const assessment = await assess(tx, context, {
+    ledger,
+    amounts,
+    migProfile: input.change.placement.migProfile,
+    excludeReservationId: current?.id,
+    now,
+  });
+  const decision = decide(
+    input.policy,
+    assessment.reasons,
+    governanceReasons(context, before.environment, input.change.pool),
+  );
 
   if (decision.pending) {
     const reservation = await insertReservation(tx, {
@@ -83,6 +94,7 @@ export async function replaceReservationInTransaction(
       kind: 'change',
       reasons: decision.reasons,
       proposal: input.change,
+      overage: assessment.overage,
       now,
       actor: input.actor,
     });

@@ -67,6 +67,8 @@ export interface ApprovalRow {
   decided_by: string | null;
   decided_at: DbTime | null;
   comment: string | null;
+  /** JSON `ApprovalOverage`; null on approvals recorded before the column existed. */
+  overage?: string | null;
 }
 
 export interface AuditEventRow {
@@ -182,6 +184,7 @@ export function toApprovalRecord(row: ApprovalRow): ApprovalRecord {
     decidedBy: optional(row.decided_by),
     decidedAt: optionalIso(row.decided_at),
     comment: optional(row.comment),
+    ...(row.overage ? { overage: JSON.parse(row.overage) } : {}),
   };
 }
 

@@ -1,6 +1,8 @@
 import type { JsonObject } from '@backstage/types';
 import type {
+  ApprovalOverage,
   ClusterDriftReport,
+  MonthSpend,
   Placement,
   ServiceStatus,
   ServiceRequest,
@@ -99,15 +101,26 @@ export interface ApprovalReason {
 
 /** Reason codes the store itself adds when quota or budget do not fit. */
 export const OVER_QUOTA = 'over-quota';
-/** See {@link OVER_QUOTA}. */
+/** See {@link OVER_QUOTA}: the monthly cost held (run-rate) and the request's are above the budget. */
 export const OVER_BUDGET = 'over-budget';
+/**
+ * See {@link OVER_QUOTA}: month-to-date spend, plus what the team holds and the request until the end of the
+ * calendar month, is above the budget.
+ */
+export { OVER_BUDGET_THIS_MONTH } from '@internal/backstage-plugin-gpu-common';
+/** Reason code the store adds for a production service on a spot pool (it always waits for an approver). */
+export { SPOT_IN_PRODUCTION } from '@internal/backstage-plugin-gpu-common';
 
 /**
  * How the store decides admission of a reservation, inside its transaction:
  *
+ * - a request that alone needs more than its pool's physical capacity is refused with an
+ *   `InputError` (nothing is written);
  * - with `approvalReasons` (policy findings of the caller, e.g. a tier not allowed in
- *   the environment) the request always waits for approval;
- * - otherwise it is admitted when it fits the team's quota and budget;
+ *   the environment), or on a spot pool in production (the store's own finding), the request
+ *   always waits for approval;
+ * - otherwise it is admitted when it fits the team's quota and budget (on run-rate and on
+ *   month-to-date spend plus the rest of the month);
  * - when it does not fit, `whenOverQuota` says whether to throw a `ConflictError`
  *   (`reject`, nothing is written) or to record it for approval (`require-approval`).
  */
@@ -281,17 +294,27 @@ export interface ApprovalRecord {
   decidedBy?: string;
   decidedAt?: string;
   comment?: string;
+  /**
+   * What approving grants beyond quota and budget: as of the request while pending (for what approving now would
+   * grant, see {@link GpuStore.previewApprovals}), as granted once approved.
+   */
+  overage?: ApprovalOverage;
 }
 
 /** Input of {@link GpuStore.decideApproval}. */
 export interface DecideApprovalInput {
   id: string;
   decision: 'approve' | 'reject';
+  /**
+   * Entity ref of the person deciding. Never the requester (nor, for a new service, its creator): four eyes. Only
+   * users decide: a service principal (`service:...`) or any other non-user actor is refused.
+   */
   actor: string;
   comment?: string;
   /**
-   * Approve even when the reservation no longer fits quota or budget. Without it an
-   * approval that would over-allocate throws a `ConflictError`.
+   * Approve even when the reservation does not fit quota or budget; off unless `true`. Without it an
+   * approval that would over-allocate throws a `ConflictError`. Never beyond the pool's physical
+   * capacity: that is a `ConflictError` even with it.
    */
   allowOverQuota?: boolean;
 }
@@ -418,6 +441,13 @@ export interface GpuStore {
     maxAgeMs: number,
   ): Promise<QuotaRecord | undefined>;
 
+  /**
+   * The team's spend this calendar month (UTC) from the ledger at the pools' prices: month-to-date, and what it
+   * holds projected to the end of the month. Cached like {@link GpuStore.getQuotaSnapshot} (for quotes; admission
+   * reads it again in its transaction).
+   */
+  getMonthSpendSnapshot(team: string, maxAgeMs: number): Promise<MonthSpend>;
+
   /** Every team that has a quota, by team name. */
   listQuotas(): Promise<QuotaRecord[]>;
 
@@ -437,7 +467,18 @@ export interface GpuStore {
 
   getApproval(id: string): Promise<ApprovalRecord | undefined>;
 
-  /** Approving holds the reservation; rejecting releases it. */
+  /**
+   * The approvals with the `overage` of each pending one computed now: what approving it now would grant beyond
+   * quota and budget, against what the team and the pool hold now and this month's spend. Decided ones as recorded
+   * (the list and get methods answer every approval as recorded).
+   */
+  previewApprovals(approvals: ApprovalRecord[]): Promise<ApprovalRecord[]>;
+
+  /**
+   * Approving holds the reservation; rejecting releases it. Throws `NotAllowedError` when the actor requested it
+   * (or created the service) or is not a user, `ConflictError` when it is no longer pending, when approving would
+   * exceed the pool's physical capacity, or when it is over quota or budget without `allowOverQuota`.
+   */
   decideApproval(input: DecideApprovalInput): Promise<DecideApprovalResult>;
 
   listAuditEvents(query?: ListAuditEventsQuery): Promise<AuditEventPage>;

@@ -75,8 +75,9 @@ describe('notifications and signals of the gpu plugin', () => {
       ...summariserRequest,
       name: 'big',
       tier: 'dedicated',
-      pool: 'l4-ondemand',
-      replicas: 5,
+      // ml-platform has no quota on spot-l4 (6 nodes x 1 GPU): over quota, within the pool's physical capacity.
+      pool: 'spot-l4',
+      replicas: 2,
     };
     const pending = await request(server)
       .post('/api/gpu/services')

@@ -37,6 +37,7 @@ async function setup(mode: 'apply' | 'gitops' | 'dry-run' = 'apply') {
   const knex = await databases.init('SQLITE_3');
   const store = await DatabaseGpuStore.create({
     database: mockServices.database({ knex }),
+    platform,
   });
   await seedQuotas({ platform, store, logger });
   const applier =

@@ -247,13 +247,24 @@ describe('OpenAPI description of /api/gpu', () => {
 
       const big = await api
         .post('/api/gpu/services')
-        .send({ request: { ...summariserRequest, name: 'big', replicas: 40 } });
+        // Over ml-platform's quota (none on spot-l4), within the pool's physical capacity (6 GPUs).
+        .send({
+          request: {
+            ...summariserRequest,
+            name: 'big',
+            tier: 'dedicated',
+            pool: 'spot-l4',
+            replicas: 6,
+          },
+        });
       expect(big.body.status).toBe('pending-approval');
       expectConforms(big, 'post', '/services');
       const approvals = await api.get('/api/gpu/approvals?state=pending');
       expectConforms(approvals, 'get', '/approvals');
       const rejected = await api
         .post(`/api/gpu/approvals/${approvals.body.items[0].id}/reject`)
+        // Another user than the requester: nobody decides their own request.
+        .set('Authorization', mockCredentials.user.header('user:default/alice'))
         .send({ comment: 'too big', allowOverQuota: false });
       expect(rejected.status).toBe(200);
       expectConforms(rejected, 'post', '/approvals/{id}/reject');

@@ -25,6 +25,7 @@ async function setup() {
   const knex = await databases.init('SQLITE_3');
   const store = await DatabaseGpuStore.create({
     database: mockServices.database({ knex }),
+    platform,
   });
   await seedQuotas({ platform, store, logger: mockServices.logger.mock() });
   return { knex, store, quotes: createQuoteService({ platform, store }) };
@@ -86,6 +87,7 @@ describe('createQuoteService', () => {
     const { knex, quotes } = await setup();
     const otherReplica = await DatabaseGpuStore.create({
       database: mockServices.database({ knex }),
+      platform,
     });
     const start = Date.now();
     const now = jest.spyOn(Date, 'now').mockReturnValue(start);

@@ -21,7 +21,8 @@ export const QUOTE_SNAPSHOT_MAX_AGE_MS = 1000;
 /**
  * Quotes with the domain model against the team's stored quota and reservations. The form quotes on every change,
  * many users at once, so quotes share a snapshot of the team's quota (`GpuStore.getQuotaSnapshot`) instead of reading
- * it each time; admission does not depend on it: the store checks quota again in its transaction.
+ * it each time; admission does not depend on it: the store checks quota again in its transaction. So do budgets on
+ * this month's spend (`GpuStore.getMonthSpendSnapshot`, cached the same way).
  */
 export function createQuoteService(options: {
   platform: Platform;
@@ -41,10 +42,10 @@ export function createQuoteService(options: {
   };
   return {
     async quote(request) {
-      const quota = await store.getQuotaSnapshot(
-        request.team,
-        QUOTE_SNAPSHOT_MAX_AGE_MS,
-      );
+      const [quota, month] = await Promise.all([
+        store.getQuotaSnapshot(request.team, QUOTE_SNAPSHOT_MAX_AGE_MS),
+        store.getMonthSpendSnapshot(request.team, QUOTE_SNAPSHOT_MAX_AGE_MS),
+      ]);
       if (!quota) {
         return quoteService(platform, request, {
           reservedGpuEquivalents: {},
@@ -54,6 +55,7 @@ export function createQuoteService(options: {
       return quoteService(platformFor(quota), request, {
         reservedGpuEquivalents: quota.reservedGpuEquivalents,
         committedMonthlyCost: quota.reservedMonthlyCostMicros,
+        month,
       });
     },
   };

@@ -65,6 +65,7 @@ describe.each(databases.eachSupportedId())('ServiceManager on %p', id => {
     const logger = mockServices.logger.mock();
     const store = await DatabaseGpuStore.create({
       database: mockServices.database({ knex }),
+      platform,
     });
     const factory = new KubernetesClientFactory({ requestTimeoutMs: 2_000 });
     const manager = new ServiceManager({

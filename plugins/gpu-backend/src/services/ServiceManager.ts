@@ -1,8 +1,11 @@
 import { LoggerService } from '@backstage/backend-plugin-api';
-import { ConflictError } from '@backstage/errors';
+import { ConflictError, InputError } from '@backstage/errors';
 import { randomUUID } from 'node:crypto';
 import {
   CreateServiceBody,
+  findPool,
+  physicalCapacityShortfall,
+  poolCapacity,
   QuoteOption,
   Platform,
   ServiceRequest,
@@ -161,6 +164,14 @@ export class ServiceManager {
     const request = validateServiceRequest(platform, body.request);
     const option = chooseOption(await quotes.quote(request));
     const placement = placementOf(option);
+    // As the store refuses at creation: a request that alone needs more than its pool physically has.
+    const shortfall = physicalCapacityShortfall(
+      poolCapacity(platform, findPool(platform, placement.pool)),
+      { gpuEquivalents: option.gpuEquivalents, migProfile: placement.migProfile },
+    );
+    if (shortfall) {
+      throw new InputError(shortfall);
+    }
     await check?.({
       team: request.team,
       environment: request.environment,

@@ -74,5 +74,6 @@ export function toApprovalView(approval: ApprovalRecord): ApprovalView {
     decidedBy: approval.decidedBy,
     decidedAt: approval.decidedAt,
     comment: approval.comment,
+    ...(approval.overage ? { overage: approval.overage } : {}),
   };
 }

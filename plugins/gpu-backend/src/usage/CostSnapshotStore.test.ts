@@ -18,6 +18,7 @@ describe.each(databases.eachSupportedId())('CostSnapshotStore on %p', id => {
     const knex = await databases.init(id);
     const store = await DatabaseGpuStore.create({
       database: mockServices.database({ knex }),
+      platform,
     });
     const ids = await seedUsageServices({
       store,

@@ -56,6 +56,7 @@ describe('UsageService when Prometheus misbehaves', () => {
     knex = await databases.init('SQLITE_3');
     const store = await DatabaseGpuStore.create({
       database: mockServices.database({ knex }),
+      platform,
     });
     ids = await seedUsageServices({
       store,

@@ -224,6 +224,7 @@ describe('usage and cost against a real Prometheus', () => {
     now = DateTime.fromSeconds(end, { zone: 'utc' });
     store = await DatabaseGpuStore.create({
       database: mockServices.database({ knex }),
+      platform,
     });
     snapshots = new CostSnapshotStore(knex);
     ids = await seedUsageServices({

@@ -1,9 +1,9 @@
 import {
+  heldCost,
   PoolPrice,
-  scaleUsd,
   UsdMicros,
 } from '@internal/backstage-plugin-gpu-common';
-import { ReservationRecord } from '../database';
+import type { ReservationRecord } from '../database/types';
 
 /** Allocation of a service over a time range, from its reservations. */
 export interface AllocationInRange {
@@ -46,19 +46,11 @@ export function allocationInRange(
     if (to <= from || !price) continue;
     const seconds = Math.round((to - from) / 1000);
     periods.push([from, to]);
-    const cost = scaleUsd(
-      price.nodeHour,
-      [reservation.gpuEquivalents, seconds],
-      [price.pool.gpusPerNode, 3600],
-    );
+    const cost = heldCost(price, reservation.gpuEquivalents, seconds);
     allocationMicros += cost;
     if (price.onDemand) {
       spotSavingMicros +=
-        scaleUsd(
-          price.onDemand.nodeHour,
-          [reservation.gpuEquivalents, seconds],
-          [price.onDemand.pool.gpusPerNode, 3600],
-        ) - cost;
+        heldCost(price.onDemand, reservation.gpuEquivalents, seconds) - cost;
     }
   }
   periods.sort((a, b) => a[0] - b[0]);

@@ -39,8 +39,9 @@ export interface PutTeamQuotaBody {
 export interface ApprovalDecisionBody {
   comment?: string;
   /**
-   * Approve even when the request no longer fits the team's quota or budget (the default when approving). With
-   * `false` an approval that would over-allocate is refused with 409.
+   * Approve even when the request does not fit the team's quota or budget; off unless `true`. Without it an
+   * approval that would over-allocate is refused with 409. Never beyond the pool's physical capacity (409 even
+   * with it). What was granted beyond quota and budget is recorded on the approval (`overage`) and audited.
    */
   allowOverQuota?: boolean;
 }

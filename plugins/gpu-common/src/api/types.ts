@@ -73,6 +73,72 @@ export interface ApprovalView {
   decidedBy?: string;
   decidedAt?: string;
   comment?: string;
+  /**
+   * What approving grants beyond the team's quota and budget: for a pending approval what approving it now would
+   * grant, for an approved one what was granted at the decision. Absent on approvals recorded before it existed.
+   */
+  overage?: ApprovalOverage;
+}
+
+/**
+ * The team's quota on the pool an approval holds GPUs in, and what approving takes beyond it.
+ *
+ * @public
+ */
+export interface PoolOverage {
+  pool: string;
+  /** The team's quota on the pool (0 without one). */
+  quotaGpuEquivalents: number;
+  /** Held by the team on the pool besides this request (for a change: without the reservation it replaces). */
+  heldGpuEquivalents: number;
+  /** What the request holds. */
+  requestedGpuEquivalents: number;
+  /** What the request takes beyond the quota: the smaller of requested and held + requested - quota; 0 when it fits. */
+  overGpuEquivalents: number;
+  /** The monthly cost of `overGpuEquivalents` (their share of the request's monthly cost), micro-dollars. */
+  overMonthlyCostMicros: number;
+  /** Physical capacity of the pool (nodes x GPUs per node; for MIG the GPU-equivalents of the layout's slots). */
+  capacityGpuEquivalents: number;
+  /** Held on the pool by every team besides this request. */
+  poolHeldGpuEquivalents: number;
+}
+
+/**
+ * The team's monthly budget against an approval: on run-rate (monthly cost held) and on month-to-date spend.
+ *
+ * @public
+ */
+export interface BudgetOverage {
+  monthlyBudgetMicros: number;
+  /** Monthly cost the team holds besides this request. */
+  committedMonthlyCostMicros: number;
+  /** Run-rate the request takes beyond the budget: the smaller of its cost and committed + cost - budget; 0 when it fits. */
+  overMonthlyCostMicros: number;
+  /** The calendar month (UTC), `yyyy-MM`. */
+  month: string;
+  /** Spent since the start of the month by every reservation of the team, at the pools' prices. */
+  monthToDateMicros: number;
+  /** Month-to-date + what the team holds and the request until the end of the month. */
+  projectedMonthMicros: number;
+  /** What the request's rest of the month takes beyond the budget; 0 when the projection fits. */
+  overProjectedMicros: number;
+}
+
+/**
+ * What an approval grants beyond quota and budget, in GPUs and dollars (money in integer micro-dollars).
+ *
+ * @public
+ */
+export interface ApprovalOverage {
+  /** When the figures were computed: the request, the read of a pending approval, or the decision. */
+  computedAt: string;
+  /** Whether it goes beyond the team's GPU quota or its budget (then approving needs `allowOverQuota: true`). */
+  overQuota: boolean;
+  /** The request's projected monthly cost. */
+  monthlyCostMicros: number;
+  /** Per pool the request holds GPUs in. */
+  pools: PoolOverage[];
+  budget: BudgetOverage;
 }
 
 /** A GPU model service as the API returns it. */

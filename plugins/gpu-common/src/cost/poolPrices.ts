@@ -78,3 +78,22 @@ export function pooledCost(
     [price.pool.gpusPerNode],
   );
 }
+
+/**
+ * Allocation cost of holding `gpuEquivalents` of a priced pool for `seconds`: node-hour price x GPU-equivalents x
+ * seconds / (GPUs per node x 3600), rounded once to micro-dollars. The ledger's formula: month-to-date spend and the
+ * rest-of-month projections of budgets use it per reservation.
+ *
+ * @public
+ */
+export function heldCost(
+  price: PoolPrice,
+  gpuEquivalents: number,
+  seconds: number,
+): UsdMicros {
+  return scaleUsd(
+    price.nodeHour,
+    [gpuEquivalents, seconds],
+    [price.pool.gpusPerNode, 3600],
+  );
+}

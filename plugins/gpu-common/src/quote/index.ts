@@ -2,3 +2,4 @@ export * from './environmentPreference';
 export * from './quoteService';
 export * from './teamBudget';
 export * from './types';
+export * from './governance';

@@ -6,7 +6,7 @@ import { demoPlatformConfig } from '../platform/demoPlatformConfig';
 import { parsePlatform } from '../platform/parsePlatform';
 import { ServiceRequest } from '../service/types';
 import { GB } from '../sizing/units';
-import { summariserRequest } from '../testUtils';
+import { summariserOnDedicatedL4, summariserRequest } from '../testUtils';
 import { quoteService } from './quoteService';
 import { TeamUsage } from './types';
 
@@ -59,6 +59,60 @@ describe('quoteService', () => {
     });
     // The cheaper spot L4 is outside the team's quota and not preferred for production.
     expect(optionOn(quote, 'spot-l4')?.verdict).toBe('needs-approval');
+  });
+
+  it('needs approval for spot capacity in production, with the reason, and not in dev', () => {
+    // The search team holds a quota of 6 on spot-l4, so only the capacity type stands in the way.
+    const request: ServiceRequest = {
+      ...summariserRequest,
+      team: 'search',
+      tier: 'dedicated',
+      pool: 'spot-l4',
+    };
+    const production = quoteService(platform, request, noUsage);
+    const spot = optionOn(production, 'spot-l4')!;
+    expect(spot.verdict).toBe('needs-approval');
+    expect(spot.reasons).toEqual([
+      "Pool spot-l4 is spot capacity, which can be reclaimed with two minutes' notice: wrong for production " +
+        'inference in production; an approver must accept that risk, or choose an on-demand pool',
+    ]);
+    const dev = quoteService(
+      platform,
+      { ...request, environment: 'dev' },
+      noUsage,
+    );
+    expect(optionOn(dev, 'spot-l4')).toMatchObject({
+      verdict: 'allowed',
+      reasons: [],
+    });
+  });
+
+  it('needs approval when month-to-date spend and the rest of the month are above the budget', () => {
+    // ml-platform's $60,000: spent $59,400, holds $500 until the end of the month, 10 days (240 h) left.
+    const month = {
+      month: '2026-12',
+      monthToDate: parseUsd('59400'),
+      heldRestOfMonth: parseUsd('500'),
+      secondsLeft: 240 * 3600,
+    };
+    const quote = quoteService(platform, summariserOnDedicatedL4, {
+      ...noUsage,
+      month,
+    });
+    const l4 = optionOn(quote, 'l4-ondemand')!;
+    // The run-rate fits ($587.50 of $60,000); the month does not: 240 h x $0.8048 = $193.15 more.
+    expect(l4.budget.fits).toBe(true);
+    expect(l4.verdict).toBe('needs-approval');
+    expect(l4.reasons).toEqual([
+      'Team ml-platform has spent $59,400.00 in 2026-12; with what it holds ($500.00) and this request ' +
+        '($193.15) until the end of the month it would spend $60,093.15, above its $60,000.00 monthly budget',
+    ]);
+    // $100 less spent: it fits the month.
+    const fits = quoteService(platform, summariserOnDedicatedL4, {
+      ...noUsage,
+      month: { ...month, monthToDate: parseUsd('59300') },
+    });
+    expect(optionOn(fits, 'l4-ondemand')!.verdict).toBe('allowed');
   });
 
   it('lists the slices the model does not fit with the reason', () => {

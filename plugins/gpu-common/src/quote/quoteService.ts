@@ -1,6 +1,11 @@
 import { formatUsd } from '../cost/formatUsd';
 import { estimateDecodeThroughput } from '../cost/estimateDecodeThroughput';
-import { PoolPrice, pooledCost, poolPrices } from '../cost/poolPrices';
+import {
+  heldCost,
+  PoolPrice,
+  pooledCost,
+  poolPrices,
+} from '../cost/poolPrices';
 import {
   capacityUtilisation,
   costPerThousandTokensAtRate,
@@ -16,6 +21,7 @@ import {
   isolationRank,
   isProductionEnvironment,
 } from './environmentPreference';
+import { monthBudgetReason, spotInProductionReason } from './governance';
 import { teamBudget } from './teamBudget';
 import {
   OptionCost,
@@ -195,6 +201,23 @@ function quoteOption(context: QuoteContext, fit: FitResult): QuoteOption {
         Math.max(0, monthlyBudget - usage.committedMonthlyCost),
       )} of its ${formatUsd(monthlyBudget)} monthly budget left`,
     );
+  }
+  if (usage.month) {
+    const monthReason = monthBudgetReason({
+      team: team.name,
+      monthlyBudget,
+      spend: usage.month,
+      requestRestOfMonth: heldCost(
+        price,
+        gpuEquivalents,
+        usage.month.secondsLeft,
+      ),
+    });
+    if (monthReason) reasons.push(monthReason);
+  }
+  const spotReason = spotInProductionReason(environment, price.pool);
+  if (spotReason) {
+    reasons.push(spotReason);
   }
   let verdict: PolicyVerdict = 'allowed';
   if (!tierAllowed) {

@@ -1,6 +1,7 @@
 import { UsdMicros } from '../cost/money';
 import { CapacityType } from '../platform/types';
 import { FitResult } from '../sizing/fitSlices';
+import type { MonthSpend } from './governance';
 import { Slice } from '../tiers/types';
 
 /**
@@ -13,11 +14,17 @@ export interface TeamUsage {
   reservedGpuEquivalents: Record<string, number>;
   /** Monthly allocation cost of the team's existing services, in integer micro-dollars (see `UsdMicros`). */
   committedMonthlyCost: UsdMicros;
+  /**
+   * The team's spend this calendar month. When given, an option whose cost until the end of the month, added to
+   * month-to-date spend and what the team holds, is above the monthly budget needs approval.
+   */
+  month?: MonthSpend;
 }
 
 /**
- * Whether a request may go ahead: `allowed` at once, `needs-approval` by an approver (over quota, over budget, or
- * dedicated above the environment's GPU limit), or `forbidden` (the environment does not allow the tier).
+ * Whether a request may go ahead: `allowed` at once, `needs-approval` by an approver (over quota, over budget on
+ * run-rate or on month-to-date spend, dedicated above the environment's GPU limit, or spot capacity in production),
+ * or `forbidden` (the environment does not allow the tier).
  *
  * @public
  */
