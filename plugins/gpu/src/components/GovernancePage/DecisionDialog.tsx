@@ -8,25 +8,35 @@ import FormControlLabel from '@material-ui/core/FormControlLabel';
 import TextField from '@material-ui/core/TextField';
 import Typography from '@material-ui/core/Typography';
 import { useApi } from '@backstage/frontend-plugin-api';
-import { ApprovalDecisionResponse } from '@internal/backstage-plugin-gpu-common';
+import {
+  ApprovalDecisionResponse,
+  ApprovalOverage,
+  describeOverage,
+} from '@internal/backstage-plugin-gpu-common';
 import { useState } from 'react';
 import { gpuApiRef } from '../../api';
 import { errorMessage } from '../common';
 
 const MAX_COMMENT = 2000;
 
-/** Confirms an approval or rejection, with an optional comment; keeps the dialog open and shows why a call failed. */
+/**
+ * Confirms an approval or rejection, with an optional comment; keeps the dialog open and shows why a call failed.
+ * Granting beyond quota or budget is an explicit choice: the checkbox is off, and `allowOverQuota: true` is sent only
+ * when it is checked; what that would grant (the approval's `overage`) is shown next to it.
+ */
 export function DecisionDialog(props: {
   approvalId: string;
   serviceName: string;
   decision: 'approve' | 'reject';
+  overage?: ApprovalOverage;
   onClose: () => void;
   onDecided: (result: ApprovalDecisionResponse) => void;
 }) {
-  const { approvalId, serviceName, decision, onClose, onDecided } = props;
+  const { approvalId, serviceName, decision, overage, onClose, onDecided } =
+    props;
   const gpuApi = useApi(gpuApiRef);
   const [comment, setComment] = useState('');
-  const [allowOverQuota, setAllowOverQuota] = useState(true);
+  const [allowOverQuota, setAllowOverQuota] = useState(false);
   const [submitting, setSubmitting] = useState(false);
   const [error, setError] = useState<string>();
   const tooLong = comment.length > MAX_COMMENT;
@@ -37,7 +47,9 @@ export function DecisionDialog(props: {
     try {
       const result = await gpuApi.decideApproval(approvalId, decision, {
         ...(comment.trim() ? { comment: comment.trim() } : {}),
-        ...(decision === 'approve' ? { allowOverQuota } : {}),
+        ...(decision === 'approve' && allowOverQuota
+          ? { allowOverQuota: true }
+          : {}),
       });
       onDecided(result);
     } catch (e) {
@@ -90,6 +102,15 @@ export function DecisionDialog(props: {
             }
             label="Approve even if it does not fit the team's quota or budget"
           />
+        )}
+        {decision === 'approve' && overage?.overQuota && (
+          <Typography
+            variant="body2"
+            color="textSecondary"
+            data-testid="approval-overage"
+          >
+            Beyond quota or budget: {describeOverage(overage)}
+          </Typography>
         )}
         {error && (
           <Typography color="error" role="alert">

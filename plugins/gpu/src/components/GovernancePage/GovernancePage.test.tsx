@@ -49,6 +49,32 @@ function withPendingRequest(api: FakeGpuApi) {
     ],
     requestedBy: 'user:default/bob',
     requestedAt: new Date().toISOString(),
+    overage: {
+      computedAt: new Date().toISOString(),
+      overQuota: true,
+      monthlyCostMicros: allocationCost(pool, 5, platform.hoursPerMonth),
+      pools: [
+        {
+          pool: 'l4-ondemand',
+          quotaGpuEquivalents: 4,
+          heldGpuEquivalents: 0,
+          requestedGpuEquivalents: 5,
+          overGpuEquivalents: 1,
+          overMonthlyCostMicros: allocationCost(pool, 1, platform.hoursPerMonth),
+          capacityGpuEquivalents: 4,
+          poolHeldGpuEquivalents: 0,
+        },
+      ],
+      budget: {
+        monthlyBudgetMicros: 60_000_000_000,
+        committedMonthlyCostMicros: 0,
+        overMonthlyCostMicros: 0,
+        month: '2026-12',
+        monthToDateMicros: 0,
+        projectedMonthMicros: 0,
+        overProjectedMicros: 0,
+      },
+    },
   });
   return big;
 }
@@ -174,6 +200,13 @@ describe('GovernancePage', () => {
     await clickWhenEnabled('approve big-summariser');
     const dialog = await screen.findByRole('dialog');
     await user.type(within(dialog).getByLabelText(/Comment/), 'launch week');
+    // Granting beyond quota is an explicit choice: off until checked; the dialog says by how much.
+    const overQuota = within(dialog).getByRole('checkbox');
+    expect(overQuota).not.toBeChecked();
+    expect(within(dialog).getByTestId('approval-overage')).toHaveTextContent(
+      'Beyond quota or budget: 1 GPU-equivalent over quota in pool l4-ondemand ($587.50 a month)',
+    );
+    await user.click(overQuota);
     await user.click(within(dialog).getByRole('button', { name: 'Approve' }));
 
     expect(api.callsOf('decideApproval')).toEqual([
@@ -204,15 +237,14 @@ describe('GovernancePage', () => {
 
     await clickWhenEnabled('approve big-summariser');
     const dialog = await screen.findByRole('dialog');
-    await user.click(within(dialog).getByRole('checkbox'));
+    // The checkbox is left unchecked: allowOverQuota is not sent at all.
+    expect(within(dialog).getByRole('checkbox')).not.toBeChecked();
     await user.click(within(dialog).getByRole('button', { name: 'Approve' }));
 
     expect(await within(dialog).findByRole('alert')).toHaveTextContent(
       'Approving would over-allocate l4-ondemand for ml-platform (HTTP 409)',
     );
-    expect(api.callsOf('decideApproval')[0][2]).toEqual({
-      allowOverQuota: false,
-    });
+    expect(api.callsOf('decideApproval')[0][2]).toEqual({});
     expect(api.approvals[0].state).toBe('pending');
   });
 

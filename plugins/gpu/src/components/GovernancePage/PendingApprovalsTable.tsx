@@ -185,6 +185,7 @@ export function PendingApprovalsTable(props: {
             deciding.row.service?.name ?? deciding.row.approval.serviceId
           }
           decision={deciding.decision}
+          overage={deciding.row.approval.overage}
           onClose={() => setDeciding(undefined)}
           onDecided={result => {
             setDeciding(undefined);
