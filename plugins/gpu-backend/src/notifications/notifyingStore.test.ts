@@ -9,12 +9,16 @@ const service = {
 } as ServiceRecord;
 
 function setup(written: Partial<ServiceRecord>) {
-  const notifier: jest.Mocked<ServiceEventsNotifier> = {
-    pendingApproval: jest.fn(async () => {}),
-    decided: jest.fn(async () => {}),
-    failed: jest.fn(async () => {}),
-    ready: jest.fn(async () => {}),
-    changed: jest.fn(async () => {}),
+  const notified = <K extends keyof ServiceEventsNotifier>() =>
+    jest.fn<Promise<void>, Parameters<ServiceEventsNotifier[K]>>(
+      async () => {},
+    );
+  const notifier = {
+    pendingApproval: notified<'pendingApproval'>(),
+    decided: notified<'decided'>(),
+    failed: notified<'failed'>(),
+    ready: notified<'ready'>(),
+    changed: notified<'changed'>(),
   };
   class FakeStore {
     private writes = 0;
