@@ -149,7 +149,12 @@ export async function assess(
     readPoolHeld(db, ledger.pool, excludeReservationId),
   ]);
   const capacity = capacityOf(context, ledger.pool);
-  const requestRest = restOfMonthCost(context, ledger.pool, amounts.gpuUnits, now);
+  const requestRest = restOfMonthCost(
+    context,
+    ledger.pool,
+    amounts.gpuUnits,
+    now,
+  );
   const reasons = overQuotaReasons(snapshot, amounts);
   if (snapshot.nominalGpuUnits !== undefined) {
     const message = monthBudgetReason({
@@ -210,7 +215,11 @@ export function overageOf(options: {
         overMonthlyCostMicros:
           overUnits === 0
             ? 0
-            : scaleUsd(amounts.monthlyCostMicros, [overUnits], [amounts.gpuUnits]),
+            : scaleUsd(
+                amounts.monthlyCostMicros,
+                [overUnits],
+                [amounts.gpuUnits],
+              ),
         capacityGpuEquivalents: options.capacityGpuEquivalents,
         poolHeldGpuEquivalents: fromGpuUnits(options.poolHeldGpuUnits),
       },

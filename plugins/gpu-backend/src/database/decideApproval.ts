@@ -9,11 +9,7 @@ import {
   GovernanceContext,
   lockPool,
 } from './governance';
-import {
-  heldReservation,
-  lockLedger,
-  setReservationState,
-} from './ledger';
+import { heldReservation, lockLedger, setReservationState } from './ledger';
 import {
   ApprovalRow,
   ReservationRow,

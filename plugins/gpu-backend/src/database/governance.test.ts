@@ -201,9 +201,7 @@ describe.each(databases.eachSupportedId())('governance on %p', id => {
     });
 
     it('refuses the creator of a new service even when another actor recorded the request', async () => {
-      const { approval, service } = await pending(
-        request('big', { gpus: 8 }),
-      );
+      const { approval, service } = await pending(request('big', { gpus: 8 }));
       await knex('approvals')
         .where({ id: approval!.id })
         .update({ requested_by: 'service:plugin:scaffolder' });
@@ -248,7 +246,11 @@ describe.each(databases.eachSupportedId())('governance on %p', id => {
       expect(change.outcome).toBe('pending-approval');
       const approvalId = (change as { approval: { id: string } }).approval.id;
       await expect(
-        store.decideApproval({ id: approvalId, decision: 'approve', actor: BOB }),
+        store.decideApproval({
+          id: approvalId,
+          decision: 'approve',
+          actor: BOB,
+        }),
       ).rejects.toThrow(NotAllowedError);
       const decided = await store.decideApproval({
         id: approvalId,
@@ -313,9 +315,7 @@ describe.each(databases.eachSupportedId())('governance on %p', id => {
 
     it('approves beyond quota and budget only when asked, and records and audits by how much', async () => {
       // The issue: 8 H100s (the pool's whole capacity) against a quota of 0 and a $4,000 budget.
-      const { approval, service } = await pending(
-        request('big', { gpus: 8 }),
-      );
+      const { approval, service } = await pending(request('big', { gpus: 8 }));
       expect(approval!.reasons.map(r => r.code)).toEqual([
         'over-quota',
         'over-budget',
@@ -397,9 +397,7 @@ describe.each(databases.eachSupportedId())('governance on %p', id => {
           'quota in pool h100 ($40,179.20 a month); $36,179.20 a month over budget; $10,200.32 over budget in ' +
           '2026-12 (month-to-date $0.00, projected $14,200.32 of $4,000.00)',
       );
-      expect((await store.getApproval(approval!.id))!.overage).toEqual(
-        granted,
-      );
+      expect((await store.getApproval(approval!.id))!.overage).toEqual(granted);
       const [event] = (
         await store.listAuditEvents({ action: 'approval.approve' })
       ).items;
@@ -409,9 +407,9 @@ describe.each(databases.eachSupportedId())('governance on %p', id => {
         before: { state: 'pending', overage },
         after: { state: 'approved', overage: granted },
       });
-      expect((await store.getQuota('search'))!.reservedGpuEquivalents).toEqual(
-        { h100: 8 },
-      );
+      expect((await store.getQuota('search'))!.reservedGpuEquivalents).toEqual({
+        h100: 8,
+      });
       expect((await store.getService(service.id))!.status).toBe('approved');
     });
 
@@ -441,9 +439,9 @@ describe.each(databases.eachSupportedId())('governance on %p', id => {
         ),
       );
       expect(await tables()).toEqual(before);
-      expect(
-        (await store.getQuota('search'))!.reservedGpuEquivalents,
-      ).toEqual({});
+      expect((await store.getQuota('search'))!.reservedGpuEquivalents).toEqual(
+        {},
+      );
 
       // What approving now would grant, against what is held now.
       const [preview] = await store.previewApprovals([approval!]);

@@ -15,12 +15,7 @@ import { Knex } from 'knex';
 import type { Amounts } from './admission';
 import { isPostgres } from './transactions';
 import { ApprovalReason, ApprovalRecord, ServiceRecord } from './types';
-import {
-  formatGpuUnits,
-  fromGpuUnits,
-  readInteger,
-  toGpuUnits,
-} from './units';
+import { formatGpuUnits, fromGpuUnits, readInteger, toGpuUnits } from './units';
 
 /** What the store needs of the platform to govern admission: pools (capacity, price, capacity type), GPU models, environments. */
 export type GovernedPlatform = Pick<
@@ -92,10 +87,7 @@ export function governanceReasons(
   const environment = context.platform.environments.find(
     e => e.name === environmentName,
   ) ?? { name: environmentName, podDisruptionBudget: false };
-  const message = spotInProductionReason(
-    environment,
-    poolOf(context, pool),
-  );
+  const message = spotInProductionReason(environment, poolOf(context, pool));
   return message ? [{ code: SPOT_IN_PRODUCTION, message }] : [];
 }
 
@@ -131,10 +123,7 @@ export function assertMayDecide(
         `${approval.requestedBy}; another approver must ${decision} it`,
     );
   }
-  if (
-    approval.kind === 'create' &&
-    who === normaliseActor(service.createdBy)
-  ) {
+  if (approval.kind === 'create' && who === normaliseActor(service.createdBy)) {
     throw new NotAllowedError(
       `${actor} cannot decide their own request: '${service.name}' was created by ${service.createdBy}; ` +
         `another approver must ${decision} it`,
@@ -174,7 +163,10 @@ export async function readPoolHeld(
     .join('services', 'services.id', 'reservations.service_id')
     .where('reservations.pool', pool)
     .where('reservations.state', 'held')
-    .select('reservations.gpu_units as units', 'services.placement as placement');
+    .select(
+      'reservations.gpu_units as units',
+      'services.placement as placement',
+    );
   if (excludeReservationId) {
     query = query.whereNot('reservations.id', excludeReservationId);
   }
@@ -209,9 +201,7 @@ export function capacityConflict(
   migProfile: string | undefined,
 ): string | undefined {
   const slots =
-    migProfile && capacity.migSlots
-      ? capacity.migSlots[migProfile]
-      : undefined;
+    migProfile && capacity.migSlots ? capacity.migSlots[migProfile] : undefined;
   if (slots) {
     const slotUnits = toGpuUnits(slots.gpuShare, 'MIG slot');
     const heldUnits = held.unitsByProfile.get(migProfile!) ?? 0;

@@ -85,6 +85,7 @@ describe.each(databases.eachSupportedId())(
       const logger = mockServices.logger.mock();
       const store = await DatabaseGpuStore.create({
         database: mockServices.database({ knex }),
+        platform,
       });
       const target = mode === 'apply' ? applyTarget : dryRunTarget;
       const quotes = createQuoteService({ platform, store });

@@ -167,7 +167,10 @@ export class ServiceManager {
     // As the store refuses at creation: a request that alone needs more than its pool physically has.
     const shortfall = physicalCapacityShortfall(
       poolCapacity(platform, findPool(platform, placement.pool)),
-      { gpuEquivalents: option.gpuEquivalents, migProfile: placement.migProfile },
+      {
+        gpuEquivalents: option.gpuEquivalents,
+        migProfile: placement.migProfile,
+      },
     );
     if (shortfall) {
       throw new InputError(shortfall);

@@ -4,6 +4,9 @@ import { UsdMicros } from '../cost/money';
 import { EnvironmentPolicy, Platform, Pool } from '../platform/types';
 import { isProductionEnvironment } from './environmentPreference';
 
+/** Tolerance for sums of fractional GPU shares. */
+const SHARE_EPSILON = 1e-9;
+
 /**
  * Approval reason code of a production service on spot capacity.
  *
@@ -73,15 +76,15 @@ export function monthBudgetReason(options: {
   if (projected <= monthlyBudget) {
     return undefined;
   }
-  return (
-    `Team ${team} has spent ${formatUsd(spend.monthToDate)} in ${
-      spend.month
-    }; with what it holds (${formatUsd(spend.heldRestOfMonth)}) and this request (${formatUsd(
-      requestRestOfMonth,
-    )}) until the end of the month it would spend ${formatUsd(
-      projected,
-    )}, above its ${formatUsd(monthlyBudget)} monthly budget`
-  );
+  return `Team ${team} has spent ${formatUsd(spend.monthToDate)} in ${
+    spend.month
+  }; with what it holds (${formatUsd(
+    spend.heldRestOfMonth,
+  )}) and this request (${formatUsd(
+    requestRestOfMonth,
+  )}) until the end of the month it would spend ${formatUsd(
+    projected,
+  )}, above its ${formatUsd(monthlyBudget)} monthly budget`;
 }
 
 /**
@@ -178,7 +181,9 @@ export function describePoolCapacity(
     } per GPU)`;
   }
   if (capacity.migSlots) {
-    return `${formatShare(capacity.gpuEquivalents)} GPU-equivalents of MIG slots (${shape})`;
+    return `${formatShare(
+      capacity.gpuEquivalents,
+    )} GPU-equivalents of MIG slots (${shape})`;
   }
   return `${plural(capacity.gpuEquivalents, 'GPU')} (${shape})`;
 }
@@ -221,13 +226,13 @@ export function physicalCapacityShortfall(
   if (request.gpuEquivalents <= capacity.gpuEquivalents + SHARE_EPSILON) {
     return undefined;
   }
-  return (
-    `The request needs ${formatShare(
-      request.gpuEquivalents,
-    )} GPU-equivalents of pool ${capacity.pool}, more than its physical capacity of ${describePoolCapacity(
-      capacity,
-    )}; ask for fewer replicas or another pool`
-  );
+  return `The request needs ${formatShare(
+    request.gpuEquivalents,
+  )} GPU-equivalents of pool ${
+    capacity.pool
+  }, more than its physical capacity of ${describePoolCapacity(
+    capacity,
+  )}; ask for fewer replicas or another pool`;
 }
 
 /**
@@ -268,9 +273,6 @@ export function describeOverage(overage: ApprovalOverage): string {
   }
   return parts.join('; ');
 }
-
-/** Tolerance for sums of fractional GPU shares. */
-const SHARE_EPSILON = 1e-9;
 
 function roundShare(value: number): number {
   return Math.round(value * 1e9) / 1e9;

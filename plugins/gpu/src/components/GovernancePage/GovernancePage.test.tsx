@@ -60,7 +60,11 @@ function withPendingRequest(api: FakeGpuApi) {
           heldGpuEquivalents: 0,
           requestedGpuEquivalents: 5,
           overGpuEquivalents: 1,
-          overMonthlyCostMicros: allocationCost(pool, 1, platform.hoursPerMonth),
+          overMonthlyCostMicros: allocationCost(
+            pool,
+            1,
+            platform.hoursPerMonth,
+          ),
           capacityGpuEquivalents: 4,
           poolHeldGpuEquivalents: 0,
         },
