@@ -99,10 +99,9 @@ export class AuthorizedGovernance {
       ...query,
       visibleTo: visibility.kind === 'filter' ? visibility.filter : undefined,
     });
-    return {
-      items: page.items.map(toApprovalView),
-      nextCursor: page.nextCursor,
-    };
+    // Pending approvals show what approving now would grant beyond quota, budget and capacity.
+    const items = await this.options.store.previewApprovals(page.items);
+    return { items: items.map(toApprovalView), nextCursor: page.nextCursor };
   }
 
   /** Approves (and then deploys) or rejects a pending request. */
