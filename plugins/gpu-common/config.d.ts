@@ -175,6 +175,15 @@ export interface Config {
       context?: string;
     }>;
 
+    /** The approval queue. */
+    approvals?: {
+      /**
+       * Requests of one team that may wait for approval at once (default 20). One more is refused (409) until some
+       * are decided or withdrawn, so no team can bury the queue.
+       */
+      maxPendingPerTeam?: number;
+    };
+
     /** Who governs the GPU platform, as the shipped permission policy and the notifications read it. */
     permissions?: {
       /**

@@ -102,7 +102,13 @@ export const gpuPlugin = createBackendPlugin({
 
         // Every committed change of a service or quota is notified and signalled (see GpuNotifier).
         const store = notifyingStore(
-          await DatabaseGpuStore.create({ database, platform }),
+          await DatabaseGpuStore.create({
+            database,
+            platform,
+            maxPendingApprovalsPerTeam: config.getOptionalNumber(
+              'gpu.approvals.maxPendingPerTeam',
+            ),
+          }),
           new GpuNotifier({
             notifications,
             signals,

@@ -98,6 +98,8 @@ export class DatabaseGpuStore implements GpuStore {
     database: DatabaseService;
     platform: GovernedPlatform;
     clock?: () => Date;
+    /** Requests of one team that may wait for approval at once (default 20). */
+    maxPendingApprovalsPerTeam?: number;
   }): Promise<DatabaseGpuStore> {
     const { database } = options;
     const client = await database.getClient();
@@ -106,7 +108,11 @@ export class DatabaseGpuStore implements GpuStore {
     }
     return new DatabaseGpuStore(
       client,
-      governanceContext(options.platform, options.clock),
+      governanceContext(
+        options.platform,
+        options.clock,
+        options.maxPendingApprovalsPerTeam,
+      ),
     );
   }
 

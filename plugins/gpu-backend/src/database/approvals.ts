@@ -23,10 +23,22 @@ export async function insertApproval(
     proposal?: ServiceChange;
     /** What approving would grant beyond quota and budget, as of the request. */
     overage?: ApprovalOverage;
+    /** Refuse the request when its team already has this many waiting. */
+    maxPendingPerTeam: number;
     now: Date;
     actor: string;
   },
 ): Promise<ApprovalRecord> {
+  const waiting = await tx<ApprovalRow>('approvals')
+    .where({ team: options.service.team, state: 'pending' })
+    .count({ count: '*' })
+    .first();
+  if (Number(waiting?.count ?? 0) >= options.maxPendingPerTeam) {
+    throw new ConflictError(
+      `Team ${options.service.team} already has ${options.maxPendingPerTeam} requests waiting for approval, ` +
+        'the most a team may have at once; withdraw some or wait for the platform team to decide them',
+    );
+  }
   const row: ApprovalRow = {
     id: randomUUID(),
     service_id: options.service.id,

@@ -104,6 +104,7 @@ export async function createServiceInTransaction(
         kind: 'create',
         reasons: decision.reasons,
         overage: assessment.overage,
+        maxPendingPerTeam: context.maxPendingApprovalsPerTeam,
         now,
         actor: input.actor,
       })

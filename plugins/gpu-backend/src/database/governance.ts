@@ -23,19 +23,30 @@ export type GovernedPlatform = Pick<
   'pools' | 'gpuModels' | 'environments'
 >;
 
+/** Requests a team may have waiting for approval at once when `gpu.approvals.maxPendingPerTeam` is not set. */
+export const DEFAULT_MAX_PENDING_APPROVALS_PER_TEAM = 20;
+
 /** The platform and the clock the store decides with. */
 export interface GovernanceContext {
   platform: GovernedPlatform;
   prices: ReadonlyMap<string, PoolPrice>;
   /** The current time; injectable so that month boundaries can be tested without waiting. */
   now: () => Date;
+  /** Requests of one team that may wait for approval at once; one more is refused until some are decided. */
+  maxPendingApprovalsPerTeam: number;
 }
 
 export function governanceContext(
   platform: GovernedPlatform,
   clock: () => Date = () => new Date(),
+  maxPendingApprovalsPerTeam = DEFAULT_MAX_PENDING_APPROVALS_PER_TEAM,
 ): GovernanceContext {
-  return { platform, prices: poolPrices(platform), now: clock };
+  return {
+    platform,
+    prices: poolPrices(platform),
+    now: clock,
+    maxPendingApprovalsPerTeam,
+  };
 }
 
 /** The platform's pool of that name; `InputError` when the platform has none (nothing can be held there). */

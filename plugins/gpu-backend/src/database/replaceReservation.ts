@@ -95,6 +95,7 @@ export async function replaceReservationInTransaction(
       reasons: decision.reasons,
       proposal: input.change,
       overage: assessment.overage,
+      maxPendingPerTeam: context.maxPendingApprovalsPerTeam,
       now,
       actor: input.actor,
     });
