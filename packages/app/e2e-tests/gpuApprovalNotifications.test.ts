@@ -1,4 +1,6 @@
 import { expect, Page, test } from '@playwright/test';
+import { rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { autocomplete, chooseTemplate, tierRow } from './support/template';
 import { api, backstageToken, newUserContext, signIn } from './support/users';
 
@@ -9,6 +11,8 @@ import { api, backstageToken, newUserContext, signIn } from './support/users';
  * notifications and on the service's page, which updates while it is open (signals).
  */
 const SCREENSHOTS = 'test-results/screenshots';
+/** Where the template registers Components without a Git provider (`scaffolder.gpu.catalogDirectory`). */
+const LOCAL_CATALOG = resolve(__dirname, '../../../local-catalog');
 
 /** The card's one-line summary of the service on its entity page. */
 function cardSummary(page: Page) {
@@ -155,6 +159,19 @@ test('bob requests beyond quota, alice is notified and approves it, bob is notif
   // The approvers' notification now tells the outcome instead of asking (same scope: replaced, not added).
   await openNotifications(alicePage);
   await notification(alicePage, `Approved by alice: ${name} (ml-platform)`);
+
+  // Leave ml-platform's quota as it was for the other suites: bob deletes the service, and its catalog file goes.
+  const { items } = await api(
+    bob.request,
+    'GET',
+    '/api/gpu/services?team=ml-platform&status=approved',
+  );
+  const approved = items.find((s: { name: string }) => s.name === name);
+  expect(approved).toBeDefined();
+  await api(bob.request, 'DELETE', `/api/gpu/services/${approved.id}`);
+  await rm(resolve(LOCAL_CATALOG, `component-default-${name}.yaml`), {
+    force: true,
+  });
   await expect(
     alicePage.getByRole('link', {
       name: `GPU request needs approval: ${name} (ml-platform)`,
