@@ -10,6 +10,7 @@ import {
   gpuQuotaUpdatePermission,
   gpuServicePermissions,
   readPlatformConfig,
+  readPlatformGroups,
 } from '@internal/backstage-plugin-gpu-common';
 import {
   gpuServicePermissionRules,
@@ -39,11 +40,7 @@ import {
   scheduleKueueReconciler,
 } from './reconciler';
 import { createUsage } from './usage';
-import {
-  GpuNotifier,
-  notifyingStore,
-  readPlatformGroups,
-} from './notifications';
+import { GpuNotifier, notifyingStore } from './notifications';
 
 /**
  * The `gpu` backend plugin: the platform model, quotes, service requests, quota, approvals, audit and applying.

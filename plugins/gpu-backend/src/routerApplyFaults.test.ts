@@ -1,11 +1,7 @@
-import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
-import { AuthorizeResult } from '@backstage/plugin-permission-common';
-import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
 import request from 'supertest';
 import { devSummariser } from '@internal/backstage-plugin-gpu-common/testUtils';
 import { setupFakeClusterServer } from './__testUtils__/setupFakeClusterServer';
 import { startApplyClusterBackend } from './__testUtils__/startApplyClusterBackend';
-import { gpuPlugin } from './plugin';
 
 jest.setTimeout(30_000);
 

@@ -74,13 +74,16 @@ function httpAuthKeepingOnBehalfOfActor() {
       return {
         issueUserCookie: base.issueUserCookie.bind(base),
         async credentials(req: any, options?: any) {
-          const credentials = await base.credentials(req, options);
+          const credentials: BackstageCredentials = await base.credentials(
+            req,
+            options,
+          );
           const token = /^Bearer[ ]+(\S+)$/i.exec(
             req.headers.authorization ?? '',
           )?.[1];
           if (
             token?.startsWith(MOCK_SERVICE_TOKEN_PREFIX) &&
-            credentials.principal.type === 'user'
+            (credentials.principal as { type: string }).type === 'user'
           ) {
             const { sub } = JSON.parse(
               token.slice(MOCK_SERVICE_TOKEN_PREFIX.length),

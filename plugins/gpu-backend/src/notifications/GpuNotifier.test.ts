@@ -1,8 +1,7 @@
 import { mockServices } from '@backstage/backend-test-utils';
-import { ConfigReader } from '@backstage/config';
 import { NotificationSendOptions } from '@backstage/plugin-notifications-node';
 import { ApprovalRecord, ServiceRecord } from '../database';
-import { entityPageLink, GpuNotifier, readPlatformGroups } from './GpuNotifier';
+import { entityPageLink, GpuNotifier } from './GpuNotifier';
 
 const service: ServiceRecord = {
   id: '6b1f4a8e-3f5c-4a1e-9f5e-1d2c3b4a5f60',
@@ -68,25 +67,6 @@ function setup(platformGroups = ['group:default/platform-team']) {
   });
   return { notifier, notifications, signals, logger, sent };
 }
-
-describe('readPlatformGroups', () => {
-  it('reads gpu.permissions.platformGroups, by default the platform team', () => {
-    expect(readPlatformGroups(new ConfigReader({}))).toEqual([
-      'group:default/platform-team',
-    ]);
-    expect(
-      readPlatformGroups(
-        new ConfigReader({
-          gpu: {
-            permissions: {
-              platformGroups: ['group:default/sre', 'group:ops/gpu-admins'],
-            },
-          },
-        }),
-      ),
-    ).toEqual(['group:default/sre', 'group:ops/gpu-admins']);
-  });
-});
 
 describe('entityPageLink', () => {
   it("links to the service's entity, else to a component of its name", () => {

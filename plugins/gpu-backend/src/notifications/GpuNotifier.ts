@@ -1,4 +1,3 @@
-import { Config } from '@backstage/config';
 import { LoggerService } from '@backstage/backend-plugin-api';
 import { parseEntityRef } from '@backstage/catalog-model';
 import {
@@ -12,9 +11,6 @@ import {
 } from '@internal/backstage-plugin-gpu-common';
 import { ApprovalRecord, ServiceRecord } from '../database';
 
-/** Approver groups when `gpu.permissions.platformGroups` is not set. */
-export const DEFAULT_PLATFORM_GROUPS = ['group:default/platform-team'];
-
 /** The governance page, where approvers decide (the frontend plugin's route). */
 export const GOVERNANCE_PAGE_LINK = '/gpu';
 
@@ -25,17 +21,6 @@ export const NOTIFICATION_TOPICS = {
   /** A service's decision, failed apply or teardown, readiness: sent to its requester and team. */
   services: 'GPU services',
 } as const;
-
-/**
- * The groups whose members approve requests outside policy: `gpu.permissions.platformGroups` (group entity refs),
- * by default `group:default/platform-team`.
- */
-export function readPlatformGroups(config: Config): string[] {
-  const groups = config.getOptionalStringArray(
-    'gpu.permissions.platformGroups',
-  );
-  return groups && groups.length > 0 ? groups : DEFAULT_PLATFORM_GROUPS;
-}
 
 /** The scope of the approvers' notification about a service: one per service, a new request replaces the last. */
 export function approvalScope(serviceId: string): string {
