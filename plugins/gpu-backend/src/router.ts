@@ -6,19 +6,19 @@ import {
 } from '@backstage/backend-plugin-api';
 import { Platform } from '@internal/backstage-plugin-gpu-common';
 import express from 'express';
-import Router from 'express-promise-router';
 import { AuthorizedGovernance } from './authorization/AuthorizedGovernance';
 import { AuthorizedServices } from './authorization/AuthorizedServices';
 import { AuthorizedUsage } from './authorization/AuthorizedUsage';
 import { GpuAccess } from './authorization/GpuAccess';
 import { ClusterTarget } from './cluster';
 import { GpuStore } from './database';
-import { createApprovalsRoutes } from './routes/approvals';
-import { createAuditRoutes } from './routes/audit';
-import { createPlatformRoutes } from './routes/platform';
-import { createQuotaRoutes } from './routes/quota';
-import { createServicesRoutes } from './routes/services';
-import { createUsageRoutes } from './routes/usage';
+import { registerApprovalsRoutes } from './routes/approvals';
+import { registerAuditRoutes } from './routes/audit';
+import { registerPlatformRoutes } from './routes/platform';
+import { registerQuotaRoutes } from './routes/quota';
+import { registerServicesRoutes } from './routes/services';
+import { registerUsageRoutes } from './routes/usage';
+import { createOpenApiRouter } from './schema/openapi';
 import { QuoteService } from './services/QuoteService';
 import { ServiceManager } from './services/ServiceManager';
 import { ServiceStatusRefresher } from './services/ServiceStatusRefresher';
@@ -42,8 +42,9 @@ export interface RouterOptions {
 }
 
 /**
- * Creates the `/api/gpu` router: the routes of each concept, over the authorized services that decide the
- * caller's permissions.
+ * Creates the `/api/gpu` router: the router generated from `src/schema/openapi.yaml`, which validates each
+ * request against the spec (a 400 naming the field otherwise) and serves the spec at `/openapi.json`, with the
+ * routes of each concept registered on it, over the authorized services that decide the caller's permissions.
  */
 export async function createRouter(
   options: RouterOptions,
@@ -67,13 +68,17 @@ export async function createRouter(
     authorizedServices: services,
   });
 
-  const router = Router();
-  router.use(express.json({ limit: '256kb' }));
-  router.use(createPlatformRoutes({ httpAuth, platform, clusters, quotes }));
-  router.use(createServicesRoutes({ httpAuth, auditor, services }));
-  router.use(createQuotaRoutes({ httpAuth, auditor, governance }));
-  router.use(createApprovalsRoutes({ httpAuth, auditor, governance }));
-  router.use(createAuditRoutes({ httpAuth, governance }));
+  const router = await createOpenApiRouter({
+    middleware: [express.json({ limit: '256kb' })],
+    // Credentials are Backstage's to check (httpAuth in each handler, the http router's auth policies: 401); the
+    // spec's security scheme documents them.
+    validatorOptions: { validateSecurity: false },
+  });
+  registerPlatformRoutes(router, { httpAuth, platform, clusters, quotes });
+  registerServicesRoutes(router, { httpAuth, auditor, services });
+  registerQuotaRoutes(router, { httpAuth, auditor, governance });
+  registerApprovalsRoutes(router, { httpAuth, auditor, governance });
+  registerAuditRoutes(router, { httpAuth, governance });
   if (options.usage) {
     const usage = new AuthorizedUsage({
       access,
@@ -81,7 +86,7 @@ export async function createRouter(
       services,
       governance,
     });
-    router.use(createUsageRoutes({ httpAuth, usage }));
+    registerUsageRoutes(router, { httpAuth, usage });
   }
   return router;
 }

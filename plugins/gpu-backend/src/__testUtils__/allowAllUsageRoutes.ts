@@ -1,3 +1,4 @@
+import { createValidatedOpenApiRouterFromGeneratedEndpointMap } from '@backstage/backend-openapi-utils';
 import { mockServices } from '@backstage/backend-test-utils';
 import { Platform } from '@internal/backstage-plugin-gpu-common';
 import express from 'express';
@@ -6,14 +7,16 @@ import { AuthorizedServices } from '../authorization/AuthorizedServices';
 import { AuthorizedUsage } from '../authorization/AuthorizedUsage';
 import { GpuAccess } from '../authorization/GpuAccess';
 import { GpuStore } from '../database';
-import { createUsageRoutes } from '../routes/usage';
+import { registerUsageRoutes } from '../routes/usage';
+import { EndpointMap, spec } from '../schema/openapi';
 import { ServiceManager } from '../services/ServiceManager';
 import { ServiceStatusRefresher } from '../services/ServiceStatusRefresher';
 import { UsageService } from '../usage/UsageService';
 
 /**
  * The usage routes over a usage service, for tests of usage and cost: every caller is allowed (the permission
- * decisions are tested with the real policy elsewhere), so no lifecycle is needed.
+ * decisions are tested with the real policy elsewhere), so no lifecycle is needed. Requests are validated against
+ * the spec as in the plugin.
  */
 export function allowAllUsageRoutes(options: {
   usage: UsageService;
@@ -40,7 +43,12 @@ export function allowAllUsageRoutes(options: {
     services: unused,
     authorizedServices: services,
   });
-  return createUsageRoutes({
+  // The generated createOpenApiRouter is async only in name; its synchronous core keeps this helper synchronous.
+  const router =
+    createValidatedOpenApiRouterFromGeneratedEndpointMap<EndpointMap>(spec, {
+      validatorOptions: { validateSecurity: false },
+    });
+  registerUsageRoutes(router, {
     httpAuth: mockServices.httpAuth(),
     usage: new AuthorizedUsage({
       access,
@@ -49,4 +57,5 @@ export function allowAllUsageRoutes(options: {
       governance,
     }),
   });
+  return router;
 }

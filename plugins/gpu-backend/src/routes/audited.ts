@@ -9,7 +9,7 @@ import express from 'express';
  */
 export async function audited<T>(
   auditor: AuditorService,
-  req: express.Request,
+  req: express.Request<any, any, any, any>,
   eventId: string,
   meta: JsonObject & { actionType: string },
   change: () => Promise<T>,

@@ -4,20 +4,21 @@ import {
   PlatformResponse,
   validateServiceRequest,
 } from '@internal/backstage-plugin-gpu-common';
-import express from 'express';
-import Router from 'express-promise-router';
 import { ClusterTarget } from '../cluster';
 import { QuoteService } from '../services/QuoteService';
+import { GpuRouter } from './types';
 
 /** `/health`, `/platform` (pools, prices, tiers, environments, teams, clusters) and `/quote`: open to everyone signed in. */
-export function createPlatformRoutes(options: {
-  httpAuth: HttpAuthService;
-  platform: Platform;
-  clusters: ClusterTarget[];
-  quotes: QuoteService;
-}): express.Router {
+export function registerPlatformRoutes(
+  router: GpuRouter,
+  options: {
+    httpAuth: HttpAuthService;
+    platform: Platform;
+    clusters: ClusterTarget[];
+    quotes: QuoteService;
+  },
+): void {
   const { httpAuth, platform, clusters, quotes } = options;
-  const router = Router();
 
   router.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
@@ -36,8 +37,7 @@ export function createPlatformRoutes(options: {
 
   router.post('/quote', async (req, res) => {
     await httpAuth.credentials(req, { allow: ['user', 'service'] });
+    // The spec checked the shape; the platform decides the rest (known team, model and pool, tier policy, ...).
     res.json(await quotes.quote(validateServiceRequest(platform, req.body)));
   });
-
-  return router;
 }

@@ -1,26 +1,17 @@
 import { AuditorService, HttpAuthService } from '@backstage/backend-plugin-api';
 import { InputError } from '@backstage/errors';
 import { parseUsd } from '@internal/backstage-plugin-gpu-common';
-import express from 'express';
-import Router from 'express-promise-router';
-import { z } from 'zod';
 import { QuotaSpec } from '../database';
 import { AuthorizedGovernance } from '../authorization/AuthorizedGovernance';
+import { QuotaBody } from '../schema/openapi/generated/models';
 import { audited } from './audited';
-import { parse, teamName } from './parse';
-
-const quotaBody = z
-  .object({
-    pools: z.record(z.string(), z.number().min(0).max(100_000)),
-    monthlyBudget: z.union([z.string(), z.number()]),
-  })
-  .strict();
+import { GpuRouter, send } from './types';
 
 /** The quota of a request body: GPU-equivalents per pool and the budget in micro-dollars. */
-function toQuotaSpec(body: z.infer<typeof quotaBody>): QuotaSpec {
+function toQuotaSpec(body: QuotaBody): QuotaSpec {
   let monthlyBudgetMicros: number;
   try {
-    monthlyBudgetMicros = parseUsd(body.monthlyBudget);
+    monthlyBudgetMicros = parseUsd(body.monthlyBudget as string | number);
   } catch (error) {
     throw new InputError(`Invalid monthlyBudget: ${(error as Error).message}`);
   }
@@ -31,29 +22,31 @@ function toQuotaSpec(body: z.infer<typeof quotaBody>): QuotaSpec {
 }
 
 /** `/teams/:team/quota`: a team's quota, budget and use. */
-export function createQuotaRoutes(options: {
-  httpAuth: HttpAuthService;
-  auditor: AuditorService;
-  governance: AuthorizedGovernance;
-}): express.Router {
+export function registerQuotaRoutes(
+  router: GpuRouter,
+  options: {
+    httpAuth: HttpAuthService;
+    auditor: AuditorService;
+    governance: AuthorizedGovernance;
+  },
+): void {
   const { httpAuth, auditor, governance } = options;
-  const router = Router();
 
   router.get('/teams/:team/quota', async (req, res) => {
     const credentials = await httpAuth.credentials(req, {
       allow: ['user', 'service'],
     });
-    const team = parse(teamName, req.params.team, 'team');
-    res.json(await governance.getQuota(credentials, team));
+    send(res, await governance.getQuota(credentials, req.params.team));
   });
 
   router.put('/teams/:team/quota', async (req, res) => {
     const credentials = await httpAuth.credentials(req, {
       allow: ['user', 'service'],
     });
-    const team = parse(teamName, req.params.team, 'team');
-    const quota = toQuotaSpec(parse(quotaBody, req.body, 'quota'));
-    res.json(
+    const { team } = req.params;
+    const quota = toQuotaSpec(req.body);
+    send(
+      res,
       await audited(
         auditor,
         req,
@@ -63,6 +56,4 @@ export function createQuotaRoutes(options: {
       ),
     );
   });
-
-  return router;
 }

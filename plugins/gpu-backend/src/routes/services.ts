@@ -1,78 +1,43 @@
 import { AuditorService, HttpAuthService } from '@backstage/backend-plugin-api';
 import {
+  CreateServiceBody,
   parseServiceEntityRef,
   ServiceRequest,
+  UpdateServiceBody,
 } from '@internal/backstage-plugin-gpu-common';
-import express from 'express';
-import Router from 'express-promise-router';
-import { z } from 'zod';
-import { SERVICE_STATUSES, ServiceStatus } from '../database';
 import { AuthorizedServices } from '../authorization/AuthorizedServices';
 import { audited } from './audited';
-import { pageQuery, parse, serviceId, teamName } from './parse';
-
-const createBody = z
-  .object({
-    request: z.record(z.string(), z.unknown()),
-    entityRef: z.string().min(1).optional(),
-    requestKey: z.string().min(1).max(200).optional(),
-    mode: z.literal('gitops').optional(),
-    dryRun: z.boolean().optional(),
-  })
-  .strict();
-const updateBody = z
-  .object({
-    tier: z.enum(['dedicated', 'mig', 'mps', 'time-sliced']).optional(),
-    pool: z.string().min(1).optional(),
-    replicas: z.number().int().min(1).max(64).optional(),
-    model: z.string().min(1).optional(),
-  })
-  .strict()
-  .refine(
-    b => Object.keys(b).length > 0,
-    'Nothing to change: give tier, pool, replicas or model',
-  );
-const listQuery = z
-  .object({
-    team: teamName.optional(),
-    entityRef: z.string().min(1).max(300).optional(),
-    status: z
-      .enum(SERVICE_STATUSES as [ServiceStatus, ...ServiceStatus[]])
-      .optional(),
-    environment: z.string().min(1).max(63).optional(),
-    search: z.string().min(1).max(100).optional(),
-    ...pageQuery,
-  })
-  .strict();
+import { DocHandler, GpuRouter, send } from './types';
 
 /** `/services`: request, list, read, change, retry and delete GPU services. */
-export function createServicesRoutes(options: {
-  httpAuth: HttpAuthService;
-  auditor: AuditorService;
-  services: AuthorizedServices;
-}): express.Router {
+export function registerServicesRoutes(
+  router: GpuRouter,
+  options: {
+    httpAuth: HttpAuthService;
+    auditor: AuditorService;
+    services: AuthorizedServices;
+  },
+): void {
   const { httpAuth, auditor, services } = options;
-  const router = Router();
-  const credentialsOf = (req: express.Request) =>
+  const credentialsOf = (req: Parameters<HttpAuthService['credentials']>[0]) =>
     httpAuth.credentials(req, { allow: ['user', 'service'] });
-  const idOf = (req: express.Request) =>
-    parse(serviceId, req.params.id, 'service id');
 
   router.post('/services', async (req, res) => {
     const credentials = await credentialsOf(req);
-    const body = parse(createBody, req.body, 'service request');
-    const entityRef =
-      body.entityRef === undefined
-        ? undefined
-        : parseServiceEntityRef(body.entityRef).ref;
-    const request = {
+    const body = req.body;
+    // The spec checked the body's shape; the entity ref's grammar and the request's domain rules (known team,
+    // model, pool, tier policy) are checked here and by the service manager.
+    const request: CreateServiceBody = {
       ...body,
-      request: body.request as unknown as ServiceRequest,
-      entityRef,
+      request: body.request as ServiceRequest,
+      entityRef:
+        body.entityRef === undefined
+          ? undefined
+          : parseServiceEntityRef(body.entityRef).ref,
     };
     if (body.dryRun) {
       const result = await services.create(credentials, request);
-      res.json('preview' in result ? result.preview : result.service);
+      send(res, 'preview' in result ? result.preview : result.service);
       return;
     }
     const result = await audited(
@@ -83,26 +48,26 @@ export function createServicesRoutes(options: {
       () => services.create(credentials, request),
     );
     if ('preview' in result) throw new Error('unreachable: not a dry run');
-    res.status(result.created ? 201 : 200).json(result.service);
+    send(res, result.service, result.created ? 201 : 200);
   });
 
   router.get('/services', async (req, res) => {
     const credentials = await credentialsOf(req);
-    res.json(
-      await services.list(credentials, parse(listQuery, req.query, 'query')),
-    );
+    send(res, await services.list(credentials, req.query));
   });
 
   router.get('/services/:id', async (req, res) => {
     const credentials = await credentialsOf(req);
-    res.json(await services.get(credentials, idOf(req)));
+    send(res, await services.get(credentials, req.params.id));
   });
 
-  router.patch('/services/:id', async (req, res) => {
+  // The generated router types get, post, put and delete; PATCH takes its types from the spec here.
+  const update: DocHandler<'/services/{id}', 'patch'> = async (req, res) => {
     const credentials = await credentialsOf(req);
-    const id = idOf(req);
-    const change = parse(updateBody, req.body, 'change');
-    res.json(
+    const { id } = req.params;
+    const change: UpdateServiceBody = req.body;
+    send(
+      res,
       await audited(
         auditor,
         req,
@@ -111,12 +76,14 @@ export function createServicesRoutes(options: {
         () => services.update(credentials, id, change),
       ),
     );
-  });
+  };
+  router.patch('/services/:id', update);
 
   router.post('/services/:id/retry', async (req, res) => {
     const credentials = await credentialsOf(req);
-    const id = idOf(req);
-    res.json(
+    const { id } = req.params;
+    send(
+      res,
       await audited(
         auditor,
         req,
@@ -129,8 +96,9 @@ export function createServicesRoutes(options: {
 
   router.delete('/services/:id', async (req, res) => {
     const credentials = await credentialsOf(req);
-    const id = idOf(req);
-    res.json(
+    const { id } = req.params;
+    send(
+      res,
       await audited(
         auditor,
         req,
@@ -140,6 +108,4 @@ export function createServicesRoutes(options: {
       ),
     );
   });
-
-  return router;
 }

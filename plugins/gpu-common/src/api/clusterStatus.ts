@@ -179,7 +179,7 @@ export interface GpuServiceDetail extends GpuServiceView {
   manifests: Array<{
     apiVersion: string;
     kind: string;
-    metadata?: { name?: string; namespace?: string };
+    metadata: { name: string; namespace?: string };
     [key: string]: unknown;
   }>;
   /** Only for services in apply mode that may have objects in the cluster. */
