@@ -2,7 +2,7 @@
  * Boots the real backend (SQLite in memory, every plugin of src/index.ts) as a child process and talks to it
  * over HTTP. A plugin that fails at start-up makes the backend exit, and this test fail with its log.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
@@ -87,5 +87,57 @@ describe('backend boot', () => {
 
     const gpu = await fetch(`${BASE_URL}/api/gpu/platform`, { headers });
     expect((await gpu.json()).clusters).toEqual([]);
+  });
+
+  it('serves the gpu OpenAPI description, and registers it in the catalog as an API for the API docs plugin', async () => {
+    const refresh = await fetch(
+      `${BASE_URL}/api/auth/guest/refresh?env=development`,
+      { headers: { 'x-requested-with': 'XMLHttpRequest' } },
+    );
+    const { backstageIdentity } = await refresh.json();
+    const headers = { authorization: `Bearer ${backstageIdentity.token}` };
+
+    const served = await fetch(`${BASE_URL}/api/gpu/openapi.json`, {
+      headers,
+    });
+    expect(served.status).toBe(200);
+    const spec = await served.json();
+    expect(spec.info.title).toBe('gpu');
+    expect(spec.paths['/api/gpu/services'].get.operationId).toBe(
+      'listServices',
+    );
+    expect((await fetch(`${BASE_URL}/api/gpu/openapi.json`)).status).toBe(401);
+
+    // examples/apis.yaml: the definition is the spec file, read by the $text placeholder of a local file.
+    const specFile = readFileSync(
+      path.resolve(
+        __dirname,
+        '../../../plugins/gpu-backend/src/schema/openapi.yaml',
+      ),
+      'utf8',
+    );
+    let api: any;
+    for (let i = 0; i < 120 && !api; i++) {
+      const res = await fetch(
+        `${BASE_URL}/api/catalog/entities/by-name/api/default/gpu`,
+        { headers },
+      );
+      if (res.status === 200) api = await res.json();
+      else await new Promise(r => setTimeout(r, 500));
+    }
+    expect(api).toMatchObject({
+      kind: 'API',
+      spec: {
+        type: 'openapi',
+        owner: 'group:default/platform-team',
+        definition: specFile,
+      },
+    });
+    expect(api.relations).toEqual(
+      expect.arrayContaining([
+        { type: 'ownedBy', targetRef: 'group:default/platform-team' },
+        { type: 'apiProvidedBy', targetRef: 'component:default/gpu-portal' },
+      ]),
+    );
   });
 });

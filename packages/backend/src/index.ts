@@ -1,4 +1,5 @@
 import { createBackend } from '@backstage/backend-defaults';
+import { localTextPlaceholderModule } from './catalog/localTextPlaceholderModule';
 import { gpuPolicyModule } from './permissions/gpuPolicyModule';
 
 const backend = createBackend();
@@ -19,6 +20,8 @@ backend.add(
   import('@backstage/plugin-catalog-backend-module-scaffolder-entity-model'),
 );
 backend.add(import('@backstage/plugin-catalog-backend-module-logs'));
+// $text placeholders of local catalog files read files of this repository (the gpu API's definition).
+backend.add(localTextPlaceholderModule);
 
 backend.add(import('@backstage/plugin-scaffolder-backend'));
 
