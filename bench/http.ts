@@ -23,7 +23,7 @@ const EXISTING_SERVICES = argument('services', 1000);
 const CREATED_SERVICES = 300;
 const TARGET_RATIO = 2;
 
-/** Seed 004's summariser, quoted over every pool of app-config's platform. */
+/** The report summariser, quoted over every pool of app-config's platform. */
 const QUOTE_REQUEST = {
   name: 'summariser',
   team: 'ml-platform',
@@ -288,7 +288,7 @@ async function main() {
       trivialRoute:
         'GET /api/gpu/platform (signed-in guest; auth check and the preloaded platform serialised)',
       quoteRoute:
-        'POST /api/gpu/quote (seed 004 summariser over every pool of app-config)',
+        'POST /api/gpu/quote (the report summariser over every pool of app-config)',
       latency: { ...latency, targetP99Ratio: TARGET_RATIO },
       latencyWith1000Services: {
         trivialP99Ms: withServices.trivial.p99Ms,

@@ -36,7 +36,7 @@ const name = argument('name', 'domain-core');
 const iterations = Number(argument('iterations', '20000'));
 const platform = generatePlatform(createRandom(SEED), POOLS);
 
-/** Seed 004's summariser, quoted over every pool. */
+/** The report summariser, quoted over every pool. */
 const request: ServiceRequest = {
   name: 'summariser',
   team: platform.teams[0].name,
@@ -221,7 +221,7 @@ function table(rows: Array<Record<string, string | number>>): string {
 
 const q = quoteResult;
 const quoteTitle =
-  `Quote: seed 004 summariser against ${q.pools} pools ` +
+  `Quote: the report summariser against ${q.pools} pools ` +
   `(${q.options} options, ${q.unavailable} unavailable, ${q.jsonBytes} bytes of JSON), ` +
   `${q.iterations} calls each, interleaved`;
 const quoteRatio = round(q.quote.p99Micros / q.baseline.p99Micros, 1);

@@ -45,7 +45,7 @@ export interface PodHostResources {
 
 /**
  * Host resources of a serving pod: 4 cores per dedicated GPU (2 on a shared slice); memory request = weights + 1 GiB
- * rounded up, at least 8 GiB; limit = request + 8 GiB. Seed 004's Llama-3.1-8B in bf16 gets requests cpu 4 and
+ * rounded up, at least 8 GiB; limit = request + 8 GiB. The report summariser's Llama-3.1-8B in bf16 gets requests cpu 4 and
  * memory 16Gi, limit 24Gi.
  *
  * @public

@@ -42,7 +42,7 @@ function quotas(queue: ClusterQueue): Record<string, Record<string, string>> {
 }
 
 describe('renderPlatformManifests', () => {
-  it('renders the time-slicing and MPS device-plugin configs of seed 000 with 4 replicas', () => {
+  it('renders the time-slicing and MPS device-plugin configs of the shared-T4 chatbots with 4 replicas', () => {
     const objects = renderPlatformManifests(seed000Platform());
     const configMap = find<V1ConfigMap>(
       objects,
@@ -80,7 +80,7 @@ describe('renderPlatformManifests', () => {
     });
   });
 
-  it("gives seed 004's batch team a ClusterQueue with flavor spot-l4 and 6 GPUs", () => {
+  it('gives the OCR batch team a ClusterQueue with flavor spot-l4 and 6 GPUs', () => {
     const objects = renderPlatformManifests(seed004Platform());
     const queue = find<ClusterQueue>(objects, 'ClusterQueue', 'gpu-batch');
     expect(queue.spec.resourceGroups[0]).toEqual({

@@ -68,7 +68,7 @@ function render(
 }
 
 describe('renderServiceManifests', () => {
-  it("renders seed 004's summariser as a vLLM Deployment on one dedicated L4", () => {
+  it('renders the report summariser as a vLLM Deployment on one dedicated L4', () => {
     const platform = seed004Platform();
     const placement = {
       tier: 'dedicated' as const,
@@ -108,7 +108,7 @@ describe('renderServiceManifests', () => {
       '--gpu-memory-utilization',
       '0.9',
     ]);
-    // seed 004: limits nvidia.com/gpu 1 and memory 24Gi, requests cpu 4 and memory 16Gi
+    // the report summariser: limits nvidia.com/gpu 1 and memory 24Gi, requests cpu 4 and memory 16Gi
     expect(container.resources).toEqual({
       requests: { cpu: '4', memory: '16Gi', 'nvidia.com/gpu': '1' },
       limits: { memory: '24Gi', 'nvidia.com/gpu': '1' },

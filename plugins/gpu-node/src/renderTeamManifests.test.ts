@@ -26,7 +26,7 @@ describe('renderTeamManifests', () => {
     );
   });
 
-  it("gives seed 004's batch namespace a queue into gpu-batch", () => {
+  it('gives the OCR batch namespace a queue into gpu-batch', () => {
     const [queue] = renderTeamManifests(
       seed004Platform(),
       'batch',

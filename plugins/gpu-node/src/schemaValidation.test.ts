@@ -37,7 +37,7 @@ const validSets: Record<string, KubernetesObject[]> = {
         },
       ),
     ),
-  'the seed platforms and the seed 004 summariser': [
+  'the scenario platforms and the report summariser': [
     ...renderPlatformManifests(seed000Platform()),
     ...renderPlatformManifests(seed004),
     ...renderTeamManifests(seed004, 'batch'),

@@ -263,9 +263,10 @@ describe.each(databases.eachSupportedId())('DatabaseGpuStore on %p', id => {
 
   it.each([
     ['reject', 4, 0],
-    ['require-approval', 4, 46],
+    // The other 46 wait for approval, up to the team's 20 (the default gpu.approvals.maxPendingPerTeam).
+    ['require-approval', 4, 20],
   ] as const)(
-    'never over-allocates: 50 parallel requests for 4 free GPUs, over quota = %s',
+    'never over-allocates nor over-queues: 50 parallel requests for 4 free GPUs, over quota = %s',
     async (whenOverQuota, held, pending) => {
       const results = await Promise.allSettled(
         Array.from({ length: 50 }, (_, i) =>

@@ -17,7 +17,7 @@ export const MEMORY_PRESSURE = 0.95;
 export const MEMORY_HEADROOM = 1.1;
 /** ...and the service is less busy than this. */
 export const LOW_ACTIVITY = 0.5;
-/** Seed 004's alert: below 20% utilisation for 30 minutes on a production card. */
+/** The idle-GPU alert: below 20% utilisation for 30 minutes on a production card. */
 export const IDLE_UTILISATION = 0.2;
 /** Environments where idle GPUs are flagged. */
 const PRODUCTION = 'production';

@@ -198,7 +198,7 @@ export interface DailyCost extends CostFigures {
  *
  * - `right-size`: the service uses a small part of its slice; a smaller slice (often a MIG profile) fits;
  * - `move-up`: memory above 95% of the slice: out-of-memory risk, a larger slice is needed (saving is negative);
- * - `idle`: utilisation below 20% for 30 minutes in production (seed 004's alert);
+ * - `idle`: utilisation below 20% for 30 minutes in production (the idle-GPU alert);
  * - `scale-to-zero`: no requests in the window; KEDA with `minReplicas: 0` would stop paying for it.
  *
  * @public

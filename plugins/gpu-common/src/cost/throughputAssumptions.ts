@@ -28,7 +28,7 @@ export const DECODE_BANDWIDTH_EFFICIENCY = 0.8;
 
 /**
  * Tokens (prompt + generated so far) an in-flight sequence holds on average, capped by the max-model-len. Assumption:
- * chat traffic of ~700 prompt and ~300 output tokens per request (seed 004 uses 300 output tokens per request).
+ * chat traffic of ~700 prompt and ~300 output tokens per request (the report summariser uses 300 output tokens per request).
  *
  * @public
  */

@@ -5,7 +5,7 @@ import {
   costPerThousandTokensAtRate,
 } from './tokenCost';
 
-describe('seed 004: the cost maths', () => {
+describe('the report summariser: the cost maths', () => {
   // "vLLM sustaining 1,500 output tokens/s = 5.4 M tokens/hour; at ~$1/h that is well under a cent per 1,000 output
   // tokens at full utilisation. Demand: 2 requests/s x 300 output tokens = 600 tokens/s = 40% of capacity, so the
   // real cost per 1,000 tokens is 1/0.4 = 2.5x the ideal figure."

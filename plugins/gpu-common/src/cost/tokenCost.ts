@@ -58,7 +58,7 @@ export interface CapacityUtilisation {
 }
 
 /**
- * The capacity-utilisation factor of seed 004: a service that can generate 1,500 tokens/s but is asked for 600 is 40%
+ * The capacity-utilisation factor of the report summariser: a service that can generate 1,500 tokens/s but is asked for 600 is 40%
  * utilised, so each token costs 1,500 / 600 = 2.5x the ideal figure.
  *
  * @throws InputError when capacity is not above 0 or demand is negative.

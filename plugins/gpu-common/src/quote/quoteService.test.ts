@@ -31,7 +31,7 @@ function optionOn(
 }
 
 describe('quoteService', () => {
-  it('recommends a dedicated on-demand L4 for seed 004 summariser in production', () => {
+  it('recommends a dedicated on-demand L4 for the report summariser in production', () => {
     const quote = quoteService(platform, summariserRequest, noUsage);
     const recommended = quote.recommended!;
     expect(recommended.slice).toMatchObject({

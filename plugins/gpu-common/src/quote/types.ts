@@ -96,7 +96,7 @@ export interface OptionThroughput {
   demandTokensPerSecond?: number;
   /** Served / capacity. */
   utilisation?: number;
-  /** Capacity / served: the real cost per 1,000 tokens over the ideal one (seed 004's 2.5x). */
+  /** Capacity / served: the real cost per 1,000 tokens over the ideal one (the report summariser's 2.5x). */
   costFactor?: number;
   /** Demand above capacity: more replicas or a larger slice are needed. */
   saturated?: boolean;

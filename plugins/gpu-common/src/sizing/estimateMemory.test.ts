@@ -53,7 +53,7 @@ describe('estimateMemory', () => {
     );
   });
 
-  it('seed 004: Llama-3.1-8B bf16 on an L4 at 0.90 leaves about 6 GB for KV cache', () => {
+  it('the report summariser: Llama-3.1-8B bf16 on an L4 at 0.90 leaves about 6 GB for KV cache', () => {
     const memory = estimateMemory(llama8b, {
       dtype: 'bf16',
       maxModelLen: 8192,

@@ -9,7 +9,7 @@ import { GB } from './units';
 
 const platform = parsePlatform(demoPlatformConfig);
 
-/** Seed 004's summariser. */
+/** The report summariser. */
 const summariser: ServiceRequest = {
   name: 'summariser',
   team: 'search',
@@ -23,7 +23,7 @@ const summariser: ServiceRequest = {
 };
 
 describe('fitSlices', () => {
-  it('seed 004: the summariser fits a dedicated L4 with about 6 GB left for KV cache', () => {
+  it('the report summariser fits a dedicated L4 with about 6 GB left for KV cache', () => {
     const [result] = fitSlices(platform, {
       ...summariser,
       tier: 'dedicated',

@@ -1,5 +1,5 @@
 /**
- * Test fixtures shared by the gpu plugin packages' tests: seed 004's service requests on the demo platform.
+ * Test fixtures shared by the gpu plugin packages' tests: the report summariser's service requests on the demo platform.
  *
  * @packageDocumentation
  */

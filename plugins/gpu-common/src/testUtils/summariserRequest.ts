@@ -1,6 +1,6 @@
 import { ServiceRequest } from '../service/types';
 
-/** Seed 004's production summariser: Llama-3.1-8B on vLLM in bf16, max-model-len 8192, 64 sequences, one replica. */
+/** The report summariser in production: Llama-3.1-8B on vLLM in bf16, max-model-len 8192, 64 sequences, one replica. */
 export const summariserRequest: ServiceRequest = {
   name: 'summariser',
   team: 'ml-platform',

@@ -19,7 +19,7 @@ export function demoPlatform(
   });
 }
 
-/** Seed 000: one T4 box shared by two chatbots, once with time-slicing and once with MPS, 4 replicas each. */
+/** The shared-T4 chatbots: one T4 box shared by two chatbots, once with time-slicing and once with MPS, 4 replicas each. */
 export function seed000Platform(): Platform {
   return parsePlatform({
     pools: [
@@ -52,7 +52,7 @@ export function seed000Platform(): Platform {
   });
 }
 
-/** Seed 004: on-demand L4s for production serving, spot L4s for the batch team's OCR jobs (quota 6). */
+/** The L4 serving and OCR batch platform: on-demand L4s for production serving, spot L4s for the batch team's OCR jobs (quota 6). */
 export function seed004Platform(): Platform {
   return parsePlatform({
     pools: [
@@ -99,7 +99,7 @@ export function seed004Platform(): Platform {
   });
 }
 
-/** Seed 004's summariser on a dedicated on-demand L4, owned by this platform's `serving` team. */
+/** The report summariser on a dedicated on-demand L4, owned by this platform's `serving` team. */
 export const summariserRequest: ServiceRequest = {
   ...summariserOnDedicatedL4,
   team: 'serving',

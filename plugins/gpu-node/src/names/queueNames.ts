@@ -1,7 +1,7 @@
 import { stableName } from './stableName';
 
 /**
- * Name of a team's Kueue ClusterQueue: `gpu-<team>` (seed 004 names the batch team's queue `gpu-batch`).
+ * Name of a team's Kueue ClusterQueue: `gpu-<team>` (the OCR batch case names the batch team's queue `gpu-batch`).
  *
  * @public
  */

@@ -40,7 +40,7 @@ export const NOW = Date.parse('2026-11-15T12:00:00Z');
 const MONTH_START = Date.parse('2026-11-01T00:00:00Z');
 const HOUR = 3_600_000;
 
-/** Seed 004's summariser: Llama-3.1-8B on vLLM, one dedicated L4 in production. */
+/** The report summariser: Llama-3.1-8B on vLLM, one dedicated L4 in production. */
 export function summariserService(
   overrides: Partial<GpuServiceView> = {},
 ): GpuServiceView {
