@@ -89,10 +89,15 @@ async function runLifecycle(backend: Backend, workspacePath: string) {
   const big = mockContext({
     ...summariserOnDedicatedL4,
     name: 'big',
-    replicas: 5,
+    replicas: 4,
   });
   await create.handler(big);
   log.pending = outputsOf(big);
+  log.beyondCapacity = await create
+    .handler(
+      mockContext({ ...summariserOnDedicatedL4, name: 'huge', replicas: 5 }),
+    )
+    .catch(failure);
 
   const gitops = mockContext({
     ...summariserOnDedicatedL4,

@@ -25,3 +25,13 @@ export const devSummariser: ServiceRequest = {
   ...summariserOnDedicatedL4,
   environment: 'dev',
 };
+
+/**
+ * The summariser on two spot L4s in dev, where ml-platform has no quota on the demo platform: it always waits for
+ * approval, and fits the pool's six GPUs.
+ */
+export const summariserBeyondQuota: ServiceRequest = {
+  ...devSummariser,
+  pool: 'spot-l4',
+  replicas: 2,
+};

@@ -5,8 +5,10 @@ import {
   GpuServiceView,
   parseUsd,
   parsePlatform,
+  physicalCapacityShortfall,
   Placement,
   Platform,
+  poolCapacity,
   QuoteOption,
   quoteService,
   ServiceRequest,
@@ -191,6 +193,20 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
         : {}),
       gpusPerReplica: option.slice.gpusPerReplica,
     };
+    // As the store refuses at creation: a request that alone needs more than its pool physically has.
+    const shortfall = physicalCapacityShortfall(
+      poolCapacity(
+        platform,
+        platform.pools.find(p => p.name === placement.pool)!,
+      ),
+      {
+        gpuEquivalents: option.gpuEquivalents,
+        migProfile: placement.migProfile,
+      },
+    );
+    if (shortfall) {
+      throw Object.assign(new Error(shortfall), { name: 'InputError' });
+    }
     const preview = id === 'dry-run';
     // A preview goes by the quote's verdict; a create also by the store's admission check, as the backend does.
     const reasons = [

@@ -3,7 +3,10 @@ import {
   mockServices,
   registerMswTestHooks,
 } from '@backstage/backend-test-utils';
-import { summariserOnDedicatedL4 } from '@internal/backstage-plugin-gpu-common/testUtils';
+import {
+  summariserBeyondQuota,
+  summariserOnDedicatedL4,
+} from '@internal/backstage-plugin-gpu-common/testUtils';
 import { setupServer } from 'msw/node';
 import {
   createCheckpointingContext,
@@ -145,7 +148,7 @@ describe('gpu:service:create', () => {
   });
 
   it('reports a request waiting for approval and lets the template continue by default', async () => {
-    const ctx = mockContext({ ...summariserOnDedicatedL4, replicas: 5 });
+    const ctx = mockContext(summariserBeyondQuota);
     await action.handler(ctx);
     expect(outputsOf(ctx)).toMatchObject({
       status: 'pending-approval',
@@ -156,8 +159,7 @@ describe('gpu:service:create', () => {
 
   it('withdraws a request waiting for approval when told to fail', async () => {
     const ctx = mockContext({
-      ...summariserOnDedicatedL4,
-      replicas: 5,
+      ...summariserBeyondQuota,
       whenPendingApproval: 'fail',
     });
     await expect(action.handler(ctx)).rejects.toMatchObject({
@@ -176,10 +178,7 @@ describe('gpu:service:create', () => {
 
   it('fails with the reason when a retried request was rejected by an approver', async () => {
     const checkpointsLost = () =>
-      createCheckpointingContext(
-        { ...summariserOnDedicatedL4, replicas: 5 },
-        new Map(),
-      );
+      createCheckpointingContext(summariserBeyondQuota, new Map());
     const first = checkpointsLost();
     await action.handler(first);
     backend.reject(outputsOf(first).serviceId, 'use the shared pool');

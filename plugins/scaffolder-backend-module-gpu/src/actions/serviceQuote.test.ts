@@ -1,4 +1,7 @@
-import { mockServices, registerMswTestHooks } from '@backstage/backend-test-utils';
+import {
+  mockServices,
+  registerMswTestHooks,
+} from '@backstage/backend-test-utils';
 import { createMockActionContext } from '@backstage/plugin-scaffolder-node-test-utils';
 import { setupServer } from 'msw/node';
 import { fakeGpuBackend } from '../__testUtils__/fakeGpuBackend';
@@ -39,14 +42,24 @@ describe('gpu:service:quote', () => {
     expect(backend.requests[0].body).toEqual(summariser);
     expect(backend.requests[0].authorization).toMatch(/^Bearer /);
 
-    const recommended = (ctx.output as jest.Mock).mock.calls.find(([k]: [string]) => k === 'recommended')?.[1];
+    const recommended = (ctx.output as jest.Mock).mock.calls.find(
+      ([k]: [string]) => k === 'recommended',
+    )?.[1];
     expect(recommended).toMatchObject({ tier: 'dedicated', policy: 'allowed' });
-    const options = (ctx.output as jest.Mock).mock.calls.find(([k]: [string]) => k === 'options')?.[1] as any[];
+    const options = (ctx.output as jest.Mock).mock.calls.find(
+      ([k]: [string]) => k === 'options',
+    )?.[1] as any[];
     expect(options.length).toBeGreaterThan(0);
-    expect(options.every(o => /^\$[\d,]+\.\d\d$/.test(o.monthlyCost))).toBe(true);
+    expect(options.every(o => /^\$[\d,]+\.\d\d$/.test(o.monthlyCost))).toBe(
+      true,
+    );
     // Production forbids the shared tiers, so no option in production is MPS or time-sliced.
-    expect(options.some(o => o.tier === 'mps' || o.tier === 'time-sliced')).toBe(false);
-    const unavailable = (ctx.output as jest.Mock).mock.calls.find(([k]: [string]) => k === 'unavailable')?.[1] as any[];
+    expect(
+      options.some(o => o.tier === 'mps' || o.tier === 'time-sliced'),
+    ).toBe(false);
+    const unavailable = (ctx.output as jest.Mock).mock.calls.find(
+      ([k]: [string]) => k === 'unavailable',
+    )?.[1] as any[];
     expect(unavailable.every(u => typeof u.reason === 'string')).toBe(true);
   });
 

@@ -50,7 +50,13 @@ export function createServiceQuoteAction(options: {
             .describe('Every feasible option, best first'),
         unavailable: z =>
           z
-            .array(z.object({ tier: z.string(), pool: z.string(), reason: z.string() }))
+            .array(
+              z.object({
+                tier: z.string(),
+                pool: z.string(),
+                reason: z.string(),
+              }),
+            )
             .describe('Options that do not fit, with the reason'),
       },
     },
@@ -61,7 +67,9 @@ export function createServiceQuoteAction(options: {
       const summarise = (option: (typeof quote.options)[number]) => ({
         tier: option.slice.tier,
         pool: option.slice.pool,
-        ...(option.slice.migProfile ? { migProfile: option.slice.migProfile } : {}),
+        ...(option.slice.migProfile
+          ? { migProfile: option.slice.migProfile }
+          : {}),
         monthlyCost: formatUsd(option.cost.monthly),
         policy: option.verdict,
       });

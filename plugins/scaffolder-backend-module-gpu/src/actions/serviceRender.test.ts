@@ -8,7 +8,10 @@ import { setupServer } from 'msw/node';
 import yaml from 'yaml';
 import { mockContext, outputsOf } from '../__testUtils__/actionContext';
 import { fakeGpuBackend } from '../__testUtils__/fakeGpuBackend';
-import { summariserOnDedicatedL4 } from '@internal/backstage-plugin-gpu-common/testUtils';
+import {
+  summariserBeyondQuota,
+  summariserOnDedicatedL4,
+} from '@internal/backstage-plugin-gpu-common/testUtils';
 import { createServiceRenderAction } from './serviceRender';
 
 describe('gpu:service:render', () => {
@@ -136,7 +139,7 @@ describe('gpu:service:render', () => {
     });
 
     const pending = applyBackend.seed({
-      request: { ...summariserOnDedicatedL4, name: 'big', replicas: 5 },
+      request: { ...summariserBeyondQuota, name: 'big' },
       mode: 'gitops',
     });
     expect(pending.status).toBe('pending-approval');
