@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 
-/** A signed-in caller of `/api/gpu` (a static external-access token). */
+/** A signed-in caller of `/api/gpu` (a static external-access token, or a user's token). */
 export interface GpuApi {
   fetch(route: string, init?: RequestInit): Promise<Response>;
   /** The JSON body of a 2xx answer; throws with the status and body otherwise. */
@@ -13,12 +13,15 @@ export interface GpuApi {
   all<T = any>(route: string): Promise<T[]>;
 }
 
-export function gpuApi(baseUrl: () => string, token: string): GpuApi {
+export function gpuApi(
+  baseUrl: () => string,
+  token: string | (() => string),
+): GpuApi {
   const call = (route: string, init: RequestInit = {}) =>
     fetch(`${baseUrl()}/api/gpu${route}`, {
       ...init,
       headers: {
-        authorization: `Bearer ${token}`,
+        authorization: `Bearer ${typeof token === 'string' ? token : token()}`,
         'content-type': 'application/json',
       },
     });
@@ -51,6 +54,19 @@ export function gpuApi(baseUrl: () => string, token: string): GpuApi {
       return items;
     },
   };
+}
+
+/** The Backstage token of the guest user (`auth.providers.guest`: user:default/guest, of the platform team). */
+export async function signInAsGuest(baseUrl: string): Promise<string> {
+  const res = await fetch(`${baseUrl}/api/auth/guest/refresh?env=development`, {
+    headers: { 'x-requested-with': 'XMLHttpRequest' },
+  });
+  if (!res.ok) {
+    throw new Error(
+      `guest sign-in answered ${res.status}: ${await res.text()}`,
+    );
+  }
+  return (await res.json()).backstageIdentity.token;
 }
 
 /** Everything the API says about the GPU services, approvals, audit and quota of some teams. */
