@@ -16,6 +16,9 @@ import {
   realPermissionPolicy,
 } from './__testUtils__/demoUsers';
 
+// Each case goes through the permission backend too; the property test makes many such calls.
+jest.setTimeout(60_000);
+
 const summariser = {
   ...summariserRequest,
   tier: 'dedicated',
