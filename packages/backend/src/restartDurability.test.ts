@@ -63,8 +63,12 @@ describe('a backend restarted on the same data directory', () => {
     () => guestToken,
   );
 
-  /** Starts a backend whose database is SQLite files in `dataDir`, as app-config.yaml's `connection.directory`. */
+  /**
+   * Starts a backend whose database is SQLite files in `dataDir`, as app-config.yaml's `connection.directory`, after
+   * stopping the one before (if it still runs).
+   */
   async function start(dataDir: string): Promise<BackendProcess> {
+    await backend?.stop();
     starts += 1;
     backend = await startBackendProcess({
       port: await freePort(),
