@@ -16,7 +16,7 @@ import { summariserService } from '../../__testUtils__/gpuFixtures';
 import { GovernancePage } from './GovernancePage';
 
 jest.setTimeout(30_000);
-configure({ asyncUtilTimeout: 10_000 });
+configure({ asyncUtilTimeout: 15_000 });
 
 async function renderPage(api: FakeGpuApi, signals: FakeSignalApi) {
   await renderInTestApp(
@@ -77,9 +77,11 @@ describe('GovernancePage with signals', () => {
       team: 'ml-platform',
     });
 
+    // By label, not by role: role queries compute every accessible name of this large page on each retry, which
+    // under CI load outlasts the timeout.
     expect(
-      await screen.findByRole('button', { name: 'approve big-summariser' }),
-    ).toBeInTheDocument();
+      await screen.findByLabelText('approve big-summariser'),
+    ).toHaveProperty('tagName', 'BUTTON');
     await waitFor(() =>
       expect(api.callsOf('listApprovals').length).toBe(before + 1),
     );
