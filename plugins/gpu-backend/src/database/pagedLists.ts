@@ -10,12 +10,11 @@ import {
 } from './paging';
 import {
   ApprovalRow,
-  ReservationRow,
   ServiceRow,
   toApprovalRecord,
-  toReservationRecord,
   toServiceRecord,
 } from './rows';
+import { withLedger } from './serviceQueries';
 import { whereServiceVisible } from './serviceVisibility';
 import {
   ApprovalRecord,
@@ -94,38 +93,16 @@ export async function listServicePage(
     ])
     .limit(limit + 1);
   const services = rows.slice(0, limit).map(toServiceRecord);
-  const ids = services.map(s => s.id);
-  const [reservationRows, approvalRows] = ids.length
-    ? await Promise.all([
-        db<ReservationRow>('reservations')
-          .whereIn('service_id', ids)
-          .orderBy([
-            { column: 'created_at', order: 'desc' },
-            { column: 'id', order: 'asc' },
-          ]),
-        db<ApprovalRow>('approvals')
-          .whereIn('service_id', ids)
-          .orderBy([
-            { column: 'requested_at', order: 'asc' },
-            { column: 'id', order: 'asc' },
-          ]),
-      ])
-    : [[], []];
-  const listings = new Map<string, ServiceListing>(
-    services.map(service => [
-      service.id,
-      { service, reservations: [], approvals: [] },
-    ]),
-  );
-  for (const row of reservationRows) {
-    listings.get(row.service_id)?.reservations.push(toReservationRecord(row));
-  }
-  for (const row of approvalRows) {
-    listings.get(row.service_id)?.approvals.push(toApprovalRecord(row));
-  }
+  const items = services.length
+    ? await withLedger(
+        db,
+        services,
+        services.map(s => s.id),
+      )
+    : [];
   const last = services[services.length - 1];
   return {
-    items: [...listings.values()],
+    items,
     nextCursor:
       rows.length > limit
         ? encodeCursor({ at: new Date(last.createdAt), id: last.id })

@@ -42,7 +42,18 @@ export async function listServicesWithReservations(
     return [];
   }
   // The filter again as a subquery: no bound parameter per service, whatever the list's length.
-  const ids = servicesQuery(db, filter).select('id');
+  return withLedger(db, services, servicesQuery(db, filter).select('id'));
+}
+
+/**
+ * The services with their reservations (newest first) and approvals (oldest first), in two more queries; `ids`
+ * selects the same services, as a list or a subquery.
+ */
+export async function withLedger(
+  db: Knex,
+  services: ServiceRecord[],
+  ids: string[] | Knex.QueryBuilder,
+): Promise<ServiceListing[]> {
   const [reservationRows, approvalRows] = await Promise.all([
     db<ReservationRow>('reservations')
       .whereIn('service_id', ids)
