@@ -3,7 +3,7 @@ import {
   Table,
   TableColumn,
 } from '@backstage/core-components';
-import { useApi } from '@backstage/frontend-plugin-api';
+import { identityApiRef, useApi } from '@backstage/frontend-plugin-api';
 import { usePermission } from '@backstage/plugin-permission-react';
 import {
   ApprovalDecisionResponse,
@@ -16,6 +16,7 @@ import Button from '@material-ui/core/Button';
 import Tooltip from '@material-ui/core/Tooltip';
 import Typography from '@material-ui/core/Typography';
 import { useState } from 'react';
+import useAsync from 'react-use/esm/useAsync';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { gpuApiRef } from '../../api';
 import { formatGpuEquivalents, formatRelative } from '../common';
@@ -50,6 +51,15 @@ export function PendingApprovalsTable(props: {
     decision: 'approve' | 'reject';
   }>();
   const [lastDecision, setLastDecision] = useState<string>();
+  const identityApi = useApi(identityApiRef);
+  // Four eyes: the backend refuses a decision on one's own request, so its buttons are disabled here.
+  const { value: me } = useAsync(
+    async () =>
+      (
+        await identityApi.getBackstageIdentity()
+      ).userEntityRef.toLocaleLowerCase('en-US'),
+    [identityApi],
+  );
 
   const { value, loading, error, retry } = useAsyncRetry(async () => {
     const approvals = await gpuApi.listApprovals({ state: 'pending' });
@@ -75,12 +85,15 @@ export function PendingApprovalsTable(props: {
     row: PendingApprovalRow,
     decision: 'approve' | 'reject',
   ) => {
+    const own =
+      me !== undefined &&
+      row.approval.requestedBy.toLocaleLowerCase('en-US') === me;
     const button = (
       <Button
         size="small"
         variant={decision === 'approve' ? 'contained' : 'outlined'}
         color={decision === 'approve' ? 'primary' : 'secondary'}
-        disabled={!allowed}
+        disabled={!allowed || own}
         onClick={() => setDeciding({ row, decision })}
         aria-label={`${decision} ${
           row.service?.name ?? row.approval.serviceId
@@ -89,13 +102,20 @@ export function PendingApprovalsTable(props: {
         {decision === 'approve' ? 'Approve' : 'Reject'}
       </Button>
     );
-    return denied ? (
-      <Tooltip title="You need the gpu.request.approve permission">
-        <span>{button}</span>
-      </Tooltip>
-    ) : (
-      button
-    );
+    if (denied || own) {
+      return (
+        <Tooltip
+          title={
+            denied
+              ? 'You need the gpu.request.approve permission'
+              : 'You made this request: another approver decides it (four eyes)'
+          }
+        >
+          <span>{button}</span>
+        </Tooltip>
+      );
+    }
+    return button;
   };
 
   const columns: TableColumn<PendingApprovalRow>[] = [

@@ -1,0 +1,77 @@
+import {
+  mockApis,
+  renderInTestApp,
+  TestApiProvider,
+} from '@backstage/frontend-test-utils';
+import { identityApiRef } from '@backstage/frontend-plugin-api';
+import { AuthorizeResult } from '@backstage/plugin-permission-common';
+import { permissionApiRef } from '@backstage/plugin-permission-react';
+import { configure, screen, waitFor } from '@testing-library/react';
+import { SWRConfig } from 'swr';
+import { gpuApiRef } from '../../api';
+import { FakeGpuApi } from '../../__testUtils__/FakeGpuApi';
+import { summariserService } from '../../__testUtils__/gpuFixtures';
+import { PendingApprovalsTable } from './PendingApprovalsTable';
+
+jest.setTimeout(30_000);
+configure({ asyncUtilTimeout: 10_000 });
+
+/** Bob's request beyond quota, and the table as `viewer` (a platform approver) sees it. */
+async function renderAs(viewer: string) {
+  const api = new FakeGpuApi();
+  const big = summariserService({
+    id: 'svc-big',
+    name: 'big-summariser',
+    status: 'pending-approval',
+  });
+  api.services.set(big.id, big);
+  api.approvals.push({
+    id: 'appr-1',
+    serviceId: big.id,
+    team: 'ml-platform',
+    kind: 'create',
+    state: 'pending',
+    reasons: [{ code: 'over-quota', message: 'over quota' }],
+    requestedBy: 'user:default/bob',
+    requestedAt: new Date().toISOString(),
+  });
+  await renderInTestApp(
+    <SWRConfig value={{ provider: () => new Map() }}>
+      <TestApiProvider
+        apis={[
+          [gpuApiRef, api],
+          [
+            permissionApiRef,
+            mockApis.permission({ authorize: AuthorizeResult.ALLOW }),
+          ],
+          [identityApiRef, mockApis.identity({ userEntityRef: viewer })],
+        ]}
+      >
+        <PendingApprovalsTable />
+      </TestApiProvider>
+    </SWRConfig>,
+  );
+  return {
+    approve: await screen.findByLabelText('approve big-summariser'),
+    reject: await screen.findByLabelText('reject big-summariser'),
+  };
+}
+
+describe('PendingApprovalsTable', () => {
+  it("lets an approver decide someone else's request", async () => {
+    const { approve, reject } = await renderAs('user:default/alice');
+    await waitFor(() => expect(approve).toBeEnabled());
+    expect(reject).toBeEnabled();
+  });
+
+  it('disables the decision on your own request, saying why (four eyes)', async () => {
+    const { approve, reject } = await renderAs('user:default/Bob');
+    await waitFor(() => expect(approve).toBeDisabled());
+    expect(reject).toBeDisabled();
+    expect(
+      screen.getAllByTitle(
+        'You made this request: another approver decides it (four eyes)',
+      ),
+    ).toHaveLength(2);
+  });
+});
