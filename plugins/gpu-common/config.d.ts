@@ -285,6 +285,14 @@ export interface Config {
       /** Per-query timeout in milliseconds (default 5000). */
       timeout?: number;
       /**
+       * Most PromQL HTTP requests in flight at once: `perRequest` for one API request (default 4) and `overall` for
+       * the whole backend process (default 16). Further queries wait for a free slot.
+       */
+      concurrency?: {
+        perRequest?: number;
+        overall?: number;
+      };
+      /**
        * Label names of the DCGM exporter series. Defaults: `pod` and `namespace` (queries also accept the
        * `exported_pod`/`exported_namespace` that a ServiceMonitor without honorLabels produces), `Hostname`, `gpu`,
        * `GPU_I_ID`, `GPU_I_PROFILE`.

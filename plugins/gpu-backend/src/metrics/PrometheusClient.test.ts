@@ -2,6 +2,7 @@ import { registerMswTestHooks } from '@backstage/backend-test-utils';
 import { delay, http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { PrometheusClient } from './PrometheusClient';
+import { Semaphore } from './Semaphore';
 
 const server = setupServer();
 registerMswTestHooks(server);
@@ -14,7 +15,7 @@ const settings = {
 };
 
 describe('PrometheusClient', () => {
-  it('POSTs form-encoded instant queries with auth and parses vectors, NaN and Inf', async () => {
+  it('POSTs form-encoded instant queries with auth and parses vectors, skipping NaN and Inf samples', async () => {
     let seen: {
       contentType?: string | null;
       auth?: string | null;
@@ -48,11 +49,8 @@ describe('PrometheusClient', () => {
     expect(seen.form?.get('time')).toBe('1700000000');
     expect(result).toEqual({
       ok: true,
-      data: [
-        { labels: { pod: 'a-1-2' }, value: 42.5 },
-        { labels: { pod: 'b-1-2' }, value: NaN },
-        { labels: { pod: 'c-1-2' }, value: Infinity },
-      ],
+      data: [{ labels: { pod: 'a-1-2' }, value: 42.5 }],
+      warnings: ['skipped 2 NaN, infinite or non-numeric samples'],
     });
     expect(client.queryCount).toBe(1);
   });
@@ -173,5 +171,192 @@ describe('PrometheusClient', () => {
       ok: false,
       reason: 'Prometheus returned a matrix where a vector was expected',
     });
+  });
+
+  describe('answers a real Prometheus (or a proxy or Thanos in front of it) can give', () => {
+    const answer = (body: object, path = '/api/v1/query') =>
+      server.use(http.post(`${BASE}${path}`, () => HttpResponse.json(body)));
+
+    it.each([
+      ['null', null, 'Prometheus returned a null result: read as no series'],
+      [
+        'missing',
+        undefined,
+        'Prometheus returned no result: read as no series',
+      ],
+      [
+        'not an array',
+        {},
+        'Prometheus returned a non-array result: read as no series',
+      ],
+    ])(
+      'reads a %s result as no series, with a warning',
+      async (_, result, warning) => {
+        answer({ status: 'success', data: { resultType: 'vector', result } });
+        expect(await new PrometheusClient(settings).query('x', 1)).toEqual({
+          ok: true,
+          data: [],
+          warnings: [warning],
+        });
+      },
+    );
+
+    it('skips series without a value and reads a missing metric as no labels', async () => {
+      answer({
+        status: 'success',
+        data: {
+          resultType: 'vector',
+          result: [
+            { value: [1, '3'] },
+            { metric: { pod: 'a-1-2' } },
+            { metric: { pod: 'b-1-2' }, value: [1, 'abc'] },
+            { metric: { pod: 'c-1-2' }, value: [1, '-Inf'] },
+          ],
+        },
+      });
+      expect(await new PrometheusClient(settings).query('x', 1)).toEqual({
+        ok: true,
+        data: [{ labels: {}, value: 3 }],
+        warnings: [
+          'skipped 1 malformed series or samples',
+          'skipped 2 NaN, infinite or non-numeric samples',
+        ],
+      });
+    });
+
+    it('merges duplicated series whatever their order, keeping the highest value', async () => {
+      const a = { metric: { pod: 'a-1-2', gpu: '0' }, value: [1, '10'] };
+      const b = { metric: { gpu: '0', pod: 'a-1-2' }, value: [1, '30'] };
+      for (const result of [
+        [a, b],
+        [b, a],
+      ]) {
+        answer({ status: 'success', data: { resultType: 'vector', result } });
+        const got = await new PrometheusClient(settings).query('x', 1);
+        expect(got).toEqual({
+          ok: true,
+          data: [{ labels: { pod: 'a-1-2', gpu: '0' }, value: 30 }],
+          warnings: ['merged 1 duplicated series (same labels)'],
+        });
+      }
+    });
+
+    it('keeps the data of a partial response and its warnings', async () => {
+      answer({
+        status: 'success',
+        warnings: ['No StoreAPIs matched for this query'],
+        data: {
+          resultType: 'vector',
+          result: [{ metric: { pod: 'a-1-2' }, value: [1, '1'] }],
+        },
+      });
+      expect(await new PrometheusClient(settings).query('x', 1)).toEqual({
+        ok: true,
+        data: [{ labels: { pod: 'a-1-2' }, value: 1 }],
+        warnings: ['Prometheus warning: No StoreAPIs matched for this query'],
+      });
+    });
+
+    it('cleans range series: null result, missing values, NaN points and duplicates', async () => {
+      answer(
+        { status: 'success', data: { resultType: 'matrix', result: null } },
+        '/api/v1/query_range',
+      );
+      expect(
+        await new PrometheusClient(settings).queryRange('x', 1, 61, 60),
+      ).toEqual({
+        ok: true,
+        data: [],
+        warnings: ['Prometheus returned a null result: read as no series'],
+      });
+      answer(
+        {
+          status: 'success',
+          data: {
+            resultType: 'matrix',
+            result: [
+              { metric: { a: '1' } },
+              {
+                metric: { a: '1' },
+                values: [
+                  [61, '4'],
+                  [1, 'NaN'],
+                ],
+              },
+              {
+                metric: { a: '1' },
+                values: [
+                  [1, '2'],
+                  [61, '3'],
+                ],
+              },
+            ],
+          },
+        },
+        '/api/v1/query_range',
+      );
+      expect(
+        await new PrometheusClient(settings).queryRange('x', 1, 61, 60),
+      ).toEqual({
+        ok: true,
+        data: [
+          {
+            labels: { a: '1' },
+            points: [
+              [1, 2],
+              [61, 4],
+            ],
+          },
+        ],
+        warnings: [
+          'skipped 1 malformed series or samples',
+          'skipped 1 NaN, infinite or non-numeric samples',
+          'merged 1 duplicated series (same labels)',
+        ],
+      });
+    });
+
+    it('reports a 200 whose body is not an API response as a failure', async () => {
+      answer({ hello: 'proxy' });
+      expect(await new PrometheusClient(settings).query('x', 1)).toEqual({
+        ok: false,
+        reason:
+          'Prometheus query failed (the answer is not a Prometheus API response)',
+      });
+    });
+  });
+
+  it('never has more requests in flight than its own limit and the shared one', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    server.use(
+      http.post(`${BASE}/api/v1/query`, async () => {
+        inFlight += 1;
+        peak = Math.max(peak, inFlight);
+        await delay(20);
+        inFlight -= 1;
+        return HttpResponse.json({
+          status: 'success',
+          data: { resultType: 'vector', result: [] },
+        });
+      }),
+    );
+    const overall = new Semaphore(5);
+    const clients = [1, 2, 3].map(
+      () => new PrometheusClient(settings, fetch, { perRequest: 2, overall }),
+    );
+    const one = clients[0];
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) => one.query(`q${i}`, 1)),
+    );
+    expect(peak).toBe(2);
+    peak = 0;
+    await Promise.all(
+      clients.flatMap(c =>
+        Array.from({ length: 10 }, (_, i) => c.query(`q${i}`, 1)),
+      ),
+    );
+    expect(peak).toBe(5);
+    expect(overall.active).toBe(0);
   });
 });

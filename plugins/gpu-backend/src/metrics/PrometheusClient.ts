@@ -1,4 +1,16 @@
+import { z } from 'zod';
 import { PrometheusSettings } from './PrometheusConfig';
+import { Semaphore } from './Semaphore';
+
+function withWarnings(warnings: string[] | undefined) {
+  return warnings ? { warnings } : {};
+}
+
+/** Bounds on concurrent PromQL HTTP requests: the process-wide semaphore and the size of each client's own. */
+export interface QueryLimits {
+  overall?: Semaphore;
+  perRequest?: number;
+}
 
 /** One series of an instant vector: its labels and value. */
 export interface InstantSample {
@@ -12,24 +24,168 @@ export interface RangeSeries {
   points: Array<[number, number]>;
 }
 
-/** What a query gives: data, or why there is none (Prometheus down, slow, or an error). */
+/**
+ * What a query gives: data (with what was wrong in the answer but could be skipped: `null` results, bad samples,
+ * duplicated series, Prometheus's own warnings of a partial response), or why there is none (Prometheus down, slow,
+ * or an error).
+ */
 export type QueryResult<T> =
-  | { ok: true; data: T }
+  | { ok: true; data: T; warnings?: string[] }
   | { ok: false; reason: string };
 
-interface ApiResponse {
-  status: 'success' | 'error';
-  data?: { resultType: string; result: unknown[] };
-  errorType?: string;
-  error?: string;
+/** The Prometheus HTTP API envelope (`/api/v1/query*`); `data.result` is checked series by series afterwards. */
+const envelopeSchema = z.object({
+  status: z.enum(['success', 'error']),
+  data: z
+    .object({ resultType: z.string(), result: z.unknown().optional() })
+    .nullish(),
+  errorType: z.string().nullish(),
+  error: z.string().nullish(),
+  warnings: z.array(z.string()).nullish(),
+});
+
+const labelsSchema = z
+  .record(z.string(), z.unknown())
+  .nullish()
+  .transform(labels =>
+    Object.fromEntries(
+      Object.entries(labels ?? {}).filter(
+        (entry): entry is [string, string] => typeof entry[1] === 'string',
+      ),
+    ),
+  );
+const pointSchema = z.tuple([z.number(), z.unknown()]);
+const vectorSampleSchema = z.object({
+  metric: labelsSchema,
+  value: pointSchema,
+});
+const matrixSeriesSchema = z.object({
+  metric: labelsSchema,
+  values: z.array(z.unknown()),
+});
+
+/**
+ * Prometheus's string form of a sample value: a finite number, or undefined for `"NaN"`, `"+Inf"`, `"-Inf"` and
+ * anything that is not a number (such samples are skipped: no figure is computed from them).
+ */
+export function sampleValue(value: unknown): number | undefined {
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  const number = Number(value);
+  return Number.isFinite(number) ? number : undefined;
 }
 
-/** Prometheus's string form of a sample value (`"NaN"`, `"+Inf"` included). */
-const SPECIAL: Record<string, number> = { '+Inf': Infinity, '-Inf': -Infinity };
-
-function sampleValue(text: string): number {
-  return SPECIAL[text] ?? Number(text);
+/** A canonical key of a label set (label order does not matter). */
+function labelKey(labels: Record<string, string>): string {
+  return JSON.stringify(
+    Object.keys(labels)
+      .sort()
+      .map(k => [k, labels[k]]),
+  );
 }
+
+/** Counts of what was dropped from one answer, turned into warnings. */
+class Skipped {
+  malformed = 0;
+  nonFinite = 0;
+  duplicated = 0;
+  readonly notes: string[] = [];
+
+  warnings(prometheusWarnings?: string[] | null): string[] | undefined {
+    const out = [...this.notes];
+    if (this.malformed > 0)
+      out.push(`skipped ${this.malformed} malformed series or samples`);
+    if (this.nonFinite > 0)
+      out.push(
+        `skipped ${this.nonFinite} NaN, infinite or non-numeric samples`,
+      );
+    if (this.duplicated > 0)
+      out.push(`merged ${this.duplicated} duplicated series (same labels)`);
+    for (const warning of prometheusWarnings ?? [])
+      out.push(`Prometheus warning: ${warning}`);
+    return out.length > 0 ? out : undefined;
+  }
+}
+
+function resultArray(result: unknown, skipped: Skipped): unknown[] {
+  if (Array.isArray(result)) return result;
+  let what = 'a non-array';
+  if (result === null) what = 'a null';
+  else if (result === undefined) what = 'no';
+  skipped.notes.push(`Prometheus returned ${what} result: read as no series`);
+  return [];
+}
+
+/** Instant samples, bad ones skipped, duplicated label sets merged by keeping the highest value (order-independent). */
+function parseVector(result: unknown, skipped: Skipped): InstantSample[] {
+  const byKey = new Map<string, InstantSample>();
+  for (const item of resultArray(result, skipped)) {
+    const parsed = vectorSampleSchema.safeParse(item);
+    if (!parsed.success) {
+      skipped.malformed += 1;
+      continue;
+    }
+    const value = sampleValue(parsed.data.value[1]);
+    if (value === undefined) {
+      skipped.nonFinite += 1;
+      continue;
+    }
+    const key = labelKey(parsed.data.metric);
+    const seen = byKey.get(key);
+    if (seen) {
+      skipped.duplicated += 1;
+      seen.value = Math.max(seen.value, value);
+      continue;
+    }
+    byKey.set(key, { labels: parsed.data.metric, value });
+  }
+  return [...byKey.values()];
+}
+
+/** Range series, bad points skipped, duplicated label sets merged point by point (highest value per timestamp). */
+function parseMatrix(result: unknown, skipped: Skipped): RangeSeries[] {
+  const byKey = new Map<
+    string,
+    { labels: Record<string, string>; points: Map<number, number> }
+  >();
+  for (const item of resultArray(result, skipped)) {
+    const parsed = matrixSeriesSchema.safeParse(item);
+    if (!parsed.success) {
+      skipped.malformed += 1;
+      continue;
+    }
+    const key = labelKey(parsed.data.metric);
+    const seen = byKey.get(key);
+    if (seen) skipped.duplicated += 1;
+    const series = seen ?? { labels: parsed.data.metric, points: new Map() };
+    byKey.set(key, series);
+    for (const raw of parsed.data.values) {
+      const point = pointSchema.safeParse(raw);
+      if (!point.success) {
+        skipped.malformed += 1;
+        continue;
+      }
+      const value = sampleValue(point.data[1]);
+      if (value === undefined) {
+        skipped.nonFinite += 1;
+        continue;
+      }
+      const [t] = point.data;
+      series.points.set(t, Math.max(series.points.get(t) ?? -Infinity, value));
+    }
+  }
+  return [...byKey.values()]
+    .filter(s => s.points.size > 0)
+    .map(s => ({
+      labels: s.labels,
+      points: [...s.points.entries()].sort(([a], [b]) => a - b),
+    }));
+}
+
+type ApiData = {
+  resultType: string;
+  result?: unknown;
+  warnings?: string[] | null;
+};
 
 /**
  * A thin client of the Prometheus HTTP API (`/api/v1/query`, `/api/v1/query_range`), POSTing form-encoded queries
@@ -38,6 +194,7 @@ function sampleValue(text: string): number {
  */
 export class PrometheusClient {
   private count = 0;
+  private readonly perRequest?: Semaphore;
 
   constructor(
     private readonly settings: Pick<
@@ -45,7 +202,12 @@ export class PrometheusClient {
       'baseUrl' | 'authorization' | 'timeoutMs'
     >,
     private readonly fetchImpl: typeof fetch = fetch,
-  ) {}
+    private readonly limits?: QueryLimits,
+  ) {
+    this.perRequest = limits?.perRequest
+      ? new Semaphore(limits.perRequest)
+      : undefined;
+  }
 
   /** Queries sent since this client was made (for tests and the overview's report). */
   get queryCount(): number {
@@ -64,10 +226,18 @@ export class PrometheusClient {
     if (!response.ok) {
       return response;
     }
-    const { resultType, result } = response.data;
+    const { resultType, result, warnings } = response.data;
+    const skipped = new Skipped();
     if (resultType === 'scalar') {
-      const [, value] = result as unknown as [number, string];
-      return { ok: true, data: [{ labels: {}, value: sampleValue(value) }] };
+      const point = pointSchema.safeParse(result);
+      const value = point.success ? sampleValue(point.data[1]) : undefined;
+      if (!point.success) skipped.malformed += 1;
+      else if (value === undefined) skipped.nonFinite += 1;
+      return {
+        ok: true,
+        data: value === undefined ? [] : [{ labels: {}, value }],
+        ...withWarnings(skipped.warnings(warnings)),
+      };
     }
     if (resultType !== 'vector') {
       return {
@@ -75,15 +245,8 @@ export class PrometheusClient {
         reason: `Prometheus returned a ${resultType} where a vector was expected`,
       };
     }
-    return {
-      ok: true,
-      data: (
-        result as Array<{
-          metric: Record<string, string>;
-          value: [number, string];
-        }>
-      ).map(s => ({ labels: s.metric, value: sampleValue(s.value[1]) })),
-    };
+    const data = parseVector(result, skipped);
+    return { ok: true, data, ...withWarnings(skipped.warnings(warnings)) };
   }
 
   /** Evaluates `promql` from `start` to `end` (unix seconds) every `step` seconds. */
@@ -102,32 +265,35 @@ export class PrometheusClient {
     if (!response.ok) {
       return response;
     }
-    if (response.data.resultType !== 'matrix') {
+    const { resultType, result, warnings } = response.data;
+    if (resultType !== 'matrix') {
       return {
         ok: false,
-        reason: `Prometheus returned a ${response.data.resultType} where a matrix was expected`,
+        reason: `Prometheus returned a ${resultType} where a matrix was expected`,
       };
     }
-    return {
-      ok: true,
-      data: (
-        response.data.result as Array<{
-          metric: Record<string, string>;
-          values: Array<[number, string]>;
-        }>
-      ).map(s => ({
-        labels: s.metric,
-        points: s.values.map(
-          ([t, v]) => [t, sampleValue(v)] as [number, number],
-        ),
-      })),
-    };
+    const skipped = new Skipped();
+    const data = parseMatrix(result, skipped);
+    return { ok: true, data, ...withWarnings(skipped.warnings(warnings)) };
   }
 
   private async post(
     path: string,
     form: Record<string, string>,
-  ): Promise<QueryResult<{ resultType: string; result: unknown[] }>> {
+  ): Promise<QueryResult<ApiData>> {
+    const perRequest = this.perRequest;
+    const overall = this.limits?.overall;
+    const send = () =>
+      overall
+        ? overall.run(() => this.send(path, form))
+        : this.send(path, form);
+    return perRequest ? perRequest.run(send) : send();
+  }
+
+  private async send(
+    path: string,
+    form: Record<string, string>,
+  ): Promise<QueryResult<ApiData>> {
     this.count += 1;
     const { baseUrl, authorization, timeoutMs } = this.settings;
     let response: Response;
@@ -160,9 +326,9 @@ export class PrometheusClient {
         }`,
       };
     }
-    let body: ApiResponse | undefined;
+    let json: unknown;
     try {
-      body = (await response.json()) as ApiResponse;
+      json = await response.json();
     } catch (error) {
       const name = (error as Error)?.name;
       if (name === 'TimeoutError' || name === 'AbortError') {
@@ -171,16 +337,19 @@ export class PrometheusClient {
           reason: `Prometheus did not answer within ${timeoutMs} ms`,
         };
       }
-      body = undefined;
+      json = undefined;
     }
+    const parsed = envelopeSchema.safeParse(json);
+    const body = parsed.success ? parsed.data : undefined;
     if (!response.ok || body?.status !== 'success' || !body.data) {
-      const detail = body?.error
-        ? `${body.errorType ?? 'error'}: ${body.error}`
-        : `HTTP ${response.status}${
-            response.statusText ? ` ${response.statusText}` : ''
-          }`;
+      let detail = `HTTP ${response.status}${
+        response.statusText ? ` ${response.statusText}` : ''
+      }`;
+      if (body?.error) detail = `${body.errorType ?? 'error'}: ${body.error}`;
+      else if (response.ok)
+        detail = 'the answer is not a Prometheus API response';
       return { ok: false, reason: `Prometheus query failed (${detail})` };
     }
-    return { ok: true, data: body.data };
+    return { ok: true, data: { ...body.data, warnings: body.warnings } };
   }
 }

@@ -20,9 +20,26 @@ export interface PrometheusSettings {
   authorization?: string;
   timeoutMs: number;
   labels: DcgmLabelNames;
+  /** Most PromQL HTTP requests in flight at once: per API request, and over the whole process. */
+  concurrency: { perRequest: number; overall: number };
 }
 
 export const DEFAULT_PROMETHEUS_TIMEOUT_MS = 5000;
+export const DEFAULT_PROMETHEUS_CONCURRENCY = { perRequest: 4, overall: 16 };
+
+function concurrencyLimit(
+  config: Config | undefined,
+  key: 'perRequest' | 'overall',
+): number {
+  const value =
+    config?.getOptionalNumber(key) ?? DEFAULT_PROMETHEUS_CONCURRENCY[key];
+  if (!(Number.isInteger(value) && value >= 1 && value <= 256)) {
+    throw new InputError(
+      `Invalid gpu.prometheus.concurrency.${key} ${value}: expected an integer from 1 to 256`,
+    );
+  }
+  return value;
+}
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
@@ -80,7 +97,12 @@ export function readPrometheusConfig(
     )}`;
   }
   const labels = section.getOptionalConfig('labels');
+  const concurrency = section.getOptionalConfig('concurrency');
   return {
+    concurrency: {
+      perRequest: concurrencyLimit(concurrency, 'perRequest'),
+      overall: concurrencyLimit(concurrency, 'overall'),
+    },
     baseUrl: baseUrl.replace(/\/+$/, ''),
     authorization,
     timeoutMs,

@@ -130,7 +130,7 @@ function toPod(s: InstantSample): PodSample {
 }
 
 function map<A, B>(result: QueryResult<A[]>, f: (a: A) => B): QueryResult<B[]> {
-  return result.ok ? { ok: true, data: result.data.map(f) } : result;
+  return result.ok ? { ...result, data: result.data.map(f) } : result;
 }
 
 /** Matchers of the DCGM and vLLM series of a scope. */

@@ -53,6 +53,7 @@ describe('readPrometheusConfig', () => {
     expect(defaults).toEqual({
       baseUrl: 'http://p:9090',
       timeoutMs: 5000,
+      concurrency: { perRequest: 4, overall: 16 },
       labels: {
         pod: undefined,
         namespace: undefined,

@@ -9,7 +9,9 @@ import {
 import { DateTime } from 'luxon';
 import { ServiceAllocation } from './AllocationReader';
 import { CostSnapshot } from './CostSnapshotStore';
+import { Semaphore } from '../metrics/Semaphore';
 import { dailySnapshots } from './dailySnapshots';
+import { MeasurementCache } from './measurementCache';
 import { overview } from './overview';
 import { serviceCost } from './serviceCost';
 import { serviceUsage } from './serviceUsage';
@@ -30,7 +32,14 @@ export class UsageService {
   private readonly now: () => DateTime;
 
   constructor(options: UsageServiceOptions) {
-    this.context = { ...options, prices: poolPrices(options.platform) };
+    this.context = {
+      ...options,
+      prices: poolPrices(options.platform),
+      prometheusQueries: options.prometheus
+        ? new Semaphore(options.prometheus.concurrency.overall)
+        : undefined,
+      measurements: new MeasurementCache(),
+    };
     this.now = options.now ?? (() => DateTime.utc());
   }
 

@@ -55,15 +55,26 @@ export function usageTarget(
   };
 }
 
-/** A new client (counting its own queries) when Prometheus is configured. */
+/**
+ * A new client for one API request when Prometheus is configured: it counts its own queries, runs at most
+ * `concurrency.perRequest` at once and shares the process-wide `concurrency.overall` bound.
+ */
 export function prometheusClient(
   context: UsageContext,
 ): PrometheusClient | undefined {
-  const { prometheus, fetchImpl } = context;
-  return prometheus ? new PrometheusClient(prometheus, fetchImpl) : undefined;
+  const { prometheus, fetchImpl, prometheusQueries } = context;
+  return prometheus
+    ? new PrometheusClient(prometheus, fetchImpl, {
+        perRequest: prometheus.concurrency.perRequest,
+        overall: prometheusQueries,
+      })
+    : undefined;
 }
 
-/** Measures and attributes the usage of services over a window ending at `end` (unix seconds). */
+/**
+ * Measures and attributes the usage of services over a window ending at `end` (unix seconds). The same scope and
+ * window asked again shortly after (e.g. `/usage` then `/cost`) reuses the measurement (see `measurementCache.ts`).
+ */
 export async function measure(
   context: UsageContext,
   client: PrometheusClient | undefined,
@@ -78,21 +89,32 @@ export async function measure(
   if (targets.length === 0) {
     return { status: { state: 'available' }, usage: new Map() };
   }
+  const { prometheus } = context;
   const scope: MetricScope =
     targets.length > (context.regexScopeLimit ?? REGEX_SCOPE_LIMIT)
       ? { kind: 'all' }
       : { kind: 'services', targets };
-  const metrics = await collectWindowMetrics({
-    client,
-    scope,
-    end: window.end,
-    windowSeconds: window.seconds,
-    stepSeconds: window.step,
-    labels: context.prometheus.labels,
-    only,
+  const run = async (): Promise<Measurement> => {
+    const metrics = await collectWindowMetrics({
+      client,
+      scope,
+      end: window.end,
+      windowSeconds: window.seconds,
+      stepSeconds: window.step,
+      labels: prometheus.labels,
+      only,
+    });
+    const status = metricsStatus(metrics);
+    return { status, usage: attributeUsage(targets, metrics), metrics };
+  };
+  if (!context.measurements) return run();
+  const key = JSON.stringify({
+    targets,
+    seconds: window.seconds,
+    step: window.step,
+    only: only ? [...only].sort() : 'all',
   });
-  const status = metricsStatus(metrics);
-  return { status, usage: attributeUsage(targets, metrics), metrics };
+  return context.measurements.get(key, window.end, run);
 }
 
 /** The status for one service: the global one, or `no-data` when Prometheus answered without its series. */
@@ -107,11 +129,16 @@ export function serviceStatus(
     !usage ||
     (usage.seriesCount === 0 && usage.generatedTokens === undefined)
   ) {
-    return {
-      state: 'no-data',
-      reason:
-        'Prometheus has no DCGM or vLLM series for this service in the window yet',
-    };
+    const noData =
+      'Prometheus has no DCGM or vLLM series for this service in the window yet';
+    // Keep what was wrong with the answers (e.g. a null result) next to "no data".
+    return status.state === 'partial'
+      ? {
+          state: 'no-data',
+          reason: `${noData}; ${status.reason}`,
+          ...(status.missing ? { missing: status.missing } : {}),
+        }
+      : { state: 'no-data', reason: noData };
   }
   if (!usage.utilisation && status.state === 'available') {
     return {

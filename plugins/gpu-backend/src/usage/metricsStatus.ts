@@ -6,7 +6,8 @@ const ESSENTIAL: Array<keyof WindowMetrics> = ['util', 'engine'];
 
 /**
  * Summarises how the queries of a window went: `unavailable` when nothing answered (or neither utilisation family
- * did), `partial` naming the metrics that failed, else `available`.
+ * did), `partial` naming the metrics that failed or answered with skipped data (a `null` result, NaN/Inf or malformed
+ * samples, duplicated series, Prometheus warnings), else `available`.
  */
 export function metricsStatus(metrics: WindowMetrics): MetricsStatus {
   const entries = Object.entries(metrics) as Array<
@@ -25,11 +26,22 @@ export function metricsStatus(metrics: WindowMetrics): MetricsStatus {
       reason: reasons[0] ?? 'Prometheus did not answer',
     };
   }
-  if (failed.length > 0) {
+  // Families that answered but with something skipped: null results, bad samples, duplicates, Prometheus warnings.
+  const warned = entries.filter(
+    ([, family]) => family?.ok && (family.warnings?.length ?? 0) > 0,
+  );
+  if (failed.length > 0 || warned.length > 0) {
+    const warnings = warned.flatMap(([key, family]) =>
+      family?.ok
+        ? (family.warnings ?? []).map(w => `${FAMILY_METRIC[key]}: ${w}`)
+        : [],
+    );
     return {
       state: 'partial',
-      reason: [...new Set(reasons)].join('; '),
-      missing: [...new Set(failed.map(([key]) => FAMILY_METRIC[key]))].sort(),
+      reason: [...new Set([...reasons, ...warnings])].join('; '),
+      missing: [
+        ...new Set([...failed, ...warned].map(([key]) => FAMILY_METRIC[key])),
+      ].sort(),
     };
   }
   return { state: 'available' };

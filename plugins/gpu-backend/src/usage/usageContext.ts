@@ -2,8 +2,10 @@ import { Platform, PoolPrice } from '@internal/backstage-plugin-gpu-common';
 import { DateTime } from 'luxon';
 import { QuotaRecord } from '../database';
 import { PrometheusSettings } from '../metrics/PrometheusConfig';
+import { Semaphore } from '../metrics/Semaphore';
 import { AllocationReader } from './AllocationReader';
 import { CostSnapshotStore } from './CostSnapshotStore';
+import type { MeasurementCache } from './measurementCache';
 
 /** Where the team budgets come from. */
 export interface QuotaSource {
@@ -27,6 +29,10 @@ export interface UsageServiceOptions {
 /** What the usage and cost computations share: the service's options and the platform's pool prices. */
 export interface UsageContext extends UsageServiceOptions {
   prices: ReadonlyMap<string, PoolPrice>;
+  /** Process-wide bound on PromQL HTTP requests in flight (`gpu.prometheus.concurrency.overall`). */
+  prometheusQueries?: Semaphore;
+  /** Measurements shared by the routes for a short while (see `measurementCache.ts`). */
+  measurements?: MeasurementCache;
 }
 
 /** The UTC day (`yyyy-MM-dd`) of a time. */
