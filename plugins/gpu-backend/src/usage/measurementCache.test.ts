@@ -1,0 +1,68 @@
+import { Semaphore } from '../metrics/Semaphore';
+import { Measurement } from './measurement';
+import { MeasurementCache } from './measurementCache';
+
+const measurement = (): Measurement => ({
+  status: { state: 'available' },
+  usage: new Map(),
+});
+
+describe('MeasurementCache', () => {
+  it('shares a measurement in flight and for the TTL, for windows ending up to the TTL later', async () => {
+    let clock = 0;
+    const cache = new MeasurementCache(30_000, () => clock);
+    const measure = jest.fn(async () => measurement());
+    const [a, b] = await Promise.all([
+      cache.get('k', 1000, measure),
+      cache.get('k', 1000, measure),
+    ]);
+    expect(a).toBe(b);
+    clock = 29_000;
+    expect(await cache.get('k', 1029, measure)).toBe(a);
+    expect(measure).toHaveBeenCalledTimes(1);
+    // A window ending before the cached one, another key, or after the TTL: measured again.
+    await cache.get('k', 999, measure);
+    expect(measure).toHaveBeenCalledTimes(2);
+    await cache.get('other', 999, measure);
+    expect(measure).toHaveBeenCalledTimes(3);
+    clock = 60_000;
+    await cache.get('other', 999, measure);
+    expect(measure).toHaveBeenCalledTimes(4);
+  });
+
+  it('does not keep a measurement that threw', async () => {
+    const cache = new MeasurementCache(30_000, () => 0);
+    await expect(
+      cache.get('k', 1, async () => {
+        throw new Error('bug');
+      }),
+    ).rejects.toThrow('bug');
+    const fresh = measurement();
+    expect(await cache.get('k', 1, async () => fresh)).toBe(fresh);
+  });
+});
+
+describe('Semaphore', () => {
+  it('runs at most its size at once, in order, and frees slots on failure', async () => {
+    const semaphore = new Semaphore(2);
+    let running = 0;
+    let peak = 0;
+    const order: number[] = [];
+    const task = (i: number) =>
+      semaphore.run(async () => {
+        running += 1;
+        peak = Math.max(peak, running);
+        await new Promise(r => setTimeout(r, 5));
+        running -= 1;
+        order.push(i);
+        if (i === 1) throw new Error('x');
+        return i;
+      });
+    const results = await Promise.allSettled([0, 1, 2, 3, 4].map(task));
+    expect(peak).toBe(2);
+    expect(order).toEqual([0, 1, 2, 3, 4]);
+    expect(results[1].status).toBe('rejected');
+    expect(semaphore.active).toBe(0);
+    expect(() => new Semaphore(0)).toThrow(RangeError);
+  });
+});
