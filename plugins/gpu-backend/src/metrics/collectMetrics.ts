@@ -15,6 +15,8 @@ import {
   podsOfDeployments,
   promString,
   seconds,
+  windowIncrease,
+  windowRange,
 } from './promql';
 
 /** A service whose metrics are wanted. */
@@ -164,7 +166,7 @@ export function windowQueries(
   string
 > {
   const { dcgm, vllm } = scopeMatchers(scope);
-  const w = seconds(windowSeconds);
+  const w = windowRange(windowSeconds);
   const by = dcgmBy(labels);
   const over = (metric: string, fn: string, range = w) =>
     `avg ${by} (${dcgmSeries(
@@ -195,18 +197,23 @@ export function windowQueries(
       DCGM.gpuUtil,
       dcgm,
       labels,
-      sel => `max_over_time(${sel}[${seconds(Math.min(1800, windowSeconds))}])`,
+      sel =>
+        `max_over_time(${sel}[${windowRange(Math.min(1800, windowSeconds))}])`,
     )} or ${dcgmSeries(
       DCGM.engineActive,
       dcgm,
       labels,
       sel =>
-        `max_over_time(${sel}[${seconds(
+        `max_over_time(${sel}[${windowRange(
           Math.min(1800, windowSeconds),
         )}]) * 100`,
     )})`,
-    generated: vllmSum(`increase(${VLLM.generationTokens}{${vllm}}[${w}])`),
-    prompt: vllmSum(`increase(${VLLM.promptTokens}{${vllm}}[${w}])`),
+    generated: vllmSum(
+      windowIncrease(`${VLLM.generationTokens}{${vllm}}`, windowSeconds),
+    ),
+    prompt: vllmSum(
+      windowIncrease(`${VLLM.promptTokens}{${vllm}}`, windowSeconds),
+    ),
     running: vllmSum(`last_over_time(${VLLM.running}{${vllm}}[${w}])`),
     waiting: vllmSum(`last_over_time(${VLLM.waiting}{${vllm}}[${w}])`),
     kvCache: `avg by (namespace,pod,model_name) (last_over_time(${VLLM.kvCache}{${vllm}}[${w}]))`,
@@ -262,7 +269,7 @@ export async function collectWindowMetrics(options: {
       )
       .map(s => s.hostname);
     if (hosts.length > 0) {
-      const w = seconds(windowSeconds);
+      const w = windowRange(windowSeconds);
       const util = await client.query(
         `avg ${dcgmBy(labels)} (${dcgmSeries(
           DCGM.gpuUtil,
@@ -279,9 +286,10 @@ export async function collectWindowMetrics(options: {
           : [];
         const pods = anyOf(neighbours.map(n => n.pod));
         const generated = await client.query(
-          `sum by (namespace,pod,model_name) (increase(${
-            VLLM.generationTokens
-          }{pod=~${promString(pods)}}[${w}]))`,
+          `sum by (namespace,pod,model_name) (${windowIncrease(
+            `${VLLM.generationTokens}{pod=~${promString(pods)}}`,
+            windowSeconds,
+          )})`,
           end,
         );
         metrics.neighbourGenerated = map(generated, toPod);
@@ -317,7 +325,10 @@ export async function collectSeries(options: {
   const { client, targets, start, end, stepSeconds, labels } = options;
   const { dcgm, vllm } = scopeMatchers({ kind: 'services', targets });
   const by = dcgmBy(labels);
-  const step = seconds(stepSeconds);
+  // Each point covers the step before it, (t - step, t], on 2.x and 3.x alike; a rate needs two samples, so it
+  // looks two steps back (with samples every step, 3.x would find only one sample in a single step).
+  const step = windowRange(stepSeconds);
+  const rateRange = windowRange(2 * stepSeconds);
   const [util, fbUsed, generatedRate, waiting] = await Promise.all([
     client.queryRange(
       `avg ${by} (${dcgmSeries(
@@ -347,7 +358,7 @@ export async function collectSeries(options: {
       stepSeconds,
     ),
     client.queryRange(
-      `sum by (namespace,model_name) (rate(${VLLM.generationTokens}{${vllm}}[${step}]))`,
+      `sum by (namespace,model_name) (rate(${VLLM.generationTokens}{${vllm}}[${rateRange}]))`,
       start,
       end,
       stepSeconds,

@@ -1,12 +1,26 @@
 import { ConfigReader } from '@backstage/config';
 import { readPrometheusConfig } from './PrometheusConfig';
-import { anyOf, dcgmSeries, podsOfDeployments } from './promql';
+import {
+  anyOf,
+  dcgmSeries,
+  podsOfDeployments,
+  windowIncrease,
+  windowRange,
+} from './promql';
 
 const defaults = readPrometheusConfig(
   new ConfigReader({ gpu: { prometheus: { baseUrl: 'http://p:9090/' } } }),
 )!;
 
 describe('PromQL building', () => {
+  it('selects a window as (t - window, t] on Prometheus 2.x and 3.x alike, and extrapolates increases to it', () => {
+    expect(windowRange(86400)).toBe('86399999ms');
+    expect(windowRange(0)).toBe('999ms');
+    expect(windowIncrease('c{a="b"}', 3600)).toBe(
+      '(rate(c{a="b"}[3599999ms]) * 3600)',
+    );
+  });
+
   it('escapes names into an anchored alternative', () => {
     expect(anyOf(['b', 'a.b', 'a.b'])).toBe('(?:a\\.b|b)');
     expect(anyOf([])).toBe('(?!)');

@@ -111,3 +111,26 @@ export function dcgmBy(labels: DcgmLabelNames): string {
 export function seconds(value: number): string {
   return `${Math.max(1, Math.round(value))}s`;
 }
+
+/**
+ * The range selector of a window of `value` seconds ending at the evaluation time, meaning the samples in
+ * `(t - value, t]` on every Prometheus: 3.x range selectors (and subqueries) are left-open, 2.x ones also take the
+ * sample at `t - value`, which belongs to the previous window (a day of 5-minute samples is 288 samples, and the
+ * sample at midnight would count in two daily snapshots). One millisecond less gives 2.x the same samples, e.g.
+ * `86399999ms` for a day.
+ */
+export function windowRange(value: number): string {
+  return `${Math.max(1, Math.round(value)) * 1000 - 1}ms`;
+}
+
+/**
+ * The increase of the counter `selector` over a window of `value` seconds (`windowRange`), extrapolated to the whole
+ * window: `increase()` over the range one millisecond short would extrapolate to that range, so the per-second
+ * `rate()` times the window, the same on 2.x and 3.x.
+ */
+export function windowIncrease(selector: string, value: number): string {
+  return `(rate(${selector}[${windowRange(value)}]) * ${Math.max(
+    1,
+    Math.round(value),
+  )})`;
+}

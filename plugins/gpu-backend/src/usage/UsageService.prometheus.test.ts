@@ -20,6 +20,7 @@ import {
   HistorySpec,
   historyEnd,
   PrometheusWithHistory,
+  prometheusVersionsUnderTest,
   sampleTimes,
   startPrometheusWithHistory,
   waveAt,
@@ -50,7 +51,7 @@ const platform: Platform = parsePlatform(demoPlatformConfig);
 const round6 = (v: number) => Math.round(v * 1e6) / 1e6;
 const mean = (values: number[]) =>
   values.reduce((a, b) => a + b, 0) / values.length;
-/** Prometheus 2.x range selectors include both ends: samples at t in [end - window, end]. */
+/** A window is the samples at t in (end - window, end] on every Prometheus version (promql.ts `windowRange`). */
 function windowMean(
   spec: HistorySpec,
   wave: Wave,
@@ -58,7 +59,7 @@ function windowMean(
   scale = 1,
 ) {
   const times = sampleTimes(spec).filter(
-    t => t >= spec.end - windowSeconds && t <= spec.end,
+    t => t > spec.end - windowSeconds && t <= spec.end,
   );
   return mean(times.map(t => round6(waveAt(wave, t) / scale)));
 }
@@ -163,485 +164,514 @@ function seeded(end: number): SeededService[] {
   ];
 }
 
-describe('usage and cost against a real Prometheus', () => {
-  let prometheus: PrometheusWithHistory;
-  let spec: HistorySpec;
-  let knex: Knex;
-  let store: DatabaseGpuStore;
-  let ids: Record<string, string>;
-  let now: DateTime;
-  let snapshots: CostSnapshotStore;
-  let requests: number;
+// Once per Prometheus of GPU_PROMETHEUS_BINARIES (scripts/test: Debian's 2.x and the 3.x of metrics/prometheus3); a
+// version GPU_REQUIRE_PROMETHEUS requires but that is missing fails instead of being skipped.
+const prometheusVersions = prometheusVersionsUnderTest();
 
-  const countingFetch: typeof fetch = (input, init) => {
-    requests += 1;
-    return fetch(input, init);
-  };
+describe('Prometheus versions under test', () => {
+  it('has every required version, and at least one', () => {
+    expect(prometheusVersions.missing).toEqual([]);
+    expect(prometheusVersions.available.length).toBeGreaterThan(0);
+  });
+});
 
-  function usageService(
-    overrides: { baseUrl?: string; regexScopeLimit?: number } = {},
-  ) {
-    return new UsageService({
-      platform,
-      reader: new AllocationReader(knex),
-      snapshots,
-      quotas: store,
-      prometheus: readPrometheusConfig(
-        new ConfigReader({
-          gpu: {
-            prometheus: {
-              baseUrl: overrides.baseUrl ?? prometheus.url,
-              timeout: 5000,
+describe.each(prometheusVersions.available)(
+  'usage and cost against a real Prometheus ($version)',
+  binaries => {
+    let prometheus: PrometheusWithHistory;
+    let spec: HistorySpec;
+    let knex: Knex;
+    let store: DatabaseGpuStore;
+    let ids: Record<string, string>;
+    let now: DateTime;
+    let snapshots: CostSnapshotStore;
+    let requests: number;
+
+    const countingFetch: typeof fetch = (input, init) => {
+      requests += 1;
+      return fetch(input, init);
+    };
+
+    function usageService(
+      overrides: { baseUrl?: string; regexScopeLimit?: number } = {},
+    ) {
+      return new UsageService({
+        platform,
+        reader: new AllocationReader(knex),
+        snapshots,
+        quotas: store,
+        prometheus: readPrometheusConfig(
+          new ConfigReader({
+            gpu: {
+              prometheus: {
+                baseUrl: overrides.baseUrl ?? prometheus.url,
+                timeout: 5000,
+              },
             },
-          },
-        }),
-      ),
-      fetchImpl: countingFetch,
-      now: () => now,
-      regexScopeLimit: overrides.regexScopeLimit,
-    });
-  }
-
-  function app(usage: UsageService) {
-    const router = express.Router();
-    router.use(allowAllUsageRoutes({ usage, store, platform }));
-    router.use(
-      MiddlewareFactory.create({
-        config: mockServices.rootConfig(),
-        logger: mockServices.rootLogger(),
-      }).error(),
-    );
-    return express().use(router);
-  }
-
-  beforeAll(async () => {
-    const end = historyEnd(STEP);
-    spec = fourTierScenario({ end, days: 2, stepSeconds: STEP });
-    [prometheus, knex] = await Promise.all([
-      startPrometheusWithHistory(spec),
-      databases.init('SQLITE_3'),
-    ]);
-    now = DateTime.fromSeconds(end, { zone: 'utc' });
-    store = await DatabaseGpuStore.create({
-      database: mockServices.database({ knex }),
-      platform,
-    });
-    snapshots = new CostSnapshotStore(knex);
-    ids = await seedUsageServices({
-      store,
-      knex,
-      platform,
-      services: seeded(end),
-    });
-  });
-
-  afterAll(async () => {
-    await prometheus?.stop();
-  });
-
-  beforeEach(() => {
-    requests = 0;
-  });
-
-  const service = (name: string) => spec.services.find(s => s.name === name)!;
-  const device = (hostname: string) =>
-    spec.sharedDevices!.find(d => d.hostname === hostname)!;
-
-  /** Expected utilisation of a shared-tier service: device mean x token share / 1/R, capped at 1. */
-  function sharedUtilisation(name: string, window = DAY) {
-    const me = service(name);
-    const pod = me.pods[0];
-    const onDevice = spec.services.filter(s =>
-      s.pods.some(p => p.hostname === pod.hostname && p.gpu === pod.gpu),
-    );
-    const tokens = onDevice.reduce((t, s) => t + s.tokensPerSecond, 0);
-    const deviceMean =
-      windowMean(spec, device(pod.hostname).utilisation, window) / 100;
-    return Math.min(1, (deviceMean * (me.tokensPerSecond / tokens)) / 0.25);
-  }
-
-  function expectCost(
-    cost: ServiceCost,
-    expected: {
-      pool: string;
-      share: number;
-      hours: number;
-      utilisation?: number;
-    },
-  ) {
-    const allocation =
-      pricePerGpuHour(expected.pool) * expected.share * expected.hours;
-    expect(cents(cost.allocationMicros)).toBe(dollarsToCents(allocation));
-    if (expected.utilisation !== undefined) {
-      expect(cost.utilisation!.value).toBeCloseTo(expected.utilisation, 9);
-      expect(cents(cost.usageMicros)).toBe(
-        dollarsToCents(allocation * expected.utilisation),
-      );
-      expect(cents(cost.idleMicros)).toBe(
-        dollarsToCents(allocation * (1 - expected.utilisation)),
-      );
-      expect(cost.usageMicros! + cost.idleMicros!).toBe(cost.allocationMicros);
+          }),
+        ),
+        fetchImpl: countingFetch,
+        now: () => now,
+        regexScopeLimit: overrides.regexScopeLimit,
+      });
     }
-  }
 
-  it('attributes a dedicated GPU from its pod-labelled DCGM series (exported_pod scrape)', async () => {
-    const cost = await usageService().serviceCost(ids.chat, '24h');
-    const chat = service('chat');
-    const utilisation = windowMean(spec, chat.utilisation!, DAY) / 100;
-    expect(cost.metrics).toEqual({ state: 'available' });
-    expect(cost.utilisation).toMatchObject({
-      method: 'measured',
-      confidence: 'high',
-    });
-    expectCost(cost, { pool: 'l4-ondemand', share: 1, hours: 24, utilisation });
-    const tokens = chat.tokensPerSecond * DAY;
-    expect(cost.generatedTokens).toBeCloseTo(tokens, 3);
-    // Cost per 1,000 output tokens = allocation / (tokens / 1000), micro-dollars.
-    expect(cost.costPerThousandTokensMicros).toBe(
-      Math.round((pricePerGpuHour('l4-ondemand') * 24 * 1e6) / (tokens / 1000)),
-    );
-    expect(cost.idleShare).toBeCloseTo(1 - utilisation, 5);
-    expect(cost.allocatedHours).toBeCloseTo(24, 9);
-  });
-
-  it('attributes MIG instances by GPU_I_ID from DCGM_FI_PROF_GR_ENGINE_ACTIVE', async () => {
-    const usage = usageService();
-    for (const [name, share] of [
-      ['summariser', 1 / 7],
-      ['embedder', 2 / 7],
-    ] as const) {
-      const cost = await usage.serviceCost(ids[name], '24h');
-      const utilisation = windowMean(
-        spec,
-        service(name).utilisation!,
-        DAY,
-        100,
+    function app(usage: UsageService) {
+      const router = express.Router();
+      router.use(allowAllUsageRoutes({ usage, store, platform }));
+      router.use(
+        MiddlewareFactory.create({
+          config: mockServices.rootConfig(),
+          logger: mockServices.rootLogger(),
+        }).error(),
       );
+      return express().use(router);
+    }
+
+    beforeAll(async () => {
+      const end = historyEnd(STEP);
+      spec = fourTierScenario({ end, days: 2, stepSeconds: STEP });
+      [prometheus, knex] = await Promise.all([
+        startPrometheusWithHistory(spec, { binaries }),
+        databases.init('SQLITE_3'),
+      ]);
+      now = DateTime.fromSeconds(end, { zone: 'utc' });
+      store = await DatabaseGpuStore.create({
+        database: mockServices.database({ knex }),
+        platform,
+      });
+      snapshots = new CostSnapshotStore(knex);
+      ids = await seedUsageServices({
+        store,
+        knex,
+        platform,
+        services: seeded(end),
+      });
+    });
+
+    afterAll(async () => {
+      await prometheus?.stop();
+    });
+
+    beforeEach(() => {
+      requests = 0;
+    });
+
+    const service = (name: string) => spec.services.find(s => s.name === name)!;
+    const device = (hostname: string) =>
+      spec.sharedDevices!.find(d => d.hostname === hostname)!;
+
+    /** Expected utilisation of a shared-tier service: device mean x token share / 1/R, capped at 1. */
+    function sharedUtilisation(name: string, window = DAY) {
+      const me = service(name);
+      const pod = me.pods[0];
+      const onDevice = spec.services.filter(s =>
+        s.pods.some(p => p.hostname === pod.hostname && p.gpu === pod.gpu),
+      );
+      const tokens = onDevice.reduce((t, s) => t + s.tokensPerSecond, 0);
+      const deviceMean =
+        windowMean(spec, device(pod.hostname).utilisation, window) / 100;
+      return Math.min(1, (deviceMean * (me.tokensPerSecond / tokens)) / 0.25);
+    }
+
+    function expectCost(
+      cost: ServiceCost,
+      expected: {
+        pool: string;
+        share: number;
+        hours: number;
+        utilisation?: number;
+      },
+    ) {
+      const allocation =
+        pricePerGpuHour(expected.pool) * expected.share * expected.hours;
+      expect(cents(cost.allocationMicros)).toBe(dollarsToCents(allocation));
+      if (expected.utilisation !== undefined) {
+        expect(cost.utilisation!.value).toBeCloseTo(expected.utilisation, 9);
+        expect(cents(cost.usageMicros)).toBe(
+          dollarsToCents(allocation * expected.utilisation),
+        );
+        expect(cents(cost.idleMicros)).toBe(
+          dollarsToCents(allocation * (1 - expected.utilisation)),
+        );
+        expect(cost.usageMicros! + cost.idleMicros!).toBe(
+          cost.allocationMicros,
+        );
+      }
+    }
+
+    it('attributes a dedicated GPU from its pod-labelled DCGM series (exported_pod scrape)', async () => {
+      const cost = await usageService().serviceCost(ids.chat, '24h');
+      const chat = service('chat');
+      const utilisation = windowMean(spec, chat.utilisation!, DAY) / 100;
+      expect(cost.metrics).toEqual({ state: 'available' });
       expect(cost.utilisation).toMatchObject({
-        method: 'measured-mig-instance',
+        method: 'measured',
         confidence: 'high',
       });
-      expectCost(cost, { pool: 'a100-mig', share, hours: 24, utilisation });
-    }
-  });
-
-  it('splits an MPS GPU between co-located services by generated tokens, counting pods outside the platform', async () => {
-    const usage = usageService();
-    const rag = await usage.serviceCost(ids.rag, '24h');
-    const triage = await usage.serviceCost(ids.triage, '24h');
-    expect(rag.utilisation).toMatchObject({
-      method: 'apportioned-by-tokens',
-      confidence: 'medium',
-    });
-    expect(rag.utilisation!.note).toMatch(/MPS GPU shared with 2 other pods/);
-    expectCost(rag, {
-      pool: 'l4-mps',
-      share: 0.25,
-      hours: 24,
-      utilisation: sharedUtilisation('rag'),
-    });
-    expectCost(triage, {
-      pool: 'l4-mps',
-      share: 0.25,
-      hours: 24,
-      utilisation: sharedUtilisation('triage'),
-    });
-    // 120 of the 200 tokens/s on the device: 0.6 of its busy time.
-    expect(sharedUtilisation('rag')).toBeCloseTo(
-      (windowMean(spec, device('l4-mps-node-1').utilisation, DAY) / 100) *
-        0.6 *
-        4,
-      9,
-    );
-  });
-
-  it('splits a time-sliced GPU the same way, and bills only the hours held in the window', async () => {
-    const usage = usageService();
-    const notebook = await usage.serviceCost(ids.notebook, '24h');
-    const demo = await usage.serviceCost(ids.demo, '24h');
-    expectCost(notebook, {
-      pool: 't4-timeslice',
-      share: 0.25,
-      hours: 24,
-      utilisation: sharedUtilisation('notebook'),
-    });
-    expect(demo.allocatedHours).toBeCloseTo(6, 9);
-    expectCost(demo, {
-      pool: 't4-timeslice',
-      share: 0.25,
-      hours: 6,
-      utilisation: sharedUtilisation('demo'),
-    });
-    // Memory on a shared device is the device's use split evenly, and above 95% of a 4 GiB share: move up.
-    expect(notebook.recommendations.map(r => r.kind)).toContain('move-up');
-    const moveUp = notebook.recommendations.find(r => r.kind === 'move-up')!;
-    expect(moveUp.target).toMatchObject({ tier: 'mps', pool: 'l4-mps' });
-    expect(cents(moveUp.monthlySavingMicros)).toBe(
-      dollarsToCents((0.526 / 4 - 0.8048 / 4) * 730),
-    );
-  });
-
-  it('gives spot savings and allocation for a service without metrics, saying there is no data', async () => {
-    const cost = await usageService().serviceCost(ids.batch, '24h');
-    expect(cost.metrics.state).toBe('no-data');
-    expect(cost.usageMicros).toBeUndefined();
-    expectCost(cost, { pool: 'spot-l4', share: 1, hours: 24 });
-    expect(cents(cost.spotSavingMicros)).toBe(
-      dollarsToCents((0.8048 - 0.37) * 24),
-    );
-  });
-
-  it('recommends a MIG slice for a mostly idle production service, and flags it idle', async () => {
-    const cost = await usageService().serviceCost(ids.embedder, '24h');
-    const rightSize = cost.recommendations.find(r => r.kind === 'right-size')!;
-    expect(rightSize.target).toEqual({
-      tier: 'mig',
-      pool: 'a100-mig',
-      migProfile: '1g.10gb',
-      gpuEquivalents: 1 / 7,
-    });
-    expect(cents(rightSize.monthlySavingMicros)).toBe(
-      dollarsToCents((27.447 / 8 / 7) * 730),
-    );
-    expect(cost.recommendations.map(r => r.kind)).toContain('idle');
-    const chat = await usageService().serviceCost(ids.chat, '24h');
-    expect(chat.recommendations).toEqual([]);
-  });
-
-  it('reports usage with series, memory, tokens, queue, KV cache, latency and XID errors', async () => {
-    const response = await request(app(usageService()))
-      .get(`/services/${ids.chat}/usage?window=6h`)
-      .expect(200);
-    const usage = response.body;
-    const chat = service('chat');
-    expect(usage.metrics).toEqual({ state: 'available' });
-    expect(usage.utilisation.value).toBeCloseTo(
-      windowMean(spec, chat.utilisation!, 6 * 3600) / 100,
-      9,
-    );
-    expect(usage.memory.usedBytes.value).toBeCloseTo(
-      windowMean(spec, chat.memoryMiB!, 6 * 3600) * 1024 * 1024,
-      0,
-    );
-    expect(usage.memory.allocatedBytes).toBe(24 * 2 ** 30);
-    expect(usage.tokens.generatedPerSecond).toBeCloseTo(600, 6);
-    expect(usage.requests).toEqual({ running: 12, waiting: 2 });
-    expect(usage.kvCacheUsage).toBeCloseTo(0.41, 9);
-    expect(usage.latency.p50Seconds).toBeGreaterThan(0.5);
-    expect(usage.latency.p50Seconds).toBeLessThan(1);
-    expect(usage.xid).toEqual({ errorSamples: 2, lastCode: 79 });
-    expect(usage.series.utilisation.length).toBeGreaterThan(60);
-    expect(usage.series.generatedTokensPerSecond.at(-1).value).toBeCloseTo(
-      600,
-      6,
-    );
-    expect(usage.series.queueDepth.at(-1).value).toBe(2);
-  });
-
-  it('answers the overview and team cost with a constant number of PromQL queries', async () => {
-    const overview = await usageService().overview('24h');
-    const single = await usageService().serviceCost(ids.rag, '24h');
-    const inOverview = overview.services.find(s => s.serviceId === ids.rag)!;
-    expect(inOverview.allocationMicros).toBe(single.allocationMicros);
-    expect(inOverview.usageMicros).toBe(single.usageMicros);
-    expect(overview.metrics).toEqual({ state: 'available' });
-    const few = overview.queryCount;
-
-    // The "every pod" scope (used above 50 services) gives the same figures.
-    const everyPod = await usageService({ regexScopeLimit: 0 }).overview('24h');
-    expect(
-      everyPod.services.map(s => [s.name, s.allocationMicros, s.usageMicros]),
-    ).toEqual(
-      overview.services.map(s => [s.name, s.allocationMicros, s.usageMicros]),
-    );
-
-    const team = await usageService().teamCost('search', '24h');
-    expect(team.services.map(s => s.name).sort()).toEqual([
-      'batch',
-      'demo',
-      'notebook',
-      'triage',
-    ]);
-    expect(team.allocationMicros).toBe(
-      team.services.reduce((t, s) => t + s.allocationMicros, 0),
-    );
-    expect(team.monthlyBudgetMicros).toBe(1_000_000 * 1_000_000);
-    expect(team.budgetBurn).toBeCloseTo(
-      team.monthToDateMicros / team.monthlyBudgetMicros,
-      12,
-    );
-
-    // 30 more services: the same number of queries.
-    const end = spec.end;
-    await seedUsageServices({
-      store,
-      knex,
-      platform,
-      services: Array.from({ length: 30 }, (_, i) => ({
-        name: `extra-${i}`,
-        team: 'search',
-        namespace: 'batch',
-        environment: 'dev',
-        tier: 'mps' as const,
-        pool: 'l4-mps',
-        gpuEquivalents: 0.25,
-        heldAt: new Date((end - DAY) * 1000).toISOString(),
-      })),
-    });
-    requests = 0;
-    const many = await usageService().overview('24h');
-    expect(many.services.length).toBe(overview.services.length + 30);
-    expect(many.queryCount).toBe(few);
-    expect(requests).toBe(few);
-    await knex('services').where('name', 'like', 'extra-%').delete();
-  });
-
-  it('keeps answering with allocation cost when Prometheus is down', async () => {
-    const down = usageService({ baseUrl: 'http://127.0.0.1:9' });
-    const response = await request(app(down))
-      .get(`/services/${ids.chat}/cost?window=24h`)
-      .expect(200);
-    expect(response.body.metrics.state).toBe('unavailable');
-    expect(response.body.metrics.reason).toMatch(/Prometheus is unreachable/);
-    expect(cents(response.body.allocationMicros)).toBe(
-      dollarsToCents(0.8048 * 24),
-    );
-    expect(response.body.usageMicros).toBeUndefined();
-    const overview = await request(app(down)).get('/overview').expect(200);
-    expect(overview.body.metrics.state).toBe('unavailable');
-    expect(overview.body.services.length).toBe(8);
-  });
-
-  it('validates windows and ids', async () => {
-    const server = app(usageService());
-    for (const window of ['2h', 'P1Y', 'PT1M', 'P100D', 'banana']) {
-      const res = await request(server)
-        .get(`/services/${ids.chat}/cost?window=${window}`)
-        .expect(400);
-      expect(res.body.error.message).toMatch(/Invalid window/);
-    }
-    await request(server)
-      .get(`/services/${ids.chat}/cost?window=24h&window=7d`)
-      .expect(400);
-    await request(server).get('/services/not-a-uuid/usage').expect(400);
-    await request(server)
-      .get('/services/6b1c3e1e-0000-4000-8000-000000000000/cost')
-      .expect(404);
-    await request(server).get('/teams/Not_A_Team/cost').expect(400);
-    await request(server).get('/teams/nobody/cost').expect(404);
-    await request(server).get('/overview?window=PT90M').expect(200);
-  });
-
-  it('answers as the OpenAPI spec says, with and without Prometheus', async () => {
-    const openapi = (await SwaggerParser.dereference(
-      resolve(__dirname, '../schema/openapi.yaml'),
-    )) as any;
-    const ajv = new Ajv({ allErrors: true, strict: false });
-    ajv.addFormat(
-      'date-time',
-      (v: string) => !Number.isNaN(Date.parse(v)) && v.includes('T'),
-    );
-    ajv.addFormat('date', (v: string) => /^\d{4}-\d{2}-\d{2}$/.test(v));
-    const check = (res: request.Response, path: string) => {
-      const schema =
-        openapi.paths[path].get.responses[String(res.status)].content[
-          'application/json'
-        ].schema;
-      const validate = ajv.compile(schema);
-      expect({
-        path,
-        status: res.status,
-        valid: validate(res.body),
-        errors: validate.errors ?? null,
-      }).toEqual({
-        path,
-        status: res.status,
-        valid: true,
-        errors: null,
+      expectCost(cost, {
+        pool: 'l4-ondemand',
+        share: 1,
+        hours: 24,
+        utilisation,
       });
-    };
-    for (const server of [
-      app(usageService()),
-      app(usageService({ baseUrl: 'http://127.0.0.1:9' })),
-    ]) {
-      for (const name of ['chat', 'summariser', 'rag', 'notebook', 'batch']) {
-        check(
-          await request(server).get(`/services/${ids[name]}/usage?window=24h`),
-          '/services/{id}/usage',
+      const tokens = chat.tokensPerSecond * DAY;
+      expect(cost.generatedTokens).toBeCloseTo(tokens, 3);
+      // Cost per 1,000 output tokens = allocation / (tokens / 1000), micro-dollars.
+      expect(cost.costPerThousandTokensMicros).toBe(
+        Math.round(
+          (pricePerGpuHour('l4-ondemand') * 24 * 1e6) / (tokens / 1000),
+        ),
+      );
+      expect(cost.idleShare).toBeCloseTo(1 - utilisation, 5);
+      expect(cost.allocatedHours).toBeCloseTo(24, 9);
+    });
+
+    it('attributes MIG instances by GPU_I_ID from DCGM_FI_PROF_GR_ENGINE_ACTIVE', async () => {
+      const usage = usageService();
+      for (const [name, share] of [
+        ['summariser', 1 / 7],
+        ['embedder', 2 / 7],
+      ] as const) {
+        const cost = await usage.serviceCost(ids[name], '24h');
+        const utilisation = windowMean(
+          spec,
+          service(name).utilisation!,
+          DAY,
+          100,
         );
+        expect(cost.utilisation).toMatchObject({
+          method: 'measured-mig-instance',
+          confidence: 'high',
+        });
+        expectCost(cost, { pool: 'a100-mig', share, hours: 24, utilisation });
+      }
+    });
+
+    it('splits an MPS GPU between co-located services by generated tokens, counting pods outside the platform', async () => {
+      const usage = usageService();
+      const rag = await usage.serviceCost(ids.rag, '24h');
+      const triage = await usage.serviceCost(ids.triage, '24h');
+      expect(rag.utilisation).toMatchObject({
+        method: 'apportioned-by-tokens',
+        confidence: 'medium',
+      });
+      expect(rag.utilisation!.note).toMatch(/MPS GPU shared with 2 other pods/);
+      expectCost(rag, {
+        pool: 'l4-mps',
+        share: 0.25,
+        hours: 24,
+        utilisation: sharedUtilisation('rag'),
+      });
+      expectCost(triage, {
+        pool: 'l4-mps',
+        share: 0.25,
+        hours: 24,
+        utilisation: sharedUtilisation('triage'),
+      });
+      // 120 of the 200 tokens/s on the device: 0.6 of its busy time.
+      expect(sharedUtilisation('rag')).toBeCloseTo(
+        (windowMean(spec, device('l4-mps-node-1').utilisation, DAY) / 100) *
+          0.6 *
+          4,
+        9,
+      );
+    });
+
+    it('splits a time-sliced GPU the same way, and bills only the hours held in the window', async () => {
+      const usage = usageService();
+      const notebook = await usage.serviceCost(ids.notebook, '24h');
+      const demo = await usage.serviceCost(ids.demo, '24h');
+      expectCost(notebook, {
+        pool: 't4-timeslice',
+        share: 0.25,
+        hours: 24,
+        utilisation: sharedUtilisation('notebook'),
+      });
+      expect(demo.allocatedHours).toBeCloseTo(6, 9);
+      expectCost(demo, {
+        pool: 't4-timeslice',
+        share: 0.25,
+        hours: 6,
+        utilisation: sharedUtilisation('demo'),
+      });
+      // Memory on a shared device is the device's use split evenly, and above 95% of a 4 GiB share: move up.
+      expect(notebook.recommendations.map(r => r.kind)).toContain('move-up');
+      const moveUp = notebook.recommendations.find(r => r.kind === 'move-up')!;
+      expect(moveUp.target).toMatchObject({ tier: 'mps', pool: 'l4-mps' });
+      expect(cents(moveUp.monthlySavingMicros)).toBe(
+        dollarsToCents((0.526 / 4 - 0.8048 / 4) * 730),
+      );
+    });
+
+    it('gives spot savings and allocation for a service without metrics, saying there is no data', async () => {
+      const cost = await usageService().serviceCost(ids.batch, '24h');
+      expect(cost.metrics.state).toBe('no-data');
+      expect(cost.usageMicros).toBeUndefined();
+      expectCost(cost, { pool: 'spot-l4', share: 1, hours: 24 });
+      expect(cents(cost.spotSavingMicros)).toBe(
+        dollarsToCents((0.8048 - 0.37) * 24),
+      );
+    });
+
+    it('recommends a MIG slice for a mostly idle production service, and flags it idle', async () => {
+      const cost = await usageService().serviceCost(ids.embedder, '24h');
+      const rightSize = cost.recommendations.find(
+        r => r.kind === 'right-size',
+      )!;
+      expect(rightSize.target).toEqual({
+        tier: 'mig',
+        pool: 'a100-mig',
+        migProfile: '1g.10gb',
+        gpuEquivalents: 1 / 7,
+      });
+      expect(cents(rightSize.monthlySavingMicros)).toBe(
+        dollarsToCents((27.447 / 8 / 7) * 730),
+      );
+      expect(cost.recommendations.map(r => r.kind)).toContain('idle');
+      const chat = await usageService().serviceCost(ids.chat, '24h');
+      expect(chat.recommendations).toEqual([]);
+    });
+
+    it('reports usage with series, memory, tokens, queue, KV cache, latency and XID errors', async () => {
+      const response = await request(app(usageService()))
+        .get(`/services/${ids.chat}/usage?window=6h`)
+        .expect(200);
+      const usage = response.body;
+      const chat = service('chat');
+      expect(usage.metrics).toEqual({ state: 'available' });
+      expect(usage.utilisation.value).toBeCloseTo(
+        windowMean(spec, chat.utilisation!, 6 * 3600) / 100,
+        9,
+      );
+      expect(usage.memory.usedBytes.value).toBeCloseTo(
+        windowMean(spec, chat.memoryMiB!, 6 * 3600) * 1024 * 1024,
+        0,
+      );
+      expect(usage.memory.allocatedBytes).toBe(24 * 2 ** 30);
+      expect(usage.tokens.generatedPerSecond).toBeCloseTo(600, 6);
+      expect(usage.requests).toEqual({ running: 12, waiting: 2 });
+      expect(usage.kvCacheUsage).toBeCloseTo(0.41, 9);
+      expect(usage.latency.p50Seconds).toBeGreaterThan(0.5);
+      expect(usage.latency.p50Seconds).toBeLessThan(1);
+      expect(usage.xid).toEqual({ errorSamples: 2, lastCode: 79 });
+      expect(usage.series.utilisation.length).toBeGreaterThan(60);
+      expect(usage.series.generatedTokensPerSecond.at(-1).value).toBeCloseTo(
+        600,
+        6,
+      );
+      expect(usage.series.queueDepth.at(-1).value).toBe(2);
+    });
+
+    it('answers the overview and team cost with a constant number of PromQL queries', async () => {
+      const overview = await usageService().overview('24h');
+      const single = await usageService().serviceCost(ids.rag, '24h');
+      const inOverview = overview.services.find(s => s.serviceId === ids.rag)!;
+      expect(inOverview.allocationMicros).toBe(single.allocationMicros);
+      expect(inOverview.usageMicros).toBe(single.usageMicros);
+      expect(overview.metrics).toEqual({ state: 'available' });
+      const few = overview.queryCount;
+
+      // The "every pod" scope (used above 50 services) gives the same figures.
+      const everyPod = await usageService({ regexScopeLimit: 0 }).overview(
+        '24h',
+      );
+      expect(
+        everyPod.services.map(s => [s.name, s.allocationMicros, s.usageMicros]),
+      ).toEqual(
+        overview.services.map(s => [s.name, s.allocationMicros, s.usageMicros]),
+      );
+
+      const team = await usageService().teamCost('search', '24h');
+      expect(team.services.map(s => s.name).sort()).toEqual([
+        'batch',
+        'demo',
+        'notebook',
+        'triage',
+      ]);
+      expect(team.allocationMicros).toBe(
+        team.services.reduce((t, s) => t + s.allocationMicros, 0),
+      );
+      expect(team.monthlyBudgetMicros).toBe(1_000_000 * 1_000_000);
+      expect(team.budgetBurn).toBeCloseTo(
+        team.monthToDateMicros / team.monthlyBudgetMicros,
+        12,
+      );
+
+      // 30 more services: the same number of queries.
+      const end = spec.end;
+      await seedUsageServices({
+        store,
+        knex,
+        platform,
+        services: Array.from({ length: 30 }, (_, i) => ({
+          name: `extra-${i}`,
+          team: 'search',
+          namespace: 'batch',
+          environment: 'dev',
+          tier: 'mps' as const,
+          pool: 'l4-mps',
+          gpuEquivalents: 0.25,
+          heldAt: new Date((end - DAY) * 1000).toISOString(),
+        })),
+      });
+      requests = 0;
+      const many = await usageService().overview('24h');
+      expect(many.services.length).toBe(overview.services.length + 30);
+      expect(many.queryCount).toBe(few);
+      expect(requests).toBe(few);
+      await knex('services').where('name', 'like', 'extra-%').delete();
+    });
+
+    it('keeps answering with allocation cost when Prometheus is down', async () => {
+      const down = usageService({ baseUrl: 'http://127.0.0.1:9' });
+      const response = await request(app(down))
+        .get(`/services/${ids.chat}/cost?window=24h`)
+        .expect(200);
+      expect(response.body.metrics.state).toBe('unavailable');
+      expect(response.body.metrics.reason).toMatch(/Prometheus is unreachable/);
+      expect(cents(response.body.allocationMicros)).toBe(
+        dollarsToCents(0.8048 * 24),
+      );
+      expect(response.body.usageMicros).toBeUndefined();
+      const overview = await request(app(down)).get('/overview').expect(200);
+      expect(overview.body.metrics.state).toBe('unavailable');
+      expect(overview.body.services.length).toBe(8);
+    });
+
+    it('validates windows and ids', async () => {
+      const server = app(usageService());
+      for (const window of ['2h', 'P1Y', 'PT1M', 'P100D', 'banana']) {
+        const res = await request(server)
+          .get(`/services/${ids.chat}/cost?window=${window}`)
+          .expect(400);
+        expect(res.body.error.message).toMatch(/Invalid window/);
+      }
+      await request(server)
+        .get(`/services/${ids.chat}/cost?window=24h&window=7d`)
+        .expect(400);
+      await request(server).get('/services/not-a-uuid/usage').expect(400);
+      await request(server)
+        .get('/services/6b1c3e1e-0000-4000-8000-000000000000/cost')
+        .expect(404);
+      await request(server).get('/teams/Not_A_Team/cost').expect(400);
+      await request(server).get('/teams/nobody/cost').expect(404);
+      await request(server).get('/overview?window=PT90M').expect(200);
+    });
+
+    it('answers as the OpenAPI spec says, with and without Prometheus', async () => {
+      const openapi = (await SwaggerParser.dereference(
+        resolve(__dirname, '../schema/openapi.yaml'),
+      )) as any;
+      const ajv = new Ajv({ allErrors: true, strict: false });
+      ajv.addFormat(
+        'date-time',
+        (v: string) => !Number.isNaN(Date.parse(v)) && v.includes('T'),
+      );
+      ajv.addFormat('date', (v: string) => /^\d{4}-\d{2}-\d{2}$/.test(v));
+      const check = (res: request.Response, path: string) => {
+        const schema =
+          openapi.paths[path].get.responses[String(res.status)].content[
+            'application/json'
+          ].schema;
+        const validate = ajv.compile(schema);
+        expect({
+          path,
+          status: res.status,
+          valid: validate(res.body),
+          errors: validate.errors ?? null,
+        }).toEqual({
+          path,
+          status: res.status,
+          valid: true,
+          errors: null,
+        });
+      };
+      for (const server of [
+        app(usageService()),
+        app(usageService({ baseUrl: 'http://127.0.0.1:9' })),
+      ]) {
+        for (const name of ['chat', 'summariser', 'rag', 'notebook', 'batch']) {
+          check(
+            await request(server).get(
+              `/services/${ids[name]}/usage?window=24h`,
+            ),
+            '/services/{id}/usage',
+          );
+          check(
+            await request(server).get(`/services/${ids[name]}/cost?window=7d`),
+            '/services/{id}/cost',
+          );
+        }
         check(
-          await request(server).get(`/services/${ids[name]}/cost?window=7d`),
+          await request(server).get('/teams/search/cost'),
+          '/teams/{team}/cost',
+        );
+        check(await request(server).get('/overview?window=1h'), '/overview');
+        check(await request(server).get('/overview?window=nope'), '/overview');
+        check(
+          await request(server).get('/services/x/cost'),
           '/services/{id}/cost',
         );
       }
-      check(
-        await request(server).get('/teams/search/cost'),
-        '/teams/{team}/cost',
-      );
-      check(await request(server).get('/overview?window=1h'), '/overview');
-      check(await request(server).get('/overview?window=nope'), '/overview');
-      check(
-        await request(server).get('/services/x/cost'),
-        '/services/{id}/cost',
-      );
-    }
-  });
-
-  it('stores daily snapshots idempotently and builds month-to-date from them', async () => {
-    const written = await storeDailySnapshots({
-      usage: usageService(),
-      snapshots,
-      now,
     });
-    expect(written).toBeGreaterThan(0);
-    expect(
-      await storeDailySnapshots({ usage: usageService(), snapshots, now }),
-    ).toBe(0);
 
-    const yesterday = now.startOf('day').minus({ days: 1 }).toISODate()!;
-    const [stored] = await snapshots.list({
-      serviceIds: [ids.chat],
-      fromDay: yesterday,
-      toDay: yesterday,
+    it('stores daily snapshots idempotently and builds month-to-date from them', async () => {
+      const written = await storeDailySnapshots({
+        usage: usageService(),
+        snapshots,
+        now,
+      });
+      expect(written).toBeGreaterThan(0);
+      expect(
+        await storeDailySnapshots({ usage: usageService(), snapshots, now }),
+      ).toBe(0);
+
+      const yesterday = now.startOf('day').minus({ days: 1 }).toISODate()!;
+      const [stored] = await snapshots.list({
+        serviceIds: [ids.chat],
+        fromDay: yesterday,
+        toDay: yesterday,
+      });
+      const dayEnd = now.startOf('day').toSeconds();
+      const dayUtilisation =
+        mean(
+          sampleTimes(spec)
+            .filter(t => t >= dayEnd - DAY && t <= dayEnd)
+            .map(t => round6(waveAt(service('chat').utilisation!, t))),
+        ) / 100;
+      expect(cents(stored.allocationMicros)).toBe(dollarsToCents(0.8048 * 24));
+      expect(stored.utilisation).toBeCloseTo(dayUtilisation, 9);
+      expect(cents(stored.usageMicros)).toBe(
+        dollarsToCents(0.8048 * 24 * dayUtilisation),
+      );
+
+      const cost = await usageService().serviceCost(ids.chat, '24h');
+      const monthStart = now.startOf('month');
+      const heldFrom = DateTime.max(
+        monthStart,
+        now.minus({ days: HELD_SINCE_DAYS }),
+      );
+      const expectedDays = Math.max(
+        0,
+        Math.round(now.startOf('day').diff(heldFrom.startOf('day')).as('days')),
+      );
+      expect(cost.monthToDate.snapshotDays).toBe(expectedDays);
+      expect(cost.monthToDate.month).toBe(now.toFormat('yyyy-MM'));
+      const hours = now.diff(heldFrom).as('hours');
+      expect(cents(cost.monthToDate.allocationMicros)).toBe(
+        dollarsToCents(0.8048 * hours),
+      );
+      // Projection: month-to-date plus the current holding for the rest of the calendar month.
+      const rest = now
+        .endOf('month')
+        .plus({ milliseconds: 1 })
+        .diff(now)
+        .as('hours');
+      expect(cents(cost.projectedMonthMicros)).toBe(
+        dollarsToCents(0.8048 * (hours + rest)),
+      );
+      expect(cost.daily.at(-1)!.source).toBe('live');
     });
-    const dayEnd = now.startOf('day').toSeconds();
-    const dayUtilisation =
-      mean(
-        sampleTimes(spec)
-          .filter(t => t >= dayEnd - DAY && t <= dayEnd)
-          .map(t => round6(waveAt(service('chat').utilisation!, t))),
-      ) / 100;
-    expect(cents(stored.allocationMicros)).toBe(dollarsToCents(0.8048 * 24));
-    expect(stored.utilisation).toBeCloseTo(dayUtilisation, 9);
-    expect(cents(stored.usageMicros)).toBe(
-      dollarsToCents(0.8048 * 24 * dayUtilisation),
-    );
-
-    const cost = await usageService().serviceCost(ids.chat, '24h');
-    const monthStart = now.startOf('month');
-    const heldFrom = DateTime.max(
-      monthStart,
-      now.minus({ days: HELD_SINCE_DAYS }),
-    );
-    const expectedDays = Math.max(
-      0,
-      Math.round(now.startOf('day').diff(heldFrom.startOf('day')).as('days')),
-    );
-    expect(cost.monthToDate.snapshotDays).toBe(expectedDays);
-    expect(cost.monthToDate.month).toBe(now.toFormat('yyyy-MM'));
-    const hours = now.diff(heldFrom).as('hours');
-    expect(cents(cost.monthToDate.allocationMicros)).toBe(
-      dollarsToCents(0.8048 * hours),
-    );
-    // Projection: month-to-date plus the current holding for the rest of the calendar month.
-    const rest = now
-      .endOf('month')
-      .plus({ milliseconds: 1 })
-      .diff(now)
-      .as('hours');
-    expect(cents(cost.projectedMonthMicros)).toBe(
-      dollarsToCents(0.8048 * (hours + rest)),
-    );
-    expect(cost.daily.at(-1)!.source).toBe('live');
-  });
-});
+  },
+);

@@ -1,3 +1,4 @@
 export * from './history';
 export * from './startPrometheusWithHistory';
 export * from './scenario';
+export * from './binaries';

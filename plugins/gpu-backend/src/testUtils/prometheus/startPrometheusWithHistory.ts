@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { PrometheusBinaries } from './binaries';
 import { HistorySpec, openMetricsLines } from './history';
 
 const PROMETHEUS = process.env.PROMETHEUS_BIN ?? '/usr/bin/prometheus';
@@ -82,8 +83,8 @@ export function historyEnd(stepSeconds = 60, hoursAgo = 2): number {
 
 /**
  * Generates DCGM and vLLM `history` as OpenMetrics (`stepSeconds` 300 and `end` two hours ago unless given),
- * backfills it with `promtool tsdb create-blocks-from openmetrics`, starts `/usr/bin/prometheus` on a free port over
- * those blocks and waits until it is ready. Call `stop()` when done (in afterAll).
+ * backfills it with `promtool tsdb create-blocks-from openmetrics`, starts `prometheus` (`options.binaries`; by default
+ * Debian's `/usr/bin/prometheus`) on a free port over those blocks and waits until it is ready. Call `stop()` when done (in afterAll).
  *
  * @example
  * const prometheus = await startPrometheusWithHistory(fourTierScenario({ days: 2 }));
@@ -99,8 +100,14 @@ export async function startPrometheusWithHistory(
      * faster with longer blocks, at the cost of holding a block's samples in memory.
      */
     maxBlockDuration?: string;
+    /** The `prometheus` and `promtool` to run (default `PROMETHEUS_BIN`/`PROMTOOL_BIN` or Debian's `/usr/bin`). */
+    binaries?: Pick<PrometheusBinaries, 'prometheus' | 'promtool'>;
   } = {},
 ): Promise<PrometheusWithHistory> {
+  const { prometheus, promtool } = options.binaries ?? {
+    prometheus: PROMETHEUS,
+    promtool: PROMTOOL,
+  };
   const stepSeconds = history.stepSeconds ?? 300;
   const spec: HistorySpec = {
     ...history,
@@ -113,7 +120,7 @@ export async function startPrometheusWithHistory(
   try {
     await writeLines(input, openMetricsLines(spec));
     await promisify(execFile)(
-      PROMTOOL,
+      promtool,
       [
         'tsdb',
         'create-blocks-from',
@@ -141,7 +148,7 @@ export async function startPrometheusWithHistory(
   const url = `http://127.0.0.1:${port}`;
   const lookback = Math.max(300, spec.stepSeconds * 2);
   const child = spawn(
-    PROMETHEUS,
+    prometheus,
     [
       `--config.file=${join(dir, 'prometheus.yml')}`,
       `--storage.tsdb.path=${data}`,
