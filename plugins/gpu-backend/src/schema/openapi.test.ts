@@ -235,6 +235,30 @@ describe('OpenAPI description of /api/gpu', () => {
       const quote = await api.post('/api/gpu/quote').send(summariserRequest);
       expect(quote.status).toBe(200);
       expectConforms(quote, 'post', '/quote');
+      const measured = await api.post('/api/gpu/quote').send({
+        ...summariserRequest,
+        tier: 'dedicated',
+        pool: 'l4-ondemand',
+        expectedTokensPerSecond: 600,
+        measuredTokensPerSecond: 1500,
+      });
+      expect(measured.status).toBe(200);
+      expectConforms(measured, 'post', '/quote');
+      const [l4] = measured.body.options;
+      expect(l4.throughput).toMatchObject({
+        capacityBasis: 'measured',
+        capacityTokensPerSecond: 1500,
+        utilisation: 0.4,
+        costFactor: 2.5,
+      });
+      expect(l4.cost).toEqual(
+        expect.objectContaining({
+          costPerRequest: expect.any(Number),
+          costPerMillionInputTokens: expect.any(Number),
+          costPerMillionOutputTokens: expect.any(Number),
+        }),
+      );
+      expect(quote.body.options[0].throughput.capacityBasis).toBe('estimated');
       expectConforms(
         await api
           .post('/api/gpu/quote')

@@ -33,3 +33,25 @@ export const DECODE_BANDWIDTH_EFFICIENCY = 0.8;
  * @public
  */
 export const ASSUMED_AVERAGE_CONTEXT_TOKENS = 1024;
+
+/**
+ * The request shape the quote prices a request and splits input from output tokens by. Assumption: chat traffic of
+ * 700 prompt (input) tokens and 300 generated (output) tokens per request, the same shape as
+ * {@link ASSUMED_AVERAGE_CONTEXT_TOKENS}.
+ *
+ * @public
+ */
+export const ASSUMED_REQUEST_TOKENS: Readonly<{
+  input: number;
+  output: number;
+}> = { input: 700, output: 300 };
+
+/**
+ * Prompt tokens a replica prefills in the GPU time it takes to generate one output token. Assumption: prefill runs the
+ * whole prompt through the model in one compute-bound pass while decode reads all weights once per generated token, so
+ * prefill processes prompt tokens roughly an order of magnitude faster; 10 is used. It sets the input/output split:
+ * an input token costs 1/10 of an output token.
+ *
+ * @public
+ */
+export const PREFILL_TOKENS_PER_DECODE_TOKEN = 10;

@@ -3,6 +3,7 @@ import {
   capacityUtilisation,
   costPerThousandTokens,
   costPerThousandTokensAtRate,
+  tokenPrices,
 } from './tokenCost';
 
 describe('the report summariser: the cost maths', () => {
@@ -63,5 +64,50 @@ describe('costPerThousandTokens', () => {
     expect(costPerThousandTokens(1_000_000, 0)).toBeUndefined();
     expect(costPerThousandTokensAtRate(1_000_000, 0)).toBeUndefined();
     expect(() => costPerThousandTokens(1, -5)).toThrow(/0 or more/);
+  });
+});
+
+describe('the report summariser at $5.40 an hour', () => {
+  // 5.40 USD/h = 5,400,000 micro-dollars; 1,500 tokens/s = 5.4 M tokens/h, so 1 micro-dollar per output token.
+  const hourly = 5_400_000;
+
+  it('costs exactly 2.5x the ideal per 1,000 tokens at 600 of 1,500 tokens/s', () => {
+    const ideal = costPerThousandTokensAtRate(hourly, 1500);
+    const real = costPerThousandTokensAtRate(hourly, 600);
+    expect(ideal).toBe(1000); // 5,400,000 x 1,000 / 5,400,000
+    expect(real).toBe(2500); // 5,400,000 x 1,000 / 2,160,000
+    expect(real).toBe(2.5 * 1000);
+    expect(capacityUtilisation(1500, 600).utilisation).toBe(0.4);
+  });
+
+  it('prices a request and 1 M input and output tokens by the prefill/decode split', () => {
+    // 600 tokens/s: 2.5 micro-dollars per output token of the hour; a request (300 output tokens) 750.
+    // Output tokens carry 300 / (300 + 700 / 10) = 300/370 of it: 2.5 x 300/370 x 1e6 = 2,027,027.03.
+    // Input tokens cost a tenth of that: 202,702.70.
+    expect(tokenPrices(hourly, 600)).toEqual({
+      costPerRequest: 750,
+      costPerMillionOutputTokens: 2_027_027,
+      costPerMillionInputTokens: 202_703,
+    });
+    // 1,500 tokens/s: 1 micro-dollar per output token; 300 per request; 1e6 x 300/370 = 810,810.81.
+    expect(tokenPrices(hourly, 1500)).toEqual({
+      costPerRequest: 300,
+      costPerMillionOutputTokens: 810_811,
+      costPerMillionInputTokens: 81_081,
+    });
+  });
+
+  it('adds up: 700 input and 300 output tokens cost one request', () => {
+    const prices = tokenPrices(hourly, 600)!;
+    const request =
+      (700 * prices.costPerMillionInputTokens +
+        300 * prices.costPerMillionOutputTokens) /
+      1_000_000;
+    expect(request).toBeCloseTo(750, 0);
+  });
+
+  it('is undefined at 0 tokens/s and rejects a negative rate', () => {
+    expect(tokenPrices(hourly, 0)).toBeUndefined();
+    expect(() => tokenPrices(hourly, -1)).toThrow(/Invalid throughput -1/);
   });
 });

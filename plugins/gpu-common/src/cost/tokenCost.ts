@@ -1,6 +1,10 @@
 import { InputError } from '@backstage/errors';
 import { UsdMicros } from './money';
 import { roundHalfEven } from './roundHalfEven';
+import {
+  ASSUMED_REQUEST_TOKENS,
+  PREFILL_TOKENS_PER_DECODE_TOKEN,
+} from './throughputAssumptions';
 
 /**
  * Cost per 1,000 output tokens: `cost / (tokens / 1000)`, in micro-dollars rounded half-to-even. Undefined when no
@@ -90,5 +94,61 @@ export function capacityUtilisation(
     utilisation: served / capacityTokensPerSecond,
     costFactor: served === 0 ? undefined : capacityTokensPerSecond / served,
     saturated,
+  };
+}
+
+/**
+ * Unit prices of a service serving a steady rate of output tokens: per request, and per 1 million input (prompt) and
+ * output (generation) tokens.
+ *
+ * @public
+ */
+export interface TokenPrices {
+  /** Cost of one request of the assumed shape ({@link ASSUMED_REQUEST_TOKENS}): 300 output tokens' share of the hour. */
+  costPerRequest: UsdMicros;
+  /** Cost per 1,000,000 prompt tokens: 1/{@link PREFILL_TOKENS_PER_DECODE_TOKEN} of the output price. */
+  costPerMillionInputTokens: UsdMicros;
+  /** Cost per 1,000,000 generated tokens. */
+  costPerMillionOutputTokens: UsdMicros;
+}
+
+/**
+ * Splits the hourly cost of a service serving `outputTokensPerSecond` over requests and over input and output tokens.
+ *
+ * Split rule: the hour buys `outputTokensPerSecond x 3,600` output tokens, i.e. that many / 300 requests of the
+ * assumed shape (700 prompt + 300 output tokens), so a request costs `hourly x 300 / (tokens/s x 3,600)`. Within a
+ * request the cost is divided by GPU time: prefilling 700 prompt tokens takes the time of 700 / 10 = 70 decode steps,
+ * so the 300 output tokens carry 300/370 of the request's cost and the 700 input tokens 70/370, which makes an input
+ * token cost 1/10 of an output token and `700 x input price + 300 x output price = cost per request`. Each figure is
+ * computed in double precision and rounded half-to-even once; for display and comparison, never summed. Undefined at
+ * 0 tokens/s.
+ *
+ * @throws InputError when the rate is negative or not finite.
+ * @public
+ */
+export function tokenPrices(
+  hourly: UsdMicros,
+  outputTokensPerSecond: number,
+): TokenPrices | undefined {
+  if (
+    !(outputTokensPerSecond >= 0) ||
+    !Number.isFinite(outputTokensPerSecond)
+  ) {
+    throw new InputError(
+      `Invalid throughput ${outputTokensPerSecond} tokens/s: expected a finite number, 0 or more`,
+    );
+  }
+  if (outputTokensPerSecond === 0) return undefined;
+  const { input, output } = ASSUMED_REQUEST_TOKENS;
+  const perOutputToken = hourly / (outputTokensPerSecond * 3600);
+  const requestCost = perOutputToken * output;
+  const decodeSteps = output + input / PREFILL_TOKENS_PER_DECODE_TOKEN;
+  const outputPrice = (requestCost * (output / decodeSteps)) / output;
+  return {
+    costPerRequest: roundHalfEven(requestCost),
+    costPerMillionInputTokens: roundHalfEven(
+      (outputPrice * 1_000_000) / PREFILL_TOKENS_PER_DECODE_TOKEN,
+    ),
+    costPerMillionOutputTokens: roundHalfEven(outputPrice * 1_000_000),
   };
 }

@@ -282,6 +282,46 @@ describe('quoteService', () => {
     );
   });
 
+  it('uses a measured capacity and says so: 600 of 1,500 tokens/s is 40% and 2.5x the ideal', () => {
+    const quote = quoteService(
+      platform,
+      {
+        ...summariserOnDedicatedL4,
+        expectedTokensPerSecond: 600,
+        measuredTokensPerSecond: 1500,
+      },
+      noUsage,
+    );
+    const l4 = optionOn(quote, 'l4-ondemand')!;
+    expect(l4.throughput).toEqual({
+      basis: 'stated',
+      capacityBasis: 'measured',
+      capacityTokensPerSecond: 1500,
+      demandTokensPerSecond: 600,
+      utilisation: 0.4,
+      costFactor: 2.5,
+      saturated: false,
+    });
+    // 0.8048 USD/h = 804,800 micro-dollars.
+    expect(l4.cost.idealCostPerThousandTokens).toBe(149); // 804,800 x 1,000 / 5,400,000 = 149.04
+    expect(l4.cost.costPerThousandTokens).toBe(373); // 804,800 x 1,000 / 2,160,000 = 372.59
+    expect(l4.cost.costPerRequest).toBe(112); // 804,800 x 300 / 2,160,000 = 111.78
+    // 804,800 / 2,160,000 x 300/370 x 1e6 = 302,102.10; a tenth of it for input.
+    expect(l4.cost.costPerMillionOutputTokens).toBe(302_102);
+    expect(l4.cost.costPerMillionInputTokens).toBe(30_210);
+
+    const estimated = optionOn(
+      quoteService(platform, summariserOnDedicatedL4, noUsage),
+      'l4-ondemand',
+    )!;
+    expect(estimated.throughput.capacityBasis).toBe('estimated');
+    expect(estimated.cost.costPerRequest).toBeGreaterThan(0);
+    expect(estimated.cost.costPerMillionInputTokens! * 10).toBeCloseTo(
+      estimated.cost.costPerMillionOutputTokens!,
+      -1,
+    );
+  });
+
   it('rejects unknown teams and negative numbers with typed errors', () => {
     expect(() =>
       quoteService(platform, { ...summariserRequest, team: 'nobody' }, noUsage),

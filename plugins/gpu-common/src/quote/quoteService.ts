@@ -9,6 +9,7 @@ import {
 import {
   capacityUtilisation,
   costPerThousandTokensAtRate,
+  tokenPrices,
 } from '../cost/tokenCost';
 import { GpuDomainError, listAllowed } from '../errors';
 import { findEnvironment, findModel, findTeam } from '../platform/lookups';
@@ -54,8 +55,9 @@ interface QuoteContext {
 
 /**
  * Quotes a service request: every slice the model fits (all tiers and pools, or the request's tier and pool), each
- * with its memory headroom, monthly cost, cost per 1,000 output tokens (at the request's expected tokens/s, else at
- * the estimated capacity), the team's quota and budget after it, and a policy verdict with reasons. Slices the model
+ * with its memory headroom, monthly cost, cost per 1,000 output tokens, per 1 million input and output tokens and per
+ * request (at the request's expected tokens/s, else at the capacity: the request's measured tokens/s per replica, else
+ * the bandwidth estimate, labelled by `throughput.capacityBasis`), the team's quota and budget after it, and a policy verdict with reasons. Slices the model
  * does not fit are listed in `unavailable`. A tier the environment forbids is quoted as `forbidden`, not thrown.
  *
  * Pure and synchronous; it runs on every keystroke of the service form.
@@ -252,19 +254,26 @@ function quoteThroughput(
   cost: OptionCost,
 ): OptionThroughput {
   const { request } = context;
-  const perReplica = estimateDecodeThroughput({
-    gpuModel: fit.slice.gpuModel,
-    gpuShare: fit.slice.gpuShare,
-    weightsBytes: fit.memory.weightsBytes,
-    kvBytesPerToken: context.kvBytesPerToken,
-    concurrency: request.concurrency,
-    maxModelLen: request.maxModelLen,
-    kvBudgetBytes: fit.kvCacheBudgetBytes,
-  });
+  const measured = request.measuredTokensPerSecond;
+  const perReplica =
+    measured ??
+    estimateDecodeThroughput({
+      gpuModel: fit.slice.gpuModel,
+      gpuShare: fit.slice.gpuShare,
+      weightsBytes: fit.memory.weightsBytes,
+      kvBytesPerToken: context.kvBytesPerToken,
+      concurrency: request.concurrency,
+      maxModelLen: request.maxModelLen,
+      kvBudgetBytes: fit.kvCacheBudgetBytes,
+    });
   const capacity =
     perReplica !== undefined && request.replicas > 0
       ? perReplica * request.replicas
       : undefined;
+  const capacityBasis: Pick<OptionThroughput, 'capacityBasis'> =
+    capacity === undefined
+      ? {}
+      : { capacityBasis: measured === undefined ? 'estimated' : 'measured' };
   const demand = request.expectedTokensPerSecond;
   if (demand === undefined) {
     if (capacity !== undefined) {
@@ -273,36 +282,52 @@ function quoteThroughput(
         capacity,
       );
       cost.costPerThousandTokens = cost.idealCostPerThousandTokens;
+      priceTokens(cost, capacity);
     }
-    return { basis: 'estimated', capacityTokensPerSecond: capacity };
+    return {
+      basis: 'estimated',
+      ...capacityBasis,
+      capacityTokensPerSecond: capacity,
+    };
   }
   if (capacity === undefined) {
     cost.costPerThousandTokens = costPerThousandTokensAtRate(
       cost.hourly,
       demand,
     );
+    priceTokens(cost, demand);
     return { basis: 'stated', demandTokensPerSecond: demand };
   }
   const { utilisation, costFactor, saturated } = capacityUtilisation(
     capacity,
     demand,
   );
+  const served = Math.min(demand, capacity);
   cost.idealCostPerThousandTokens = costPerThousandTokensAtRate(
     cost.hourly,
     capacity,
   );
-  cost.costPerThousandTokens = costPerThousandTokensAtRate(
-    cost.hourly,
-    Math.min(demand, capacity),
-  );
+  cost.costPerThousandTokens = costPerThousandTokensAtRate(cost.hourly, served);
+  priceTokens(cost, served);
   return {
     basis: 'stated',
+    ...capacityBasis,
     capacityTokensPerSecond: capacity,
     demandTokensPerSecond: demand,
     utilisation,
     costFactor,
     saturated,
   };
+}
+
+/** Per-request and per-million input/output prices at the served output tokens/s (see `tokenPrices`). */
+function priceTokens(cost: OptionCost, outputTokensPerSecond: number): void {
+  const prices = tokenPrices(cost.hourly, outputTokensPerSecond);
+  if (prices) {
+    cost.costPerMillionInputTokens = prices.costPerMillionInputTokens;
+    cost.costPerMillionOutputTokens = prices.costPerMillionOutputTokens;
+    cost.costPerRequest = prices.costPerRequest;
+  }
 }
 
 function compareStrings(a: string, b: string): number {
@@ -372,6 +397,13 @@ function checkNumbers(request: ServiceRequest, usage: TeamUsage): void {
     throw new GpuDomainError(
       'OUT_OF_RANGE',
       `expectedTokensPerSecond ${demand} is not a finite number of 0 or more`,
+    );
+  }
+  const measured = request.measuredTokensPerSecond;
+  if (measured !== undefined && !(measured > 0 && Number.isFinite(measured))) {
+    throw new GpuDomainError(
+      'OUT_OF_RANGE',
+      `measuredTokensPerSecond ${measured} is not a finite number above 0`,
     );
   }
   if (!Number.isSafeInteger(usage.committedMonthlyCost)) {

@@ -80,6 +80,15 @@ export interface OptionCost {
   costPerThousandTokens?: UsdMicros;
   /** Cost per 1,000 output tokens with the replicas fully busy (at capacity). */
   idealCostPerThousandTokens?: UsdMicros;
+  /**
+   * Cost per 1,000,000 prompt tokens at the tokens/s served, split from the hour's cost by `tokenPrices`: an input
+   * token costs 1/10 of an output token (prefill vs decode GPU time, see `PREFILL_TOKENS_PER_DECODE_TOKEN`).
+   */
+  costPerMillionInputTokens?: UsdMicros;
+  /** Cost per 1,000,000 generated tokens at the tokens/s served (see `tokenPrices`). */
+  costPerMillionOutputTokens?: UsdMicros;
+  /** Cost of one request of 700 prompt + 300 output tokens (`ASSUMED_REQUEST_TOKENS`) at the tokens/s served. */
+  costPerRequest?: UsdMicros;
 }
 
 /**
@@ -90,7 +99,15 @@ export interface OptionCost {
 export interface OptionThroughput {
   /** `stated` when the request gives `expectedTokensPerSecond`, `estimated` when the quote assumes full use. */
   basis: 'stated' | 'estimated';
-  /** Tokens/s all replicas sustain when busy (see `estimateDecodeThroughput`); undefined for an unknown GPU. */
+  /**
+   * Where the capacity comes from: `estimated` from the GPU's memory bandwidth (`estimateDecodeThroughput`), or
+   * `measured` from the request's `measuredTokensPerSecond`. Absent when there is no capacity figure.
+   */
+  capacityBasis?: 'estimated' | 'measured';
+  /**
+   * Tokens/s all replicas sustain when busy: the measured tokens/s per replica x replicas, else the estimate (see
+   * `estimateDecodeThroughput`); undefined for an unknown GPU without a measured figure.
+   */
   capacityTokensPerSecond?: number;
   /** The request's expected tokens/s. */
   demandTokensPerSecond?: number;

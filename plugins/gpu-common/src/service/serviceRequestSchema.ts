@@ -61,6 +61,7 @@ export const serviceRequestSchema = z.strictObject({
   tier: z.enum(SHARING_TIERS).optional(),
   pool: z.string().min(1).optional(),
   expectedTokensPerSecond: z.number().positive().max(10_000_000).optional(),
+  measuredTokensPerSecond: z.number().positive().max(10_000_000).optional(),
   autoscaling: z
     .strictObject({
       minReplicas: int(0, 64),

@@ -26,6 +26,12 @@ export interface ServiceRequest {
   pool?: string;
   /** Expected demand in generated tokens per second, for the cost per 1,000 tokens. */
   expectedTokensPerSecond?: number;
+  /**
+   * Measured capacity of one replica on the request's pool, in generated tokens/s (e.g. from a load test or from
+   * `vllm:generation_tokens_total` of a running replica). Needs `pool`; when given the quote uses it instead of
+   * the bandwidth estimate and labels the throughput `measured`.
+   */
+  measuredTokensPerSecond?: number;
   autoscaling?: {
     minReplicas: number;
     maxReplicas: number;

@@ -316,6 +316,26 @@ describe('validateServiceRequest', () => {
     );
     expect(error.allowed).toEqual(['dedicated']);
   });
+
+  it('accepts a measured capacity on a pool, and rejects one without a pool or not above 0', () => {
+    expect(
+      validateServiceRequest(platform, {
+        ...valid,
+        pool: 'l4-ondemand',
+        measuredTokensPerSecond: 1500,
+      }).measuredTokensPerSecond,
+    ).toBe(1500);
+    const noPool = rejection({ ...valid, measuredTokensPerSecond: 1500 });
+    expect(noPool.code).toBe('OUT_OF_RANGE');
+    expect(noPool.message).toMatch(
+      /measuredTokensPerSecond 1500 needs the pool it was measured on/,
+    );
+    expect(noPool.allowed).toContain('l4-ondemand');
+    expect(
+      rejection({ ...valid, pool: 'l4-ondemand', measuredTokensPerSecond: 0 })
+        .message,
+    ).toMatch(/measuredTokensPerSecond/);
+  });
 });
 
 describe('serviceRequestSchema', () => {

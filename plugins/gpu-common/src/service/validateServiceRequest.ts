@@ -16,7 +16,7 @@ import { ServiceRequest } from './types';
  * Validates a service request against the platform and returns it with `namespace` (the team's first namespace)
  * and `dtype` (the model's default) filled in. Checks, in order: structure and ranges, team, model (and an Ollama
  * tag for the Ollama runtime), environment, namespace, pool and tier (the environment must allow the tier, the pool
- * must offer it), max-model-len within the model's context, autoscaling bounds.
+ * must offer it), a measured capacity only with a pool, max-model-len within the model's context, autoscaling bounds.
  *
  * @throws GpuDomainError with code `INVALID_NAME`, `UNKNOWN_TEAM`, `UNKNOWN_MODEL`, `UNKNOWN_ENVIRONMENT`,
  *   `UNKNOWN_POOL`, `UNKNOWN_TIER`, `TIER_FORBIDDEN` or `OUT_OF_RANGE`, saying what is allowed.
@@ -69,6 +69,18 @@ export function validateServiceRequest(
     environment.allowedTiers,
     environment.name,
   );
+
+  if (request.measuredTokensPerSecond !== undefined && !request.pool) {
+    throw new GpuDomainError(
+      'OUT_OF_RANGE',
+      `measuredTokensPerSecond ${
+        request.measuredTokensPerSecond
+      } needs the pool it was measured on; allowed: with pool set (${listAllowed(
+        platform.pools.map(p => p.name),
+      )})`,
+      { allowed: platform.pools.map(p => p.name) },
+    );
+  }
 
   if (request.maxModelLen > model.maxContextLength) {
     throw new GpuDomainError(

@@ -11,7 +11,9 @@ import {
   monthlyText,
   perThousandTokensText,
   quotaText,
+  throughputBasisText,
   TIER_LABELS,
+  tokenPricesText,
 } from './describeChoice';
 import { TierChoice } from './tierChoices';
 
@@ -72,8 +74,29 @@ export function TierChoiceRow(props: {
           <TableCell align="right" style={NO_WRAP}>
             {monthlyText(option)}
           </TableCell>
-          <TableCell align="right" style={NO_WRAP}>
-            {perThousandTokensText(option)}
+          <TableCell align="right">
+            <span style={NO_WRAP}>{perThousandTokensText(option)}</span>
+            {tokenPricesText(option) && (
+              <Typography
+                variant="caption"
+                color="textSecondary"
+                component="div"
+                style={NO_WRAP}
+                data-testid="tier-choice-token-prices"
+              >
+                {tokenPricesText(option)}
+              </Typography>
+            )}
+            {throughputBasisText(option) && (
+              <Typography
+                variant="caption"
+                color="textSecondary"
+                component="div"
+                data-testid="tier-choice-throughput-basis"
+              >
+                {throughputBasisText(option)}
+              </Typography>
+            )}
           </TableCell>
           <TableCell
             title={ISOLATION_DETAILS[option.slice.isolation]}

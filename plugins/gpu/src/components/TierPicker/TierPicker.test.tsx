@@ -105,6 +105,9 @@ describe('TierPicker', () => {
         formatUsd(l4.cost.costPerThousandTokens!, { decimals: 6 }),
       ),
     ).toBeInTheDocument();
+    expect(l4Row.getByTestId('tier-choice-throughput-basis')).toHaveTextContent(
+      /^Estimate: [\d,]+ tokens\/s capacity from memory bandwidth, fully used;/,
+    );
     expect(l4Row.getByText('Full')).toBeInTheDocument();
     expect(
       l4Row.getByText(`${l4.quota.remaining} of ${l4.quota.nominal} left`),

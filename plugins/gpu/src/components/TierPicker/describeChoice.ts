@@ -50,6 +50,59 @@ export function perThousandTokensText(option: QuoteOption): string {
   return cost === undefined ? '—' : formatUsd(cost, { decimals: 6 });
 }
 
+/** `$0.0302 / 1M in · $0.3021 / 1M out · $0.000112 / request`, or undefined when the throughput is unknown. */
+export function tokenPricesText(option: QuoteOption): string | undefined {
+  const {
+    costPerMillionInputTokens: input,
+    costPerMillionOutputTokens: output,
+    costPerRequest: request,
+  } = option.cost;
+  if (input === undefined || output === undefined || request === undefined) {
+    return undefined;
+  }
+  return `${formatUsd(input, { decimals: 4 })} / 1M in · ${formatUsd(output, {
+    decimals: 4,
+  })} / 1M out · ${formatUsd(request, { decimals: 6 })} / request`;
+}
+
+function tokensPerSecond(value: number): string {
+  return `${Math.round(value).toLocaleString('en-US')} tokens/s`;
+}
+
+/**
+ * Where the token prices come from: `Measured: 1,500 tokens/s capacity, 600 tokens/s demand (40% used)` or
+ * `Estimate: 2,345 tokens/s capacity from memory bandwidth, fully used`, with the request shape the split assumes.
+ * Undefined when there are no token prices.
+ */
+export function throughputBasisText(option: QuoteOption): string | undefined {
+  const { capacityBasis, capacityTokensPerSecond, demandTokensPerSecond } =
+    option.throughput;
+  if (option.cost.costPerThousandTokens === undefined) return undefined;
+  const parts: string[] = [];
+  if (capacityTokensPerSecond !== undefined) {
+    parts.push(
+      capacityBasis === 'measured'
+        ? `${tokensPerSecond(capacityTokensPerSecond)} capacity`
+        : `${tokensPerSecond(
+            capacityTokensPerSecond,
+          )} capacity from memory bandwidth`,
+    );
+  }
+  if (demandTokensPerSecond === undefined) {
+    parts.push('fully used');
+  } else {
+    const used =
+      option.throughput.utilisation === undefined
+        ? ''
+        : ` (${Math.round(option.throughput.utilisation * 100)}% used)`;
+    parts.push(`${tokensPerSecond(demandTokensPerSecond)} demand${used}`);
+  }
+  const label = capacityBasis === 'measured' ? 'Measured' : 'Estimate';
+  return `${label}: ${parts.join(
+    ', ',
+  )}; 700 in + 300 out tokens per request, an input token at 1/10 of an output token`;
+}
+
 /** `3 of 4 left`, or `over by 1 (0 of 0 free)`. */
 export function quotaText(option: QuoteOption): string {
   const { remaining, nominal, used } = option.quota;

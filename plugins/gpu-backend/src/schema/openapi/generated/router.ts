@@ -1578,6 +1578,14 @@ export const spec = {
             minimum: 0,
             maximum: 10000000,
           },
+          measuredTokensPerSecond: {
+            description:
+              "Measured capacity of one replica on the request's pool, in generated tokens/s. Needs pool; the quote then uses it instead of the bandwidth estimate and labels the capacity measured.",
+            type: 'number',
+            exclusiveMinimum: true,
+            minimum: 0,
+            maximum: 10000000,
+          },
           autoscaling: {
             type: 'object',
             additionalProperties: false,
@@ -1865,6 +1873,15 @@ export const spec = {
               idealCostPerThousandTokens: {
                 $ref: '#/components/schemas/UsdMicros',
               },
+              costPerMillionInputTokens: {
+                $ref: '#/components/schemas/UsdMicros',
+              },
+              costPerMillionOutputTokens: {
+                $ref: '#/components/schemas/UsdMicros',
+              },
+              costPerRequest: {
+                $ref: '#/components/schemas/UsdMicros',
+              },
             },
           },
           throughput: {
@@ -1875,6 +1892,10 @@ export const spec = {
               basis: {
                 type: 'string',
                 enum: ['stated', 'estimated'],
+              },
+              capacityBasis: {
+                type: 'string',
+                enum: ['estimated', 'measured'],
               },
               capacityTokensPerSecond: {
                 type: 'number',

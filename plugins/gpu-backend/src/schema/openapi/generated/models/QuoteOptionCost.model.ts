@@ -32,4 +32,16 @@ export interface QuoteOptionCost {
    * Integer micro-dollars (1 USD = 1,000,000).
    */
   idealCostPerThousandTokens?: number;
+  /**
+   * Integer micro-dollars (1 USD = 1,000,000).
+   */
+  costPerMillionInputTokens?: number;
+  /**
+   * Integer micro-dollars (1 USD = 1,000,000).
+   */
+  costPerMillionOutputTokens?: number;
+  /**
+   * Integer micro-dollars (1 USD = 1,000,000).
+   */
+  costPerRequest?: number;
 }

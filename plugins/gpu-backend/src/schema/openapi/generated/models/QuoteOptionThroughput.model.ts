@@ -9,6 +9,7 @@
  */
 export interface QuoteOptionThroughput {
   basis: QuoteOptionThroughputBasisEnum;
+  capacityBasis?: QuoteOptionThroughputCapacityBasisEnum;
   capacityTokensPerSecond?: number;
   demandTokensPerSecond?: number;
   utilisation?: number;
@@ -20,3 +21,7 @@ export interface QuoteOptionThroughput {
  * @public
  */
 export type QuoteOptionThroughputBasisEnum = 'stated' | 'estimated';
+/**
+ * @public
+ */
+export type QuoteOptionThroughputCapacityBasisEnum = 'estimated' | 'measured';

@@ -25,5 +25,9 @@ export interface ServiceRequest {
   tier?: SharingTier;
   pool?: string;
   expectedTokensPerSecond?: number;
+  /**
+   * Measured capacity of one replica on the request\'s pool, in generated tokens/s. Needs pool; the quote then uses it instead of the bandwidth estimate and labels the capacity measured.
+   */
+  measuredTokensPerSecond?: number;
   autoscaling?: ServiceRequestAutoscaling;
 }

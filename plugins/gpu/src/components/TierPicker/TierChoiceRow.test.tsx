@@ -1,0 +1,66 @@
+import { renderInTestApp } from '@backstage/frontend-test-utils';
+import Table from '@material-ui/core/Table';
+import TableBody from '@material-ui/core/TableBody';
+import { screen } from '@testing-library/react';
+import { demoQuote } from './__testUtils__/demoQuotes';
+import { TierChoiceRow } from './TierChoiceRow';
+import { tierChoices } from './tierChoices';
+
+const summariserOnL4 = {
+  name: 'summariser',
+  team: 'ml-platform',
+  model: 'llama-3.1-8b',
+  runtime: 'vllm',
+  maxModelLen: 8192,
+  concurrency: 16,
+  replicas: 1,
+  environment: 'dev',
+  tier: 'dedicated',
+  pool: 'l4-ondemand',
+};
+
+async function renderL4Row(request: Record<string, unknown>) {
+  const choice = tierChoices(demoQuote(request)).find(
+    c => c.key === 'dedicated/l4-ondemand',
+  )!;
+  await renderInTestApp(
+    <Table>
+      <TableBody>
+        <TierChoiceRow choice={choice} selected={false} onSelect={() => {}} />
+      </TableBody>
+    </Table>,
+  );
+}
+
+describe('TierChoiceRow token prices', () => {
+  it('labels a measured capacity as measured, with the report summariser’s 40% and its prices', async () => {
+    await renderL4Row({
+      ...summariserOnL4,
+      expectedTokensPerSecond: 600,
+      measuredTokensPerSecond: 1500,
+    });
+    // L4 on demand: 0.8048 USD/h. At 600 tokens/s: 804,800 x 1,000 / 2,160,000 = 372.59 micro-dollars per 1K;
+    // 804,800 / 2,160,000 x 300/370 x 1e6 = 302,102 per 1M out, a tenth of it in; 804,800 x 300 / 2,160,000 = 112.
+    expect(screen.getByText('$0.000373')).toBeInTheDocument();
+    expect(screen.getByTestId('tier-choice-token-prices')).toHaveTextContent(
+      '$0.0302 / 1M in · $0.3021 / 1M out · $0.000112 / request',
+    );
+    expect(
+      screen.getByTestId('tier-choice-throughput-basis'),
+    ).toHaveTextContent(
+      'Measured: 1,500 tokens/s capacity, 600 tokens/s demand (40% used); 700 in + 300 out tokens per request, an input token at 1/10 of an output token',
+    );
+  });
+
+  it('labels the bandwidth figure as an estimate', async () => {
+    await renderL4Row(summariserOnL4);
+    expect(
+      screen.getByTestId('tier-choice-throughput-basis').textContent,
+    ).toMatch(
+      /^Estimate: [\d,]+ tokens\/s capacity from memory bandwidth, fully used; 700 in \+ 300 out tokens per request/,
+    );
+    expect(screen.getByTestId('tier-choice-token-prices').textContent).toMatch(
+      /^\$\d+\.\d{4} \/ 1M in · \$\d+\.\d{4} \/ 1M out · \$\d+\.\d{6} \/ request$/,
+    );
+  });
+});
