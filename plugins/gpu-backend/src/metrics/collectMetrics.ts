@@ -49,6 +49,13 @@ export interface PodSample {
   value: number;
 }
 
+/** One figure of a service (namespace + Deployment), e.g. the steps of the window at which it had DCGM samples. */
+export interface ServiceSample {
+  namespace: string;
+  deployment: string;
+  value: number;
+}
+
 /** Result of one metric family: data, or why not. */
 export type Family<T> = QueryResult<T>;
 
@@ -72,6 +79,13 @@ export interface WindowMetrics {
   latencyP50: Family<PodSample[]>;
   latencyP95: Family<PodSample[]>;
   latencyP99: Family<PodSample[]>;
+  /**
+   * Per DCGM series (GPU_UTIL, or ENGINE_ACTIVE where GPU_UTIL is absent): the steps of the window at which it had a
+   * sample in the step before, i.e. the time it existed in steps (the weight of its mean).
+   */
+  seriesSteps?: Family<DeviceSample[]>;
+  /** Per service: the steps of the window at which any of its pods had a DCGM sample (its coverage in steps). */
+  serviceSteps?: Family<ServiceSample[]>;
   /** For shared devices of selected services: every pod's utilisation and tokens on those devices. */
   neighbourUtil?: Family<DeviceSample[]>;
   neighbourGenerated?: Family<PodSample[]>;
@@ -96,6 +110,8 @@ export const FAMILY_METRIC: Record<keyof WindowMetrics, string> = {
   latencyP50: VLLM.e2eLatency,
   latencyP95: VLLM.e2eLatency,
   latencyP99: VLLM.e2eLatency,
+  seriesSteps: DCGM.gpuUtil,
+  serviceSteps: DCGM.gpuUtil,
   neighbourUtil: DCGM.gpuUtil,
   neighbourGenerated: VLLM.generationTokens,
 };
@@ -129,6 +145,15 @@ function toPod(s: InstantSample): PodSample {
     modelName: s.labels.model_name ?? '',
     value: s.value,
   };
+}
+
+function toService(labels: DcgmLabelNames) {
+  const out = dcgmOutputLabels(labels);
+  return (s: InstantSample): ServiceSample => ({
+    namespace: s.labels[out.namespace] ?? '',
+    deployment: s.labels.deployment ?? '',
+    value: s.value,
+  });
 }
 
 function map<A, B>(result: QueryResult<A[]>, f: (a: A) => B): QueryResult<B[]> {
@@ -177,6 +202,18 @@ export function windowQueries(
     )})`;
   const vllmSum = (expr: string) =>
     `sum by (namespace,pod,model_name) (${expr})`;
+  // Each step point of the window stands for the step before it, (t - step, t], on 2.x and 3.x alike.
+  const present = (sel: string) =>
+    `last_over_time(${sel}[${windowRange(stepSeconds)}])`;
+  const anyDcgm = `(${dcgmSeries(
+    DCGM.gpuUtil,
+    dcgm,
+    labels,
+    present,
+  )} or ${dcgmSeries(DCGM.engineActive, dcgm, labels, present)})`;
+  const steps = (expr: string) =>
+    `count_over_time((${expr})[${w}:${seconds(stepSeconds)}])`;
+  const out = dcgmOutputLabels(labels);
   const quantile = (q: number) =>
     `histogram_quantile(${q}, sum by (namespace,model_name,le) (increase(${VLLM.e2eLatency}_bucket{${vllm}}[${w}])))`;
   return {
@@ -220,6 +257,14 @@ export function windowQueries(
     latencyP50: quantile(0.5),
     latencyP95: quantile(0.95),
     latencyP99: quantile(0.99),
+    seriesSteps: `max ${by} (${steps(anyDcgm)})`,
+    serviceSteps: steps(
+      `count by (${
+        out.namespace
+      },deployment) (label_replace(${anyDcgm},"deployment","$1",${promString(
+        out.pod,
+      )},"(.+)-[^-]+-[^-]+"))`,
+    ),
   };
 }
 
@@ -241,12 +286,14 @@ export async function collectWindowMetrics(options: {
     options;
   const queries = windowQueries(scope, windowSeconds, stepSeconds, labels);
   const device = toDevice(labels);
+  const service = toService(labels);
   const entries = await Promise.all(
     Object.entries(queries).map(async ([key, promql]) => {
       if (only && !only.includes(key as keyof WindowMetrics)) {
         return [key, { ok: true, data: [] }] as const;
       }
       const result = await client.query(promql, end);
+      if (key === 'serviceSteps') return [key, map(result, service)] as const;
       const isVllm =
         FAMILY_METRIC[key as keyof WindowMetrics].startsWith('vllm:');
       return [key, isVllm ? map(result, toPod) : map(result, device)] as const;

@@ -21,6 +21,8 @@ import {
   historyEnd,
   PrometheusWithHistory,
   prometheusVersionsUnderTest,
+  REAL_WORLD,
+  realWorldScenario,
   sampleTimes,
   startPrometheusWithHistory,
   waveAt,
@@ -672,6 +674,140 @@ describe.each(prometheusVersions.available)(
         dollarsToCents(0.8048 * (hours + rest)),
       );
       expect(cost.daily.at(-1)!.source).toBe('live');
+    });
+  },
+);
+
+// Rollouts, exporter gaps and pods present for part of the window (realWorldScenario): expectations from the
+// scenario's parameters with plain arithmetic.
+describe.each(prometheusVersions.available)(
+  'time-weighted usage and coverage against a real Prometheus ($version)',
+  binaries => {
+    let prometheus: PrometheusWithHistory;
+    let knex: Knex;
+    let ids: Record<string, string>;
+    let now: DateTime;
+    let usage: UsageService;
+    const r = REAL_WORLD;
+    const allocationMicros = pricePerGpuHour('l4-ondemand') * 24 * 1e6;
+
+    beforeAll(async () => {
+      const end = historyEnd(3600);
+      const spec = realWorldScenario({ end, days: 2, stepSeconds: STEP });
+      [prometheus, knex] = await Promise.all([
+        startPrometheusWithHistory(spec, { binaries }),
+        databases.init('SQLITE_3'),
+      ]);
+      now = DateTime.fromSeconds(end, { zone: 'utc' });
+      const store = await DatabaseGpuStore.create({
+        database: mockServices.database({ knex }),
+        platform,
+      });
+      const heldAt = new Date(
+        (end - HELD_SINCE_DAYS * DAY) * 1000,
+      ).toISOString();
+      ids = await seedUsageServices({
+        store,
+        knex,
+        platform,
+        services: ['rollout', 'flaky', 'latecomer'].map(name => ({
+          name,
+          team: 'ml-platform',
+          namespace: 'ml-serving',
+          environment: 'production' as const,
+          tier: 'dedicated' as const,
+          pool: 'l4-ondemand',
+          gpuEquivalents: 1,
+          heldAt,
+        })),
+      });
+      usage = new UsageService({
+        platform,
+        reader: new AllocationReader(knex),
+        snapshots: new CostSnapshotStore(knex),
+        quotas: store,
+        prometheus: readPrometheusConfig(
+          new ConfigReader({
+            gpu: { prometheus: { baseUrl: prometheus.url, timeout: 5000 } },
+          }),
+        ),
+        now: () => now,
+      });
+    });
+
+    afterAll(async () => {
+      await prometheus?.stop();
+    });
+
+    /** Usage cost billed: allocation x utilisation x coverage, micro-dollars (rounding: within one). */
+    const expectUsageMicros = (
+      cost: ServiceCost,
+      utilisation: number,
+      coverage: number,
+    ) => {
+      expect(cost.allocationMicros).toBe(Math.round(allocationMicros));
+      expect(
+        Math.abs(cost.usageMicros! - allocationMicros * utilisation * coverage),
+      ).toBeLessThanOrEqual(1);
+      expect(cost.usageMicros! + cost.idleMicros!).toBe(cost.allocationMicros);
+    };
+
+    it('weighs each pod of a rollout by its lifetime: (23 x 0.8 + 1 x 0.1) / 24, high confidence', async () => {
+      const cost = await usage.serviceCost(ids.rollout, '24h');
+      const newHours = r.rolloutNewPodSeconds / 3600;
+      const expected =
+        ((24 - newHours) * (r.rolloutOldPercent / 100) +
+          newHours * (r.rolloutNewPercent / 100)) /
+        24;
+      expect(expected).toBeCloseTo(0.770833, 6);
+      expect(cost.utilisation).toMatchObject({
+        method: 'measured',
+        confidence: 'high',
+        coverage: 1,
+      });
+      expect(cost.utilisation!.value).toBeCloseTo(expected, 9);
+      expectUsageMicros(cost, expected, 1);
+      // Memory of one replica at a time: 12000 MiB, not the two pods' sum.
+      const body = await usage.serviceUsage(ids.rollout, '24h');
+      expect(body.memory!.usedBytes.value).toBeCloseTo(12000 * 1024 * 1024, 0);
+    });
+
+    it('bills only the measured half when the exporter was down for half the window, and says so', async () => {
+      const cost = await usage.serviceCost(ids.flaky, '24h');
+      const coverage = 1 - r.flakyGapSeconds / DAY;
+      expect(coverage).toBe(0.5);
+      expect(cost.utilisation).toMatchObject({
+        method: 'measured',
+        confidence: 'medium',
+        coverage,
+      });
+      expect(cost.utilisation!.value).toBeCloseTo(r.flakyPercent / 100, 9);
+      expect(cost.utilisation!.note).toMatch(/measured over 50% of the window/);
+      expectUsageMicros(cost, r.flakyPercent / 100, coverage);
+      const body = await usage.serviceUsage(ids.flaky, '24h');
+      expect(body.utilisation).toMatchObject({
+        coverage,
+        confidence: 'medium',
+      });
+    });
+
+    it('averages a pod present for part of the window over its lifetime, low confidence below half', async () => {
+      const cost = await usage.serviceCost(ids.latecomer, '24h');
+      const coverage = r.latecomerSeconds / DAY;
+      expect(cost.utilisation).toMatchObject({
+        method: 'measured',
+        confidence: 'low',
+        coverage,
+      });
+      expect(cost.utilisation!.value).toBeCloseTo(r.latecomerPercent / 100, 9);
+      expect(cost.utilisation!.note).toMatch(/measured over 25% of the window/);
+      expectUsageMicros(cost, r.latecomerPercent / 100, coverage);
+      // Within the pod's lifetime the window is fully covered.
+      const sixHours = await usage.serviceCost(ids.latecomer, '6h');
+      expect(sixHours.utilisation).toMatchObject({
+        confidence: 'high',
+        coverage: 1,
+      });
     });
   },
 );

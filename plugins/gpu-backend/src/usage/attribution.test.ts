@@ -67,6 +67,44 @@ const target = (
 });
 
 describe('attributeUsage', () => {
+  it('weighs the pods of a rollout by the steps they existed, and reports coverage', () => {
+    const window = { end: 96 * 900, seconds: 86400, step: 900 };
+    const result = attributeUsage(
+      [target('a', 'dedicated', 1)],
+      metrics({
+        util: ok([device('a-old-x', 80), device('a-new-y', 10)]),
+        fbUsed: ok([device('a-old-x', 12000), device('a-new-y', 12000)]),
+        seriesSteps: ok([device('a-old-x', 92), device('a-new-y', 4)]),
+        serviceSteps: ok([{ namespace: 'ml', deployment: 'a', value: 96 }]),
+      }),
+      window,
+    );
+    const a = result.get('a')!;
+    expect(a.utilisation!.value).toBeCloseTo((23 * 0.8 + 1 * 0.1) / 24, 12);
+    expect(a.utilisation).toMatchObject({ confidence: 'high', coverage: 1 });
+    expect(a.memoryUsedBytes!.value).toBe(12000 * 1024 * 1024);
+  });
+
+  it('lowers confidence when coverage is short and says so', () => {
+    const window = { end: 96 * 900, seconds: 86400, step: 900 };
+    const at = (steps: number) =>
+      attributeUsage(
+        [target('a', 'dedicated', 1)],
+        metrics({
+          util: ok([device('a-1-x', 60)]),
+          seriesSteps: ok([device('a-1-x', steps)]),
+          serviceSteps: ok([
+            { namespace: 'ml', deployment: 'a', value: steps },
+          ]),
+        }),
+        window,
+      ).get('a')!.utilisation!;
+    expect(at(90)).toMatchObject({ confidence: 'high', value: 0.6 });
+    expect(at(48)).toMatchObject({ confidence: 'medium', coverage: 0.5 });
+    expect(at(48).note).toMatch(/measured over 50% of the window/);
+    expect(at(24)).toMatchObject({ confidence: 'low', coverage: 0.25 });
+  });
+
   it('splits a time-sliced device evenly when nobody generated tokens, with low confidence', () => {
     const result = attributeUsage(
       [target('a', 'time-sliced', 0.5), target('b', 'time-sliced', 0.5)],

@@ -1,5 +1,6 @@
 import {
   AttributedValue,
+  Confidence,
   SharingTier,
 } from '@internal/backstage-plugin-gpu-common';
 import {
@@ -44,6 +45,66 @@ export interface Attribution {
   waiting?: number;
   kvCacheUsage?: number;
   latency?: { p50Seconds?: number; p95Seconds?: number; p99Seconds?: number };
+  /** Share of the window (0 to 1) in which the service's pods had DCGM samples; absent when not measured. */
+  coverage?: number;
+}
+
+/** The window measured: its length and the step its coverage is counted in, seconds. */
+export interface AttributionWindow {
+  /** Unix seconds. */
+  end: number;
+  seconds: number;
+  step: number;
+}
+
+/** Step points of a window ending at `end`: the multiples of `step` in (end - seconds, end], at least one. */
+export function stepsInWindow(window: AttributionWindow): number {
+  const { end, seconds, step } = window;
+  return Math.max(
+    1,
+    Math.floor(end / step) - Math.floor((end - seconds) / step),
+  );
+}
+
+/** Coverage from which a figure keeps its confidence; below it drops one level. */
+export const FULL_COVERAGE = 0.9;
+/** Coverage below which a figure is `low` confidence whatever its method. */
+export const SHORT_COVERAGE = 0.5;
+
+/** A figure's confidence given the share of the window it was measured over. */
+export function confidenceAt(
+  confidence: Confidence,
+  coverage: number | undefined,
+): Confidence {
+  if (coverage === undefined || coverage >= FULL_COVERAGE) return confidence;
+  if (coverage < SHORT_COVERAGE) return 'low';
+  return confidence === 'high' ? 'medium' : 'low';
+}
+
+/** `measured over 50% of the window`, for notes. */
+export function coverageNote(coverage: number): string {
+  return `measured over ${Math.round(coverage * 100)}% of the window`;
+}
+
+/** Adds coverage to a figure: lowers its confidence when short and says so in its note. */
+function covered(
+  value: AttributedValue,
+  coverage: number | undefined,
+): AttributedValue {
+  if (coverage === undefined) return value;
+  const short = coverage < FULL_COVERAGE;
+  return {
+    ...value,
+    confidence: confidenceAt(value.confidence, coverage),
+    coverage,
+    ...(short
+      ? {
+          note: value.note
+            ? `${value.note}; ${coverageNote(coverage)}`
+            : coverageNote(coverage),
+        }
+      : {}),
+  };
 }
 
 const key = (namespace: string, name: string) => `${namespace}/${name}`;
@@ -60,6 +121,22 @@ function data<T>(
 function finite(value: number): boolean {
   return Number.isFinite(value);
 }
+
+/** Mean of values weighted by the time (steps) their series existed; a weight of 0 or less counts as 1. */
+function weightedMean(
+  values: Array<{ value: number; weight: number }>,
+): number | undefined {
+  const usable = values.filter(v => finite(v.value) && finite(v.weight));
+  if (usable.length === 0) return undefined;
+  const total = usable.reduce((t, v) => t + Math.max(v.weight, 0), 0);
+  if (total <= 0) return mean(usable.map(v => v.value));
+  return (
+    usable.reduce((t, v) => t + v.value * Math.max(v.weight, 0), 0) / total
+  );
+}
+
+const seriesKey = (s: DeviceSample) =>
+  `${s.namespace}/${s.pod}@${s.hostname}/${s.gpu}/${s.migInstance ?? ''}`;
 
 function mean(values: number[]): number | undefined {
   const usable = values.filter(finite);
@@ -114,7 +191,10 @@ interface Device {
   pods: Set<string>;
 }
 
-function devices(samples: DeviceSample[]): Map<string, Device> {
+function devices(
+  samples: DeviceSample[],
+  weight: (s: DeviceSample) => number,
+): Map<string, Device> {
   const grouped = new Map<string, DeviceSample[]>();
   for (const sample of samples) {
     if (sample.migInstance) continue;
@@ -125,7 +205,9 @@ function devices(samples: DeviceSample[]): Map<string, Device> {
   const result = new Map<string, Device>();
   for (const [k, list] of grouped) {
     result.set(k, {
-      utilisation: mean(list.map(s => s.value)) ?? 0,
+      utilisation:
+        weightedMean(list.map(s => ({ value: s.value, weight: weight(s) }))) ??
+        0,
       pods: new Set(list.map(s => key(s.namespace, s.pod))),
     });
   }
@@ -146,7 +228,23 @@ function devices(samples: DeviceSample[]): Map<string, Device> {
 export function attributeUsage(
   targets: AttributionTarget[],
   metrics: WindowMetrics,
+  window?: AttributionWindow,
 ): Map<string, Attribution> {
+  // Time each series existed, in steps: every mean below is weighted by it (a pod replaced an hour before the end
+  // weighs an hour, not half). A series without a count (family not asked or failed) weighs one step.
+  const steps = new Map<string, number>();
+  for (const s of data(metrics.seriesSteps)) steps.set(seriesKey(s), s.value);
+  const weight = (s: DeviceSample) => steps.get(seriesKey(s)) ?? 1;
+  const weighted = (list: DeviceSample[], f: (v: number) => number) =>
+    weightedMean(list.map(s => ({ value: f(s.value), weight: weight(s) })));
+  const windowSteps = window ? stepsInWindow(window) : undefined;
+  const serviceSteps = new Map<string, number>();
+  for (const s of data(metrics.serviceSteps)) {
+    const k = key(s.namespace, s.deployment);
+    serviceSteps.set(k, Math.max(serviceSteps.get(k) ?? 0, s.value));
+  }
+  const coverageKnown =
+    windowSteps !== undefined && metrics.serviceSteps?.ok === true;
   const util = byService(data(metrics.util));
   const engine = byService(data(metrics.engine));
   const fbUsed = byService(data(metrics.fbUsed));
@@ -167,6 +265,7 @@ export function attributeUsage(
 
   const sharedDevices = devices(
     metrics.neighbourUtil?.ok ? metrics.neighbourUtil.data : data(metrics.util),
+    weight,
   );
   const podTokens = new Map<string, number>();
   for (const [k, list] of byPod(
@@ -184,8 +283,26 @@ export function attributeUsage(
     const series = util.get(k) ?? [];
     const engineSeries = engine.get(k) ?? [];
     const tokensOut = generated.get(m);
+    // Unknown (not 0) when the count was not asked, failed or has no row for a service with series.
+    const coveredSteps = serviceSteps.get(k);
+    const coverage =
+      coverageKnown &&
+      coveredSteps !== undefined &&
+      (series.length > 0 || engineSeries.length > 0)
+        ? Math.min(1, coveredSteps / windowSteps!)
+        : undefined;
+    // A sum over the service's series (memory, power) averaged over the time it had samples: concurrent replicas
+    // add up, a replaced pod counts for its lifetime.
+    const covering = serviceSteps.get(k) ?? 0;
+    const timeSum = (list: DeviceSample[]) =>
+      covering > 0 && metrics.seriesSteps?.ok
+        ? list
+            .filter(s => finite(s.value))
+            .reduce((t, s) => t + s.value * weight(s), 0) / covering
+        : sum(list.map(s => s.value));
     const attribution: Attribution = {
       seriesCount: Math.max(series.length, engineSeries.length),
+      ...(coverage !== undefined ? { coverage } : {}),
       ...(tokensOut
         ? { generatedTokens: sum(tokensOut.map(s => s.value)) }
         : {}),
@@ -223,60 +340,63 @@ export function attributeUsage(
 
     if (!isShared(target.tier)) {
       const mig = target.tier === 'mig';
-      const engineMean = mean(engineSeries.map(s => s.value));
-      const utilMean = mean(series.map(s => s.value / 100));
+      const engineMean = weighted(engineSeries, v => v);
+      const utilMean = weighted(series, v => v / 100);
       const value = mig ? engineMean ?? utilMean : utilMean;
       const method = mig ? 'measured-mig-instance' : 'measured';
       if (value !== undefined) {
-        attribution.utilisation = {
-          value: Math.min(1, Math.max(0, value)),
-          method,
-          confidence: 'high',
-          note: mig
-            ? `DCGM ${
-                engineMean !== undefined
-                  ? 'graphics engine activity'
-                  : 'GPU utilisation'
-              } of the service's MIG instance${
-                engineSeries.length > 1 ? 's' : ''
-              }`
-            : `DCGM GPU utilisation of the service's ${series.length} GPU${
-                series.length === 1 ? '' : 's'
-              }`,
-        };
+        attribution.utilisation = covered(
+          {
+            value: Math.min(1, Math.max(0, value)),
+            method,
+            confidence: 'high',
+            note: mig
+              ? `DCGM ${
+                  engineMean !== undefined
+                    ? 'graphics engine activity'
+                    : 'GPU utilisation'
+                } of the service's MIG instance${
+                  engineSeries.length > 1 ? 's' : ''
+                }`
+              : `DCGM GPU utilisation of the service's ${series.length} GPU${
+                  series.length === 1 ? '' : 's'
+                }`,
+          },
+          coverage,
+        );
       }
       if (engineMean !== undefined) {
-        attribution.engineActive = {
-          value: engineMean,
-          method,
-          confidence: 'high',
-        };
+        attribution.engineActive = covered(
+          { value: engineMean, method, confidence: 'high' },
+          coverage,
+        );
       }
       const used = fbUsed.get(k);
       if (used) {
-        attribution.memoryUsedBytes = {
-          value: sum(used.map(s => s.value)) * MIB,
-          method,
-          confidence: 'high',
-        };
+        attribution.memoryUsedBytes = covered(
+          { value: timeSum(used) * MIB, method, confidence: 'high' },
+          coverage,
+        );
         attribution.peakMemoryBytes =
           sum((fbPeak.get(k) ?? used).map(s => s.value)) * MIB;
         const free = fbFree.get(k);
         if (free) {
-          attribution.deviceMemoryBytes =
-            (sum(used.map(s => s.value)) + sum(free.map(s => s.value))) * MIB;
+          attribution.deviceMemoryBytes = (timeSum(used) + timeSum(free)) * MIB;
         }
       }
       const watts = power.get(k);
       if (watts) {
         attribution.powerWatts = mig
           ? {
-              value: sum(watts.map(s => s.value)) * target.gpuSharePerReplica,
+              value: timeSum(watts) * target.gpuSharePerReplica,
               method: 'nominal',
               confidence: 'low',
               note: "the GPU's power x the instance's share of compute slices",
             }
-          : { value: sum(watts.map(s => s.value)), method, confidence: 'high' };
+          : covered(
+              { value: timeSum(watts), method, confidence: 'high' },
+              coverage,
+            );
       }
       const peaks = recent.get(k);
       if (peaks) {
@@ -318,8 +438,10 @@ export function attributeUsage(
       myTokens += mine;
       deviceTokensTotal += deviceTokens;
       neighbours = Math.max(neighbours, pods.length - 1);
-      attributedDevice += (device.utilisation / 100) * share;
-      held += target.gpuSharePerReplica;
+      // Weighted by the time the pod existed: a replaced pod counts for its lifetime only.
+      const w = Math.max(weight(sample), 0) || 1;
+      attributedDevice += (device.utilisation / 100) * share * w;
+      held += target.gpuSharePerReplica * w;
       const used = (fbUsed.get(k) ?? []).find(
         s => s.pod === sample.pod && deviceKey(s) === dKey,
       );
@@ -335,20 +457,23 @@ export function attributeUsage(
     }
     if (held > 0) {
       const method = evenly ? 'apportioned-evenly' : 'apportioned-by-tokens';
-      attribution.utilisation = {
-        value: Math.min(1, attributedDevice / held),
-        method,
-        confidence: evenly ? 'low' : 'medium',
-        note: `${
-          target.tier === 'mps' ? 'MPS' : 'time-sliced'
-        } GPU shared with ${neighbours} other pod${
-          neighbours === 1 ? '' : 's'
-        }: DCGM reports the whole device to each, so its utilisation is split ${
-          evenly
-            ? 'evenly (no tokens generated)'
-            : 'by share of generated tokens'
-        }`,
-      };
+      attribution.utilisation = covered(
+        {
+          value: Math.min(1, attributedDevice / held),
+          method,
+          confidence: evenly ? 'low' : 'medium',
+          note: `${
+            target.tier === 'mps' ? 'MPS' : 'time-sliced'
+          } GPU shared with ${neighbours} other pod${
+            neighbours === 1 ? '' : 's'
+          }: DCGM reports the whole device to each, so its utilisation is split ${
+            evenly
+              ? 'evenly (no tokens generated)'
+              : 'by share of generated tokens'
+          }`,
+        },
+        coverage,
+      );
       attribution.shareOfDevice =
         deviceTokensTotal > 0 ? myTokens / deviceTokensTotal : undefined;
       if (fbUsed.get(k)) {

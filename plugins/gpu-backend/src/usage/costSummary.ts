@@ -7,7 +7,7 @@ import {
 import { DateTime } from 'luxon';
 import { ServiceAllocation } from './AllocationReader';
 import { allocationInRange, monthlyAllocationAt } from './allocation';
-import { split } from './costTotals';
+import { billedUtilisation, split } from './costTotals';
 import { measure, prometheusClient, serviceStatus } from './measurement';
 import { monthToDateCosts } from './monthToDateCosts';
 import { recommend } from './recommendations';
@@ -50,7 +50,7 @@ export async function summariseCosts(
     const monthToDate = mtd.result.get(service.id)!;
     const utilisation = usage?.utilisation;
     const figures: CostFigures = utilisation
-      ? split(held.allocationMicros, utilisation.value)
+      ? split(held.allocationMicros, billedUtilisation(utilisation))
       : { allocationMicros: held.allocationMicros };
     const monthlyAllocationMicros = monthlyAllocationAt(
       reservations,

@@ -1,4 +1,5 @@
 import {
+  AttributedValue,
   costBreakdown,
   CostFigures,
   Recommendation,
@@ -16,6 +17,14 @@ export function split(
     Math.min(1, Math.max(0, utilisation)),
   );
   return { allocationMicros, usageMicros: usage, idleMicros: idle };
+}
+
+/**
+ * The utilisation a usage cost bills: what was measured, over the share of the window it was measured in
+ * (`coverage`); the uncovered rest of the allocation is not extrapolated and counts as idle.
+ */
+export function billedUtilisation(utilisation: AttributedValue): number {
+  return utilisation.value * (utilisation.coverage ?? 1);
 }
 
 export function totalsOf(summaries: ServiceCostSummary[]) {

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import { allocationInRange } from './allocation';
 import { CostSnapshot } from './CostSnapshotStore';
-import { split } from './costTotals';
+import { billedUtilisation, split } from './costTotals';
 import { COST_FAMILIES, measure, prometheusClient } from './measurement';
 import { dayOf, UsageContext } from './usageContext';
 
@@ -49,7 +49,7 @@ export async function dailySnapshots(
       );
       const usage = measurement.usage.get(service.id);
       const figures = usage?.utilisation
-        ? split(held.allocationMicros, usage.utilisation.value)
+        ? split(held.allocationMicros, billedUtilisation(usage.utilisation))
         : { allocationMicros: held.allocationMicros };
       return {
         serviceId: service.id,

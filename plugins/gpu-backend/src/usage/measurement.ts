@@ -21,6 +21,8 @@ export const COST_FAMILIES: Array<keyof WindowMetrics> = [
   'util',
   'engine',
   'generated',
+  'seriesSteps',
+  'serviceSteps',
 ];
 
 /** A measurement of services over a range: status, per-service attribution, queries issued. */
@@ -105,7 +107,15 @@ export async function measure(
       only,
     });
     const status = metricsStatus(metrics);
-    return { status, usage: attributeUsage(targets, metrics), metrics };
+    return {
+      status,
+      usage: attributeUsage(targets, metrics, {
+        end: window.end,
+        seconds: window.seconds,
+        step: window.step,
+      }),
+      metrics,
+    };
   };
   if (!context.measurements) return run();
   const key = JSON.stringify({

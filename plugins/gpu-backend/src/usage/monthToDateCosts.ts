@@ -4,7 +4,7 @@ import { PrometheusClient } from '../metrics/PrometheusClient';
 import { ServiceAllocation } from './AllocationReader';
 import { allocationInRange } from './allocation';
 import { CostSnapshot } from './CostSnapshotStore';
-import { split } from './costTotals';
+import { billedUtilisation, split } from './costTotals';
 import { COST_FAMILIES, measure } from './measurement';
 import { dayOf, UsageContext } from './usageContext';
 
@@ -95,7 +95,8 @@ export async function monthToDateCosts(
       liveStart.toMillis(),
       now.toMillis(),
     );
-    const utilisation = measurement.usage.get(service.id)?.utilisation?.value;
+    const measured = measurement.usage.get(service.id)?.utilisation;
+    const utilisation = measured ? billedUtilisation(measured) : undefined;
     // Nothing held in the live range costs nothing, whatever the metrics say.
     const liveUtilisation = live.allocationMicros === 0 ? 0 : utilisation;
     const liveFigures: CostFigures =

@@ -68,6 +68,11 @@ export interface AttributedValue {
   confidence: Confidence;
   /** Plain-language explanation for the card, e.g. `split by share of generated tokens with 2 other services`. */
   note?: string;
+  /**
+   * Share of the window (0 to 1) the figure was measured over: the time the service's pods had DCGM samples. Below
+   * 0.9 the confidence drops one level, below 0.5 it is `low`; usage cost bills the measured part only.
+   */
+  coverage?: number;
 }
 
 /**

@@ -25,6 +25,18 @@ export interface HistoryPod {
   /** MIG instance id and profile, for the mig tier. */
   migInstance?: string;
   migProfile?: string;
+  /** Unix seconds of the pod's first sample (its start); absent: from the start of the history. */
+  from?: number;
+  /** Unix seconds of the pod's last sample (its end, e.g. replaced in a rollout); absent: to the end. */
+  until?: number;
+  /** Dedicated and MIG: this pod's utilisation, instead of the service's (e.g. a new version's). */
+  utilisation?: Wave;
+}
+
+/** Unix seconds from which (exclusive) to which (inclusive) an exporter wrote no samples. */
+export interface HistoryGap {
+  after: number;
+  until: number;
 }
 
 /** A GPU shared by MPS or time-slicing: DCGM reports its values for every pod on it. */
@@ -69,6 +81,8 @@ export interface HistoryService {
   exportedLabels?: boolean;
   /** XID error code reported from this many seconds before the end (dedicated only). */
   xid?: { code: number; lastSeconds: number };
+  /** The DCGM exporter of the service's nodes was down (no DCGM samples; vLLM still scraped). */
+  dcgmGaps?: HistoryGap[];
 }
 
 /** Everything to generate. */
@@ -127,11 +141,15 @@ export function* openMetricsLines(spec: HistorySpec): Generator<string> {
   type Series = {
     labels: Record<string, string>;
     value: (t: number) => number;
+    /** Whether there is a sample at t (the pod's lifetime, exporter gaps). */
+    present: (t: number) => boolean;
   };
   const families = new Map<
     string,
     { type: string; series: Array<Series & { name: string }> }
   >();
+  // Whether the series being added has a sample at t: set per pod (its lifetime) and per family (DCGM gaps).
+  let current: (t: number) => boolean = () => true;
   const add = (
     family: string,
     type: string,
@@ -140,7 +158,7 @@ export function* openMetricsLines(spec: HistorySpec): Generator<string> {
     value: (t: number) => number,
   ) => {
     const entry = families.get(family) ?? { type, series: [] };
-    entry.series.push({ name, labels, value });
+    entry.series.push({ name, labels, value, present: current });
     families.set(family, entry);
   };
   const dcgmLabels = (
@@ -172,9 +190,18 @@ export function* openMetricsLines(spec: HistorySpec): Generator<string> {
     (spec.sharedDevices ?? []).map(d => [`${d.hostname}/${d.gpu}`, d]),
   );
 
+  const alive = (pod: HistoryPod) => (t: number) =>
+    (pod.from === undefined || t >= pod.from) &&
+    (pod.until === undefined || t <= pod.until);
+  const exporterUp = (service: HistoryService) => (t: number) =>
+    !(service.dcgmGaps ?? []).some(g => t > g.after && t <= g.until);
+
   for (const service of spec.services) {
     for (const pod of service.pods) {
       const labels = dcgmLabels(service, pod);
+      const podAlive = alive(pod);
+      const up = exporterUp(service);
+      current = t => podAlive(t) && up(t);
       if (service.tier === 'mps' || service.tier === 'time-sliced') {
         const device = devices.get(`${pod.hostname}/${pod.gpu}`);
         if (!device)
@@ -205,7 +232,7 @@ export function* openMetricsLines(spec: HistorySpec): Generator<string> {
           );
         }
       } else if (service.tier === 'mig') {
-        const util = service.utilisation ?? { mean: 0 };
+        const util = pod.utilisation ?? service.utilisation ?? { mean: 0 };
         add(
           'DCGM_FI_PROF_GR_ENGINE_ACTIVE',
           'gauge',
@@ -214,7 +241,7 @@ export function* openMetricsLines(spec: HistorySpec): Generator<string> {
           t => round(waveAt(util, t) / 100),
         );
       } else {
-        const util = service.utilisation ?? { mean: 0 };
+        const util = pod.utilisation ?? service.utilisation ?? { mean: 0 };
         add(
           'DCGM_FI_DEV_GPU_UTIL',
           'gauge',
@@ -251,6 +278,7 @@ export function* openMetricsLines(spec: HistorySpec): Generator<string> {
           round(total - waveAt(memory, t)),
         );
       }
+      current = podAlive;
       const vllm = {
         model_name: service.name,
         engine: '0',
@@ -325,7 +353,9 @@ export function* openMetricsLines(spec: HistorySpec): Generator<string> {
     yield `# TYPE ${family} ${type}`;
     for (const s of series) {
       const prefix = `${s.name}{${labelText(s.labels)}} `;
-      for (const t of times) yield `${prefix}${s.value(t)} ${t}`;
+      for (const t of times) {
+        if (s.present(t)) yield `${prefix}${s.value(t)} ${t}`;
+      }
     }
   }
   yield '# EOF';

@@ -140,3 +140,90 @@ export function fourTierScenario(options: {
     ],
   };
 }
+
+/** What `realWorldScenario` generates, for expectations computed from its parameters. */
+export const REAL_WORLD = {
+  /** `rollout`: old pod at 80% until this many seconds before the end, then the new pod at 10%. */
+  rolloutNewPodSeconds: 3600,
+  rolloutOldPercent: 80,
+  rolloutNewPercent: 10,
+  /** `flaky`: 60% throughout, its DCGM exporter down for the last 12 hours. */
+  flakyPercent: 60,
+  flakyGapSeconds: 12 * 3600,
+  /** `latecomer`: 50%, its pod started 6 hours before the end. */
+  latecomerPercent: 50,
+  latecomerSeconds: 6 * 3600,
+} as const;
+
+/**
+ * Real-world histories of dedicated L4 services in `ml-serving` (`end` should be a multiple of the hour, so window
+ * steps fall on the boundaries):
+ *
+ * - `rollout`: a rollout an hour before the end: the old pod at 80% until then, the new pod at 10% after it;
+ * - `flaky`: 60% throughout, but its DCGM exporter was down for the last 12 hours (vLLM still scraped);
+ * - `latecomer`: a pod that started 6 hours before the end, at 50%.
+ */
+export function realWorldScenario(options: {
+  end: number;
+  days: number;
+  /** Default 300. */
+  stepSeconds?: number;
+}): HistorySpec {
+  const stepSeconds = options.stepSeconds ?? 300;
+  const { end } = options;
+  const r = REAL_WORLD;
+  const common = {
+    namespace: 'ml-serving',
+    tier: 'dedicated' as const,
+    memoryMiB: { mean: 12000 },
+    totalMiB: 23034,
+    tokensPerSecond: 100,
+  };
+  return {
+    end,
+    days: options.days,
+    stepSeconds,
+    services: [
+      {
+        ...common,
+        name: 'rollout',
+        pods: [
+          {
+            pod: 'rollout-5c8d7f9b4-old1a',
+            hostname: 'l4-node-7',
+            gpu: '0',
+            until: end - r.rolloutNewPodSeconds,
+            utilisation: { mean: r.rolloutOldPercent },
+          },
+          {
+            pod: 'rollout-7b6c5d4e3-new2b',
+            hostname: 'l4-node-7',
+            gpu: '0',
+            from: end - r.rolloutNewPodSeconds + stepSeconds,
+            utilisation: { mean: r.rolloutNewPercent },
+          },
+        ],
+      },
+      {
+        ...common,
+        name: 'flaky',
+        pods: [{ pod: podName('flaky'), hostname: 'l4-node-8', gpu: '0' }],
+        utilisation: { mean: r.flakyPercent },
+        dcgmGaps: [{ after: end - r.flakyGapSeconds, until: end }],
+      },
+      {
+        ...common,
+        name: 'latecomer',
+        pods: [
+          {
+            pod: podName('latecomer'),
+            hostname: 'l4-node-9',
+            gpu: '0',
+            from: end - r.latecomerSeconds + stepSeconds,
+          },
+        ],
+        utilisation: { mean: r.latecomerPercent },
+      },
+    ],
+  };
+}

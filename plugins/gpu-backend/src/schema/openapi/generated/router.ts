@@ -3029,6 +3029,13 @@ export const spec = {
           note: {
             type: 'string',
           },
+          coverage: {
+            description:
+              "Share of the window (0 to 1) the figure was measured over (the time the service's pods had DCGM samples). Below 0.9 the confidence drops one level, below 0.5 it is low; usage cost bills the measured part only.",
+            type: 'number',
+            minimum: 0,
+            maximum: 1,
+          },
         },
       },
       MetricsStatus: {

@@ -12,6 +12,10 @@ export interface AttributedValue {
   method: AttributedValueMethodEnum;
   confidence: AttributedValueConfidenceEnum;
   note?: string;
+  /**
+   * Share of the window (0 to 1) the figure was measured over (the time the service\'s pods had DCGM samples). Below 0.9 the confidence drops one level, below 0.5 it is low; usage cost bills the measured part only.
+   */
+  coverage?: number;
 }
 
 /**
