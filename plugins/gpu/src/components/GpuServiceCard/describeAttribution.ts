@@ -11,9 +11,23 @@ const METHODS: Record<AttributedValue['method'], string> = {
   allocation: 'from the allocation',
 };
 
-/** How a figure was obtained and how far to trust it, for the caption under it. */
+/** Coverage below which the caption says how much of the window was measured (as the backend's confidence). */
+const FULL_COVERAGE = 0.9;
+
+/**
+ * How a figure was obtained and how far to trust it, for the caption under it; when it was measured over less than
+ * 90% of the window, `measured over 50% of the window` too.
+ */
 export function describeAttribution(value: AttributedValue): string {
-  return (
-    value.note ?? `${METHODS[value.method]}, ${value.confidence} confidence`
-  );
+  const text =
+    value.note ?? `${METHODS[value.method]}, ${value.confidence} confidence`;
+  const coverage = value.coverage;
+  if (
+    coverage === undefined ||
+    coverage >= FULL_COVERAGE ||
+    /measured over \d+% of the window/.test(text)
+  ) {
+    return text;
+  }
+  return `${text}; measured over ${Math.round(coverage * 100)}% of the window`;
 }
