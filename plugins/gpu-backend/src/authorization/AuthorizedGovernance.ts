@@ -97,7 +97,7 @@ export class AuthorizedGovernance {
     if (visibility.kind === 'none') return { items: [] };
     const page = await this.options.store.listApprovalPage({
       ...query,
-      visibleTo: visibility.kind === 'filter' ? visibility.filter : undefined,
+      visibleTo: visibility.visibleTo,
     });
     // Pending approvals show what approving now would grant beyond quota, budget and capacity.
     const items = await this.options.store.previewApprovals(page.items);

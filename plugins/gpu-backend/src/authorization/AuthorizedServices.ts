@@ -92,7 +92,7 @@ export class AuthorizedServices {
     if (visibility.kind === 'none') return { items: [] };
     const page = await this.options.store.listServicePage({
       ...query,
-      visibleTo: visibility.kind === 'filter' ? visibility.filter : undefined,
+      visibleTo: visibility.visibleTo,
     });
     return {
       items: page.items.map(l =>

@@ -22,11 +22,13 @@ import {
   gpuServiceResourceRef,
 } from '@internal/backstage-plugin-gpu-node';
 
-/** Which services a caller may see: all, none, or those matching a filter on team, environment, pool and tier. */
+/**
+ * Which services a caller may see: none, or some: those matching `visibleTo` (a filter on team, environment, pool
+ * and tier, as the store takes it), every service when it is absent.
+ */
 export type ServiceVisibility =
-  | { kind: 'all' }
   | { kind: 'none' }
-  | { kind: 'filter'; filter: PermissionCriteria<GpuServiceQuery> };
+  | { kind: 'some'; visibleTo?: PermissionCriteria<GpuServiceQuery> };
 
 type GpuServicePermission = ResourcePermission<'gpu-service'>;
 
@@ -111,10 +113,10 @@ export class GpuAccess {
       { credentials },
     );
     if (decision.result === AuthorizeResult.CONDITIONAL) {
-      return { kind: 'filter', filter: this.toQuery(decision.conditions) };
+      return { kind: 'some', visibleTo: this.toQuery(decision.conditions) };
     }
     return decision.result === AuthorizeResult.ALLOW
-      ? { kind: 'all' }
+      ? { kind: 'some' }
       : { kind: 'none' };
   }
 

@@ -52,6 +52,42 @@ export interface ApprovalPageQuery {
 
 const LIKE_ESCAPE = "escape '\\'";
 
+/** Rows where any of the columns contains `text`, case-insensitively. */
+function whereContains(
+  builder: Knex.QueryBuilder,
+  columns: string[],
+  text: string,
+): void {
+  const pattern = containsPattern(text);
+  builder.where(any => {
+    for (const column of columns) {
+      any.orWhereRaw(`lower(??) like ? ${LIKE_ESCAPE}`, [column, pattern]);
+    }
+  });
+}
+
+/**
+ * Rows after the cursor's item in keyset order: sort time `direction` ('<' newest first, '>' oldest first) the
+ * cursor's, or the same time and a greater id.
+ */
+function whereAfter(
+  builder: Knex.QueryBuilder,
+  cursor: string,
+  columns: { at: string; id: string },
+  direction: '<' | '>',
+): void {
+  const after = decodeCursor(cursor);
+  builder.where(next =>
+    next
+      .where(columns.at, direction, after.at)
+      .orWhere(same =>
+        same
+          .where(columns.at, '=', after.at)
+          .andWhere(columns.id, '>', after.id),
+      ),
+  );
+}
+
 /** One page of services with their reservations and approvals, in three queries. */
 export async function listServicePage(
   db: Knex,
@@ -67,24 +103,10 @@ export async function listServicePage(
   if (query.environment !== undefined) {
     builder.where('environment', query.environment);
   }
-  if (query.search) {
-    const pattern = containsPattern(query.search);
-    builder.where(any =>
-      any
-        .whereRaw(`lower(name) like ? ${LIKE_ESCAPE}`, [pattern])
-        .orWhereRaw(`lower(team) like ? ${LIKE_ESCAPE}`, [pattern]),
-    );
-  }
+  if (query.search) whereContains(builder, ['name', 'team'], query.search);
   if (query.visibleTo) whereServiceVisible(builder, query.visibleTo);
   if (query.cursor !== undefined) {
-    const after = decodeCursor(query.cursor);
-    builder.where(next =>
-      next
-        .where('created_at', '<', after.at)
-        .orWhere(same =>
-          same.where('created_at', '=', after.at).andWhere('id', '>', after.id),
-        ),
-    );
+    whereAfter(builder, query.cursor, { at: 'created_at', id: 'id' }, '<');
   }
   const rows = await builder
     .orderBy([
@@ -122,28 +144,20 @@ export async function listApprovalPage(
   if (query.search || query.visibleTo) {
     builder.join('services', 'services.id', 'approvals.service_id');
     if (query.search) {
-      const pattern = containsPattern(query.search);
-      builder.where(any =>
-        any
-          .whereRaw(`lower(services.name) like ? ${LIKE_ESCAPE}`, [pattern])
-          .orWhereRaw(`lower(approvals.team) like ? ${LIKE_ESCAPE}`, [pattern])
-          .orWhereRaw(`lower(approvals.requested_by) like ? ${LIKE_ESCAPE}`, [
-            pattern,
-          ]),
+      whereContains(
+        builder,
+        ['services.name', 'approvals.team', 'approvals.requested_by'],
+        query.search,
       );
     }
     if (query.visibleTo) whereServiceVisible(builder, query.visibleTo);
   }
   if (query.cursor !== undefined) {
-    const after = decodeCursor(query.cursor);
-    builder.where(next =>
-      next
-        .where('approvals.requested_at', '>', after.at)
-        .orWhere(same =>
-          same
-            .where('approvals.requested_at', '=', after.at)
-            .andWhere('approvals.id', '>', after.id),
-        ),
+    whereAfter(
+      builder,
+      query.cursor,
+      { at: 'approvals.requested_at', id: 'approvals.id' },
+      '>',
     );
   }
   const rows = await builder

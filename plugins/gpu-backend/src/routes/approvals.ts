@@ -1,7 +1,7 @@
 import { AuditorService, HttpAuthService } from '@backstage/backend-plugin-api';
 import { AuthorizedGovernance } from '../authorization/AuthorizedGovernance';
 import { audited } from './audited';
-import { DocHandler, GpuRouter, send } from './types';
+import { DocHandler, GpuRouter, send, callerOf } from './types';
 
 /** `/approvals`: the queue of requests outside policy, and the platform team's decisions. */
 export function registerApprovalsRoutes(
@@ -13,11 +13,10 @@ export function registerApprovalsRoutes(
   },
 ): void {
   const { httpAuth, auditor, governance } = options;
+  const credentialsOf = callerOf(httpAuth);
 
   router.get('/approvals', async (req, res) => {
-    const credentials = await httpAuth.credentials(req, {
-      allow: ['user', 'service'],
-    });
+    const credentials = await credentialsOf(req);
     send(res, await governance.listApprovals(credentials, req.query));
   });
 
@@ -27,9 +26,7 @@ export function registerApprovalsRoutes(
       decision: 'approve' | 'reject',
     ): DocHandler<'/approvals/{id}/approve', 'post'> =>
     async (req, res) => {
-      const credentials = await httpAuth.credentials(req, {
-        allow: ['user', 'service'],
-      });
+      const credentials = await credentialsOf(req);
       const { id } = req.params;
       // No body (or an empty one) decides without comment and without going over quota.
       const body = req.body ?? {};

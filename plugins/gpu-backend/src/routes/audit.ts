@@ -1,6 +1,6 @@
 import { HttpAuthService } from '@backstage/backend-plugin-api';
 import { AuthorizedGovernance } from '../authorization/AuthorizedGovernance';
-import { GpuRouter, send } from './types';
+import { GpuRouter, send, callerOf } from './types';
 
 /** `/audit` (the plugin's audit trail) and `/clusters/drift` (the last Kueue reconciliation of each cluster). */
 export function registerAuditRoutes(
@@ -11,19 +11,16 @@ export function registerAuditRoutes(
   },
 ): void {
   const { httpAuth, governance } = options;
+  const credentialsOf = callerOf(httpAuth);
 
   router.get('/audit', async (req, res) => {
-    const credentials = await httpAuth.credentials(req, {
-      allow: ['user', 'service'],
-    });
+    const credentials = await credentialsOf(req);
     // since and until are checked as times by the store (an InputError naming them).
     send(res, await governance.listAudit(credentials, req.query));
   });
 
   router.get('/clusters/drift', async (req, res) => {
-    const credentials = await httpAuth.credentials(req, {
-      allow: ['user', 'service'],
-    });
+    const credentials = await credentialsOf(req);
     send(res, { items: await governance.listDrift(credentials) });
   });
 }

@@ -6,7 +6,7 @@ import {
 } from '@internal/backstage-plugin-gpu-common';
 import { ClusterTarget } from '../cluster';
 import { QuoteService } from '../services/QuoteService';
-import { GpuRouter } from './types';
+import { GpuRouter, callerOf } from './types';
 
 /** `/health`, `/platform` (pools, prices, tiers, environments, teams, clusters) and `/quote`: open to everyone signed in. */
 export function registerPlatformRoutes(
@@ -19,13 +19,14 @@ export function registerPlatformRoutes(
   },
 ): void {
   const { httpAuth, platform, clusters, quotes } = options;
+  const credentialsOf = callerOf(httpAuth);
 
   router.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
 
   router.get('/platform', async (req, res) => {
-    await httpAuth.credentials(req, { allow: ['user', 'service'] });
+    await credentialsOf(req);
     const body: PlatformResponse = {
       platform,
       clusters: clusters
@@ -36,7 +37,7 @@ export function registerPlatformRoutes(
   });
 
   router.post('/quote', async (req, res) => {
-    await httpAuth.credentials(req, { allow: ['user', 'service'] });
+    await credentialsOf(req);
     // The spec checked the shape; the platform decides the rest (known team, model and pool, tier policy, ...).
     res.json(await quotes.quote(validateServiceRequest(platform, req.body)));
   });

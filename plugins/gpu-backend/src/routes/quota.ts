@@ -5,7 +5,7 @@ import { QuotaSpec } from '../database';
 import { AuthorizedGovernance } from '../authorization/AuthorizedGovernance';
 import { QuotaBody } from '../schema/openapi/generated/models';
 import { audited } from './audited';
-import { GpuRouter, send } from './types';
+import { GpuRouter, send, callerOf } from './types';
 
 /** The quota of a request body: GPU-equivalents per pool and the budget in micro-dollars. */
 function toQuotaSpec(body: QuotaBody): QuotaSpec {
@@ -31,18 +31,15 @@ export function registerQuotaRoutes(
   },
 ): void {
   const { httpAuth, auditor, governance } = options;
+  const credentialsOf = callerOf(httpAuth);
 
   router.get('/teams/:team/quota', async (req, res) => {
-    const credentials = await httpAuth.credentials(req, {
-      allow: ['user', 'service'],
-    });
+    const credentials = await credentialsOf(req);
     send(res, await governance.getQuota(credentials, req.params.team));
   });
 
   router.put('/teams/:team/quota', async (req, res) => {
-    const credentials = await httpAuth.credentials(req, {
-      allow: ['user', 'service'],
-    });
+    const credentials = await credentialsOf(req);
     const { team } = req.params;
     const quota = toQuotaSpec(req.body);
     send(

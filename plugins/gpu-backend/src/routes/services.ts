@@ -7,7 +7,7 @@ import {
 } from '@internal/backstage-plugin-gpu-common';
 import { AuthorizedServices } from '../authorization/AuthorizedServices';
 import { audited } from './audited';
-import { DocHandler, GpuRouter, send } from './types';
+import { DocHandler, GpuRouter, send, callerOf } from './types';
 
 /** `/services`: request, list, read, change, retry and delete GPU services. */
 export function registerServicesRoutes(
@@ -19,8 +19,7 @@ export function registerServicesRoutes(
   },
 ): void {
   const { httpAuth, auditor, services } = options;
-  const credentialsOf = (req: Parameters<HttpAuthService['credentials']>[0]) =>
-    httpAuth.credentials(req, { allow: ['user', 'service'] });
+  const credentialsOf = callerOf(httpAuth);
 
   router.post('/services', async (req, res) => {
     const credentials = await credentialsOf(req);

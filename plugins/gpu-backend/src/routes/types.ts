@@ -1,4 +1,5 @@
 import { internal, TypedRouter } from '@backstage/backend-openapi-utils';
+import { HttpAuthService } from '@backstage/backend-plugin-api';
 import express from 'express';
 import { EndpointMap } from '../schema/openapi';
 
@@ -40,4 +41,16 @@ export function send<ResBody>(
   status: number = 200,
 ): void {
   res.status(status).json(body as unknown as ResBody);
+}
+
+/**
+ * The credentials of a caller of the gpu API: a signed-in user, or another backend (acting as itself or on a user's
+ * behalf). Unauthenticated callers get 401.
+ */
+export function callerOf(
+  httpAuth: HttpAuthService,
+): (
+  req: Parameters<HttpAuthService['credentials']>[0],
+) => ReturnType<HttpAuthService['credentials']> {
+  return req => httpAuth.credentials(req, { allow: ['user', 'service'] });
 }

@@ -1,6 +1,6 @@
 import { HttpAuthService } from '@backstage/backend-plugin-api';
 import { AuthorizedUsage } from '../authorization/AuthorizedUsage';
-import { GpuRouter, send } from './types';
+import { GpuRouter, send, callerOf } from './types';
 
 /**
  * Usage and cost: `GET /services/:id/usage`, `GET /services/:id/cost`, `GET /teams/:team/cost`, `GET /overview`,
@@ -16,8 +16,7 @@ export function registerUsageRoutes(
   },
 ): void {
   const { httpAuth, usage } = options;
-  const credentialsOf = (req: Parameters<HttpAuthService['credentials']>[0]) =>
-    httpAuth.credentials(req, { allow: ['user', 'service'] });
+  const credentialsOf = callerOf(httpAuth);
 
   router.get('/services/:id/usage', async (req, res) => {
     const credentials = await credentialsOf(req);
