@@ -1,3 +1,4 @@
+import { FIELD_MANAGER } from '@internal/backstage-plugin-gpu-node';
 import { ServiceRequest } from '@internal/backstage-plugin-gpu-common';
 import { describeOnLocalCluster } from '@internal/backstage-plugin-gpu-node/testUtils';
 import { V1Deployment, V1PodTemplateSpec } from '@kubernetes/client-node';
@@ -47,7 +48,15 @@ type KueueWorkloadView = Awaited<ReturnType<typeof workloadsOfPods>>[number];
 type Http = Awaited<ReturnType<typeof startLocalClusterBackend>>['http'];
 
 interface ClusterQueueObject {
-  metadata: { resourceVersion?: string };
+  metadata: {
+    resourceVersion?: string;
+    generation?: number;
+    managedFields?: Array<{
+      manager?: string;
+      operation?: string;
+      time?: string;
+    }>;
+  };
   spec: {
     resourceGroups: Array<{
       flavors: Array<{
@@ -401,9 +410,14 @@ describeOnLocalCluster(
       const untouched = await readClusterQueue();
       const again = await reconcileAndReport();
       expect(again.inSync).toBe(true);
-      expect((await readClusterQueue()).metadata.resourceVersion).toBe(
-        untouched.metadata.resourceVersion,
-      );
+      // Kueue writes the queue's status at any time (a new resourceVersion), so "no write of ours" is: the spec's
+      // generation and our field manager's entry are as they were.
+      const ours = (q: ClusterQueueObject) =>
+        q.metadata.managedFields?.filter(f => f.manager === FIELD_MANAGER);
+      const after = await readClusterQueue();
+      expect(after.metadata.generation).toBe(untouched.metadata.generation);
+      expect(ours(after)).toEqual(ours(untouched));
+      expect(ours(after)).toHaveLength(1);
 
       // Someone raises the H100 quota with kubectl. Kueue writes the
       // ClusterQueue's status meanwhile, so the edit retries on a conflict
