@@ -32,7 +32,15 @@ interface JsonSchema {
   required?: string[];
   anyOf?: JsonSchema[];
   enum?: unknown[];
+  oneOf?: Array<{ const?: unknown; title?: string }>;
+  enumNames?: unknown;
   type?: string | string[];
+  default?: unknown;
+}
+
+/** The values a parameter allows: its `enum`, or the `const` of each labelled `oneOf` option. */
+function allowedValues(schema: JsonSchema): unknown[] | undefined {
+  return schema.enum ?? schema.oneOf?.map(option => option.const);
 }
 
 const deps = { discovery: mockServices.discovery(), auth: mockServices.auth() };
@@ -216,7 +224,7 @@ describe.each(serviceTemplates.map(f => [path.relative(TEMPLATES, f), f]))(
         ...template.spec.parameters.map((page: JsonSchema) => page.properties),
       );
       const platform = parsePlatform(demoPlatformConfig);
-      expect([...(parameters.model.enum as string[])].sort()).toEqual(
+      expect([...(allowedValues(parameters.model) as string[])].sort()).toEqual(
         Object.keys(platform.models).sort(),
       );
       expect(parameters.placement).toMatchObject({
@@ -239,6 +247,50 @@ function filesBesideTemplate(dir: string): string[] {
     .map(e => path.join(e.parentPath, e.name))
     .filter(f => f !== path.join(dir, 'template.yaml'));
 }
+
+describe.each(templateFiles.map(f => [path.relative(TEMPLATES, f), f]))(
+  'form labels of %s',
+  (_, file) => {
+    const template = yaml.parse(fs.readFileSync(file, 'utf8'));
+    const parameters: Record<string, JsonSchema> = Object.assign(
+      {},
+      ...template.spec.parameters.map((page: JsonSchema) => page.properties),
+    );
+
+    it('labels choices with oneOf const/title (enumNames is deprecated in the scaffolder form and warns)', () => {
+      const withEnumNames = Object.keys(parameters).filter(
+        key => parameters[key].enumNames !== undefined,
+      );
+      expect(withEnumNames).toEqual([]);
+    });
+
+    it('every labelled option has a constant and a whole title, and the default is one of them', () => {
+      for (const [key, schema] of Object.entries(parameters)) {
+        if (!schema.oneOf) continue;
+        for (const option of schema.oneOf) {
+          expect({ key, option }).toEqual({
+            key,
+            option: { const: expect.any(String), title: expect.any(String) },
+          });
+          // A title cut at a comma (a YAML flow sequence) leaves unbalanced parentheses.
+          const open = (option.title!.match(/\(/g) ?? []).length;
+          const close = (option.title!.match(/\)/g) ?? []).length;
+          expect({ key, title: option.title, balanced: open === close }).toEqual({
+            key,
+            title: option.title,
+            balanced: true,
+          });
+        }
+        if (schema.default !== undefined) {
+          expect({ key, default: allowedValues(schema)!.includes(schema.default) }).toEqual({
+            key,
+            default: true,
+          });
+        }
+      }
+    });
+  },
+);
 
 describe('generated YAML', () => {
   it('no template generates YAML by templating text (no skeleton YAML, no fetch:template of YAML)', () => {
