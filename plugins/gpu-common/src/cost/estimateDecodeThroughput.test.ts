@@ -13,7 +13,7 @@ describe('estimateDecodeThroughput', () => {
     const tokens = estimateDecodeThroughput({
       ...llama8b,
       gpuModel: 'L4',
-      gpuShare: 1,
+      bandwidthShare: 1,
       kvBudgetBytes: 6e9,
     })!;
     const step = 16.06e9 + 44 * 1024 * 131_072;
@@ -26,26 +26,30 @@ describe('estimateDecodeThroughput', () => {
     const whole = estimateDecodeThroughput({
       ...llama8b,
       gpuModel: 'A100-80GB',
-      gpuShare: 1,
+      bandwidthShare: 1,
     })!;
     const slice = estimateDecodeThroughput({
       ...llama8b,
       gpuModel: 'A100-80GB',
-      gpuShare: 3 / 7,
+      bandwidthShare: 3 / 7,
     })!;
     expect(slice / whole).toBeCloseTo(3 / 7, 10);
     const single = estimateDecodeThroughput({
       ...llama8b,
       concurrency: 1,
       gpuModel: 'A100-80GB',
-      gpuShare: 1,
+      bandwidthShare: 1,
     })!;
     expect(single).toBeLessThan(whole);
   });
 
   it('has no estimate for GPU models without a known bandwidth', () => {
     expect(
-      estimateDecodeThroughput({ ...llama8b, gpuModel: 'X1', gpuShare: 1 }),
+      estimateDecodeThroughput({
+        ...llama8b,
+        gpuModel: 'X1',
+        bandwidthShare: 1,
+      }),
     ).toBeUndefined();
   });
 });

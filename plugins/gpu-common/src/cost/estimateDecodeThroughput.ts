@@ -12,8 +12,11 @@ import {
 export interface DecodeThroughputInput {
   /** GPU catalogue name, a key of {@link GPU_MEMORY_BANDWIDTH_GBPS}. */
   gpuModel: string;
-  /** GPU-equivalents the replica holds (whole GPUs, compute slices / 7, or 1 / R). */
-  gpuShare: number;
+  /**
+   * Cards' worth of memory bandwidth the replica reads through (`sliceBandwidthShare`): whole GPUs, memory slices /
+   * memory slices per GPU for MIG, or 1 / R for MPS and time-slicing.
+   */
+  bandwidthShare: number;
   /** Bytes of weights read once per decode step. */
   weightsBytes: number;
   /** KV cache bytes per token (2 x layers x KV heads x head dim x bytes). */
@@ -30,7 +33,7 @@ export interface DecodeThroughputInput {
  * demand. The model is memory-bandwidth-bound decode: every step reads the weights once plus the KV cache of the
  * sequences in the batch, so
  *
- * `tokens/s = batch x bandwidth x gpuShare x efficiency / (weights + batch x averageContext x kvBytesPerToken)`
+ * `tokens/s = batch x bandwidth x bandwidthShare x efficiency / (weights + batch x averageContext x kvBytesPerToken)`
  *
  * with `averageContext = min(maxModelLen, ASSUMED_AVERAGE_CONTEXT_TOKENS)` and `batch` the concurrency, lowered to
  * what the KV budget holds at that context. Compute limits, prefill and time-slicing contention are ignored, so it is
@@ -42,7 +45,7 @@ export function estimateDecodeThroughput(
   input: DecodeThroughputInput,
 ): number | undefined {
   const bandwidthGbps = GPU_MEMORY_BANDWIDTH_GBPS[input.gpuModel];
-  if (bandwidthGbps === undefined || !(input.gpuShare > 0)) {
+  if (bandwidthGbps === undefined || !(input.bandwidthShare > 0)) {
     return undefined;
   }
   const averageContext = Math.min(
@@ -59,6 +62,6 @@ export function estimateDecodeThroughput(
   }
   const bytesPerStep = input.weightsBytes + batch * kvPerSequence;
   const bytesPerSecond =
-    bandwidthGbps * 1e9 * input.gpuShare * DECODE_BANDWIDTH_EFFICIENCY;
+    bandwidthGbps * 1e9 * input.bandwidthShare * DECODE_BANDWIDTH_EFFICIENCY;
   return (batch * bytesPerSecond) / bytesPerStep;
 }

@@ -9,3 +9,5 @@ export * from './tokenCost';
 export * from './throughputAssumptions';
 export * from './estimateDecodeThroughput';
 export * from './poolPrices';
+export * from './sliceBandwidthShare';
+export * from './estimateSliceThroughput';

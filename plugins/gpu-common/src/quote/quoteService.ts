@@ -1,5 +1,5 @@
 import { formatUsd } from '../cost/formatUsd';
-import { estimateDecodeThroughput } from '../cost/estimateDecodeThroughput';
+import { estimateSliceThroughput } from '../cost/estimateSliceThroughput';
 import {
   heldCost,
   PoolPrice,
@@ -256,16 +256,7 @@ function quoteThroughput(
   const { request } = context;
   const measured = request.measuredTokensPerSecond;
   const perReplica =
-    measured ??
-    estimateDecodeThroughput({
-      gpuModel: fit.slice.gpuModel,
-      gpuShare: fit.slice.gpuShare,
-      weightsBytes: fit.memory.weightsBytes,
-      kvBytesPerToken: context.kvBytesPerToken,
-      concurrency: request.concurrency,
-      maxModelLen: request.maxModelLen,
-      kvBudgetBytes: fit.kvCacheBudgetBytes,
-    });
+    measured ?? estimateSliceThroughput(context.platform, request, fit);
   const capacity =
     perReplica !== undefined && request.replicas > 0
       ? perReplica * request.replicas
