@@ -11,6 +11,7 @@ export * from './api/types';
 export * from './api/governance';
 export * from './api/signals';
 export * from './api/usage';
+export * from './api/serviceThroughput';
 export * from './catalog';
 export * from './cost';
 export * from './errors';

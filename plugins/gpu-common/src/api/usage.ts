@@ -1,3 +1,4 @@
+import type { ServiceThroughput, ServiceTokenCosts } from './serviceThroughput';
 import { SharingTier } from '../platform/types';
 import { UsdMicros } from '../cost/money';
 import { ServiceStatus } from './types';
@@ -272,6 +273,10 @@ export interface ServiceCost extends CostFigures {
   generatedTokens?: number;
   /** Allocation cost / (generated tokens / 1000); absent without tokens. */
   costPerThousandTokensMicros?: UsdMicros;
+  /** Per 1M input and output tokens and per request, measured or estimated (`ServiceTokenCosts`). */
+  tokenCosts?: ServiceTokenCosts;
+  /** Sustained tokens/s of the replicas, measured or estimated; absent when neither is known. */
+  throughput?: ServiceThroughput;
   /** Calendar month (UTC) so far, snapshots plus live. */
   monthToDate: CostFigures & {
     /** `YYYY-MM`. */

@@ -11,3 +11,4 @@ export * from './estimateDecodeThroughput';
 export * from './poolPrices';
 export * from './sliceBandwidthShare';
 export * from './estimateSliceThroughput';
+export * from './splitTokenCost';

@@ -3,3 +3,5 @@ export * from './quoteService';
 export * from './teamBudget';
 export * from './types';
 export * from './governance';
+export * from './measuredCapacity';
+export * from './replicaCapacity';

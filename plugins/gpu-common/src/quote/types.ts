@@ -2,6 +2,7 @@ import { UsdMicros } from '../cost/money';
 import { CapacityType } from '../platform/types';
 import { FitResult } from '../sizing/fitSlices';
 import type { MonthSpend } from './governance';
+import type { MeasuredCapacitySource } from './measuredCapacity';
 import { Slice } from '../tiers/types';
 
 /**
@@ -101,9 +102,15 @@ export interface OptionThroughput {
   basis: 'stated' | 'estimated';
   /**
    * Where the capacity comes from: `estimated` from the GPU's memory bandwidth (`estimateDecodeThroughput`), or
-   * `measured` from the request's `measuredTokensPerSecond`. Absent when there is no capacity figure.
+   * `measured`: the request's `measuredTokensPerSecond`, else the sustained tokens/s of a running service of the same
+   * model and slice shape (`measuredBy`). Absent when there is no capacity figure.
    */
   capacityBasis?: 'estimated' | 'measured';
+  /**
+   * For a `measured` capacity read from a running service of the same model and slice shape: which service, over
+   * which window. Absent when the request stated `measuredTokensPerSecond` or the capacity is estimated.
+   */
+  measuredBy?: MeasuredCapacitySource;
   /**
    * Tokens/s all replicas sustain when busy: the measured tokens/s per replica x replicas, else the estimate (see
    * `estimateDecodeThroughput`); undefined for an unknown GPU without a measured figure.
