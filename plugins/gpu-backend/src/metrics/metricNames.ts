@@ -12,6 +12,7 @@ export const DCGM = {
 export const VLLM = {
   generationTokens: 'vllm:generation_tokens_total',
   promptTokens: 'vllm:prompt_tokens_total',
+  requestSuccess: 'vllm:request_success_total',
   running: 'vllm:num_requests_running',
   waiting: 'vllm:num_requests_waiting',
   kvCache: 'vllm:kv_cache_usage_perc',

@@ -11,6 +11,8 @@ import { ServiceAllocation } from './AllocationReader';
 import { CostSnapshot } from './CostSnapshotStore';
 import { Semaphore } from '../metrics/Semaphore';
 import { dailySnapshots } from './dailySnapshots';
+import { CapacitySource, MeasuredCapacities } from './measuredCapacities';
+import { prometheusClient } from './measurement';
 import { MeasurementCache } from './measurementCache';
 import { overview } from './overview';
 import { serviceCost } from './serviceCost';
@@ -40,7 +42,20 @@ export class UsageService {
         : undefined,
       measurements: new MeasurementCache(),
     };
+    if (options.prometheus) {
+      this.context.capacities = new MeasuredCapacities({
+        platform: options.platform,
+        list: () => options.reader.list(),
+        client: () => prometheusClient(this.context),
+        clock: () => this.now().toMillis(),
+      });
+    }
     this.now = options.now ?? (() => DateTime.utc());
+  }
+
+  /** Measured sustained tokens/s of services by model and slice shape, for quotes; undefined without Prometheus. */
+  get capacities(): CapacitySource | undefined {
+    return this.context.capacities;
   }
 
   /** Whether a metrics source is configured. */

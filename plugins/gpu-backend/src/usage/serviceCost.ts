@@ -8,6 +8,7 @@ import { ServiceAllocation } from './AllocationReader';
 import { allocationInRange } from './allocation';
 import { CostSnapshot } from './CostSnapshotStore';
 import { summariseCosts } from './costSummary';
+import { serviceTokenFigures } from './serviceTokenFigures';
 import { dayOf, UsageContext } from './usageContext';
 
 /** `GET /services/:id/cost`: one service's cost over a window, its month to date, daily history and recommendations. */
@@ -64,6 +65,14 @@ export async function serviceCost(
     });
   }
   const { summary } = row;
+  const tokenFigures = await serviceTokenFigures({
+    context,
+    allocation,
+    window,
+    allocationMicros: summary.allocationMicros,
+    served: row.usage,
+    capacities: await context.capacities?.current(),
+  });
   return {
     serviceId: service.id,
     name: service.name,
@@ -96,6 +105,7 @@ export async function serviceCost(
     ...(summary.costPerThousandTokensMicros !== undefined
       ? { costPerThousandTokensMicros: summary.costPerThousandTokensMicros }
       : {}),
+    ...tokenFigures,
     monthToDate: {
       month,
       allocationMicros: row.monthToDate.allocationMicros,

@@ -5,6 +5,7 @@ import { PrometheusSettings } from '../metrics/PrometheusConfig';
 import { Semaphore } from '../metrics/Semaphore';
 import { AllocationReader } from './AllocationReader';
 import { CostSnapshotStore } from './CostSnapshotStore';
+import type { CapacitySource } from './measuredCapacities';
 import type { MeasurementCache } from './measurementCache';
 
 /** Where the team budgets come from. */
@@ -33,6 +34,8 @@ export interface UsageContext extends UsageServiceOptions {
   prometheusQueries?: Semaphore;
   /** Measurements shared by the routes for a short while (see `measurementCache.ts`). */
   measurements?: MeasurementCache;
+  /** Measured sustained tokens/s of running services by slice shape (see `measuredCapacities.ts`). */
+  capacities?: CapacitySource;
 }
 
 /** The UTC day (`yyyy-MM-dd`) of a time. */

@@ -1,0 +1,86 @@
+import {
+  costPerThousandTokensAtRate,
+  PoolPrice,
+  pooledCost,
+  ServiceThroughput,
+  ServiceTokenCosts,
+  Slice,
+  splitTokenCost,
+  tokenPrices,
+  UsdMicros,
+} from '@internal/backstage-plugin-gpu-common';
+
+/**
+ * A service's cost per 1M input and output tokens, per 1,000 output tokens and per request over a window:
+ *
+ * - `measured` when its vLLM counters show tokens in the window: the window's allocation cost split over its prompt
+ *   and generated tokens with an input token weighing 1/10 of an output token (`splitTokenCost`, the quote's
+ *   convention), per request over the requests it completed;
+ * - else `estimated`: an hour of its replicas at their capacity fully busy (`throughput`), with requests of the
+ *   quote's assumed 700 prompt + 300 output tokens (`tokenPrices`).
+ *
+ * Undefined when neither tokens nor a capacity are known.
+ */
+export function serviceTokenCosts(options: {
+  allocationMicros: UsdMicros;
+  served?: { promptTokens?: number; generatedTokens?: number };
+  requests?: number;
+  throughput?: ServiceThroughput;
+  price?: PoolPrice;
+  slice?: Slice;
+}): ServiceTokenCosts | undefined {
+  const { served, throughput, price, slice } = options;
+  const promptTokens = served?.promptTokens ?? 0;
+  const generatedTokens = served?.generatedTokens ?? 0;
+  if (promptTokens > 0 || generatedTokens > 0) {
+    const split = splitTokenCost(options.allocationMicros, {
+      promptTokens,
+      generatedTokens,
+      ...(options.requests !== undefined ? { requests: options.requests } : {}),
+    });
+    return {
+      basis: 'measured',
+      promptTokens,
+      generatedTokens,
+      ...(options.requests !== undefined ? { requests: options.requests } : {}),
+      ...prefixed(split),
+    };
+  }
+  if (!throughput || !price || !slice) return undefined;
+  const hourly = pooledCost(price, slice.gpuShare, 1, throughput.replicas);
+  const prices = tokenPrices(hourly, throughput.capacityTokensPerSecond);
+  return {
+    basis: 'estimated',
+    capacityTokensPerSecond: throughput.capacityTokensPerSecond,
+    ...(prices
+      ? {
+          costPerMillionInputTokensMicros: prices.costPerMillionInputTokens,
+          costPerMillionOutputTokensMicros: prices.costPerMillionOutputTokens,
+          costPerThousandOutputTokensMicros: costPerThousandTokensAtRate(
+            hourly,
+            throughput.capacityTokensPerSecond,
+          ),
+          costPerRequestMicros: prices.costPerRequest,
+        }
+      : {}),
+  };
+}
+
+function prefixed(split: ReturnType<typeof splitTokenCost>) {
+  return {
+    ...(split.costPerMillionInputTokens !== undefined
+      ? { costPerMillionInputTokensMicros: split.costPerMillionInputTokens }
+      : {}),
+    ...(split.costPerMillionOutputTokens !== undefined
+      ? { costPerMillionOutputTokensMicros: split.costPerMillionOutputTokens }
+      : {}),
+    ...(split.costPerThousandOutputTokens !== undefined
+      ? {
+          costPerThousandOutputTokensMicros: split.costPerThousandOutputTokens,
+        }
+      : {}),
+    ...(split.costPerRequest !== undefined
+      ? { costPerRequestMicros: split.costPerRequest }
+      : {}),
+  };
+}

@@ -1,0 +1,96 @@
+import {
+  MeasuredCapacity,
+  ServiceThroughput,
+  ServiceTokenCosts,
+  UsageWindow,
+  UsdMicros,
+} from '@internal/backstage-plugin-gpu-common';
+import { ServiceAllocation } from './AllocationReader';
+import { prometheusClient } from './measurement';
+import { serviceSlice } from './serviceSlice';
+import { serviceThroughput } from './serviceThroughput';
+import { serviceTokenCosts } from './serviceTokenCosts';
+import { UsageContext } from './usageContext';
+import { unixSeconds } from './usageWindow';
+import {
+  completedRequestsQuery,
+  queryByTarget,
+  sustainedThroughputQuery,
+  VllmTarget,
+  vllmKey,
+} from './vllmQueries';
+
+/**
+ * The throughput and token figures of one service's cost over a window: its sustained tokens/s and completed
+ * requests from Prometheus (two queries, through the bounded client), its prompt and generated tokens from the
+ * window's measurement, and, when it has no throughput of its own, the measured capacities of services of the same
+ * model and slice shape. Without Prometheus (or when it fails) the figures fall back to the estimates.
+ */
+export async function serviceTokenFigures(options: {
+  context: UsageContext;
+  allocation: ServiceAllocation;
+  window: UsageWindow;
+  allocationMicros: UsdMicros;
+  served?: { promptTokens?: number; generatedTokens?: number };
+  capacities?: readonly MeasuredCapacity[];
+}): Promise<{
+  throughput?: ServiceThroughput;
+  tokenCosts?: ServiceTokenCosts;
+}> {
+  const { context, allocation, window } = options;
+  const { service } = allocation;
+  const target: VllmTarget = {
+    namespace: service.namespace,
+    modelName: service.request.name,
+  };
+  const client = prometheusClient(context);
+  const end = unixSeconds(window.end);
+  const [sustained, requests] = client
+    ? await Promise.all([
+        queryByTarget(
+          client,
+          sustainedThroughputQuery([target], window.durationSeconds),
+          end,
+        ),
+        queryByTarget(
+          client,
+          completedRequestsQuery([target], window.durationSeconds),
+          end,
+        ),
+      ])
+    : [undefined, undefined];
+  const own = sustained?.ok ? sustained.data.get(vllmKey(target)) : undefined;
+  const throughput = serviceThroughput({
+    platform: context.platform,
+    service,
+    ...(own !== undefined
+      ? {
+          ownMeasured: {
+            tokensPerSecond: own,
+            source: {
+              serviceId: service.id,
+              service: service.name,
+              windowStart: window.start,
+              windowEnd: window.end,
+            },
+          },
+        }
+      : {}),
+    capacities: options.capacities,
+  });
+  const completed = requests?.ok
+    ? requests.data.get(vllmKey(target))
+    : undefined;
+  const tokenCosts = serviceTokenCosts({
+    allocationMicros: options.allocationMicros,
+    served: options.served,
+    ...(completed !== undefined ? { requests: completed } : {}),
+    throughput,
+    price: context.prices.get(service.pool),
+    slice: serviceSlice(context.platform, service),
+  });
+  return {
+    ...(throughput ? { throughput } : {}),
+    ...(tokenCosts ? { tokenCosts } : {}),
+  };
+}
