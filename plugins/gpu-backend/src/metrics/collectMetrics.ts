@@ -5,7 +5,13 @@ import {
   RangeSeries,
 } from './PrometheusClient';
 import { DcgmLabelNames } from './PrometheusConfig';
-import { DCGM, VLLM } from './metricNames';
+import { DCGM, KUBE_STATE, VLLM } from './metricNames';
+import {
+  collectSharedSteps,
+  SharedStepFamilies,
+  SharedTarget,
+} from './sharedQueries';
+import { stepGrid } from './stepGrid';
 import {
   anyOf,
   dcgmBy,
@@ -86,9 +92,13 @@ export interface WindowMetrics {
   seriesSteps?: Family<DeviceSample[]>;
   /** Per service: the steps of the window at which any of its pods had a DCGM sample (its coverage in steps). */
   serviceSteps?: Family<ServiceSample[]>;
-  /** For shared devices of selected services: every pod's utilisation and tokens on those devices. */
-  neighbourUtil?: Family<DeviceSample[]>;
-  neighbourGenerated?: Family<PodSample[]>;
+  /**
+   * Shared GPUs (MPS, time-sliced) of the shared-tier services, step by step (`sharedQueries.ts`): every pod's DCGM
+   * utilisation on them, the pods kube-state-metrics places on their nodes, and the pods' tokens per step.
+   */
+  sharedUtil?: SharedStepFamilies['sharedUtil'];
+  sharedPlacement?: SharedStepFamilies['sharedPlacement'];
+  sharedTokens?: SharedStepFamilies['sharedTokens'];
 }
 
 /** The metric family names as the API reports them when missing. */
@@ -112,8 +122,9 @@ export const FAMILY_METRIC: Record<keyof WindowMetrics, string> = {
   latencyP99: VLLM.e2eLatency,
   seriesSteps: DCGM.gpuUtil,
   serviceSteps: DCGM.gpuUtil,
-  neighbourUtil: DCGM.gpuUtil,
-  neighbourGenerated: VLLM.generationTokens,
+  sharedUtil: DCGM.gpuUtil,
+  sharedPlacement: KUBE_STATE.resourceRequests,
+  sharedTokens: VLLM.generationTokens,
 };
 
 /** Which pods to ask for: the given services, or every pod (the overview). */
@@ -187,7 +198,10 @@ export function windowQueries(
   stepSeconds: number,
   labels: DcgmLabelNames,
 ): Record<
-  Exclude<keyof WindowMetrics, 'neighbourUtil' | 'neighbourGenerated'>,
+  Exclude<
+    keyof WindowMetrics,
+    'sharedUtil' | 'sharedPlacement' | 'sharedTokens'
+  >,
   string
 > {
   const { dcgm, vllm } = scopeMatchers(scope);
@@ -268,9 +282,17 @@ export function windowQueries(
   };
 }
 
+/** Families measured by the step-by-step shared GPU queries. */
+const SHARED_FAMILIES: Array<keyof WindowMetrics> = [
+  'sharedUtil',
+  'sharedPlacement',
+  'sharedTokens',
+];
+
 /**
- * Measures a window ending at `end` (unix seconds): every family in parallel, then, for selected services on shared
- * GPUs, the other pods on those GPUs (two more queries) so their utilisation can be split by tokens.
+ * Measures a window ending at `end` (unix seconds): every family in parallel, and, for services on shared GPUs, the
+ * step-by-step view of those GPUs (two range queries at the window's step, `sharedQueries.ts`) so their busy time
+ * can be split among the pods present at each step.
  */
 export async function collectWindowMetrics(options: {
   client: PrometheusClient;
@@ -281,66 +303,48 @@ export async function collectWindowMetrics(options: {
   labels: DcgmLabelNames;
   /** Only these families (e.g. what cost needs); all when omitted. Missing families come back empty. */
   only?: Array<keyof WindowMetrics>;
+  /** Services on shared GPUs; by default the shared targets of a `services` scope. */
+  shared?: SharedTarget[];
 }): Promise<WindowMetrics> {
   const { client, scope, end, windowSeconds, stepSeconds, labels, only } =
     options;
   const queries = windowQueries(scope, windowSeconds, stepSeconds, labels);
   const device = toDevice(labels);
   const service = toService(labels);
-  const entries = await Promise.all(
-    Object.entries(queries).map(async ([key, promql]) => {
-      if (only && !only.includes(key as keyof WindowMetrics)) {
-        return [key, { ok: true, data: [] }] as const;
-      }
-      const result = await client.query(promql, end);
-      if (key === 'serviceSteps') return [key, map(result, service)] as const;
-      const isVllm =
-        FAMILY_METRIC[key as keyof WindowMetrics].startsWith('vllm:');
-      return [key, isVllm ? map(result, toPod) : map(result, device)] as const;
-    }),
-  );
-  const metrics = Object.fromEntries(entries) as unknown as WindowMetrics;
-  if (
-    scope.kind === 'services' &&
-    scope.targets.some(t => t.shared) &&
-    metrics.util.ok
-  ) {
-    const sharedTargets = new Set(
-      scope.targets
-        .filter(t => t.shared)
-        .map(t => `${t.namespace}/${t.deployment}`),
-    );
-    const hosts = metrics.util.data
-      .filter(s =>
-        sharedTargets.has(`${s.namespace}/${deploymentOfPod(s.pod)}`),
-      )
-      .map(s => s.hostname);
-    if (hosts.length > 0) {
-      const w = windowRange(windowSeconds);
-      const util = await client.query(
-        `avg ${dcgmBy(labels)} (${dcgmSeries(
-          DCGM.gpuUtil,
-          { hostname: anyOf(hosts) },
+  const shared =
+    options.shared ??
+    (scope.kind === 'services' ? scope.targets.filter(t => t.shared) : []);
+  const wantShared =
+    shared.length > 0 && (!only || SHARED_FAMILIES.some(f => only.includes(f)));
+  const [entries, sharedFamilies] = await Promise.all([
+    Promise.all(
+      Object.entries(queries).map(async ([key, promql]) => {
+        if (only && !only.includes(key as keyof WindowMetrics)) {
+          return [key, { ok: true, data: [] }] as const;
+        }
+        const result = await client.query(promql, end);
+        if (key === 'serviceSteps') return [key, map(result, service)] as const;
+        const isVllm =
+          FAMILY_METRIC[key as keyof WindowMetrics].startsWith('vllm:');
+        return [
+          key,
+          isVllm ? map(result, toPod) : map(result, device),
+        ] as const;
+      }),
+    ),
+    wantShared
+      ? collectSharedSteps({
+          client,
+          targets: shared,
+          grid: stepGrid(end, windowSeconds, stepSeconds),
           labels,
-          sel => `avg_over_time(${sel}[${w}])`,
-        )})`,
-        end,
-      );
-      metrics.neighbourUtil = map(util, device);
-      if (util.ok) {
-        const neighbours = metrics.neighbourUtil.ok
-          ? metrics.neighbourUtil.data
-          : [];
-        const pods = anyOf(neighbours.map(n => n.pod));
-        const generated = await client.query(
-          `sum by (namespace,pod,model_name) (${windowIncrease(
-            `${VLLM.generationTokens}{pod=~${promString(pods)}}`,
-            windowSeconds,
-          )})`,
-          end,
-        );
-        metrics.neighbourGenerated = map(generated, toPod);
-      }
+        })
+      : undefined,
+  ]);
+  const metrics = Object.fromEntries(entries) as unknown as WindowMetrics;
+  if (sharedFamilies) {
+    for (const [key, family] of Object.entries(sharedFamilies)) {
+      if (family) Object.assign(metrics, { [key]: family });
     }
   }
   return metrics;

@@ -28,6 +28,8 @@ export interface PodMatch {
   pod?: string;
   namespace?: string;
   hostname?: string;
+  /** Further matchers, as written in a selector (e.g. `resource=~"nvidia_com_gpu.*"`). */
+  extra?: string;
 }
 
 /** The label names DCGM series end up with after normalisation (`pod`/`namespace` by default). */
@@ -67,6 +69,7 @@ export function dcgmSeries(
 ): string {
   const host: Array<[string, string | undefined, string]> =
     match.hostname === undefined ? [] : [[labels.hostname, match.hostname, '']];
+  const extra = match.extra ? `,${match.extra}` : '';
   if (labels.pod !== undefined || labels.namespace !== undefined) {
     const out = dcgmOutputLabels(labels);
     return wrap(
@@ -74,7 +77,7 @@ export function dcgmSeries(
         [out.pod, match.pod, '!=""'],
         [out.namespace, match.namespace, '!=""'],
         ...host,
-      ])}}`,
+      ])}${extra}}`,
     );
   }
   const exported = wrap(
@@ -82,14 +85,14 @@ export function dcgmSeries(
       ['exported_pod', match.pod, '!=""'],
       ['exported_namespace', match.namespace, '!=""'],
       ...host,
-    ])}}`,
+    ])}${extra}}`,
   );
   const direct = wrap(
     `${metric}{${matchers([
       ['pod', match.pod, '!=""'],
       ['namespace', match.namespace, '!=""'],
       ...host,
-    ])},exported_pod=""}`,
+    ])},exported_pod=""${extra}}`,
   );
   return `(label_replace(label_replace(${exported},"pod","$1","exported_pod","(.+)"),"namespace","$1","exported_namespace","(.+)") or ${direct})`;
 }
@@ -132,5 +135,18 @@ export function windowIncrease(selector: string, value: number): string {
   return `(rate(${selector}[${windowRange(value)}]) * ${Math.max(
     1,
     Math.round(value),
+  )})`;
+}
+
+/**
+ * The increase of the counter `selector` in the step before each evaluation time, for range queries at that step:
+ * `rate()` (so a counter reset, e.g. a restarted vLLM, is handled as `increase()` handles it) over the two steps before
+ * t, times the step. Two steps because with samples every step one step holds a single sample; the figure is the
+ * step's work averaged with the step before, which is what a share of work per step needs.
+ */
+export function stepIncrease(selector: string, step: number): string {
+  return `(rate(${selector}[${windowRange(2 * step)}]) * ${Math.max(
+    1,
+    Math.round(step),
   )})`;
 }

@@ -105,36 +105,164 @@ describe('attributeUsage', () => {
     expect(at(24)).toMatchObject({ confidence: 'low', coverage: 0.25 });
   });
 
+  // Shared tiers: a 4-step window (steps at 900, 1800, 2700, 3600), each pod's DCGM and token series per step.
+  const window = { end: 3600, seconds: 3600, step: 900 };
+  const steps = [900, 1800, 2700, 3600];
+  const perStep = (values: number[], at = steps) =>
+    new Map(values.map((v, i) => [at[i], v] as [number, number]));
+  const onDevice = (pod: string, values: number[], at = steps) => ({
+    namespace: 'ml',
+    pod,
+    hostname: 'node-1',
+    gpu: '0',
+    points: perStep(values, at),
+  });
+  const stepTokens = (pod: string, values: number[], at = steps) => ({
+    namespace: 'ml',
+    pod,
+    points: perStep(values, at),
+  });
+
   it('splits a time-sliced device evenly when nobody generated tokens, with low confidence', () => {
     const result = attributeUsage(
       [target('a', 'time-sliced', 0.5), target('b', 'time-sliced', 0.5)],
       metrics({
         util: ok([device('a-1-x', 40), device('b-1-y', 40)]),
         fbUsed: ok([device('a-1-x', 8000), device('b-1-y', 8000)]),
+        sharedUtil: ok([
+          onDevice('a-1-x', [40, 40, 40, 40]),
+          onDevice('b-1-y', [40, 40, 40, 40]),
+        ]),
+        sharedPlacement: ok([]),
+        sharedTokens: ok([]),
       }),
+      window,
     );
     expect(result.get('a')!.utilisation).toMatchObject({
       value: 0.4,
       method: 'apportioned-evenly',
       confidence: 'low',
+      coverage: 1,
     });
+    expect(result.get('a')!.busyGpuSeconds).toBeCloseTo(4 * 0.2 * 900, 9);
     expect(result.get('a')!.memoryUsedBytes!.value).toBe(4000 * 1024 * 1024);
   });
 
-  it('splits a shared device by tokens and caps a busy share at 1', () => {
+  it('splits a shared device by tokens step by step and caps a busy share at 1', () => {
     const result = attributeUsage(
       [target('a', 'mps', 0.25), target('b', 'mps', 0.25)],
       metrics({
         util: ok([device('a-1-x', 80), device('b-1-y', 80)]),
-        generated: ok([tokens('a-1-x', 'a', 900), tokens('b-1-y', 'b', 100)]),
+        sharedUtil: ok([
+          onDevice('a-1-x', [80, 80, 80, 80]),
+          onDevice('b-1-y', [80, 80, 80, 80]),
+        ]),
+        sharedPlacement: ok([]),
+        sharedTokens: ok([
+          stepTokens('a-1-x', [900, 900, 900, 900]),
+          stepTokens('b-1-y', [100, 100, 100, 100]),
+        ]),
       }),
+      window,
     );
     expect(result.get('a')!.utilisation!.value).toBe(1);
     expect(result.get('b')!.utilisation!.value).toBeCloseTo(
       (0.8 * 0.1) / 0.25,
       12,
     );
+    expect(result.get('b')!.utilisation!.method).toBe('apportioned-by-tokens');
     expect(result.get('b')!.shareOfDevice).toBeCloseTo(0.1, 12);
+  });
+
+  it("gives a pod alone on the device all of its busy time (6 h and 24 h pods: the 18 h alone are the long one's)", () => {
+    // 'short' is there at the last step only; tokens 3:1 then.
+    const result = attributeUsage(
+      [
+        target('long', 'time-sliced', 0.25),
+        target('short', 'time-sliced', 0.25),
+      ],
+      metrics({
+        sharedUtil: ok([
+          onDevice('long-1-x', [20, 20, 20, 20]),
+          onDevice('short-1-y', [20], [3600]),
+        ]),
+        sharedPlacement: ok([]),
+        sharedTokens: ok([
+          stepTokens('long-1-x', [10, 10, 10, 10]),
+          stepTokens('short-1-y', [30], [3600]),
+        ]),
+      }),
+      window,
+    );
+    const long = result.get('long')!;
+    const short = result.get('short')!;
+    expect(long.busyGpuSeconds).toBeCloseTo((3 * 0.2 + 0.2 * 0.25) * 900, 9);
+    expect(short.busyGpuSeconds).toBeCloseTo(0.2 * 0.75 * 900, 9);
+    expect(long.busyGpuSeconds! + short.busyGpuSeconds!).toBeCloseTo(
+      4 * 0.2 * 900,
+      9,
+    );
+    expect(short.utilisation).toMatchObject({
+      value: (0.2 * 0.75) / 0.25,
+      coverage: 0.25,
+      confidence: 'low',
+    });
+    expect(long.utilisation!.value).toBeCloseTo(0.65 / 0.25 / 4, 12);
+  });
+
+  it('reads one labelled pod as the device and splits it with the pods kube-state-metrics places on the node', () => {
+    const result = attributeUsage(
+      [
+        target('seen', 'time-sliced', 0.25),
+        target('hidden', 'time-sliced', 0.25),
+      ],
+      metrics({
+        sharedUtil: ok([onDevice('seen-1-x', [20, 20, 20, 20])]),
+        sharedPlacement: ok([
+          {
+            namespace: 'ml',
+            pod: 'hidden-1-y',
+            hostname: 'node-1',
+            steps: new Set(steps),
+          },
+        ]),
+        sharedTokens: ok([
+          stepTokens('seen-1-x', [20, 20, 20, 20]),
+          stepTokens('hidden-1-y', [60, 60, 60, 60]),
+        ]),
+      }),
+      window,
+    );
+    expect(result.get('seen')!.utilisation!.value).toBeCloseTo(0.2, 12);
+    expect(result.get('hidden')!.utilisation!.value).toBeCloseTo(0.6, 12);
+    expect(result.get('hidden')!.seriesCount).toBe(1);
+    expect(result.get('hidden')!.utilisation!.note).toMatch(
+      /labelled one pod of the GPU at 4 steps/,
+    );
+  });
+
+  it('keeps per-pod values as they are (no split), measured', () => {
+    const result = attributeUsage(
+      [target('busy', 'mps', 0.25), target('quiet', 'mps', 0.25)],
+      metrics({
+        sharedUtil: ok([
+          onDevice('busy-1-x', [15, 15, 15, 15]),
+          onDevice('quiet-1-y', [5, 5, 5, 5]),
+        ]),
+        sharedPlacement: ok([]),
+        sharedTokens: ok([
+          stepTokens('busy-1-x', [50, 50, 50, 50]),
+          stepTokens('quiet-1-y', [50, 50, 50, 50]),
+        ]),
+      }),
+      window,
+    );
+    expect(result.get('busy')!.utilisation).toMatchObject({
+      method: 'measured',
+      confidence: 'high',
+    });
+    expect(result.get('busy')!.utilisation!.value).toBeCloseTo(0.6, 12);
+    expect(result.get('quiet')!.utilisation!.value).toBeCloseTo(0.2, 12);
   });
 
   it('reads a MIG instance from GPU_UTIL when the exporter has no engine activity', () => {

@@ -1,6 +1,5 @@
 import {
   AttributedValue,
-  Confidence,
   SharingTier,
 } from '@internal/backstage-plugin-gpu-common';
 import {
@@ -10,6 +9,8 @@ import {
   WindowMetrics,
 } from '../metrics/collectMetrics';
 import { MIB } from '../metrics/metricNames';
+import { AttributionWindow, covered, stepsInWindow } from './coverage';
+import { sharedByService, sharedFigures } from './sharedFigures';
 
 /** What attribution needs to know of a service. */
 export interface AttributionTarget {
@@ -47,68 +48,20 @@ export interface Attribution {
   latency?: { p50Seconds?: number; p95Seconds?: number; p99Seconds?: number };
   /** Share of the window (0 to 1) in which the service's pods had DCGM samples; absent when not measured. */
   coverage?: number;
+  /** Shared tiers: the device busy time attributed to the service's pods, GPU-seconds. */
+  busyGpuSeconds?: number;
 }
 
-/** The window measured: its length and the step its coverage is counted in, seconds. */
-export interface AttributionWindow {
-  /** Unix seconds. */
-  end: number;
-  seconds: number;
-  step: number;
-}
-
-/** Step points of a window ending at `end`: the multiples of `step` in (end - seconds, end], at least one. */
-export function stepsInWindow(window: AttributionWindow): number {
-  const { end, seconds, step } = window;
-  return Math.max(
-    1,
-    Math.floor(end / step) - Math.floor((end - seconds) / step),
-  );
-}
-
-/** Coverage from which a figure keeps its confidence; below it drops one level. */
-export const FULL_COVERAGE = 0.9;
-/** Coverage below which a figure is `low` confidence whatever its method. */
-export const SHORT_COVERAGE = 0.5;
-
-/** A figure's confidence given the share of the window it was measured over. */
-export function confidenceAt(
-  confidence: Confidence,
-  coverage: number | undefined,
-): Confidence {
-  if (coverage === undefined || coverage >= FULL_COVERAGE) return confidence;
-  if (coverage < SHORT_COVERAGE) return 'low';
-  return confidence === 'high' ? 'medium' : 'low';
-}
-
-/** `measured over 50% of the window`, for notes. */
-export function coverageNote(coverage: number): string {
-  return `measured over ${Math.round(coverage * 100)}% of the window`;
-}
-
-/** Adds coverage to a figure: lowers its confidence when short and says so in its note. */
-function covered(
-  value: AttributedValue,
-  coverage: number | undefined,
-): AttributedValue {
-  if (coverage === undefined) return value;
-  const short = coverage < FULL_COVERAGE;
-  return {
-    ...value,
-    confidence: confidenceAt(value.confidence, coverage),
-    coverage,
-    ...(short
-      ? {
-          note: value.note
-            ? `${value.note}; ${coverageNote(coverage)}`
-            : coverageNote(coverage),
-        }
-      : {}),
-  };
-}
+export {
+  confidenceAt,
+  coverageNote,
+  FULL_COVERAGE,
+  SHORT_COVERAGE,
+  stepsInWindow,
+} from './coverage';
+export type { AttributionWindow } from './coverage';
 
 const key = (namespace: string, name: string) => `${namespace}/${name}`;
-const deviceKey = (s: DeviceSample) => `${s.hostname}/${s.gpu}`;
 const isShared = (tier: SharingTier) =>
   tier === 'mps' || tier === 'time-sliced';
 
@@ -161,19 +114,6 @@ function byService(samples: DeviceSample[]): Map<string, DeviceSample[]> {
   return groups;
 }
 
-function byPod<T extends { namespace: string; pod: string }>(
-  samples: T[],
-): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const sample of samples) {
-    const k = key(sample.namespace, sample.pod);
-    const list = groups.get(k);
-    if (list) list.push(sample);
-    else groups.set(k, [sample]);
-  }
-  return groups;
-}
-
 function byModel(samples: PodSample[]): Map<string, PodSample[]> {
   const groups = new Map<string, PodSample[]>();
   for (const sample of samples) {
@@ -185,45 +125,16 @@ function byModel(samples: PodSample[]): Map<string, PodSample[]> {
   return groups;
 }
 
-/** The pods seen on each shared device, with the device's average utilisation (0-100). */
-interface Device {
-  utilisation: number;
-  pods: Set<string>;
-}
-
-function devices(
-  samples: DeviceSample[],
-  weight: (s: DeviceSample) => number,
-): Map<string, Device> {
-  const grouped = new Map<string, DeviceSample[]>();
-  for (const sample of samples) {
-    if (sample.migInstance) continue;
-    const list = grouped.get(deviceKey(sample));
-    if (list) list.push(sample);
-    else grouped.set(deviceKey(sample), [sample]);
-  }
-  const result = new Map<string, Device>();
-  for (const [k, list] of grouped) {
-    result.set(k, {
-      utilisation:
-        weightedMean(list.map(s => ({ value: s.value, weight: weight(s) }))) ??
-        0,
-      pods: new Set(list.map(s => key(s.namespace, s.pod))),
-    });
-  }
-  return result;
-}
-
 /**
  * Attributes a window's measurements to services, per tier:
  *
  * - dedicated: the mean of the DCGM GPU utilisation of the service's pods' GPUs (`measured`);
  * - MIG: the mean of DCGM_FI_PROF_GR_ENGINE_ACTIVE of the service's MIG instances (GPU_UTIL when absent)
  *   (`measured-mig-instance`);
- * - MPS and time-sliced: DCGM reports the whole device to every sharing pod, so each device's mean utilisation is
- *   split between the pods on it by their share of the generated tokens (`apportioned-by-tokens`; evenly when no
- *   pod generated any), and the service's part is divided by the share it holds (1/R per replica), capped at 1.
- *   Memory is the device's framebuffer use split evenly between its pods (vLLM preallocates its fraction).
+ * - MPS and time-sliced: each device's busy time is split step by step among the pods present at each step
+ *   (`sharedDevices.ts`: by tokens, evenly, or per-pod values kept), and the service's busy time is divided by the share
+ *   it holds (1/R per replica) over the steps its pods were present, capped at 1. Memory is the device's framebuffer
+ *   use split evenly between its pods (vLLM preallocates its fraction).
  */
 export function attributeUsage(
   targets: AttributionTarget[],
@@ -263,19 +174,7 @@ export function attributeUsage(
   const p95 = byModel(data(metrics.latencyP95));
   const p99 = byModel(data(metrics.latencyP99));
 
-  const sharedDevices = devices(
-    metrics.neighbourUtil?.ok ? metrics.neighbourUtil.data : data(metrics.util),
-    weight,
-  );
-  const podTokens = new Map<string, number>();
-  for (const [k, list] of byPod(
-    metrics.neighbourGenerated?.ok
-      ? metrics.neighbourGenerated.data
-      : data(metrics.generated),
-  )) {
-    podTokens.set(k, sum(list.map(s => s.value)));
-  }
-
+  const shared = sharedByService(metrics, window);
   const result = new Map<string, Attribution>();
   for (const target of targets) {
     const k = key(target.namespace, target.deployment);
@@ -410,88 +309,20 @@ export function attributeUsage(
       continue;
     }
 
-    // Shared tiers: split each device's utilisation by tokens.
-    let attributedDevice = 0;
-    let held = 0;
-    let evenly = false;
-    let memory = 0;
-    let peakMemory = 0;
-    let watts = 0;
-    let neighbours = 0;
-    let myTokens = 0;
-    let deviceTokensTotal = 0;
-    const seen = new Set<string>();
-    for (const sample of series) {
-      const podKey = key(sample.namespace, sample.pod);
-      const dKey = deviceKey(sample);
-      if (seen.has(`${podKey}@${dKey}`)) continue;
-      seen.add(`${podKey}@${dKey}`);
-      const device = sharedDevices.get(dKey) ?? {
-        utilisation: sample.value,
-        pods: new Set([podKey]),
-      };
-      const pods = [...device.pods];
-      const deviceTokens = sum(pods.map(p => podTokens.get(p) ?? 0));
-      const mine = podTokens.get(podKey) ?? 0;
-      const share = deviceTokens > 0 ? mine / deviceTokens : 1 / pods.length;
-      evenly ||= deviceTokens === 0;
-      myTokens += mine;
-      deviceTokensTotal += deviceTokens;
-      neighbours = Math.max(neighbours, pods.length - 1);
-      // Weighted by the time the pod existed: a replaced pod counts for its lifetime only.
-      const w = Math.max(weight(sample), 0) || 1;
-      attributedDevice += (device.utilisation / 100) * share * w;
-      held += target.gpuSharePerReplica * w;
-      const used = (fbUsed.get(k) ?? []).find(
-        s => s.pod === sample.pod && deviceKey(s) === dKey,
+    const mine = shared.get(k);
+    if (mine) {
+      Object.assign(
+        attribution,
+        sharedFigures({
+          target,
+          pods: mine,
+          window,
+          memory: fbUsed.get(k),
+          peakMemory: fbPeak.get(k),
+          power: power.get(k),
+          seriesCount: attribution.seriesCount,
+        }),
       );
-      const peak = (fbPeak.get(k) ?? []).find(
-        s => s.pod === sample.pod && deviceKey(s) === dKey,
-      );
-      const pw = (power.get(k) ?? []).find(
-        s => s.pod === sample.pod && deviceKey(s) === dKey,
-      );
-      memory += (used?.value ?? 0) / pods.length;
-      peakMemory += (peak?.value ?? used?.value ?? 0) / pods.length;
-      watts += (pw?.value ?? 0) * share;
-    }
-    if (held > 0) {
-      const method = evenly ? 'apportioned-evenly' : 'apportioned-by-tokens';
-      attribution.utilisation = covered(
-        {
-          value: Math.min(1, attributedDevice / held),
-          method,
-          confidence: evenly ? 'low' : 'medium',
-          note: `${
-            target.tier === 'mps' ? 'MPS' : 'time-sliced'
-          } GPU shared with ${neighbours} other pod${
-            neighbours === 1 ? '' : 's'
-          }: DCGM reports the whole device to each, so its utilisation is split ${
-            evenly
-              ? 'evenly (no tokens generated)'
-              : 'by share of generated tokens'
-          }`,
-        },
-        coverage,
-      );
-      attribution.shareOfDevice =
-        deviceTokensTotal > 0 ? myTokens / deviceTokensTotal : undefined;
-      if (fbUsed.get(k)) {
-        attribution.memoryUsedBytes = {
-          value: memory * MIB,
-          method: 'apportioned-evenly',
-          confidence: 'low',
-          note: "the device's memory use split evenly between the pods sharing it",
-        };
-        attribution.peakMemoryBytes = peakMemory * MIB;
-      }
-      if (power.get(k)) {
-        attribution.powerWatts = {
-          value: watts,
-          method,
-          confidence: evenly ? 'low' : 'medium',
-        };
-      }
     }
     result.set(target.id, attribution);
   }

@@ -23,6 +23,9 @@ export const COST_FAMILIES: Array<keyof WindowMetrics> = [
   'generated',
   'seriesSteps',
   'serviceSteps',
+  'sharedUtil',
+  'sharedPlacement',
+  'sharedTokens',
 ];
 
 /** A measurement of services over a range: status, per-service attribution, queries issued. */
@@ -105,6 +108,7 @@ export async function measure(
       stepSeconds: window.step,
       labels: prometheus.labels,
       only,
+      shared: targets.filter(t => t.shared),
     });
     const status = metricsStatus(metrics);
     return {

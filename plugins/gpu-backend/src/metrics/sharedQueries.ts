@@ -1,0 +1,184 @@
+import { PrometheusClient, QueryResult, RangeSeries } from './PrometheusClient';
+import { DcgmLabelNames } from './PrometheusConfig';
+import { DCGM, KUBE_STATE, VLLM } from './metricNames';
+import {
+  anyOf,
+  dcgmBy,
+  dcgmOutputLabels,
+  dcgmSeries,
+  PodMatch,
+  podsOfDeployments,
+  promString,
+  stepIncrease,
+  windowRange,
+} from './promql';
+import { StepGrid } from './stepGrid';
+
+/** One pod's DCGM GPU utilisation (percent) on one GPU at each step of the window (step time -> mean of the step). */
+export interface DeviceSteps {
+  namespace: string;
+  pod: string;
+  hostname: string;
+  gpu: string;
+  points: Map<number, number>;
+}
+
+/** The steps at which kube-state-metrics shows a pod holding an `nvidia.com/gpu*` resource on a node. */
+export interface PlacementSteps {
+  namespace: string;
+  pod: string;
+  hostname: string;
+  steps: Set<number>;
+}
+
+/** One pod's generated tokens in each step (`stepIncrease`: counter resets handled as `increase()` does). */
+export interface TokenSteps {
+  namespace: string;
+  pod: string;
+  points: Map<number, number>;
+}
+
+/** The step-resolution view of the shared GPUs of a set of services (see `collectSharedSteps`). */
+export interface SharedStepFamilies {
+  sharedUtil: QueryResult<DeviceSteps[]>;
+  /** Absent when the presence query failed (`sharedUtil` says why). */
+  sharedPlacement?: QueryResult<PlacementSteps[]>;
+  /** Absent when there was nothing to ask for. */
+  sharedTokens?: QueryResult<TokenSteps[]>;
+}
+
+/** A service whose shared GPUs are wanted. */
+export interface SharedTarget {
+  namespace: string;
+  deployment: string;
+}
+
+/** Label marking the kube-state-metrics series in the presence answer. */
+const PLACEMENT = 'gpu_usage_source';
+
+/**
+ * One range query for the shared GPUs of `targets`, at each step: the DCGM utilisation of every pod on the hosts
+ * where a target's pod was at that step (by its DCGM series or by kube-state-metrics' GPU request on the node), and,
+ * marked `gpu_usage_source="kube-state-metrics"`, the pods kube-state-metrics places on those hosts holding a GPU
+ * (an exporter that labels one pod of a shared GPU leaves the others without DCGM series).
+ */
+export function sharedPresenceQuery(
+  targets: SharedTarget[],
+  stepSeconds: number,
+  labels: DcgmLabelNames,
+): string {
+  const out = dcgmOutputLabels(labels);
+  const host = out.hostname;
+  const step = windowRange(stepSeconds);
+  const mine: PodMatch = {
+    pod: podsOfDeployments(targets.map(t => t.deployment)),
+    namespace: anyOf(targets.map(t => t.namespace)),
+  };
+  const kube = { ...labels, hostname: 'node' };
+  const gpuRequests = (match: PodMatch) =>
+    dcgmSeries(
+      KUBE_STATE.resourceRequests,
+      { ...match, extra: `resource=~${promString(KUBE_STATE.gpuResource)}` },
+      kube,
+      sel => `last_over_time(${sel}[${step}])`,
+    );
+  const onHost = (expr: string) =>
+    `label_replace(${expr},${promString(host)},"$1","node","(.+)")`;
+  const hostsOfTargets = `(group by (${host}) (${dcgmSeries(
+    DCGM.gpuUtil,
+    mine,
+    labels,
+    sel => `last_over_time(${sel}[${step}])`,
+  )}) or group by (${host}) (${onHost(gpuRequests(mine))}))`;
+  const dcgm = `avg ${dcgmBy(labels)} (${dcgmSeries(
+    DCGM.gpuUtil,
+    {},
+    labels,
+    sel => `avg_over_time(${sel}[${step}])`,
+  )}) and on (${host}) ${hostsOfTargets}`;
+  const placed = `label_replace(${onHost(
+    `max by (${out.namespace},${out.pod},node) (${gpuRequests({})})`,
+  )},"${PLACEMENT}","kube-state-metrics","node",".*") and on (${host}) ${hostsOfTargets}`;
+  return `(${dcgm}) or (${placed})`;
+}
+
+/** One range query: the generated tokens of `pods` in each step. */
+export function sharedTokensQuery(
+  pods: Array<{ namespace: string; pod: string }>,
+  stepSeconds: number,
+): string {
+  const selector = `${VLLM.generationTokens}{namespace=~${promString(
+    anyOf(pods.map(p => p.namespace)),
+  )},pod=~${promString(anyOf(pods.map(p => p.pod)))}}`;
+  return `sum by (namespace,pod) (${stepIncrease(selector, stepSeconds)})`;
+}
+
+const pointsOf = (s: RangeSeries) => new Map(s.points);
+
+/**
+ * Measures the shared GPUs of `targets` step by step over `grid` (two range queries at the window's step, whatever
+ * the number of services): who was on each GPU at each step, its DCGM values, and the pods' tokens per step.
+ */
+export async function collectSharedSteps(options: {
+  client: PrometheusClient;
+  targets: SharedTarget[];
+  grid: StepGrid;
+  labels: DcgmLabelNames;
+}): Promise<SharedStepFamilies> {
+  const { client, targets, grid, labels } = options;
+  const out = dcgmOutputLabels(labels);
+  const presence = await client.queryRange(
+    sharedPresenceQuery(targets, grid.step, labels),
+    grid.start,
+    grid.end,
+    grid.step,
+  );
+  if (!presence.ok) return { sharedUtil: presence };
+  const warnings = presence.warnings ? { warnings: presence.warnings } : {};
+  const util: DeviceSteps[] = [];
+  const placement: PlacementSteps[] = [];
+  for (const s of presence.data) {
+    const namespace = s.labels[out.namespace] ?? '';
+    const pod = s.labels[out.pod] ?? '';
+    const hostname = s.labels[out.hostname] ?? '';
+    if (s.labels[PLACEMENT]) {
+      placement.push({
+        namespace,
+        pod,
+        hostname,
+        steps: new Set(s.points.map(([t]) => t)),
+      });
+    } else if (!s.labels[out.migInstance]) {
+      util.push({
+        namespace,
+        pod,
+        hostname,
+        gpu: s.labels[out.gpu] ?? '',
+        points: pointsOf(s),
+      });
+    }
+  }
+  const families: SharedStepFamilies = {
+    sharedUtil: { ok: true, data: util, ...warnings },
+    sharedPlacement: { ok: true, data: placement },
+  };
+  const pods = [...util, ...placement];
+  if (pods.length === 0) return families;
+  const tokens = await client.queryRange(
+    sharedTokensQuery(pods, grid.step),
+    grid.start,
+    grid.end,
+    grid.step,
+  );
+  families.sharedTokens = tokens.ok
+    ? {
+        ...tokens,
+        data: tokens.data.map(s => ({
+          namespace: s.labels.namespace ?? '',
+          pod: s.labels.pod ?? '',
+          points: pointsOf(s),
+        })),
+      }
+    : tokens;
+  return families;
+}

@@ -1,0 +1,250 @@
+import fc from 'fast-check';
+import {
+  DeviceSteps,
+  PlacementSteps,
+  TokenSteps,
+} from '../metrics/sharedQueries';
+import { attributeUsage, AttributionTarget } from './attribution';
+import { WindowMetrics } from '../metrics/collectMetrics';
+import { attributeSharedSteps } from './sharedDevices';
+
+const STEP = 900;
+
+/** A generated history of shared GPUs: what each exporter mode writes, from random pods, values, tokens and gaps. */
+interface History {
+  steps: number[];
+  devices: Array<{
+    host: string;
+    mode: 'copied' | 'per-pod' | 'one-pod';
+    /** Device utilisation per step (percent); per-pod values per pod below. */
+    util: number[];
+    /** Steps at which the exporter wrote nothing. */
+    gaps: boolean[];
+    pods: Array<{
+      name: string;
+      from: number;
+      until: number;
+      own: number[];
+      /** Tokens per step, or no token series. */
+      tokens?: number[];
+    }>;
+  }>;
+}
+
+const percent = fc.double({ min: 0, max: 100, noNaN: true });
+
+const historyArbitrary: fc.Arbitrary<History> = fc
+  .integer({ min: 1, max: 24 })
+  .chain(n =>
+    fc.record({
+      steps: fc.constant(Array.from({ length: n }, (_, i) => (i + 1) * STEP)),
+      devices: fc.array(
+        fc.record({
+          host: fc.constant(''),
+          mode: fc.constantFrom(
+            'copied' as const,
+            'per-pod' as const,
+            'one-pod' as const,
+          ),
+          util: fc.array(percent, { minLength: n, maxLength: n }),
+          gaps: fc.array(fc.boolean(), { minLength: n, maxLength: n }),
+          pods: fc.array(
+            fc
+              .tuple(fc.nat({ max: n - 1 }), fc.nat({ max: n - 1 }))
+              .chain(([a, b]) =>
+                fc.record({
+                  name: fc.constant(''),
+                  from: fc.constant(Math.min(a, b)),
+                  until: fc.constant(Math.max(a, b)),
+                  own: fc.array(percent, { minLength: n, maxLength: n }),
+                  tokens: fc.option(
+                    fc.array(fc.nat({ max: 1000 }), {
+                      minLength: n,
+                      maxLength: n,
+                    }),
+                    { nil: undefined },
+                  ),
+                }),
+              ),
+            { minLength: 1, maxLength: 4 },
+          ),
+        }),
+        { minLength: 1, maxLength: 3 },
+      ),
+    }),
+  )
+  .map(h => ({
+    ...h,
+    devices: h.devices.map((d, i) => ({
+      ...d,
+      host: `node-${i}`,
+      pods: d.pods.map((p, j) => ({
+        ...p,
+        name: `svc${i}x${j}-6f7d8c9b5-p0x7k`,
+      })),
+    })),
+  }));
+
+/** The series each exporter mode writes for a history (plus kube-state placement and tokens). */
+function seriesOf(h: History) {
+  const util: DeviceSteps[] = [];
+  const placement: PlacementSteps[] = [];
+  const tokens: TokenSteps[] = [];
+  for (const d of h.devices) {
+    const present = (i: number) =>
+      d.pods.filter(p => i >= p.from && i <= p.until);
+    for (const p of d.pods) {
+      const points = new Map<number, number>();
+      h.steps.forEach((t, i) => {
+        if (d.gaps[i] || !present(i).includes(p)) return;
+        if (d.mode === 'one-pod' && present(i)[0] !== p) return;
+        points.set(t, d.mode === 'per-pod' ? p.own[i] : d.util[i]);
+      });
+      if (points.size > 0)
+        util.push({
+          namespace: 'ml',
+          pod: p.name,
+          hostname: d.host,
+          gpu: '0',
+          points,
+        });
+      placement.push({
+        namespace: 'ml',
+        pod: p.name,
+        hostname: d.host,
+        steps: new Set(h.steps.filter((_, i) => i >= p.from && i <= p.until)),
+      });
+      if (p.tokens) {
+        tokens.push({
+          namespace: 'ml',
+          pod: p.name,
+          points: new Map(
+            h.steps
+              .map((t, i) => [t, p.tokens![i]] as [number, number])
+              .filter((_, i) => i >= p.from && i <= p.until),
+          ),
+        });
+      }
+    }
+  }
+  return { util, placement, tokens };
+}
+
+/** Device busy time (GPU-steps) recomputed from the history's parameters. */
+function expectedBusy(h: History, d: History['devices'][number]): number {
+  let busy = 0;
+  h.steps.forEach((_, i) => {
+    const present = d.pods.filter(p => i >= p.from && i <= p.until);
+    if (d.gaps[i] || present.length === 0) return;
+    if (d.mode === 'per-pod') {
+      // Equal values read as one copied value: the device's busy time is that value.
+      const values = present.map(p => p.own[i]);
+      const same = Math.max(...values) - Math.min(...values) <= 1e-6;
+      busy += same
+        ? values[0] / 100
+        : Math.min(1, values.reduce((a, b) => a + b, 0) / 100);
+    } else busy += d.util[i] / 100;
+  });
+  return busy;
+}
+
+describe('attributeSharedSteps', () => {
+  it('gives out every measured step of a shared GPU in full, never more than the device was busy', () => {
+    fc.assert(
+      fc.property(historyArbitrary, h => {
+        const { pods, devices } = attributeSharedSteps({
+          steps: h.steps,
+          ...seriesOf(h),
+        });
+        for (const d of h.devices) {
+          const device = devices.get(`${d.host}/0`);
+          const expected = expectedBusy(h, d);
+          expect(device?.busy ?? 0).toBeCloseTo(expected, 9);
+          const attributed = pods
+            .filter(p => p.device === `${d.host}/0`)
+            .reduce((t, p) => t + p.busy, 0);
+          expect(attributed).toBeLessThanOrEqual(expected + 1e-9);
+          expect(attributed).toBeCloseTo(expected, 9);
+          expect(expected).toBeLessThanOrEqual(h.steps.length + 1e-9);
+        }
+        for (const p of pods) {
+          expect(p.busy).toBeLessThanOrEqual(p.deviceBusy + 1e-9);
+          expect(p.busy).toBeGreaterThanOrEqual(0);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('bills the busy time of a shared GPU in micro-dollars: the services add up to it, never above', () => {
+    const gpuHourMicros = 526_000;
+    fc.assert(
+      fc.property(historyArbitrary, h => {
+        const { util, placement, tokens } = seriesOf(h);
+        const ok = <T>(data: T[]) => ({ ok: true as const, data });
+        const empty = ok([]);
+        const metrics: WindowMetrics = {
+          util: empty,
+          engine: empty,
+          fbUsed: empty,
+          fbUsedPeak: empty,
+          fbFree: empty,
+          power: empty,
+          xidSamples: empty,
+          xidLast: empty,
+          recentPeakUtil: empty,
+          generated: empty,
+          prompt: empty,
+          running: empty,
+          waiting: empty,
+          kvCache: empty,
+          latencyP50: empty,
+          latencyP95: empty,
+          latencyP99: empty,
+          sharedUtil: ok(util),
+          sharedPlacement: ok(placement),
+          sharedTokens: ok(tokens),
+        };
+        const window = {
+          end: h.steps.at(-1)!,
+          seconds: h.steps.length * STEP,
+          step: STEP,
+        };
+        const hours = window.seconds / 3600;
+        for (const d of h.devices) {
+          // Each pod its own service holding 1/R of the GPU.
+          const share = 1 / d.pods.length;
+          const targets: AttributionTarget[] = d.pods.map(p => ({
+            id: p.name,
+            namespace: 'ml',
+            deployment: p.name.split('-')[0],
+            modelName: p.name,
+            tier: 'time-sliced',
+            gpuSharePerReplica: share,
+          }));
+          const usage = attributeUsage(targets, metrics, window);
+          const allocationMicros = gpuHourMicros * share * hours;
+          const billed = targets.map(t => {
+            const u = usage.get(t.id)?.utilisation;
+            return u
+              ? Math.round(allocationMicros * u.value * (u.coverage ?? 1))
+              : 0;
+          });
+          const busyMicros = gpuHourMicros * expectedBusy(h, d) * (STEP / 3600);
+          const total = billed.reduce((a, b) => a + b, 0);
+          // Rounding: at most half a micro-dollar per service.
+          expect(total).toBeLessThanOrEqual(busyMicros + targets.length / 2);
+          const capped = targets.some(
+            t => usage.get(t.id)?.utilisation?.value === 1,
+          );
+          if (!capped) {
+            expect(Math.abs(total - busyMicros)).toBeLessThanOrEqual(
+              targets.length / 2,
+            );
+          }
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});

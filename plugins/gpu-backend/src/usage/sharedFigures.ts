@@ -1,0 +1,185 @@
+import { AttributedValue } from '@internal/backstage-plugin-gpu-common';
+import {
+  deploymentOfPod,
+  DeviceSample,
+  WindowMetrics,
+} from '../metrics/collectMetrics';
+import { MIB } from '../metrics/metricNames';
+import { stepGrid } from '../metrics/stepGrid';
+import type { Attribution, AttributionTarget } from './attribution';
+import { AttributionWindow, covered } from './coverage';
+import {
+  attributeSharedSteps,
+  SharedPodUsage,
+  StepSplit,
+} from './sharedDevices';
+
+/**
+ * The step-by-step attribution of the shared GPUs in `metrics`, per service (namespace + Deployment of each pod);
+ * empty when the shared families were not measured or failed (shared-tier utilisation is then unknown).
+ */
+export function sharedByService(
+  metrics: WindowMetrics,
+  window: AttributionWindow | undefined,
+): Map<string, SharedPodUsage[]> {
+  const byService = new Map<string, SharedPodUsage[]>();
+  if (!window || !metrics.sharedUtil?.ok) return byService;
+  const { pods } = attributeSharedSteps({
+    steps: stepGrid(window.end, window.seconds, window.step).times,
+    util: metrics.sharedUtil.data,
+    placement: metrics.sharedPlacement?.ok ? metrics.sharedPlacement.data : [],
+    tokens: metrics.sharedTokens?.ok ? metrics.sharedTokens.data : [],
+  });
+  for (const pod of pods) {
+    const k = `${pod.namespace}/${deploymentOfPod(pod.pod)}`;
+    const list = byService.get(k);
+    if (list) list.push(pod);
+    else byService.set(k, [pod]);
+  }
+  return byService;
+}
+
+const METHOD: Record<StepSplit, AttributedValue['method']> = {
+  'per-pod': 'measured',
+  tokens: 'apportioned-by-tokens',
+  even: 'apportioned-evenly',
+};
+const CONFIDENCE: Record<StepSplit, AttributedValue['confidence']> = {
+  'per-pod': 'high',
+  tokens: 'medium',
+  even: 'low',
+};
+const HOW: Record<StepSplit, string> = {
+  'per-pod':
+    "the exporter reports each pod's own utilisation (per-pod accounting), used as it is",
+  tokens:
+    'DCGM reports the whole device, so its busy time is split step by step among the pods present by their share of generated tokens',
+  even: 'DCGM reports the whole device, so its busy time is split step by step evenly among the pods present (a pod without token series, or no tokens generated)',
+};
+const SHORT: Record<StepSplit, string> = {
+  'per-pod': 'per-pod values',
+  tokens: 'split by tokens',
+  even: 'split evenly',
+};
+
+const total = (pods: SharedPodUsage[], f: (p: SharedPodUsage) => number) =>
+  pods.reduce((t, p) => t + f(p), 0);
+
+/** The note of a shared-tier figure: the tier, the neighbours, how it was split, and any other split or one-pod labelling. */
+function note(
+  target: AttributionTarget,
+  pods: SharedPodUsage[],
+  split: StepSplit,
+  splits: Record<StepSplit, number>,
+): string {
+  const neighbours = Math.max(...pods.map(p => p.neighbours));
+  const all = splits.tokens + splits.even + splits['per-pod'];
+  const others = (Object.keys(splits) as StepSplit[])
+    .filter(s => s !== split && splits[s] > 0)
+    .map(s => `${SHORT[s]} at ${splits[s]} of ${all} steps`);
+  const onePod = total(pods, p => p.onePodSteps);
+  return [
+    `${
+      target.tier === 'mps' ? 'MPS' : 'time-sliced'
+    } GPU shared with ${neighbours} other pod${neighbours === 1 ? '' : 's'}: ${
+      HOW[split]
+    }`,
+    ...others,
+    ...(onePod > 0
+      ? [
+          `the exporter labelled one pod of the GPU at ${onePod} steps: its value is read as the device's and split with the pods kube-state-metrics places on the node`,
+        ]
+      : []),
+  ].join('; ');
+}
+
+/**
+ * A shared-tier service's figures from its pods' step-by-step attribution: utilisation = busy time attributed /
+ * (share held per replica x the steps its pods were present), capped at 1; coverage = the steps any of its pods was
+ * present / the window's steps, so usage billed (utilisation x coverage) is busy time / (share x window). The method
+ * is the split used at most of its steps.
+ */
+export function sharedFigures(options: {
+  target: AttributionTarget;
+  pods: SharedPodUsage[];
+  window?: AttributionWindow;
+  memory?: DeviceSample[];
+  peakMemory?: DeviceSample[];
+  power?: DeviceSample[];
+  seriesCount: number;
+}): Partial<Attribution> {
+  const { target, pods, window, memory, peakMemory, power } = options;
+  const busy = total(pods, p => p.busy);
+  const podSteps = total(pods, p => p.steps.size);
+  const held = target.gpuSharePerReplica * podSteps;
+  const splits: Record<StepSplit, number> = {
+    tokens: total(pods, p => p.splits.tokens),
+    even: total(pods, p => p.splits.even),
+    'per-pod': total(pods, p => p.splits['per-pod']),
+  };
+  const split = (['per-pod', 'tokens', 'even'] as StepSplit[]).reduce(
+    (best, s) => (splits[s] > splits[best] ? s : best),
+    'per-pod' as StepSplit,
+  );
+  const windowSteps = window
+    ? stepGrid(window.end, window.seconds, window.step).times.length
+    : undefined;
+  const covering = new Set(pods.flatMap(p => [...p.steps])).size;
+  const coverage =
+    windowSteps !== undefined ? Math.min(1, covering / windowSteps) : undefined;
+  const tokens = total(pods, p => p.tokens);
+  const deviceTokens = total(pods, p => p.deviceTokens);
+  const result: Partial<Attribution> = {
+    seriesCount: Math.max(
+      options.seriesCount,
+      new Set(pods.map(p => p.device)).size,
+    ),
+    ...(coverage !== undefined ? { coverage } : {}),
+    ...(window ? { busyGpuSeconds: busy * window.step } : {}),
+    shareOfDevice: deviceTokens > 0 ? tokens / deviceTokens : undefined,
+  };
+  if (held > 0) {
+    result.utilisation = covered(
+      {
+        value: Math.min(1, busy / held),
+        method: METHOD[split],
+        confidence: CONFIDENCE[split],
+        note: note(target, pods, split, splits),
+      },
+      coverage,
+    );
+  }
+  // Memory: the device's framebuffer use split evenly between the pods sharing it; power: by busy-time share.
+  const on = (s: DeviceSample) =>
+    pods.find(
+      p =>
+        p.pod === s.pod &&
+        p.namespace === s.namespace &&
+        p.device === `${s.hostname}/${s.gpu}`,
+    );
+  const evenly = (list: DeviceSample[]) =>
+    list.reduce((t, s) => t + s.value / ((on(s)?.neighbours ?? 0) + 1), 0) *
+    MIB;
+  if (memory?.length) {
+    result.memoryUsedBytes = {
+      value: evenly(memory),
+      method: 'apportioned-evenly',
+      confidence: 'low',
+      note: "the device's memory use split evenly between the pods sharing it",
+    };
+    result.peakMemoryBytes = evenly(peakMemory?.length ? peakMemory : memory);
+  }
+  if (power?.length) {
+    const share = (s: DeviceSample) => {
+      const p = on(s);
+      if (!p) return 0;
+      return p.deviceBusy > 0 ? p.busy / p.deviceBusy : 1 / (p.neighbours + 1);
+    };
+    result.powerWatts = {
+      value: power.reduce((t, s) => t + s.value * share(s), 0),
+      method: METHOD[split],
+      confidence: CONFIDENCE[split],
+    };
+  }
+  return result;
+}
