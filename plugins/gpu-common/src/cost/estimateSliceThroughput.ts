@@ -9,7 +9,7 @@ import { sliceBandwidthShare } from './sliceBandwidthShare';
 /**
  * The bandwidth estimate of the output tokens/s one replica of `request` sustains on the slice of `fit`
  * (`estimateDecodeThroughput` with the slice's bandwidth share, the fit's weights and KV budget, and the request's
- * concurrency). Undefined for a GPU model without a known bandwidth or a MIG profile its GPU does not list.
+ * `concurrentSequences` when it states them, else its `concurrency`, lowered to what the KV budget holds). Undefined for a GPU model without a known bandwidth or a MIG profile its GPU does not list.
  *
  * @throws GpuDomainError `UNKNOWN_MODEL` when the platform does not have the request's model.
  * @public
@@ -18,7 +18,7 @@ export function estimateSliceThroughput(
   platform: Platform,
   request: Pick<
     ServiceRequest,
-    'model' | 'dtype' | 'concurrency' | 'maxModelLen'
+    'model' | 'dtype' | 'concurrency' | 'concurrentSequences' | 'maxModelLen'
   >,
   fit: Pick<FitResult, 'slice' | 'memory' | 'kvCacheBudgetBytes'>,
 ): number | undefined {
@@ -32,7 +32,7 @@ export function estimateSliceThroughput(
       findModel(platform, request.model),
       request.dtype,
     ),
-    concurrency: request.concurrency,
+    concurrency: request.concurrentSequences ?? request.concurrency,
     maxModelLen: request.maxModelLen,
     kvBudgetBytes: fit.kvCacheBudgetBytes,
   });

@@ -56,6 +56,7 @@ export const serviceRequestSchema = z.strictObject({
   dtype: z.enum(DTYPES as [Dtype, ...Dtype[]]).optional(),
   maxModelLen: int(1, 10_000_000),
   concurrency: int(1, 1024),
+  concurrentSequences: int(1, 1024).optional(),
   replicas: int(1, 64),
   environment: z.string().min(1),
   tier: z.enum(SHARING_TIERS).optional(),

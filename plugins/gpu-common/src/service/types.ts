@@ -17,6 +17,12 @@ export interface ServiceRequest {
   maxModelLen: number;
   /** Concurrent sequences (vLLM `--max-num-seqs`, Ollama `OLLAMA_NUM_PARALLEL`). */
   concurrency: number;
+  /**
+   * Sequences of the full max-model-len the service must hold at once (its peak of concurrent long requests), at most
+   * `concurrency`. When given, a slice whose KV cache budget holds fewer (`FitResult.fullLengthSequences`) does not
+   * fit, with the reason, and the throughput estimate batches this many sequences instead of `concurrency`.
+   */
+  concurrentSequences?: number;
   replicas: number;
   /** Key into `Platform.environments`. */
   environment: string;

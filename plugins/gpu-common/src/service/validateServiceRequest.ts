@@ -82,6 +82,16 @@ export function validateServiceRequest(
     );
   }
 
+  if (
+    request.concurrentSequences !== undefined &&
+    request.concurrentSequences > request.concurrency
+  ) {
+    throw new GpuDomainError(
+      'OUT_OF_RANGE',
+      `concurrentSequences ${request.concurrentSequences} is above concurrency ${request.concurrency}: the engine runs at most concurrency (--max-num-seqs) sequences at once; allowed: 1 to ${request.concurrency}`,
+    );
+  }
+
   if (request.maxModelLen > model.maxContextLength) {
     throw new GpuDomainError(
       'OUT_OF_RANGE',

@@ -30,7 +30,10 @@ export interface FitResult {
   headroomBytes: number;
   /** Memory left for KV cache after weights and overhead (never negative). */
   kvCacheBudgetBytes: number;
-  /** Full-length (`maxModelLen`) sequences the KV budget holds at once. */
+  /**
+   * Full-length (`maxModelLen`) sequences the KV budget holds at once: `kvCacheBudgetBytes` / KV bytes of one
+   * sequence of `maxModelLen` tokens, rounded down. Below the request's `concurrentSequences` the slice does not fit.
+   */
   fullLengthSequences: number;
   fits: boolean;
   /** Why it does not fit, e.g. `needs 17.9 GB but a 1g.10gb MIG slice of an A100-80GB gives 9.0 GB`. */
@@ -123,7 +126,22 @@ function fitSlice(
     0,
     availableBytes - memory.weightsBytes - memory.overheadBytes,
   );
-  const fits = requiredBytes <= availableBytes;
+  const memoryFits = requiredBytes <= availableBytes;
+  const fullLengthSequences = Math.floor(kvCacheBudgetBytes / sequenceBytes);
+  const wanted = request.concurrentSequences;
+  const sequencesFit = wanted === undefined || fullLengthSequences >= wanted;
+  let reason: string | undefined;
+  if (!memoryFits) {
+    reason = `needs ${formatGb(requiredBytes)} but ${describeSlice(
+      slice,
+    )} gives ${formatGb(availableBytes)}`;
+  } else if (!sequencesFit) {
+    reason = `${describeSlice(slice)} holds ${fullLengthSequences} sequence${
+      fullLengthSequences === 1 ? '' : 's'
+    } of ${request.maxModelLen} tokens at once (${formatGb(
+      kvCacheBudgetBytes,
+    )} of KV cache, ${formatGb(sequenceBytes)} each); ${wanted} are requested`;
+  }
   return {
     slice,
     memory,
@@ -131,12 +149,8 @@ function fitSlice(
     requiredBytes,
     headroomBytes: availableBytes - requiredBytes,
     kvCacheBudgetBytes,
-    fullLengthSequences: Math.floor(kvCacheBudgetBytes / sequenceBytes),
-    fits,
-    reason: fits
-      ? undefined
-      : `needs ${formatGb(requiredBytes)} but ${describeSlice(
-          slice,
-        )} gives ${formatGb(availableBytes)}`,
+    fullLengthSequences,
+    fits: memoryFits && sequencesFit,
+    reason,
   };
 }
