@@ -24,6 +24,7 @@ import {
   KubernetesClientFactory,
 } from './cluster';
 import { DatabaseGpuStore } from './database';
+import { RunPeriodStore } from './database/runPeriods';
 import { createRouter } from './router';
 import { createQuoteService } from './services/QuoteService';
 import { seedQuotas } from './services/seedQuotas';
@@ -143,6 +144,7 @@ export const gpuPlugin = createBackendPlugin({
         const statuses = new ServiceStatusRefresher({
           store,
           statusReader,
+          runs: new RunPeriodStore(await database.getClient()),
           logger,
           statusReadTimeoutMs: statusSettings.readTimeoutMs,
         });

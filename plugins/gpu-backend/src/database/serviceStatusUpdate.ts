@@ -3,6 +3,7 @@ import { Knex } from 'knex';
 import { writeAuditEvent } from './audit';
 import { releaseServiceReservations } from './ledger';
 import { ServiceRow, serviceAuditView, toJson } from './rows';
+import { closeRunPeriod, RUNNABLE_STATUSES } from './runPeriods';
 import {
   checkVersion,
   lockService,
@@ -57,6 +58,15 @@ export async function updateServiceStatusInTransaction(
   });
   if (input.releaseReservation) {
     await releaseServiceReservations(tx, after, input.actor, now);
+  }
+  if (!RUNNABLE_STATUSES.includes(after.status)) {
+    // Torn down or failed: whatever ran stops counting as spend now.
+    await closeRunPeriod(
+      tx,
+      after.id,
+      now,
+      `${after.status}${after.statusReason ? `: ${after.statusReason}` : ''}`,
+    );
   }
   return after;
 }

@@ -7,6 +7,8 @@ import {
 import { serviceObjectNames } from '@internal/backstage-plugin-gpu-node';
 import { ClusterStatusReader } from '../cluster';
 import { GpuStore, ServiceRecord } from '../database';
+import type { RunPeriodStore } from '../database/runPeriods';
+import { observeRun } from './runObservation';
 import { compareAndSet, getService } from './serviceStatusWrite';
 import { decideStatus, REFRESHED_STATUSES } from './statusTransition';
 
@@ -31,6 +33,8 @@ export interface ServiceStatusRefresherOptions {
   /** Reads the cluster status of services in apply mode (same cluster as the applier). */
   statusReader?: ClusterStatusReader;
   logger: LoggerService;
+  /** Where the periods the workloads ran are recorded (what cost accrues over); none recorded when omitted. */
+  runs?: RunPeriodStore;
   /** Longest wait for one live status read; 5 s when omitted. */
   statusReadTimeoutMs?: number;
   /** Clock (tests). */
@@ -132,6 +136,7 @@ export class ServiceStatusRefresher {
     }
     const change = decideStatus(service, clusterStatus);
     if (!change) {
+      await this.recordRun(service, service, clusterStatus);
       return { service, clusterStatus, changed: false };
     }
     const result = await compareAndSet(this.options.store, {
@@ -149,8 +154,29 @@ export class ServiceStatusRefresher {
         to: change.status,
         reason: change.statusReason,
       });
+      await this.recordRun(service, result.service, clusterStatus);
     }
     return { service: result.service, clusterStatus, changed: result.written };
+  }
+
+  /**
+   * Records whether the workload runs (see `observeRun`), as of `current` (the version this refresh left); `read` is
+   * the version before it, whose last change bounds when a run can have started.
+   */
+  private async recordRun(
+    read: ServiceRecord,
+    current: ServiceRecord,
+    clusterStatus: ServiceClusterStatus,
+  ): Promise<void> {
+    const observation = observeRun(clusterStatus, read.updatedAt);
+    if (!this.options.runs || !observation) return;
+    const outcome = await this.options.runs.record(current, observation);
+    if (outcome === 'started' || outcome === 'stopped') {
+      this.options.logger.info(`GPU service workload ${outcome} running`, {
+        serviceId: current.id,
+        at: observation.since.toISOString(),
+      });
+    }
   }
 
   /**

@@ -1,5 +1,8 @@
+import { AccrualBasis } from '@internal/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
 import { ReservationRecord, ServiceRecord, ServiceStatus } from '../database';
+import { listRunPeriods, RunPeriod } from '../database/runPeriods';
+import { accrualBasisOf, Interval, spendingIntervals } from './accrual';
 import {
   ReservationRow,
   ServiceRow,
@@ -7,10 +10,16 @@ import {
   toServiceRecord,
 } from '../database/rows';
 
-/** A service with its whole reservation history: what allocation cost is computed from. */
+/** A service with its whole reservation and run history: what allocation cost is computed from. */
 export interface ServiceAllocation {
   service: ServiceRecord;
   reservations: ReservationRecord[];
+  /** What its cost accrues over (from its mode). */
+  basis: AccrualBasis;
+  /** When its workload ran, as its cluster said (apply mode), oldest first. */
+  runs: RunPeriod[];
+  /** When a held reservation of it is spend (the rest is reserved): sorted disjoint intervals. */
+  spending: readonly Interval[];
 }
 
 const CHUNK = 500;
@@ -41,7 +50,7 @@ const SERVICE_COLUMNS: Array<keyof ServiceRow> = [
 const NEVER_HELD: ServiceStatus[] = ['rejected', 'pending-approval'];
 
 /**
- * Reads services and their reservations in two queries whatever their number (the overview reads every service).
+ * Reads services, their reservations and run periods in three queries whatever their number (the overview reads every service).
  * Read-only over the tables of the service store.
  */
 export class AllocationReader {
@@ -85,9 +94,17 @@ export class AllocationReader {
         else reservations.set(record.serviceId, [record]);
       }
     }
-    return services.map(service => ({
-      service,
-      reservations: reservations.get(service.id) ?? [],
-    }));
+    const runs = await listRunPeriods(this.db, ids);
+    return services.map(service => {
+      const basis = accrualBasisOf(service.mode);
+      const serviceRuns = runs.get(service.id) ?? [];
+      return {
+        service,
+        reservations: reservations.get(service.id) ?? [],
+        basis,
+        runs: serviceRuns,
+        spending: spendingIntervals(basis, serviceRuns),
+      };
+    });
   }
 }

@@ -4,21 +4,29 @@ import {
   UsdMicros,
 } from '@internal/backstage-plugin-gpu-common';
 import type { ReservationRecord } from '../database/types';
+import { ALWAYS, Interval, overlapMs, union } from './accrual';
 
-/** Allocation of a service over a time range, from its reservations. */
+/** Allocation of a service over a time range, from its reservations and when they count as spend. */
 export interface AllocationInRange {
+  /** Spend: held while the workload ran (see `spendingIntervals`). */
   allocationMicros: UsdMicros;
-  /** Hours some reservation was held within the range. */
+  /** Hours some reservation was held and spent within the range. */
   hours: number;
-  /** On spot pools: on-demand cost of the same holding minus the spot cost. */
+  /** Held while nothing ran: reserved, not spend. */
+  reservedMicros: UsdMicros;
+  /** Hours some reservation was held without spending within the range. */
+  reservedHours: number;
+  /** On spot pools: on-demand cost of the same spend minus the spot cost. */
   spotSavingMicros: UsdMicros;
   /** GPU-equivalents held at the end of the range (0 if none). */
   gpuEquivalentsAtEnd: number;
 }
 
 /**
- * Allocation cost within `[startMs, endMs)`: for every reservation, the overlap of its held period with the range x
- * GPU-equivalents x the pool's node-hour price / GPUs per node, rounded once per reservation to micro-dollars.
+ * Allocation cost within `[startMs, endMs)`: for every reservation, the overlap of its held period with the range,
+ * split into the seconds it spent (within `spending`, sorted disjoint intervals; always by default) and the rest,
+ * reserved; each x GPU-equivalents x the pool's node-hour price / GPUs per node, rounded once per reservation to
+ * micro-dollars. Held seconds are rounded once and split, so spent + reserved seconds are the held seconds.
  * Reservations of unknown pools (removed from config) cost nothing and are skipped.
  */
 export function allocationInRange(
@@ -26,12 +34,14 @@ export function allocationInRange(
   prices: ReadonlyMap<string, PoolPrice>,
   startMs: number,
   endMs: number,
+  spending: readonly Interval[] = ALWAYS,
 ): AllocationInRange {
   let allocationMicros = 0;
+  let reservedMicros = 0;
   let spotSavingMicros = 0;
-  let heldMs = 0;
   let gpuEquivalentsAtEnd = 0;
-  const periods: Array<[number, number]> = [];
+  const spent: Interval[] = [];
+  const reserved: Interval[] = [];
   for (const reservation of reservations) {
     if (!reservation.heldAt) continue;
     const from = Math.max(startMs, Date.parse(reservation.heldAt));
@@ -44,28 +54,58 @@ export function allocationInRange(
     }
     const price = prices.get(reservation.pool);
     if (to <= from || !price) continue;
-    const seconds = Math.round((to - from) / 1000);
-    periods.push([from, to]);
-    const cost = heldCost(price, reservation.gpuEquivalents, seconds);
+    const heldSeconds = Math.round((to - from) / 1000);
+    const spentSeconds = Math.min(
+      heldSeconds,
+      Math.round(overlapMs(spending, from, to) / 1000),
+    );
+    for (const [start, end] of spending) {
+      const begin = Math.max(from, start);
+      const finish = Math.min(to, end);
+      if (finish > begin) spent.push([begin, finish]);
+    }
+    reserved.push(...gaps(spending, from, to));
+    const cost = heldCost(price, reservation.gpuEquivalents, spentSeconds);
     allocationMicros += cost;
+    reservedMicros += heldCost(
+      price,
+      reservation.gpuEquivalents,
+      heldSeconds - spentSeconds,
+    );
     if (price.onDemand) {
       spotSavingMicros +=
-        heldCost(price.onDemand, reservation.gpuEquivalents, seconds) - cost;
+        heldCost(price.onDemand, reservation.gpuEquivalents, spentSeconds) -
+        cost;
     }
-  }
-  periods.sort((a, b) => a[0] - b[0]);
-  let coveredTo = -Infinity;
-  for (const [from, to] of periods) {
-    const begin = Math.max(from, coveredTo);
-    if (to > begin) heldMs += to - begin;
-    coveredTo = Math.max(coveredTo, to);
   }
   return {
     allocationMicros,
-    hours: heldMs / 3_600_000,
+    hours: coveredMs(spent) / 3_600_000,
+    reservedMicros,
+    reservedHours: coveredMs(reserved) / 3_600_000,
     spotSavingMicros,
     gpuEquivalentsAtEnd,
   };
+}
+
+/** The parts of `[from, to)` outside the sorted disjoint `intervals`. */
+function gaps(intervals: readonly Interval[], from: number, to: number) {
+  const result: Interval[] = [];
+  let at = from;
+  for (const [start, end] of intervals) {
+    if (end <= at) continue;
+    if (start >= to) break;
+    if (start > at) result.push([at, start]);
+    at = Math.max(at, end);
+    if (at >= to) break;
+  }
+  if (at < to) result.push([at, to]);
+  return result;
+}
+
+/** Milliseconds covered by the union of `intervals`. */
+function coveredMs(intervals: readonly Interval[]): number {
+  return union(intervals).reduce((total, [from, to]) => total + to - from, 0);
 }
 
 /** Monthly allocation at the holding of `atMs`: sum of the monthly cost of the reservations held then. */

@@ -6,6 +6,7 @@ import {
 } from '@internal/backstage-plugin-gpu-common';
 import { DateTime } from 'luxon';
 import { ServiceAllocation } from './AllocationReader';
+import { projectedSpending, runStateAt } from './accrual';
 import { allocationInRange, monthlyAllocationAt } from './allocation';
 import { billedUtilisation, split } from './costTotals';
 import { measure, prometheusClient, serviceStatus } from './measurement';
@@ -33,19 +34,21 @@ export async function summariseCosts(
     monthToDateCosts(context, client, allocations, now),
   ]);
   const rows = allocations.map(allocation => {
-    const { service, reservations } = allocation;
+    const { service, reservations, basis } = allocation;
     const usage = measurement.usage.get(service.id);
     const held = allocationInRange(
       reservations,
       context.prices,
       Date.parse(window.start),
       Date.parse(window.end),
+      allocation.spending,
     );
     const rest = allocationInRange(
       reservations,
       context.prices,
       now.toMillis(),
       monthEnd.toMillis(),
+      projectedSpending(basis),
     );
     const monthToDate = mtd.result.get(service.id)!;
     const utilisation = usage?.utilisation;
@@ -81,7 +84,14 @@ export async function summariseCosts(
         ? { migProfile: service.placement.migProfile }
         : {}),
       gpuEquivalents: held.gpuEquivalentsAtEnd,
+      accrualBasis: basis,
       ...figures,
+      reservedMicros: held.reservedMicros,
+      ...(basis === 'cluster-status'
+        ? {
+            workload: runStateAt(allocation.runs, reservations, now.toMillis()),
+          }
+        : {}),
       ...(utilisation ? { utilisation } : {}),
       ...(usage?.peakMemoryBytes !== undefined && slice
         ? {

@@ -31,6 +31,7 @@ export function totalsOf(summaries: ServiceCostSummary[]) {
   const usageKnown = summaries.every(s => s.usageMicros !== undefined);
   const figures: CostFigures = {
     allocationMicros: summaries.reduce((t, s) => t + s.allocationMicros, 0),
+    reservedMicros: summaries.reduce((t, s) => t + s.reservedMicros, 0),
     ...(usageKnown
       ? {
           usageMicros: summaries.reduce((t, s) => t + s.usageMicros!, 0),

@@ -40,12 +40,13 @@ export async function dailySnapshots(
     COST_FAMILIES,
   );
   return allocations
-    .map(({ service, reservations }) => {
+    .map(({ service, reservations, spending }) => {
       const held = allocationInRange(
         reservations,
         context.prices,
         start.toMillis(),
         end.toMillis(),
+        spending,
       );
       const usage = measurement.usage.get(service.id);
       const figures = usage?.utilisation

@@ -10,6 +10,7 @@ import { dayOf, UsageContext } from './usageContext';
 
 /** A service's month-to-date cost, with how many of its days came from snapshots. */
 export type MonthToDateCost = CostFigures & {
+  reservedMicros: number;
   snapshotDays: number;
   tokens?: number;
 };
@@ -52,7 +53,7 @@ export async function monthToDateCosts(
     });
   }
   let liveIndex = monthDays.length;
-  for (const { service, reservations } of allocations) {
+  for (const { service, reservations, spending } of allocations) {
     const days = byService.get(service.id);
     const firstHeld = Math.min(
       ...reservations.map(r => (r.heldAt ? Date.parse(r.heldAt) : Infinity)),
@@ -61,8 +62,13 @@ export async function monthToDateCosts(
       const { day, startMs, endMs } = monthDays[i];
       if (endMs <= firstHeld || days?.has(day)) continue;
       if (
-        allocationInRange(reservations, context.prices, startMs, endMs)
-          .allocationMicros > 0
+        allocationInRange(
+          reservations,
+          context.prices,
+          startMs,
+          endMs,
+          spending,
+        ).allocationMicros > 0
       ) {
         liveIndex = i;
         break;
@@ -86,7 +92,7 @@ export async function monthToDateCosts(
     COST_FAMILIES,
   );
   const result = new Map<string, MonthToDateCost>();
-  for (const { service, reservations } of allocations) {
+  for (const { service, reservations, spending } of allocations) {
     const days = byService.get(service.id) ?? new Map<string, CostSnapshot>();
     const kept = [...days.values()].filter(s => s.day < liveDay);
     const live = allocationInRange(
@@ -94,6 +100,15 @@ export async function monthToDateCosts(
       context.prices,
       liveStart.toMillis(),
       now.toMillis(),
+      spending,
+    );
+    // Reserved time is in no snapshot: it is read from the ledger and the run periods for the whole month.
+    const { reservedMicros } = allocationInRange(
+      reservations,
+      context.prices,
+      monthStart.toMillis(),
+      now.toMillis(),
+      spending,
     );
     const measured = measurement.usage.get(service.id)?.utilisation;
     const utilisation = measured ? billedUtilisation(measured) : undefined;
@@ -107,6 +122,7 @@ export async function monthToDateCosts(
     const usageKnown = parts.every(p => p.usageMicros !== undefined);
     result.set(service.id, {
       allocationMicros: parts.reduce((t, p) => t + p.allocationMicros, 0),
+      reservedMicros,
       ...(usageKnown
         ? {
             usageMicros: parts.reduce((t, p) => t + p.usageMicros!, 0),

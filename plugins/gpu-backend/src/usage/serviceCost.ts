@@ -24,7 +24,7 @@ export async function serviceCost(
     window,
   );
   const [row] = rows;
-  const { service, reservations } = allocation;
+  const { service, reservations, spending } = allocation;
   const price = context.prices.get(service.pool);
   const stored = snapshots.get(id) ?? new Map<string, CostSnapshot>();
   const daily: DailyCost[] = [];
@@ -57,11 +57,18 @@ export async function serviceCost(
     }
     const from = Math.max(day.toMillis(), windowStart.toMillis());
     const to = Math.min(day.plus({ days: 1 }).toMillis(), now.toMillis());
-    const live = allocationInRange(reservations, context.prices, from, to);
+    const live = allocationInRange(
+      reservations,
+      context.prices,
+      from,
+      to,
+      spending,
+    );
     daily.push({
       date: dayOf(day),
       source: 'live',
       allocationMicros: live.allocationMicros,
+      reservedMicros: live.reservedMicros,
     });
   }
   const { summary } = row;
@@ -87,8 +94,12 @@ export async function serviceCost(
     metrics: row.status,
     gpuEquivalents: summary.gpuEquivalents,
     gpuHourPriceMicros: price?.gpuHour ?? 0,
+    accrualBasis: summary.accrualBasis,
+    ...(summary.workload ? { workload: summary.workload } : {}),
     allocatedHours: row.held.hours,
+    reservedHours: row.held.reservedHours,
     allocationMicros: summary.allocationMicros,
+    reservedMicros: summary.reservedMicros,
     ...(summary.usageMicros !== undefined
       ? { usageMicros: summary.usageMicros, idleMicros: summary.idleMicros }
       : {}),
@@ -109,6 +120,7 @@ export async function serviceCost(
     monthToDate: {
       month,
       allocationMicros: row.monthToDate.allocationMicros,
+      reservedMicros: row.monthToDate.reservedMicros,
       ...(row.monthToDate.usageMicros !== undefined
         ? {
             usageMicros: row.monthToDate.usageMicros,

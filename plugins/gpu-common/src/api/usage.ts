@@ -175,8 +175,11 @@ export interface ServiceUsage {
 }
 
 /**
- * Cost bases in integer micro-dollars: allocation (what the bill says), usage (allocation x utilisation) and idle
- * (allocation - usage). `usageMicros` and `idleMicros` are absent when utilisation is unknown.
+ * Cost bases in integer micro-dollars: allocation (what the bill says: held GPUs while the workload runs, see
+ * {@link AccrualBasis}), usage (allocation x utilisation) and idle (allocation - usage). `usageMicros` and
+ * `idleMicros` are absent when utilisation is unknown. `reservedMicros` is what the reservations held while nothing
+ * ran would cost (a dry run, a workload Kueue has not admitted yet): reserved, not spend, never in a budget's burn;
+ * absent where it is not known (days from stored snapshots).
  *
  * @public
  */
@@ -184,6 +187,32 @@ export interface CostFigures {
   allocationMicros: UsdMicros;
   usageMicros?: UsdMicros;
   idleMicros?: UsdMicros;
+  reservedMicros?: UsdMicros;
+}
+
+/**
+ * What a service's allocation cost accrues over:
+ *
+ * - `cluster-status`: apply mode; a held reservation costs while the workload runs as its cluster says (from the
+ *   Deployment's first available replica until it has none: torn down, failed, evicted or pending in Kueue), and is
+ *   reserved while it does not;
+ * - `reservation`: GitOps mode; Backstage does not read that cluster, so a held reservation costs from when it is
+ *   held (approved) until it is released;
+ * - `dry-run`: nothing runs; a held reservation is reserved, never spend.
+ *
+ * @public
+ */
+export type AccrualBasis = 'cluster-status' | 'reservation' | 'dry-run';
+
+/**
+ * Whether a service in apply mode runs at the end of the window, as its cluster said, and since when (the start of
+ * the run, or when the last run stopped or the reservation was held).
+ *
+ * @public
+ */
+export interface WorkloadRunState {
+  running: boolean;
+  since?: string;
 }
 
 /**
@@ -262,8 +291,16 @@ export interface ServiceCost extends CostFigures {
   gpuEquivalents: number;
   /** Price of one GPU-hour of the pool. */
   gpuHourPriceMicros: UsdMicros;
-  /** Hours the service held GPUs within the window. */
+  /** What the allocation cost accrues over. */
+  accrualBasis: AccrualBasis;
+  /** Held but not running within the window: reserved, not spend. */
+  reservedMicros: UsdMicros;
+  /** Only for `cluster-status`: whether the workload runs at the end of the window. */
+  workload?: WorkloadRunState;
+  /** Hours the service held GPUs and ran within the window (what `allocationMicros` is over). */
   allocatedHours: number;
+  /** Hours it held GPUs without running within the window (what `reservedMicros` is over). */
+  reservedHours: number;
   /** Utilisation the usage/idle split used. */
   utilisation?: AttributedValue;
   /** Idle / allocation, 0 to 1. */
@@ -284,9 +321,12 @@ export interface ServiceCost extends CostFigures {
     /** Days taken from stored snapshots. */
     snapshotDays: number;
   };
-  /** Month-to-date allocation projected to the whole month (hours per month of the platform). */
+  /**
+   * Month-to-date allocation plus the rest of the month at the reservations held now (taken to run: a pending
+   * workload is admitted some time; nothing for a dry run).
+   */
   projectedMonthMicros: UsdMicros;
-  /** A whole month at the current allocation. */
+  /** A whole month at the reservations held now (reserved, whether or not the workload runs). */
   monthlyAllocationMicros: UsdMicros;
   /** Daily costs of the window (snapshots where stored, else live). */
   daily: DailyCost[];
@@ -309,6 +349,11 @@ export interface ServiceCostSummary extends CostFigures {
   pool: string;
   migProfile?: string;
   gpuEquivalents: number;
+  accrualBasis: AccrualBasis;
+  /** Held but not running within the window: reserved, not spend. */
+  reservedMicros: UsdMicros;
+  /** Only for `cluster-status`: whether the workload runs at the end of the window. */
+  workload?: WorkloadRunState;
   utilisation?: AttributedValue;
   peakMemoryFraction?: number;
   generatedTokens?: number;

@@ -385,7 +385,10 @@ export function summariserUsage(
   };
 }
 
-/** Cost of the summariser over {@link window24h}, month-to-date and projected, from the usage above. */
+/**
+ * Cost of the summariser over {@link window24h}, month-to-date and projected, from the usage above: held the whole
+ * time and spent from its reservation (GitOps: Backstage does not read the cluster), so nothing is reserved unspent.
+ */
 export function summariserCost(
   usage: ServiceUsage = summariserUsage(),
   recommendations: Recommendation[] = [],
@@ -417,8 +420,11 @@ export function summariserCost(
     metrics: usage.metrics,
     gpuEquivalents: 1,
     gpuHourPriceMicros: gpuHourPrice(pool),
+    accrualBasis: 'reservation',
     allocatedHours: hours,
+    reservedHours: 0,
     allocationMicros: allocation,
+    reservedMicros: 0,
     usageMicros: split?.usage,
     idleMicros: split?.idle,
     utilisation: usage.utilisation,
@@ -431,6 +437,7 @@ export function summariserCost(
       month: '2026-11',
       snapshotDays: 14,
       allocationMicros: monthAllocation,
+      reservedMicros: 0,
       usageMicros: monthSplit?.usage,
       idleMicros: monthSplit?.idle,
     },
@@ -556,7 +563,9 @@ export function overviewFixture(
       tier: 'dedicated',
       pool: 'l4-ondemand',
       gpuEquivalents: 1,
+      accrualBasis: summariser.accrualBasis,
       allocationMicros: summariser.allocationMicros,
+      reservedMicros: summariser.reservedMicros,
       usageMicros: summariser.usageMicros,
       idleMicros: summariser.idleMicros,
       utilisation: summariser.utilisation,
@@ -578,7 +587,9 @@ export function overviewFixture(
       tier: 'time-sliced',
       pool: 't4-timeslice',
       gpuEquivalents: 0.25,
+      accrualBasis: 'reservation',
       allocationMicros: notebookAllocation,
+      reservedMicros: 0,
       usageMicros: notebookSplit?.usage,
       idleMicros: notebookSplit?.idle,
       utilisation: withMetrics
@@ -603,6 +614,7 @@ export function overviewFixture(
       budgetBurn: monthToDate / budget,
       projectedBudgetBurn: projected / budget,
       allocationMicros: allocation,
+      reservedMicros: list.reduce((sum, s) => sum + s.reservedMicros, 0),
       usageMicros: withMetrics
         ? list.reduce((sum, s) => sum + s.usageMicros!, 0)
         : undefined,
@@ -638,6 +650,7 @@ export function overviewFixture(
     projectedMonthMicros: sum(s => s.projectedMonthMicros),
     spotSavingMicros: 0,
     allocationMicros: sum(s => s.allocationMicros),
+    reservedMicros: sum(s => s.reservedMicros),
     usageMicros: withMetrics ? sum(s => s.usageMicros!) : undefined,
     idleMicros: withMetrics ? sum(s => s.idleMicros!) : undefined,
     services,

@@ -1,4 +1,5 @@
 import {
+  ClusterMode,
   Platform,
   poolPrices,
   pooledCost,
@@ -21,12 +22,22 @@ export interface SeededService {
   replicas?: number;
   heldAt: string;
   releasedAt?: string;
+  /**
+   * `apply` (default): cost accrues over `runs`; `dry-run`: nothing runs, the held time is reserved only; `gitops`:
+   * cost accrues over the held time.
+   */
+  mode?: ClusterMode;
+  /**
+   * Apply mode: when the workload ran (`stoppedAt` absent: still runs). Default: over the whole held time, so a test
+   * about spend sees the held time as spend.
+   */
+  runs?: Array<{ startedAt: string; stoppedAt?: string }>;
 }
 
 /**
  * Stores services with held reservations through the store (so the real schema and ledger are used), then moves
- * their held time to `heldAt` (and `releasedAt`), which the store otherwise sets to the current time. Returns the ids
- * by service name.
+ * their held time to `heldAt` (and `releasedAt`), which the store otherwise sets to the current time, and records
+ * their run periods (apply mode) as the status refresh would. Returns the ids by service name.
  */
 export async function seedUsageServices(options: {
   store: DatabaseGpuStore;
@@ -76,7 +87,7 @@ export async function seedUsageServices(options: {
         gpusPerReplica:
           s.tier === 'dedicated' ? s.gpuEquivalents / replicas : 1,
       },
-      mode: 'dry-run',
+      mode: s.mode ?? 'apply',
       reservation: {
         gpuEquivalents: s.gpuEquivalents,
         monthlyCostMicros: pooledCost(
@@ -100,6 +111,17 @@ export async function seedUsageServices(options: {
           ? { state: 'released', released_at: new Date(s.releasedAt) }
           : {}),
       });
+    if ((s.mode ?? 'apply') !== 'apply') continue;
+    const runs = s.runs ?? [{ startedAt: s.heldAt, stoppedAt: s.releasedAt }];
+    for (const run of runs) {
+      await knex('service_run_periods').insert({
+        service_id: result.service.id,
+        started_at: new Date(run.startedAt),
+        started_basis: 'deployment-available',
+        stopped_at: run.stoppedAt ? new Date(run.stoppedAt) : null,
+        stop_reason: run.stoppedAt ? 'torn down' : null,
+      });
+    }
   }
   return ids;
 }

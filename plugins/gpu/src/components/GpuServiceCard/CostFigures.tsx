@@ -4,7 +4,9 @@ import {
   UsdMicros,
 } from '@internal/backstage-plugin-gpu-common';
 import Grid from '@material-ui/core/Grid';
+import Typography from '@material-ui/core/Typography';
 import { formatPercent } from '../common';
+import { describeAccrual, describeAccrualBasis } from './describeAccrual';
 import { Figure } from './Figure';
 
 /** A unit price: six decimals below a cent (`$0.000746`), else cents. */
@@ -31,15 +33,39 @@ function perThousandTokensCaption(cost: ServiceCost): string {
   return 'needs usage metrics';
 }
 
+/** What is reserved but not spent (a dry run, a workload not running), above the figures. */
+function ReservedNotice(props: { cost: ServiceCost }) {
+  const notice = describeAccrual(props.cost);
+  if (!notice) return null;
+  return (
+    <Grid item xs={12} data-testid="accrual-notice">
+      <Typography variant="subtitle2">{notice.headline}</Typography>
+      <Typography variant="caption" color="textSecondary" component="div">
+        {notice.detail}
+      </Typography>
+    </Grid>
+  );
+}
+
 /**
- * Cost of the service: month-to-date and projected allocation (what the bill says), cost per 1,000 output tokens,
- * idle share and spot saving. Figures that need usage metrics say so instead of showing a number.
+ * Cost of the service: month-to-date and projected allocation (what the bill says: held while the workload runs),
+ * cost per 1,000 output tokens, idle share and spot saving. Figures that need usage metrics say so instead of showing
+ * a number. A dry run spends nothing: it shows what is reserved instead; a workload that does not run says since when
+ * its reservation is reserved, not spend.
  */
 export function CostFigures(props: { cost: ServiceCost }) {
   const { cost } = props;
   const needsMetrics = 'needs usage metrics';
+  if (cost.accrualBasis === 'dry-run') {
+    return (
+      <Grid container spacing={2}>
+        <ReservedNotice cost={cost} />
+      </Grid>
+    );
+  }
   return (
     <Grid container spacing={2}>
+      <ReservedNotice cost={cost} />
       <Grid item xs={6} sm={4}>
         <Figure
           testId="figure-month-to-date"
@@ -93,7 +119,7 @@ export function CostFigures(props: { cost: ServiceCost }) {
           value={formatUsd(cost.allocationMicros)}
           caption={`${cost.allocatedHours.toFixed(1)} h at ${formatUnitPrice(
             cost.gpuHourPriceMicros,
-          )} per GPU-hour`}
+          )} per GPU-hour, ${describeAccrualBasis(cost)}`}
         />
       </Grid>
       <Grid item xs={6} sm={4}>

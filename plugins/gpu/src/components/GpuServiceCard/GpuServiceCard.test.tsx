@@ -42,7 +42,12 @@ jest.setTimeout(30_000);
 // Rendering and lazy chart modules can take more than the default second on a busy machine.
 configure({ asyncUtilTimeout: 10_000 });
 
-const service = summariserService();
+/** Rendered for GitOps: its cost accrues from the reservation (Backstage does not read that cluster). */
+const service = summariserService({
+  mode: 'gitops',
+  statusReason:
+    'Rendered for GitOps: publish the manifests; nothing was applied by Backstage',
+});
 
 function entity(
   annotations: Record<string, string> = {
@@ -88,7 +93,7 @@ describe('GpuServiceCard', () => {
 
     expect(
       await screen.findByText(
-        'dedicated on l4-ondemand · 1 replica, 1 GPU-equivalent · production · approved (dry-run)',
+        'dedicated on l4-ondemand · 1 replica, 1 GPU-equivalent · production · approved',
       ),
     ).toBeInTheDocument();
     const util = Math.round(usage.utilisation!.value * 100);
@@ -140,6 +145,10 @@ describe('GpuServiceCard', () => {
       `${Math.round(cost.idleShare! * 100)}%`,
     );
     expect(figure('figure-window-cost')).toHaveTextContent('$19.32');
+    expect(figure('figure-window-cost')).toHaveTextContent(
+      'from the reservation: GitOps, the cluster is not read',
+    );
+    expect(screen.queryByTestId('accrual-notice')).not.toBeInTheDocument();
     expect(figure('figure-spot-saving')).toHaveTextContent('on-demand pool');
 
     const recommendations = screen.getByTestId('recommendations');
@@ -384,7 +393,28 @@ describe('GpuServiceCard', () => {
           clusterStatus: pendingAdmissionStatus(),
         }),
       );
+      const held = summariserCost(summariserUsage());
+      // Held since 11:00, never admitted: all of it reserved, none spent.
+      api.cost = async () => ({
+        ...held,
+        accrualBasis: 'cluster-status',
+        workload: { running: false, since: '2026-11-20T11:00:00.000Z' },
+        allocationMicros: 0,
+        usageMicros: undefined,
+        idleMicros: undefined,
+        idleShare: undefined,
+        reservedMicros: 1_609_600,
+        allocatedHours: 0,
+        reservedHours: 2,
+        monthToDate: { ...held.monthToDate, allocationMicros: 0 },
+      });
       await renderCard(api);
+      expect(await screen.findByTestId('accrual-notice')).toHaveTextContent(
+        'Reserved, not running yet (since 2026-11-20 11:00 UTC)',
+      );
+      expect(screen.getByTestId('accrual-notice')).toHaveTextContent(
+        '$1.61 reserved in 24h (2.0 h held)',
+      );
 
       expect(
         await screen.findByRole('heading', { name: 'In the cluster' }),
@@ -540,9 +570,25 @@ describe('GpuServiceCard', () => {
       ).toHaveTextContent('$280.07');
     });
 
-    it('has no cluster section for a dry-run service and does not poll it', async () => {
+    it('has no cluster section for a dry-run service, does not poll it, and shows its allocation as reserved', async () => {
       jest.useFakeTimers();
       const api = backend();
+      api.services.set(service.id, summariserService());
+      const spent = summariserCost(summariserUsage());
+      // 24 hours of an L4 at $0.8048, and its 730-hour month: reserved, nothing spent.
+      api.cost = async () => ({
+        ...spent,
+        accrualBasis: 'dry-run',
+        allocationMicros: 0,
+        usageMicros: undefined,
+        idleMicros: undefined,
+        idleShare: undefined,
+        reservedMicros: spent.allocationMicros,
+        allocatedHours: 0,
+        reservedHours: 24,
+        monthToDate: { ...spent.monthToDate, allocationMicros: 0 },
+        projectedMonthMicros: 0,
+      });
       await renderCard(api);
       expect(
         await screen.findByText(
@@ -554,6 +600,15 @@ describe('GpuServiceCard', () => {
       ).not.toBeInTheDocument();
       await elapse(30_000);
       expect(api.callsOf('getService')).toHaveLength(1);
+      const notice = await screen.findByTestId('accrual-notice');
+      expect(notice).toHaveTextContent(
+        'Reserved $587.50 a month — dry run, nothing is running',
+      );
+      expect(notice).toHaveTextContent('$19.32 reserved in 24h (24.0 h held)');
+      expect(
+        screen.queryByTestId('figure-month-to-date'),
+      ).not.toBeInTheDocument();
+      expect(screen.queryByTestId('figure-window-cost')).not.toBeInTheDocument();
     });
 
     it('polls every 5 s while starting, shows each step, and stops once the service is ready', async () => {

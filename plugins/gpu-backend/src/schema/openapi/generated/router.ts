@@ -3271,6 +3271,28 @@ export const spec = {
           },
         },
       },
+      AccrualBasis: {
+        description:
+          'What allocation cost accrues over: cluster-status (apply mode: held while the workload runs, as its cluster says; held while it does not is reserved), reservation (GitOps: from when the reservation is held), dry-run (nothing runs: reserved only, never spend).',
+        type: 'string',
+        enum: ['cluster-status', 'reservation', 'dry-run'],
+      },
+      WorkloadRunState: {
+        description:
+          'Whether the workload runs at the end of the window, as its cluster said, and since when.',
+        type: 'object',
+        additionalProperties: false,
+        required: ['running'],
+        properties: {
+          running: {
+            type: 'boolean',
+          },
+          since: {
+            type: 'string',
+            format: 'date-time',
+          },
+        },
+      },
       DailyCost: {
         type: 'object',
         additionalProperties: false,
@@ -3292,6 +3314,15 @@ export const spec = {
           },
           idleMicros: {
             $ref: '#/components/schemas/UsdMicros',
+          },
+          reservedMicros: {
+            description:
+              'Held while nothing ran (reserved, not spend); absent on days from snapshots.',
+            allOf: [
+              {
+                $ref: '#/components/schemas/UsdMicros',
+              },
+            ],
           },
           utilisation: {
             type: 'number',
@@ -3399,7 +3430,9 @@ export const spec = {
           'tier',
           'pool',
           'gpuEquivalents',
+          'accrualBasis',
           'allocationMicros',
+          'reservedMicros',
           'monthToDateMicros',
           'projectedMonthMicros',
         ],
@@ -3434,8 +3467,23 @@ export const spec = {
           gpuEquivalents: {
             type: 'number',
           },
+          accrualBasis: {
+            $ref: '#/components/schemas/AccrualBasis',
+          },
+          workload: {
+            $ref: '#/components/schemas/WorkloadRunState',
+          },
           allocationMicros: {
             $ref: '#/components/schemas/UsdMicros',
+          },
+          reservedMicros: {
+            description:
+              'Held but not running within the window (reserved, not spend).',
+            allOf: [
+              {
+                $ref: '#/components/schemas/UsdMicros',
+              },
+            ],
           },
           usageMicros: {
             $ref: '#/components/schemas/UsdMicros',
@@ -3482,8 +3530,11 @@ export const spec = {
           'metrics',
           'gpuEquivalents',
           'gpuHourPriceMicros',
+          'accrualBasis',
           'allocatedHours',
+          'reservedHours',
           'allocationMicros',
+          'reservedMicros',
           'monthToDate',
           'projectedMonthMicros',
           'monthlyAllocationMicros',
@@ -3530,11 +3581,33 @@ export const spec = {
           gpuHourPriceMicros: {
             $ref: '#/components/schemas/UsdMicros',
           },
+          accrualBasis: {
+            $ref: '#/components/schemas/AccrualBasis',
+          },
+          workload: {
+            $ref: '#/components/schemas/WorkloadRunState',
+          },
           allocatedHours: {
+            description:
+              'Hours held and running within the window (what allocationMicros is over).',
+            type: 'number',
+          },
+          reservedHours: {
+            description:
+              'Hours held without running within the window (what reservedMicros is over).',
             type: 'number',
           },
           allocationMicros: {
             $ref: '#/components/schemas/UsdMicros',
+          },
+          reservedMicros: {
+            description:
+              'Held but not running within the window (reserved, not spend).',
+            allOf: [
+              {
+                $ref: '#/components/schemas/UsdMicros',
+              },
+            ],
           },
           usageMicros: {
             $ref: '#/components/schemas/UsdMicros',
@@ -3573,6 +3646,9 @@ export const spec = {
                 $ref: '#/components/schemas/UsdMicros',
               },
               idleMicros: {
+                $ref: '#/components/schemas/UsdMicros',
+              },
+              reservedMicros: {
                 $ref: '#/components/schemas/UsdMicros',
               },
               snapshotDays: {
@@ -3637,6 +3713,9 @@ export const spec = {
             $ref: '#/components/schemas/UsdMicros',
           },
           idleMicros: {
+            $ref: '#/components/schemas/UsdMicros',
+          },
+          reservedMicros: {
             $ref: '#/components/schemas/UsdMicros',
           },
           monthlyBudgetMicros: {
@@ -3712,6 +3791,9 @@ export const spec = {
           idleMicros: {
             $ref: '#/components/schemas/UsdMicros',
           },
+          reservedMicros: {
+            $ref: '#/components/schemas/UsdMicros',
+          },
           monthToDateMicros: {
             $ref: '#/components/schemas/UsdMicros',
           },
@@ -3750,6 +3832,9 @@ export const spec = {
                   $ref: '#/components/schemas/UsdMicros',
                 },
                 idleMicros: {
+                  $ref: '#/components/schemas/UsdMicros',
+                },
+                reservedMicros: {
                   $ref: '#/components/schemas/UsdMicros',
                 },
                 monthlyBudgetMicros: {

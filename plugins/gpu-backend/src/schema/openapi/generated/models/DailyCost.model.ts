@@ -22,6 +22,10 @@ export interface DailyCost {
    * Integer micro-dollars (1 USD = 1,000,000).
    */
   idleMicros?: number;
+  /**
+   * Held while nothing ran (reserved, not spend); absent on days from snapshots.
+   */
+  reservedMicros?: number;
   utilisation?: number;
   generatedTokens?: number;
 }

@@ -32,6 +32,10 @@ export interface Overview {
   /**
    * Integer micro-dollars (1 USD = 1,000,000).
    */
+  reservedMicros?: number;
+  /**
+   * Integer micro-dollars (1 USD = 1,000,000).
+   */
   monthToDateMicros: number;
   /**
    * Integer micro-dollars (1 USD = 1,000,000).

@@ -24,6 +24,10 @@ export interface OverviewTeamsInner {
   /**
    * Integer micro-dollars (1 USD = 1,000,000).
    */
+  reservedMicros?: number;
+  /**
+   * Integer micro-dollars (1 USD = 1,000,000).
+   */
   monthlyBudgetMicros: number;
   /**
    * Integer micro-dollars (1 USD = 1,000,000).

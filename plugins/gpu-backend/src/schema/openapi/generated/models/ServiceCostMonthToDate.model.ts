@@ -21,5 +21,9 @@ export interface ServiceCostMonthToDate {
    * Integer micro-dollars (1 USD = 1,000,000).
    */
   idleMicros?: number;
+  /**
+   * Integer micro-dollars (1 USD = 1,000,000).
+   */
+  reservedMicros?: number;
   snapshotDays: number;
 }

@@ -31,6 +31,10 @@ export interface TeamCost {
   /**
    * Integer micro-dollars (1 USD = 1,000,000).
    */
+  reservedMicros?: number;
+  /**
+   * Integer micro-dollars (1 USD = 1,000,000).
+   */
   monthlyBudgetMicros: number;
   /**
    * Integer micro-dollars (1 USD = 1,000,000).
