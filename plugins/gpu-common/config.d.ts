@@ -151,6 +151,13 @@ export interface Config {
       apiVersion?: 'kueue.x-k8s.io/v1beta2' | 'kueue.x-k8s.io/v1beta1';
       /** Cohort every team ClusterQueue joins for borrowing (default `gpu`). */
       cohort?: string;
+      /**
+       * How team ClusterQueues count MIG quota. `gpu-units` (default; what the local cluster scripts configure): one
+       * `gpu.backstage.io/gpu-units` resource per MIG pool flavor, which needs Kueue's resource transformations from
+       * `renderResourceTransformations` in the Kueue Configuration. `profile-counts`: a count of instances per
+       * `nvidia.com/mig-<profile>` (floor(units / weight)), for a Kueue without those transformations.
+       */
+      migQuota?: 'gpu-units' | 'profile-counts';
     };
 
     /** Hours in a billing month for projections (default 730). */

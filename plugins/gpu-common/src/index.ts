@@ -19,6 +19,7 @@ export * from './permissions';
 export * from './placement';
 export * from './platform';
 export * from './quote';
+export * from './quota';
 export * from './service';
 export * from './sizing';
 export * from './tiers';

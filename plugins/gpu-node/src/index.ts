@@ -16,6 +16,13 @@ export {
 export type { PoolNodeConfig } from './devicePlugin/poolNodeConfigs';
 export * from './hostResources';
 export * from './kueue/poolResources';
+export {
+  GPU_UNITS_RESOURCE,
+  migQuotaPlan,
+  type MigQuotaPlan,
+} from './kueue/migQuotaPlan';
+export { MIG_QUOTA_ANNOTATION } from './kueue/renderClusterQueue';
+export * from './kueue/renderResourceTransformations';
 export * from './kueue/tolerationsFor';
 export * from './kueue/types';
 export { environmentPriorities } from './kueue/renderWorkloadPriorityClasses';

@@ -118,7 +118,7 @@ describe('renderPlatformManifests', () => {
     });
   });
 
-  it('derives MIG and shared counts from GPU-equivalents and groups flavors by the resources they share', () => {
+  it('derives MIG units and shared counts from the allowance and groups flavors by the resources they share', () => {
     const objects = renderPlatformManifests(demoPlatform());
     const queue = find<ClusterQueue>(
       objects,
@@ -127,11 +127,7 @@ describe('renderPlatformManifests', () => {
     );
     expect(queue.spec.resourceGroups.map(g => g.coveredResources)).toEqual([
       ['nvidia.com/gpu'],
-      [
-        'nvidia.com/mig-1g.10gb',
-        'nvidia.com/mig-2g.20gb',
-        'nvidia.com/mig-3g.40gb',
-      ],
+      ['gpu.backstage.io/gpu-units'],
       ['nvidia.com/gpu.shared'],
       ['cpu', 'memory'],
     ]);
@@ -140,19 +136,17 @@ describe('renderPlatformManifests', () => {
       // time-slicing x4 without renaming shares nvidia.com/gpu with the dedicated pools
       't4-timeslice': { 'nvidia.com/gpu': '4' },
       h100: { 'nvidia.com/gpu': '8' },
-      // 4 GPUs of the all-balanced layout (2 x 1g.10gb + 2g.20gb + 3g.40gb per GPU)
-      'a100-mig': {
-        'nvidia.com/mig-1g.10gb': '8',
-        'nvidia.com/mig-2g.20gb': '4',
-        'nvidia.com/mig-3g.40gb': '4',
-      },
+      // 4 GPUs = 4 x 5040 GPU units, which Kueue's transformations weigh MIG requests in
+      'a100-mig': { 'gpu.backstage.io/gpu-units': '20160' },
       // MPS x4 with renameByDefault
       'l4-mps': { 'nvidia.com/gpu.shared': '4' },
-      // 36 GPU units x 4 cores; per unit its GPU memory rounded up + 16 GiB
+      // Per pod the GPU quota could admit, 4 cores and its GPU memory rounded up + 16 GiB. a100-mig, per profile:
+      // floor(20160 / 672) = 30 1g.10gb (10 GB = 9.3 GiB), floor(20160 / 1344) = 15 2g.20gb (18.6 GiB),
+      // floor(20160 / 2352) = 8 3g.40gb (37.3 GiB). 4 + 4 + 8 + 30 + 15 + 8 + 4 = 73 pods.
       'gpu-host': {
-        cpu: '144',
+        cpu: String(73 * 4),
         memory: `${
-          4 * 40 + 4 * 20 + 8 * 96 + 8 * 26 + 4 * 35 + 4 * 54 + 4 * 22
+          4 * 40 + 4 * 20 + 8 * 96 + 30 * 26 + 15 * 35 + 8 * 54 + 4 * 22
         }Gi`,
       },
     });
@@ -173,6 +167,7 @@ describe('renderPlatformManifests', () => {
       sharing: { type: 'mig', layout: { '1g.10gb': 7 } },
     });
     platform.teams[0].gpuQuota['h100-mig'] = 1;
+    platform.kueue.migQuota = 'profile-counts';
     const queue = find<ClusterQueue>(
       renderPlatformManifests(platform),
       'ClusterQueue',
@@ -180,6 +175,7 @@ describe('renderPlatformManifests', () => {
     );
     const migGroup = queue.spec.resourceGroups[1];
     expect(migGroup.flavors.map(f => f.name)).toEqual(['a100-mig', 'h100-mig']);
+    // One GPU = 5040 units; seven 1g.10gb weigh 720 each on h100-mig.
     expect(quotas(queue)['h100-mig']).toEqual({
       'nvidia.com/mig-1g.10gb': '7',
       'nvidia.com/mig-2g.20gb': '0',
@@ -201,11 +197,8 @@ describe('renderPlatformManifests', () => {
     );
     expect(quotas(queue)).toMatchObject({
       'l4-ondemand': { 'nvidia.com/gpu': '1' },
-      'a100-mig': {
-        'nvidia.com/mig-1g.10gb': '1',
-        'nvidia.com/mig-2g.20gb': '0',
-        'nvidia.com/mig-3g.40gb': '0',
-      },
+      // 0.5 x 5040
+      'a100-mig': { 'gpu.backstage.io/gpu-units': '2520' },
       'l4-mps': { 'nvidia.com/gpu.shared': '2' },
     });
   });

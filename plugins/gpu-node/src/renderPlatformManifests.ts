@@ -1,12 +1,15 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import {
+  allowanceFromConfig,
   GpuDomainError,
   Platform,
+  TeamAllowance,
 } from '@internal/backstage-plugin-gpu-common';
 import { renderDevicePluginConfigMap } from './devicePlugin/renderDevicePluginConfigMap';
 import { poolNodeConfigs } from './devicePlugin/poolNodeConfigs';
 import { renderMigConfigMap } from './devicePlugin/renderMigConfigMap';
 import { checkFlavorsDistinguishable } from './kueue/checkFlavorsDistinguishable';
+import { migQuotaPlan } from './kueue/migQuotaPlan';
 import { renderClusterQueue } from './kueue/renderClusterQueue';
 import { renderCohort } from './kueue/renderCohort';
 import { renderResourceFlavor } from './kueue/renderResourceFlavor';
@@ -32,6 +35,11 @@ export interface PlatformRenderOptions {
    * configuration excludes them (`resources.excludeResourcePrefixes`). Default `gpu-host`.
    */
   hostResourceFlavor?: string | false;
+  /**
+   * Teams' allowances that replace what app-config gives them (the store's quotas); a team of the platform without
+   * one gets `allowanceFromConfig`. Allowances of teams the platform does not have are ignored.
+   */
+  allowances?: readonly TeamAllowance[];
 }
 
 /** Defaults of {@link PlatformRenderOptions}. */
@@ -49,9 +57,12 @@ const DEFAULTS = {
  *
  * @remarks
  * Kueue objects use `platform.kueue.apiVersion`. A team's ClusterQueue admits from its namespaces and has, per pool
- * it has quota on, floor(GPU-equivalents x units per GPU) of the pool's resource: `nvidia.com/gpu` for whole GPUs;
- * `nvidia.com/gpu` or `nvidia.com/gpu.shared` x R replicas for MPS and time-slicing; `nvidia.com/mig-<profile>` x
- * the layout's count per GPU for MIG. Pools whose resources overlap share a resource group, and every flavor of a
+ * it has quota on, from the team's allowance in GPU units (1/5040 GPU): floor(units x per GPU / 5040) of
+ * `nvidia.com/gpu` for whole GPUs, of `nvidia.com/gpu` or `nvidia.com/gpu.shared` (R per GPU) for MPS and
+ * time-slicing; for MIG, the units themselves as `gpu.backstage.io/gpu-units` (Kueue's resource transformations,
+ * `renderResourceTransformations`, turn each `nvidia.com/mig-<profile>` request into the slice's weight), or, when
+ * `kueue.migQuota` is `profile-counts` or two MIG pools weigh a profile differently, floor(units / weight) per
+ * `nvidia.com/mig-<profile>`; the ClusterQueue's `gpu.backstage.io/mig-quota` annotation says which. Pools whose resources overlap share a resource group, and every flavor of a
  * group lists every covered resource (0 where the pool has none). A pool's taints go on its flavor once per key and
  * effect (Kueue rejects a flavor listing one twice); a repeated taint is dropped. Pure and deterministic.
  *
@@ -103,9 +114,19 @@ export function renderPlatformManifests(
   }
   objects.push(renderCohort(platform));
   objects.push(...renderWorkloadPriorityClasses(platform));
+  const plan = migQuotaPlan(platform);
+  const stored = new Map(
+    (options.allowances ?? []).map(allowance => [allowance.team, allowance]),
+  );
   objects.push(
     ...platform.teams.map(team =>
-      renderClusterQueue(platform, team, hostFlavor),
+      renderClusterQueue(
+        platform,
+        team,
+        stored.get(team.name) ?? allowanceFromConfig(team),
+        hostFlavor,
+        plan,
+      ),
     ),
   );
   return sortForApply(objects.map(stableObject));

@@ -87,7 +87,7 @@ const broken: Array<[string, () => KubernetesObject, RegExp]> = [
     'a ClusterQueue flavor listing resources out of order',
     () => {
       const queue = pick('ClusterQueue', 'gpu-ml-platform');
-      queue.spec.resourceGroups[1].flavors[0].resources.reverse();
+      queue.spec.resourceGroups.at(-1)!.flavors[0].resources.reverse();
       return queue;
     },
     /must match coveredResources/,

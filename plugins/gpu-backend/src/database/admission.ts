@@ -1,9 +1,11 @@
 import { ConflictError, InputError } from '@backstage/errors';
 import {
   ApprovalOverage,
+  budgetFit,
   monthBudgetReason,
   MonthSpend,
   OVER_BUDGET_THIS_MONTH,
+  quotaFit,
   scaleUsd,
 } from '@internal/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
@@ -48,7 +50,7 @@ export interface LedgerSnapshot {
   heldMonthlyCostMicros: number;
 }
 
-/** Reasons a reservation does not fit; empty when it fits. */
+/** Reasons a reservation does not fit, by gpu-common's quota rule (`quotaFit`, `budgetFit`); empty when it fits. */
 export function overQuotaReasons(
   ledger: LedgerSnapshot,
   requested: { gpuUnits: number; monthlyCostMicros: number },
@@ -63,29 +65,37 @@ export function overQuotaReasons(
     ];
   }
   const reasons: ApprovalReason[] = [];
-  const freeUnits = Math.max(0, ledger.nominalGpuUnits - ledger.heldGpuUnits);
-  if (requested.gpuUnits > freeUnits) {
+  const quota = quotaFit(
+    ledger.nominalGpuUnits,
+    ledger.heldGpuUnits,
+    requested.gpuUnits,
+  );
+  if (!quota.fits) {
     reasons.push({
       code: OVER_QUOTA,
       message:
         `Team '${team}' asks for ${formatGpuUnits(
           requested.gpuUnits,
         )} GPU-equivalents in pool '${pool}' ` +
-        `but only ${formatGpuUnits(freeUnits)} of ${formatGpuUnits(
+        `but only ${formatGpuUnits(quota.free)} of ${formatGpuUnits(
           ledger.nominalGpuUnits,
         )} are free`,
     });
   }
   const budget = ledger.monthlyBudgetMicros ?? 0;
-  const freeBudget = Math.max(0, budget - ledger.heldMonthlyCostMicros);
-  if (requested.monthlyCostMicros > freeBudget) {
+  const money = budgetFit(
+    budget,
+    ledger.heldMonthlyCostMicros,
+    requested.monthlyCostMicros,
+  );
+  if (!money.fits) {
     reasons.push({
       code: OVER_BUDGET,
       message:
         `Team '${team}' asks for ${formatMicros(
           requested.monthlyCostMicros,
         )} a month ` +
-        `but only ${formatMicros(freeBudget)} of its ${formatMicros(
+        `but only ${formatMicros(money.free)} of its ${formatMicros(
           budget,
         )} monthly budget is free`,
     });

@@ -15,7 +15,7 @@ import { Knex } from 'knex';
 import type { Amounts } from './admission';
 import { isPostgres } from './transactions';
 import { ApprovalReason, ApprovalRecord, ServiceRecord } from './types';
-import { formatGpuUnits, fromGpuUnits, readInteger, toGpuUnits } from './units';
+import { formatGpuUnits, readInteger } from './units';
 
 /** What the store needs of the platform to govern admission: pools (capacity, price, capacity type), GPU models, environments. */
 export type GovernedPlatform = Pick<
@@ -81,7 +81,7 @@ export function checkPhysicalFit(
   migProfile: string | undefined,
 ): void {
   const shortfall = physicalCapacityShortfall(capacityOf(context, pool), {
-    gpuEquivalents: fromGpuUnits(amounts.gpuUnits),
+    gpuUnits: amounts.gpuUnits,
     migProfile,
   });
   if (shortfall) {
@@ -214,7 +214,7 @@ export function capacityConflict(
   const slots =
     migProfile && capacity.migSlots ? capacity.migSlots[migProfile] : undefined;
   if (slots) {
-    const slotUnits = toGpuUnits(slots.gpuShare, 'MIG slot');
+    const slotUnits = slots.gpuUnits;
     const heldUnits = held.unitsByProfile.get(migProfile!) ?? 0;
     if (heldUnits + amounts.gpuUnits > slots.instances * slotUnits) {
       return overCapacity(
@@ -225,8 +225,7 @@ export function capacityConflict(
       );
     }
   }
-  const capacityUnits = toGpuUnits(capacity.gpuEquivalents, 'pool capacity');
-  if (held.units + amounts.gpuUnits > capacityUnits) {
+  if (held.units + amounts.gpuUnits > capacity.gpuUnits) {
     return overCapacity(
       capacity.pool,
       describePoolCapacity(capacity),

@@ -1,3 +1,4 @@
 export { DatabaseGpuStore } from './DatabaseGpuStore';
 export { GPU_UNITS_PER_EQUIVALENT } from './units';
 export * from './types';
+export { storedAllowance } from './storedAllowance';

@@ -1,31 +1,19 @@
 import { InputError } from '@backstage/errors';
+import {
+  formatGpuUnits,
+  GPU_UNITS_PER_EQUIVALENT,
+  gpuEquivalentsOf,
+  gpuUnitsOf,
+} from '@internal/backstage-plugin-gpu-common';
 
-/**
- * GPU amounts are stored as integers in units of 1/5040 GPU-equivalent. 5040 (7!)
- * is divisible by 1 to 10, 12, 14, 15, 16, 18, 20, 21, 24, 28, 30, 35, 36, 40, 42,
- * 45, 48, ..., so MIG sevenths, A30 quarters and the usual sharing replica counts
- * add up exactly; seven 1/7 slices fill one GPU.
- */
-export const GPU_UNITS_PER_EQUIVALENT = 5040;
+// GPU amounts are stored as integers in gpu-common's GPU units (1/5040 GPU-equivalent).
+export { formatGpuUnits, GPU_UNITS_PER_EQUIVALENT };
 
-/** Converts GPU-equivalents to stored units; throws `InputError` unless positive and finite. */
-export function toGpuUnits(gpuEquivalents: number, what: string): number {
-  if (!Number.isFinite(gpuEquivalents) || gpuEquivalents < 0) {
-    throw new InputError(
-      `${what} must be a finite number of GPU-equivalents, zero or more; got ${gpuEquivalents}`,
-    );
-  }
-  const units = Math.round(gpuEquivalents * GPU_UNITS_PER_EQUIVALENT);
-  if (!Number.isSafeInteger(units)) {
-    throw new InputError(`${what} is too large: ${gpuEquivalents}`);
-  }
-  return units;
-}
+/** Converts GPU-equivalents to stored units; an `InputError` (gpu-common's `GpuDomainError`) unless zero or more and finite. */
+export const toGpuUnits = gpuUnitsOf;
 
-/** Converts stored units back to GPU-equivalents. */
-export function fromGpuUnits(units: number): number {
-  return units / GPU_UNITS_PER_EQUIVALENT;
-}
+/** Converts stored units back to GPU-equivalents (gpu-common's `gpuEquivalentsOf`). */
+export const fromGpuUnits = gpuEquivalentsOf;
 
 /** Checks an amount of micro-dollars; throws `InputError` unless a non-negative safe integer. */
 export function checkMicros(micros: number, what: string): number {
@@ -60,7 +48,3 @@ export function formatMicros(micros: number): string {
   })}`;
 }
 
-/** Formats GPU units as GPU-equivalents for messages, e.g. `1.5`. */
-export function formatGpuUnits(units: number): string {
-  return String(Math.round(fromGpuUnits(units) * 1000) / 1000);
-}

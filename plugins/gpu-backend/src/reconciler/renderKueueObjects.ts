@@ -6,28 +6,24 @@ import {
   renderTeamManifests,
 } from '@internal/backstage-plugin-gpu-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { QuotaRecord } from '../database';
-import { withStoredQuota } from '../services/effectiveTeamQuota';
+import { QuotaRecord, storedAllowance } from '../database';
 
 const KUEUE_GROUP = 'kueue.x-k8s.io/';
 
 /**
  * The Kueue objects of the platform in apply order: ResourceFlavors, the Cohort, WorkloadPriorityClasses, one
- * ClusterQueue per team with its nominal quota from the stored quota (which overrides app-config), then every
+ * ClusterQueue per team with its nominal quota from the stored allowance (which overrides app-config), then every
  * team's LocalQueues. The GPU Operator ConfigMaps the platform also renders are left to whoever installs the operator.
  */
 export function renderKueueObjects(
   platform: Platform,
   quotas: QuotaRecord[],
 ): KubernetesObject[] {
-  const effective = quotas.reduce(withStoredQuota, platform);
   return [
-    ...renderPlatformManifests(effective).filter(object =>
-      object.apiVersion?.startsWith(KUEUE_GROUP),
-    ),
-    ...effective.teams.flatMap(team =>
-      renderTeamManifests(effective, team.name),
-    ),
+    ...renderPlatformManifests(platform, {
+      allowances: quotas.map(storedAllowance),
+    }).filter(object => object.apiVersion?.startsWith(KUEUE_GROUP)),
+    ...platform.teams.flatMap(team => renderTeamManifests(platform, team.name)),
   ];
 }
 

@@ -4,8 +4,8 @@ import {
   quoteService,
   ServiceRequest,
 } from '@internal/backstage-plugin-gpu-common';
-import { GpuStore, QuotaRecord } from '../database';
-import { withStoredQuota } from './effectiveTeamQuota';
+import type { CapacitySource } from '../usage/measuredCapacities';
+import { GpuStore, storedAllowance } from '../database';
 
 /** Quotes requests against the platform and what the team already holds. */
 export interface QuoteService {
@@ -19,44 +19,47 @@ export interface QuoteService {
 export const QUOTE_SNAPSHOT_MAX_AGE_MS = 1000;
 
 /**
- * Quotes with the domain model against the team's stored quota and reservations. The form quotes on every change,
- * many users at once, so quotes share a snapshot of the team's quota (`GpuStore.getQuotaSnapshot`) instead of reading
- * it each time; admission does not depend on it: the store checks quota again in its transaction. So do budgets on
- * this month's spend (`GpuStore.getMonthSpendSnapshot`, cached the same way).
+ * Quotes with the domain model against the team's stored allowance (integer GPU units and micro-dollars, which
+ * override app-config) and reservations. The form quotes on every change, many users at once, so quotes share a
+ * snapshot of the team's quota (`GpuStore.getQuotaSnapshot`) instead of reading it each time; admission does not
+ * depend on it: the store checks quota again in its transaction, by the same rule. So do budgets on this month's
+ * spend (`GpuStore.getMonthSpendSnapshot`, cached the same way). A team without a stored quota is quoted against
+ * app-config's allowance.
  */
 export function createQuoteService(options: {
   platform: Platform;
   store: GpuStore;
+  /** Measured sustained tokens/s of running services by slice shape; quotes of the same shape use them. */
+  capacities?: CapacitySource;
 }): QuoteService {
-  const { platform, store } = options;
-  // One platform per quota snapshot, so what the domain model caches per platform and team object (pool prices,
-  // parsed budgets) is computed once per snapshot, not once per quote.
-  const platforms = new WeakMap<QuotaRecord, Platform>();
-  const platformFor = (quota: QuotaRecord) => {
-    let effective = platforms.get(quota);
-    if (!effective) {
-      effective = withStoredQuota(platform, quota);
-      platforms.set(quota, effective);
-    }
-    return effective;
-  };
+  const { platform, store, capacities } = options;
   return {
     async quote(request) {
-      const [quota, month] = await Promise.all([
+      const [quota, month, measuredCapacities] = await Promise.all([
         store.getQuotaSnapshot(request.team, QUOTE_SNAPSHOT_MAX_AGE_MS),
         store.getMonthSpendSnapshot(request.team, QUOTE_SNAPSHOT_MAX_AGE_MS),
+        capacities?.current() ?? [],
       ]);
       if (!quota) {
-        return quoteService(platform, request, {
-          reservedGpuEquivalents: {},
-          committedMonthlyCost: 0,
-        });
+        return quoteService(
+          platform,
+          request,
+          { reservedGpuEquivalents: {}, committedMonthlyCost: 0 },
+          undefined,
+          { measuredCapacities },
+        );
       }
-      return quoteService(platformFor(quota), request, {
-        reservedGpuEquivalents: quota.reservedGpuEquivalents,
-        committedMonthlyCost: quota.reservedMonthlyCostMicros,
-        month,
-      });
+      return quoteService(
+        platform,
+        request,
+        {
+          reservedGpuEquivalents: quota.reservedGpuEquivalents,
+          committedMonthlyCost: quota.reservedMonthlyCostMicros,
+          month,
+        },
+        storedAllowance(quota),
+        { measuredCapacities },
+      );
     },
   };
 }

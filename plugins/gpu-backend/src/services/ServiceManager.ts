@@ -168,7 +168,7 @@ export class ServiceManager {
     const shortfall = physicalCapacityShortfall(
       poolCapacity(platform, findPool(platform, placement.pool)),
       {
-        gpuEquivalents: option.gpuEquivalents,
+        gpuUnits: option.slice.gpuUnits * option.replicas,
         migProfile: placement.migProfile,
       },
     );

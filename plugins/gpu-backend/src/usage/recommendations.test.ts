@@ -83,11 +83,12 @@ describe('recommend', () => {
         tier: 'mig',
         pool: 'a100-mig',
         migProfile: '1g.10gb',
-        gpuEquivalents: 1 / 7,
+        // a100-mig's 1g.10gb weighs 672 of 5040 units (its layout's raw weights 5400 scaled to 5040)
+        gpuEquivalents: 672 / 5040,
       },
     });
     expect(rec.monthlySavingMicros).toBeCloseTo(
-      perMonth(55.04 / 8 - 27.447 / 8 / 7),
+      perMonth(55.04 / 8 - ((27.447 / 8) * 672) / 5040),
       -1,
     );
     expect(rec.message).toMatch(/Uses 9\.0 GB of 85\.9 GB/);
@@ -119,14 +120,14 @@ describe('recommend', () => {
       },
       peakMemoryBytes: 9.7 * GB,
     });
-    // A whole L4 (24 GB, 0.8048/h) is cheaper than the next MIG profile (2g.20gb, 0.9803/h).
+    // A whole L4 (24 GB, 0.8048/h) is cheaper than the next MIG profile (2g.20gb, 1344 / 5040 x 27.447 / 8 = 0.9149/h).
     expect(rec).toMatchObject({
       kind: 'move-up',
       severity: 'critical',
       target: { tier: 'dedicated', pool: 'l4-ondemand', gpuEquivalents: 1 },
     });
     expect(rec.monthlySavingMicros).toBeCloseTo(
-      perMonth(27.447 / 8 / 7 - 0.8048),
+      perMonth(((27.447 / 8) * 672) / 5040 - 0.8048),
       -1,
     );
   });

@@ -1,10 +1,12 @@
 import {
   formatUsd,
+  gpuEquivalentsOf,
   Platform,
   PoolPrice,
   Recommendation,
   scaleUsd,
   Slice,
+  unitsCost,
   UsdMicros,
 } from '@internal/backstage-plugin-gpu-common';
 import { ServiceRecord } from '../database';
@@ -24,7 +26,7 @@ const PRODUCTION = 'production';
 
 const GB = 1e9;
 
-/** Monthly allocation of `replicas` replicas of `slice` on its pool. */
+/** Monthly allocation of `replicas` replicas of `slice` on its pool, from the slice's GPU units. */
 function monthly(
   prices: ReadonlyMap<string, PoolPrice>,
   slice: Slice,
@@ -33,11 +35,7 @@ function monthly(
 ): UsdMicros | undefined {
   const price = prices.get(slice.pool);
   return price
-    ? scaleUsd(
-        price.nodeHour,
-        [slice.gpuShare, replicas, hoursPerMonth],
-        [price.pool.gpusPerNode],
-      )
+    ? unitsCost(price, slice.gpuUnits * replicas, hoursPerMonth)
     : undefined;
 }
 
@@ -135,7 +133,7 @@ export function recommend(options: {
     tier: candidate.tier,
     pool: candidate.pool,
     ...(candidate.migProfile ? { migProfile: candidate.migProfile } : {}),
-    gpuEquivalents: candidate.gpuShare * replicas,
+    gpuEquivalents: gpuEquivalentsOf(candidate.gpuUnits * replicas),
   });
 
   if (

@@ -23,7 +23,7 @@ export function gpuHourPrice(pool: PricedPool): UsdMicros {
  * Allocation cost, what the bill says: GPU share x GPU-hour price x hours, rounded once to micro-dollars.
  *
  * @param pool - the pool (or its price and GPUs per node)
- * @param gpuShare - GPU-equivalents held: whole GPUs for dedicated, compute slices / 7 for MIG, 1 / R for MPS and
+ * @param gpuShare - GPU-equivalents held: whole GPUs for dedicated, the slice weight (`migSliceWeights`) for MIG, 1 / R for MPS and
  *   time-slicing, times the replicas when costing a whole service
  * @param hours - hours held
  * @public

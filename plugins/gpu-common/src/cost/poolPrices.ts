@@ -1,4 +1,5 @@
 import { Platform, Pool } from '../platform/types';
+import { GPU_UNITS_PER_EQUIVALENT } from '../tiers/gpuUnits';
 import { parseUsd, UsdMicros } from './money';
 import { scaleUsd } from './scaleUsd';
 
@@ -95,5 +96,40 @@ export function heldCost(
     price.nodeHour,
     [gpuEquivalents, seconds],
     [price.pool.gpusPerNode, 3600],
+  );
+}
+
+/**
+ * Allocation cost of `gpuUnits` (1/5040 GPU) of a priced pool for `hours`: node-hour price x units x hours / (GPUs
+ * per node x 5040), rounded once to micro-dollars.
+ *
+ * @public
+ */
+export function unitsCost(
+  price: PoolPrice,
+  gpuUnits: number,
+  hours: number,
+): UsdMicros {
+  return scaleUsd(
+    price.nodeHour,
+    [gpuUnits, hours],
+    [price.pool.gpusPerNode, GPU_UNITS_PER_EQUIVALENT],
+  );
+}
+
+/**
+ * {@link heldCost} in GPU units: node-hour price x units x seconds / (GPUs per node x 5040 x 3600), rounded once.
+ *
+ * @public
+ */
+export function heldUnitsCost(
+  price: PoolPrice,
+  gpuUnits: number,
+  seconds: number,
+): UsdMicros {
+  return scaleUsd(
+    price.nodeHour,
+    [gpuUnits, seconds],
+    [price.pool.gpusPerNode, GPU_UNITS_PER_EQUIVALENT, 3600],
   );
 }

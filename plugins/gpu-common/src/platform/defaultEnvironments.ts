@@ -39,4 +39,5 @@ export const defaultEnvironments: EnvironmentPolicy[] = [
 export const defaultKueueSettings = {
   apiVersion: 'kueue.x-k8s.io/v1beta2',
   cohort: 'gpu',
+  migQuota: 'gpu-units',
 } as const;

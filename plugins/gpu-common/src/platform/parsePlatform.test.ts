@@ -74,6 +74,7 @@ describe('parsePlatform', () => {
     expect(platform.kueue).toEqual({
       apiVersion: 'kueue.x-k8s.io/v1beta2',
       cohort: 'gpu',
+      migQuota: 'gpu-units',
     });
     expect(platform.hoursPerMonth).toBe(730);
   });
@@ -88,6 +89,7 @@ describe('parsePlatform', () => {
       expect(platform.kueue).toEqual({
         apiVersion: 'kueue.x-k8s.io/v1beta2',
         cohort: 'gpu',
+        migQuota: 'gpu-units',
       });
       expect(platform.hoursPerMonth).toBe(730);
       expect(platform.environments).toEqual([
@@ -166,6 +168,7 @@ describe('parsePlatform', () => {
     expect(platform.kueue).toEqual({
       apiVersion: 'kueue.x-k8s.io/v1beta1',
       cohort: 'gpu',
+      migQuota: 'gpu-units',
     });
   });
 

@@ -109,6 +109,7 @@ export const platformConfigSchema = strict({
       .enum(['kueue.x-k8s.io/v1beta2', 'kueue.x-k8s.io/v1beta1'])
       .optional(),
     cohort: z.string().optional(),
+    migQuota: z.enum(['gpu-units', 'profile-counts']).optional(),
   }).optional(),
   hoursPerMonth: z.number().positive().max(744).optional(),
   /** Read by the gpu backend's cluster config (`gpu.clusters`), not part of the platform model. */

@@ -122,11 +122,20 @@ export interface ModelSpec {
   maxContextLength: number;
 }
 
+/**
+ * How a team's ClusterQueue counts MIG quota: `gpu-units`, one `gpu.backstage.io/gpu-units` resource that Kueue's
+ * resource transformations turn each `nvidia.com/mig-<profile>` request into (the slice's weight in GPU units), or
+ * `profile-counts`, a count of instances per profile (for a Kueue without those transformations configured).
+ */
+export type MigQuotaMode = 'gpu-units' | 'profile-counts';
+
 /** Kueue settings of the platform. */
 export interface KueueSettings {
   apiVersion: 'kueue.x-k8s.io/v1beta2' | 'kueue.x-k8s.io/v1beta1';
   /** Cohort all team ClusterQueues join for borrowing. */
   cohort: string;
+  /** How MIG quota is counted; absent means `gpu-units` (what the local cluster scripts configure Kueue for). */
+  migQuota?: MigQuotaMode;
 }
 
 /** The whole platform as configured in the `gpu` section of app-config. */

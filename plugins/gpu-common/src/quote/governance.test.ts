@@ -20,6 +20,8 @@ describe('poolCapacity', () => {
       nodes: 1,
       gpusPerNode: 8,
       gpuEquivalents: 8,
+      gpuUnits: 8 * 5040,
+      strandedUnitsPerGpu: 0,
     });
     expect(poolCapacity(platform, pool('l4-mps')).gpuEquivalents).toBe(2);
     expect(describePoolCapacity(poolCapacity(platform, pool('h100')))).toBe(
@@ -31,17 +33,36 @@ describe('poolCapacity', () => {
   });
 
   it('is the slots of the layout for MIG pools', () => {
-    // a100-mig: 1 node x 8 A100-80GB, each 2 x 1g.10gb + 1 x 2g.20gb + 1 x 3g.40gb (7 of 7 compute slices).
+    // a100-mig: 1 node x 8 A100-80GB, each 2 x 1g.10gb + 1 x 2g.20gb + 1 x 3g.40gb. Raw weights (larger of compute
+    // and memory share, x 5040): 1g.10gb max(1/7, 1/8) = 720, 2g.20gb max(2/7, 2/8) = 1440, 3g.40gb max(3/7, 4/8) =
+    // 2520; 2 x 720 + 1440 + 2520 = 5400 > 5040, so each is scaled by 5040 / 5400 = 14/15: 672, 1344, 2352.
     const capacity = poolCapacity(platform, pool('a100-mig'));
     expect(capacity).toEqual({
       pool: 'a100-mig',
       nodes: 1,
       gpusPerNode: 8,
       gpuEquivalents: 8,
+      gpuUnits: 8 * 5040,
+      strandedUnitsPerGpu: 0,
       migSlots: {
-        '1g.10gb': { perGpu: 2, instances: 16, gpuShare: 1 / 7 },
-        '2g.20gb': { perGpu: 1, instances: 8, gpuShare: 2 / 7 },
-        '3g.40gb': { perGpu: 1, instances: 8, gpuShare: 3 / 7 },
+        '1g.10gb': {
+          perGpu: 2,
+          instances: 16,
+          gpuUnits: 672,
+          gpuShare: 672 / 5040,
+        },
+        '2g.20gb': {
+          perGpu: 1,
+          instances: 8,
+          gpuUnits: 1344,
+          gpuShare: 1344 / 5040,
+        },
+        '3g.40gb': {
+          perGpu: 1,
+          instances: 8,
+          gpuUnits: 2352,
+          gpuShare: 2352 / 5040,
+        },
       },
     });
     expect(describePoolCapacity(capacity, '1g.10gb')).toBe(
@@ -53,23 +74,23 @@ describe('poolCapacity', () => {
 describe('physicalCapacityShortfall', () => {
   it('refuses what needs more than the pool has, and names the capacity', () => {
     const h100 = poolCapacity(platform, pool('h100'));
-    expect(physicalCapacityShortfall(h100, { gpuEquivalents: 8 })).toBe(
+    expect(physicalCapacityShortfall(h100, { gpuUnits: 8 * 5040 })).toBe(
       undefined,
     );
-    expect(physicalCapacityShortfall(h100, { gpuEquivalents: 16 })).toBe(
+    expect(physicalCapacityShortfall(h100, { gpuUnits: 16 * 5040 })).toBe(
       'The request needs 16 GPU-equivalents of pool h100, more than its physical capacity of 8 GPUs ' +
         '(1 node x 8 GPUs); ask for fewer replicas or another pool',
     );
     const mig = poolCapacity(platform, pool('a100-mig'));
     expect(
       physicalCapacityShortfall(mig, {
-        gpuEquivalents: 8 * (3 / 7),
+        gpuUnits: 8 * 2352,
         migProfile: '3g.40gb',
       }),
     ).toBe(undefined);
     expect(
       physicalCapacityShortfall(mig, {
-        gpuEquivalents: 9 * (3 / 7),
+        gpuUnits: 9 * 2352,
         migProfile: '3g.40gb',
       }),
     ).toBe(
@@ -78,7 +99,7 @@ describe('physicalCapacityShortfall', () => {
     );
     expect(
       physicalCapacityShortfall(mig, {
-        gpuEquivalents: 4 / 7,
+        gpuUnits: 2880,
         migProfile: '4g.40gb',
       }),
     ).toMatch(/^Pool a100-mig has no 4g\.40gb slots in its MIG layout/);

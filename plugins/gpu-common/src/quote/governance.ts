@@ -2,10 +2,9 @@ import { ApprovalOverage } from '../api/types';
 import { formatUsd } from '../cost/formatUsd';
 import { UsdMicros } from '../cost/money';
 import { EnvironmentPolicy, Platform, Pool } from '../platform/types';
+import { formatGpuUnits, GPU_UNITS_PER_EQUIVALENT } from '../tiers/gpuUnits';
+import { migSliceWeights } from '../tiers/migSliceWeights';
 import { isProductionEnvironment } from './environmentPreference';
-
-/** Tolerance for sums of fractional GPU shares. */
-const SHARE_EPSILON = 1e-9;
 
 /**
  * Approval reason code of a production service on spot capacity.
@@ -97,7 +96,9 @@ export interface MigSlots {
   perGpu: number;
   /** Instances on the whole pool: nodes x GPUs per node x per GPU. */
   instances: number;
-  /** GPU-equivalents of one instance (compute slices / the GPU's compute slices). */
+  /** GPU units of one instance: its weight in the layout (`migSliceWeights`). */
+  gpuUnits: number;
+  /** `gpuUnits` / 5040, for display. */
   gpuShare: number;
 }
 
@@ -112,9 +113,13 @@ export interface PoolCapacity {
   gpusPerNode: number;
   /**
    * GPU-equivalents the pool holds at most: nodes x GPUs per node for whole-GPU, MPS and time-sliced pools (R shares
-   * of 1/R per GPU); for a MIG pool, the GPU-equivalents of its layout's slots.
+   * of 1/R per GPU); for a MIG pool, the GPU-equivalents of its layout's slots (`gpuUnits` / 5040).
    */
   gpuEquivalents: number;
+  /** GPU units the pool's slots hold: nodes x GPUs per node x (5040 - stranded per GPU). */
+  gpuUnits: number;
+  /** GPU units per GPU the MIG layout leaves unused (`migSliceWeights`); 0 for other pools. */
+  strandedUnitsPerGpu: number;
   /** MIG pools: the slots of each profile of the layout. */
   migSlots?: Record<string, MigSlots>;
 }
@@ -135,23 +140,43 @@ export function poolCapacity(
     gpusPerNode: pool.gpusPerNode,
   };
   if (pool.sharing.type !== 'mig') {
-    return { ...base, gpuEquivalents: gpus };
+    return {
+      ...base,
+      gpuEquivalents: gpus,
+      gpuUnits: gpus * GPU_UNITS_PER_EQUIVALENT,
+      strandedUnitsPerGpu: 0,
+    };
   }
   const gpu = Object.hasOwn(platform.gpuModels, pool.gpuModel)
     ? platform.gpuModels[pool.gpuModel]
     : undefined;
   const migSlots: Record<string, MigSlots> = {};
-  let perGpuEquivalents = 0;
-  for (const [name, perGpu] of Object.entries(pool.sharing.layout)) {
-    const profile = gpu?.migProfiles.find(p => p.name === name);
-    if (!gpu || !profile || !(perGpu > 0)) continue;
-    const gpuShare = profile.computeSlices / gpu.migComputeSlices;
-    migSlots[name] = { perGpu, instances: gpus * perGpu, gpuShare };
-    perGpuEquivalents += perGpu * gpuShare;
+  if (!gpu) {
+    return {
+      ...base,
+      gpuEquivalents: 0,
+      gpuUnits: 0,
+      strandedUnitsPerGpu: 0,
+      migSlots,
+    };
   }
+  const weights = migSliceWeights(gpu, pool.sharing.layout);
+  for (const [name, gpuUnits] of Object.entries(weights.unitsByProfile)) {
+    const perGpu = pool.sharing.layout[name];
+    migSlots[name] = {
+      perGpu,
+      instances: gpus * perGpu,
+      gpuUnits,
+      gpuShare: gpuUnits / GPU_UNITS_PER_EQUIVALENT,
+    };
+  }
+  const gpuUnits =
+    gpus * (GPU_UNITS_PER_EQUIVALENT - weights.strandedUnitsPerGpu);
   return {
     ...base,
-    gpuEquivalents: roundShare(gpus * perGpuEquivalents),
+    gpuEquivalents: gpuUnits / GPU_UNITS_PER_EQUIVALENT,
+    gpuUnits,
+    strandedUnitsPerGpu: weights.strandedUnitsPerGpu,
     migSlots,
   };
 }
@@ -190,14 +215,14 @@ export function describePoolCapacity(
 
 /**
  * Why a request can never run on its pool, whatever else runs there: it alone needs more than the pool's physical
- * capacity (GPU-equivalents, or slots of its MIG profile). Undefined when it fits an empty pool.
+ * capacity (GPU units, or slots of its MIG profile). Undefined when it fits an empty pool.
  *
- * @param request - GPU-equivalents of all replicas and, on a MIG pool, the profile of each replica
+ * @param request - GPU units of all replicas and, on a MIG pool, the profile of each replica
  * @public
  */
 export function physicalCapacityShortfall(
   capacity: PoolCapacity,
-  request: { gpuEquivalents: number; migProfile?: string },
+  request: { gpuUnits: number; migProfile?: string },
 ): string | undefined {
   if (capacity.migSlots) {
     const slots = request.migProfile
@@ -213,7 +238,7 @@ export function physicalCapacityShortfall(
         capacity,
       )}`;
     }
-    const instances = Math.round(request.gpuEquivalents / slots.gpuShare);
+    const instances = Math.ceil(request.gpuUnits / slots.gpuUnits);
     if (instances <= slots.instances) return undefined;
     return (
       `The request needs ${instances} ${request.migProfile} slices of pool ${capacity.pool}, more than its ` +
@@ -223,11 +248,11 @@ export function physicalCapacityShortfall(
       )}; ask for fewer replicas or another pool`
     );
   }
-  if (request.gpuEquivalents <= capacity.gpuEquivalents + SHARE_EPSILON) {
+  if (request.gpuUnits <= capacity.gpuUnits) {
     return undefined;
   }
-  return `The request needs ${formatShare(
-    request.gpuEquivalents,
+  return `The request needs ${formatGpuUnits(
+    request.gpuUnits,
   )} GPU-equivalents of pool ${
     capacity.pool
   }, more than its physical capacity of ${describePoolCapacity(
@@ -272,10 +297,6 @@ export function describeOverage(overage: ApprovalOverage): string {
     );
   }
   return parts.join('; ');
-}
-
-function roundShare(value: number): number {
-  return Math.round(value * 1e9) / 1e9;
 }
 
 function formatShare(value: number): string {

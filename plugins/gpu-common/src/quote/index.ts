@@ -1,6 +1,5 @@
 export * from './environmentPreference';
 export * from './quoteService';
-export * from './teamBudget';
 export * from './types';
 export * from './governance';
 export * from './measuredCapacity';

@@ -1,10 +1,10 @@
 import { formatUsd } from '../cost/formatUsd';
 import { estimateSliceThroughput } from '../cost/estimateSliceThroughput';
 import {
-  heldCost,
+  heldUnitsCost,
   PoolPrice,
-  pooledCost,
   poolPrices,
+  unitsCost,
 } from '../cost/poolPrices';
 import {
   capacityUtilisation,
@@ -14,6 +14,18 @@ import {
 import { GpuDomainError, listAllowed } from '../errors';
 import { findEnvironment, findModel, findTeam } from '../platform/lookups';
 import { EnvironmentPolicy, Platform, TeamQuota } from '../platform/types';
+import { budgetFit, quotaFit } from '../quota/allowanceFit';
+import {
+  allowanceFromConfig,
+  allowanceUnits,
+  TeamAllowance,
+} from '../quota/teamAllowance';
+import {
+  formatGpuUnits,
+  GPU_UNITS_PER_EQUIVALENT,
+  gpuEquivalentsOf,
+  gpuUnitsOf,
+} from '../tiers/gpuUnits';
 import { ServiceRequest } from '../service/types';
 import { kvCacheBytesPerToken } from '../sizing/estimateMemory';
 import { FitResult, fitSlices } from '../sizing/fitSlices';
@@ -23,7 +35,6 @@ import {
   isProductionEnvironment,
 } from './environmentPreference';
 import { monthBudgetReason, spotInProductionReason } from './governance';
-import { teamBudget } from './teamBudget';
 import {
   OptionCost,
   OptionThroughput,
@@ -40,15 +51,13 @@ const VERDICT_RANK: Record<PolicyVerdict, number> = {
   forbidden: 2,
 };
 
-/** Tolerance for sums of fractional GPU shares (3 x 1/7 + 4 x 1/7 must fit a quota of 1). */
-const SHARE_EPSILON = 1e-9;
-
 interface QuoteContext {
   platform: Platform;
   request: ServiceRequest;
   usage: TeamUsage;
   environment: EnvironmentPolicy;
   team: TeamQuota;
+  allowance: TeamAllowance;
   prices: ReadonlyMap<string, PoolPrice>;
   kvBytesPerToken: number;
 }
@@ -60,24 +69,37 @@ interface QuoteContext {
  * the bandwidth estimate, labelled by `throughput.capacityBasis`), the team's quota and budget after it, and a policy verdict with reasons. Slices the model
  * does not fit are listed in `unavailable`. A tier the environment forbids is quoted as `forbidden`, not thrown.
  *
+ * Quota and budget are weighed in integers (GPU units, micro-dollars) against `allowance`, the team's stored quota
+ * when the caller has one, else what app-config gives the team (`allowanceFromConfig`), by the one quota rule
+ * (`quotaFit`, `budgetFit`) admission also uses.
+ *
  * Pure and synchronous; it runs on every keystroke of the service form.
  *
  * @throws GpuDomainError `UNKNOWN_TEAM`, `UNKNOWN_ENVIRONMENT`, `UNKNOWN_MODEL` or `UNKNOWN_POOL` for names the
- *   platform does not have, `OUT_OF_RANGE` for negative replicas, demand or usage.
+ *   platform does not have, `OUT_OF_RANGE` for negative replicas, demand or usage, or an allowance of another team.
  * @public
  */
 export function quoteService(
   platform: Platform,
   request: ServiceRequest,
   usage: TeamUsage,
+  allowance?: TeamAllowance,
 ): Quote {
   checkNumbers(request, usage);
+  const team = findTeam(platform, request.team);
+  if (allowance && allowance.team !== team.name) {
+    throw new GpuDomainError(
+      'OUT_OF_RANGE',
+      `The allowance given is team ${allowance.team}'s; the request is team ${team.name}'s`,
+    );
+  }
   const context: QuoteContext = {
     platform,
     request,
     usage,
     environment: findEnvironment(platform, request.environment),
-    team: findTeam(platform, request.team),
+    team,
+    allowance: allowance ?? allowanceFromConfig(team),
     prices: poolPrices(platform),
     kvBytesPerToken: kvCacheBytesPerToken(
       findModel(platform, request.model),
@@ -115,58 +137,53 @@ export function quoteService(
 }
 
 function quoteOption(context: QuoteContext, fit: FitResult): QuoteOption {
-  const { request, environment, team, usage } = context;
+  const { request, environment, team, usage, allowance } = context;
   const slice = fit.slice;
   const price = context.prices.get(slice.pool)!;
   const replicas = request.replicas;
-  const gpuEquivalents = slice.gpuShare * replicas;
+  const gpuUnits = slice.gpuUnits * replicas;
 
   const cost: OptionCost = {
     gpuHour: price.gpuHour,
-    hourly: pooledCost(price, slice.gpuShare, 1, replicas),
-    monthly: pooledCost(
-      price,
-      slice.gpuShare,
-      context.platform.hoursPerMonth,
-      replicas,
-    ),
+    hourly: unitsCost(price, gpuUnits, 1),
+    monthly: unitsCost(price, gpuUnits, context.platform.hoursPerMonth),
   };
   if (price.onDemand) {
     cost.spotSavingMonthly =
-      pooledCost(
-        price.onDemand,
-        slice.gpuShare,
-        context.platform.hoursPerMonth,
-        replicas,
-      ) - cost.monthly;
+      unitsCost(price.onDemand, gpuUnits, context.platform.hoursPerMonth) -
+      cost.monthly;
   }
   const throughput = quoteThroughput(context, fit, cost);
 
-  const nominal = Object.hasOwn(team.gpuQuota, slice.pool)
-    ? team.gpuQuota[slice.pool]
+  const nominalUnits = allowanceUnits(allowance, slice.pool);
+  const heldUnits = Object.hasOwn(usage.reservedGpuEquivalents, slice.pool)
+    ? gpuUnitsOf(
+        usage.reservedGpuEquivalents[slice.pool],
+        `reservedGpuEquivalents of pool ${slice.pool}`,
+      )
     : 0;
-  const used = Object.hasOwn(usage.reservedGpuEquivalents, slice.pool)
-    ? usage.reservedGpuEquivalents[slice.pool]
-    : 0;
-  const remaining = roundShare(nominal - used - gpuEquivalents);
+  const quotaUnits = quotaFit(nominalUnits, heldUnits, gpuUnits);
   const quota = {
     pool: slice.pool,
-    nominal,
-    used,
-    requested: roundShare(gpuEquivalents),
-    remaining,
-    fits: remaining >= -SHARE_EPSILON,
+    nominal: gpuEquivalentsOf(nominalUnits),
+    used: gpuEquivalentsOf(heldUnits),
+    requested: gpuEquivalentsOf(gpuUnits),
+    remaining: gpuEquivalentsOf(quotaUnits.remaining),
+    fits: quotaUnits.fits,
   };
 
-  const monthlyBudget = teamBudget(team);
-  const budgetRemaining =
-    monthlyBudget - usage.committedMonthlyCost - cost.monthly;
+  const monthlyBudget = allowance.monthlyBudgetMicros;
+  const budgetMicros = budgetFit(
+    monthlyBudget,
+    usage.committedMonthlyCost,
+    cost.monthly,
+  );
   const budget = {
     monthlyBudget,
     committed: usage.committedMonthlyCost,
     requested: cost.monthly,
-    remaining: budgetRemaining,
-    fits: budgetRemaining >= 0,
+    remaining: budgetMicros.remaining,
+    fits: budgetMicros.fits,
   };
 
   const reasons: string[] = [];
@@ -188,20 +205,20 @@ function quoteOption(context: QuoteContext, fit: FitResult): QuoteOption {
   }
   if (!quota.fits) {
     reasons.push(
-      `Needs ${quota.requested} GPU-equivalent${
-        quota.requested === 1 ? '' : 's'
-      } of pool ${slice.pool}; team ${team.name} has ${roundShare(
-        Math.max(0, nominal - used),
-      )} of ${nominal} left`,
+      `Needs ${formatGpuUnits(gpuUnits)} GPU-equivalent${
+        gpuUnits === GPU_UNITS_PER_EQUIVALENT ? '' : 's'
+      } of pool ${slice.pool}; team ${team.name} has ${formatGpuUnits(
+        quotaUnits.free,
+      )} of ${formatGpuUnits(nominalUnits)} left`,
     );
   }
   if (!budget.fits) {
     reasons.push(
       `Costs ${formatUsd(cost.monthly)} a month; team ${
         team.name
-      } has ${formatUsd(
-        Math.max(0, monthlyBudget - usage.committedMonthlyCost),
-      )} of its ${formatUsd(monthlyBudget)} monthly budget left`,
+      } has ${formatUsd(budgetMicros.free)} of its ${formatUsd(
+        monthlyBudget,
+      )} monthly budget left`,
     );
   }
   if (usage.month) {
@@ -209,9 +226,9 @@ function quoteOption(context: QuoteContext, fit: FitResult): QuoteOption {
       team: team.name,
       monthlyBudget,
       spend: usage.month,
-      requestRestOfMonth: heldCost(
+      requestRestOfMonth: heldUnitsCost(
         price,
-        gpuEquivalents,
+        gpuUnits,
         usage.month.secondsLeft,
       ),
     });
@@ -370,10 +387,6 @@ function recommend(
     }
   }
   return best;
-}
-
-function roundShare(value: number): number {
-  return Math.round(value * 1e9) / 1e9;
 }
 
 function checkNumbers(request: ServiceRequest, usage: TeamUsage): void {

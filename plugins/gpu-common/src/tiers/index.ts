@@ -4,3 +4,5 @@ export * from './resourceNameFor';
 export * from './slicesFor';
 export * from './tierIsolation';
 export * from './types';
+export * from './gpuUnits';
+export * from './migSliceWeights';

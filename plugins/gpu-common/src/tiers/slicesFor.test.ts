@@ -23,6 +23,7 @@ describe('slicesFor', () => {
         gpusPerReplica: 1,
         memoryBytes: 24 * GIB,
         deviceMemoryBytes: 24 * GIB,
+        gpuUnits: 5040,
         gpuShare: 1,
         isolation: 'full',
         resourceName: 'nvidia.com/gpu',
@@ -42,19 +43,22 @@ describe('slicesFor', () => {
     expect(h100[3].memoryBytes).toBe(8 * 80 * GIB);
   });
 
-  it('offers one MIG slice per profile of the layout', () => {
+  it('offers one MIG slice per profile of the layout, weighed by the larger of compute and memory share', () => {
+    // a100-mig: 2 x 1g.10gb + 2g.20gb + 3g.40gb per A100-80GB. Raw: 720, 1440, 2520 (3g.40gb takes 4 of 8 memory
+    // slices); 2 x 720 + 1440 + 2520 = 5400, scaled by 5040 / 5400 = 14/15.
     const slices = slicesFor(platform, 'a100-mig');
     expect(
       slices.map(s => [
         s.migProfile,
         s.resourceName,
         s.memoryBytes,
+        s.gpuUnits,
         s.gpuShare,
       ]),
     ).toEqual([
-      ['1g.10gb', 'nvidia.com/mig-1g.10gb', 10 * GB, 1 / 7],
-      ['2g.20gb', 'nvidia.com/mig-2g.20gb', 20 * GB, 2 / 7],
-      ['3g.40gb', 'nvidia.com/mig-3g.40gb', 40 * GB, 3 / 7],
+      ['1g.10gb', 'nvidia.com/mig-1g.10gb', 10 * GB, 672, 672 / 5040],
+      ['2g.20gb', 'nvidia.com/mig-2g.20gb', 20 * GB, 1344, 1344 / 5040],
+      ['3g.40gb', 'nvidia.com/mig-3g.40gb', 40 * GB, 2352, 2352 / 5040],
     ]);
     for (const slice of slices) {
       expect(slice).toMatchObject({
@@ -92,6 +96,7 @@ describe('slicesFor', () => {
         gpusPerReplica: 1,
         memoryBytes: 6 * GIB,
         deviceMemoryBytes: 24 * GIB,
+        gpuUnits: 1260,
         gpuShare: 0.25,
         isolation: 'capped',
         resourceName: 'nvidia.com/gpu.shared',
@@ -137,7 +142,9 @@ describe('slicesFor', () => {
           });
           const [slice] = slicesFor(shared, 'shared');
           const card = defaultGpuModels[gpuModel].memoryGiB * GIB;
-          expect(slice.gpuShare * replicas).toBeCloseTo(1, 12);
+          // 5040 / R, rounded down when R does not divide 5040 (11 -> 458; 11 x 458 = 5038).
+          expect(slice.gpuUnits * replicas).toBeLessThanOrEqual(5040);
+          expect(slice.gpuUnits * replicas).toBeGreaterThan(5040 - replicas);
           expect(slice.memoryBytes * replicas).toBeLessThanOrEqual(card + 1e-3);
           const claimed =
             slice.deviceMemoryBytes * slice.gpuMemoryUtilization * replicas;
@@ -161,7 +168,7 @@ describe('slicesFor', () => {
     );
   });
 
-  it('keeps every accepted MIG layout within the GPU: shares sum to at most 1, memory to at most the card', () => {
+  it('keeps every accepted MIG layout within the GPU: units sum to at most 5040, memory to at most the card', () => {
     let accepted = 0;
     const migGpus = Object.values(defaultGpuModels).filter(
       g => g.migProfiles.length > 0,
@@ -199,15 +206,15 @@ describe('slicesFor', () => {
           }
           accepted += 1;
           const slices = slicesFor(mig, 'mig');
-          const share = slices.reduce(
-            (sum, s) => sum + s.gpuShare * layout[s.migProfile!],
+          const units = slices.reduce(
+            (sum, s) => sum + s.gpuUnits * layout[s.migProfile!],
             0,
           );
           const memory = slices.reduce(
             (sum, s) => sum + s.memoryBytes * layout[s.migProfile!],
             0,
           );
-          return share <= 1 + 1e-12 && memory <= gpu.memoryGiB * GIB;
+          return units <= 5040 && memory <= gpu.memoryGiB * GIB;
         },
       ),
       { numRuns: 300 },

@@ -1,6 +1,8 @@
 import { findGpuModel, findPool } from '../platform/lookups';
 import { Platform, Pool } from '../platform/types';
 import { GB, GIB } from '../sizing/units';
+import { GPU_UNITS_PER_EQUIVALENT } from './gpuUnits';
+import { migSliceWeights } from './migSliceWeights';
 import { poolTier } from './poolTier';
 import { resourceNameFor } from './resourceNameFor';
 import { tierIsolation } from './tierIsolation';
@@ -34,7 +36,8 @@ export function sharedGpuMemoryUtilization(replicas: number): number {
 
 /**
  * Every slice a replica can get from `pool`: one per tensor-parallel size (1, 2, 4, 8 up to GPUs per node) on a
- * dedicated pool, one per MIG profile of the layout on a MIG pool, one 1/R share on an MPS or time-slicing pool.
+ * dedicated pool, one per MIG profile of the layout on a MIG pool (weighed by `migSliceWeights`), one 1/R share on
+ * an MPS or time-slicing pool.
  * Card memory is GiB (2^30 bytes), MIG memory GB (10^9) as the profile name states.
  *
  * @throws GpuDomainError `UNKNOWN_POOL` when `pool` is a name the platform does not have, `UNKNOWN_MODEL` when its
@@ -62,26 +65,30 @@ export function slicesFor(platform: Platform, pool: Pool | string): Slice[] {
           gpusPerReplica: n,
           memoryBytes: n * cardBytes,
           deviceMemoryBytes: n * cardBytes,
+          gpuUnits: n * GPU_UNITS_PER_EQUIVALENT,
           gpuShare: n,
           resourceName: resourceNameFor(resolved),
           resourceCount: n,
           gpuMemoryUtilization: DEDICATED_GPU_MEMORY_UTILIZATION,
         }),
       );
-    case 'mig':
+    case 'mig': {
+      const weights = migSliceWeights(gpu, sharing.layout).unitsByProfile;
       return gpu.migProfiles
-        .filter(profile => (sharing.layout[profile.name] ?? 0) > 0)
+        .filter(profile => Object.hasOwn(weights, profile.name))
         .map(profile => ({
           ...common,
           migProfile: profile.name,
           gpusPerReplica: 1,
           memoryBytes: profile.memoryGb * GB,
           deviceMemoryBytes: profile.memoryGb * GB,
-          gpuShare: profile.computeSlices / gpu.migComputeSlices,
+          gpuUnits: weights[profile.name],
+          gpuShare: weights[profile.name] / GPU_UNITS_PER_EQUIVALENT,
           resourceName: resourceNameFor(resolved, profile.name),
           resourceCount: 1,
           gpuMemoryUtilization: DEDICATED_GPU_MEMORY_UTILIZATION,
         }));
+    }
     case 'mps':
     case 'time-slicing':
       return [
@@ -90,7 +97,10 @@ export function slicesFor(platform: Platform, pool: Pool | string): Slice[] {
           gpusPerReplica: 1,
           memoryBytes: cardBytes / sharing.replicas,
           deviceMemoryBytes: cardBytes,
-          gpuShare: 1 / sharing.replicas,
+          gpuUnits: Math.floor(GPU_UNITS_PER_EQUIVALENT / sharing.replicas),
+          gpuShare:
+            Math.floor(GPU_UNITS_PER_EQUIVALENT / sharing.replicas) /
+            GPU_UNITS_PER_EQUIVALENT,
           resourceName: resourceNameFor(resolved),
           resourceCount: 1,
           gpuMemoryUtilization: sharedGpuMemoryUtilization(sharing.replicas),

@@ -30,7 +30,13 @@ export interface Slice {
   memoryBytes: number;
   /** Memory of the device the runtime sees, in bytes: the whole card(s) except for MIG, where it is the slice. */
   deviceMemoryBytes: number;
-  /** Physical GPUs the slice accounts for (cost and quota): N, compute slices / MIG slices, or 1/R. */
+  /**
+   * GPU units (1/5040 GPU, `GPU_UNITS_PER_EQUIVALENT`) one replica accounts for in cost and quota: N x 5040 for
+   * dedicated, the MIG profile's weight in its pool's layout (`migSliceWeights`), 5040 / R for MPS and time-slicing.
+   * Arithmetic uses these.
+   */
+  gpuUnits: number;
+  /** `gpuUnits` / 5040: GPU-equivalents per replica, for display. */
   gpuShare: number;
   isolation: Isolation;
   /** Container resource name, e.g. `nvidia.com/gpu`, `nvidia.com/mig-1g.10gb`, `nvidia.com/gpu.shared`. */

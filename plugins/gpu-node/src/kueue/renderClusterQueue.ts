@@ -1,6 +1,10 @@
 import {
+  allowanceUnits,
+  GPU_UNITS_PER_EQUIVALENT,
   GpuDomainError,
   Platform,
+  Pool,
+  TeamAllowance,
   TeamQuota,
 } from '@internal/backstage-plugin-gpu-common';
 import {
@@ -9,6 +13,7 @@ import {
 } from '../hostResources';
 import { ownershipLabels } from '../labels';
 import { clusterQueueName } from '../names/queueNames';
+import { GPU_UNITS_RESOURCE, MIG_PREFIX, MigQuotaPlan } from './migQuotaPlan';
 import { poolResources } from './poolResources';
 import { ClusterQueue, FlavorQuotas, ResourceGroup } from './types';
 
@@ -16,22 +21,80 @@ import { ClusterQueue, FlavorQuotas, ResourceGroup } from './types';
 const MAX_RESOURCE_GROUPS = 16;
 const MAX_PER_GROUP = 64;
 
+/**
+ * Annotation of a team's ClusterQueue that says, per MIG pool it has quota on, how the quota is counted.
+ *
+ * @public
+ */
+export const MIG_QUOTA_ANNOTATION = 'gpu.backstage.io/mig-quota';
+
 interface FlavorQuota {
   flavor: string;
-  /** Resource name to whole units. */
+  /** Resource name to its nominal quota. */
   units: Map<string, number>;
-  /** GPU memory behind one unit of each resource, GiB. */
-  unitMemoryGiB: Map<string, number>;
+  /** Host cpu and memory (GiB) the pods this quota can admit may ask for. */
+  hostCpu: number;
+  hostMemoryGiB: number;
+  /** For a MIG pool: how its quota is counted, for the annotation. */
+  migNote?: string;
 }
 
-/** Units of each resource a team's GPU-equivalent quota on a pool buys: floor(quota x units per GPU). */
-function flavorQuotas(platform: Platform, team: TeamQuota): FlavorQuota[] {
-  for (const poolName of Object.keys(team.gpuQuota)) {
+/**
+ * What a team's allowance of `units` GPU units on `pool` gives in Kueue quota: floor(units x per GPU / 5040) of the
+ * pool's resource for whole-GPU and shared pools; for a MIG pool counted in GPU units, `units` of
+ * {@link GPU_UNITS_RESOURCE}; for a MIG pool counted per profile, floor(units / weight) of each profile (each a bound
+ * on its own; the store's admission holds the total). Host resources cover the most pods of each resource the GPU
+ * quota could admit.
+ */
+function flavorQuota(
+  platform: Platform,
+  pool: Pool,
+  units: number,
+  plan: MigQuotaPlan,
+): FlavorQuota {
+  const quota: FlavorQuota = {
+    flavor: pool.name,
+    units: new Map(),
+    hostCpu: 0,
+    hostMemoryGiB: 0,
+  };
+  const weights = plan.weights.get(pool.name);
+  const countReason = plan.countPools.get(pool.name);
+  const inUnits = weights !== undefined && countReason === undefined;
+  for (const resource of poolResources(platform, pool)) {
+    const count = weights
+      ? Math.floor(units / weights[resource.name.slice(MIG_PREFIX.length)])
+      : Math.floor((units * resource.perGpu) / GPU_UNITS_PER_EQUIVALENT);
+    if (!inUnits) quota.units.set(resource.name, count);
+    quota.hostCpu += count * HOST_CPU_PER_GPU_UNIT;
+    quota.hostMemoryGiB += count * hostMemoryGiBPerGpuUnit(resource.memoryGiB);
+  }
+  if (!weights) return quota;
+  const described = Object.entries(weights)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([profile, weight]) => `${profile} weighs ${weight}`)
+    .join(', ');
+  if (inUnits) {
+    quota.units.set(GPU_UNITS_RESOURCE, units);
+    quota.migNote = `${pool.name}: ${units} ${GPU_UNITS_RESOURCE} (${described})`;
+  } else {
+    quota.migNote = `${pool.name}: floor(${units} / weight) per profile (${described}): ${countReason}`;
+  }
+  return quota;
+}
+
+/** The flavors of a team's ClusterQueue: one per pool its allowance gives units on, in pool order. */
+function flavorQuotas(
+  platform: Platform,
+  allowance: TeamAllowance,
+  plan: MigQuotaPlan,
+): FlavorQuota[] {
+  for (const poolName of Object.keys(allowance.gpuUnits)) {
     if (!platform.pools.some(p => p.name === poolName)) {
       throw new GpuDomainError(
         'UNKNOWN_POOL',
         `Team ${
-          team.name
+          allowance.team
         } has quota on unknown pool ${poolName}; pools: ${platform.pools
           .map(p => p.name)
           .join(', ')}`,
@@ -40,21 +103,10 @@ function flavorQuotas(platform: Platform, team: TeamQuota): FlavorQuota[] {
     }
   }
   return platform.pools
-    .filter(pool => (team.gpuQuota[pool.name] ?? 0) > 0)
-    .map(pool => {
-      const gpuEquivalents = team.gpuQuota[pool.name];
-      const units = new Map<string, number>();
-      const unitMemoryGiB = new Map<string, number>();
-      for (const resource of poolResources(platform, pool)) {
-        // The epsilon keeps 0.3 x 10 from flooring to 2.
-        units.set(
-          resource.name,
-          Math.floor(gpuEquivalents * resource.perGpu + 1e-9),
-        );
-        unitMemoryGiB.set(resource.name, resource.memoryGiB);
-      }
-      return { flavor: pool.name, units, unitMemoryGiB };
-    });
+    .filter(pool => allowanceUnits(allowance, pool.name) > 0)
+    .map(pool =>
+      flavorQuota(platform, pool, allowanceUnits(allowance, pool.name), plan),
+    );
 }
 
 /**
@@ -103,15 +155,8 @@ function hostResourceGroup(
   quotas: FlavorQuota[],
   flavor: string,
 ): ResourceGroup {
-  let cpu = 0;
-  let memoryGiB = 0;
-  for (const quota of quotas) {
-    for (const [name, units] of quota.units) {
-      cpu += units * HOST_CPU_PER_GPU_UNIT;
-      memoryGiB +=
-        units * hostMemoryGiBPerGpuUnit(quota.unitMemoryGiB.get(name)!);
-    }
-  }
+  const cpu = quotas.reduce((sum, q) => sum + q.hostCpu, 0);
+  const memoryGiB = quotas.reduce((sum, q) => sum + q.hostMemoryGiB, 0);
   const flavors: FlavorQuotas[] = [
     {
       name: flavor,
@@ -126,13 +171,16 @@ function hostResourceGroup(
 
 /**
  * The ClusterQueue of a team: admits workloads from the team's namespaces, with a nominal quota per pool flavor
- * derived from the team's GPU-equivalent quota, and (unless `hostFlavor` is `false`) a cpu/memory group sized so
- * that the GPU quota, not the host quota, is what binds.
+ * derived from the team's allowance (integer GPU units, see `flavorQuota`), and (unless `hostFlavor` is `false`) a
+ * cpu/memory group sized so that the GPU quota, not the host quota, is what binds. A team with quota on MIG pools
+ * gets the {@link MIG_QUOTA_ANNOTATION} saying how each is counted.
  */
 export function renderClusterQueue(
   platform: Platform,
   team: TeamQuota,
+  allowance: TeamAllowance,
   hostFlavor: string | false,
+  plan: MigQuotaPlan,
 ): ClusterQueue {
   if (team.namespaces.length === 0) {
     throw new GpuDomainError(
@@ -140,7 +188,7 @@ export function renderClusterQueue(
       `Team ${team.name} has no namespaces; a team needs at least one namespace for its ClusterQueue to admit from`,
     );
   }
-  const quotas = flavorQuotas(platform, team);
+  const quotas = flavorQuotas(platform, allowance, plan);
   const resourceGroups = groupFlavors(quotas).map(toResourceGroup);
   if (hostFlavor !== false && resourceGroups.length > 0) {
     resourceGroups.push(hostResourceGroup(quotas, hostFlavor));
@@ -164,6 +212,7 @@ export function renderClusterQueue(
       );
     }
   }
+  const migNotes = quotas.flatMap(q => (q.migNote ? [q.migNote] : []));
   const cohort = platform.kueue.cohort;
   const v1beta1 = platform.kueue.apiVersion === 'kueue.x-k8s.io/v1beta1';
   return {
@@ -172,6 +221,9 @@ export function renderClusterQueue(
     metadata: {
       name,
       labels: ownershipLabels('platform', { team: team.name }),
+      ...(migNotes.length > 0
+        ? { annotations: { [MIG_QUOTA_ANNOTATION]: migNotes.join('; ') } }
+        : {}),
     },
     spec: {
       cohortName: v1beta1 ? undefined : cohort,

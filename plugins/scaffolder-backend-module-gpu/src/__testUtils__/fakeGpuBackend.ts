@@ -200,7 +200,7 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
         platform.pools.find(p => p.name === placement.pool)!,
       ),
       {
-        gpuEquivalents: option.gpuEquivalents,
+        gpuUnits: option.slice.gpuUnits * option.replicas,
         migProfile: placement.migProfile,
       },
     );

@@ -1473,6 +1473,12 @@ export const spec = {
               cohort: {
                 type: 'string',
               },
+              migQuota: {
+                description:
+                  'How team ClusterQueues count MIG quota: gpu-units (Kueue resource transformations weigh each MIG request in gpu.backstage.io/gpu-units) or profile-counts (a count per nvidia.com/mig-<profile>).',
+                type: 'string',
+                enum: ['gpu-units', 'profile-counts'],
+              },
             },
           },
           hoursPerMonth: {
@@ -1728,6 +1734,7 @@ export const spec = {
           'gpusPerReplica',
           'memoryBytes',
           'deviceMemoryBytes',
+          'gpuUnits',
           'gpuShare',
           'isolation',
           'resourceName',
@@ -1756,7 +1763,14 @@ export const spec = {
           deviceMemoryBytes: {
             type: 'number',
           },
+          gpuUnits: {
+            description:
+              "GPU units (1/5040 GPU) one replica accounts for in cost and quota: N x 5040 for dedicated, 5040 / R for MPS and time-slicing, and for MIG the larger of the profile's compute and memory share of the GPU, scaled so the instances of the pool's layout add up to at most one GPU (what is left is stranded).",
+            type: 'integer',
+          },
           gpuShare: {
+            description:
+              'gpuUnits / 5040, GPU-equivalents per replica (for display).',
             type: 'number',
           },
           isolation: {

@@ -10,6 +10,10 @@
 export interface PlatformKueue {
   apiVersion: PlatformKueueApiVersionEnum;
   cohort: string;
+  /**
+   * How team ClusterQueues count MIG quota: gpu-units (Kueue resource transformations weigh each MIG request in gpu.backstage.io/gpu-units) or profile-counts (a count per nvidia.com/mig-<profile>).
+   */
+  migQuota?: PlatformKueueMigQuotaEnum;
 }
 
 /**
@@ -18,3 +22,7 @@ export interface PlatformKueue {
 export type PlatformKueueApiVersionEnum =
   | 'kueue.x-k8s.io/v1beta2'
   | 'kueue.x-k8s.io/v1beta1';
+/**
+ * @public
+ */
+export type PlatformKueueMigQuotaEnum = 'gpu-units' | 'profile-counts';

@@ -16,6 +16,13 @@ export interface Slice {
   gpusPerReplica: number;
   memoryBytes: number;
   deviceMemoryBytes: number;
+  /**
+   * GPU units (1/5040 GPU) one replica accounts for in cost and quota: N x 5040 for dedicated, 5040 / R for MPS and time-slicing, and for MIG the larger of the profile\'s compute and memory share of the GPU, scaled so the instances of the pool\'s layout add up to at most one GPU (what is left is stranded).
+   */
+  gpuUnits: number;
+  /**
+   * gpuUnits / 5040, GPU-equivalents per replica (for display).
+   */
   gpuShare: number;
   isolation: SliceIsolationEnum;
   resourceName: string;

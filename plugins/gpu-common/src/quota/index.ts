@@ -1,0 +1,2 @@
+export * from './allowanceFit';
+export * from './teamAllowance';
