@@ -1473,12 +1473,6 @@ export const spec = {
               cohort: {
                 type: 'string',
               },
-              migQuota: {
-                description:
-                  'How team ClusterQueues count MIG quota: gpu-units (Kueue resource transformations weigh each MIG request in gpu.backstage.io/gpu-units) or profile-counts (a count per nvidia.com/mig-<profile>).',
-                type: 'string',
-                enum: ['gpu-units', 'profile-counts'],
-              },
             },
           },
           hoursPerMonth: {
@@ -1558,6 +1552,13 @@ export const spec = {
             maximum: 10000000,
           },
           concurrency: {
+            type: 'integer',
+            minimum: 1,
+            maximum: 1024,
+          },
+          concurrentSequences: {
+            description:
+              'Full max-model-len sequences the service must hold at once, at most concurrency. A slice whose KV cache holds fewer does not fit (listed as unavailable with the reason), and the throughput estimate batches this many sequences.',
             type: 'integer',
             minimum: 1,
             maximum: 1024,
@@ -1734,7 +1735,6 @@ export const spec = {
           'gpusPerReplica',
           'memoryBytes',
           'deviceMemoryBytes',
-          'gpuUnits',
           'gpuShare',
           'isolation',
           'resourceName',
@@ -1763,14 +1763,7 @@ export const spec = {
           deviceMemoryBytes: {
             type: 'number',
           },
-          gpuUnits: {
-            description:
-              "GPU units (1/5040 GPU) one replica accounts for in cost and quota: N x 5040 for dedicated, 5040 / R for MPS and time-slicing, and for MIG the larger of the profile's compute and memory share of the GPU, scaled so the instances of the pool's layout add up to at most one GPU (what is left is stranded).",
-            type: 'integer',
-          },
           gpuShare: {
-            description:
-              'gpuUnits / 5040, GPU-equivalents per replica (for display).',
             type: 'number',
           },
           isolation: {
@@ -1910,6 +1903,9 @@ export const spec = {
               capacityBasis: {
                 type: 'string',
                 enum: ['estimated', 'measured'],
+              },
+              measuredBy: {
+                $ref: '#/components/schemas/MeasuredCapacitySource',
               },
               capacityTokensPerSecond: {
                 type: 'number',
@@ -3285,28 +3281,6 @@ export const spec = {
           },
         },
       },
-      AccrualBasis: {
-        description:
-          'What allocation cost accrues over: cluster-status (apply mode: held while the workload runs, as its cluster says; held while it does not is reserved), reservation (GitOps: from when the reservation is held), dry-run (nothing runs: reserved only, never spend).',
-        type: 'string',
-        enum: ['cluster-status', 'reservation', 'dry-run'],
-      },
-      WorkloadRunState: {
-        description:
-          'Whether the workload runs at the end of the window, as its cluster said, and since when.',
-        type: 'object',
-        additionalProperties: false,
-        required: ['running'],
-        properties: {
-          running: {
-            type: 'boolean',
-          },
-          since: {
-            type: 'string',
-            format: 'date-time',
-          },
-        },
-      },
       DailyCost: {
         type: 'object',
         additionalProperties: false,
@@ -3328,15 +3302,6 @@ export const spec = {
           },
           idleMicros: {
             $ref: '#/components/schemas/UsdMicros',
-          },
-          reservedMicros: {
-            description:
-              'Held while nothing ran (reserved, not spend); absent on days from snapshots.',
-            allOf: [
-              {
-                $ref: '#/components/schemas/UsdMicros',
-              },
-            ],
           },
           utilisation: {
             type: 'number',
@@ -3444,9 +3409,7 @@ export const spec = {
           'tier',
           'pool',
           'gpuEquivalents',
-          'accrualBasis',
           'allocationMicros',
-          'reservedMicros',
           'monthToDateMicros',
           'projectedMonthMicros',
         ],
@@ -3481,23 +3444,8 @@ export const spec = {
           gpuEquivalents: {
             type: 'number',
           },
-          accrualBasis: {
-            $ref: '#/components/schemas/AccrualBasis',
-          },
-          workload: {
-            $ref: '#/components/schemas/WorkloadRunState',
-          },
           allocationMicros: {
             $ref: '#/components/schemas/UsdMicros',
-          },
-          reservedMicros: {
-            description:
-              'Held but not running within the window (reserved, not spend).',
-            allOf: [
-              {
-                $ref: '#/components/schemas/UsdMicros',
-              },
-            ],
           },
           usageMicros: {
             $ref: '#/components/schemas/UsdMicros',
@@ -3528,6 +3476,96 @@ export const spec = {
           },
         },
       },
+      MeasuredCapacitySource: {
+        description:
+          'The running service a measured throughput was read from, and the window measured.',
+        type: 'object',
+        additionalProperties: false,
+        required: ['serviceId', 'service', 'windowStart', 'windowEnd'],
+        properties: {
+          serviceId: {
+            type: 'string',
+          },
+          service: {
+            type: 'string',
+          },
+          windowStart: {
+            type: 'string',
+            format: 'date-time',
+          },
+          windowEnd: {
+            type: 'string',
+            format: 'date-time',
+          },
+        },
+      },
+      ServiceThroughput: {
+        description:
+          "Sustained output tokens/s of the service's replicas: measured from vLLM's generation counter (of this service, or of another of the same model and slice shape; measuredBy says which) or estimated from memory bandwidth.",
+        type: 'object',
+        additionalProperties: false,
+        required: [
+          'basis',
+          'tokensPerSecondPerReplica',
+          'replicas',
+          'capacityTokensPerSecond',
+        ],
+        properties: {
+          basis: {
+            type: 'string',
+            enum: ['measured', 'estimated'],
+          },
+          tokensPerSecondPerReplica: {
+            type: 'number',
+          },
+          replicas: {
+            type: 'integer',
+          },
+          capacityTokensPerSecond: {
+            type: 'number',
+          },
+          measuredBy: {
+            $ref: '#/components/schemas/MeasuredCapacitySource',
+          },
+        },
+      },
+      ServiceTokenCosts: {
+        description:
+          "Cost per 1M input (prompt) and output (generated) tokens, per 1,000 output tokens and per request. measured: the window's allocation cost over the tokens and completed requests vLLM counted, an input token weighing 1/10 of an output token (the quote's convention); estimated (no tokens measured): an hour at the throughput's capacity with requests of 700 prompt + 300 output tokens.",
+        type: 'object',
+        additionalProperties: false,
+        required: ['basis'],
+        properties: {
+          basis: {
+            type: 'string',
+            enum: ['measured', 'estimated'],
+          },
+          promptTokens: {
+            type: 'number',
+          },
+          generatedTokens: {
+            type: 'number',
+          },
+          requests: {
+            type: 'number',
+          },
+          capacityTokensPerSecond: {
+            type: 'number',
+          },
+          costPerMillionInputTokensMicros: {
+            $ref: '#/components/schemas/UsdMicros',
+          },
+          costPerMillionOutputTokensMicros: {
+            $ref: '#/components/schemas/UsdMicros',
+          },
+          costPerThousandOutputTokensMicros: {
+            $ref: '#/components/schemas/UsdMicros',
+          },
+          costPerRequestMicros: {
+            $ref: '#/components/schemas/UsdMicros',
+          },
+        },
+      },
       ServiceCost: {
         type: 'object',
         additionalProperties: false,
@@ -3544,11 +3582,8 @@ export const spec = {
           'metrics',
           'gpuEquivalents',
           'gpuHourPriceMicros',
-          'accrualBasis',
           'allocatedHours',
-          'reservedHours',
           'allocationMicros',
-          'reservedMicros',
           'monthToDate',
           'projectedMonthMicros',
           'monthlyAllocationMicros',
@@ -3595,33 +3630,11 @@ export const spec = {
           gpuHourPriceMicros: {
             $ref: '#/components/schemas/UsdMicros',
           },
-          accrualBasis: {
-            $ref: '#/components/schemas/AccrualBasis',
-          },
-          workload: {
-            $ref: '#/components/schemas/WorkloadRunState',
-          },
           allocatedHours: {
-            description:
-              'Hours held and running within the window (what allocationMicros is over).',
-            type: 'number',
-          },
-          reservedHours: {
-            description:
-              'Hours held without running within the window (what reservedMicros is over).',
             type: 'number',
           },
           allocationMicros: {
             $ref: '#/components/schemas/UsdMicros',
-          },
-          reservedMicros: {
-            description:
-              'Held but not running within the window (reserved, not spend).',
-            allOf: [
-              {
-                $ref: '#/components/schemas/UsdMicros',
-              },
-            ],
           },
           usageMicros: {
             $ref: '#/components/schemas/UsdMicros',
@@ -3644,6 +3657,12 @@ export const spec = {
           costPerThousandTokensMicros: {
             $ref: '#/components/schemas/UsdMicros',
           },
+          tokenCosts: {
+            $ref: '#/components/schemas/ServiceTokenCosts',
+          },
+          throughput: {
+            $ref: '#/components/schemas/ServiceThroughput',
+          },
           monthToDate: {
             type: 'object',
             additionalProperties: false,
@@ -3660,9 +3679,6 @@ export const spec = {
                 $ref: '#/components/schemas/UsdMicros',
               },
               idleMicros: {
-                $ref: '#/components/schemas/UsdMicros',
-              },
-              reservedMicros: {
                 $ref: '#/components/schemas/UsdMicros',
               },
               snapshotDays: {
@@ -3727,9 +3743,6 @@ export const spec = {
             $ref: '#/components/schemas/UsdMicros',
           },
           idleMicros: {
-            $ref: '#/components/schemas/UsdMicros',
-          },
-          reservedMicros: {
             $ref: '#/components/schemas/UsdMicros',
           },
           monthlyBudgetMicros: {
@@ -3805,9 +3818,6 @@ export const spec = {
           idleMicros: {
             $ref: '#/components/schemas/UsdMicros',
           },
-          reservedMicros: {
-            $ref: '#/components/schemas/UsdMicros',
-          },
           monthToDateMicros: {
             $ref: '#/components/schemas/UsdMicros',
           },
@@ -3846,9 +3856,6 @@ export const spec = {
                   $ref: '#/components/schemas/UsdMicros',
                 },
                 idleMicros: {
-                  $ref: '#/components/schemas/UsdMicros',
-                },
-                reservedMicros: {
                   $ref: '#/components/schemas/UsdMicros',
                 },
                 monthlyBudgetMicros: {

@@ -20,6 +20,10 @@ export interface ServiceRequest {
   dtype?: Dtype;
   maxModelLen: number;
   concurrency: number;
+  /**
+   * Full max-model-len sequences the service must hold at once, at most concurrency. A slice whose KV cache holds fewer does not fit (listed as unavailable with the reason), and the throughput estimate batches this many sequences.
+   */
+  concurrentSequences?: number;
   replicas: number;
   environment: string;
   tier?: SharingTier;

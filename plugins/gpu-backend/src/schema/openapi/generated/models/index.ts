@@ -1,6 +1,5 @@
 //
 
-export * from '../models/AccrualBasis.model';
 export * from '../models/ApiError.model';
 export * from '../models/ApiErrorError.model';
 export * from '../models/ApiErrorRequest.model';
@@ -43,6 +42,7 @@ export * from '../models/KueueObjectDriftFieldsInner.model';
 export * from '../models/ListApprovals200Response.model';
 export * from '../models/ListClusterDrift200Response.model';
 export * from '../models/ListServices200Response.model';
+export * from '../models/MeasuredCapacitySource.model';
 export * from '../models/MemoryEstimate.model';
 export * from '../models/MetricsStatus.model';
 export * from '../models/MigProfile.model';
@@ -76,6 +76,8 @@ export * from '../models/ServiceCostSummary.model';
 export * from '../models/ServiceRequest.model';
 export * from '../models/ServiceRequestAutoscaling.model';
 export * from '../models/ServiceStatus.model';
+export * from '../models/ServiceThroughput.model';
+export * from '../models/ServiceTokenCosts.model';
 export * from '../models/ServiceUsage.model';
 export * from '../models/ServiceUsageLatency.model';
 export * from '../models/ServiceUsageMemory.model';
@@ -91,4 +93,3 @@ export * from '../models/TimePoint.model';
 export * from '../models/UnavailableOption.model';
 export * from '../models/UpdateServiceBody.model';
 export * from '../models/UsageWindow.model';
-export * from '../models/WorkloadRunState.model';
