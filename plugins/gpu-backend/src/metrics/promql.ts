@@ -140,12 +140,13 @@ export function windowIncrease(selector: string, value: number): string {
 
 /**
  * The increase of the counter `selector` in the step before each evaluation time, for range queries at that step:
- * `rate()` (so a counter reset, e.g. a restarted vLLM, is handled as `increase()` handles it) over the two steps before
- * t, times the step. Two steps because with samples every step one step holds a single sample; the figure is the
- * step's work averaged with the step before, which is what a share of work per step needs.
+ * `rate()` (so a counter reset, e.g. a restarted vLLM, is handled as `increase()` handles it) over the step, times the
+ * step; where the step holds a single sample (samples as far apart as the step), over the two steps before t.
  */
 export function stepIncrease(selector: string, step: number): string {
-  return `(rate(${selector}[${windowRange(2 * step)}]) * ${Math.max(
+  return `((rate(${selector}[${windowRange(
+    step,
+  )}]) or rate(${selector}[${windowRange(2 * step)}])) * ${Math.max(
     1,
     Math.round(step),
   )})`;

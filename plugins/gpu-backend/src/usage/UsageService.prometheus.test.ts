@@ -24,6 +24,8 @@ import {
   REAL_WORLD,
   realWorldScenario,
   sampleTimes,
+  SHARED,
+  sharedScenario,
   startPrometheusWithHistory,
   waveAt,
   Wave,
@@ -808,6 +810,204 @@ describe.each(prometheusVersions.available)(
         confidence: 'high',
         coverage: 1,
       });
+    });
+  },
+);
+
+// Shared GPUs as exporters report them (sharedScenario): busy time split step by step among the pods present, copied,
+// one-pod and per-pod DCGM values, a vLLM restarted twice; expectations from the scenario's parameters.
+describe.each(prometheusVersions.available)(
+  'shared GPUs split step by step against a real Prometheus ($version)',
+  binaries => {
+    let prometheus: PrometheusWithHistory;
+    let knex: Knex;
+    let ids: Record<string, string>;
+    let now: DateTime;
+    let usage: UsageService;
+    const s = SHARED;
+    const share = 0.25;
+    const timeSliced = ['steady', 'latecomer', 'labelled', 'hidden'];
+    const mps = ['busy', 'quiet'];
+    /** Micro-dollars of `gpuHours` of busy time on the pool's GPUs. */
+    const busyMicros = (pool: string, gpuHours: number) =>
+      pricePerGpuHour(pool) * gpuHours * 1e6;
+    const allocationOf = (pool: string) =>
+      pricePerGpuHour(pool) * share * 24 * 1e6;
+
+    beforeAll(async () => {
+      const end = historyEnd(3600);
+      const spec = sharedScenario({ end, days: 2, stepSeconds: STEP });
+      [prometheus, knex] = await Promise.all([
+        startPrometheusWithHistory(spec, { binaries }),
+        databases.init('SQLITE_3'),
+      ]);
+      now = DateTime.fromSeconds(end, { zone: 'utc' });
+      const store = await DatabaseGpuStore.create({
+        database: mockServices.database({ knex }),
+        platform,
+      });
+      const heldAt = new Date(
+        (end - HELD_SINCE_DAYS * DAY) * 1000,
+      ).toISOString();
+      ids = await seedUsageServices({
+        store,
+        knex,
+        platform,
+        services: [...timeSliced, ...mps].map(name => ({
+          name,
+          team: 'ml-platform',
+          namespace: 'ml-serving',
+          environment: 'staging' as const,
+          tier: mps.includes(name)
+            ? ('mps' as const)
+            : ('time-sliced' as const),
+          pool: mps.includes(name) ? 'l4-mps' : 't4-timeslice',
+          gpuEquivalents: share,
+          heldAt,
+        })),
+      });
+      usage = new UsageService({
+        platform,
+        reader: new AllocationReader(knex),
+        snapshots: new CostSnapshotStore(knex),
+        quotas: store,
+        prometheus: readPrometheusConfig(
+          new ConfigReader({
+            gpu: { prometheus: { baseUrl: prometheus.url, timeout: 5000 } },
+          }),
+        ),
+        now: () => now,
+      });
+    });
+
+    afterAll(async () => {
+      await prometheus?.stop();
+    });
+
+    /** Usage cost = the busy time attributed x the GPU-hour price (rounding: within one micro-dollar). */
+    const expectBusy = (cost: ServiceCost, pool: string, gpuHours: number) => {
+      expect(cost.allocationMicros).toBe(Math.round(allocationOf(pool)));
+      expect(
+        Math.abs(cost.usageMicros! - busyMicros(pool, gpuHours)),
+      ).toBeLessThanOrEqual(1);
+      expect(cost.usageMicros! + cost.idleMicros!).toBe(cost.allocationMicros);
+    };
+
+    it('gives a pod alone on a shared GPU all of its busy time: a 6 h pod and a 24 h pod leave nothing to nobody', async () => {
+      const steady = await usage.serviceCost(ids.steady, '24h');
+      const late = await usage.serviceCost(ids.latecomer, '24h');
+      const device = s.copiedPercent / 100;
+      const lateHours = s.lateSeconds / 3600;
+      const tokensTogether = s.steadyTokensPerSecond + s.lateTokensPerSecond;
+      // Alone for 18 h, then a quarter of the device's busy time (10 of 40 tokens/s) for 6 h.
+      const steadyHours =
+        (24 - lateHours) * device +
+        lateHours * device * (s.steadyTokensPerSecond / tokensTogether);
+      const lateBusy =
+        lateHours * device * (s.lateTokensPerSecond / tokensTogether);
+      expect(steadyHours).toBeCloseTo(3.9, 9);
+      expect(lateBusy).toBeCloseTo(0.9, 9);
+      expectBusy(steady, 't4-timeslice', steadyHours);
+      expectBusy(late, 't4-timeslice', lateBusy);
+      // The device's 24 h x 20% = 4.8 GPU-hours, all attributed.
+      expect(
+        Math.abs(
+          steady.usageMicros! +
+            late.usageMicros! -
+            busyMicros('t4-timeslice', 24 * device),
+        ),
+      ).toBeLessThanOrEqual(2);
+      expect(steady.utilisation).toMatchObject({
+        method: 'apportioned-by-tokens',
+        confidence: 'medium',
+        coverage: 1,
+      });
+      expect(steady.utilisation!.value).toBeCloseTo(
+        steadyHours / (share * 24),
+        9,
+      );
+      expect(late.utilisation).toMatchObject({
+        method: 'apportioned-by-tokens',
+        confidence: 'low',
+        coverage: lateHours / 24,
+      });
+      expect(late.utilisation!.note).toMatch(
+        /time-sliced GPU shared with 1 other pod: .*split step by step/,
+      );
+    });
+
+    it('reads the one pod an exporter labels as the device and splits it with the pod kube-state-metrics places beside it', async () => {
+      const labelled = await usage.serviceCost(ids.labelled, '24h');
+      const hidden = await usage.serviceCost(ids.hidden, '24h');
+      const device = s.onePodPercent / 100;
+      const tokens = s.labelledTokensPerSecond + s.hiddenTokensPerSecond;
+      expectBusy(
+        labelled,
+        't4-timeslice',
+        24 * device * (s.labelledTokensPerSecond / tokens),
+      );
+      expectBusy(
+        hidden,
+        't4-timeslice',
+        24 * device * (s.hiddenTokensPerSecond / tokens),
+      );
+      // Not doubled and zeroed: 0.2 and 0.6 of a quarter GPU.
+      expect(labelled.utilisation!.value).toBeCloseTo(0.2, 9);
+      expect(hidden.utilisation!.value).toBeCloseTo(0.6, 9);
+      expect(hidden.utilisation!.note).toMatch(
+        /the exporter labelled one pod of the GPU/,
+      );
+      expect(hidden.metrics.state).toBe('available');
+    });
+
+    it('counts tokens across vLLM restarts (counter resets) as increase() does, in the token share and tokens/s', async () => {
+      const hidden = await usage.serviceUsage(ids.hidden, '24h');
+      expect(s.hiddenRestartsSecondsBeforeEnd.length).toBe(2);
+      expect(hidden.tokens!.generated).toBeCloseTo(
+        s.hiddenTokensPerSecond * DAY,
+        3,
+      );
+      expect(hidden.tokens!.generatedPerSecond).toBeCloseTo(
+        s.hiddenTokensPerSecond,
+        6,
+      );
+      // 60 of 80 tokens/s at every step, restarts included.
+      expect(hidden.tokens!.shareOfDevice).toBeCloseTo(
+        s.hiddenTokensPerSecond /
+          (s.hiddenTokensPerSecond + s.labelledTokensPerSecond),
+        9,
+      );
+    });
+
+    it('keeps per-pod DCGM values as they are, measured, without a split', async () => {
+      const busy = await usage.serviceCost(ids.busy, '24h');
+      const quiet = await usage.serviceCost(ids.quiet, '24h');
+      expectBusy(busy, 'l4-mps', (24 * s.busyPodPercent) / 100);
+      expectBusy(quiet, 'l4-mps', (24 * s.quietPodPercent) / 100);
+      expect(busy.utilisation).toMatchObject({
+        method: 'measured',
+        confidence: 'high',
+      });
+      expect(busy.utilisation!.value).toBeCloseTo(
+        s.busyPodPercent / 100 / share,
+        9,
+      );
+    });
+
+    it('agrees to the micro-dollar on the card, team cost and overview', async () => {
+      const overview = await usage.overview('24h');
+      const team = await usage.teamCost('ml-platform', '24h');
+      for (const name of [...timeSliced, ...mps]) {
+        const id = ids[name];
+        const cost = await usage.serviceCost(id, '24h');
+        const inOverview = overview.services.find(x => x.serviceId === id)!;
+        const inTeam = team.services.find(x => x.serviceId === id)!;
+        expect([name, inOverview.usageMicros, inTeam.usageMicros]).toEqual([
+          name,
+          cost.usageMicros,
+          cost.usageMicros,
+        ]);
+      }
     });
   },
 );

@@ -29,8 +29,16 @@ export interface HistoryPod {
   from?: number;
   /** Unix seconds of the pod's last sample (its end, e.g. replaced in a rollout); absent: to the end. */
   until?: number;
-  /** Dedicated and MIG: this pod's utilisation, instead of the service's (e.g. a new version's). */
+  /**
+   * This pod's utilisation, instead of the service's (e.g. a new version's); on a shared device whose exporter reports
+   * per-pod values (`HistoryDevice.dcgm: 'per-pod'`), what it reports for this pod.
+   */
   utilisation?: Wave;
+  /**
+   * Unix seconds of vLLM restarts: each happens right after the sample at that time, so every vLLM counter of the pod
+   * starts again from 0 (the next sample reads one step's worth).
+   */
+  restarts?: number[];
 }
 
 /** Unix seconds from which (exclusive) to which (inclusive) an exporter wrote no samples. */
@@ -39,10 +47,21 @@ export interface HistoryGap {
   until: number;
 }
 
-/** A GPU shared by MPS or time-slicing: DCGM reports its values for every pod on it. */
+/**
+ * What dcgm-exporter writes for the pods of a shared GPU:
+ * - `copied`: the device's values on a series per pod (`--kubernetes-virtual-gpus`);
+ * - `per-pod`: each pod's own utilisation (per-pod accounting; `HistoryPod.utilisation`);
+ * - `one-pod`: the device's values on one series only, labelled with one of its pods (without
+ *   `--kubernetes-virtual-gpus` the pod mapper keeps one pod per GPU): the first pod of the spec present at that time.
+ */
+export type DcgmSharing = 'copied' | 'per-pod' | 'one-pod';
+
+/** A GPU shared by MPS or time-slicing. */
 export interface HistoryDevice {
   hostname: string;
   gpu: string;
+  /** Default `copied`. */
+  dcgm?: DcgmSharing;
   /** DCGM_FI_DEV_GPU_UTIL, percent. */
   utilisation: Wave;
   /** DCGM_FI_DEV_FB_USED, MiB. */
@@ -73,6 +92,8 @@ export interface HistoryService {
   power?: Wave;
   /** vLLM output tokens per second per pod (constant, so increase() is exact). */
   tokensPerSecond: number;
+  /** The pods run something other than vLLM: no vLLM series. */
+  withoutVllm?: boolean;
   promptTokensPerSecond?: number;
   running?: number;
   waiting?: number;
@@ -93,6 +114,11 @@ export interface HistorySpec {
   stepSeconds: number;
   services: HistoryService[];
   sharedDevices?: HistoryDevice[];
+  /**
+   * kube-state-metrics' `kube_pod_container_resource_requests` of every pod while it exists (`resource`
+   * `nvidia_com_gpu`, or `nvidia_com_mig_<profile>`; `node` its host). Default true.
+   */
+  kubeState?: boolean;
 }
 
 /** Latency buckets (seconds) and the share of requests at or below each. */
@@ -196,24 +222,45 @@ export function* openMetricsLines(spec: HistorySpec): Generator<string> {
   const exporterUp = (service: HistoryService) => (t: number) =>
     !(service.dcgmGaps ?? []).some(g => t > g.after && t <= g.until);
 
+  const isShared = (service: HistoryService) =>
+    service.tier === 'mps' || service.tier === 'time-sliced';
+  // One-pod labelling: the pod whose name the device's series carries at t (the first in the spec with a sample).
+  const sharing = spec.services.flatMap(service =>
+    isShared(service)
+      ? service.pods.map(pod => ({
+          pod,
+          device: `${pod.hostname}/${pod.gpu}`,
+          sampled: (t: number) => alive(pod)(t) && exporterUp(service)(t),
+        }))
+      : [],
+  );
+  const labelledAt = (device: string, t: number) =>
+    sharing.find(p => p.device === device && p.sampled(t))?.pod;
+
   for (const service of spec.services) {
     for (const pod of service.pods) {
       const labels = dcgmLabels(service, pod);
       const podAlive = alive(pod);
       const up = exporterUp(service);
       current = t => podAlive(t) && up(t);
-      if (service.tier === 'mps' || service.tier === 'time-sliced') {
+      if (isShared(service)) {
         const device = devices.get(`${pod.hostname}/${pod.gpu}`);
         if (!device)
           throw new Error(
             `No shared device ${pod.hostname}/${pod.gpu} for ${service.name}`,
           );
+        if (device.dcgm === 'one-pod') {
+          const key = `${pod.hostname}/${pod.gpu}`;
+          current = t => podAlive(t) && up(t) && labelledAt(key, t) === pod;
+        }
+        const own = pod.utilisation ?? service.utilisation ?? { mean: 0 };
+        const util = device.dcgm === 'per-pod' ? own : device.utilisation;
         add(
           'DCGM_FI_DEV_GPU_UTIL',
           'gauge',
           'DCGM_FI_DEV_GPU_UTIL',
           labels,
-          t => round(waveAt(device.utilisation, t)),
+          t => round(waveAt(util, t)),
         );
         add('DCGM_FI_DEV_FB_USED', 'gauge', 'DCGM_FI_DEV_FB_USED', labels, t =>
           round(waveAt(device.memoryMiB, t)),
@@ -279,6 +326,30 @@ export function* openMetricsLines(spec: HistorySpec): Generator<string> {
         );
       }
       current = podAlive;
+      if (spec.kubeState ?? true) {
+        add(
+          'kube_pod_container_resource_requests',
+          'gauge',
+          'kube_pod_container_resource_requests',
+          {
+            namespace: service.namespace,
+            pod: pod.pod,
+            uid: `uid-${pod.pod}`,
+            container: 'vllm',
+            node: pod.hostname,
+            resource: pod.migProfile
+              ? `nvidia_com_mig_${pod.migProfile.replace(/\./g, '_')}`
+              : 'nvidia_com_gpu',
+            unit: 'integer',
+          },
+          () => 1,
+        );
+      }
+      if (service.withoutVllm) continue;
+      // Counters count from the pod's last restart before t (a restart right after the sample at its time).
+      const restarts = pod.restarts ?? [];
+      const since = (t: number) =>
+        t - Math.max(start, ...restarts.filter(r => r < t));
       const vllm = {
         model_name: service.name,
         engine: '0',
@@ -292,14 +363,14 @@ export function* openMetricsLines(spec: HistorySpec): Generator<string> {
         'counter',
         'vllm:generation_tokens_total',
         vllm,
-        t => tokens * (t - start),
+        t => tokens * since(t),
       );
       add(
         'vllm:prompt_tokens',
         'counter',
         'vllm:prompt_tokens_total',
         vllm,
-        t => prompt * (t - start),
+        t => prompt * since(t),
       );
       add(
         'vllm:num_requests_running',
@@ -323,13 +394,20 @@ export function* openMetricsLines(spec: HistorySpec): Generator<string> {
         () => service.kvCache ?? 0,
       );
       const requestsPerSecond = tokens / TOKENS_PER_REQUEST;
+      add(
+        'vllm:request_success',
+        'counter',
+        'vllm:request_success_total',
+        { ...vllm, finished_reason: 'stop' },
+        t => round(requestsPerSecond * since(t)),
+      );
       for (const [le, share] of LATENCY_BUCKETS) {
         add(
           'vllm:e2e_request_latency_seconds',
           'histogram',
           'vllm:e2e_request_latency_seconds_bucket',
           { ...vllm, le },
-          t => round(requestsPerSecond * share * (t - start)),
+          t => round(requestsPerSecond * share * since(t)),
         );
       }
       add(
@@ -337,14 +415,14 @@ export function* openMetricsLines(spec: HistorySpec): Generator<string> {
         'histogram',
         'vllm:e2e_request_latency_seconds_count',
         vllm,
-        t => round(requestsPerSecond * (t - start)),
+        t => round(requestsPerSecond * since(t)),
       );
       add(
         'vllm:e2e_request_latency_seconds',
         'histogram',
         'vllm:e2e_request_latency_seconds_sum',
         vllm,
-        t => round(requestsPerSecond * 1.2 * (t - start)),
+        t => round(requestsPerSecond * 1.2 * since(t)),
       );
     }
   }

@@ -227,3 +227,133 @@ export function realWorldScenario(options: {
     ],
   };
 }
+
+/** What `sharedScenario` generates, for expectations computed from its parameters. */
+export const SHARED = {
+  /** `t4-share-node-1` (time-sliced, DCGM copies the device's value to each pod) at this utilisation. */
+  copiedPercent: 20,
+  /** `steady` is there throughout; `latecomer` only for this many seconds before the end. */
+  lateSeconds: 6 * 3600,
+  steadyTokensPerSecond: 10,
+  lateTokensPerSecond: 30,
+  /** `t4-share-node-2` (time-sliced, the exporter labels one pod only: `labelled`; `hidden` has no DCGM series). */
+  onePodPercent: 20,
+  labelledTokensPerSecond: 20,
+  hiddenTokensPerSecond: 60,
+  /** `hidden`'s vLLM restarted this many seconds before the end (its counters start again from 0). */
+  hiddenRestartsSecondsBeforeEnd: [10 * 3600, 3 * 3600],
+  /** `l4-share-node-1` (MPS, per-pod values): each pod's own utilisation. */
+  busyPodPercent: 15,
+  quietPodPercent: 5,
+  perPodTokensPerSecond: 50,
+} as const;
+
+/**
+ * Shared GPUs as real exporters report them, in `ml-serving` (`end` a multiple of the hour):
+ *
+ * - `steady` and `latecomer` time-sliced on one T4 whose series are the device's value copied to each pod;
+ *   `latecomer` started 6 hours before the end;
+ * - `labelled` and `hidden` time-sliced on another T4 whose exporter labels only `labelled` (kube-state-metrics shows
+ *   both on the node); `hidden`'s vLLM restarted twice;
+ * - `busy` and `quiet` on an MPS L4 whose exporter reports per-pod values.
+ */
+export function sharedScenario(options: {
+  end: number;
+  days: number;
+  /** Default 300. */
+  stepSeconds?: number;
+}): HistorySpec {
+  const stepSeconds = options.stepSeconds ?? 300;
+  const { end } = options;
+  const s = SHARED;
+  const copied = { hostname: 't4-share-node-1', gpu: '0' };
+  const onePod = { hostname: 't4-share-node-2', gpu: '0' };
+  const perPod = { hostname: 'l4-share-node-1', gpu: '0' };
+  const service = (
+    name: string,
+    tier: 'mps' | 'time-sliced',
+    pod: HistoryService['pods'][number],
+    tokensPerSecond: number,
+  ): HistoryService => ({
+    name,
+    namespace: 'ml-serving',
+    tier,
+    pods: [pod],
+    tokensPerSecond,
+  });
+  const device = (
+    at: { hostname: string; gpu: string },
+    dcgm: 'copied' | 'one-pod' | 'per-pod',
+    percent: number,
+  ) => ({
+    ...at,
+    dcgm,
+    utilisation: { mean: percent },
+    memoryMiB: { mean: 8000 },
+    totalMiB: 15360,
+  });
+  return {
+    end,
+    days: options.days,
+    stepSeconds,
+    services: [
+      service(
+        'steady',
+        'time-sliced',
+        { pod: podName('steady'), ...copied },
+        s.steadyTokensPerSecond,
+      ),
+      service(
+        'latecomer',
+        'time-sliced',
+        {
+          pod: podName('latecomer'),
+          ...copied,
+          from: end - s.lateSeconds + stepSeconds,
+        },
+        s.lateTokensPerSecond,
+      ),
+      service(
+        'labelled',
+        'time-sliced',
+        { pod: podName('labelled'), ...onePod },
+        s.labelledTokensPerSecond,
+      ),
+      service(
+        'hidden',
+        'time-sliced',
+        {
+          pod: podName('hidden'),
+          ...onePod,
+          restarts: s.hiddenRestartsSecondsBeforeEnd.map(r => end - r),
+        },
+        s.hiddenTokensPerSecond,
+      ),
+      service(
+        'busy',
+        'mps',
+        {
+          pod: podName('busy'),
+          ...perPod,
+          utilisation: { mean: s.busyPodPercent },
+        },
+        s.perPodTokensPerSecond,
+      ),
+      service(
+        'quiet',
+        'mps',
+        {
+          pod: podName('quiet'),
+          ...perPod,
+          utilisation: { mean: s.quietPodPercent },
+        },
+        s.perPodTokensPerSecond,
+      ),
+    ],
+    sharedDevices: [
+      device(copied, 'copied', s.copiedPercent),
+      device(onePod, 'one-pod', s.onePodPercent),
+      device(perPod, 'per-pod', s.busyPodPercent + s.quietPodPercent),
+    ],
+  };
+}
