@@ -1473,6 +1473,12 @@ export const spec = {
               cohort: {
                 type: 'string',
               },
+              migQuota: {
+                description:
+                  'How team ClusterQueues count MIG quota: gpu-units (Kueue resource transformations weigh each MIG request in gpu.backstage.io/gpu-units) or profile-counts (a count per nvidia.com/mig-<profile>).',
+                type: 'string',
+                enum: ['gpu-units', 'profile-counts'],
+              },
             },
           },
           hoursPerMonth: {
@@ -1735,6 +1741,7 @@ export const spec = {
           'gpusPerReplica',
           'memoryBytes',
           'deviceMemoryBytes',
+          'gpuUnits',
           'gpuShare',
           'isolation',
           'resourceName',
@@ -1763,7 +1770,14 @@ export const spec = {
           deviceMemoryBytes: {
             type: 'number',
           },
+          gpuUnits: {
+            description:
+              "GPU units (1/5040 GPU) one replica accounts for in cost and quota: N x 5040 for dedicated, 5040 / R for MPS and time-slicing, and for MIG the larger of the profile's compute and memory share of the GPU, scaled so the instances of the pool's layout add up to at most one GPU (what is left is stranded).",
+            type: 'integer',
+          },
           gpuShare: {
+            description:
+              'gpuUnits / 5040, GPU-equivalents per replica (for display).',
             type: 'number',
           },
           isolation: {
@@ -3281,6 +3295,28 @@ export const spec = {
           },
         },
       },
+      AccrualBasis: {
+        description:
+          'What allocation cost accrues over: cluster-status (apply mode: held while the workload runs, as its cluster says; held while it does not is reserved), reservation (GitOps: from when the reservation is held), dry-run (nothing runs: reserved only, never spend).',
+        type: 'string',
+        enum: ['cluster-status', 'reservation', 'dry-run'],
+      },
+      WorkloadRunState: {
+        description:
+          'Whether the workload runs at the end of the window, as its cluster said, and since when.',
+        type: 'object',
+        additionalProperties: false,
+        required: ['running'],
+        properties: {
+          running: {
+            type: 'boolean',
+          },
+          since: {
+            type: 'string',
+            format: 'date-time',
+          },
+        },
+      },
       DailyCost: {
         type: 'object',
         additionalProperties: false,
@@ -3302,6 +3338,15 @@ export const spec = {
           },
           idleMicros: {
             $ref: '#/components/schemas/UsdMicros',
+          },
+          reservedMicros: {
+            description:
+              'Held while nothing ran (reserved, not spend); absent on days from snapshots.',
+            allOf: [
+              {
+                $ref: '#/components/schemas/UsdMicros',
+              },
+            ],
           },
           utilisation: {
             type: 'number',
@@ -3409,7 +3454,9 @@ export const spec = {
           'tier',
           'pool',
           'gpuEquivalents',
+          'accrualBasis',
           'allocationMicros',
+          'reservedMicros',
           'monthToDateMicros',
           'projectedMonthMicros',
         ],
@@ -3444,8 +3491,23 @@ export const spec = {
           gpuEquivalents: {
             type: 'number',
           },
+          accrualBasis: {
+            $ref: '#/components/schemas/AccrualBasis',
+          },
+          workload: {
+            $ref: '#/components/schemas/WorkloadRunState',
+          },
           allocationMicros: {
             $ref: '#/components/schemas/UsdMicros',
+          },
+          reservedMicros: {
+            description:
+              'Held but not running within the window (reserved, not spend).',
+            allOf: [
+              {
+                $ref: '#/components/schemas/UsdMicros',
+              },
+            ],
           },
           usageMicros: {
             $ref: '#/components/schemas/UsdMicros',
@@ -3582,8 +3644,11 @@ export const spec = {
           'metrics',
           'gpuEquivalents',
           'gpuHourPriceMicros',
+          'accrualBasis',
           'allocatedHours',
+          'reservedHours',
           'allocationMicros',
+          'reservedMicros',
           'monthToDate',
           'projectedMonthMicros',
           'monthlyAllocationMicros',
@@ -3630,11 +3695,33 @@ export const spec = {
           gpuHourPriceMicros: {
             $ref: '#/components/schemas/UsdMicros',
           },
+          accrualBasis: {
+            $ref: '#/components/schemas/AccrualBasis',
+          },
+          workload: {
+            $ref: '#/components/schemas/WorkloadRunState',
+          },
           allocatedHours: {
+            description:
+              'Hours held and running within the window (what allocationMicros is over).',
+            type: 'number',
+          },
+          reservedHours: {
+            description:
+              'Hours held without running within the window (what reservedMicros is over).',
             type: 'number',
           },
           allocationMicros: {
             $ref: '#/components/schemas/UsdMicros',
+          },
+          reservedMicros: {
+            description:
+              'Held but not running within the window (reserved, not spend).',
+            allOf: [
+              {
+                $ref: '#/components/schemas/UsdMicros',
+              },
+            ],
           },
           usageMicros: {
             $ref: '#/components/schemas/UsdMicros',
@@ -3679,6 +3766,9 @@ export const spec = {
                 $ref: '#/components/schemas/UsdMicros',
               },
               idleMicros: {
+                $ref: '#/components/schemas/UsdMicros',
+              },
+              reservedMicros: {
                 $ref: '#/components/schemas/UsdMicros',
               },
               snapshotDays: {
@@ -3743,6 +3833,9 @@ export const spec = {
             $ref: '#/components/schemas/UsdMicros',
           },
           idleMicros: {
+            $ref: '#/components/schemas/UsdMicros',
+          },
+          reservedMicros: {
             $ref: '#/components/schemas/UsdMicros',
           },
           monthlyBudgetMicros: {
@@ -3818,6 +3911,9 @@ export const spec = {
           idleMicros: {
             $ref: '#/components/schemas/UsdMicros',
           },
+          reservedMicros: {
+            $ref: '#/components/schemas/UsdMicros',
+          },
           monthToDateMicros: {
             $ref: '#/components/schemas/UsdMicros',
           },
@@ -3856,6 +3952,9 @@ export const spec = {
                   $ref: '#/components/schemas/UsdMicros',
                 },
                 idleMicros: {
+                  $ref: '#/components/schemas/UsdMicros',
+                },
+                reservedMicros: {
                   $ref: '#/components/schemas/UsdMicros',
                 },
                 monthlyBudgetMicros: {

@@ -1,5 +1,6 @@
 //
 
+export * from '../models/AccrualBasis.model';
 export * from '../models/ApiError.model';
 export * from '../models/ApiErrorError.model';
 export * from '../models/ApiErrorRequest.model';
@@ -93,3 +94,4 @@ export * from '../models/TimePoint.model';
 export * from '../models/UnavailableOption.model';
 export * from '../models/UpdateServiceBody.model';
 export * from '../models/UsageWindow.model';
+export * from '../models/WorkloadRunState.model';
