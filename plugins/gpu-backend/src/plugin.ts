@@ -132,7 +132,19 @@ export const gpuPlugin = createBackendPlugin({
             ),
         });
         await seedQuotas({ platform, store, logger });
-        const quotes = createQuoteService({ platform, store });
+        const usage = await createUsage({
+          config,
+          database,
+          scheduler,
+          logger,
+          platform,
+          quotas: store,
+        });
+        const quotes = createQuoteService({
+          platform,
+          store,
+          capacities: usage.capacities,
+        });
         const services = new ServiceManager({
           platform,
           store,
@@ -164,15 +176,6 @@ export const gpuPlugin = createBackendPlugin({
             logger,
           });
         }
-
-        const usage = await createUsage({
-          config,
-          database,
-          scheduler,
-          logger,
-          platform,
-          quotas: store,
-        });
 
         await scheduleKueueReconciler({
           config,

@@ -1,5 +1,4 @@
 import { formatUsd } from '../cost/formatUsd';
-import { estimateSliceThroughput } from '../cost/estimateSliceThroughput';
 import {
   heldUnitsCost,
   PoolPrice,
@@ -35,6 +34,8 @@ import {
   isProductionEnvironment,
 } from './environmentPreference';
 import { monthBudgetReason, spotInProductionReason } from './governance';
+import { MeasuredCapacity, QuoteOptions } from './measuredCapacity';
+import { replicaCapacity } from './replicaCapacity';
 import {
   OptionCost,
   OptionThroughput,
@@ -60,6 +61,7 @@ interface QuoteContext {
   allowance: TeamAllowance;
   prices: ReadonlyMap<string, PoolPrice>;
   kvBytesPerToken: number;
+  measuredCapacities: readonly MeasuredCapacity[];
 }
 
 /**
@@ -84,6 +86,7 @@ export function quoteService(
   request: ServiceRequest,
   usage: TeamUsage,
   allowance?: TeamAllowance,
+  extra: QuoteOptions = {},
 ): Quote {
   checkNumbers(request, usage);
   const team = findTeam(platform, request.team);
@@ -105,6 +108,7 @@ export function quoteService(
       findModel(platform, request.model),
       request.dtype,
     ),
+    measuredCapacities: extra.measuredCapacities ?? [],
   };
 
   const options: QuoteOption[] = [];
@@ -271,17 +275,25 @@ function quoteThroughput(
   cost: OptionCost,
 ): OptionThroughput {
   const { request } = context;
-  const measured = request.measuredTokensPerSecond;
-  const perReplica =
-    measured ?? estimateSliceThroughput(context.platform, request, fit);
+  const perReplica = replicaCapacity(
+    context.platform,
+    request,
+    fit,
+    context.measuredCapacities,
+  );
   const capacity =
     perReplica !== undefined && request.replicas > 0
-      ? perReplica * request.replicas
+      ? perReplica.tokensPerSecond * request.replicas
       : undefined;
-  const capacityBasis: Pick<OptionThroughput, 'capacityBasis'> =
+  const capacityBasis: Pick<OptionThroughput, 'capacityBasis' | 'measuredBy'> =
     capacity === undefined
       ? {}
-      : { capacityBasis: measured === undefined ? 'estimated' : 'measured' };
+      : {
+          capacityBasis: perReplica!.basis,
+          ...(perReplica!.measuredBy
+            ? { measuredBy: perReplica!.measuredBy }
+            : {}),
+        };
   const demand = request.expectedTokensPerSecond;
   if (demand === undefined) {
     if (capacity !== undefined) {

@@ -1,0 +1,270 @@
+import { mockServices, TestDatabases } from '@backstage/backend-test-utils';
+import { ConfigReader } from '@backstage/config';
+import {
+  demoPlatformConfig,
+  parsePlatform,
+  Platform,
+  ServiceRequest,
+} from '@internal/backstage-plugin-gpu-common';
+import { Knex } from 'knex';
+import { DateTime } from 'luxon';
+import { DatabaseGpuStore } from '../database';
+import { readPrometheusConfig } from '../metrics/PrometheusConfig';
+import { createQuoteService } from '../services/QuoteService';
+import {
+  HistorySpec,
+  historyEnd,
+  podName,
+  PrometheusWithHistory,
+  prometheusVersionsUnderTest,
+  startPrometheusWithHistory,
+  TOKENS_PER_REQUEST,
+} from '../testUtils/prometheus';
+import { seedUsageServices } from './__testUtils__/seedUsageServices';
+import { AllocationReader } from './AllocationReader';
+import { CostSnapshotStore } from './CostSnapshotStore';
+import { UsageService } from './UsageService';
+
+jest.setTimeout(120_000);
+
+const DAY = 86400;
+const STEP = 60;
+const databases = TestDatabases.create({ ids: ['SQLITE_3'] });
+const platform: Platform = parsePlatform(demoPlatformConfig);
+
+// --- the generated traffic, and what it must give, in plain arithmetic ---
+
+/** `writer`: two dedicated L4 replicas, each generating 1,500 tokens/s from 3,500 prompt tokens/s. */
+const OUTPUT_PER_POD = 1500;
+const PROMPT_PER_POD = 3500;
+const WRITER_PODS = 2;
+/** Per GPU-hour: the pool's node-hour price / GPUs per node (one L4 per node). */
+const L4_GPU_HOUR_MICROS = 804_800;
+const SPOT_L4_GPU_HOUR_MICROS = 370_000;
+
+function writerHistory(end: number): HistorySpec {
+  return {
+    end,
+    days: 2,
+    stepSeconds: STEP,
+    kubeState: false,
+    services: [
+      {
+        name: 'writer',
+        namespace: 'ml-serving',
+        tier: 'dedicated',
+        pods: [
+          { pod: podName('writer', 0), hostname: 'l4-node-1', gpu: '0' },
+          {
+            pod: podName('writer', 1),
+            hostname: 'l4-node-2',
+            gpu: '0',
+            // vLLM restarted twice in the last day: its counters start again from 0.
+            restarts: [end - 10 * 3600, end - 3 * 3600],
+          },
+        ],
+        utilisation: { mean: 70 },
+        memoryMiB: { mean: 20000 },
+        totalMiB: 23034,
+        tokensPerSecond: OUTPUT_PER_POD,
+        promptTokensPerSecond: PROMPT_PER_POD,
+      },
+    ],
+  };
+}
+
+const prometheusVersions = prometheusVersionsUnderTest();
+
+describe.each(prometheusVersions.available)(
+  'measured throughput and split token costs against a real Prometheus ($version)',
+  binaries => {
+    let prometheus: PrometheusWithHistory;
+    let knex: Knex;
+    let store: DatabaseGpuStore;
+    let ids: Record<string, string>;
+    let end: number;
+    let usage: UsageService;
+
+    beforeAll(async () => {
+      end = historyEnd(3600);
+      [prometheus, knex] = await Promise.all([
+        startPrometheusWithHistory(writerHistory(end), { binaries }),
+        databases.init('SQLITE_3'),
+      ]);
+      store = await DatabaseGpuStore.create({
+        database: mockServices.database({ knex }),
+        platform,
+      });
+      const heldAt = new Date((end - 10 * DAY) * 1000).toISOString();
+      ids = await seedUsageServices({
+        store,
+        knex,
+        platform,
+        services: [
+          {
+            name: 'writer',
+            team: 'ml-platform',
+            namespace: 'ml-serving',
+            environment: 'production',
+            tier: 'dedicated',
+            pool: 'l4-ondemand',
+            gpuEquivalents: WRITER_PODS,
+            replicas: WRITER_PODS,
+            heldAt,
+          },
+          // The same model on the same slice shape (a whole L4) of another pool, without any metrics yet.
+          {
+            name: 'quiet',
+            team: 'search',
+            namespace: 'search',
+            environment: 'dev',
+            tier: 'dedicated',
+            pool: 'spot-l4',
+            gpuEquivalents: 1,
+            heldAt,
+          },
+        ],
+      });
+      const now = DateTime.fromSeconds(end, { zone: 'utc' });
+      usage = new UsageService({
+        platform,
+        reader: new AllocationReader(knex),
+        snapshots: new CostSnapshotStore(knex),
+        quotas: store,
+        prometheus: readPrometheusConfig(
+          new ConfigReader({
+            gpu: { prometheus: { baseUrl: prometheus.url, timeout: 5000 } },
+          }),
+        ),
+        now: () => now,
+      });
+    });
+
+    afterAll(async () => {
+      await prometheus?.stop();
+    });
+
+    it('splits the window cost over measured prompt and output tokens and completed requests', async () => {
+      const cost = await usage.serviceCost(ids.writer, '24h');
+      // Two L4s for 24 hours.
+      const allocation = L4_GPU_HOUR_MICROS * WRITER_PODS * 24;
+      expect(cost.allocationMicros).toBe(allocation);
+      const generated = OUTPUT_PER_POD * WRITER_PODS * DAY; // 259.2 M
+      const prompt = PROMPT_PER_POD * WRITER_PODS * DAY; // 604.8 M
+      const requests =
+        (OUTPUT_PER_POD / TOKENS_PER_REQUEST) * WRITER_PODS * DAY; // 864,000
+      const tokenCosts = cost.tokenCosts!;
+      expect(tokenCosts.basis).toBe('measured');
+      // Counters across the two restarts are counted in full (reset-safe increase).
+      expect(tokenCosts.generatedTokens).toBeCloseTo(generated, 0);
+      expect(tokenCosts.promptTokens).toBeCloseTo(prompt, 0);
+      expect(tokenCosts.requests).toBeCloseTo(requests, 3);
+      // An input token weighs 1/10 of an output token: 38,630,400 x 10^6 / (259.2 M + 60.48 M) = 120,840.8 micro-dollars
+      // per million output tokens, 12,084.1 per million input tokens.
+      const weighted = generated + prompt / 10;
+      expect(tokenCosts.costPerMillionOutputTokensMicros).toBe(
+        Math.round((allocation * 1e6) / weighted),
+      );
+      expect(tokenCosts.costPerMillionOutputTokensMicros).toBe(120_841);
+      expect(tokenCosts.costPerMillionInputTokensMicros).toBe(12_084);
+      // The whole cost per 1,000 output tokens: 38,630,400 / 259,200 = 149.04.
+      expect(tokenCosts.costPerThousandOutputTokensMicros).toBe(149);
+      expect(cost.costPerThousandTokensMicros).toBe(149);
+      // Per request: 38,630,400 / 864,000 = 44.71.
+      expect(tokenCosts.costPerRequestMicros).toBe(45);
+    });
+
+    it("replaces the estimate on the service's card with its measured sustained tokens/s", async () => {
+      const cost = await usage.serviceCost(ids.writer, '24h');
+      expect(cost.throughput).toEqual({
+        basis: 'measured',
+        tokensPerSecondPerReplica: expect.any(Number),
+        replicas: WRITER_PODS,
+        capacityTokensPerSecond: expect.any(Number),
+        measuredBy: {
+          serviceId: ids.writer,
+          service: 'writer',
+          windowStart: cost.window.start,
+          windowEnd: cost.window.end,
+        },
+      });
+      expect(cost.throughput!.tokensPerSecondPerReplica).toBeCloseTo(
+        OUTPUT_PER_POD,
+        6,
+      );
+      expect(cost.throughput!.capacityTokensPerSecond).toBeCloseTo(
+        OUTPUT_PER_POD * WRITER_PODS,
+        6,
+      );
+    });
+
+    it('gives a service of the same model and slice shape the measured capacity, and estimated token prices at it', async () => {
+      const cost = await usage.serviceCost(ids.quiet, '24h');
+      expect(cost.throughput).toMatchObject({
+        basis: 'measured',
+        replicas: 1,
+        measuredBy: { serviceId: ids.writer, service: 'writer' },
+      });
+      expect(cost.throughput!.tokensPerSecondPerReplica).toBeCloseTo(
+        OUTPUT_PER_POD,
+        6,
+      );
+      // No tokens of its own: an hour of a spot L4 at 1,500 tokens/s, requests of 700 + 300 tokens.
+      const perOutputToken = SPOT_L4_GPU_HOUR_MICROS / (OUTPUT_PER_POD * 3600);
+      expect(cost.tokenCosts).toEqual({
+        basis: 'estimated',
+        capacityTokensPerSecond: expect.any(Number),
+        // 370,000 x 300 / 5.4 M = 20.56
+        costPerRequestMicros: Math.round(perOutputToken * 300),
+        // the request's cost x 300/370 over its 300 output tokens, per million: 55,555.6
+        costPerMillionOutputTokensMicros: Math.round(
+          ((perOutputToken * 300 * 300) / 370 / 300) * 1e6,
+        ),
+        costPerMillionInputTokensMicros: Math.round(
+          ((perOutputToken * 300 * 300) / 370 / 300) * 1e5,
+        ),
+        // 370,000 x 1,000 / 5.4 M = 68.52
+        costPerThousandOutputTokensMicros: 69,
+      });
+      expect(cost.tokenCosts!.costPerRequestMicros).toBe(21);
+    });
+
+    it('quotes the same model and slice shape at the measured capacity, saying where it came from', async () => {
+      const quotes = createQuoteService({
+        platform,
+        store,
+        capacities: usage.capacities,
+      });
+      const request: ServiceRequest = {
+        name: 'writer-two',
+        team: 'ml-platform',
+        model: 'llama-3.1-8b',
+        runtime: 'vllm',
+        maxModelLen: 8192,
+        concurrency: 16,
+        replicas: 1,
+        environment: 'production',
+        tier: 'dedicated',
+        pool: 'l4-ondemand',
+        expectedTokensPerSecond: 600,
+      };
+      const quote = await quotes.quote(request);
+      const option = quote.options.find(o => o.slice.gpusPerReplica === 1)!;
+      expect(option.throughput).toMatchObject({
+        basis: 'stated',
+        capacityBasis: 'measured',
+        measuredBy: { serviceId: ids.writer, service: 'writer' },
+      });
+      expect(option.throughput.capacityTokensPerSecond).toBeCloseTo(1500, 6);
+      expect(option.throughput.utilisation).toBeCloseTo(0.4, 9);
+      expect(option.throughput.costFactor).toBeCloseTo(2.5, 9);
+      // The same slice in another dtype (fp8) is another shape: it keeps the estimate.
+      const fp8 = await quotes.quote({ ...request, dtype: 'fp8' });
+      expect(fp8.options.length).toBeGreaterThan(0);
+      for (const o of fp8.options) {
+        expect(o.throughput.capacityBasis).toBe('estimated');
+        expect(o.throughput.measuredBy).toBeUndefined();
+      }
+    });
+  },
+);
