@@ -994,6 +994,26 @@ describe.each(prometheusVersions.available)(
       );
     });
 
+    it('never bills more than a shared GPU was busy, and bills all of it (every device of the scenario)', async () => {
+      const devices: Array<[string[], string, number]> = [
+        [['steady', 'latecomer'], 't4-timeslice', s.copiedPercent],
+        [['labelled', 'hidden'], 't4-timeslice', s.onePodPercent],
+        [['busy', 'quiet'], 'l4-mps', s.busyPodPercent + s.quietPodPercent],
+      ];
+      for (const [names, pool, percent] of devices) {
+        let billed = 0;
+        for (const name of names) {
+          billed += (await usage.serviceCost(ids[name], '24h')).usageMicros!;
+        }
+        const busy = busyMicros(pool, (24 * percent) / 100);
+        expect({ names, over: billed - busy <= names.length }).toEqual({
+          names,
+          over: true,
+        });
+        expect(Math.abs(billed - busy)).toBeLessThanOrEqual(names.length);
+      }
+    });
+
     it('agrees to the micro-dollar on the card, team cost and overview', async () => {
       const overview = await usage.overview('24h');
       const team = await usage.teamCost('ml-platform', '24h');
