@@ -3553,11 +3553,11 @@ export const spec = {
           },
           windowStart: {
             type: 'string',
-            format: 'date-time',
+            description: 'ISO 8601',
           },
           windowEnd: {
             type: 'string',
-            format: 'date-time',
+            description: 'ISO 8601',
           },
         },
       },

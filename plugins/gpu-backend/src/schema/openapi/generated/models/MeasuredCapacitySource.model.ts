@@ -11,6 +11,12 @@
 export interface MeasuredCapacitySource {
   serviceId: string;
   service: string;
-  windowStart: Date;
-  windowEnd: Date;
+  /**
+   * ISO 8601
+   */
+  windowStart: string;
+  /**
+   * ISO 8601
+   */
+  windowEnd: string;
 }
