@@ -971,6 +971,12 @@ describe.each(prometheusVersions.available)(
         s.hiddenTokensPerSecond,
         6,
       );
+      // The chart is the attribution's own series: 0.6 of its quarter GPU at each of the 96 steps (no DCGM series
+      // of its own to scale).
+      expect(hidden.series.utilisation).toHaveLength(DAY / 900);
+      expect(
+        hidden.series.utilisation.every(p => Math.abs(p.value - 0.6) < 1e-9),
+      ).toBe(true);
       // 60 of 80 tokens/s at every step, restarts included.
       expect(hidden.tokens!.shareOfDevice).toBeCloseTo(
         s.hiddenTokensPerSecond /

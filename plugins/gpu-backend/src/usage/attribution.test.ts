@@ -208,6 +208,15 @@ describe('attributeUsage', () => {
       confidence: 'low',
     });
     expect(long.utilisation!.value).toBeCloseTo(0.65 / 0.25 / 4, 12);
+    expect(short.utilisationSeries).toEqual([
+      { timestamp: 3600_000, value: expect.closeTo(0.6, 12) },
+    ]);
+    expect(long.utilisationSeries!.map(p => p.value)).toEqual([
+      expect.closeTo(0.8, 12),
+      expect.closeTo(0.8, 12),
+      expect.closeTo(0.8, 12),
+      expect.closeTo(0.2, 12),
+    ]);
   });
 
   it('reads one labelled pod as the device and splits it with the pods kube-state-metrics places on the node', () => {

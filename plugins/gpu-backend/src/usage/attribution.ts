@@ -50,6 +50,8 @@ export interface Attribution {
   coverage?: number;
   /** Shared tiers: the device busy time attributed to the service's pods, GPU-seconds. */
   busyGpuSeconds?: number;
+  /** Shared tiers: utilisation at each step of the window, as attributed (epoch milliseconds). */
+  utilisationSeries?: Array<{ timestamp: number; value: number }>;
 }
 
 export {

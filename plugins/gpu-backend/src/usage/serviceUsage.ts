@@ -116,17 +116,20 @@ export async function serviceUsage(
       : {}),
     ...(usage?.latency ? { latency: usage.latency } : {}),
     series: {
-      // Shared tiers: the device's utilisation x the service's token share / the share it holds, as attributed.
-      utilisation: series?.util.ok
-        ? seriesOf(
-            series.util.data,
-            shared
-              ? share / usageTarget(context, allocation).gpuSharePerReplica
-              : 1,
-            'mean',
-            v => v / 100,
-          ).map(p => ({ ...p, value: Math.min(1, p.value) }))
-        : [],
+      // Shared tiers: the step-by-step attribution's own series (busy time / the share held); else the device's
+      // utilisation x the service's token share / the share it holds.
+      utilisation:
+        usage?.utilisationSeries ??
+        (series?.util.ok
+          ? seriesOf(
+              series.util.data,
+              shared
+                ? share / usageTarget(context, allocation).gpuSharePerReplica
+                : 1,
+              'mean',
+              v => v / 100,
+            ).map(p => ({ ...p, value: Math.min(1, p.value) }))
+          : []),
       memoryUsedBytes: series?.fbUsed.ok
         ? seriesOf(series.fbUsed.data, 1, shared ? 'mean' : 'sum', v => v * MIB)
         : [],

@@ -20,6 +20,8 @@ export interface SharedPodUsage {
   device: string;
   /** Busy time attributed to the pod. */
   busy: number;
+  /** Busy time attributed at each step (0 to 1 GPU). */
+  busyAt: Map<number, number>;
   /** The steps at which the pod was on the device with the device measured. */
   steps: Set<number>;
   /** The device's busy time at those steps. */
@@ -100,6 +102,7 @@ export function attributeSharedSteps(input: {
         pod,
         device,
         busy: 0,
+        busyAt: new Map(),
         steps: new Set(),
         deviceBusy: 0,
         tokens: 0,
@@ -147,6 +150,7 @@ export function attributeSharedSteps(input: {
         for (const l of labelled.values()) {
           const entry = usage(device, l.namespace, l.pod);
           entry.busy += (l.value / 100) * scale;
+          entry.busyAt.set(t, (l.value / 100) * scale);
           entry.steps.add(t);
           entry.deviceBusy += deviceBusy;
           entry.splits['per-pod'] += 1;
@@ -180,6 +184,7 @@ export function attributeSharedSteps(input: {
         const mine = Math.max(0, work[i] ?? 0);
         const share = byTokens ? mine / deviceTokens : 1 / present.size;
         entry.busy += deviceBusy * share;
+        entry.busyAt.set(t, deviceBusy * share);
         entry.steps.add(t);
         entry.deviceBusy += deviceBusy;
         entry.splits[byTokens ? 'tokens' : 'even'] += 1;

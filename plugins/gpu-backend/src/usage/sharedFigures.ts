@@ -93,6 +93,28 @@ function note(
   ].join('; ');
 }
 
+/** The service's utilisation at each step it was present: its pods' busy time / (share x pods present), capped at 1. */
+function stepUtilisation(
+  pods: SharedPodUsage[],
+  share: number,
+): Array<{ timestamp: number; value: number }> {
+  const at = new Map<number, { busy: number; pods: number }>();
+  for (const pod of pods) {
+    for (const [t, busy] of pod.busyAt) {
+      const step = at.get(t) ?? { busy: 0, pods: 0 };
+      step.busy += busy;
+      step.pods += 1;
+      at.set(t, step);
+    }
+  }
+  return [...at.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([t, step]) => ({
+      timestamp: t * 1000,
+      value: share > 0 ? Math.min(1, step.busy / (share * step.pods)) : 0,
+    }));
+}
+
 /**
  * A shared-tier service's figures from its pods' step-by-step attribution: utilisation = busy time attributed /
  * (share held per replica x the steps its pods were present), capped at 1; coverage = the steps any of its pods was
@@ -137,6 +159,7 @@ export function sharedFigures(options: {
     ...(coverage !== undefined ? { coverage } : {}),
     ...(window ? { busyGpuSeconds: busy * window.step } : {}),
     shareOfDevice: deviceTokens > 0 ? tokens / deviceTokens : undefined,
+    utilisationSeries: stepUtilisation(pods, target.gpuSharePerReplica),
   };
   if (held > 0) {
     result.utilisation = covered(
