@@ -40,8 +40,13 @@ exports.up = async function up(knex) {
     table
       .string('stop_reason', 1000)
       .nullable()
-      .comment('Why it stopped (torn down, Kueue eviction, no available replica, ...)');
-    table.index(['service_id', 'started_at'], 'service_run_periods_service_idx');
+      .comment(
+        'Why it stopped (torn down, Kueue eviction, no available replica, ...)',
+      );
+    table.index(
+      ['service_id', 'started_at'],
+      'service_run_periods_service_idx',
+    );
   });
   const held = await knex('reservations')
     .join('services', 'services.id', 'reservations.service_id')
@@ -56,12 +61,14 @@ exports.up = async function up(knex) {
     );
   /** @type {Map<string, { started: number, stopped: number | null }>} */
   const periods = new Map();
-  const ms = (/** @type {unknown} */ value) =>
-    value instanceof Date
-      ? value.getTime()
-      : typeof value === 'number' || /^\d+$/.test(String(value))
-      ? Number(value)
-      : Date.parse(String(value).includes('T') ? String(value) : `${String(value).replace(' ', 'T')}Z`);
+  /** Epoch milliseconds of a timestamp as the drivers return it (Date, epoch number or string). */
+  const ms = (/** @type {unknown} */ value) => {
+    if (value instanceof Date) return value.getTime();
+    const text = String(value);
+    if (typeof value === 'number' || /^\d+$/.test(text)) return Number(value);
+    // SQLite's CURRENT_TIMESTAMP form ('YYYY-MM-DD HH:MM:SS') is UTC.
+    return Date.parse(text.includes('T') ? text : `${text.replace(' ', 'T')}Z`);
+  };
   for (const row of held) {
     const started = ms(row.held_at);
     const released = row.released_at === null ? null : ms(row.released_at);
@@ -85,7 +92,9 @@ exports.up = async function up(knex) {
       started_basis: 'reservation',
       stopped_at: period.stopped === null ? null : new Date(period.stopped),
       stop_reason:
-        period.stopped === null ? null : 'released before run periods were recorded',
+        period.stopped === null
+          ? null
+          : 'released before run periods were recorded',
     });
   }
 };

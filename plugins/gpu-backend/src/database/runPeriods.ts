@@ -160,7 +160,12 @@ export class RunPeriodStore {
         return 'started';
       }
       if (!open) return 'unchanged';
-      await closeRunPeriod(tx, service.id, observation.since, observation.reason);
+      await closeRunPeriod(
+        tx,
+        service.id,
+        observation.since,
+        observation.reason,
+      );
       return 'stopped';
     });
   }

@@ -608,7 +608,9 @@ describe('GpuServiceCard', () => {
       expect(
         screen.queryByTestId('figure-month-to-date'),
       ).not.toBeInTheDocument();
-      expect(screen.queryByTestId('figure-window-cost')).not.toBeInTheDocument();
+      expect(
+        screen.queryByTestId('figure-window-cost'),
+      ).not.toBeInTheDocument();
     });
 
     it('polls every 5 s while starting, shows each step, and stops once the service is ready', async () => {

@@ -69,8 +69,8 @@ describe('describeAccrual', () => {
     expect(describeAccrualBasis(cost({ accrualBasis: 'reservation' }))).toBe(
       'from the reservation: GitOps, the cluster is not read',
     );
-    expect(
-      describeAccrualBasis(cost({ accrualBasis: 'cluster-status' })),
-    ).toBe('while running, as the cluster says');
+    expect(describeAccrualBasis(cost({ accrualBasis: 'cluster-status' }))).toBe(
+      'while running, as the cluster says',
+    );
   });
 });

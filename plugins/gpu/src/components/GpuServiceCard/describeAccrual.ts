@@ -25,7 +25,10 @@ export function describeAccrual(cost: ServiceCost): AccrualNotice | undefined {
       detail: `${reserved}: the manifests are not applied, so this is reserved allocation, not spend.`,
     };
   }
-  if (cost.accrualBasis !== 'cluster-status' || cost.workload?.running !== false) {
+  if (
+    cost.accrualBasis !== 'cluster-status' ||
+    cost.workload?.running !== false
+  ) {
     return undefined;
   }
   const since = cost.workload.since
