@@ -14,6 +14,7 @@ import { dailySnapshots } from './dailySnapshots';
 import { CapacitySource, MeasuredCapacities } from './measuredCapacities';
 import { prometheusClient } from './measurement';
 import { MeasurementCache } from './measurementCache';
+import { VllmQueryCache } from './vllmQueryCache';
 import { overview } from './overview';
 import { serviceCost } from './serviceCost';
 import { serviceUsage } from './serviceUsage';
@@ -41,6 +42,7 @@ export class UsageService {
         ? new Semaphore(options.prometheus.concurrency.overall)
         : undefined,
       measurements: new MeasurementCache(),
+      vllmQueries: new VllmQueryCache(),
     };
     if (options.prometheus) {
       this.context.capacities = new MeasuredCapacities({

@@ -78,7 +78,7 @@ export async function serviceCost(
     window,
     allocationMicros: summary.allocationMicros,
     served: row.usage,
-    capacities: await context.capacities?.current(),
+    capacities: context.capacities,
   });
   return {
     serviceId: service.id,

@@ -1,11 +1,11 @@
 import {
-  MeasuredCapacity,
   ServiceThroughput,
   ServiceTokenCosts,
   UsageWindow,
   UsdMicros,
 } from '@internal/backstage-plugin-gpu-common';
 import { ServiceAllocation } from './AllocationReader';
+import type { CapacitySource } from './measuredCapacities';
 import { prometheusClient } from './measurement';
 import { serviceSlice } from './serviceSlice';
 import { serviceThroughput } from './serviceThroughput';
@@ -23,8 +23,8 @@ import {
 /**
  * The throughput and token figures of one service's cost over a window: its sustained tokens/s and completed
  * requests from Prometheus (two queries, through the bounded client), its prompt and generated tokens from the
- * window's measurement, and, when it has no throughput of its own, the measured capacities of services of the same
- * model and slice shape. Without Prometheus (or when it fails) the figures fall back to the estimates.
+ * window's measurement, and, only when it has no throughput of its own, the measured capacities of services of the
+ * same model and slice shape (cached, see `MeasuredCapacities`). Without Prometheus (or when it fails) the figures fall back to the estimates.
  */
 export async function serviceTokenFigures(options: {
   context: UsageContext;
@@ -32,7 +32,8 @@ export async function serviceTokenFigures(options: {
   window: UsageWindow;
   allocationMicros: UsdMicros;
   served?: { promptTokens?: number; generatedTokens?: number };
-  capacities?: readonly MeasuredCapacity[];
+  /** Asked only when the service has no throughput measurement of its own. */
+  capacities?: CapacitySource;
 }): Promise<{
   throughput?: ServiceThroughput;
   tokenCosts?: ServiceTokenCosts;
@@ -45,21 +46,22 @@ export async function serviceTokenFigures(options: {
   };
   const client = prometheusClient(context);
   const end = unixSeconds(window.end);
-  const [sustained, requests] = client
-    ? await Promise.all([
-        queryByTarget(
-          client,
-          sustainedThroughputQuery([target], window.durationSeconds),
-          end,
-        ),
-        queryByTarget(
-          client,
-          completedRequestsQuery([target], window.durationSeconds),
-          end,
-        ),
-      ])
-    : [undefined, undefined];
+  const ask = (promql: string) => {
+    if (!client) return undefined;
+    const run = () => queryByTarget(client, promql, end);
+    return context.vllmQueries
+      ? context.vllmQueries.get(promql, end, run)
+      : run();
+  };
+  const [sustained, requests] = await Promise.all([
+    ask(sustainedThroughputQuery([target], window.durationSeconds)),
+    ask(completedRequestsQuery([target], window.durationSeconds)),
+  ]);
   const own = sustained?.ok ? sustained.data.get(vllmKey(target)) : undefined;
+  const capacities =
+    own !== undefined && own > 0
+      ? undefined
+      : await options.capacities?.current();
   const throughput = serviceThroughput({
     platform: context.platform,
     service,
@@ -76,7 +78,7 @@ export async function serviceTokenFigures(options: {
           },
         }
       : {}),
-    capacities: options.capacities,
+    capacities,
   });
   const completed = requests?.ok
     ? requests.data.get(vllmKey(target))

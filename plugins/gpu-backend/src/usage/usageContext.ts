@@ -7,6 +7,7 @@ import { AllocationReader } from './AllocationReader';
 import { CostSnapshotStore } from './CostSnapshotStore';
 import type { CapacitySource } from './measuredCapacities';
 import type { MeasurementCache } from './measurementCache';
+import type { VllmQueryCache } from './vllmQueryCache';
 
 /** Where the team budgets come from. */
 export interface QuotaSource {
@@ -36,6 +37,8 @@ export interface UsageContext extends UsageServiceOptions {
   measurements?: MeasurementCache;
   /** Measured sustained tokens/s of running services by slice shape (see `measuredCapacities.ts`). */
   capacities?: CapacitySource;
+  /** The per-service vLLM queries of `/cost`, shared for a short while (see `vllmQueryCache.ts`). */
+  vllmQueries?: VllmQueryCache;
 }
 
 /** The UTC day (`yyyy-MM-dd`) of a time. */
