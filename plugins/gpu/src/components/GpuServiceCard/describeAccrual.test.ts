@@ -72,5 +72,13 @@ describe('describeAccrual', () => {
     expect(describeAccrualBasis(cost({ accrualBasis: 'cluster-status' }))).toBe(
       'while running, as the cluster says',
     );
+    // Applied at 10:00, running from 10:20: the first 20 minutes of an L4 at $0.8048/h are reserved.
+    expect(
+      describeAccrualBasis(
+        cost({ accrualBasis: 'cluster-status', reservedMicros: 268_267 }),
+      ),
+    ).toBe(
+      'while running, as the cluster says; $0.27 reserved while not running',
+    );
   });
 });

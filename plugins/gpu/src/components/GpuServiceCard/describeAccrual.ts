@@ -43,11 +43,18 @@ export function describeAccrual(cost: ServiceCost): AccrualNotice | undefined {
   };
 }
 
-/** The caption of the window's allocation cost: the hours it is over, at what price, and on what basis. */
+/**
+ * The basis of the window's allocation cost, for its caption, with what the window reserved while not running when
+ * the workload ran part of it ("while running, as the cluster says; $0.27 reserved while not running").
+ */
 export function describeAccrualBasis(cost: ServiceCost): string {
   switch (cost.accrualBasis) {
     case 'cluster-status':
-      return 'while running, as the cluster says';
+      return `while running, as the cluster says${
+        cost.reservedMicros > 0
+          ? `; ${formatUsd(cost.reservedMicros)} reserved while not running`
+          : ''
+      }`;
     case 'reservation':
       return 'from the reservation: GitOps, the cluster is not read';
     default:
