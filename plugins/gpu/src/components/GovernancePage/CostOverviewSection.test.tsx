@@ -98,6 +98,19 @@ describe('CostOverviewSection', () => {
     expect(firstCells('Cost leaderboard')).toHaveLength(2);
   });
 
+  it('says what was reserved while nothing ran, apart from spend', async () => {
+    const api = new FakeGpuApi();
+    // What the backend says was held while nothing ran; month-to-date (spend) stays as it was.
+    api.overview = async label => ({
+      ...overviewFixture(label),
+      reservedMicros: 1_234_567,
+    });
+    await renderSection(api);
+    expect(await screen.findByTestId('overview-totals')).toHaveTextContent(
+      ', $1.23 reserved in 7d while nothing ran (dry runs, workloads not running: not spend)',
+    );
+  });
+
   it('shows the error when the overview cannot be read', async () => {
     const api = new FakeGpuApi();
     api.overview = () => Promise.reject(new Error('overview timed out'));

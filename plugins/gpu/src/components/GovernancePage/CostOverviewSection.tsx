@@ -71,6 +71,11 @@ export function CostOverviewSection(props: { refreshKey?: number }) {
             {formatUsd(value.monthToDateMicros)} month-to-date, projected{' '}
             {formatUsd(value.projectedMonthMicros)}, spot saving{' '}
             {formatUsd(value.spotSavingMicros)}
+            {value.reservedMicros
+              ? `, ${formatUsd(value.reservedMicros)} reserved in ${
+                  value.window.label
+                } while nothing ran (dry runs, workloads not running: not spend)`
+              : ''}
             {value.queryCount > 0
               ? ` (from ${value.queryCount} PromQL queries)`
               : ''}
