@@ -18,6 +18,7 @@ import { describeService } from './describeService';
 import { MetricsNotice } from './MetricsNotice';
 import { RecommendationList } from './RecommendationList';
 import { MemoryChart, ThroughputChart, UtilisationChart } from './UsageCharts';
+import { TokenFigures } from './TokenFigures';
 import { UsageFigures } from './UsageFigures';
 import { useGpuServiceData } from './useGpuServiceData';
 
@@ -150,6 +151,7 @@ export function GpuServiceCardContent(props: {
           </Grid>
           <Grid item xs={12}>
             {cost && <CostFigures cost={cost} />}
+            {cost && <TokenFigures cost={cost} />}
             {costError && (
               <>
                 <ResponseErrorPanel

@@ -1,0 +1,60 @@
+import { renderInTestApp } from '@backstage/frontend-test-utils';
+import { screen, within } from '@testing-library/react';
+import { summariserCost } from '../../__testUtils__/gpuFixtures';
+import { TokenFigures } from './TokenFigures';
+
+describe('TokenFigures', () => {
+  it('shows the measured throughput and token prices, labelled measured', async () => {
+    const cost = summariserCost();
+    await renderInTestApp(
+      <TokenFigures
+        cost={{
+          ...cost,
+          throughput: {
+            basis: 'measured',
+            tokensPerSecondPerReplica: 1500,
+            replicas: 1,
+            capacityTokensPerSecond: 1500,
+            measuredBy: {
+              serviceId: cost.serviceId,
+              service: cost.name,
+              windowStart: cost.window.start,
+              windowEnd: cost.window.end,
+            },
+          },
+          tokenCosts: {
+            basis: 'measured',
+            promptTokens: 302_400_000,
+            generatedTokens: 129_600_000,
+            requests: 432_000,
+            costPerMillionInputTokensMicros: 12_084,
+            costPerMillionOutputTokensMicros: 120_841,
+            costPerThousandOutputTokensMicros: 149,
+            costPerRequestMicros: 45,
+          },
+        }}
+      />,
+    );
+    const throughput = screen.getByTestId('figure-throughput');
+    expect(
+      within(throughput).getByText('Sustained throughput (measured)'),
+    ).toBeInTheDocument();
+    expect(within(throughput).getByText('1,500 tokens/s')).toBeInTheDocument();
+    expect(
+      within(screen.getByTestId('figure-per-request')).getByText('$0.000045'),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByText('Per 1M output tokens (measured)'),
+    ).toBeInTheDocument();
+  });
+
+  it('renders nothing without throughput or token costs', async () => {
+    const cost = summariserCost();
+    await renderInTestApp(
+      <TokenFigures
+        cost={{ ...cost, throughput: undefined, tokenCosts: undefined }}
+      />,
+    );
+    expect(screen.queryByTestId('token-figures')).toBeNull();
+  });
+});

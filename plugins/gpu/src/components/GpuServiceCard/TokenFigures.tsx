@@ -1,0 +1,30 @@
+import { ServiceCost } from '@internal/backstage-plugin-gpu-common';
+import Grid from '@material-ui/core/Grid';
+import { describeThroughput, describeTokenCosts } from './describeTokenFigures';
+import { Figure } from './Figure';
+
+/**
+ * The service's sustained throughput and its cost per 1M input and output tokens and per request, each labelled
+ * measured or estimated with what it rests on. Nothing when the backend has neither.
+ */
+export function TokenFigures(props: { cost: ServiceCost }) {
+  const figures = [
+    describeThroughput(props.cost),
+    ...describeTokenCosts(props.cost),
+  ].filter(f => f !== undefined);
+  if (figures.length === 0) return null;
+  return (
+    <Grid container spacing={2} data-testid="token-figures">
+      {figures.map(f => (
+        <Grid item xs={6} sm={3} key={f.testId}>
+          <Figure
+            testId={f.testId}
+            label={f.label}
+            value={f.value}
+            caption={f.caption}
+          />
+        </Grid>
+      ))}
+    </Grid>
+  );
+}

@@ -1,0 +1,153 @@
+import { ServiceCost } from '@internal/backstage-plugin-gpu-common';
+import { summariserCost } from '../../__testUtils__/gpuFixtures';
+import {
+  describeThroughput,
+  describeTokenCosts,
+  formatTokens,
+} from './describeTokenFigures';
+
+function cost(extra: Partial<ServiceCost>): ServiceCost {
+  return { ...summariserCost(), ...extra };
+}
+
+describe('describeThroughput', () => {
+  it("labels the service's own measurement with its window", () => {
+    const base = summariserCost();
+    expect(
+      describeThroughput(
+        cost({
+          throughput: {
+            basis: 'measured',
+            tokensPerSecondPerReplica: 1500,
+            replicas: 2,
+            capacityTokensPerSecond: 3000,
+            measuredBy: {
+              serviceId: base.serviceId,
+              service: base.name,
+              windowStart: base.window.start,
+              windowEnd: base.window.end,
+            },
+          },
+        }),
+      ),
+    ).toEqual({
+      testId: 'figure-throughput',
+      label: 'Sustained throughput (measured)',
+      value: '1,500 tokens/s x 2',
+      caption: `measured: sustained (p90 of busy 5-minute rates) over ${base.window.label}`,
+    });
+  });
+
+  it('names the service a same-shape measurement came from, and says when it is an estimate', () => {
+    expect(
+      describeThroughput(
+        cost({
+          throughput: {
+            basis: 'measured',
+            tokensPerSecondPerReplica: 1200,
+            replicas: 1,
+            capacityTokensPerSecond: 1200,
+            measuredBy: {
+              serviceId: 'another-id',
+              service: 'writer',
+              windowStart: '2026-11-08T12:00:00.000Z',
+              windowEnd: '2026-11-15T12:00:00.000Z',
+            },
+          },
+        }),
+      )!.caption,
+    ).toBe(
+      'measured on writer (same model and slice), 2026-11-08 12:00 UTC to 2026-11-15 12:00 UTC',
+    );
+    expect(
+      describeThroughput(
+        cost({
+          throughput: {
+            basis: 'estimated',
+            tokensPerSecondPerReplica: 512.4,
+            replicas: 1,
+            capacityTokensPerSecond: 512.4,
+          },
+        }),
+      ),
+    ).toMatchObject({
+      label: 'Sustained throughput (estimated)',
+      value: '512 tokens/s',
+      caption: 'estimate from memory bandwidth (no measurement yet)',
+    });
+    expect(describeThroughput(cost({ throughput: undefined }))).toBeUndefined();
+  });
+});
+
+describe('describeTokenCosts', () => {
+  it('shows measured prices with the counts they come from', () => {
+    const figures = describeTokenCosts(
+      cost({
+        tokenCosts: {
+          basis: 'measured',
+          promptTokens: 604_800_000,
+          generatedTokens: 259_200_000,
+          requests: 864_000,
+          costPerMillionInputTokensMicros: 12_084,
+          costPerMillionOutputTokensMicros: 120_841,
+          costPerThousandOutputTokensMicros: 149,
+          costPerRequestMicros: 45,
+        },
+      }),
+    );
+    const label = summariserCost().window.label;
+    expect(figures).toEqual([
+      {
+        testId: 'figure-per-million-input',
+        label: 'Per 1M input tokens (measured)',
+        value: '$0.0121',
+        caption: `605M prompt + 259M output tokens in ${label}; an input token costs 1/10 of an output token`,
+      },
+      {
+        testId: 'figure-per-million-output',
+        label: 'Per 1M output tokens (measured)',
+        value: '$0.1208',
+        caption: `605M prompt + 259M output tokens in ${label}`,
+      },
+      {
+        testId: 'figure-per-request',
+        label: 'Per request (measured)',
+        value: '$0.000045',
+        caption: `864K requests completed in ${label}`,
+      },
+    ]);
+  });
+
+  it('labels estimated prices with the capacity and request shape they assume', () => {
+    const figures = describeTokenCosts(
+      cost({
+        tokenCosts: {
+          basis: 'estimated',
+          capacityTokensPerSecond: 1500,
+          costPerMillionInputTokensMicros: 5_556,
+          costPerMillionOutputTokensMicros: 55_556,
+          costPerThousandOutputTokensMicros: 69,
+          costPerRequestMicros: 21,
+        },
+      }),
+    );
+    expect(figures.map(f => f.label)).toEqual([
+      'Per 1M input tokens (estimated)',
+      'Per 1M output tokens (estimated)',
+      'Per request (estimated)',
+    ]);
+    expect(figures[1].caption).toBe('at 1,500 tokens/s fully busy');
+    expect(figures[2].caption).toBe(
+      'a request of 700 prompt + 300 output tokens',
+    );
+    expect(describeTokenCosts(cost({ tokenCosts: undefined }))).toEqual([]);
+  });
+});
+
+describe('formatTokens', () => {
+  it('shortens millions and thousands', () => {
+    expect(formatTokens(604_800_000)).toBe('605M');
+    expect(formatTokens(12_500)).toBe('12.5K');
+    expect(formatTokens(950)).toBe('950');
+  });
+});
