@@ -179,6 +179,16 @@ describe('a backend restarted on the same data directory', () => {
       h100: 2,
     });
     expect(ledgerViolations(readGpuFile(dataDir), before.quotas)).toEqual([]);
+    // Nothing runs in a dry run: its held reservation is reserved, not spend.
+    const costBefore = await requester.json(
+      `/services/${admitted.id}/cost?window=1h`,
+    );
+    expect(costBefore).toMatchObject({
+      accrualBasis: 'dry-run',
+      allocationMicros: 0,
+      projectedMonthMicros: 0,
+    });
+    expect(costBefore.reservedMicros).toBeGreaterThan(0);
 
     const tokenBefore = guestToken;
     await backend!.stop();
@@ -197,6 +207,18 @@ describe('a backend restarted on the same data directory', () => {
     expect(after.audit).toEqual(before.audit);
     expect(after.quotas).toEqual(before.quotas);
     expect(ledgerViolations(readGpuFile(dataDir), after.quotas)).toEqual([]);
+    // Still reserved after the restart, and more of it: the reservation has been held longer.
+    const costAfter = await requester.json(
+      `/services/${admitted.id}/cost?window=1h`,
+    );
+    expect(costAfter).toMatchObject({
+      accrualBasis: 'dry-run',
+      allocationMicros: 0,
+      monthlyAllocationMicros: costBefore.monthlyAllocationMicros,
+    });
+    expect(costAfter.reservedMicros).toBeGreaterThanOrEqual(
+      costBefore.reservedMicros,
+    );
 
     // And it goes on from there: the request key is remembered, quota is counted, approvals are decided.
     const again = await requester.fetch('/services', {
