@@ -18,10 +18,13 @@ import { loadConfig } from '@backstage/config-loader';
 import { ConfigReader } from '@backstage/config';
 import { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { readPlatformConfig } from '@internal/backstage-plugin-gpu-common';
-import { simulatedGpuNodes } from '@internal/backstage-plugin-gpu-node';
+import {
+  renderResourceTransformations,
+  simulatedGpuNodes,
+} from '@internal/backstage-plugin-gpu-node';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { goModuleDir } from './goModuleDir';
 import { kueueModuleObjects } from './kueueModuleObjects';
 import { RawClient } from './rawClient';
@@ -207,8 +210,23 @@ async function namespaces(api: RawClient): Promise<void> {
   process.stdout.write(`Team namespaces: ${names.join(', ')}\n`);
 }
 
+/**
+ * Prints the `resources` section of Kueue's Configuration for the platform: the resource transformations that weigh
+ * each MIG request in GPU units (gpu-node `renderResourceTransformations`). Nothing when no MIG pool counts in units.
+ */
+async function kueueResources(): Promise<void> {
+  const transformations = renderResourceTransformations(await loadPlatform());
+  if (transformations.length > 0) {
+    process.stdout.write(stringify({ resources: { transformations } }));
+  }
+}
+
 async function main() {
   const phase = process.argv[2];
+  if (phase === 'kueue-resources') {
+    await kueueResources();
+    return;
+  }
   const kc = new KubeConfig();
   kc.loadFromFile(option('kubeconfig'));
   const api = new RawClient(kc, FIELD_MANAGER);

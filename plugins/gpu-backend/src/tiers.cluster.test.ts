@@ -3,6 +3,7 @@ import {
   ServiceRequest,
   SharingTier,
 } from '@internal/backstage-plugin-gpu-common';
+import { GPU_UNITS_RESOURCE } from '@internal/backstage-plugin-gpu-node';
 import { describeOnLocalCluster } from '@internal/backstage-plugin-gpu-node/testUtils';
 import {
   createNamespaces,
@@ -130,8 +131,11 @@ describeOnLocalCluster(
         const flavors = Object.entries(
           admission?.podSetAssignments[0].flavors ?? {},
         );
-        const gpuFlavors = flavors.filter(([resource]) =>
-          resource.startsWith('nvidia.com/'),
+        // MIG requests are counted as Kueue transforms them: in GPU units.
+        const gpuFlavors = flavors.filter(
+          ([resource]) =>
+            resource.startsWith('nvidia.com/') ||
+            resource === GPU_UNITS_RESOURCE,
         );
         expect(gpuFlavors.length).toBeGreaterThan(0);
         for (const [, flavor] of gpuFlavors) expect(flavor).toBe(c.pool);

@@ -47,4 +47,3 @@ export function formatMicros(micros: number): string {
     maximumFractionDigits: 2,
   })}`;
 }
-

@@ -40,7 +40,11 @@ export function budgetFit(
   committedMonthlyMicros: UsdMicros,
   requestedMonthlyMicros: UsdMicros,
 ): AllowanceFit {
-  return fit(monthlyBudgetMicros, committedMonthlyMicros, requestedMonthlyMicros);
+  return fit(
+    monthlyBudgetMicros,
+    committedMonthlyMicros,
+    requestedMonthlyMicros,
+  );
 }
 
 function fit(nominal: number, held: number, requested: number): AllowanceFit {

@@ -46,7 +46,5 @@ export function allowanceFromConfig(team: TeamQuota): TeamAllowance {
  * @public
  */
 export function allowanceUnits(allowance: TeamAllowance, pool: string): number {
-  return Object.hasOwn(allowance.gpuUnits, pool)
-    ? allowance.gpuUnits[pool]
-    : 0;
+  return Object.hasOwn(allowance.gpuUnits, pool) ? allowance.gpuUnits[pool] : 0;
 }

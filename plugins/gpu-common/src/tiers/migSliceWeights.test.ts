@@ -63,7 +63,9 @@ describe('migSliceWeights', () => {
           maxLength: names.length,
         }),
         counts => {
-          const layout = Object.fromEntries(names.map((n, i) => [n, counts[i]]));
+          const layout = Object.fromEntries(
+            names.map((n, i) => [n, counts[i]]),
+          );
           const { unitsByProfile, strandedUnitsPerGpu } = migSliceWeights(
             a100,
             layout,

@@ -85,7 +85,8 @@ export function migSliceWeights(
     };
   });
   let left =
-    GPU_UNITS_PER_EQUIVALENT - scaled.reduce((s, e) => s + e.count * e.units, 0);
+    GPU_UNITS_PER_EQUIVALENT -
+    scaled.reduce((s, e) => s + e.count * e.units, 0);
   const byRemainder = [...scaled].sort(
     (a, b) => b.remainder - a.remainder || (a.profile < b.profile ? -1 : 1),
   );

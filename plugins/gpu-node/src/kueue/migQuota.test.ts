@@ -56,7 +56,9 @@ function quotas(queue: ClusterQueue): Record<string, Record<string, string>> {
 describe('Kueue MIG quota', () => {
   it('transforms each MIG resource into its weight in GPU units', () => {
     // a100-mig (A100-80GB, 2 x 1g.10gb + 2g.20gb + 3g.40gb): raw 720, 1440, 2520 sum to 5400, x 14/15: 672, 1344, 2352.
-    expect(renderResourceTransformations(parsePlatform(demoPlatformConfig))).toEqual([
+    expect(
+      renderResourceTransformations(parsePlatform(demoPlatformConfig)),
+    ).toEqual([
       {
         input: 'nvidia.com/mig-1g.10gb',
         strategy: 'Replace',
@@ -146,7 +148,11 @@ describe('Kueue MIG quota', () => {
     const platform = parsePlatform(demoPlatformConfig);
     const queue = renderPlatformManifests(platform, {
       allowances: [
-        { team: 'search', gpuUnits: { 'a100-mig': 2352 }, monthlyBudgetMicros: 0 },
+        {
+          team: 'search',
+          gpuUnits: { 'a100-mig': 2352 },
+          monthlyBudgetMicros: 0,
+        },
       ],
     }).find(o => o.metadata?.name === 'gpu-search') as ClusterQueue;
     expect(quotas(queue)).toEqual({

@@ -51,8 +51,10 @@ export function migQuotaPlan(platform: Platform): MigQuotaPlan {
   for (const pool of migPools) {
     weights.set(
       pool.name,
-      migSliceWeights(findGpuModel(platform, pool.gpuModel), pool.sharing.layout)
-        .unitsByProfile,
+      migSliceWeights(
+        findGpuModel(platform, pool.gpuModel),
+        pool.sharing.layout,
+      ).unitsByProfile,
     );
   }
   const countPools = new Map<string, string>();
