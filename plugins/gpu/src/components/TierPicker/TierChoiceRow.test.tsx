@@ -64,3 +64,54 @@ describe('TierChoiceRow token prices', () => {
     );
   });
 });
+
+describe('TierChoiceRow capacity', () => {
+  it('says how many full-length sequences the slice holds at once', async () => {
+    // An L4 at 0.90 leaves 6.1 GB of KV cache; an 8,192-token sequence of Llama-3.1-8B takes 1 GiB: 5 fit.
+    await renderL4Row(summariserOnL4);
+    expect(screen.getByTestId('tier-choice-sequences')).toHaveTextContent(
+      '5 full-length sequences at once',
+    );
+  });
+
+  it('names the running service a measured capacity came from', async () => {
+    const choice = tierChoices(
+      demoQuote({ ...summariserOnL4, expectedTokensPerSecond: 600 }),
+    ).find(c => c.key === 'dedicated/l4-ondemand')!;
+    const option = choice.option!;
+    const measured = {
+      ...choice,
+      option: {
+        ...option,
+        throughput: {
+          ...option.throughput,
+          capacityBasis: 'measured' as const,
+          capacityTokensPerSecond: 1500,
+          utilisation: 0.4,
+          measuredBy: {
+            serviceId: '8d0f7a52-3c1e-4b9a-9f2d-6e5c4b3a2d10',
+            service: 'writer',
+            windowStart: '2026-11-08T12:00:00.000Z',
+            windowEnd: '2026-11-15T12:00:00.000Z',
+          },
+        },
+      },
+    };
+    await renderInTestApp(
+      <Table>
+        <TableBody>
+          <TierChoiceRow
+            choice={measured}
+            selected={false}
+            onSelect={() => {}}
+          />
+        </TableBody>
+      </Table>,
+    );
+    expect(
+      screen.getByTestId('tier-choice-throughput-basis'),
+    ).toHaveTextContent(
+      'Measured: 1,500 tokens/s capacity (measured on writer), 600 tokens/s demand (40% used)',
+    );
+  });
+});

@@ -11,6 +11,7 @@ import {
   monthlyText,
   perThousandTokensText,
   quotaText,
+  sequencesText,
   throughputBasisText,
   TIER_LABELS,
   tokenPricesText,
@@ -70,7 +71,17 @@ export function TierChoiceRow(props: {
       </TableCell>
       {option ? (
         <>
-          <TableCell>Fits · {headroomText(option)}</TableCell>
+          <TableCell>
+            Fits · {headroomText(option)}
+            <Typography
+              variant="caption"
+              color="textSecondary"
+              component="div"
+              data-testid="tier-choice-sequences"
+            >
+              {sequencesText(option)}
+            </Typography>
+          </TableCell>
           <TableCell align="right" style={NO_WRAP}>
             {monthlyText(option)}
           </TableCell>

@@ -39,6 +39,12 @@ export function headroomText(option: QuoteOption): string {
   return `${formatGb(option.headroomBytes)} headroom`;
 }
 
+/** `5 full-length sequences at once`: what the slice's KV cache holds at the requested max-model-len. */
+export function sequencesText(option: QuoteOption): string {
+  const n = option.fullLengthSequences;
+  return `${n} full-length sequence${n === 1 ? '' : 's'} at once`;
+}
+
 /** `$587.50`. */
 export function monthlyText(option: QuoteOption): string {
   return formatUsd(option.cost.monthly);
@@ -70,7 +76,8 @@ function tokensPerSecond(value: number): string {
 }
 
 /**
- * Where the token prices come from: `Measured: 1,500 tokens/s capacity, 600 tokens/s demand (40% used)` or
+ * Where the token prices come from: `Measured: 1,500 tokens/s capacity, 600 tokens/s demand (40% used)` (with
+ * `(measured on writer)` when a running service of the same model and slice measured it) or
  * `Estimate: 2,345 tokens/s capacity from memory bandwidth, fully used`, with the request shape the split assumes.
  * Undefined when there are no token prices.
  */
@@ -82,7 +89,11 @@ export function throughputBasisText(option: QuoteOption): string | undefined {
   if (capacityTokensPerSecond !== undefined) {
     parts.push(
       capacityBasis === 'measured'
-        ? `${tokensPerSecond(capacityTokensPerSecond)} capacity`
+        ? `${tokensPerSecond(capacityTokensPerSecond)} capacity${
+            option.throughput.measuredBy
+              ? ` (measured on ${option.throughput.measuredBy.service})`
+              : ''
+          }`
         : `${tokensPerSecond(
             capacityTokensPerSecond,
           )} capacity from memory bandwidth`,
