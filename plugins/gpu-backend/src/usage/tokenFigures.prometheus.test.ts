@@ -41,6 +41,10 @@ const WRITER_PODS = 2;
 /** Per GPU-hour: the pool's node-hour price / GPUs per node (one L4 per node). */
 const L4_GPU_HOUR_MICROS = 804_800;
 const SPOT_L4_GPU_HOUR_MICROS = 370_000;
+/** `bursty`: one L4 replica generating 900 tokens/s (from 900 prompt tokens/s) for 2 hours, idle otherwise. */
+const BURSTY_OUTPUT = 900;
+const BURSTY_BUSY_FROM = 6 * 3600;
+const BURSTY_BUSY_SECONDS = 2 * 3600;
 
 function writerHistory(end: number): HistorySpec {
   return {
@@ -68,6 +72,22 @@ function writerHistory(end: number): HistorySpec {
         totalMiB: 23034,
         tokensPerSecond: OUTPUT_PER_POD,
         promptTokensPerSecond: PROMPT_PER_POD,
+      },
+      {
+        name: 'bursty',
+        namespace: 'ml-serving',
+        tier: 'dedicated',
+        pods: [{ pod: podName('bursty'), hostname: 'l4-node-3', gpu: '0' }],
+        utilisation: { mean: 10 },
+        memoryMiB: { mean: 20000 },
+        totalMiB: 23034,
+        tokensPerSecond: BURSTY_OUTPUT,
+        promptTokensPerSecond: BURSTY_OUTPUT,
+        // Busy only from 6 to 4 hours before the end: 2 of the day's 24 hours, under a tenth of its 5-minute steps.
+        idle: [
+          { after: end - 2 * DAY, until: end - BURSTY_BUSY_FROM },
+          { after: end - BURSTY_BUSY_FROM + BURSTY_BUSY_SECONDS, until: end },
+        ],
       },
     ],
   };
@@ -110,6 +130,16 @@ describe.each(prometheusVersions.available)(
             pool: 'l4-ondemand',
             gpuEquivalents: WRITER_PODS,
             replicas: WRITER_PODS,
+            heldAt,
+          },
+          {
+            name: 'bursty',
+            team: 'ml-platform',
+            namespace: 'ml-serving',
+            environment: 'production',
+            tier: 'dedicated',
+            pool: 'l4-ondemand',
+            gpuEquivalents: 1,
             heldAt,
           },
           // The same model on the same slice shape (a whole L4) of another pool, without any metrics yet.
@@ -195,6 +225,26 @@ describe.each(prometheusVersions.available)(
       expect(cost.throughput!.capacityTokensPerSecond).toBeCloseTo(
         OUTPUT_PER_POD * WRITER_PODS,
         6,
+      );
+    });
+
+    it('measures what a mostly idle service sustains when busy, not its average', async () => {
+      const cost = await usage.serviceCost(ids.bursty, '24h');
+      // 900 tokens/s for 2 of 24 hours: the average rate is 75 tokens/s, and 22 of 24 hours are idle.
+      const generated = BURSTY_OUTPUT * BURSTY_BUSY_SECONDS; // 6.48 M
+      expect(cost.tokenCosts!.generatedTokens).toBeCloseTo(generated, 0);
+      expect(cost.tokenCosts!.promptTokens).toBeCloseTo(generated, 0);
+      expect(cost.throughput!.basis).toBe('measured');
+      expect(cost.throughput!.measuredBy!.serviceId).toBe(ids.bursty);
+      expect(cost.throughput!.tokensPerSecondPerReplica).toBeCloseTo(
+        BURSTY_OUTPUT,
+        6,
+      );
+      // One L4 for 24 hours over 6.48 M + 0.648 M weighted tokens: 19,315,200 x 10^6 / 7,128,000 = 2,709,764.3.
+      expect(cost.tokenCosts!.costPerMillionOutputTokensMicros).toBe(
+        Math.round(
+          (L4_GPU_HOUR_MICROS * 24 * 1e6) / (generated + generated / 10),
+        ),
       );
     });
 

@@ -104,6 +104,8 @@ export interface HistoryService {
   xid?: { code: number; lastSeconds: number };
   /** The DCGM exporter of the service's nodes was down (no DCGM samples; vLLM still scraped). */
   dcgmGaps?: HistoryGap[];
+  /** vLLM served no traffic then (still scraped): its token and request counters stay flat. */
+  idle?: HistoryGap[];
 }
 
 /** Everything to generate. */
@@ -346,10 +348,18 @@ export function* openMetricsLines(spec: HistorySpec): Generator<string> {
         );
       }
       if (service.withoutVllm) continue;
-      // Counters count from the pod's last restart before t (a restart right after the sample at its time).
+      // Counters count from the pod's last restart before t (a restart right after the sample at its time), over the
+      // seconds that were not idle.
       const restarts = pod.restarts ?? [];
-      const since = (t: number) =>
-        t - Math.max(start, ...restarts.filter(r => r < t));
+      const since = (t: number) => {
+        const from = Math.max(start, ...restarts.filter(r => r < t));
+        const idle = (service.idle ?? []).reduce(
+          (sum, g) =>
+            sum + Math.max(0, Math.min(t, g.until) - Math.max(from, g.after)),
+          0,
+        );
+        return t - from - idle;
+      };
       const vllm = {
         model_name: service.name,
         engine: '0',
