@@ -259,6 +259,25 @@ describe('OpenAPI description of /api/gpu', () => {
         }),
       );
       expect(quote.body.options[0].throughput.capacityBasis).toBe('estimated');
+      // Eight full-length sequences at once: a dedicated L4 (five) is listed as unavailable, with why.
+      const sequences = await api
+        .post('/api/gpu/quote')
+        .send({ ...summariserRequest, concurrentSequences: 8 });
+      expect(sequences.status).toBe(200);
+      expectConforms(sequences, 'post', '/quote');
+      expect(
+        sequences.body.unavailable.find(
+          (u: { slice: { pool: string } }) => u.slice.pool === 'l4-ondemand',
+        ).reason,
+      ).toMatch(/holds 5 sequences of 8192 tokens at once/);
+      const tooMany = await api
+        .post('/api/gpu/quote')
+        .send({ ...summariserRequest, concurrentSequences: 65 });
+      expect(tooMany.status).toBe(400);
+      expectConforms(tooMany, 'post', '/quote');
+      expect(tooMany.body.error.message).toMatch(
+        /concurrentSequences 65 is above concurrency 64/,
+      );
       expectConforms(
         await api
           .post('/api/gpu/quote')
