@@ -31,6 +31,13 @@ describe('requestFromForm', () => {
     });
   });
 
+  it('passes the full-length sequences to hold at once when the form has them', () => {
+    expect(
+      requestFromForm({ ...form, concurrentSequences: '8' }).request,
+    ).toMatchObject({ concurrency: 16, concurrentSequences: 8 });
+    expect(requestFromForm(form).request!.concurrentSequences).toBeUndefined();
+  });
+
   it('takes a bare group name, numbers typed as text, quantization for dtype and 1 replica by default', () => {
     const { request } = requestFromForm({
       ...form,

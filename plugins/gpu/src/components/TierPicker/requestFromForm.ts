@@ -12,7 +12,8 @@ import {
 /**
  * The sibling form fields the tier picker reads, by their names in the "GPU model service" template:
  * `owner` (a group entity ref or name), `name`, `model`, `runtime`, `dtype` (or `quantization`), `maxModelLen` (or
- * `contextLength`), `concurrency`, `replicas`, `environment` and, optionally, `expectedTokensPerSecond`.
+ * `contextLength`), `concurrency`, `replicas`, `environment` and, optionally, `expectedTokensPerSecond` and
+ * `concurrentSequences` (full-length sequences to hold at once).
  */
 export type ServiceForm = Record<string, unknown>;
 
@@ -95,6 +96,7 @@ export function requestFromForm(form: ServiceForm | undefined): FormRequest {
   }
 
   const expectedTokensPerSecond = positiveNumber(data.expectedTokensPerSecond);
+  const concurrentSequences = positiveInteger(data.concurrentSequences);
   return {
     request: {
       name: serviceName(data.name),
@@ -104,6 +106,7 @@ export function requestFromForm(form: ServiceForm | undefined): FormRequest {
       ...(dtype && DTYPES.includes(dtype) ? { dtype } : {}),
       maxModelLen: maxModelLen!,
       concurrency: concurrency!,
+      ...(concurrentSequences ? { concurrentSequences } : {}),
       replicas: positiveInteger(data.replicas) ?? 1,
       environment: environment!,
       ...(expectedTokensPerSecond ? { expectedTokensPerSecond } : {}),
