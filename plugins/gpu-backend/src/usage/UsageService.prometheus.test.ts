@@ -427,10 +427,12 @@ describe.each(prometheusVersions.available)(
         tier: 'mig',
         pool: 'a100-mig',
         migProfile: '1g.10gb',
-        gpuEquivalents: 1 / 7,
+        // a100-mig's 1g.10gb weighs 672 of 5040 GPU units (the layout's raw 5400 scaled to one GPU)
+        gpuEquivalents: 672 / 5040,
       });
       expect(cents(rightSize.monthlySavingMicros)).toBe(
-        dollarsToCents((27.447 / 8 / 7) * 730),
+        // from its 2g.20gb (1344 units) to a 1g.10gb (672)
+        dollarsToCents(((27.447 / 8) * (1344 - 672) * 730) / 5040),
       );
       expect(cost.recommendations.map(r => r.kind)).toContain('idle');
       const chat = await usageService().serviceCost(ids.chat, '24h');

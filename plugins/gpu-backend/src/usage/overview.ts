@@ -1,10 +1,11 @@
 import {
+  allowanceFromConfig,
   Overview,
-  parseUsd,
   UsageWindow,
 } from '@internal/backstage-plugin-gpu-common';
 import { burn, sortRecommendations, totalsOf } from './costTotals';
 import { summariseCosts } from './costSummary';
+import { poolCosts } from './poolCosts';
 import { UsageContext } from './usageContext';
 
 /** `GET /overview`: every service and team, with a constant number of PromQL queries. */
@@ -25,7 +26,7 @@ export async function overview(
   const totals = totalsOf(summaries);
   const budgets = new Map<string, number>();
   for (const team of context.platform.teams)
-    budgets.set(team.name, parseUsd(team.monthlyBudget));
+    budgets.set(team.name, allowanceFromConfig(team).monthlyBudgetMicros);
   for (const quota of quotas)
     budgets.set(quota.team, quota.monthlyBudgetMicros);
   const teams = [...new Set([...budgets.keys(), ...summaries.map(s => s.team)])]
@@ -53,6 +54,7 @@ export async function overview(
     spotSavingMicros: totals.spotSaving,
     services: summaries,
     teams,
+    pools: poolCosts(context.platform, allocations),
     recommendations: sortRecommendations(rows.flatMap(r => r.recommendations)),
   };
 }

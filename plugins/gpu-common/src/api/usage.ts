@@ -1,6 +1,7 @@
 import type { ServiceThroughput, ServiceTokenCosts } from './serviceThroughput';
 import { SharingTier } from '../platform/types';
 import { UsdMicros } from '../cost/money';
+import type { PoolCostSplit } from '../cost/poolCostSplit';
 import { ServiceStatus } from './types';
 
 /**
@@ -404,6 +405,11 @@ export interface Overview extends CostFigures {
   projectedMonthMicros: UsdMicros;
   spotSavingMicros: UsdMicros;
   services: ServiceCostSummary[];
+  /**
+   * Per pool, in pool order: its capacity cost a month (maxNodes x node price) split into what reservations hold now,
+   * what its MIG layout strands and what is free; the three add up to the capacity exactly (`poolCostSplit`).
+   */
+  pools: PoolCostSplit[];
   teams: Array<
     CostFigures & {
       team: string;

@@ -12,3 +12,5 @@ export * from './poolPrices';
 export * from './sliceBandwidthShare';
 export * from './estimateSliceThroughput';
 export * from './splitTokenCost';
+export * from './splitMicros';
+export * from './poolCostSplit';

@@ -26,6 +26,7 @@ import {
   TimePoint,
   UsageWindow,
   validateServiceRequest,
+  poolCostSplit,
 } from '@internal/backstage-plugin-gpu-common';
 import { summariserOnDedicatedL4 } from '@internal/backstage-plugin-gpu-common/testUtils';
 
@@ -654,6 +655,14 @@ export function overviewFixture(
     usageMicros: withMetrics ? sum(s => s.usageMicros!) : undefined,
     idleMicros: withMetrics ? sum(s => s.idleMicros!) : undefined,
     services,
+    // What the two services hold: one L4 (5040 GPU units) and a quarter of a T4 (1260).
+    pools: platform.pools.map(p =>
+      poolCostSplit(
+        platform,
+        p,
+        { 'l4-ondemand': 5040, 't4-timeslice': 1260 }[p.name] ?? 0,
+      ),
+    ),
     teams: [team('ml-platform', [services[0]]), team('search', [services[1]])],
     recommendations,
   };

@@ -3873,6 +3873,68 @@ export const spec = {
           },
         },
       },
+      PoolCost: {
+        type: 'object',
+        additionalProperties: false,
+        required: [
+          'pool',
+          'gpus',
+          'capacityGpuUnits',
+          'allocatedGpuUnits',
+          'strandedGpuUnits',
+          'unallocatedGpuUnits',
+          'capacityMicros',
+          'allocatedMicros',
+          'strandedMicros',
+          'unallocatedMicros',
+        ],
+        properties: {
+          pool: {
+            type: 'string',
+          },
+          gpus: {
+            type: 'integer',
+            description: 'maxNodes x GPUs per node.',
+          },
+          capacityGpuUnits: {
+            type: 'integer',
+            description: 'GPUs x 5040.',
+          },
+          allocatedGpuUnits: {
+            type: 'integer',
+          },
+          strandedGpuUnits: {
+            type: 'integer',
+            description:
+              "GPUs x the MIG layout's stranded units per GPU; 0 for other pools.",
+          },
+          unallocatedGpuUnits: {
+            type: 'integer',
+          },
+          capacityMicros: {
+            description: "A month of the pool's nodes at their price.",
+            allOf: [
+              {
+                $ref: '#/components/schemas/UsdMicros',
+              },
+            ],
+          },
+          allocatedMicros: {
+            $ref: '#/components/schemas/UsdMicros',
+          },
+          strandedMicros: {
+            description: 'What the MIG layout leaves unused costs a month.',
+            allOf: [
+              {
+                $ref: '#/components/schemas/UsdMicros',
+              },
+            ],
+          },
+          unallocatedMicros: {
+            $ref: '#/components/schemas/UsdMicros',
+          },
+        },
+      },
       Overview: {
         type: 'object',
         additionalProperties: false,
@@ -3886,6 +3948,7 @@ export const spec = {
           'projectedMonthMicros',
           'spotSavingMicros',
           'services',
+          'pools',
           'teams',
           'recommendations',
         ],
@@ -3927,6 +3990,14 @@ export const spec = {
             type: 'array',
             items: {
               $ref: '#/components/schemas/ServiceCostSummary',
+            },
+          },
+          pools: {
+            description:
+              'Per pool, in pool order: its capacity cost a month (maxNodes x node-hour price x hoursPerMonth) split by GPU units into what reservations hold now (allocated), what its MIG layout leaves unused (stranded: a layout whose slices weigh less than the GPU) and what is free (unallocated). allocated + stranded + unallocated = capacity exactly, in micro-dollars and in GPU units (1/5040 GPU).',
+            type: 'array',
+            items: {
+              $ref: '#/components/schemas/PoolCost',
             },
           },
           teams: {

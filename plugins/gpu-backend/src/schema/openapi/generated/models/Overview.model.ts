@@ -5,6 +5,7 @@
 // ******************************************************************
 import { MetricsStatus } from '../models/MetricsStatus.model';
 import { OverviewTeamsInner } from '../models/OverviewTeamsInner.model';
+import { PoolCost } from '../models/PoolCost.model';
 import { Recommendation } from '../models/Recommendation.model';
 import { ServiceCostSummary } from '../models/ServiceCostSummary.model';
 import { UsageWindow } from '../models/UsageWindow.model';
@@ -46,6 +47,10 @@ export interface Overview {
    */
   spotSavingMicros: number;
   services: Array<ServiceCostSummary>;
+  /**
+   * Per pool, in pool order: its capacity cost a month (maxNodes x node-hour price x hoursPerMonth) split by GPU units into what reservations hold now (allocated), what its MIG layout leaves unused (stranded: a layout whose slices weigh less than the GPU) and what is free (unallocated). allocated + stranded + unallocated = capacity exactly, in micro-dollars and in GPU units (1/5040 GPU).
+   */
+  pools: Array<PoolCost>;
   teams: Array<OverviewTeamsInner>;
   recommendations: Array<Recommendation>;
 }

@@ -56,6 +56,7 @@ export * from '../models/Platform.model';
 export * from '../models/PlatformKueue.model';
 export * from '../models/PlatformResponse.model';
 export * from '../models/Pool.model';
+export * from '../models/PoolCost.model';
 export * from '../models/PoolSharing.model';
 export * from '../models/QuotaBody.model';
 export * from '../models/QuotaBodyMonthlyBudget.model';
