@@ -11,7 +11,7 @@ import {
   tokenPrices,
 } from '../cost/tokenCost';
 import { GpuDomainError, listAllowed } from '../errors';
-import { findEnvironment, findModel, findTeam } from '../platform/lookups';
+import { findEnvironment, findTeam } from '../platform/lookups';
 import { EnvironmentPolicy, Platform, TeamQuota } from '../platform/types';
 import { budgetFit, quotaFit } from '../quota/allowanceFit';
 import {
@@ -26,7 +26,6 @@ import {
   gpuUnitsOf,
 } from '../tiers/gpuUnits';
 import { ServiceRequest } from '../service/types';
-import { kvCacheBytesPerToken } from '../sizing/estimateMemory';
 import { FitResult, fitSlices } from '../sizing/fitSlices';
 import {
   environmentPreference,
@@ -60,7 +59,6 @@ interface QuoteContext {
   team: TeamQuota;
   allowance: TeamAllowance;
   prices: ReadonlyMap<string, PoolPrice>;
-  kvBytesPerToken: number;
   measuredCapacities: readonly MeasuredCapacity[];
 }
 
@@ -104,10 +102,6 @@ export function quoteService(
     team,
     allowance: allowance ?? allowanceFromConfig(team),
     prices: poolPrices(platform),
-    kvBytesPerToken: kvCacheBytesPerToken(
-      findModel(platform, request.model),
-      request.dtype,
-    ),
     measuredCapacities: extra.measuredCapacities ?? [],
   };
 
