@@ -132,12 +132,14 @@ describe('describeTokenCosts', () => {
       }),
     );
     expect(figures.map(f => f.label)).toEqual([
+      'Per 1,000 output tokens (estimated)',
       'Per 1M input tokens (estimated)',
       'Per 1M output tokens (estimated)',
       'Per request (estimated)',
     ]);
-    expect(figures[1].caption).toBe('at 1,500 tokens/s fully busy');
-    expect(figures[2].caption).toBe(
+    expect(figures[0].value).toBe('$0.000069');
+    expect(figures[2].caption).toBe('at 1,500 tokens/s fully busy');
+    expect(figures[3].caption).toBe(
       'a request of 700 prompt + 300 output tokens',
     );
     expect(describeTokenCosts(cost({ tokenCosts: undefined }))).toEqual([]);

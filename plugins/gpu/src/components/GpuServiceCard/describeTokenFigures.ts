@@ -84,7 +84,19 @@ export function describeTokenCosts(cost: ServiceCost): DescribedFigure[] {
         tokens.capacityTokensPerSecond ?? 0,
       )} tokens/s fully busy`;
   const weight = 'an input token costs 1/10 of an output token';
+  // The measured per-1,000 figure is the cost section's; an estimate stands in for it when nothing was measured.
+  const perThousand: DescribedFigure[] = measured
+    ? []
+    : [
+        {
+          testId: 'figure-per-thousand-estimated',
+          label: 'Per 1,000 output tokens (estimated)',
+          value: unitPrice(tokens.costPerThousandOutputTokensMicros),
+          caption: basis,
+        },
+      ];
   return [
+    ...perThousand,
     {
       testId: 'figure-per-million-input',
       label: `Per 1M input tokens (${tokens.basis})`,
