@@ -43,15 +43,13 @@ export function splitMicros(
     };
   });
   let left = big - parts.reduce((a, p) => a + p.share, 0n);
+  // Largest remainder first; ties to the earlier part.
   const order = parts
     .map((_, i) => i)
-    .sort((a, b) =>
-      parts[b].remainder === parts[a].remainder
-        ? a - b
-        : parts[b].remainder > parts[a].remainder
-        ? 1
-        : -1,
-    );
+    .sort((a, b) => {
+      if (parts[a].remainder === parts[b].remainder) return a - b;
+      return parts[b].remainder > parts[a].remainder ? 1 : -1;
+    });
   for (const i of order) {
     if (left === 0n) break;
     parts[i].share += 1n;

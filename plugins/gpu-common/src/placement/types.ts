@@ -14,7 +14,7 @@ export interface PlannerOption {
   migProfile?: string;
   /** Whole GPUs per replica, on one node, for `dedicated`; 1 otherwise. */
   gpusPerReplica: number;
-  /** GPU-equivalents one replica holds (GPUs, compute slices / 7, or 1 / R). */
+  /** GPU-equivalents one replica holds (the slice's `gpuShare`: GPUs, the MIG slice's weight, or 1 / R). */
   gpuShare: number;
   /** Memory one replica reserves, in bytes, over all its GPUs (the slice's memory). */
   memoryBytes: number;

@@ -27,6 +27,7 @@ import {
   UsageWindow,
   validateServiceRequest,
   poolCostSplit,
+  slicesFor,
 } from '@internal/backstage-plugin-gpu-common';
 import { summariserOnDedicatedL4 } from '@internal/backstage-plugin-gpu-common/testUtils';
 
@@ -482,7 +483,11 @@ export function rightSizeRecommendation(): Recommendation {
   const l4 = findPool(platform, 'l4-ondemand');
   const a100 = findPool(platform, 'a100-mig');
   const current = allocationCost(l4, 1, platform.hoursPerMonth);
-  const target = allocationCost(a100, 1 / 7, platform.hoursPerMonth);
+  // The 1g.10gb slice's weight on a100-mig (gpuShare of slicesFor, 672 of 5040 GPU units).
+  const share = slicesFor(platform, a100).find(
+    s => s.migProfile === '1g.10gb',
+  )!.gpuShare;
+  const target = allocationCost(a100, share, platform.hoursPerMonth);
   return {
     kind: 'right-size',
     severity: 'warning',
@@ -497,7 +502,7 @@ export function rightSizeRecommendation(): Recommendation {
       tier: 'mig',
       pool: 'a100-mig',
       migProfile: '1g.10gb',
-      gpuEquivalents: 1 / 7,
+      gpuEquivalents: share,
     },
     evidence: {
       utilisation: 0.12,

@@ -1,15 +1,20 @@
 import {
   ClusterMode,
   demoPlatformConfig,
+  allowanceFromConfig,
+  allowanceUnits,
+  budgetFit,
+  formatGpuUnits,
   formatUsd,
+  gpuUnitsOf,
   GpuServiceView,
-  parseUsd,
   parsePlatform,
   physicalCapacityShortfall,
   Placement,
   Platform,
   poolCapacity,
   QuoteOption,
+  quotaFit,
   quoteService,
   ServiceRequest,
   ServiceStatus,
@@ -112,40 +117,48 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
     pool: string,
     option: QuoteOption,
   ): string[] {
-    const quota = platform.teams.find(t => t.name === team)!;
+    const allowance = allowanceFromConfig(
+      platform.teams.find(t => t.name === team)!,
+    );
     const held = [...services.values()].filter(
       s => s.view.team === team && s.reservation === 'held',
     );
-    const round = (n: number) => String(Math.round(n * 1000) / 1000);
     const usd = (micros: number) =>
       `$${(micros / 1_000_000).toLocaleString('en-US', {
         minimumFractionDigits: 2,
         maximumFractionDigits: 2,
       })}`;
     const reasons: string[] = [];
-    const nominal = quota.gpuQuota[pool] ?? 0;
-    const heldInPool = held
-      .filter(s => s.view.placement.pool === pool)
-      .reduce((n, s) => n + s.gpuEquivalents, 0);
-    const free = Math.max(0, nominal - heldInPool);
-    if (option.gpuEquivalents > free + 1e-9) {
+    // The store's rule (gpu-common quotaFit / budgetFit) on integer GPU units and micro-dollars.
+    const nominal = allowanceUnits(allowance, pool);
+    const quota = quotaFit(
+      nominal,
+      held
+        .filter(s => s.view.placement.pool === pool)
+        .reduce((n, s) => n + gpuUnitsOf(s.gpuEquivalents, 'held'), 0),
+      option.slice.gpuUnits * option.replicas,
+    );
+    if (!quota.fits) {
       reasons.push(
-        `Team '${team}' asks for ${round(
-          option.gpuEquivalents,
+        `Team '${team}' asks for ${formatGpuUnits(
+          option.slice.gpuUnits * option.replicas,
         )} GPU-equivalents in pool '${pool}' ` +
-          `but only ${round(free)} of ${round(nominal)} are free`,
+          `but only ${formatGpuUnits(quota.free)} of ${formatGpuUnits(
+            nominal,
+          )} are free`,
       );
     }
-    const budget = parseUsd(quota.monthlyBudget);
-    const freeBudget = Math.max(
-      0,
-      budget - held.reduce((n, s) => n + s.monthlyCostMicros, 0),
+    const budget = allowance.monthlyBudgetMicros;
+    const money = budgetFit(
+      budget,
+      held.reduce((n, s) => n + s.monthlyCostMicros, 0),
+      option.cost.monthly,
     );
-    if (option.cost.monthly > freeBudget) {
+    if (!money.fits) {
       reasons.push(
         `Team '${team}' asks for ${usd(
           option.cost.monthly,
-        )} a month but only ${usd(freeBudget)} of its ${usd(
+        )} a month but only ${usd(money.free)} of its ${usd(
           budget,
         )} monthly budget is free`,
       );

@@ -86,9 +86,11 @@ export function QuotaEditDialog(props: {
       <DialogTitle>Quota of {quota.team}</DialogTitle>
       <DialogContent>
         <Typography variant="body2" paragraph>
-          GPU-equivalents per pool (a MIG 1g slice of an A100 is 1/7, an MPS
-          share 1/replicas). Leave a pool empty for no quota there. Currently
-          held: {formatUsd(quota.reservedMonthlyCostMicros)} per month.
+          GPU-equivalents per pool (a MIG slice weighs the larger of its compute
+          and memory share of the GPU, scaled so a GPU's slices add up to one;
+          an MPS share is 1/replicas). Leave a pool empty for no quota there.
+          Currently held: {formatUsd(quota.reservedMonthlyCostMicros)} per
+          month.
         </Typography>
         <Grid container spacing={2}>
           {pools.map(pool => (
