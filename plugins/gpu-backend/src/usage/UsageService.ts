@@ -13,8 +13,7 @@ import { Semaphore } from '../metrics/Semaphore';
 import { dailySnapshots } from './dailySnapshots';
 import { CapacitySource, MeasuredCapacities } from './measuredCapacities';
 import { prometheusClient } from './measurement';
-import { MeasurementCache } from './measurementCache';
-import { VllmQueryCache } from './vllmQueryCache';
+import { WindowCache } from './windowCache';
 import { overview } from './overview';
 import { serviceCost } from './serviceCost';
 import { serviceUsage } from './serviceUsage';
@@ -41,8 +40,8 @@ export class UsageService {
       prometheusQueries: options.prometheus
         ? new Semaphore(options.prometheus.concurrency.overall)
         : undefined,
-      measurements: new MeasurementCache(),
-      vllmQueries: new VllmQueryCache(),
+      measurements: new WindowCache(),
+      vllmQueries: new WindowCache(),
     };
     if (options.prometheus) {
       this.context.capacities = new MeasuredCapacities({

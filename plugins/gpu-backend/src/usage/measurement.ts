@@ -78,7 +78,7 @@ export function prometheusClient(
 
 /**
  * Measures and attributes the usage of services over a window ending at `end` (unix seconds). The same scope and
- * window asked again shortly after (e.g. `/usage` then `/cost`) reuses the measurement (see `measurementCache.ts`).
+ * window asked again shortly after (e.g. `/usage` then `/cost`) reuses the measurement (see `windowCache.ts`).
  */
 export async function measure(
   context: UsageContext,

@@ -6,8 +6,9 @@ import { Semaphore } from '../metrics/Semaphore';
 import { AllocationReader } from './AllocationReader';
 import { CostSnapshotStore } from './CostSnapshotStore';
 import type { CapacitySource } from './measuredCapacities';
-import type { MeasurementCache } from './measurementCache';
-import type { VllmQueryCache } from './vllmQueryCache';
+import type { QueryResult } from '../metrics/PrometheusClient';
+import type { Measurement } from './measurement';
+import type { WindowCache } from './windowCache';
 
 /** Where the team budgets come from. */
 export interface QuotaSource {
@@ -33,12 +34,12 @@ export interface UsageContext extends UsageServiceOptions {
   prices: ReadonlyMap<string, PoolPrice>;
   /** Process-wide bound on PromQL HTTP requests in flight (`gpu.prometheus.concurrency.overall`). */
   prometheusQueries?: Semaphore;
-  /** Measurements shared by the routes for a short while (see `measurementCache.ts`). */
-  measurements?: MeasurementCache;
+  /** Measurements shared by the routes for a short while (see `windowCache.ts`). */
+  measurements?: WindowCache<Measurement>;
   /** Measured sustained tokens/s of running services by slice shape (see `measuredCapacities.ts`). */
   capacities?: CapacitySource;
-  /** The per-service vLLM queries of `/cost`, shared for a short while (see `vllmQueryCache.ts`). */
-  vllmQueries?: VllmQueryCache;
+  /** The per-service vLLM queries of `/cost`, shared for a short while keyed by PromQL. */
+  vllmQueries?: WindowCache<QueryResult<Map<string, number>>>;
 }
 
 /** The UTC day (`yyyy-MM-dd`) of a time. */

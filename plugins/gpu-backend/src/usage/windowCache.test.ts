@@ -1,16 +1,16 @@
 import { Semaphore } from '../metrics/Semaphore';
 import { Measurement } from './measurement';
-import { MeasurementCache } from './measurementCache';
+import { WindowCache } from './windowCache';
 
 const measurement = (): Measurement => ({
   status: { state: 'available' },
   usage: new Map(),
 });
 
-describe('MeasurementCache', () => {
+describe('WindowCache', () => {
   it('shares a measurement in flight and for the TTL, for windows ending up to the TTL later', async () => {
     let clock = 0;
-    const cache = new MeasurementCache(30_000, () => clock);
+    const cache = new WindowCache<Measurement>(30_000, () => clock);
     const measure = jest.fn(async () => measurement());
     const [a, b] = await Promise.all([
       cache.get('k', 1000, measure),
@@ -31,7 +31,7 @@ describe('MeasurementCache', () => {
   });
 
   it('does not keep a measurement that threw', async () => {
-    const cache = new MeasurementCache(30_000, () => 0);
+    const cache = new WindowCache<Measurement>(30_000, () => 0);
     await expect(
       cache.get('k', 1, async () => {
         throw new Error('bug');
