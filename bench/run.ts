@@ -50,8 +50,9 @@ const request: ServiceRequest = {
   expectedTokensPerSecond: 600,
 };
 const usage: TeamUsage = {
-  reservedGpuEquivalents: Object.fromEntries(
-    Object.keys(platform.teams[0].gpuQuota).map(pool => [pool, 1]),
+  // One GPU (5040 GPU units) held on each pool the team has quota on.
+  reservedGpuUnits: Object.fromEntries(
+    Object.keys(platform.teams[0].gpuQuota).map(pool => [pool, 5040]),
   ),
   committedMonthlyCost: 2_000_000_000,
 };

@@ -6,6 +6,7 @@ import { ConflictError } from '@backstage/errors';
 import type {
   ClusterDriftReport,
   MonthSpend,
+  TeamAllowance,
 } from '@internal/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
 import { checkPolicy, checkReservation } from './admission';
@@ -34,7 +35,14 @@ import {
 } from './governance';
 import { listServiceReservations, releaseServiceReservations } from './ledger';
 import { readMonthSpend } from './monthSpend';
-import { listQuotas, quotaRows, readQuota, writeQuota } from './quota';
+import {
+  listAllowances,
+  listQuotas,
+  quotaRows,
+  readQuota,
+  readTeamLedger,
+  writeQuota,
+} from './quota';
 import { replaceReservationInTransaction } from './replaceReservation';
 import { lockService } from './services';
 import {
@@ -58,6 +66,7 @@ import {
   ListAuditEventsQuery,
   ListServicesFilter,
   QuotaRecord,
+  TeamLedger,
   QuotaSpec,
   ReplaceReservationInput,
   ReplaceReservationResult,
@@ -123,7 +132,7 @@ export class DatabaseGpuStore implements GpuStore {
     {
       transactionsEnded: number;
       readAt: number;
-      quota: Promise<QuotaRecord | undefined>;
+      ledger: Promise<TeamLedger | undefined>;
     }
   >();
   private readonly monthSnapshots = new Map<
@@ -237,10 +246,10 @@ export class DatabaseGpuStore implements GpuStore {
     return readQuota(this.db, team);
   }
 
-  async getQuotaSnapshot(
+  async getLedgerSnapshot(
     team: string,
     maxAgeMs: number,
-  ): Promise<QuotaRecord | undefined> {
+  ): Promise<TeamLedger | undefined> {
     const now = Date.now();
     const cached = this.quotaSnapshots.get(team);
     if (
@@ -248,20 +257,27 @@ export class DatabaseGpuStore implements GpuStore {
       cached.transactionsEnded === this.transactionsEnded &&
       now - cached.readAt <= maxAgeMs
     ) {
-      return cached.quota;
+      return cached.ledger;
     }
     const snapshot = {
       transactionsEnded: this.transactionsEnded,
       readAt: now,
-      quota: readQuota(this.db, team),
+      ledger: readTeamLedger(this.db, team).then(
+        found =>
+          found && {
+            allowance: found.allowance,
+            reservedGpuUnits: found.reservedGpuUnits,
+            reservedMonthlyCostMicros: found.reservedMonthlyCostMicros,
+          },
+      ),
     };
     this.quotaSnapshots.set(team, snapshot);
-    snapshot.quota.catch(() => {
+    snapshot.ledger.catch(() => {
       if (this.quotaSnapshots.get(team) === snapshot) {
         this.quotaSnapshots.delete(team);
       }
     });
-    return snapshot.quota;
+    return snapshot.ledger;
   }
 
   async getMonthSpendSnapshot(
@@ -298,6 +314,10 @@ export class DatabaseGpuStore implements GpuStore {
 
   async listQuotas(): Promise<QuotaRecord[]> {
     return listQuotas(this.db);
+  }
+
+  async listAllowances(): Promise<TeamAllowance[]> {
+    return listAllowances(this.db);
   }
 
   async putQuota(input: {

@@ -1,4 +1,3 @@
 export { DatabaseGpuStore } from './DatabaseGpuStore';
 export { GPU_UNITS_PER_EQUIVALENT } from './units';
 export * from './types';
-export { storedAllowance } from './storedAllowance';

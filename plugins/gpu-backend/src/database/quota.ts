@@ -1,48 +1,99 @@
 import { InputError } from '@backstage/errors';
+import { TeamAllowance } from '@internal/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
 import { writeAuditEvent } from './audit';
 import { lockTeam } from './ledger';
 import { PoolQuotaRow, TeamQuotaRow, toIso } from './rows';
-import { QuotaRecord, QuotaSpec } from './types';
+import { QuotaRecord, QuotaSpec, TeamLedger } from './types';
 import { checkMicros, fromGpuUnits, readInteger, toGpuUnits } from './units';
 
-/** A team's quota with what is held against it; undefined when it has none. */
-export async function readQuota(
+/** The stored allowances of teams (all when `team` is omitted), as the integers the rows hold. */
+async function readAllowances(
+  db: Knex | Knex.Transaction,
+  teamRows: TeamQuotaRow[],
+): Promise<TeamAllowance[]> {
+  const teams = teamRows.map(row => row.team);
+  const poolRows =
+    teams.length === 0
+      ? []
+      : await db<PoolQuotaRow>('pool_quotas')
+          .whereIn('team', teams)
+          .orderBy(['team', 'pool']);
+  return teamRows.map(row => ({
+    team: row.team,
+    gpuUnits: Object.fromEntries(
+      poolRows
+        .filter(pool => pool.team === row.team)
+        .map(pool => [pool.pool, readInteger(pool.nominal_gpu_units)]),
+    ),
+    monthlyBudgetMicros: readInteger(row.monthly_budget_micros),
+  }));
+}
+
+/** Every stored allowance, by team name: what the Kueue renderer gives each team's ClusterQueue. */
+export async function listAllowances(
+  db: Knex | Knex.Transaction,
+): Promise<TeamAllowance[]> {
+  return readAllowances(
+    db,
+    await db<TeamQuotaRow>('team_quotas').orderBy('team'),
+  );
+}
+
+/** A team's allowance with what its held reservations take, in integers; undefined when it has no quota. */
+export async function readTeamLedger(
   db: Knex | Knex.Transaction,
   team: string,
-): Promise<QuotaRecord | undefined> {
+): Promise<(TeamLedger & { row: TeamQuotaRow }) | undefined> {
   const teamRow = await db<TeamQuotaRow>('team_quotas').where({ team }).first();
   if (!teamRow) {
     return undefined;
   }
-  const poolRows = await db<PoolQuotaRow>('pool_quotas')
-    .where({ team })
-    .orderBy('pool');
-  const heldByPool: Array<{ pool: string; units: unknown; cost: unknown }> =
-    await db('reservations')
+  const [[allowance], heldByPool] = await Promise.all([
+    readAllowances(db, [teamRow]),
+    db('reservations')
       .where({ team, state: 'held' })
       .groupBy('pool')
       .orderBy('pool')
       .select('pool')
-      .sum({ units: 'gpu_units', cost: 'monthly_cost_micros' });
+      .sum({ units: 'gpu_units', cost: 'monthly_cost_micros' }) as Promise<
+      Array<{ pool: string; units: unknown; cost: unknown }>
+    >,
+  ]);
   return {
-    team,
-    pools: Object.fromEntries(
-      poolRows.map(r => [
-        r.pool,
-        fromGpuUnits(readInteger(r.nominal_gpu_units)),
-      ]),
-    ),
-    monthlyBudgetMicros: readInteger(teamRow.monthly_budget_micros),
-    reservedGpuEquivalents: Object.fromEntries(
-      heldByPool.map(r => [r.pool, fromGpuUnits(readInteger(r.units))]),
+    row: teamRow,
+    allowance,
+    reservedGpuUnits: Object.fromEntries(
+      heldByPool.map(r => [r.pool, readInteger(r.units)]),
     ),
     reservedMonthlyCostMicros: heldByPool.reduce(
       (sum, r) => sum + readInteger(r.cost),
       0,
     ),
-    updatedBy: teamRow.updated_by,
-    updatedAt: toIso(teamRow.updated_at),
+  };
+}
+
+/** A team's quota with what is held against it, in GPU-equivalents for display; undefined when it has none. */
+export async function readQuota(
+  db: Knex | Knex.Transaction,
+  team: string,
+): Promise<QuotaRecord | undefined> {
+  const ledger = await readTeamLedger(db, team);
+  if (!ledger) {
+    return undefined;
+  }
+  const toEquivalents = (units: Record<string, number>) =>
+    Object.fromEntries(
+      Object.entries(units).map(([pool, n]) => [pool, fromGpuUnits(n)]),
+    );
+  return {
+    team,
+    pools: toEquivalents(ledger.allowance.gpuUnits),
+    monthlyBudgetMicros: ledger.allowance.monthlyBudgetMicros,
+    reservedGpuEquivalents: toEquivalents(ledger.reservedGpuUnits),
+    reservedMonthlyCostMicros: ledger.reservedMonthlyCostMicros,
+    updatedBy: ledger.row.updated_by,
+    updatedAt: toIso(ledger.row.updated_at),
   };
 }
 

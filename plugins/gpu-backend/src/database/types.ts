@@ -7,6 +7,7 @@ import type {
   ServiceStatus,
   ServiceRequest,
   SharingTier,
+  TeamAllowance,
 } from '@internal/backstage-plugin-gpu-common';
 import type { ClusterMode } from '../cluster/types';
 
@@ -261,7 +262,16 @@ export interface QuotaSpec {
   monthlyBudgetMicros: number;
 }
 
-/** A team's quota and what is held against it. */
+/** A team's stored allowance and what its held reservations take, in the integers the store keeps. */
+export interface TeamLedger {
+  allowance: TeamAllowance;
+  /** Held GPU units per pool, including pools without quota. */
+  reservedGpuUnits: Record<string, number>;
+  /** Held monthly cost over all pools, micro-dollars. */
+  reservedMonthlyCostMicros: number;
+}
+
+/** A team's quota and what is held against it, in GPU-equivalents (the API's view of a {@link TeamLedger}). */
 export interface QuotaRecord extends QuotaSpec {
   team: string;
   /** Held GPU-equivalents per pool, including pools without quota. */
@@ -431,25 +441,28 @@ export interface GpuStore {
   getQuota(team: string): Promise<QuotaRecord | undefined>;
 
   /**
-   * {@link GpuStore.getQuota}, answered from the last read of the team's quota while no transaction of this store
-   * has ended since that read started and it is at most `maxAgeMs` old (writes by other backend replicas show after
-   * that long). Concurrent calls share one read. For quotes, which are advisory: admission re-checks in its
-   * transaction. The record is shared; do not change it.
+   * The team's {@link TeamLedger}, answered from the last read while no transaction of this store has ended since
+   * that read started and it is at most `maxAgeMs` old (writes by other backend replicas show after that long).
+   * Concurrent calls share one read. For quotes, which are advisory: admission re-checks in its transaction. The
+   * ledger is shared; do not change it. Undefined when the team has no quota.
    */
-  getQuotaSnapshot(
+  getLedgerSnapshot(
     team: string,
     maxAgeMs: number,
-  ): Promise<QuotaRecord | undefined>;
+  ): Promise<TeamLedger | undefined>;
 
   /**
    * The team's spend this calendar month (UTC) from the ledger at the pools' prices: month-to-date, and what it
-   * holds projected to the end of the month. Cached like {@link GpuStore.getQuotaSnapshot} (for quotes; admission
+   * holds projected to the end of the month. Cached like {@link GpuStore.getLedgerSnapshot} (for quotes; admission
    * reads it again in its transaction).
    */
   getMonthSpendSnapshot(team: string, maxAgeMs: number): Promise<MonthSpend>;
 
   /** Every team that has a quota, by team name. */
   listQuotas(): Promise<QuotaRecord[]>;
+
+  /** Every stored allowance (integer GPU units and micro-dollars), by team name. */
+  listAllowances(): Promise<TeamAllowance[]>;
 
   /** Replaces a team's quota. Lowering it below what is held is allowed. */
   putQuota(input: {

@@ -33,7 +33,7 @@ export class KueueReconciler {
   /** One pass over every cluster; a failing cluster is reported and does not stop the others. */
   async reconcile(): Promise<ClusterDriftReport[]> {
     const { platform, store, clusters } = this.options;
-    const objects = renderKueueObjects(platform, await store.listQuotas());
+    const objects = renderKueueObjects(platform, await store.listAllowances());
     const reports: ClusterDriftReport[] = [];
     for (const cluster of clusters) {
       const report = await this.reconcileCluster(cluster, objects);

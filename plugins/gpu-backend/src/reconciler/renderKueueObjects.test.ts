@@ -2,8 +2,8 @@ import { ConfigReader } from '@backstage/config';
 import {
   demoPlatformConfig,
   readPlatformConfig,
+  TeamAllowance,
 } from '@internal/backstage-plugin-gpu-common';
-import { QuotaRecord } from '../database';
 import {
   renderKueueObjects,
   renderTeamQueueDependencies,
@@ -13,14 +13,11 @@ const platform = readPlatformConfig(
   new ConfigReader({ gpu: demoPlatformConfig }),
 );
 
-const storedQuota: QuotaRecord = {
+const storedQuota: TeamAllowance = {
   team: 'search',
-  pools: { 'l4-ondemand': 2 },
+  // 2 GPUs of l4-ondemand in GPU units
+  gpuUnits: { 'l4-ondemand': 2 * 5040 },
   monthlyBudgetMicros: 1_000_000_000,
-  reservedGpuEquivalents: {},
-  reservedMonthlyCostMicros: 0,
-  updatedBy: 'user:default/admin',
-  updatedAt: '2026-01-01T00:00:00.000Z',
 };
 
 function names(objects: { kind?: string; metadata?: { name?: string } }[]) {

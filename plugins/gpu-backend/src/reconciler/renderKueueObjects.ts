@@ -1,12 +1,11 @@
 import { NotFoundError } from '@backstage/errors';
-import { Platform } from '@internal/backstage-plugin-gpu-common';
+import { Platform, TeamAllowance } from '@internal/backstage-plugin-gpu-common';
 import {
   OWNERSHIP_LABELS,
   renderPlatformManifests,
   renderTeamManifests,
 } from '@internal/backstage-plugin-gpu-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { QuotaRecord, storedAllowance } from '../database';
 
 const KUEUE_GROUP = 'kueue.x-k8s.io/';
 
@@ -17,12 +16,12 @@ const KUEUE_GROUP = 'kueue.x-k8s.io/';
  */
 export function renderKueueObjects(
   platform: Platform,
-  quotas: QuotaRecord[],
+  allowances: TeamAllowance[],
 ): KubernetesObject[] {
   return [
-    ...renderPlatformManifests(platform, {
-      allowances: quotas.map(storedAllowance),
-    }).filter(object => object.apiVersion?.startsWith(KUEUE_GROUP)),
+    ...renderPlatformManifests(platform, { allowances }).filter(object =>
+      object.apiVersion?.startsWith(KUEUE_GROUP),
+    ),
     ...platform.teams.flatMap(team => renderTeamManifests(platform, team.name)),
   ];
 }
@@ -35,10 +34,10 @@ export function renderKueueObjects(
  */
 export function renderTeamQueueDependencies(
   platform: Platform,
-  quotas: QuotaRecord[],
+  allowances: TeamAllowance[],
   team: string,
 ): KubernetesObject[] {
-  const platformObjects = renderKueueObjects(platform, quotas).filter(
+  const platformObjects = renderKueueObjects(platform, allowances).filter(
     object => labelOf(object, OWNERSHIP_LABELS.scope) === 'platform',
   );
   const queue = platformObjects.find(

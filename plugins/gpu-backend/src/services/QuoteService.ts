@@ -5,7 +5,7 @@ import {
   ServiceRequest,
 } from '@internal/backstage-plugin-gpu-common';
 import type { CapacitySource } from '../usage/measuredCapacities';
-import { GpuStore, storedAllowance } from '../database';
+import { GpuStore } from '../database';
 
 /** Quotes requests against the platform and what the team already holds. */
 export interface QuoteService {
@@ -21,7 +21,7 @@ export const QUOTE_SNAPSHOT_MAX_AGE_MS = 1000;
 /**
  * Quotes with the domain model against the team's stored allowance (integer GPU units and micro-dollars, which
  * override app-config) and reservations. The form quotes on every change, many users at once, so quotes share a
- * snapshot of the team's quota (`GpuStore.getQuotaSnapshot`) instead of reading it each time; admission does not
+ * snapshot of the team's quota (`GpuStore.getLedgerSnapshot`) instead of reading it each time; admission does not
  * depend on it: the store checks quota again in its transaction, by the same rule. So do budgets on this month's
  * spend (`GpuStore.getMonthSpendSnapshot`, cached the same way). A team without a stored quota is quoted against
  * app-config's allowance.
@@ -35,16 +35,16 @@ export function createQuoteService(options: {
   const { platform, store, capacities } = options;
   return {
     async quote(request) {
-      const [quota, month, measuredCapacities] = await Promise.all([
-        store.getQuotaSnapshot(request.team, QUOTE_SNAPSHOT_MAX_AGE_MS),
+      const [ledger, month, measuredCapacities] = await Promise.all([
+        store.getLedgerSnapshot(request.team, QUOTE_SNAPSHOT_MAX_AGE_MS),
         store.getMonthSpendSnapshot(request.team, QUOTE_SNAPSHOT_MAX_AGE_MS),
         capacities?.current() ?? [],
       ]);
-      if (!quota) {
+      if (!ledger) {
         return quoteService(
           platform,
           request,
-          { reservedGpuEquivalents: {}, committedMonthlyCost: 0 },
+          { reservedGpuUnits: {}, committedMonthlyCost: 0 },
           undefined,
           { measuredCapacities },
         );
@@ -53,11 +53,11 @@ export function createQuoteService(options: {
         platform,
         request,
         {
-          reservedGpuEquivalents: quota.reservedGpuEquivalents,
-          committedMonthlyCost: quota.reservedMonthlyCostMicros,
+          reservedGpuUnits: ledger.reservedGpuUnits,
+          committedMonthlyCost: ledger.reservedMonthlyCostMicros,
           month,
         },
-        storedAllowance(quota),
+        ledger.allowance,
         { measuredCapacities },
       );
     },

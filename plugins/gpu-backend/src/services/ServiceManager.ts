@@ -623,7 +623,7 @@ export class ServiceManager {
     const { platform, store } = this.options;
     return renderTeamQueueDependencies(
       platform,
-      await store.listQuotas(),
+      await store.listAllowances(),
       service.team,
     );
   }

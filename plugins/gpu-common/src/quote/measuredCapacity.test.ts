@@ -7,7 +7,7 @@ import { TeamUsage } from './types';
 
 const platform = parsePlatform(demoPlatformConfig);
 const noUsage: TeamUsage = {
-  reservedGpuEquivalents: {},
+  reservedGpuUnits: {},
   committedMonthlyCost: 0,
 };
 

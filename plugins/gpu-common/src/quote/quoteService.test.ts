@@ -12,7 +12,7 @@ import { TeamUsage } from './types';
 
 const platform = parsePlatform(demoPlatformConfig);
 const noUsage: TeamUsage = {
-  reservedGpuEquivalents: {},
+  reservedGpuUnits: {},
   committedMonthlyCost: 0,
 };
 
@@ -170,7 +170,8 @@ describe('quoteService', () => {
 
   it('needs approval over quota, and recommends the best option within quota', () => {
     const usage: TeamUsage = {
-      reservedGpuEquivalents: { 'l4-ondemand': 3.5 },
+      // 3.5 GPUs held, in GPU units
+      reservedGpuUnits: { 'l4-ondemand': 3.5 * 5040 },
       committedMonthlyCost: 0,
     };
     const quote = quoteService(platform, summariserRequest, usage);
@@ -195,7 +196,7 @@ describe('quoteService', () => {
   it('needs approval over budget', () => {
     const budget = parseUsd('60000');
     const usage: TeamUsage = {
-      reservedGpuEquivalents: {},
+      reservedGpuUnits: {},
       committedMonthlyCost: budget - parseUsd('600'),
     };
     const quote = quoteService(platform, summariserRequest, usage);
@@ -331,10 +332,10 @@ describe('quoteService', () => {
     ).toThrow(GpuDomainError);
     expect(() =>
       quoteService(platform, summariserRequest, {
-        reservedGpuEquivalents: { 'l4-ondemand': -1 },
+        reservedGpuUnits: { 'l4-ondemand': -1 },
         committedMonthlyCost: 0,
       }),
-    ).toThrow(/allowed: a finite number of 0 or more/);
+    ).toThrow(/allowed: a whole number of GPU units, 0 or more/);
   });
 
   it('sorts allowed first, then cheapest per month, and recommends within policy', () => {
@@ -348,7 +349,7 @@ describe('quoteService', () => {
           maxModelLen: fc.constantFrom(1024, 4096, 8192),
           concurrency: fc.integer({ min: 1, max: 64 }),
           replicas: fc.integer({ min: 0, max: 6 }),
-          reserved: fc.double({ min: 0, max: 8, noNaN: true }),
+          reserved: fc.integer({ min: 0, max: 8 * 5040 }),
           committed: fc.integer({ min: 0, max: 70_000_000_000 }),
         }),
         input => {
@@ -365,7 +366,7 @@ describe('quoteService', () => {
               replicas: input.replicas,
             },
             {
-              reservedGpuEquivalents: {
+              reservedGpuUnits: {
                 'l4-ondemand': input.reserved,
                 'a100-mig': input.reserved,
               },

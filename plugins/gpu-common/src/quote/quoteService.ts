@@ -23,7 +23,6 @@ import {
   formatGpuUnits,
   GPU_UNITS_PER_EQUIVALENT,
   gpuEquivalentsOf,
-  gpuUnitsOf,
 } from '../tiers/gpuUnits';
 import { ServiceRequest } from '../service/types';
 import { FitResult, fitSlices } from '../sizing/fitSlices';
@@ -154,11 +153,8 @@ function quoteOption(context: QuoteContext, fit: FitResult): QuoteOption {
   const throughput = quoteThroughput(context, fit, cost);
 
   const nominalUnits = allowanceUnits(allowance, slice.pool);
-  const heldUnits = Object.hasOwn(usage.reservedGpuEquivalents, slice.pool)
-    ? gpuUnitsOf(
-        usage.reservedGpuEquivalents[slice.pool],
-        `reservedGpuEquivalents of pool ${slice.pool}`,
-      )
+  const heldUnits = Object.hasOwn(usage.reservedGpuUnits, slice.pool)
+    ? usage.reservedGpuUnits[slice.pool]
     : 0;
   const quotaUnits = quotaFit(nominalUnits, heldUnits, gpuUnits);
   const quota = {
@@ -422,11 +418,11 @@ function checkNumbers(request: ServiceRequest, usage: TeamUsage): void {
       `committedMonthlyCost ${usage.committedMonthlyCost} is not an integer number of micro-dollars`,
     );
   }
-  for (const [pool, reserved] of Object.entries(usage.reservedGpuEquivalents)) {
-    if (!(reserved >= 0 && Number.isFinite(reserved))) {
+  for (const [pool, reserved] of Object.entries(usage.reservedGpuUnits)) {
+    if (!(Number.isSafeInteger(reserved) && reserved >= 0)) {
       throw new GpuDomainError(
         'OUT_OF_RANGE',
-        `reservedGpuEquivalents of pool ${pool} is ${reserved}; allowed: a finite number of 0 or more`,
+        `reservedGpuUnits of pool ${pool} is ${reserved}; allowed: a whole number of GPU units, 0 or more`,
       );
     }
   }

@@ -11,8 +11,8 @@ import { Slice } from '../tiers/types';
  * @public
  */
 export interface TeamUsage {
-  /** GPU-equivalents the team's existing services reserve, per pool name (a pool not listed: 0). */
-  reservedGpuEquivalents: Record<string, number>;
+  /** GPU units (1/5040 GPU) the team's existing services reserve, per pool name (a pool not listed: 0). */
+  reservedGpuUnits: Record<string, number>;
   /** Monthly allocation cost of the team's existing services, in integer micro-dollars (see `UsdMicros`). */
   committedMonthlyCost: UsdMicros;
   /**

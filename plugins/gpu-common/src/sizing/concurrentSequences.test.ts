@@ -49,7 +49,7 @@ describe('concurrent full-length sequences', () => {
     const quote = quoteService(
       platform,
       { ...summariserRequest, concurrentSequences: 8 },
-      { reservedGpuEquivalents: {}, committedMonthlyCost: 0 },
+      { reservedGpuUnits: {}, committedMonthlyCost: 0 },
     );
     const l4 = quote.unavailable.find(
       u => u.slice.pool === 'l4-ondemand' && u.slice.gpusPerReplica === 1,

@@ -70,7 +70,7 @@ export class FakeGpuApi implements GpuApi {
     this.record('quote', request);
     const current = this.platform.platform;
     return quoteService(current, validateServiceRequest(current, request), {
-      reservedGpuEquivalents: {},
+      reservedGpuUnits: {},
       committedMonthlyCost: 0,
     });
   }

@@ -97,13 +97,14 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
     const held = [...services.values()].filter(
       s => s.view.team === request.team && s.reservation === 'held',
     );
-    const reservedGpuEquivalents: Record<string, number> = {};
+    const reservedGpuUnits: Record<string, number> = {};
     for (const s of held) {
-      reservedGpuEquivalents[s.view.placement.pool] =
-        (reservedGpuEquivalents[s.view.placement.pool] ?? 0) + s.gpuEquivalents;
+      reservedGpuUnits[s.view.placement.pool] =
+        (reservedGpuUnits[s.view.placement.pool] ?? 0) +
+        gpuUnitsOf(s.gpuEquivalents, 'held');
     }
     return quoteService(platform, request, {
-      reservedGpuEquivalents,
+      reservedGpuUnits,
       committedMonthlyCost: held.reduce(
         (sum, s) => sum + s.monthlyCostMicros,
         0,

@@ -17,7 +17,7 @@ export function demoQuote(request: unknown): Quote {
   return quoteService(
     demoPlatform,
     validateServiceRequest(demoPlatform, request),
-    { reservedGpuEquivalents: {}, committedMonthlyCost: 0 },
+    { reservedGpuUnits: {}, committedMonthlyCost: 0 },
   );
 }
 
