@@ -63,4 +63,21 @@ export const serviceRequestInput = {
       .number()
       .optional()
       .describe('Expected demand in generated tokens per second'),
+  measuredTokensPerSecond: (z: typeof zod) =>
+    z
+      .number()
+      .positive()
+      .optional()
+      .describe(
+        'Sustained generated tokens per second one replica reached in your own benchmark; replaces the estimate',
+      ),
+  concurrentSequences: (z: typeof zod) =>
+    z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe(
+        'Full-length (maxModelLen) sequences the service must hold at once; a slice whose KV cache holds fewer does not fit',
+      ),
 };

@@ -31,6 +31,15 @@ describe('requestFromForm', () => {
     });
   });
 
+  it('passes a benchmarked per-replica capacity when the form has one', () => {
+    expect(
+      requestFromForm({ ...form, measuredTokensPerSecond: 1500 }).request,
+    ).toMatchObject({ measuredTokensPerSecond: 1500 });
+    expect(
+      requestFromForm(form).request!.measuredTokensPerSecond,
+    ).toBeUndefined();
+  });
+
   it('passes the full-length sequences to hold at once when the form has them', () => {
     expect(
       requestFromForm({ ...form, concurrentSequences: '8' }).request,

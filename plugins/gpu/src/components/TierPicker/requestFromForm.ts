@@ -12,8 +12,8 @@ import {
 /**
  * The sibling form fields the tier picker reads, by their names in the "GPU model service" template:
  * `owner` (a group entity ref or name), `name`, `model`, `runtime`, `dtype` (or `quantization`), `maxModelLen` (or
- * `contextLength`), `concurrency`, `replicas`, `environment` and, optionally, `expectedTokensPerSecond` and
- * `concurrentSequences` (full-length sequences to hold at once).
+ * `contextLength`), `concurrency`, `replicas`, `environment` and, optionally, `expectedTokensPerSecond`,
+ * `measuredTokensPerSecond` (one replica's benchmarked capacity) and `concurrentSequences` (full-length sequences to hold at once).
  */
 export type ServiceForm = Record<string, unknown>;
 
@@ -96,6 +96,7 @@ export function requestFromForm(form: ServiceForm | undefined): FormRequest {
   }
 
   const expectedTokensPerSecond = positiveNumber(data.expectedTokensPerSecond);
+  const measuredTokensPerSecond = positiveNumber(data.measuredTokensPerSecond);
   const concurrentSequences = positiveInteger(data.concurrentSequences);
   return {
     request: {
@@ -110,6 +111,7 @@ export function requestFromForm(form: ServiceForm | undefined): FormRequest {
       replicas: positiveInteger(data.replicas) ?? 1,
       environment: environment!,
       ...(expectedTokensPerSecond ? { expectedTokensPerSecond } : {}),
+      ...(measuredTokensPerSecond ? { measuredTokensPerSecond } : {}),
     },
   };
 }
