@@ -152,8 +152,10 @@ describe('GpuServiceCard', () => {
     expect(figure('figure-spot-saving')).toHaveTextContent('on-demand pool');
 
     const recommendations = screen.getByTestId('recommendations');
+    // An L4 at $0.8048 x 730 h = $587.50 a month; a 1g.10gb of a100-mig weighs 672 of 5040 GPU units:
+    // $27.447 / 8 GPUs x 730 h x 672 / 5040 = $333.94; saving $253.57.
     expect(recommendations).toHaveTextContent(
-      'Move to a MIG 1g.10gb slice: saves $229.71 per month',
+      'Move to a MIG 1g.10gb slice: saves $253.57 per month',
     );
     expect(api.callsOf('getServiceUsage')).toEqual([[service.id, '24h']]);
   });
