@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 
+export * from './batch';
 export * from './devicePlugin/devicePluginConfig';
 export * from './devicePlugin/devicePluginConfigName';
 export * from './devicePlugin/migLayoutName';

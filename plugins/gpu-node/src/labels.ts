@@ -20,11 +20,11 @@ export const OWNERSHIP_LABELS = {
 } as const;
 
 /**
- * Which layer a rendered object belongs to, in apply order.
+ * Which layer a rendered object belongs to, in apply order (`batch`: a team's batch Job, applied after its queue).
  *
  * @public
  */
-export type ManifestScope = 'platform' | 'team' | 'service';
+export type ManifestScope = 'platform' | 'team' | 'service' | 'batch';
 
 /** Ownership labels of a platform, team or service object. */
 export function ownershipLabels(
