@@ -4,4 +4,8 @@ module backstage-gpu/cluster/crds
 
 go 1.26.0
 
-require github.com/kedacore/keda/v2 v2.21.0
+require (
+	github.com/kedacore/keda/v2 v2.21.0
+	github.com/prometheus-operator/prometheus-operator v0.90.1
+	sigs.k8s.io/karpenter v1.14.1
+)

@@ -113,6 +113,24 @@ export interface Config {
           };
       /** Advertise shared GPUs as `nvidia.com/gpu.shared` (device plugin `renameByDefault`); mps and time-slicing only. */
       renameByDefault?: boolean;
+      /** The pool's Karpenter NodePool (gpu-node `renderNodePools`); overrides `gpu.karpenter`. */
+      karpenter?: {
+        /** `false`: the pool's nodes are not Karpenter's, no NodePool is rendered (default `true`). */
+        managed?: boolean;
+        /** EC2 instance families, e.g. `[g6, g6e]`: a `karpenter.k8s.aws/instance-family In [...]` requirement. */
+        instanceFamilies?: string[];
+        /** Node class of this pool's NodePool instead of `gpu.karpenter.nodeClassRef`. */
+        nodeClassRef?: {
+          /** e.g. `karpenter.k8s.aws`. */
+          group: string;
+          /** e.g. `EC2NodeClass`. */
+          kind: string;
+          /** e.g. `gpu`. */
+          name: string;
+        };
+        /** `spec.disruption.consolidateAfter` of this pool's NodePool, e.g. `15m` or `Never`. */
+        consolidateAfter?: string;
+      };
     }>;
 
     /**
@@ -162,6 +180,41 @@ export interface Config {
 
     /** Hours in a billing month for projections (default 730). */
     hoursPerMonth?: number;
+
+    /** Karpenter NodePools, one per pool unless the pool says `karpenter.managed: false`. */
+    karpenter?: {
+      /** `false`: no NodePools (a cluster without Karpenter). Default `true`. */
+      enabled?: boolean;
+      /** Node class every NodePool references (default `{ group: karpenter.k8s.aws, kind: EC2NodeClass, name: gpu }`). */
+      nodeClassRef?: {
+        /** e.g. `karpenter.k8s.aws`. */
+        group: string;
+        /** e.g. `EC2NodeClass`. */
+        kind: string;
+        /** e.g. `gpu`. */
+        name: string;
+      };
+      /** How long a node stays empty or underutilised before Karpenter consolidates it (default `5m`; or `Never`). */
+      consolidateAfter?: string;
+    };
+
+    /** Prometheus operator `PrometheusRule`s with the DCGM and vLLM alerts. */
+    alerts?: {
+      /** `false`: no alert rules. Default `true`. */
+      enabled?: boolean;
+      /** `cluster` (default): one rule in `namespace`; `team`: one per team in its first namespace, for its namespaces. */
+      scope?: 'cluster' | 'team';
+      /** Namespace of the cluster-wide rule (default `monitoring`). */
+      namespace?: string;
+      /** Labels on every PrometheusRule, e.g. what the Prometheus `ruleSelector` matches (`release: kube-prometheus-stack`). */
+      labels?: { [key: string]: string };
+      /** Environments whose cards the low-utilisation alert watches (default `[production]`). */
+      productionEnvironments?: string[];
+      /** The vLLM queue alert fires above this many waiting requests (default 10) ... */
+      queueWaitingAbove?: number;
+      /** ... held this long (default `5m`). */
+      queueFor?: string;
+    };
 
     /**
      * Clusters the gpu backend deploys to. Without any, services are rendered and stored only (dry-run).

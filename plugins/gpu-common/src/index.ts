@@ -15,6 +15,8 @@ export * from './api/serviceThroughput';
 export * from './catalog';
 export * from './cost';
 export * from './errors';
+export * from './metrics';
+export * from './operations';
 export * from './permissions';
 export * from './placement';
 export * from './platform';

@@ -1,9 +1,11 @@
 import type { V1Deployment } from '@kubernetes/client-node';
 import fc from 'fast-check';
 import {
+  demoPlatformConfig,
   isDns1123Label,
   isLabelKey,
   isLabelValue,
+  parsePlatformOperations,
   Platform,
 } from '@internal/backstage-plugin-gpu-common';
 import {
@@ -18,18 +20,22 @@ import { sortForApply } from './sortForApply';
 import { toYaml } from './toYaml';
 import { renderableRequest } from './__testUtils__/arbitraries';
 import { demoPlatform, placementOf } from './__testUtils__/platforms';
+import { SPREAD_WAKE_TRIGGER } from './__testUtils__/serviceSpread';
 
 const platform: Platform = demoPlatform();
 const renderable = renderableRequest(platform);
 
 describe('determinism and names', () => {
-  it('renders the platform and teams identically twice', () => {
+  it('renders the platform (with its NodePools) and teams identically twice', () => {
+    const operations = parsePlatformOperations(demoPlatformConfig, platform);
     const first = [
-      ...renderPlatformManifests(platform),
+      ...renderPlatformManifests(platform, { operations }),
       ...platform.teams.flatMap(t => renderTeamManifests(platform, t.name)),
     ];
     const second = [
-      ...renderPlatformManifests(demoPlatform()),
+      ...renderPlatformManifests(demoPlatform(), {
+        operations: parsePlatformOperations(demoPlatformConfig, demoPlatform()),
+      }),
       ...platform.teams.flatMap(t =>
         renderTeamManifests(demoPlatform(), t.name),
       ),
@@ -45,7 +51,12 @@ describe('determinism and names', () => {
         fc.pre(candidate !== undefined);
         const { request, fit } = candidate!;
         const placement = placementOf(fit.slice);
-        const options = { serviceId: `id-${request.name}` };
+        const options = {
+          serviceId: `id-${request.name}`,
+          wakeTrigger: SPREAD_WAKE_TRIGGER,
+          zeroDowntimeRollouts: true,
+          podMonitor: { enabled: true, labels: { release: 'prometheus' } },
+        };
         const first = renderServiceManifests(
           platform,
           request,
@@ -84,7 +95,7 @@ describe('determinism and names', () => {
           platform,
           request,
           placementOf(slice),
-          { serviceId: 'x' },
+          { serviceId: 'x', wakeTrigger: SPREAD_WAKE_TRIGGER },
         );
         const deployment = objects.find(
           o => o.kind === 'Deployment',

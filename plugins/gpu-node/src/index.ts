@@ -27,6 +27,8 @@ export * from './kueue/renderResourceTransformations';
 export * from './kueue/tolerationsFor';
 export * from './kueue/types';
 export { environmentPriorities } from './kueue/renderWorkloadPriorityClasses';
+export { renderNodePools } from './karpenter/renderNodePools';
+export * from './karpenter/types';
 export { FIELD_MANAGER, OWNERSHIP_LABELS } from './labels';
 export type { ManifestScope } from './labels';
 export * from './names/queueNames';

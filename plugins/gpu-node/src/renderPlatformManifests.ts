@@ -3,6 +3,7 @@ import {
   allowanceFromConfig,
   GpuDomainError,
   Platform,
+  PlatformOperations,
   TeamAllowance,
 } from '@internal/backstage-plugin-gpu-common';
 import { renderDevicePluginConfigMap } from './devicePlugin/renderDevicePluginConfigMap';
@@ -14,6 +15,7 @@ import { renderClusterQueue } from './kueue/renderClusterQueue';
 import { renderCohort } from './kueue/renderCohort';
 import { renderResourceFlavor } from './kueue/renderResourceFlavor';
 import { renderWorkloadPriorityClasses } from './kueue/renderWorkloadPriorityClasses';
+import { renderNodePools } from './karpenter/renderNodePools';
 import { sortForApply } from './sortForApply';
 import { stableObject } from './stableObject';
 
@@ -40,6 +42,10 @@ export interface PlatformRenderOptions {
    * one gets `allowanceFromConfig`. Allowances of teams the platform does not have are ignored.
    */
   allowances?: readonly TeamAllowance[];
+  /**
+   * Karpenter and alert settings (`readPlatformOperations`): a NodePool per Karpenter-managed pool. Absent: none.
+   */
+  operations?: PlatformOperations;
 }
 
 /** Defaults of {@link PlatformRenderOptions}. */
@@ -129,6 +135,9 @@ export function renderPlatformManifests(
       ),
     ),
   );
+  if (options.operations) {
+    objects.push(...renderNodePools(platform, options.operations));
+  }
   return sortForApply(objects.map(stableObject));
 }
 

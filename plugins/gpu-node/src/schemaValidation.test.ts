@@ -1,6 +1,11 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import fc from 'fast-check';
 import { parseAllDocuments } from 'yaml';
+import {
+  demoPlatformConfig,
+  parsePlatform,
+  parsePlatformOperations,
+} from '@internal/backstage-plugin-gpu-common';
 import { renderPlatformManifests } from './renderPlatformManifests';
 import { renderServiceManifests } from './renderServiceManifests';
 import { renderTeamManifests } from './renderTeamManifests';
@@ -14,7 +19,10 @@ import {
 } from './__testUtils__/platforms';
 import { renderableRequest } from './__testUtils__/arbitraries';
 import { renderedScenarios } from './__testUtils__/renderedScenarios';
-import { renderPlatformWithSpread } from './__testUtils__/serviceSpread';
+import {
+  renderPlatformWithSpread,
+  SPREAD_WAKE_TRIGGER,
+} from './__testUtils__/serviceSpread';
 import { validateEach } from './__testUtils__/validateManifests';
 
 const seed004 = seed004Platform();
@@ -34,8 +42,32 @@ const validSets: Record<string, KubernetesObject[]> = {
         placementOf(fit.slice),
         {
           serviceId: `random-${i}`,
+          wakeTrigger: SPREAD_WAKE_TRIGGER,
         },
       ),
+    ),
+  'a production service with every render option from gpu.serviceDefaults':
+    renderServiceManifests(
+      seed004,
+      { ...summariserRequest, replicas: 2 },
+      { tier: 'dedicated', pool: 'l4-ondemand', gpusPerReplica: 1 },
+      {
+        serviceId: 'summariser-2',
+        huggingFaceTokenSecret: { name: 'hf-token', key: 'token' },
+        images: { registry: 'mirror.example.com/hub' },
+        modelCache: { storageClassName: 'gp3' },
+        runtimeClassName: 'nvidia',
+        podSecurityContext: { seccompProfile: { type: 'RuntimeDefault' } },
+        containerSecurityContext: {
+          allowPrivilegeEscalation: false,
+          capabilities: { drop: ['ALL'] },
+        },
+        labels: { 'example.com/cost-centre': 'ml-42' },
+        annotations: { 'example.com/owner': 'ML platform' },
+        zeroDowntimeRollouts: true,
+        surge: { fits: false, reason: 'no quota for a surge pod' },
+        podDisruptionBudget: { maxUnavailable: 1 },
+      },
     ),
   'the scenario platforms and the report summariser': [
     ...renderPlatformManifests(seed000Platform()),
@@ -48,6 +80,12 @@ const validSets: Record<string, KubernetesObject[]> = {
       { serviceId: 'summariser-1' },
     ),
   ],
+  'the demo platform with its Karpenter NodePools and alert rules': (() => {
+    const platform = parsePlatform(demoPlatformConfig);
+    return renderPlatformManifests(platform, {
+      operations: parsePlatformOperations(demoPlatformConfig, platform),
+    });
+  })(),
   // The same objects serverSideApply.cluster.test.ts dry-runs on a real API server.
   'the fixture and generated platforms of the server-side apply suite':
     renderedScenarios().flatMap(scenario => scenario.objects),
@@ -205,6 +243,19 @@ const broken: Array<[string, () => KubernetesObject, RegExp]> = [
       metadata: { name: 'w' },
     }),
     /no kubernetes-models schema/,
+  ],
+  [
+    'a NodePool with a field Karpenter does not know',
+    () => {
+      const pool = clone(
+        validSets[
+          'the demo platform with its Karpenter NodePools and alert rules'
+        ].find(o => o.kind === 'NodePool')!,
+      ) as any;
+      pool.spec.disruption.consolidateAfterIdle = '5m';
+      return pool;
+    },
+    /NodePool \/a100-mig: \/spec\/disruption must NOT have additional properties .*consolidateAfterIdle/,
   ],
 ];
 

@@ -85,3 +85,21 @@ describe('renderTeamQueueDependencies', () => {
     );
   });
 });
+
+describe('renderKueueObjects', () => {
+  it('holds only Kueue objects, even with Karpenter pools and alerts configured (those are rendered for export only)', () => {
+    const configured = readPlatformConfig(
+      new ConfigReader({
+        gpu: {
+          ...demoPlatformConfig,
+          karpenter: { consolidateAfter: '10m' },
+          alerts: { scope: 'team' },
+        },
+      }),
+    );
+    const groups = new Set(
+      renderKueueObjects(configured, []).map(o => o.apiVersion?.split('/')[0]),
+    );
+    expect([...groups]).toEqual(['kueue.x-k8s.io']);
+  });
+});

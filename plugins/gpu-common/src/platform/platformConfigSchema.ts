@@ -75,6 +75,8 @@ const poolConfig = strict({
   pricePerNodeHour: decimal,
   sharing: sharingConfig.optional(),
   renameByDefault: z.boolean().optional(),
+  /** Validated by `parsePlatformOperations` (the pool's Karpenter NodePool), not part of the platform model. */
+  karpenter: z.unknown().optional(),
 });
 
 const environmentConfig = strict({
@@ -122,6 +124,10 @@ export const platformConfigSchema = strict({
   statusRefresh: z.unknown().optional(),
   /** Read by the gpu backend's applier (`gpu.apply`), not part of the platform model. */
   apply: z.unknown().optional(),
+  /** Validated by `parsePlatformOperations` (Karpenter NodePools), not part of the platform model. */
+  karpenter: z.unknown().optional(),
+  /** Validated by `parsePlatformOperations` (PrometheusRule alerts), not part of the platform model. */
+  alerts: z.unknown().optional(),
 });
 
 /**

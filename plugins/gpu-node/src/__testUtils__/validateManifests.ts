@@ -9,6 +9,10 @@ import {
   isLabelKey,
   isLabelValue,
 } from '@internal/backstage-plugin-gpu-common';
+import {
+  isOperationsObject,
+  operationsCrdProblems,
+} from './operationsCrdProblems';
 
 /**
  * Test-only: validates rendered objects the way a cluster would, and returns every problem found (empty when all are
@@ -20,6 +24,9 @@ import {
  *   rejected, as `kubectl apply --validate=strict` does), plus the CRDs' CEL rules and Kueue webhook rules the
  *   renderer could break (written out here, since ajv cannot run CEL or Go), e.g. a ResourceFlavor's taints unique by
  *   key and effect.
+ *
+ * - Karpenter NodePools and Prometheus operator PrometheusRules: the CRD schemas of the modules pinned in
+ *   `cluster/crds/go.mod` (`operationsCrdProblems`).
  *
  * `serverSideApply.cluster.test.ts` checks the same objects against a real API server with Kueue's webhooks; a class
  * of error found there gets a rule here.
@@ -304,13 +311,15 @@ function kubernetesModelsProblems(objects: KubernetesObject[]): string[][] {
 export function validateEach(objects: KubernetesObject[]): string[][] {
   const isKueue = (o: KubernetesObject) =>
     o.apiVersion?.startsWith('kueue.x-k8s.io/') ?? false;
-  const others = objects.filter(o => !isKueue(o));
+  const others = objects.filter(o => !isKueue(o) && !isOperationsObject(o));
   const otherProblems = kubernetesModelsProblems(others);
+  const crdProblems = (object: KubernetesObject) =>
+    isKueue(object) ? kueueProblems(object) : operationsCrdProblems(object);
   return objects.map(object => {
     const problems = [
       ...metadataProblems(object),
-      ...(isKueue(object)
-        ? kueueProblems(object)
+      ...(isKueue(object) || isOperationsObject(object)
+        ? crdProblems(object)
         : otherProblems[others.indexOf(object)]),
     ];
     return problems.map(

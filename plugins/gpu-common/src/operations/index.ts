@@ -1,0 +1,3 @@
+export * from './parsePlatformOperations';
+export * from './readPlatformOperations';
+export * from './types';
