@@ -11,6 +11,7 @@ import {
   gpuServicePermissions,
   readPlatformConfig,
   readPlatformGroups,
+  readServiceDefaults,
 } from '@internal/backstage-plugin-gpu-common';
 import {
   gpuServicePermissionRules,
@@ -152,6 +153,7 @@ export const gpuPlugin = createBackendPlugin({
           target,
           applier,
           logger,
+          serviceDefaults: readServiceDefaults(config, platform),
         });
         const statuses = new ServiceStatusRefresher({
           store,

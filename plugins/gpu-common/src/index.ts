@@ -23,5 +23,6 @@ export * from './platform';
 export * from './quote';
 export * from './quota';
 export * from './service';
+export * from './serviceDefaults';
 export * from './sizing';
 export * from './tiers';

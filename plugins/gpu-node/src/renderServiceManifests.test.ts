@@ -198,7 +198,8 @@ describe('renderServiceManifests', () => {
           'app.kubernetes.io/name': 'vllm',
         },
       },
-      minAvailable: 1,
+      // One replica: maxUnavailable, never minAvailable, so a node drain evicts it instead of blocking.
+      maxUnavailable: 1,
       unhealthyPodEvictionPolicy: 'AlwaysAllow',
     });
   });
@@ -312,7 +313,7 @@ describe('renderServiceManifests', () => {
     );
   });
 
-  it('renders a KEDA ScaledObject on the queue depth that may scale to zero', () => {
+  it('renders a KEDA ScaledObject on the queue depth that scales to zero with a wake query outside the pods', () => {
     const request: ServiceRequest = {
       ...demoRequest,
       replicas: 1,
@@ -325,6 +326,11 @@ describe('renderServiceManifests', () => {
     };
     const { objects } = render(request, 'dedicated', {
       prometheusServerAddress: 'http://prom:9090',
+      wakeTrigger: {
+        type: 'prometheus',
+        query:
+          'sum(gateway_pending{namespace="{{namespace}}",service="{{service}}"})',
+      },
     });
     const scaled = ofKind<ScaledObject>(objects, 'ScaledObject');
     expect(scaled.apiVersion).toBe('keda.sh/v1alpha1');
@@ -345,6 +351,16 @@ describe('renderServiceManifests', () => {
             serverAddress: 'http://prom:9090',
             query:
               'sum(vllm:num_requests_waiting{namespace="ml-platform",model_name="chat"})',
+            threshold: '5',
+            activationThreshold: '0',
+          },
+        },
+        {
+          type: 'prometheus',
+          metadata: {
+            serverAddress: 'http://prom:9090',
+            query:
+              'sum(gateway_pending{namespace="ml-platform",service="chat"})',
             threshold: '5',
             activationThreshold: '0',
           },

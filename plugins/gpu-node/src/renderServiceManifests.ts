@@ -8,6 +8,7 @@ import { renderAutoscaler } from './service/renderAutoscaler';
 import { renderDeployment } from './service/renderDeployment';
 import { renderModelCacheClaim } from './service/renderModelCacheClaim';
 import { renderPodDisruptionBudget } from './service/renderPodDisruptionBudget';
+import { renderPodMonitor } from './service/renderPodMonitor';
 import { renderService } from './service/renderService';
 import { resolveServiceContext } from './service/resolveServiceContext';
 import { ServiceRenderOptions } from './service/types';
@@ -18,7 +19,9 @@ import { stableObject } from './stableObject';
  * The objects of one GPU model service, in apply order: the model-cache PersistentVolumeClaim (unless an existing
  * claim is used), the ClusterIP Service, the Deployment (vLLM or Ollama, the slice's GPU resource, the pool's node
  * selector and tolerations, Kueue queue and priority labels), a PodDisruptionBudget when the environment asks for
- * one, and a KEDA ScaledObject or HPA when the request autoscales.
+ * one (`maxUnavailable`, so a single replica never blocks a drain), a KEDA ScaledObject (or, to scale to zero behind
+ * KEDA's HTTP add-on, an HTTPScaledObject) or HPA when the request autoscales, and a PodMonitor when the options ask
+ * for one. `options` carries the effective `gpu.serviceDefaults` of the service's environment and pool.
  *
  * @remarks
  * The placement must name a slice the pool offers. Policy (allowed tiers, quota, budget) is not checked here: an
@@ -27,7 +30,7 @@ import { stableObject } from './stableObject';
  *
  * @throws GpuDomainError for what cannot be rendered: an unknown team, model, environment or pool; a placement the
  *   pool does not offer; a namespace outside the team's; names that are not DNS-1123; out-of-range numbers;
- *   autoscaling an Ollama service; HPA with `minReplicas` 0; two taints of the pool with the same key and effect but
+ *   autoscaling an Ollama service; HPA with `minReplicas` 0; `minReplicas` 0 without a wake trigger; two taints of the pool with the same key and effect but
  *   different values.
  * @public
  */
@@ -44,6 +47,7 @@ export function renderServiceManifests(
     renderDeployment(context),
     renderPodDisruptionBudget(context),
     renderAutoscaler(context),
+    renderPodMonitor(context),
   ];
   return sortForApply(
     objects

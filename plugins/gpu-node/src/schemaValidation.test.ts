@@ -46,8 +46,18 @@ const validSets: Record<string, KubernetesObject[]> = {
         },
       ),
     ),
-  'a production service with every render option from gpu.serviceDefaults':
-    renderServiceManifests(
+  'the scenario platforms and the report summariser': [
+    ...renderPlatformManifests(seed000Platform()),
+    ...renderPlatformManifests(seed004),
+    ...renderTeamManifests(seed004, 'batch'),
+    ...renderServiceManifests(
+      seed004,
+      summariserRequest,
+      { tier: 'dedicated', pool: 'l4-ondemand', gpusPerReplica: 1 },
+      { serviceId: 'summariser-1' },
+    ),
+    // a production service with every render option of gpu.serviceDefaults
+    ...renderServiceManifests(
       seed004,
       { ...summariserRequest, replicas: 2 },
       { tier: 'dedicated', pool: 'l4-ondemand', gpusPerReplica: 1 },
@@ -68,16 +78,6 @@ const validSets: Record<string, KubernetesObject[]> = {
         surge: { fits: false, reason: 'no quota for a surge pod' },
         podDisruptionBudget: { maxUnavailable: 1 },
       },
-    ),
-  'the scenario platforms and the report summariser': [
-    ...renderPlatformManifests(seed000Platform()),
-    ...renderPlatformManifests(seed004),
-    ...renderTeamManifests(seed004, 'batch'),
-    ...renderServiceManifests(
-      seed004,
-      summariserRequest,
-      { tier: 'dedicated', pool: 'l4-ondemand', gpusPerReplica: 1 },
-      { serviceId: 'summariser-1' },
     ),
   ],
   'the demo platform with its Karpenter NodePools and alert rules': (() => {

@@ -98,7 +98,9 @@ export class InterruptedApplyResumer {
         } of ${this.resumeAttempts}); it had not completed ${Math.round(
           (this.now().getTime() - Date.parse(service.updatedAt)) / 1000,
         )} s after it started`,
-        manifests: this.options.services.render(service) as StoredManifest[],
+        manifests: (await this.options.services.render(
+          service,
+        )) as StoredManifest[],
         ...expected,
         actor: APPLY_RESUME_ACTOR,
       });
@@ -137,7 +139,7 @@ export class InterruptedApplyResumer {
         ? 'Applying an approved service that was never applied (the backend that approved it stopped first)'
         : 'Resuming an interrupted teardown (the backend deleting it stopped first)',
       ...(approved && {
-        manifests: services.render(service) as StoredManifest[],
+        manifests: (await services.render(service)) as StoredManifest[],
       }),
       expectedStatus: [service.status],
       expectedUpdatedAt: service.updatedAt,

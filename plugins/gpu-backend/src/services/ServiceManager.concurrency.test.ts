@@ -201,7 +201,7 @@ describe.each(databases.eachSupportedId())(
         expect(held[0].pool).toBe(service.pool);
         // The stored manifests are exactly those of the stored spec (not of an older change).
         expect(service.manifests).toEqual(
-          JSON.parse(JSON.stringify(on.manager.render(service))),
+          JSON.parse(JSON.stringify(await on.manager.render(service))),
         );
       }
       expect(['applying', 'deleting']).not.toContain(service.status);

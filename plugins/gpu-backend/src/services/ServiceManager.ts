@@ -2,13 +2,19 @@ import { LoggerService } from '@backstage/backend-plugin-api';
 import { ConflictError, InputError } from '@backstage/errors';
 import { randomUUID } from 'node:crypto';
 import {
+  allowanceFromConfig,
   CreateServiceBody,
   findPool,
+  findTeam,
   physicalCapacityShortfall,
   poolCapacity,
   QuoteOption,
+  Placement,
   Platform,
+  resolveServiceSettings,
+  ServiceDefaults,
   ServiceRequest,
+  checkScaleToZero,
   UpdateServiceBody,
   validateServiceRequest,
 } from '@internal/backstage-plugin-gpu-common';
@@ -30,7 +36,8 @@ import {
 } from '../database';
 import { renderTeamQueueDependencies } from '../reconciler/renderKueueObjects';
 import { chooseOption, placementOf } from './chooseOption';
-import { QuoteService } from './QuoteService';
+import { QUOTE_SNAPSHOT_MAX_AGE_MS, QuoteService } from './QuoteService';
+import { surgeFit } from './surgeFit';
 import {
   compareAndSet,
   ConditionalStatusWrite,
@@ -70,7 +77,15 @@ export interface ServiceManagerOptions {
   target: ClusterTarget;
   applier?: ClusterApplier;
   logger: LoggerService;
+  /** `gpu.serviceDefaults`, parsed once: how services render on the cluster (see `resolveServiceSettings`). */
+  serviceDefaults?: ServiceDefaults;
 }
+
+/** A service as {@link ServiceManager.render} needs it. */
+type RenderedService = Pick<
+  ServiceRecord,
+  'id' | 'team' | 'namespace' | 'request' | 'placement'
+>;
 
 /**
  * The lifecycle of GPU model services: creates, previews, changes, deploys (applies), retries and tears them down;
@@ -94,6 +109,7 @@ export class ServiceManager {
     const quote = await quotes.quote(request);
     const option = chooseOption(quote);
     const placement = placementOf(option);
+    this.checkScaleToZero(request, placement);
     await check?.({
       team: request.team,
       environment: request.environment,
@@ -106,13 +122,16 @@ export class ServiceManager {
     // a process that stops right after leaves it complete. An applied one gets them when it is claimed for applying.
     const manifests = this.appliesTo(mode)
       ? undefined
-      : (this.render({
-          id,
-          team: request.team,
-          namespace,
-          request: { ...request, namespace },
-          placement,
-        }) as StoredManifest[]);
+      : ((await this.render(
+          {
+            id,
+            team: request.team,
+            namespace,
+            request: { ...request, namespace },
+            placement,
+          },
+          unitsOf(option),
+        )) as StoredManifest[]);
     const result = await store.createServiceWithReservation({
       id,
       name: request.name,
@@ -164,6 +183,7 @@ export class ServiceManager {
     const request = validateServiceRequest(platform, body.request);
     const option = chooseOption(await quotes.quote(request));
     const placement = placementOf(option);
+    this.checkScaleToZero(request, placement);
     // As the store refuses at creation: a request that alone needs more than its pool physically has.
     const shortfall = physicalCapacityShortfall(
       poolCapacity(platform, findPool(platform, placement.pool)),
@@ -206,7 +226,10 @@ export class ServiceManager {
       updatedBy: actor,
       updatedAt: now,
     };
-    service.manifests = this.render(service) as StoredManifest[];
+    service.manifests = (await this.render(
+      service,
+      unitsOf(option),
+    )) as StoredManifest[];
     return {
       service,
       reservation: {
@@ -275,6 +298,7 @@ export class ServiceManager {
     });
     const option = chooseOption(await quotes.quote(request));
     const placement = placementOf(option);
+    this.checkScaleToZero(request, placement);
     await check?.({
       team: request.team,
       environment: request.environment,
@@ -296,7 +320,7 @@ export class ServiceManager {
           pool: placement.pool,
           request,
           placement,
-          manifests: this.render(changed) as StoredManifest[],
+          manifests: (await this.render(changed)) as StoredManifest[],
         },
         reservation: {
           gpuEquivalents: option.gpuEquivalents,
@@ -346,7 +370,7 @@ export class ServiceManager {
     const claimed = await this.compareAndSet({
       id: service.id,
       ...deployment,
-      manifests: this.render(service) as StoredManifest[],
+      manifests: (await this.render(service)) as StoredManifest[],
       expectedStatus: [service.status],
       expectedUpdatedAt: service.updatedAt,
       actor,
@@ -441,7 +465,7 @@ export class ServiceManager {
     try {
       await applier!.apply([
         ...(await this.queueDependencies(applying)),
-        ...this.render(applying),
+        ...(await this.render(applying)),
       ]);
       outcome = { status: 'starting', statusReason: APPLIED_REASON };
     } catch (error) {
@@ -628,22 +652,64 @@ export class ServiceManager {
     );
   }
 
-  /** The team's namespace-level objects (LocalQueue...) and the service's own objects, in apply order. */
-  render(
-    service: Pick<
-      ServiceRecord,
-      'id' | 'team' | 'namespace' | 'request' | 'placement'
-    >,
-  ): KubernetesObject[] {
+  /**
+   * The team's namespace-level objects (LocalQueue...) and the service's own objects, in apply order, rendered with
+   * the effective `gpu.serviceDefaults` of its environment and pool and, where its environment rolls out with a
+   * surge, whether the team's quota holds the surge pod (see `surgeFit`; `pendingUnits` are what a service not
+   * reserved yet will hold).
+   */
+  async render(
+    service: RenderedService,
+    pendingUnits = 0,
+  ): Promise<KubernetesObject[]> {
     const { platform } = this.options;
+    const settings = this.settingsOf(service.request, service.placement);
+    const surge = settings.zeroDowntimeRollouts
+      ? await this.surgeOf(service, pendingUnits)
+      : undefined;
     return [
       ...renderTeamManifests(platform, service.team).filter(
         object => object.metadata?.namespace === service.namespace,
       ),
       ...renderServiceManifests(platform, service.request, service.placement, {
+        ...settings,
         serviceId: service.id,
+        surge,
       }),
     ];
+  }
+
+  /** The effective `gpu.serviceDefaults` of a service: its environment's over its pool's over the defaults. */
+  private settingsOf(request: ServiceRequest, placement: Placement) {
+    return resolveServiceSettings(this.options.serviceDefaults, {
+      environment: request.environment,
+      pool: placement.pool,
+    });
+  }
+
+  /** Refuses scale to zero without a wake trigger in the settings of the chosen pool (a 400 saying what to set). */
+  private checkScaleToZero(request: ServiceRequest, placement: Placement) {
+    checkScaleToZero(
+      { ...request, pool: placement.pool },
+      this.settingsOf(request, placement),
+    );
+  }
+
+  private async surgeOf(service: RenderedService, pendingUnits: number) {
+    const { platform, store } = this.options;
+    const ledger = await store.getLedgerSnapshot(
+      service.team,
+      QUOTE_SNAPSHOT_MAX_AGE_MS,
+    );
+    return surgeFit({
+      platform,
+      placement: service.placement,
+      allowance:
+        ledger?.allowance ??
+        allowanceFromConfig(findTeam(platform, service.team)),
+      reservedGpuUnits: ledger?.reservedGpuUnits ?? {},
+      pendingUnits,
+    });
   }
 
   private namespaceOf(request: ServiceRequest): string {
@@ -651,6 +717,11 @@ export class ServiceManager {
     const team = this.options.platform.teams.find(t => t.name === request.team);
     return team!.namespaces[0];
   }
+}
+
+/** GPU units an option reserves: its slice's units x replicas. */
+function unitsOf(option: QuoteOption): number {
+  return option.slice.gpuUnits * option.replicas;
 }
 
 function teardownReason(service: ServiceRecord, hasApplier: boolean): string {

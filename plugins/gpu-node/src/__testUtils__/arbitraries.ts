@@ -389,7 +389,11 @@ export function platformArbitrary(): fc.Arbitrary<Platform> {
     .map(raw => parsePlatform(raw));
 }
 
-/** Render options of a service: a service id, and sometimes a token secret, a model cache setting, a runtime class, images. */
+/**
+ * Render options of a service: a service id, a wake trigger (requests may scale to zero), and sometimes a token
+ * secret, a model cache setting, a runtime class, images, extra labels and annotations, security contexts, rollout
+ * and disruption settings.
+ */
 export const serviceOptionsArbitrary: fc.Arbitrary<ServiceRenderOptions> = fc
   .record({
     serviceId: fc.oneof(
@@ -409,12 +413,50 @@ export const serviceOptionsArbitrary: fc.Arbitrary<ServiceRenderOptions> = fc
     ),
     runtimeClassName: fc.option(fc.constant('nvidia'), { nil: undefined }),
     images: fc.option(
+      fc.oneof(
+        fc.constant({
+          vllm: 'registry.example.com/vllm/vllm-openai:v0.9.2',
+          ollama: 'registry.example.com/ollama/ollama:0.9.6',
+        }),
+        fc.constant({
+          registry: 'mirror.example.com/hub',
+          vllm: `vllm/vllm-openai@sha256:${'a'.repeat(64)}`,
+        }),
+      ),
+      { nil: undefined },
+    ),
+    labels: fc.option(fc.constant({ 'example.com/cost-centre': 'ml-42' }), {
+      nil: undefined,
+    }),
+    annotations: fc.option(
+      fc.constant({ 'example.com/owner': 'ML platform <ml@example.com>' }),
+      { nil: undefined },
+    ),
+    podSecurityContext: fc.option(
+      fc.constant({ seccompProfile: { type: 'RuntimeDefault' as const } }),
+      { nil: undefined },
+    ),
+    containerSecurityContext: fc.option(
       fc.constant({
-        vllm: 'registry.example.com/vllm/vllm-openai:v0.9.2',
-        ollama: 'registry.example.com/ollama/ollama:0.9.6',
+        allowPrivilegeEscalation: false,
+        capabilities: { drop: ['ALL'] },
       }),
       { nil: undefined },
     ),
+    zeroDowntimeRollouts: fc.option(fc.boolean(), { nil: undefined }),
+    surge: fc.option(
+      fc.record({ fits: fc.boolean(), reason: fc.constant('test quota') }),
+      { nil: undefined },
+    ),
+    podDisruptionBudget: fc.option(
+      fc.record({ maxUnavailable: fc.integer({ min: 1, max: 3 }) }),
+      { nil: undefined },
+    ),
+    // Scale to zero needs a wake trigger; the requests may ask for minReplicas 0.
+    wakeTrigger: fc.constant({
+      type: 'prometheus' as const,
+      query: 'sum(gateway_pending_requests{service="{{service}}"})',
+    }),
   })
   .map(
     options =>

@@ -27,7 +27,7 @@ import {
   seed004Platform,
   summariserRequest,
 } from './platforms';
-import { spreadRequestsFor } from './serviceSpread';
+import { SPREAD_WAKE_TRIGGER, spreadRequestsFor } from './serviceSpread';
 
 /** What one rendered service exercises. */
 export interface RenderedService {
@@ -99,6 +99,7 @@ export function renderScenario(
     withService(scenario, request, placement, {
       serviceId: `spread-${request.name}`,
       huggingFaceTokenSecret: { name: 'hf-token', key: 'token' },
+      wakeTrigger: SPREAD_WAKE_TRIGGER,
     });
   }
   fixedSample(

@@ -1,5 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import {
+  WakeTrigger,
   fitSlices,
   Platform,
   ServiceRequest,
@@ -25,6 +26,17 @@ const base: ServiceRequest = {
   concurrency: 16,
   replicas: 1,
   environment: 'dev',
+};
+
+/**
+ * What wakes the spread's service that scales to zero: a gateway metric outside its pods.
+ *
+ * @public
+ */
+export const SPREAD_WAKE_TRIGGER: WakeTrigger = {
+  type: 'prometheus',
+  query:
+    'sum(gateway_pending_requests{namespace="{{namespace}}",service="{{service}}"})',
 };
 
 /**
@@ -108,6 +120,7 @@ export function renderPlatformWithSpread(
       ...renderServiceManifests(platform, request, placement, {
         serviceId: `id-${request.name}`,
         huggingFaceTokenSecret: { name: 'hf-token', key: 'token' },
+        wakeTrigger: SPREAD_WAKE_TRIGGER,
       }),
     );
   }

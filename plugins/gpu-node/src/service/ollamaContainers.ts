@@ -41,6 +41,7 @@ export function ollamaContainers(
         requests: { cpu: '500m', memory: '1Gi' },
         limits: { memory: '2Gi' },
       },
+      securityContext: context.options.containerSecurityContext,
       volumeMounts,
     },
     container: {
@@ -59,6 +60,7 @@ export function ollamaContainers(
       readinessProbe: rootProbe(10, 3),
       livenessProbe: rootProbe(30, 3),
       resources: containerResources(context),
+      securityContext: context.options.containerSecurityContext,
       volumeMounts,
     },
   };

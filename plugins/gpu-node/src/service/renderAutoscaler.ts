@@ -1,9 +1,12 @@
 import type { V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
+import { WAKE_QUERY_PLACEHOLDERS } from '@internal/backstage-plugin-gpu-common';
 import { DEFAULT_PROMETHEUS_SERVER_ADDRESS } from './defaults';
+import { RUNTIME_PORTS } from './defaults';
 import { ServiceContext } from './resolveServiceContext';
+import { serviceAnnotations } from './serviceAnnotations';
 import { serviceObjectNames } from './serviceNames';
 import { serviceLabels } from './serviceLabels';
-import { ScaledObject } from './types';
+import { HttpScaledObject, ScaledObject, ScaleTrigger } from './types';
 import { vllmMetricSelector } from './vllmArgs';
 
 /**
@@ -16,14 +19,26 @@ export const QUEUE_DEPTH_METRIC = 'vllm:num_requests_waiting';
 /** Seconds of calm before scaling in. */
 const SCALE_DOWN_STABILIZATION_SECONDS = 300;
 
+/** The wake query of a service: the configured PromQL with its namespace and name filled in. */
+function wakeQuery(template: string, context: ServiceContext): string {
+  return template
+    .split(WAKE_QUERY_PLACEHOLDERS.namespace)
+    .join(context.namespace)
+    .split(WAKE_QUERY_PLACEHOLDERS.service)
+    .join(context.request.name);
+}
+
 /**
  * The autoscaler of a service, if it asks for one: a KEDA ScaledObject on the summed queue depth (KEDA divides by
- * the replica count; `minReplicaCount` 0 scales to zero), or an HPA on the per-pod queue depth served by a metrics
- * adapter. Both aim at `targetQueueDepth` waiting requests per replica.
+ * the replica count), or an HPA on the per-pod queue depth served by a metrics adapter. Both aim at
+ * `targetQueueDepth` waiting requests per replica. Scale to zero (`minReplicas` 0, KEDA only) needs the configured
+ * wake trigger, outside the pods: with KEDA's HTTP add-on an HTTPScaledObject instead (the add-on's interceptor
+ * holds requests at zero; it aims at `concurrency + targetQueueDepth` requests in flight per replica), with a wake
+ * query a second Prometheus trigger on it (KEDA activates the Deployment when either is above 0).
  */
 export function renderAutoscaler(
   context: ServiceContext,
-): ScaledObject | V2HorizontalPodAutoscaler | undefined {
+): ScaledObject | HttpScaledObject | V2HorizontalPodAutoscaler | undefined {
   const autoscaling = context.request.autoscaling;
   if (!autoscaling) {
     return undefined;
@@ -33,17 +48,68 @@ export function renderAutoscaler(
     name: names.autoscaler,
     namespace: context.namespace,
     labels: serviceLabels(context),
+    annotations: serviceAnnotations(context),
   };
   const scaleTargetRef = {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     name: names.deployment,
   };
+  const wake =
+    autoscaling.minReplicas === 0 ? context.options.wakeTrigger : undefined;
+  if (autoscaling.engine === 'keda' && wake?.type === 'http-add-on') {
+    return {
+      apiVersion: 'http.keda.sh/v1alpha1',
+      kind: 'HTTPScaledObject',
+      metadata,
+      spec: {
+        hosts: [`${names.service}.${context.namespace}.svc.cluster.local`],
+        scaleTargetRef: {
+          ...scaleTargetRef,
+          service: names.service,
+          port: RUNTIME_PORTS[context.request.runtime],
+        },
+        replicas: { min: 0, max: autoscaling.maxReplicas },
+        scalingMetric: {
+          concurrency: {
+            targetValue:
+              context.request.concurrency + autoscaling.targetQueueDepth,
+          },
+        },
+        scaledownPeriod: wake.scaledownPeriodSeconds,
+      },
+    };
+  }
   if (autoscaling.engine === 'keda') {
     const selector = vllmMetricSelector(
       context.namespace,
       context.request.name,
     );
+    const serverAddress =
+      context.options.prometheusServerAddress ??
+      DEFAULT_PROMETHEUS_SERVER_ADDRESS;
+    const triggers: ScaleTrigger[] = [
+      {
+        type: 'prometheus',
+        metadata: {
+          serverAddress,
+          query: `sum(${QUEUE_DEPTH_METRIC}{${selector}})`,
+          threshold: String(autoscaling.targetQueueDepth),
+          activationThreshold: '0',
+        },
+      },
+    ];
+    if (wake?.type === 'prometheus') {
+      triggers.push({
+        type: 'prometheus',
+        metadata: {
+          serverAddress,
+          query: wakeQuery(wake.query, context),
+          threshold: String(autoscaling.targetQueueDepth),
+          activationThreshold: '0',
+        },
+      });
+    }
     return {
       apiVersion: 'keda.sh/v1alpha1',
       kind: 'ScaledObject',
@@ -54,19 +120,7 @@ export function renderAutoscaler(
         maxReplicaCount: autoscaling.maxReplicas,
         pollingInterval: 15,
         cooldownPeriod: SCALE_DOWN_STABILIZATION_SECONDS,
-        triggers: [
-          {
-            type: 'prometheus',
-            metadata: {
-              serverAddress:
-                context.options.prometheusServerAddress ??
-                DEFAULT_PROMETHEUS_SERVER_ADDRESS,
-              query: `sum(${QUEUE_DEPTH_METRIC}{${selector}})`,
-              threshold: String(autoscaling.targetQueueDepth),
-              activationThreshold: '0',
-            },
-          },
-        ],
+        triggers,
       },
     };
   }

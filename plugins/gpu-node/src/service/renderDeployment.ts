@@ -5,9 +5,12 @@ import type {
 } from '@kubernetes/client-node';
 import { distinctTaints } from '../kueue/distinctTaints';
 import { tolerationsFor } from '../kueue/tolerationsFor';
-import { DEFAULT_IMAGES, RUNTIME_PORTS } from './defaults';
+import { RUNTIME_PORTS } from './defaults';
+import { runtimeImage } from './images';
 import { ollamaContainers } from './ollamaContainers';
 import { ServiceContext } from './resolveServiceContext';
+import { ROLLOUT_ANNOTATION, rolloutStrategy } from './rolloutStrategy';
+import { serviceAnnotations } from './serviceAnnotations';
 import { serviceObjectNames } from './serviceNames';
 import { selectorLabels, workloadLabels } from './serviceLabels';
 import { vllmContainer } from './vllmContainer';
@@ -17,9 +20,8 @@ const SHM_SIZE = '2Gi';
 
 /**
  * The Deployment of a service. Pods select the pool's nodes (which also steers Kueue to the pool's flavor when
- * several flavors offer the same resource) and tolerate its taints. Rollouts replace one pod at a time without a
- * surge, so a rollout never needs GPUs or quota beyond the service's own. `spec.replicas` is left to the autoscaler
- * when there is one.
+ * several flavors offer the same resource) and tolerate its taints. Rollouts follow {@link rolloutStrategy}.
+ * `spec.replicas` is left to the autoscaler when there is one.
  */
 export function renderDeployment(context: ServiceContext): V1Deployment {
   const { request, pool, options } = context;
@@ -33,50 +35,54 @@ export function renderDeployment(context: ServiceContext): V1Deployment {
   let containers: V1Container[];
   let initContainers: V1Container[] | undefined;
   if (request.runtime === 'vllm') {
-    containers = [
-      vllmContainer(context, options.images?.vllm ?? DEFAULT_IMAGES.vllm),
-    ];
+    containers = [vllmContainer(context, runtimeImage(options, 'vllm'))];
     volumes.unshift({
       name: 'dshm',
       emptyDir: { medium: 'Memory', sizeLimit: SHM_SIZE },
     });
   } else {
-    const ollama = ollamaContainers(
-      context,
-      options.images?.ollama ?? DEFAULT_IMAGES.ollama,
-    );
+    const ollama = ollamaContainers(context, runtimeImage(options, 'ollama'));
     containers = [ollama.container];
     initContainers = [ollama.initContainer];
   }
-  const annotations =
+  const podAnnotations = serviceAnnotations(
+    context,
     request.runtime === 'vllm'
       ? {
           'prometheus.io/scrape': 'true',
           'prometheus.io/port': String(RUNTIME_PORTS.vllm),
           'prometheus.io/path': '/metrics',
         }
-      : undefined;
+      : {},
+  );
+  const rollout = rolloutStrategy(context);
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: { name: names.deployment, namespace: context.namespace, labels },
+    metadata: {
+      name: names.deployment,
+      namespace: context.namespace,
+      labels,
+      annotations: serviceAnnotations(
+        context,
+        rollout.note ? { [ROLLOUT_ANNOTATION]: rollout.note } : {},
+      ),
+    },
     spec: {
       replicas: request.autoscaling ? undefined : request.replicas,
       revisionHistoryLimit: 3,
       // Weights may take long to download on a cold node.
       progressDeadlineSeconds: 3600,
       selector: { matchLabels: selectorLabels(context) },
-      strategy: {
-        type: 'RollingUpdate',
-        rollingUpdate: { maxSurge: 0, maxUnavailable: 1 },
-      },
+      strategy: rollout.strategy,
       template: {
-        metadata: { labels, annotations },
+        metadata: { labels, annotations: podAnnotations },
         spec: {
           automountServiceAccountToken: false,
           // Service links would inject e.g. VLLM_PORT, which vLLM reads as its own setting.
           enableServiceLinks: false,
           runtimeClassName: options.runtimeClassName,
+          securityContext: options.podSecurityContext,
           nodeSelector:
             Object.keys(pool.nodeLabels).length > 0
               ? { ...pool.nodeLabels }

@@ -1,5 +1,6 @@
 import type { V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import { ServiceContext } from './resolveServiceContext';
+import { serviceAnnotations } from './serviceAnnotations';
 import { serviceObjectNames } from './serviceNames';
 import { serviceLabels } from './serviceLabels';
 
@@ -33,6 +34,7 @@ export function renderModelCacheClaim(
       name: serviceObjectNames(context.request.name).modelCache,
       namespace: context.namespace,
       labels: serviceLabels(context),
+      annotations: serviceAnnotations(context),
     },
     spec: {
       accessModes: [

@@ -1,12 +1,13 @@
 import type { V1PodDisruptionBudget } from '@kubernetes/client-node';
 import { ServiceContext } from './resolveServiceContext';
+import { serviceAnnotations } from './serviceAnnotations';
 import { serviceObjectNames } from './serviceNames';
 import { selectorLabels, serviceLabels } from './serviceLabels';
 
 /**
- * The PodDisruptionBudget of a service in an environment that asks for one: with two or more replicas at least,
- * evictions take one pod at a time; with one, the pod is not evicted voluntarily while healthy (unhealthy pods
- * never block a drain).
+ * The PodDisruptionBudget of a service in an environment that asks for one: evictions take at most
+ * `podDisruptionBudget.maxUnavailable` pods at a time (default 1). Always `maxUnavailable`, never `minAvailable`, so
+ * a single replica never blocks a node drain (it is evicted and rescheduled), and unhealthy pods never do.
  */
 export function renderPodDisruptionBudget(
   context: ServiceContext,
@@ -14,10 +15,7 @@ export function renderPodDisruptionBudget(
   if (!context.environment.podDisruptionBudget) {
     return undefined;
   }
-  const { request } = context;
-  const fewest = request.autoscaling
-    ? request.autoscaling.minReplicas
-    : request.replicas;
+  const { request, options } = context;
   return {
     apiVersion: 'policy/v1',
     kind: 'PodDisruptionBudget',
@@ -25,10 +23,11 @@ export function renderPodDisruptionBudget(
       name: serviceObjectNames(request.name).podDisruptionBudget,
       namespace: context.namespace,
       labels: serviceLabels(context),
+      annotations: serviceAnnotations(context),
     },
     spec: {
       selector: { matchLabels: selectorLabels(context) },
-      ...(fewest >= 2 ? { maxUnavailable: 1 } : { minAvailable: 1 }),
+      maxUnavailable: options.podDisruptionBudget?.maxUnavailable ?? 1,
       unhealthyPodEvictionPolicy: 'AlwaysAllow',
     },
   };

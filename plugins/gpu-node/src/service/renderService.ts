@@ -1,6 +1,7 @@
 import type { V1Service } from '@kubernetes/client-node';
 import { RUNTIME_PORTS } from './defaults';
 import { ServiceContext } from './resolveServiceContext';
+import { serviceAnnotations } from './serviceAnnotations';
 import { serviceObjectNames } from './serviceNames';
 import { selectorLabels, serviceLabels } from './serviceLabels';
 
@@ -14,6 +15,7 @@ export function renderService(context: ServiceContext): V1Service {
       name: serviceObjectNames(context.request.name).service,
       namespace: context.namespace,
       labels: serviceLabels(context),
+      annotations: serviceAnnotations(context),
     },
     spec: {
       type: 'ClusterIP',

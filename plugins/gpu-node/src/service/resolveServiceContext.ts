@@ -6,6 +6,7 @@ import {
   findModel,
   findPool,
   findTeam,
+  checkScaleToZero,
   GpuDomainError,
   isDns1123Label,
   isLabelValue,
@@ -143,6 +144,7 @@ export function resolveServiceContext(
   positiveInteger('replicas', request.replicas);
   positiveInteger('placement.gpusPerReplica', placement.gpusPerReplica);
   checkAutoscaling(request);
+  checkScaleToZero(request, options);
 
   const team = findTeam(platform, request.team);
   const namespace = request.namespace ?? team.namespaces[0];

@@ -29,9 +29,10 @@ export function selectorLabels(
   };
 }
 
-/** Labels on every object of a service. */
+/** Labels on every object of a service: the configured extra labels, then the renderer's own (which win). */
 export function serviceLabels(context: ServiceContext): Record<string, string> {
   return {
+    ...context.options.labels,
     ...selectorLabels(context),
     'app.kubernetes.io/component': 'model-server',
     'app.kubernetes.io/part-of': 'gpu-model-services',

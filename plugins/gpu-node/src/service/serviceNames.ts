@@ -12,6 +12,7 @@ export interface ServiceObjectNames {
   modelCache: string;
   autoscaler: string;
   podDisruptionBudget: string;
+  podMonitor: string;
 }
 
 /**
@@ -26,5 +27,6 @@ export function serviceObjectNames(name: string): ServiceObjectNames {
     modelCache: stableName([name, 'model-cache']),
     autoscaler: stableName([name]),
     podDisruptionBudget: stableName([name]),
+    podMonitor: stableName([name]),
   };
 }

@@ -1,23 +1,21 @@
 import type { V1ObjectMeta } from '@kubernetes/client-node';
+import { ServiceSettings } from '@internal/backstage-plugin-gpu-common';
 
 /**
- * Options of {@link renderServiceManifests}.
+ * Options of {@link renderServiceManifests}: the service's id and the effective settings of `gpu.serviceDefaults`
+ * for its environment and pool (see `resolveServiceSettings` in gpu-common), plus what quota allows.
  *
  * @public
  */
-export interface ServiceRenderOptions {
+export interface ServiceRenderOptions extends ServiceSettings {
   /** The gpu backend's id of the service; becomes the `gpu.backstage.io/service-id` label (a valid label value). */
   serviceId: string;
-  /** Container images; default {@link DEFAULT_IMAGES}. */
-  images?: { vllm?: string; ollama?: string };
-  /** Prometheus the KEDA trigger queries. Default {@link DEFAULT_PROMETHEUS_SERVER_ADDRESS}. */
-  prometheusServerAddress?: string;
-  /** Secret with a Hugging Face token for gated models (vLLM reads `HF_TOKEN`). */
-  huggingFaceTokenSecret?: { name: string; key: string };
-  /** Model cache: a storage class for the rendered claim, or an existing (shared) claim to mount instead. */
-  modelCache?: { storageClassName?: string; existingClaim?: string };
-  /** Pod `runtimeClassName`, e.g. `nvidia` where the NVIDIA runtime is not the node default. */
-  runtimeClassName?: string;
+  /**
+   * Whether the team's quota holds a surge pod (one more replica's GPU share) during a rollout. When it does not,
+   * an environment with `zeroDowntimeRollouts` rolls out without a surge and the Deployment says why in the
+   * `gpu.backstage.io/rollout` annotation. Unset: assumed to hold.
+   */
+  surge?: { fits: boolean; reason?: string };
 }
 
 /**
@@ -46,5 +44,49 @@ export interface ScaledObject {
     pollingInterval: number;
     cooldownPeriod: number;
     triggers: ScaleTrigger[];
+  };
+}
+
+/**
+ * KEDA HTTP add-on HTTPScaledObject (`http.keda.sh/v1alpha1`), the fields the renderer sets: the add-on's
+ * interceptor holds requests while the service is at zero and scales it from there.
+ *
+ * @public
+ */
+export interface HttpScaledObject {
+  apiVersion: 'http.keda.sh/v1alpha1';
+  kind: 'HTTPScaledObject';
+  metadata: V1ObjectMeta;
+  spec: {
+    hosts: string[];
+    scaleTargetRef: {
+      apiVersion: string;
+      kind: string;
+      name: string;
+      service: string;
+      port: number;
+    };
+    replicas: { min: number; max: number };
+    scalingMetric: { concurrency: { targetValue: number } };
+    scaledownPeriod: number;
+  };
+}
+
+/**
+ * Prometheus operator PodMonitor (`monitoring.coreos.com/v1`), the fields the renderer sets.
+ *
+ * @public
+ */
+export interface PodMonitor {
+  apiVersion: 'monitoring.coreos.com/v1';
+  kind: 'PodMonitor';
+  metadata: V1ObjectMeta;
+  spec: {
+    selector: { matchLabels: Record<string, string> };
+    podMetricsEndpoints: Array<{
+      port: string;
+      path: string;
+      interval: string;
+    }>;
   };
 }

@@ -42,6 +42,7 @@ export function vllmContainer(
     readinessProbe: healthProbe(10, 3),
     livenessProbe: healthProbe(30, 3),
     resources: containerResources(context),
+    securityContext: context.options.containerSecurityContext,
     volumeMounts: [
       { name: 'dshm', mountPath: '/dev/shm' },
       { name: 'model-cache', mountPath: VLLM_CACHE_PATH },

@@ -1,0 +1,6 @@
+export * from './checkScaleToZero';
+export * from './parseServiceDefaults';
+export * from './readServiceDefaults';
+export * from './resolveServiceSettings';
+export * from './serviceDefaultsSchema';
+export * from './types';
