@@ -16,6 +16,7 @@ import { renderCohort } from './kueue/renderCohort';
 import { renderResourceFlavor } from './kueue/renderResourceFlavor';
 import { renderWorkloadPriorityClasses } from './kueue/renderWorkloadPriorityClasses';
 import { renderNodePools } from './karpenter/renderNodePools';
+import { renderPrometheusRules } from './alerts/renderPrometheusRules';
 import { sortForApply } from './sortForApply';
 import { stableObject } from './stableObject';
 
@@ -43,7 +44,8 @@ export interface PlatformRenderOptions {
    */
   allowances?: readonly TeamAllowance[];
   /**
-   * Karpenter and alert settings (`readPlatformOperations`): a NodePool per Karpenter-managed pool. Absent: none.
+   * Karpenter and alert settings (`readPlatformOperations`): a NodePool per Karpenter-managed pool and the
+   * PrometheusRules of the DCGM and vLLM alerts. Absent: neither.
    */
   operations?: PlatformOperations;
 }
@@ -137,6 +139,11 @@ export function renderPlatformManifests(
   );
   if (options.operations) {
     objects.push(...renderNodePools(platform, options.operations));
+    if (options.operations.alerts) {
+      objects.push(
+        ...renderPrometheusRules(platform, options.operations.alerts),
+      );
+    }
   }
   return sortForApply(objects.map(stableObject));
 }

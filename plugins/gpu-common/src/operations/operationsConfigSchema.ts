@@ -1,10 +1,23 @@
 import { z } from 'zod';
 
+/** A strict object whose error for an unknown key lists the allowed keys (as the platform schema's). */
+function strict<T extends z.ZodRawShape>(shape: T) {
+  const allowed = Object.keys(shape).join(', ');
+  return z.strictObject(shape, {
+    error: issue =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys
+            .map(k => `"${k}"`)
+            .join(', ')}; allowed keys are ${allowed}`
+        : undefined,
+  });
+}
+
 /** Karpenter's own pattern for `consolidateAfter` (and what Prometheus accepts as `for`, less `Never`). */
 const KARPENTER_DURATION = /^(([0-9]+(s|m|h))+|Never)$/;
 const PROMETHEUS_DURATION = /^([0-9]+(ms|s|m|h|d|w|y))+$/;
 
-const nodeClassRef = z.strictObject({
+const nodeClassRef = strict({
   group: z.string().min(1),
   kind: z.string().min(1),
   name: z.string().min(1),
@@ -15,7 +28,7 @@ const consolidateAfter = z.string().regex(KARPENTER_DURATION, {
 });
 
 /** `gpu.pools[].karpenter`. */
-export const poolKarpenterSchema = z.strictObject({
+export const poolKarpenterSchema = strict({
   /** `false`: the pool's nodes are not Karpenter's (no NodePool). Default `true`. */
   managed: z.boolean().optional(),
   instanceFamilies: z
@@ -34,7 +47,7 @@ export const poolKarpenterSchema = z.strictObject({
 });
 
 /** `gpu.karpenter`. */
-export const karpenterSchema = z.strictObject({
+export const karpenterSchema = strict({
   /** `false`: no NodePools at all (a cluster without Karpenter). Default `true`. */
   enabled: z.boolean().optional(),
   nodeClassRef: nodeClassRef.optional(),
@@ -42,7 +55,7 @@ export const karpenterSchema = z.strictObject({
 });
 
 /** `gpu.alerts`. */
-export const alertsSchema = z.strictObject({
+export const alertsSchema = strict({
   enabled: z.boolean().optional(),
   scope: z.enum(['cluster', 'team']).optional(),
   namespace: z.string().optional(),

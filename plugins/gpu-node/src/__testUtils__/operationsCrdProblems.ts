@@ -43,12 +43,22 @@ function moduleDir(module: string): string {
 
 type Schema = Record<string, unknown>;
 
+function compiles(pattern: unknown): boolean {
+  try {
+    return typeof pattern === 'string' && new RegExp(pattern, 'u') !== null;
+  } catch {
+    return false;
+  }
+}
+
 /** Rejects unknown fields wherever the schema lists properties and does not preserve unknown fields. */
 function strict(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(strict);
   if (schema === null || typeof schema !== 'object') return schema;
   const copy: Schema = {};
   for (const [key, value] of Object.entries(schema as Schema)) {
+    // Go regular expressions JavaScript cannot compile (e.g. `(?i)` flags) are left to the API server.
+    if (key === 'pattern' && !compiles(value)) continue;
     copy[key] =
       key === 'properties'
         ? Object.fromEntries(
