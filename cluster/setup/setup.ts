@@ -4,7 +4,8 @@
  * - `control-plane` (API server up, controllers not yet started): the `kueue-system` namespace, every Kueue CRD from
  *   the Kueue module pinned in cluster/go.mod (conversion webhooks pointed at the local Kueue), Kueue's mutating and
  *   validating webhook configurations from the same module (the webhooks of the integrations it runs, served on
- *   loopback), KEDA's CRDs from the KEDA module pinned in cluster/crds/go.mod, and kwok's default storage class.
+ *   loopback), the KEDA, Karpenter and Prometheus operator CRDs from their modules pinned in cluster/crds/go.mod
+ *   (`pinnedCrds`), and kwok's default storage class.
  * - `nodes` (controllers running): one kwok Node per node of each pool of the platform config, advertising what the
  *   NVIDIA device plugin would for the pool's sharing config, then waits until the nodes are Ready and Kueue's
  *   webhooks answer.
@@ -23,10 +24,10 @@ import {
   simulatedGpuNodes,
 } from '@internal/backstage-plugin-gpu-node';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
-import { goModuleDir } from './goModuleDir';
 import { kueueModuleObjects } from './kueueModuleObjects';
+import { pinnedCrds } from './pinnedCrds';
 import { RawClient } from './rawClient';
 
 const FIELD_MANAGER = 'gpu-local-cluster';
@@ -87,36 +88,22 @@ async function waitUntil(
   );
 }
 
-/** KEDA's CRDs (ScaledObject and what it refers to), from the KEDA module pinned in cluster/crds/go.mod. */
-function kedaCrds(): KubernetesObject[] {
-  const dir = join(
-    goModuleDir('github.com/kedacore/keda/v2', 'cluster/crds'),
-    'config/crd/bases',
-  );
-  return [
-    'keda.sh_scaledobjects.yaml',
-    'keda.sh_scaledjobs.yaml',
-    'keda.sh_triggerauthentications.yaml',
-    'keda.sh_clustertriggerauthentications.yaml',
-  ].map(file => parse(readFileSync(join(dir, file), 'utf8')));
-}
-
 async function controlPlane(api: RawClient): Promise<void> {
   const kueue = kueueModuleObjects({
     webhookUrl: option('kueue-webhook'),
     caBundle: readFileSync(option('ca')).toString('base64'),
   });
+  const crds = [...kueue.crds, ...pinnedCrds()];
   await applyAll(api, [
     {
       apiVersion: 'v1',
       kind: 'Namespace',
       metadata: { name: 'kueue-system' },
     },
-    ...kueue.crds,
-    ...kedaCrds(),
+    ...crds,
   ]);
   await waitUntil('CRDs established', 60, async () => {
-    for (const crd of [...kueue.crds, ...kedaCrds()]) {
+    for (const crd of crds) {
       if (!hasCondition(await api.read<WithConditions>(crd), 'Established')) {
         return false;
       }
