@@ -18,6 +18,7 @@ import {
   gpuServiceResourceRef,
 } from '@internal/backstage-plugin-gpu-node';
 import { serviceResource } from './authorization/AuthorizedServices';
+import { createBatchJobs } from './batch/createBatchJobs';
 import {
   ClusterConfig,
   createClusterApplier,
@@ -203,6 +204,15 @@ export const gpuPlugin = createBackendPlugin({
             services,
             statuses,
             clusters: clusterConfig.list(),
+            batchJobs: createBatchJobs({
+              platform,
+              store,
+              target,
+              factory,
+              applier,
+              logger,
+              requestTimeoutMs: statusSettings.readTimeoutMs,
+            }),
             usage,
           }),
         );

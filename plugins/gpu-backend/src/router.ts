@@ -9,11 +9,14 @@ import express from 'express';
 import { AuthorizedGovernance } from './authorization/AuthorizedGovernance';
 import { AuthorizedServices } from './authorization/AuthorizedServices';
 import { AuthorizedUsage } from './authorization/AuthorizedUsage';
+import { AuthorizedBatchJobs } from './batch/AuthorizedBatchJobs';
+import { BatchJobs } from './batch/BatchJobs';
 import { GpuAccess } from './authorization/GpuAccess';
 import { ClusterTarget } from './cluster';
 import { GpuStore } from './database';
 import { registerApprovalsRoutes } from './routes/approvals';
 import { registerAuditRoutes } from './routes/audit';
+import { registerBatchJobsRoutes } from './routes/batchJobs';
 import { registerPlatformRoutes } from './routes/platform';
 import { registerQuotaRoutes } from './routes/quota';
 import { registerServicesRoutes } from './routes/services';
@@ -37,6 +40,8 @@ export interface RouterOptions {
   /** Reads the cluster status of a service for `GET /services/:id`. */
   statuses: ServiceStatusRefresher;
   clusters: ClusterTarget[];
+  /** Submits GPU batch jobs and reads them back (`/batch-jobs`). */
+  batchJobs: BatchJobs;
   /** Usage and cost (Prometheus metrics, cost, recommendations); its routes are mounted when given. */
   usage?: UsageService;
 }
@@ -79,6 +84,15 @@ export async function createRouter(
   registerQuotaRoutes(router, { httpAuth, auditor, governance });
   registerApprovalsRoutes(router, { httpAuth, auditor, governance });
   registerAuditRoutes(router, { httpAuth, governance });
+  registerBatchJobsRoutes(router, {
+    httpAuth,
+    auditor,
+    batchJobs: new AuthorizedBatchJobs({
+      access,
+      platform,
+      batchJobs: options.batchJobs,
+    }),
+  });
   if (options.usage) {
     const usage = new AuthorizedUsage({
       access,

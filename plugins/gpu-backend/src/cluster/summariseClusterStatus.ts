@@ -22,7 +22,8 @@ const STARTING_REASONS = new Set(['ContainerCreating', 'PodInitializing']);
 /** Plain JSON of the API server; these helpers read it defensively. */
 type Json = Record<string, any>;
 
-function conditionsOf(object: Json | undefined): ClusterCondition[] {
+/** The `status.conditions` of a live object (a Deployment, a Job, a Workload). */
+export function conditionsOf(object: Json | undefined): ClusterCondition[] {
   const list = object?.status?.conditions;
   if (!Array.isArray(list)) return [];
   return list

@@ -12,7 +12,7 @@ import { Knex } from 'knex';
 import { checkPolicy, checkReservation } from './admission';
 import { previewApproval } from './approvalPreview';
 import { getApproval, listApprovals } from './approvals';
-import { queryAuditEvents } from './audit';
+import { AuditInput, queryAuditEvents, writeAuditEvent } from './audit';
 import {
   ApprovalPageQuery,
   listApprovalPage,
@@ -377,6 +377,10 @@ export class DatabaseGpuStore implements GpuStore {
     query: ListAuditEventsQuery = {},
   ): Promise<AuditEventPage> {
     return queryAuditEvents(this.db, query);
+  }
+
+  async recordAuditEvent(event: AuditInput): Promise<void> {
+    await this.transaction(tx => writeAuditEvent(tx, event));
   }
 
   async putClusterDrift(report: ClusterDriftReport): Promise<void> {

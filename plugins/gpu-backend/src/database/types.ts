@@ -337,7 +337,12 @@ export interface DecideApprovalResult {
 }
 
 /** Subjects of audit events. */
-export type AuditSubjectType = 'service' | 'reservation' | 'approval' | 'quota';
+export type AuditSubjectType =
+  | 'service'
+  | 'reservation'
+  | 'approval'
+  | 'quota'
+  | 'batch-job';
 
 /** One recorded change. */
 export interface AuditEvent {
@@ -381,6 +386,7 @@ export interface AuditEventPage {
 
 export type { Page } from './paging';
 export type { ApprovalPageQuery, ServicePageQuery } from './pagedLists';
+import type { AuditInput } from './audit';
 import type { Page } from './paging';
 import type { ApprovalPageQuery, ServicePageQuery } from './pagedLists';
 
@@ -495,6 +501,9 @@ export interface GpuStore {
   decideApproval(input: DecideApprovalInput): Promise<DecideApprovalResult>;
 
   listAuditEvents(query?: ListAuditEventsQuery): Promise<AuditEventPage>;
+
+  /** Records a change made outside the store (a batch job submitted to the cluster) in the audit trail. */
+  recordAuditEvent(event: AuditInput): Promise<void>;
 
   /** One page of services with their ledger entries and approvals, filtered and narrowed to what a caller may see. */
   listServicePage(query: ServicePageQuery): Promise<Page<ServiceListing>>;

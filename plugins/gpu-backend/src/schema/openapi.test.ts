@@ -114,6 +114,22 @@ const REACHES_HANDLER: Record<
     api.get(`/api/gpu/services/${UNKNOWN_ID}/cost?window=1h`),
   getTeamCost: api => api.get('/api/gpu/teams/ml-platform/cost?window=1h'),
   getOverview: api => api.get('/api/gpu/overview?window=1h'),
+  submitBatchJob: api =>
+    api.post('/api/gpu/batch-jobs').send({
+      request: {
+        name: 'ocr',
+        team: 'search',
+        environment: 'dev',
+        pool: 'spot-l4',
+        image: 'ocr:1',
+        completions: 2,
+        parallelism: 2,
+        gpusPerPod: 1,
+        backoffLimit: 0,
+      },
+      dryRun: true,
+    }),
+  getBatchJob: api => api.get('/api/gpu/batch-jobs/search/ocr'),
 };
 
 describe('OpenAPI description of /api/gpu', () => {

@@ -68,7 +68,7 @@ export interface AuditEventView {
   actor: string;
   /** e.g. `service.create`, `reservation.release`, `quota.put`. */
   action: string;
-  subjectType: 'service' | 'reservation' | 'approval' | 'quota';
+  subjectType: 'service' | 'reservation' | 'approval' | 'quota' | 'batch-job';
   subjectId: string;
   team?: string;
   before?: Record<string, unknown>;

@@ -420,6 +420,113 @@ export const spec = {
         },
       },
     },
+    '/batch-jobs': {
+      post: {
+        operationId: 'submitBatchJob',
+        summary:
+          "Submit a GPU batch job (permission gpu.service.create on the team, environment and pool, as for a service): an indexed Job on the team's Kueue LocalQueue on a spot pool, created suspended for Kueue to admit with the parallelism the team's quota holds (partial admission), spot reclaims not counted as failures. Applied in apply mode, answered for the repository in GitOps mode, only rendered with dryRun; recorded in the audit trail (subjectType batch-job).",
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                $ref: '#/components/schemas/SubmitBatchJobBody',
+              },
+            },
+          },
+        },
+        responses: {
+          '200': {
+            description:
+              'With dryRun (or a backend that applies nowhere), the Job that would be submitted (id dry-run).',
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/BatchJobSubmission',
+                },
+              },
+            },
+          },
+          '201': {
+            description:
+              "Submitted; mode apply (applied after the team's queue objects) or gitops (commit manifests).",
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/BatchJobSubmission',
+                },
+              },
+            },
+          },
+          '400': {
+            $ref: '#/components/responses/BadRequest',
+          },
+          '401': {
+            $ref: '#/components/responses/Unauthorized',
+          },
+          '403': {
+            $ref: '#/components/responses/Forbidden',
+          },
+          '409': {
+            $ref: '#/components/responses/Conflict',
+          },
+        },
+      },
+    },
+    '/batch-jobs/{namespace}/{name}': {
+      parameters: [
+        {
+          name: 'namespace',
+          in: 'path',
+          required: true,
+          schema: {
+            type: 'string',
+            pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+            maxLength: 63,
+          },
+        },
+        {
+          name: 'name',
+          in: 'path',
+          required: true,
+          schema: {
+            type: 'string',
+            pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+            maxLength: 63,
+          },
+        },
+      ],
+      get: {
+        operationId: 'getBatchJob',
+        summary:
+          "A batch job as the cluster reports it (permission gpu.service.read on its team): the Job's parallelism, active, succeeded and failed pods and conditions, and its Kueue Workload's admission. Apply mode only.",
+        responses: {
+          '200': {
+            description:
+              'The Job and its Workload (absent until Kueue has made it).',
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/BatchJobStatus',
+                },
+              },
+            },
+          },
+          '400': {
+            $ref: '#/components/responses/BadRequest',
+          },
+          '401': {
+            $ref: '#/components/responses/Unauthorized',
+          },
+          '403': {
+            $ref: '#/components/responses/Forbidden',
+          },
+          '404': {
+            $ref: '#/components/responses/NotFound',
+          },
+        },
+      },
+    },
     '/teams/{team}/quota': {
       parameters: [
         {
@@ -2484,6 +2591,247 @@ export const spec = {
           },
         },
       },
+      BatchJobRequest: {
+        type: 'object',
+        additionalProperties: false,
+        required: [
+          'name',
+          'team',
+          'environment',
+          'pool',
+          'image',
+          'completions',
+          'parallelism',
+          'gpusPerPod',
+          'backoffLimit',
+        ],
+        properties: {
+          name: {
+            type: 'string',
+            maxLength: 63,
+            pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+          },
+          team: {
+            type: 'string',
+            minLength: 1,
+          },
+          namespace: {
+            type: 'string',
+            minLength: 1,
+          },
+          environment: {
+            type: 'string',
+            minLength: 1,
+          },
+          pool: {
+            type: 'string',
+            minLength: 1,
+          },
+          image: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 512,
+          },
+          command: {
+            type: 'array',
+            maxItems: 64,
+            items: {
+              type: 'string',
+            },
+          },
+          args: {
+            type: 'array',
+            maxItems: 256,
+            items: {
+              type: 'string',
+            },
+          },
+          completions: {
+            type: 'integer',
+            minimum: 1,
+            maximum: 100000,
+          },
+          parallelism: {
+            type: 'integer',
+            minimum: 1,
+            maximum: 100000,
+          },
+          minParallelism: {
+            description:
+              'Fewest pods at once the Job accepts (kueue.x-k8s.io/job-min-parallelism); 1 when omitted.',
+            type: 'integer',
+            minimum: 1,
+            maximum: 100000,
+          },
+          gpusPerPod: {
+            type: 'integer',
+            minimum: 1,
+            maximum: 16,
+          },
+          backoffLimit: {
+            type: 'integer',
+            minimum: 0,
+            maximum: 1000,
+          },
+          env: {
+            type: 'object',
+            maxProperties: 64,
+            additionalProperties: {
+              type: 'string',
+            },
+          },
+          nonRetriableExitCodes: {
+            description:
+              'Exit codes that fail the Job at once (podFailurePolicy FailJob); [42] when omitted.',
+            type: 'array',
+            maxItems: 32,
+            items: {
+              type: 'integer',
+              minimum: 1,
+              maximum: 255,
+            },
+          },
+        },
+      },
+      SubmitBatchJobBody: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['request'],
+        properties: {
+          request: {
+            $ref: '#/components/schemas/BatchJobRequest',
+          },
+          mode: {
+            description:
+              'Render and record but never apply (a GitOps controller applies the Job).',
+            type: 'string',
+            enum: ['gitops'],
+          },
+          dryRun: {
+            description:
+              'Validate and render only; nothing is applied or recorded.',
+            type: 'boolean',
+          },
+        },
+      },
+      BatchJobSubmission: {
+        type: 'object',
+        additionalProperties: false,
+        required: [
+          'id',
+          'name',
+          'team',
+          'namespace',
+          'pool',
+          'mode',
+          'podsAtOnce',
+          'manifests',
+        ],
+        properties: {
+          id: {
+            type: 'string',
+          },
+          name: {
+            type: 'string',
+          },
+          team: {
+            type: 'string',
+          },
+          namespace: {
+            type: 'string',
+          },
+          pool: {
+            type: 'string',
+          },
+          mode: {
+            $ref: '#/components/schemas/ClusterMode',
+          },
+          podsAtOnce: {
+            description:
+              "Pods the team's quota on the pool holds at once; Kueue admits at most this parallelism from it.",
+            type: 'integer',
+          },
+          manifests: {
+            type: 'array',
+            items: {
+              $ref: '#/components/schemas/KubernetesObject',
+            },
+          },
+        },
+      },
+      BatchJobStatus: {
+        type: 'object',
+        additionalProperties: false,
+        required: [
+          'name',
+          'namespace',
+          'team',
+          'environment',
+          'pool',
+          'cluster',
+          'observedAt',
+          'state',
+          'parallelism',
+          'completions',
+          'active',
+          'succeeded',
+          'failed',
+          'conditions',
+        ],
+        properties: {
+          name: {
+            type: 'string',
+          },
+          namespace: {
+            type: 'string',
+          },
+          team: {
+            type: 'string',
+          },
+          environment: {
+            type: 'string',
+          },
+          pool: {
+            type: 'string',
+          },
+          cluster: {
+            type: 'string',
+          },
+          observedAt: {
+            type: 'string',
+          },
+          state: {
+            type: 'string',
+            enum: ['suspended', 'running', 'succeeded', 'failed'],
+          },
+          parallelism: {
+            description:
+              "Parallelism the Job runs with; Kueue's partial admission lowers it to what the quota holds.",
+            type: 'integer',
+          },
+          completions: {
+            type: 'integer',
+          },
+          active: {
+            type: 'integer',
+          },
+          succeeded: {
+            type: 'integer',
+          },
+          failed: {
+            type: 'integer',
+          },
+          conditions: {
+            type: 'array',
+            items: {
+              $ref: '#/components/schemas/ClusterCondition',
+            },
+          },
+          workload: {
+            $ref: '#/components/schemas/ClusterWorkloadStatus',
+          },
+        },
+      },
       KubernetesObject: {
         type: 'object',
         required: ['apiVersion', 'kind', 'metadata'],
@@ -2971,7 +3319,7 @@ export const spec = {
           },
           subjectType: {
             type: 'string',
-            enum: ['service', 'reservation', 'approval', 'quota'],
+            enum: ['service', 'reservation', 'approval', 'quota', 'batch-job'],
           },
           subjectId: {
             type: 'string',

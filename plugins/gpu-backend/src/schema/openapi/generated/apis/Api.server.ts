@@ -6,6 +6,8 @@
 // ******************************************************************
 import { ApiError } from '../models/ApiError.model';
 import { AuditEventPage } from '../models/AuditEventPage.model';
+import { BatchJobStatus } from '../models/BatchJobStatus.model';
+import { BatchJobSubmission } from '../models/BatchJobSubmission.model';
 import { CreateService200Response } from '../models/CreateService200Response.model';
 import { CreateServiceBody } from '../models/CreateServiceBody.model';
 import { DecisionBody } from '../models/DecisionBody.model';
@@ -25,6 +27,7 @@ import { ServiceCost } from '../models/ServiceCost.model';
 import { ServiceRequest } from '../models/ServiceRequest.model';
 import { ServiceStatus } from '../models/ServiceStatus.model';
 import { ServiceUsage } from '../models/ServiceUsage.model';
+import { SubmitBatchJobBody } from '../models/SubmitBatchJobBody.model';
 import { TeamCost } from '../models/TeamCost.model';
 import { UpdateServiceBody } from '../models/UpdateServiceBody.model';
 
@@ -72,6 +75,16 @@ export type DeleteService = {
     id: string;
   };
   response: GpuServiceView | ApiError | ApiError | ApiError | ApiError;
+};
+/**
+ * @public
+ */
+export type GetBatchJob = {
+  path: {
+    namespace: string;
+    name: string;
+  };
+  response: BatchJobStatus | ApiError | ApiError | ApiError | ApiError;
 };
 /**
  * @public
@@ -242,6 +255,19 @@ export type RetryService = {
 /**
  * @public
  */
+export type SubmitBatchJob = {
+  body: SubmitBatchJobBody;
+  response:
+    | BatchJobSubmission
+    | BatchJobSubmission
+    | ApiError
+    | ApiError
+    | ApiError
+    | ApiError;
+};
+/**
+ * @public
+ */
 export type UpdateService = {
   path: {
     id: string;
@@ -264,6 +290,8 @@ export type EndpointMap = {
   '#post|/services': CreateService;
 
   '#_delete|/services/{id}': DeleteService;
+
+  '#get|/batch-jobs/{namespace}/{name}': GetBatchJob;
 
   '#get|/health': GetHealth;
 
@@ -294,6 +322,8 @@ export type EndpointMap = {
   '#post|/approvals/{id}/reject': RejectRequest;
 
   '#post|/services/{id}/retry': RetryService;
+
+  '#post|/batch-jobs': SubmitBatchJob;
 
   '#patch|/services/{id}': UpdateService;
 };

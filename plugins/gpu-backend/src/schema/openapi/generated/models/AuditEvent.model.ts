@@ -29,4 +29,5 @@ export type AuditEventSubjectTypeEnum =
   | 'service'
   | 'reservation'
   | 'approval'
-  | 'quota';
+  | 'quota'
+  | 'batch-job';

@@ -1,0 +1,188 @@
+import { LoggerService } from '@backstage/backend-plugin-api';
+import { ConflictError, InputError, NotFoundError } from '@backstage/errors';
+import { randomUUID } from 'node:crypto';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import {
+  allowanceUnits,
+  GPU_UNITS_PER_EQUIVALENT,
+  Platform,
+} from '@internal/backstage-plugin-gpu-common';
+import {
+  batchPodsAtOnce,
+  renderBatchJob,
+  renderTeamManifests,
+  resolveBatchJob,
+  ResolvedBatchJob,
+} from '@internal/backstage-plugin-gpu-node';
+import {
+  ClusterApplier,
+  ClusterTarget,
+  KubernetesObjectClient,
+  KubernetesRequestError,
+} from '../cluster';
+import { GpuStore } from '../database';
+import { renderTeamQueueDependencies } from '../reconciler/renderKueueObjects';
+import { readBatchJobStatus } from './readBatchJobStatus';
+import {
+  BatchJobStatus,
+  BatchJobSubmission,
+  SubmitBatchJobBody,
+} from './types';
+
+/** Collaborators of {@link BatchJobs}. */
+export interface BatchJobsOptions {
+  platform: Platform;
+  store: GpuStore;
+  target: ClusterTarget;
+  /** The applier services are applied with; absent unless the target is in apply mode. */
+  applier?: ClusterApplier;
+  /** Reads Jobs and Workloads back; present with the applier. */
+  client?: KubernetesObjectClient;
+  logger: LoggerService;
+}
+
+/**
+ * GPU batch jobs: checks a submission against the platform and the team's quota (as the store holds it), renders
+ * the indexed Job, and applies it after the team's queue objects (apply mode) or answers it for the GitOps
+ * repository; records each submission in the audit trail. Reads a Job's status and Kueue admission back.
+ */
+export class BatchJobs {
+  constructor(private readonly options: BatchJobsOptions) {}
+
+  /**
+   * Submits (or with `dryRun` only renders) a batch job.
+   *
+   * @throws InputError (400) when the platform does not allow the request or the team's quota on the pool can never
+   *   hold `minParallelism` pods; ConflictError when a Job of that name exists.
+   */
+  async submit(
+    body: SubmitBatchJobBody,
+    actor: string,
+  ): Promise<BatchJobSubmission> {
+    const { platform, store, target, applier } = this.options;
+    const resolved = resolveBatchJob(platform, body.request);
+    const podsAtOnce = await this.checkQuota(resolved);
+    const configured = target.mode === 'apply' && !applier ? 'dry-run' : target.mode;
+    const mode: BatchJobSubmission['mode'] = body.dryRun
+      ? 'dry-run'
+      : body.mode ?? configured;
+    const id = mode === 'dry-run' ? 'dry-run' : randomUUID();
+    const job = renderBatchJob(platform, body.request, { batchId: id });
+    const submission = (manifests: KubernetesObject[]): BatchJobSubmission => ({
+      id,
+      name: body.request.name,
+      team: resolved.team.name,
+      namespace: resolved.namespace,
+      pool: resolved.pool.name,
+      mode,
+      podsAtOnce,
+      // Rendered objects always have apiVersion, kind and metadata.name.
+      manifests: manifests as BatchJobSubmission['manifests'],
+    });
+    if (mode === 'dry-run') return submission([job]);
+    let manifests: KubernetesObject[] = [job];
+    if (mode === 'apply') {
+      await this.refuseExisting(resolved);
+      manifests = [
+        ...renderTeamQueueDependencies(
+          platform,
+          await store.listAllowances(),
+          resolved.team.name,
+        ),
+        ...renderTeamManifests(platform, resolved.team.name).filter(
+          o => o.metadata?.namespace === resolved.namespace,
+        ),
+        job,
+      ];
+      await applier!.apply(manifests);
+    }
+    const { request } = body;
+    await store.recordAuditEvent({
+      actor,
+      action: 'batch-job.submit',
+      subjectType: 'batch-job',
+      subjectId: id,
+      team: resolved.team.name,
+      after: {
+        name: request.name,
+        namespace: resolved.namespace,
+        pool: resolved.pool.name,
+        mode,
+        image: request.image,
+        completions: request.completions,
+        parallelism: request.parallelism,
+        minParallelism: resolved.minParallelism,
+        gpusPerPod: request.gpusPerPod,
+        podsAtOnce,
+      },
+    });
+    this.options.logger.info('Submitted GPU batch job', {
+      batchId: id,
+      team: resolved.team.name,
+      namespace: resolved.namespace,
+      name: request.name,
+      mode,
+    });
+    return submission(manifests);
+  }
+
+  /** The live Job and its Kueue Workload (apply mode only). */
+  async status(namespace: string, name: string): Promise<BatchJobStatus> {
+    const { client, target, platform } = this.options;
+    if (!client || target.mode !== 'apply') {
+      throw new NotFoundError(
+        `No GPU batch job ${namespace}/${name} to read: batch jobs are read from the cluster, and this gpu backend applies to none (mode ${target.mode})`,
+      );
+    }
+    return readBatchJobStatus({
+      client,
+      cluster: target.name ?? '',
+      kueueApiVersion: platform.kueue.apiVersion,
+      namespace,
+      name,
+    });
+  }
+
+  /** Pods the team's quota holds at once; refuses a Job whose minimum parallelism it can never hold. */
+  private async checkQuota(resolved: ResolvedBatchJob): Promise<number> {
+    const { team, pool, request, minParallelism } = resolved;
+    const allowance = (await this.options.store.listAllowances()).find(
+      a => a.team === team.name,
+    );
+    const units = allowance ? allowanceUnits(allowance, pool.name) : 0;
+    const podsAtOnce = batchPodsAtOnce(units, request.gpusPerPod);
+    if (podsAtOnce < minParallelism) {
+      const gpus = Math.floor(units / GPU_UNITS_PER_EQUIVALENT);
+      throw new InputError(
+        `Team ${team.name}'s quota on ${pool.name} is ${gpus} GPU${gpus === 1 ? '' : 's'}: ` +
+          `it holds ${podsAtOnce} pod${podsAtOnce === 1 ? '' : 's'} of ${request.gpusPerPod} GPU${
+            request.gpusPerPod === 1 ? '' : 's'
+          } at once, fewer than the ${minParallelism} the Job needs at least (minParallelism), so Kueue would never admit it; ` +
+          `lower minParallelism or gpusPerPod, or ask for more quota on ${pool.name}`,
+      );
+    }
+    return podsAtOnce;
+  }
+
+  private async refuseExisting(resolved: ResolvedBatchJob): Promise<void> {
+    const { client } = this.options;
+    if (!client) return;
+    try {
+      await client.read({
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        namespace: resolved.namespace,
+        name: resolved.request.name,
+      });
+    } catch (error) {
+      if (error instanceof KubernetesRequestError && error.statusCode === 404) {
+        return;
+      }
+      throw error;
+    }
+    throw new ConflictError(
+      `A Job ${resolved.request.name} already exists in namespace ${resolved.namespace}; ` +
+        'a Job cannot be changed once submitted: choose another name, or delete it first',
+    );
+  }
+}
