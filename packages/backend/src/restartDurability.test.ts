@@ -179,10 +179,17 @@ describe('a backend restarted on the same data directory', () => {
       h100: 2,
     });
     expect(ledgerViolations(readGpuFile(dataDir), before.quotas)).toEqual([]);
-    // Nothing runs in a dry run: its held reservation is reserved, not spend.
-    const costBefore = await requester.json(
+    // Nothing runs in a dry run: its held reservation is reserved, not spend. Held time is counted in whole seconds
+    // up to the window's end (the current second), so ask until at least one second of it has passed.
+    let costBefore = await requester.json(
       `/services/${admitted.id}/cost?window=1h`,
     );
+    for (let i = 0; i < 20 && !(costBefore.reservedMicros > 0); i++) {
+      await new Promise(resolve => setTimeout(resolve, 250));
+      costBefore = await requester.json(
+        `/services/${admitted.id}/cost?window=1h`,
+      );
+    }
     expect(costBefore).toMatchObject({
       accrualBasis: 'dry-run',
       allocationMicros: 0,
