@@ -305,7 +305,8 @@ describe('renderServiceManifests', () => {
       { name: 'model-cache', mountPath: '/root/.ollama' },
     ]);
     expect(pod.initContainers![0].env).toEqual([
-      { name: 'OLLAMA_MODEL', value: 'llama3.2:3b' },
+      // No dtype: the model's default bf16 has no Ollama tag, so its most precise one, fp16.
+      { name: 'OLLAMA_MODEL', value: 'llama3.2:3b-instruct-fp16' },
     ]);
     expect(pod.volumes!.map(v => v.name)).toEqual(['model-cache']);
     expect(ofKind<V1Service>(objects, 'Service').spec!.ports![0].port).toBe(

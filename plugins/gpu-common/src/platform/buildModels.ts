@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { buildCheckpoints } from './buildCheckpoints';
 import { ConfigIssues } from './configIssues';
 import { defaultModels } from './defaultModels';
 import { platformConfigSchema } from './platformConfigSchema';
@@ -8,7 +9,6 @@ type RawModels = NonNullable<z.output<typeof platformConfigSchema>['models']>;
 
 const MODEL_KEY = /^[a-z0-9]([a-z0-9._-]*[a-z0-9])?$/;
 const REQUIRED = [
-  'huggingFaceId',
   'parametersB',
   'layers',
   'kvHeads',
@@ -31,20 +31,59 @@ export function buildModels(
       );
       continue;
     }
+    const builtIn = Object.hasOwn(defaultModels, key) ? models[key] : undefined;
+    const {
+      huggingFaceId: _legacyRepository,
+      ollamaTag: _legacyTag,
+      checkpoints: _checkpoints,
+      ...figures
+    } = entry;
     const merged: Partial<ModelSpec> = {
       defaultDtype: 'bf16',
-      ...(Object.hasOwn(defaultModels, key) ? models[key] : {}),
-      ...entry,
+      ...builtIn,
+      ...figures,
     };
+    const before = issues.count;
+    const checkpoints = buildCheckpoints(
+      builtIn?.checkpoints,
+      entry,
+      merged.defaultDtype!,
+      path,
+      issues,
+    );
     const missing = REQUIRED.filter(field => merged[field] === undefined);
     if (missing.length > 0) {
       issues.add(
         path,
         `a model that is not built in needs ${missing.join(', ')}`,
       );
+    }
+    if (Object.keys(checkpoints).length === 0) {
+      issues.add(
+        path,
+        'a model that is not built in needs a checkpoint: checkpoints.<dtype>.huggingFaceId or .ollamaTag (or huggingFaceId / ollamaTag for its default dtype)',
+      );
+    }
+    const quantised = Object.entries(checkpoints)
+      .filter(([, c]) => c.vllm && c.vllm.format !== 'none')
+      .map(([dtype]) => dtype);
+    if (merged.embeddingParametersB === undefined && quantised.length > 0) {
+      issues.add(
+        [...path, 'embeddingParametersB'],
+        `is needed to size the quantised ${quantised.join(
+          ', ',
+        )} checkpoints, which keep the embeddings and output head in 16 bits: vocab_size x hidden_size in billions, twice when tie_word_embeddings is false`,
+      );
+    }
+    if (issues.count > before) {
       continue;
     }
-    models[key] = { ...(merged as ModelSpec), name: key };
+    models[key] = {
+      ...(merged as ModelSpec),
+      embeddingParametersB: merged.embeddingParametersB ?? 0,
+      checkpoints,
+      name: key,
+    };
   }
   return models;
 }

@@ -9,8 +9,43 @@ describe('defaultModels', () => {
       parametersB: 8.03,
       defaultDtype: 'bf16',
       maxContextLength: 131072,
-      huggingFaceId: 'meta-llama/Llama-3.1-8B-Instruct',
-      ollamaTag: 'llama3.1:8b',
+      // 128,256 x 4,096 twice (untied output head), in billions.
+      embeddingParametersB: 1.05,
+    });
+    expect(defaultModels['llama-3.1-8b'].checkpoints).toEqual({
+      bf16: {
+        vllm: {
+          huggingFaceId: 'meta-llama/Llama-3.1-8B-Instruct',
+          format: 'none',
+        },
+      },
+      fp16: {
+        vllm: {
+          huggingFaceId: 'meta-llama/Llama-3.1-8B-Instruct',
+          format: 'none',
+        },
+        ollama: { tag: 'llama3.1:8b-instruct-fp16', format: 'f16' },
+      },
+      fp8: {
+        vllm: {
+          huggingFaceId: 'meta-llama/Llama-3.1-8B-Instruct',
+          format: 'fp8',
+        },
+      },
+      int8: {
+        vllm: {
+          huggingFaceId: 'RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8',
+          format: 'compressed-tensors',
+        },
+        ollama: { tag: 'llama3.1:8b-instruct-q8_0', format: 'q8_0' },
+      },
+      int4: {
+        vllm: {
+          huggingFaceId: 'hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4',
+          format: 'awq',
+        },
+        ollama: { tag: 'llama3.1:8b-instruct-q4_K_M', format: 'q4_K_M' },
+      },
     });
     expect(defaultModels['llama-3.1-70b']).toMatchObject({
       layers: 80,
@@ -45,8 +80,22 @@ describe('defaultModels', () => {
   it('names every model by its key and gives HF ids and Ollama tags', () => {
     for (const [key, model] of Object.entries(defaultModels)) {
       expect(model.name).toBe(key);
-      expect(model.huggingFaceId).toMatch(/^[\w.-]+\/[\w.-]+$/);
-      expect(model.ollamaTag).toMatch(/^[\w.-]+:[\w.-]+$/);
+      expect(model.checkpoints.bf16?.vllm?.huggingFaceId).toMatch(
+        /^[\w.-]+\/[\w.-]+$/,
+      );
+      const entries = Object.values(model.checkpoints);
+      for (const vllm of entries.flatMap(e => (e.vllm ? [e.vllm] : []))) {
+        expect(vllm.huggingFaceId).toMatch(/^[\w.-]+\/[\w.-]+$/);
+      }
+      for (const ollama of entries.flatMap(e => (e.ollama ? [e.ollama] : []))) {
+        // The tag ends in the GGUF type it names, e.g. -q4_K_M.
+        const suffix = ollama.format === 'f16' ? 'fp16' : ollama.format;
+        expect(ollama.tag).toMatch(new RegExp(`^[\\w.-]+:[\\w.-]+-${suffix}$`));
+      }
+      // Ollama has int4, int8 and fp16 tags of every model, vLLM no int4 without a quantised repository.
+      expect(Object.keys(model.checkpoints)).toEqual(
+        expect.arrayContaining(['bf16', 'fp16', 'fp8', 'int4']),
+      );
     }
   });
 });

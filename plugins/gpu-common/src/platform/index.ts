@@ -1,3 +1,4 @@
+export * from './checkpoints';
 export * from './decimal';
 export * from './defaultEnvironments';
 export * from './defaultGpuModels';

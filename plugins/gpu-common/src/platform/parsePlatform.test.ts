@@ -518,7 +518,10 @@ describe('parsePlatform', () => {
       'gpu.gpuModels.X2.migProfiles[0].name: "half" is not a MIG profile name',
     );
     expect(error.message).toContain(
-      'gpu.models.my-model: a model that is not built in needs huggingFaceId, parametersB, kvHeads, headDim, maxContextLength',
+      'gpu.models.my-model: a model that is not built in needs parametersB, kvHeads, headDim, maxContextLength',
+    );
+    expect(error.message).toContain(
+      'gpu.models.my-model: a model that is not built in needs a checkpoint',
     );
   });
 

@@ -40,10 +40,24 @@ const gpuModelConfig = strict({
   migProfiles: z.array(migProfileConfig).optional(),
 });
 
-const modelConfig = strict({
+/** The checkpoints of one dtype: a Hugging Face repository for vLLM and its format, an Ollama tag and its GGUF type. */
+const checkpointConfig = strict({
   huggingFaceId: z.string().min(1).optional(),
+  format: z
+    .enum(['none', 'fp8', 'awq', 'gptq', 'compressed-tensors'])
+    .optional(),
   ollamaTag: z.string().min(1).optional(),
+  ollamaFormat: z.enum(['f16', 'q8_0', 'q4_0', 'q4_K_M']).optional(),
+});
+
+const modelConfig = strict({
+  /** The default dtype's Hugging Face checkpoint (kept for configs written before `checkpoints`). */
+  huggingFaceId: z.string().min(1).optional(),
+  /** The default dtype's Ollama tag (kept for configs written before `checkpoints`). */
+  ollamaTag: z.string().min(1).optional(),
+  checkpoints: z.partialRecord(dtype, checkpointConfig).optional(),
   parametersB: z.number().positive().max(100000).optional(),
+  embeddingParametersB: z.number().min(0).max(100000).optional(),
   layers: int(1, 1000).optional(),
   kvHeads: int(1, 1024).optional(),
   headDim: int(1, 4096).optional(),
@@ -124,12 +138,12 @@ export const platformConfigSchema = strict({
   statusRefresh: z.unknown().optional(),
   /** Read by the gpu backend's applier (`gpu.apply`), not part of the platform model. */
   apply: z.unknown().optional(),
-  /** Validated by `parseServiceDefaults` (`gpu.serviceDefaults`), not part of the platform model. */
-  serviceDefaults: z.unknown().optional(),
   /** Validated by `parsePlatformOperations` (Karpenter NodePools), not part of the platform model. */
   karpenter: z.unknown().optional(),
   /** Validated by `parsePlatformOperations` (PrometheusRule alerts), not part of the platform model. */
   alerts: z.unknown().optional(),
+  /** Validated by `parseServiceDefaults` (`gpu.serviceDefaults`), not part of the platform model. */
+  serviceDefaults: z.unknown().optional(),
 });
 
 /**

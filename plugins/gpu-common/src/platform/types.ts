@@ -104,19 +104,79 @@ export interface TeamQuota {
   monthlyBudget: string;
 }
 
+/**
+ * vLLM's `--quantization` method of a Hugging Face checkpoint: `none` for weights stored in the dtype itself (fp32,
+ * bf16, fp16), `fp8` for vLLM's on-load FP8 quantisation of a bf16/fp16 checkpoint (or an FP8 checkpoint whose
+ * `quantization_config` says `fp8`), `awq` and `gptq` for AutoAWQ and GPTQ checkpoints, `compressed-tensors` for
+ * llm-compressor checkpoints (e.g. `RedHatAI/...-quantized.w8a8`, `...-quantized.w4a16`).
+ *
+ * @public
+ */
+export type VllmQuantization =
+  | 'none'
+  | 'fp8'
+  | 'awq'
+  | 'gptq'
+  | 'compressed-tensors';
+
+/**
+ * The GGUF quantisation of an Ollama tag: `f16` (16-bit), `q8_0` (8-bit blocks of 32), `q4_0` (4-bit blocks of 32)
+ * or `q4_K_M` (4-bit k-quant, some tensors in 6 bits).
+ *
+ * @public
+ */
+export type OllamaQuantization = 'f16' | 'q8_0' | 'q4_0' | 'q4_K_M';
+
+/**
+ * A Hugging Face checkpoint vLLM loads for one dtype.
+ *
+ * @public
+ */
+export interface VllmCheckpoint {
+  /** Repository id passed as `--model`, e.g. `hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4`. */
+  huggingFaceId: string;
+  /** How the repository stores the weights, which decides `--quantization` and the bytes per weight. */
+  format: VllmQuantization;
+}
+
+/**
+ * An Ollama tag for one dtype.
+ *
+ * @public
+ */
+export interface OllamaCheckpoint {
+  /** e.g. `llama3.1:8b-instruct-q4_K_M`. */
+  tag: string;
+  format: OllamaQuantization;
+}
+
+/**
+ * What each runtime loads for one dtype of a model; a runtime without an entry cannot serve the dtype.
+ *
+ * @public
+ */
+export interface DtypeCheckpoints {
+  vllm?: VllmCheckpoint;
+  ollama?: OllamaCheckpoint;
+}
+
 /** A model the catalogue can size. */
 export interface ModelSpec {
   /** Catalogue name, e.g. `llama-3.1-8b`. */
   name: string;
-  /** Hugging Face repository id vLLM loads, e.g. `meta-llama/Llama-3.1-8B-Instruct`. */
-  huggingFaceId: string;
-  /** Ollama tag, e.g. `llama3.1:8b`. */
-  ollamaTag?: string;
+  /** The checkpoint per dtype and runtime; a dtype without one for a runtime is unavailable on it. */
+  checkpoints: Partial<Record<Dtype, DtypeCheckpoints>>;
   /** Parameters in billions. */
   parametersB: number;
+  /**
+   * Parameters of the token embeddings and the output head, in billions (vocabulary x hidden size, twice when the
+   * head is not tied). vLLM's quantised checkpoints keep them in 16 bits; 0 when unknown.
+   */
+  embeddingParametersB: number;
   layers: number;
   kvHeads: number;
   headDim: number;
+  /** The dtype a request without one gets (when the runtime has no checkpoint in it: see `defaultDtypeFor`). */
   defaultDtype: Dtype;
   /** Largest context the model supports. */
   maxContextLength: number;

@@ -1,3 +1,4 @@
+import { defaultDtypeFor } from '../platform/checkpoints';
 import { findModel } from '../platform/lookups';
 import { Dtype, Platform, SharingTier } from '../platform/types';
 import { ServiceRequest } from '../service/types';
@@ -55,12 +56,14 @@ export interface MeasuredCapacity {
  */
 export function sliceShapeOf(
   platform: Platform,
-  request: Pick<ServiceRequest, 'model' | 'dtype'>,
+  request: Pick<ServiceRequest, 'model' | 'dtype' | 'runtime'>,
   slice: Slice,
 ): SliceShape {
   return {
     model: request.model,
-    dtype: request.dtype ?? findModel(platform, request.model).defaultDtype,
+    dtype:
+      request.dtype ??
+      defaultDtypeFor(findModel(platform, request.model), request.runtime),
     gpuModel: slice.gpuModel,
     tier: slice.tier,
     ...(slice.migProfile ? { migProfile: slice.migProfile } : {}),

@@ -11,8 +11,20 @@ import {
   tokenPrices,
 } from '../cost/tokenCost';
 import { GpuDomainError, listAllowed } from '../errors';
-import { findEnvironment, findTeam } from '../platform/lookups';
-import { EnvironmentPolicy, Platform, TeamQuota } from '../platform/types';
+import {
+  checkpointFor,
+  defaultDtypeFor,
+  DTYPE_PRECISION_ORDER,
+  unavailableDtypeReason,
+} from '../platform/checkpoints';
+import { findEnvironment, findModel, findTeam } from '../platform/lookups';
+import {
+  EnvironmentPolicy,
+  ModelSpec,
+  Platform,
+  Runtime,
+  TeamQuota,
+} from '../platform/types';
 import { budgetFit, quotaFit } from '../quota/allowanceFit';
 import {
   allowanceFromConfig,
@@ -35,6 +47,7 @@ import { monthBudgetReason, spotInProductionReason } from './governance';
 import { MeasuredCapacity, QuoteOptions } from './measuredCapacity';
 import { replicaCapacity } from './replicaCapacity';
 import {
+  DtypeOption,
   OptionCost,
   OptionThroughput,
   PolicyVerdict,
@@ -67,6 +80,8 @@ interface QuoteContext {
  * request (at the request's expected tokens/s, else at the capacity: the request's measured tokens/s per replica, else
  * the bandwidth estimate, labelled by `throughput.capacityBasis`), the team's quota and budget after it, and a policy verdict with reasons. Slices the model
  * does not fit are listed in `unavailable`. A tier the environment forbids is quoted as `forbidden`, not thrown.
+ * Every dtype of the model on the runtime is listed in `dtypes` with its checkpoint or why there is none; a request in
+ * a dtype without a checkpoint gets no options (its entry in `dtypes` says why), not an error.
  *
  * Quota and budget are weighed in integers (GPU units, micro-dollars) against `allowance`, the team's stored quota
  * when the caller has one, else what app-config gives the team (`allowanceFromConfig`), by the one quota rule
@@ -93,9 +108,11 @@ export function quoteService(
       `The allowance given is team ${allowance.team}'s; the request is team ${team.name}'s`,
     );
   }
+  const model = findModel(platform, request.model);
+  const dtype = request.dtype ?? defaultDtypeFor(model, request.runtime);
   const context: QuoteContext = {
     platform,
-    request,
+    request: { ...request, dtype },
     usage,
     environment: findEnvironment(platform, request.environment),
     team,
@@ -104,9 +121,13 @@ export function quoteService(
     measuredCapacities: extra.measuredCapacities ?? [],
   };
 
+  const dtypes = dtypeOptions(model, request.runtime);
+  const servable = checkpointFor(model, dtype, request.runtime) !== undefined;
+
   const options: QuoteOption[] = [];
   const unavailable: UnavailableOption[] = [];
-  for (const fit of fitSlices(platform, request)) {
+  const fits = servable ? fitSlices(platform, context.request) : [];
+  for (const fit of fits) {
     if (fit.fits) {
       options.push(quoteOption(context, fit));
     } else {
@@ -124,6 +145,8 @@ export function quoteService(
     service: request.name,
     team: context.team.name,
     environment: context.environment.name,
+    dtype,
+    dtypes,
     options,
     unavailable,
     recommended: recommend(
@@ -131,6 +154,29 @@ export function quoteService(
       isProductionEnvironment(context.environment),
     ),
   };
+}
+
+/** Each dtype on the runtime: the repository or tag it loads, or why there is none. */
+function dtypeOptions(model: ModelSpec, runtime: Runtime): DtypeOption[] {
+  return DTYPE_PRECISION_ORDER.map(dtype => {
+    const checkpoint = checkpointFor(model, dtype, runtime);
+    if (!checkpoint) {
+      return {
+        dtype,
+        available: false,
+        reason: unavailableDtypeReason(model, dtype, runtime),
+      };
+    }
+    return {
+      dtype,
+      available: true,
+      checkpoint:
+        checkpoint.runtime === 'vllm'
+          ? checkpoint.huggingFaceId
+          : checkpoint.tag,
+      format: checkpoint.format,
+    };
+  });
 }
 
 function quoteOption(context: QuoteContext, fit: FitResult): QuoteOption {

@@ -1,5 +1,5 @@
 import { UsdMicros } from '../cost/money';
-import { CapacityType } from '../platform/types';
+import { CapacityType, Dtype } from '../platform/types';
 import { FitResult } from '../sizing/fitSlices';
 import type { MonthSpend } from './governance';
 import type { MeasuredCapacitySource } from './measuredCapacity';
@@ -158,6 +158,23 @@ export interface UnavailableOption {
 }
 
 /**
+ * One dtype of the request's model on its runtime: the checkpoint it loads, or why it cannot be served.
+ *
+ * @public
+ */
+export interface DtypeOption {
+  dtype: Dtype;
+  /** The catalogue names a checkpoint of the model in this dtype for the runtime. */
+  available: boolean;
+  /** The Hugging Face repository (vLLM) or Ollama tag loaded, when available. */
+  checkpoint?: string;
+  /** Its format: the vLLM quantisation method (`none`, `fp8`, `awq`, ...) or the GGUF type (`q4_K_M`, ...). */
+  format?: string;
+  /** Why the dtype is unavailable, naming the available ones. */
+  reason?: string;
+}
+
+/**
  * Every way to run a service request, sorted (allowed first, then cheapest per month, then most memory headroom),
  * with the slices it does not fit and a recommendation.
  *
@@ -167,6 +184,13 @@ export interface Quote {
   service: string;
   team: string;
   environment: string;
+  /** The dtype quoted: the request's, else the runtime's default for the model (`defaultDtypeFor`). */
+  dtype: Dtype;
+  /**
+   * Every dtype of the model on the request's runtime, most precise first. When the quoted one is unavailable there
+   * are no options and no unavailable slices: its `reason` says why and which dtypes can be served.
+   */
+  dtypes: DtypeOption[];
   options: QuoteOption[];
   unavailable: UnavailableOption[];
   /**

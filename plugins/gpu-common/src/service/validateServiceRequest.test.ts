@@ -298,7 +298,7 @@ describe('validateServiceRequest', () => {
     );
     expect(error.code).toBe('UNKNOWN_MODEL');
     expect(error.message).toMatch(
-      /has no Ollama tag, so it can only run on vllm/,
+      /has no Ollama tag, so it cannot run on ollama/,
     );
     expect(error.allowed).not.toContain('private-7b');
   });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { GpuDomainError, GpuDomainErrorCode, listAllowed } from '../errors';
+import { availableDtypes, defaultDtypeFor } from '../platform/checkpoints';
 import { formatConfigPath } from '../platform/configIssues';
 import {
   findEnvironment,
@@ -14,7 +15,8 @@ import { ServiceRequest } from './types';
 
 /**
  * Validates a service request against the platform and returns it with `namespace` (the team's first namespace)
- * and `dtype` (the model's default) filled in. Checks, in order: structure and ranges, team, model (and an Ollama
+ * and `dtype` (the runtime's default for the model, `defaultDtypeFor`) filled in. A dtype without a checkpoint is
+ * not refused here (the quote lists it as unavailable); creating and rendering refuse it (`requireCheckpoint`). Checks, in order: structure and ranges, team, model (and an Ollama
  * tag for the Ollama runtime), environment, namespace, pool and tier (the environment must allow the tier, the pool
  * must offer it), a measured capacity only with a pool, max-model-len within the model's context, autoscaling bounds.
  *
@@ -34,17 +36,17 @@ export function validateServiceRequest(
 
   const team = findTeam(platform, request.team);
   const model = findModel(platform, request.model);
-  if (request.runtime === 'ollama' && !model.ollamaTag) {
+  if (availableDtypes(model, request.runtime).length === 0) {
     const allowed = Object.values(platform.models)
-      .filter(m => m.ollamaTag)
+      .filter(m => availableDtypes(m, request.runtime).length > 0)
       .map(m => m.name);
     throw new GpuDomainError(
       'UNKNOWN_MODEL',
-      `Model "${
-        model.name
-      }" has no Ollama tag, so it can only run on vllm; models for ollama: ${listAllowed(
-        allowed,
-      )}`,
+      `Model "${model.name}" has no ${
+        request.runtime === 'ollama' ? 'Ollama tag' : 'Hugging Face checkpoint'
+      }, so it cannot run on ${request.runtime}; models for ${
+        request.runtime
+      }: ${listAllowed(allowed)}`,
       { allowed },
     );
   }
@@ -127,7 +129,7 @@ export function validateServiceRequest(
   return {
     ...request,
     namespace,
-    dtype: request.dtype ?? model.defaultDtype,
+    dtype: request.dtype ?? defaultDtypeFor(model, request.runtime),
   };
 }
 

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { availableDtypes } from '../platform/checkpoints';
 import { defaultModels } from '../platform/defaultModels';
 import { Dtype } from '../platform/types';
 import { estimateMemory, kvCacheBytesPerToken } from './estimateMemory';
@@ -7,20 +8,55 @@ import { GB, GIB } from './units';
 const llama8b = defaultModels['llama-3.1-8b'];
 
 describe('estimateMemory', () => {
-  it('sizes Llama-3.1-8B weights by dtype', () => {
-    const weights = (dtype: Dtype) =>
+  it("sizes Llama-3.1-8B weights by the bytes of each dtype's checkpoint", () => {
+    const weights = (dtype: Dtype, runtime: 'vllm' | 'ollama' = 'vllm') =>
       estimateMemory(llama8b, {
         dtype,
         maxModelLen: 1,
         concurrency: 1,
-        runtime: 'vllm',
+        runtime,
       }).weightsBytes;
+    // vLLM: the base repository in bf16/fp16, 8.03 B x 2 bytes.
     expect(weights('bf16')).toBeCloseTo(16.06e9, -6);
     expect(weights('fp16')).toBe(weights('bf16'));
-    expect(weights('fp32')).toBeCloseTo(32.12e9, -6);
-    expect(weights('fp8')).toBeCloseTo(8.03e9, -6);
-    expect(weights('int8')).toBeCloseTo(8.03e9 * 1.05, -6);
-    expect(weights('int4')).toBeCloseTo(4.015e9 * 1.05, -6);
+    // fp8 on load and int8 w8a8: 6.98 B linear weights x 1 byte + 1.05 B embedding and head parameters x 2 bytes.
+    expect(weights('fp8')).toBeCloseTo(6.98e9 + 2.1e9, -6);
+    expect(weights('int8')).toBeCloseTo(6.98e9 + 2.1e9, -6);
+    // AWQ int4: 6.98 B x (0.5 + 2.5 / 128) + 2.1 GB = 3.6263 + 2.1 GB (the repository holds 5.73 GB).
+    expect(weights('int4')).toBeCloseTo(6.98e9 * 0.51953125 + 2.1e9, -6);
+    // Ollama GGUF: fp16 8.03 B x 2, q8_0 x 34/32, q4_K_M x 4.85/8 (llama3.1:8b-instruct-q4_K_M is 4.9 GB).
+    expect(weights('fp16', 'ollama')).toBeCloseTo(16.06e9, -6);
+    expect(weights('int8', 'ollama')).toBeCloseTo(8.531875e9, -6);
+    expect(weights('int4', 'ollama')).toBeCloseTo(4.8681875e9, -6);
+  });
+
+  it('refuses a dtype the catalogue names no checkpoint of, naming the available ones', () => {
+    const opts = { maxModelLen: 1, concurrency: 1 };
+    expect(() =>
+      estimateMemory(defaultModels['mistral-7b'], {
+        ...opts,
+        dtype: 'int4',
+        runtime: 'vllm',
+      }),
+    ).toThrow(
+      'The model catalogue names no int4 Hugging Face checkpoint of mistral-7b for vllm; available: bf16, fp16 or fp8',
+    );
+    expect(() =>
+      estimateMemory(llama8b, { ...opts, dtype: 'bf16', runtime: 'ollama' }),
+    ).toThrow(
+      'The model catalogue names no bf16 Ollama tag of llama-3.1-8b for ollama; available: fp16, int8 or int4',
+    );
+  });
+
+  it("takes fp16 for Ollama, which has no bf16 tags, when the model's default is bf16", () => {
+    const opts = {
+      maxModelLen: 4096,
+      concurrency: 2,
+      runtime: 'ollama' as const,
+    };
+    expect(estimateMemory(llama8b, opts)).toEqual(
+      estimateMemory(llama8b, { ...opts, dtype: 'fp16' }),
+    );
   });
 
   it('uses the model default dtype when none is given', () => {
@@ -80,25 +116,23 @@ describe('estimateMemory', () => {
 
   const models = Object.values(defaultModels);
   const arbitraryModel = fc.constantFrom(...models);
-  const arbitraryDtype = fc.constantFrom<Dtype>(
-    'fp32',
-    'bf16',
-    'fp16',
-    'fp8',
-    'int8',
-    'int4',
+  /** A model and a dtype vLLM has a checkpoint of. */
+  const arbitraryModelAndDtype = arbitraryModel.chain(model =>
+    fc.tuple(
+      fc.constant(model),
+      fc.constantFrom(...availableDtypes(model, 'vllm')),
+    ),
   );
 
   it('grows monotonically with max-model-len and concurrency', () => {
     fc.assert(
       fc.property(
-        arbitraryModel,
-        arbitraryDtype,
+        arbitraryModelAndDtype,
         fc.integer({ min: 1, max: 131072 }),
         fc.integer({ min: 1, max: 131072 }),
         fc.integer({ min: 1, max: 1024 }),
         fc.integer({ min: 1, max: 1024 }),
-        (model, dtype, len1, len2, c1, c2) => {
+        ([model, dtype], len1, len2, c1, c2) => {
           const at = (maxModelLen: number, concurrency: number) =>
             estimateMemory(model, {
               dtype,
@@ -120,19 +154,30 @@ describe('estimateMemory', () => {
     );
   });
 
-  it('orders weights int4 < fp8 < bf16 < fp32 for every model', () => {
+  it('orders weights int4 < fp8 < bf16 on vLLM and int4 < int8 < fp16 on Ollama for every model', () => {
     fc.assert(
       fc.property(arbitraryModel, model => {
-        const weights = (dtype: Dtype) =>
+        const weights = (dtype: Dtype, runtime: 'vllm' | 'ollama') =>
           estimateMemory(model, {
             dtype,
             maxModelLen: 1,
             concurrency: 1,
-            runtime: 'ollama',
+            runtime,
           }).weightsBytes;
-        expect(weights('int4')).toBeLessThan(weights('fp8'));
-        expect(weights('fp8')).toBeLessThan(weights('bf16'));
-        expect(weights('bf16')).toBeLessThan(weights('fp32'));
+        // Mistral-7B and Phi-3-mini have no vLLM int4: compare fp8 with itself there.
+        const smallest = availableDtypes(model, 'vllm').includes('int4')
+          ? 'int4'
+          : 'fp8';
+        expect(weights(smallest, 'vllm')).toBeLessThanOrEqual(
+          weights('fp8', 'vllm'),
+        );
+        expect(weights('fp8', 'vllm')).toBeLessThan(weights('bf16', 'vllm'));
+        expect(weights('int4', 'ollama')).toBeLessThan(
+          weights('int8', 'ollama'),
+        );
+        expect(weights('int8', 'ollama')).toBeLessThan(
+          weights('fp16', 'ollama'),
+        );
       }),
     );
   });

@@ -1,21 +1,8 @@
+import { defaultDtypeFor, requireCheckpoint } from '../platform/checkpoints';
 import { Dtype, ModelSpec, Runtime } from '../platform/types';
+import { checkpointWeightsBytes } from './checkpointBytes';
 import { MemoryEstimate } from './types';
 import { GIB } from './units';
-
-/**
- * Bytes per weight by dtype. int8 and int4 carry about 5% more for their quantisation scales and zero points
- * (group size 128 with fp16 scales).
- *
- * @public
- */
-export const BYTES_PER_PARAMETER: Readonly<Record<Dtype, number>> = {
-  fp32: 4,
-  bf16: 2,
-  fp16: 2,
-  fp8: 1,
-  int8: 1 * 1.05,
-  int4: 0.5 * 1.05,
-};
 
 /**
  * Bytes per KV-cache element. The runtimes keep the cache in the activation dtype: fp16/bf16 for fp16, bf16 and
@@ -61,7 +48,7 @@ export const MIN_ACTIVATION_BYTES = 0.25 * GIB;
  * @public
  */
 export interface EstimateMemoryOptions {
-  /** Weight dtype; the model's `defaultDtype` when absent. */
+  /** Weight dtype; the runtime's default for the model (`defaultDtypeFor`) when absent. */
   dtype?: Dtype;
   /** Tokens per sequence (vLLM `--max-model-len`, Ollama context length). */
   maxModelLen: number;
@@ -84,20 +71,27 @@ export function kvCacheBytesPerToken(model: ModelSpec, dtype?: Dtype): number {
 }
 
 /**
- * Memory one replica of `model` needs: weights (parameters x bytes per parameter), KV cache for `concurrency`
+ * Memory one replica of `model` needs: weights (the bytes of the checkpoint the runtime loads in the dtype, see
+ * `checkpointWeightsBytes`), KV cache for `concurrency`
  * sequences of `maxModelLen` tokens, and overhead (CUDA context per GPU plus peak activations). The runtime does not
  * change the arithmetic: vLLM and llama.cpp (Ollama) keep the same weights and cache; how much of the cache must be
  * resident is decided by the fit (see `fitSlices`).
  *
+ * @throws GpuDomainError `OUT_OF_RANGE` when the catalogue names no checkpoint of the model in the dtype for the
+ *   runtime.
  * @public
  */
 export function estimateMemory(
   model: ModelSpec,
   opts: EstimateMemoryOptions,
 ): MemoryEstimate {
-  const dtype = opts.dtype ?? model.defaultDtype;
+  const dtype = opts.dtype ?? defaultDtypeFor(model, opts.runtime);
   const gpus = opts.gpusPerReplica ?? 1;
-  const weightsBytes = model.parametersB * 1e9 * BYTES_PER_PARAMETER[dtype];
+  const weightsBytes = checkpointWeightsBytes(
+    model,
+    dtype,
+    requireCheckpoint(model, dtype, opts.runtime),
+  );
   const kvCacheBytes =
     kvCacheBytesPerToken(model, dtype) * opts.maxModelLen * opts.concurrency;
   const activationBytes = Math.max(

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { checkpointFor } from '../platform/checkpoints';
 import { GpuDomainError } from '../errors';
 import { defaultModels } from '../platform/defaultModels';
 import { demoPlatformConfig } from '../platform/demoPlatformConfig';
@@ -101,6 +102,7 @@ describe('fitSlices', () => {
     const ollama = {
       ...summariser,
       runtime: 'ollama' as const,
+      dtype: 'fp16' as const,
       pool: 'l4-ondemand',
     };
     const h100 = fitSlices(platform, { ...ollama, pool: 'h100' });
@@ -126,10 +128,11 @@ describe('fitSlices', () => {
       fc.property(
         fc.constantFrom(...Object.keys(defaultModels)),
         fc.constantFrom('vllm' as const, 'ollama' as const),
-        fc.constantFrom('bf16' as const, 'fp8' as const, 'int4' as const),
+        fc.constantFrom('fp16' as const, 'int8' as const, 'int4' as const),
         fc.integer({ min: 1, max: 32768 }),
         fc.integer({ min: 1, max: 64 }),
         (model, runtime, dtype, maxModelLen, concurrency) => {
+          if (!checkpointFor(defaultModels[model], dtype, runtime)) return;
           const request = {
             ...summariser,
             model,

@@ -1,4 +1,5 @@
 import { GpuDomainError } from '../errors';
+import { defaultDtypeFor } from '../platform/checkpoints';
 import { findModel, findPool } from '../platform/lookups';
 import { ModelSpec, Platform } from '../platform/types';
 import { ServiceRequest } from '../service/types';
@@ -53,6 +54,10 @@ export function fitSlices(
   request: ServiceRequest,
 ): FitResult[] {
   const model = findModel(platform, request.model);
+  const sized = {
+    ...request,
+    dtype: request.dtype ?? defaultDtypeFor(model, request.runtime),
+  };
   const pools = request.pool
     ? [findPool(platform, request.pool)]
     : platform.pools;
@@ -62,7 +67,7 @@ export function fitSlices(
       .filter(
         slice => request.runtime !== 'ollama' || slice.gpusPerReplica === 1,
       )
-      .map(slice => fitSlice(model, request, slice)),
+      .map(slice => fitSlice(model, sized, slice)),
   );
 }
 
@@ -81,8 +86,8 @@ export function requireFittingSlices(
   if (fitting.length > 0) {
     return fitting;
   }
-  const dtype =
-    request.dtype ?? findModel(platform, request.model).defaultDtype;
+  const model = findModel(platform, request.model);
+  const dtype = request.dtype ?? defaultDtypeFor(model, request.runtime);
   const where = [
     request.tier ? `tier ${request.tier}` : undefined,
     request.pool ? `pool ${request.pool}` : undefined,

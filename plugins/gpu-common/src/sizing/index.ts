@@ -1,3 +1,4 @@
+export * from './checkpointBytes';
 export * from './estimateMemory';
 export * from './fitSlices';
 export * from './types';

@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 import {
+  checkpointFor,
+  defaultDtypeFor,
   defaultGpuModels,
   fitSlices,
   FitResult,
@@ -86,8 +88,12 @@ export function renderableRequest(
     .tuple(requestArbitrary(platform), fc.nat())
     .map(([request, pick]) => {
       if (
-        request.runtime === 'ollama' &&
-        !platform.models[request.model].ollamaTag
+        !checkpointFor(
+          platform.models[request.model],
+          request.dtype ??
+            defaultDtypeFor(platform.models[request.model], request.runtime),
+          request.runtime,
+        )
       )
         return undefined;
       const fits = fitSlices(platform, request).filter(f => f.fits);

@@ -22,6 +22,17 @@ function rootProbe(periodSeconds: number, failureThreshold: number): V1Probe {
   };
 }
 
+/** The Ollama tag of the service's dtype, e.g. `llama3.1:8b-instruct-q4_K_M` for int4. */
+function ollamaTag(context: ServiceContext): string {
+  const { checkpoint } = context;
+  if (checkpoint.runtime !== 'ollama') {
+    throw new Error(
+      `Ollama containers need an Ollama tag; the ${context.dtype} checkpoint is for ${checkpoint.runtime}`,
+    );
+  }
+  return checkpoint.tag;
+}
+
 /**
  * The Ollama server and the init container that pulls the model tag first (Ollama's API does not pull on demand).
  */
@@ -29,14 +40,14 @@ export function ollamaContainers(
   context: ServiceContext,
   image: string,
 ): { initContainer: V1Container; container: V1Container } {
-  const { request, model } = context;
+  const { request } = context;
   const volumeMounts = [{ name: 'model-cache', mountPath: OLLAMA_MODELS_PATH }];
   return {
     initContainer: {
       name: 'pull-model',
       image,
       command: ['/bin/sh', '-c', PULL_SCRIPT],
-      env: [{ name: 'OLLAMA_MODEL', value: model.ollamaTag }],
+      env: [{ name: 'OLLAMA_MODEL', value: ollamaTag(context) }],
       resources: {
         requests: { cpu: '500m', memory: '1Gi' },
         limits: { memory: '2Gi' },

@@ -1,4 +1,6 @@
 import {
+  Checkpoint,
+  defaultDtypeFor,
   Dtype,
   EnvironmentPolicy,
   estimateMemory,
@@ -17,6 +19,7 @@ import {
   Platform,
   Pool,
   poolTier,
+  requireCheckpoint,
   ServiceRequest,
   Slice,
   slicesFor,
@@ -32,6 +35,8 @@ export interface ServiceContext {
   namespace: string;
   model: ModelSpec;
   dtype: Dtype;
+  /** What the runtime loads: the catalogue's checkpoint of the model in `dtype`. */
+  checkpoint: Checkpoint;
   environment: EnvironmentPolicy;
   pool: Pool;
   slice: Slice;
@@ -160,13 +165,6 @@ export function resolveServiceContext(
     );
   }
   const model = findModel(platform, request.model);
-  if (request.runtime === 'ollama' && !model.ollamaTag) {
-    throw new GpuDomainError(
-      'UNKNOWN_MODEL',
-      `Model ${model.name} has no Ollama tag; allowed: runtime vllm for this model`,
-      { allowed: ['vllm'] },
-    );
-  }
   const environment = findEnvironment(platform, request.environment);
   if (request.pool !== undefined && request.pool !== placement.pool) {
     throw new GpuDomainError(
@@ -190,7 +188,9 @@ export function resolveServiceContext(
       `Ollama has no tensor parallelism; allowed: 1 GPU per replica, got ${slice.gpusPerReplica}`,
     );
   }
-  const dtype = request.dtype ?? model.defaultDtype;
+  const dtype = request.dtype ?? defaultDtypeFor(model, request.runtime);
+  // A dtype the catalogue has no checkpoint of for the runtime is never rendered.
+  const checkpoint = requireCheckpoint(model, dtype, request.runtime);
   const { weightsBytes } = estimateMemory(model, {
     dtype,
     maxModelLen: request.maxModelLen,
@@ -205,6 +205,7 @@ export function resolveServiceContext(
     namespace,
     model,
     dtype,
+    checkpoint,
     environment,
     pool,
     slice,

@@ -1,30 +1,42 @@
-import { Dtype } from '@internal/backstage-plugin-gpu-common';
+import { Dtype, VllmCheckpoint } from '@internal/backstage-plugin-gpu-common';
 import { ServiceContext } from './resolveServiceContext';
 
 /**
- * vLLM `--dtype` and `--quantization` for a weight dtype. fp8 quantises the checkpoint on load; int4 needs an AWQ
- * checkpoint; int8 keeps `auto` and lets the checkpoint's quantisation config decide.
+ * vLLM `--dtype` of a weight dtype: the activation dtype. A quantised checkpoint keeps `auto`, which takes the
+ * checkpoint's own (its `torch_dtype`); fp8 on load quantises a bf16/fp16 checkpoint, whose `auto` is its bf16/fp16.
  */
-const DTYPE_FLAGS: Record<Dtype, { dtype: string; quantization?: string }> = {
-  fp32: { dtype: 'float32' },
-  bf16: { dtype: 'bfloat16' },
-  fp16: { dtype: 'float16' },
-  fp8: { dtype: 'auto', quantization: 'fp8' },
-  int8: { dtype: 'auto' },
-  int4: { dtype: 'auto', quantization: 'awq' },
+const VLLM_DTYPE: Record<Dtype, string> = {
+  fp32: 'float32',
+  bf16: 'bfloat16',
+  fp16: 'float16',
+  fp8: 'auto',
+  int8: 'auto',
+  int4: 'auto',
 };
 
+/** `--quantization` of a checkpoint: its format, none for weights stored in the dtype itself. */
+function quantizationArgs(checkpoint: VllmCheckpoint): string[] {
+  return checkpoint.format === 'none'
+    ? []
+    : ['--quantization', checkpoint.format];
+}
+
 /**
- * Arguments of the vLLM OpenAI server. The service name is the first served model name, so vLLM's metrics carry
+ * Arguments of the vLLM OpenAI server: the catalogue's checkpoint of the dtype as `--model`, with the
+ * `--quantization` its format says. The service name is the first served model name, so vLLM's metrics carry
  * `model_name="<service>"`; the catalogue name is accepted too.
  */
 export function vllmArgs(context: ServiceContext): string[] {
-  const { request, model, slice } = context;
-  const flags = DTYPE_FLAGS[context.dtype];
+  const { request, model, slice, checkpoint } = context;
+  if (checkpoint.runtime !== 'vllm') {
+    throw new Error(
+      `vLLM needs a Hugging Face checkpoint; the ${context.dtype} checkpoint is for ${checkpoint.runtime}`,
+    );
+  }
   const servedNames = [...new Set([request.name, model.name])];
   return [
     '--model',
-    model.huggingFaceId,
+    checkpoint.huggingFaceId,
     '--served-model-name',
     ...servedNames,
     '--port',
@@ -34,8 +46,8 @@ export function vllmArgs(context: ServiceContext): string[] {
     '--max-num-seqs',
     String(request.concurrency),
     '--dtype',
-    flags.dtype,
-    ...(flags.quantization ? ['--quantization', flags.quantization] : []),
+    VLLM_DTYPE[context.dtype],
+    ...quantizationArgs(checkpoint),
     '--gpu-memory-utilization',
     String(slice.gpuMemoryUtilization),
     ...(slice.gpusPerReplica > 1

@@ -9,6 +9,8 @@ import type {
 import fc from 'fast-check';
 import { parse } from 'yaml';
 import {
+  checkpointFor,
+  defaultDtypeFor,
   fitSlices,
   isDns1123Label,
   parsePlatform,
@@ -533,8 +535,12 @@ describe('simulatedGpuNodes', () => {
         const team = platform.teams[0].name;
         const owned = { ...request, team };
         if (
-          owned.runtime === 'ollama' &&
-          !platform.models[owned.model].ollamaTag
+          !checkpointFor(
+            platform.models[owned.model],
+            owned.dtype ??
+              defaultDtypeFor(platform.models[owned.model], owned.runtime),
+            owned.runtime,
+          )
         )
           return [];
         return fitSlices(platform, owned)
