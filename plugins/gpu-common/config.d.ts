@@ -35,38 +35,17 @@ export interface Config {
 
     /**
      * Models added to or overriding the built-in catalogue (llama-3.1-8b, llama-3.1-70b, llama-3.2-3b, mistral-7b,
-     * mixtral-8x7b, qwen2.5-7b, phi-3-mini), keyed by a lowercase catalogue name. A new model needs the figures
-     * (parametersB, layers, kvHeads, headDim, maxContextLength) and at least one checkpoint; a dtype with no
-     * checkpoint for a runtime is unavailable on it.
+     * mixtral-8x7b, qwen2.5-7b, phi-3-mini), keyed by a lowercase catalogue name. A new model needs every field
+     * except `ollamaTag` and `defaultDtype`.
      */
     models?: {
       [name: string]: {
-        /** The default dtype's Hugging Face repository (configs written before `checkpoints`). */
+        /** Hugging Face repository vLLM loads, e.g. `meta-llama/Llama-3.1-8B-Instruct`. */
         huggingFaceId?: string;
-        /** The default dtype's Ollama tag (configs written before `checkpoints`). */
+        /** Ollama tag, e.g. `llama3.1:8b`; without one the model runs on vLLM only. */
         ollamaTag?: string;
-        /**
-         * What each runtime loads per dtype, laid over the built-in checkpoints dtype by dtype; a dtype without a
-         * checkpoint for a runtime is unavailable on it. `format` is vLLM's `--quantization` of the repository:
-         * `none` (default for fp32/bf16/fp16), `fp8` (default for fp8: quantised on load), `awq`, `gptq` or
-         * `compressed-tensors` (int8 and int4 must name theirs). `ollamaFormat` is the tag's GGUF type: `f16`
-         * (bf16/fp16), `q8_0` (int8), `q4_K_M` (int4 default) or `q4_0`.
-         */
-        checkpoints?: {
-          fp32?: GpuModelCheckpointConfig;
-          bf16?: GpuModelCheckpointConfig;
-          fp16?: GpuModelCheckpointConfig;
-          fp8?: GpuModelCheckpointConfig;
-          int8?: GpuModelCheckpointConfig;
-          int4?: GpuModelCheckpointConfig;
-        };
         /** Parameters in billions, e.g. 8.03. */
         parametersB?: number;
-        /**
-         * Token-embedding and output-head parameters in billions (vocab_size x hidden_size, twice when not tied),
-         * which vLLM's quantised checkpoints keep in 16 bits; needed for a new model with a quantised checkpoint.
-         */
-        embeddingParametersB?: number;
         /** Transformer layers (`num_hidden_layers`). */
         layers?: number;
         /** Key/value heads (`num_key_value_heads`). */
@@ -387,17 +366,76 @@ export interface Config {
         migProfile?: string;
       };
     };
+    /**
+     * How services render on a real cluster (gpu-node's render options), overridable per pool and per environment:
+     * `byPool.<pool>` over these defaults, `byEnvironment.<env>` over both. Images, model cache, labels and
+     * annotations merge key by key; every other setting is replaced whole.
+     */
+    serviceDefaults?: GpuServiceSettingsConfig & {
+      /** Overrides for services on a pool, keyed by pool name. */
+      byPool?: { [pool: string]: GpuServiceSettingsConfig };
+      /** Overrides for services in an environment, keyed by environment name; win over `byPool`. */
+      byEnvironment?: { [environment: string]: GpuServiceSettingsConfig };
+    };
   };
 }
 
-/** The checkpoints of one dtype of a model (`gpu.models.<name>.checkpoints.<dtype>`). */
-interface GpuModelCheckpointConfig {
-  /** Hugging Face repository vLLM loads as `--model`, e.g. `hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4`. */
-  huggingFaceId?: string;
-  /** vLLM `--quantization` of the repository (`none` for weights stored in the dtype). */
-  format?: 'none' | 'fp8' | 'awq' | 'gptq' | 'compressed-tensors';
-  /** Ollama tag, e.g. `llama3.1:8b-instruct-q4_K_M`. */
-  ollamaTag?: string;
-  /** GGUF type of the tag. */
-  ollamaFormat?: 'f16' | 'q8_0' | 'q4_0' | 'q4_K_M';
+/** One level of `gpu.serviceDefaults` (the defaults, or a pool's or environment's override). */
+interface GpuServiceSettingsConfig {
+  /** Secret with a Hugging Face token for gated models; vLLM gets it as `HF_TOKEN` from a secretKeyRef. */
+  huggingFaceTokenSecret?: { name: string; key: string };
+  /**
+   * Images: `registry` is a mirror prefix put before each reference (e.g. `registry.example.com/dockerhub`); `vllm`
+   * and `ollama` are pinned references, a tag or `@sha256:` digest (default `vllm/vllm-openai:v0.18.0`,
+   * `ollama/ollama:0.20.6`), without the registry when one is set.
+   */
+  images?: { registry?: string; vllm?: string; ollama?: string };
+  /**
+   * Model cache: `storageClassName` of the claim rendered per service, or `existingClaim`, a shared ReadWriteMany
+   * weights cache mounted instead (no claim is rendered). Not both.
+   */
+  modelCache?: { storageClassName?: string; existingClaim?: string };
+  /** Pod `runtimeClassName`, e.g. `nvidia` where the NVIDIA container runtime is not the node default. */
+  runtimeClassName?: string;
+  /** Pod security context. */
+  podSecurityContext?: {
+    runAsNonRoot?: boolean;
+    runAsUser?: number;
+    runAsGroup?: number;
+    fsGroup?: number;
+    seccompProfile?: { type: 'RuntimeDefault' | 'Unconfined' | 'Localhost' };
+  };
+  /** Security context of the serving container (and Ollama's pull container). */
+  containerSecurityContext?: {
+    runAsNonRoot?: boolean;
+    runAsUser?: number;
+    runAsGroup?: number;
+    allowPrivilegeEscalation?: boolean;
+    readOnlyRootFilesystem?: boolean;
+    capabilities?: { add?: string[]; drop?: string[] };
+  };
+  /** Prometheus the KEDA trigger queries (default `http://prometheus-operated.monitoring.svc:9090`). */
+  prometheusServerAddress?: string;
+  /** Labels added to every object of a service and its pods (never to the selector; the renderer's own win). */
+  labels?: { [key: string]: string };
+  /** Annotations added to every object of a service and its pods. */
+  annotations?: { [key: string]: string };
+  /**
+   * Roll out with a surge pod (`maxSurge: 1, maxUnavailable: 0`); default on in production and staging. The surge
+   * pod needs one more replica's GPU share of the team's quota during a rollout; when quota cannot hold it, the
+   * rollout replaces pods one at a time and the Deployment's `gpu.backstage.io/rollout` annotation says why.
+   */
+  zeroDowntimeRollouts?: boolean;
+  /** PodDisruptionBudget (where the environment renders one): `maxUnavailable`, default 1. */
+  podDisruptionBudget?: { maxUnavailable: number };
+  /** Render a PodMonitor (monitoring.coreos.com/v1) for vLLM's metrics: `true`, or the labels Prometheus selects. */
+  podMonitor?: boolean | { labels?: { [key: string]: string } };
+  /**
+   * What wakes a service scaled to zero (`autoscaling.minReplicas: 0` is refused without it): KEDA's HTTP add-on
+   * (`httpAddOn`, an HTTPScaledObject; clients call through the add-on's interceptor), or `wakeQuery`, PromQL on a
+   * gateway or queue metric outside the pods with `{{service}}` (and `{{namespace}}`) for the service.
+   */
+  scaleToZero?:
+    | { httpAddOn: { scaledownPeriodSeconds?: number } }
+    | { wakeQuery: string };
 }
