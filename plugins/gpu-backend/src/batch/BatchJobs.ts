@@ -62,7 +62,8 @@ export class BatchJobs {
     const { platform, store, target, applier } = this.options;
     const resolved = resolveBatchJob(platform, body.request);
     const podsAtOnce = await this.checkQuota(resolved);
-    const configured = target.mode === 'apply' && !applier ? 'dry-run' : target.mode;
+    const configured =
+      target.mode === 'apply' && !applier ? 'dry-run' : target.mode;
     const mode: BatchJobSubmission['mode'] = body.dryRun
       ? 'dry-run'
       : body.mode ?? configured;
@@ -154,8 +155,12 @@ export class BatchJobs {
     if (podsAtOnce < minParallelism) {
       const gpus = Math.floor(units / GPU_UNITS_PER_EQUIVALENT);
       throw new InputError(
-        `Team ${team.name}'s quota on ${pool.name} is ${gpus} GPU${gpus === 1 ? '' : 's'}: ` +
-          `it holds ${podsAtOnce} pod${podsAtOnce === 1 ? '' : 's'} of ${request.gpusPerPod} GPU${
+        `Team ${team.name}'s quota on ${pool.name} is ${gpus} GPU${
+          gpus === 1 ? '' : 's'
+        }: ` +
+          `it holds ${podsAtOnce} pod${podsAtOnce === 1 ? '' : 's'} of ${
+            request.gpusPerPod
+          } GPU${
             request.gpusPerPod === 1 ? '' : 's'
           } at once, fewer than the ${minParallelism} the Job needs at least (minParallelism), so Kueue would never admit it; ` +
           `lower minParallelism or gpusPerPod, or ask for more quota on ${pool.name}`,

@@ -76,9 +76,7 @@ describe('POST /batch-jobs and GET /batch-jobs/:namespace/:name', () => {
   });
 
   it('refuses a user of another team, as creating a service for it', async () => {
-    const res = await submit('bob', { request: ocr, dryRun: true }).expect(
-      403,
-    );
+    const res = await submit('bob', { request: ocr, dryRun: true }).expect(403);
     expect(res.body.error.message).toBe(
       'You are not allowed to submit batch jobs for team search (dev, on spot-l4)',
     );

@@ -1,6 +1,10 @@
 import { LoggerService } from '@backstage/backend-plugin-api';
 import { Platform } from '@internal/backstage-plugin-gpu-common';
-import { ClusterApplier, ClusterTarget, KubernetesClientFactory } from '../cluster';
+import {
+  ClusterApplier,
+  ClusterTarget,
+  KubernetesClientFactory,
+} from '../cluster';
 import { GpuStore } from '../database';
 import { BatchJobs } from './BatchJobs';
 

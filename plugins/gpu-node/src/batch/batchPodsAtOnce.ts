@@ -8,7 +8,5 @@ import { GPU_UNITS_PER_EQUIVALENT } from '@internal/backstage-plugin-gpu-common'
  * @public
  */
 export function batchPodsAtOnce(units: number, gpusPerPod: number): number {
-  return Math.floor(
-    Math.floor(units / GPU_UNITS_PER_EQUIVALENT) / gpusPerPod,
-  );
+  return Math.floor(Math.floor(units / GPU_UNITS_PER_EQUIVALENT) / gpusPerPod);
 }

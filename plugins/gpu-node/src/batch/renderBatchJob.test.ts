@@ -60,21 +60,33 @@ describe('renderBatchJob', () => {
       },
       {
         action: 'FailJob',
-        onExitCodes: { containerName: 'worker', operator: 'In', values: [2, 3] },
+        onExitCodes: {
+          containerName: 'worker',
+          operator: 'In',
+          values: [2, 3],
+        },
       },
     ]);
     expect(job.spec!.template.spec!.restartPolicy).toBe('Never');
   });
 
   it('places pods on the spot pool with its GPU resource, node labels and tolerations', () => {
-    const pod = renderBatchJob(platform, { ...ocr, gpusPerPod: 1 }, { batchId: 'b' })
-      .spec!.template.spec!;
+    const pod = renderBatchJob(
+      platform,
+      { ...ocr, gpusPerPod: 1 },
+      { batchId: 'b' },
+    ).spec!.template.spec!;
     expect(pod.nodeSelector).toEqual({
       'karpenter.sh/capacity-type': 'spot',
       'gpu.example.com/pool': 'spot-l4',
     });
     expect(pod.tolerations).toEqual([
-      { key: 'nvidia.com/gpu', operator: 'Equal', value: 'present', effect: 'NoSchedule' },
+      {
+        key: 'nvidia.com/gpu',
+        operator: 'Equal',
+        value: 'present',
+        effect: 'NoSchedule',
+      },
     ]);
     expect(pod.containers[0].resources).toEqual({
       requests: { cpu: '4', memory: '8Gi', 'nvidia.com/gpu': '1' },
@@ -101,16 +113,37 @@ describe('renderBatchJob', () => {
   });
 
   it.each([
-    [{ pool: 'l4-ondemand' }, 'Pool "l4-ondemand" is on-demand with none sharing; batch jobs run on spot pools with whole GPUs: spot-l4'],
+    [
+      { pool: 'l4-ondemand' },
+      'Pool "l4-ondemand" is on-demand with none sharing; batch jobs run on spot pools with whole GPUs: spot-l4',
+    ],
     [{ pool: 'nope' }, 'Unknown pool "nope"'],
     [{ team: 'nobody' }, 'Unknown team "nobody"'],
-    [{ namespace: 'serving' }, 'Team "batch" may not run jobs in namespace "serving"; allowed: batch'],
+    [
+      { namespace: 'serving' },
+      'Team "batch" may not run jobs in namespace "serving"; allowed: batch',
+    ],
     [{ name: 'OCR_backlog' }, 'must be a DNS-1123 label'],
-    [{ parallelism: 601 }, 'parallelism must be a whole number from 1 to 600; got 601'],
-    [{ minParallelism: 13 }, 'minParallelism must be a whole number from 1 to 12; got 13'],
-    [{ gpusPerPod: 2 }, 'gpusPerPod (a spot-l4 node has 1) must be a whole number from 1 to 1; got 2'],
-    [{ backoffLimit: -1 }, 'backoffLimit must be a whole number from 0 to 1000; got -1'],
-    [{ nonRetriableExitCodes: [0] }, 'each of nonRetriableExitCodes must be a whole number from 1 to 255; got 0'],
+    [
+      { parallelism: 601 },
+      'parallelism must be a whole number from 1 to 600; got 601',
+    ],
+    [
+      { minParallelism: 13 },
+      'minParallelism must be a whole number from 1 to 12; got 13',
+    ],
+    [
+      { gpusPerPod: 2 },
+      'gpusPerPod (a spot-l4 node has 1) must be a whole number from 1 to 1; got 2',
+    ],
+    [
+      { backoffLimit: -1 },
+      'backoffLimit must be a whole number from 0 to 1000; got -1',
+    ],
+    [
+      { nonRetriableExitCodes: [0] },
+      'each of nonRetriableExitCodes must be a whole number from 1 to 255; got 0',
+    ],
     [{ image: ' ' }, 'image must name a container image'],
   ] as Array<[Partial<BatchJobRequest>, string]>)(
     'refuses %j saying what is wrong',
@@ -137,7 +170,14 @@ describe('renderBatchJob', () => {
         renderBatchJob(platform, ocr, { batchId: 'b-1' }),
         renderBatchJob(
           platform,
-          { ...ocr, name: 'bare', command: [], args: undefined, env: {}, parallelism: 1 },
+          {
+            ...ocr,
+            name: 'bare',
+            command: [],
+            args: undefined,
+            env: {},
+            parallelism: 1,
+          },
           { batchId: 'b-2' },
         ),
       ]),

@@ -103,7 +103,9 @@ export function renderBatchJob(
             {
               name: BATCH_WORKER_CONTAINER,
               image: request.image,
-              command: request.command?.length ? [...request.command] : undefined,
+              command: request.command?.length
+                ? [...request.command]
+                : undefined,
               args: request.args?.length ? [...request.args] : undefined,
               env: env.length > 0 ? env : undefined,
               resources: {

@@ -78,7 +78,9 @@ export function resolveBatchJob(
   if (!team.namespaces.includes(namespace)) {
     throw new GpuDomainError(
       'INVALID_NAME',
-      `Team "${team.name}" may not run jobs in namespace "${namespace}"; allowed: ${listAllowed(
+      `Team "${
+        team.name
+      }" may not run jobs in namespace "${namespace}"; allowed: ${listAllowed(
         team.namespaces,
       )}`,
       { allowed: team.namespaces },
@@ -89,7 +91,9 @@ export function resolveBatchJob(
   if (!allowedPools.includes(pool.name)) {
     throw new GpuDomainError(
       'TIER_FORBIDDEN',
-      `Pool "${pool.name}" is ${pool.capacityType} with ${pool.sharing.type} sharing; batch jobs run on spot pools with whole GPUs: ${listAllowed(
+      `Pool "${pool.name}" is ${pool.capacityType} with ${
+        pool.sharing.type
+      } sharing; batch jobs run on spot pools with whole GPUs: ${listAllowed(
         allowedPools,
       )}`,
       { allowed: allowedPools },
@@ -110,7 +114,9 @@ export function resolveBatchJob(
     throw outOfRange('image must name a container image; got ""');
   }
   const nonRetriableExitCodes = [
-    ...new Set(request.nonRetriableExitCodes ?? DEFAULT_NON_RETRIABLE_EXIT_CODES),
+    ...new Set(
+      request.nonRetriableExitCodes ?? DEFAULT_NON_RETRIABLE_EXIT_CODES,
+    ),
   ].sort((a, b) => a - b);
   for (const code of nonRetriableExitCodes) {
     checkInt('each of nonRetriableExitCodes', code, 1, 255);
