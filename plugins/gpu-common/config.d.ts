@@ -35,17 +35,38 @@ export interface Config {
 
     /**
      * Models added to or overriding the built-in catalogue (llama-3.1-8b, llama-3.1-70b, llama-3.2-3b, mistral-7b,
-     * mixtral-8x7b, qwen2.5-7b, phi-3-mini), keyed by a lowercase catalogue name. A new model needs every field
-     * except `ollamaTag` and `defaultDtype`.
+     * mixtral-8x7b, qwen2.5-7b, phi-3-mini), keyed by a lowercase catalogue name. A new model needs the figures
+     * (parametersB, layers, kvHeads, headDim, maxContextLength) and at least one checkpoint; a dtype with no
+     * checkpoint for a runtime is unavailable on it.
      */
     models?: {
       [name: string]: {
-        /** Hugging Face repository vLLM loads, e.g. `meta-llama/Llama-3.1-8B-Instruct`. */
+        /** The default dtype's Hugging Face repository (configs written before `checkpoints`). */
         huggingFaceId?: string;
-        /** Ollama tag, e.g. `llama3.1:8b`; without one the model runs on vLLM only. */
+        /** The default dtype's Ollama tag (configs written before `checkpoints`). */
         ollamaTag?: string;
+        /**
+         * What each runtime loads per dtype, laid over the built-in checkpoints dtype by dtype; a dtype without a
+         * checkpoint for a runtime is unavailable on it. `format` is vLLM's `--quantization` of the repository:
+         * `none` (default for fp32/bf16/fp16), `fp8` (default for fp8: quantised on load), `awq`, `gptq` or
+         * `compressed-tensors` (int8 and int4 must name theirs). `ollamaFormat` is the tag's GGUF type: `f16`
+         * (bf16/fp16), `q8_0` (int8), `q4_K_M` (int4 default) or `q4_0`.
+         */
+        checkpoints?: {
+          fp32?: GpuModelCheckpointConfig;
+          bf16?: GpuModelCheckpointConfig;
+          fp16?: GpuModelCheckpointConfig;
+          fp8?: GpuModelCheckpointConfig;
+          int8?: GpuModelCheckpointConfig;
+          int4?: GpuModelCheckpointConfig;
+        };
         /** Parameters in billions, e.g. 8.03. */
         parametersB?: number;
+        /**
+         * Token-embedding and output-head parameters in billions (vocab_size x hidden_size, twice when not tied),
+         * which vLLM's quantised checkpoints keep in 16 bits; needed for a new model with a quantised checkpoint.
+         */
+        embeddingParametersB?: number;
         /** Transformer layers (`num_hidden_layers`). */
         layers?: number;
         /** Key/value heads (`num_key_value_heads`). */
@@ -378,6 +399,18 @@ export interface Config {
       byEnvironment?: { [environment: string]: GpuServiceSettingsConfig };
     };
   };
+}
+
+/** The checkpoints of one dtype of a model (`gpu.models.<name>.checkpoints.<dtype>`). */
+interface GpuModelCheckpointConfig {
+  /** Hugging Face repository vLLM loads as `--model`, e.g. `hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4`. */
+  huggingFaceId?: string;
+  /** vLLM `--quantization` of the repository (`none` for weights stored in the dtype). */
+  format?: 'none' | 'fp8' | 'awq' | 'gptq' | 'compressed-tensors';
+  /** Ollama tag, e.g. `llama3.1:8b-instruct-q4_K_M`. */
+  ollamaTag?: string;
+  /** GGUF type of the tag. */
+  ollamaFormat?: 'f16' | 'q8_0' | 'q4_0' | 'q4_K_M';
 }
 
 /** One level of `gpu.serviceDefaults` (the defaults, or a pool's or environment's override). */
