@@ -59,6 +59,27 @@ describe('gpu backend plugin', () => {
     ).rejects.toThrow(/gpu\.pools\[0\]\.gpuModel/);
   });
 
+  it('refuses to start with an invalid Karpenter or alert setting, naming the key', async () => {
+    await expect(
+      startTestBackend({
+        features: [
+          gpuPlugin,
+          mockServices.rootConfig.factory({
+            data: {
+              gpu: {
+                ...demoPlatformConfig,
+                karpenter: { consolidateAfter: 'soon' },
+                alerts: { scope: 'everywhere' },
+              },
+            },
+          }),
+        ],
+      }),
+    ).rejects.toThrow(
+      /2 problems: gpu\.karpenter\.consolidateAfter: .*; gpu\.alerts\.scope/,
+    );
+  });
+
   const summariser = { ...summariserRequest, expectedTokensPerSecond: 600 };
 
   it('quotes a request against the team quota seeded from config', async () => {

@@ -11,6 +11,7 @@ import {
   gpuServicePermissions,
   readPlatformConfig,
   readPlatformGroups,
+  readPlatformOperations,
   readServiceDefaults,
 } from '@internal/backstage-plugin-gpu-common';
 import {
@@ -82,6 +83,8 @@ export const gpuPlugin = createBackendPlugin({
         signals,
       }) {
         const platform = readPlatformConfig(config);
+        // gpu.karpenter and gpu.alerts only shape exported manifests; checked here so a mistake fails the start.
+        readPlatformOperations(config, platform);
         const clusterConfig = ClusterConfig.fromConfig(config);
         const target = clusterConfig.defaultTarget();
         const statusSettings = readStatusSettings(config);
