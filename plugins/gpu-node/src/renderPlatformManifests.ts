@@ -61,7 +61,9 @@ const DEFAULTS = {
 /**
  * Everything the platform team applies once per cluster, in apply order: the NVIDIA device-plugin ConfigMap (and the
  * MIG Manager ConfigMap when a pool uses MIG), one Kueue ResourceFlavor per pool (plus the host flavor), the Cohort,
- * one WorkloadPriorityClass per environment priority class, and one ClusterQueue per team.
+ * one WorkloadPriorityClass per environment priority class, and one ClusterQueue per team; with `options.operations`,
+ * also a Karpenter NodePool per Karpenter-managed pool and the alert PrometheusRules (kinds the cluster needs Karpenter's
+ * and the Prometheus operator's CRDs for; they sort last).
  *
  * @remarks
  * Kueue objects use `platform.kueue.apiVersion`. A team's ClusterQueue admits from its namespaces and has, per pool
