@@ -10,6 +10,7 @@ export { createServiceQuoteAction } from './actions/serviceQuote';
 export { createServiceCreateAction } from './actions/serviceCreate';
 export { createServiceRenderAction } from './actions/serviceRender';
 export { createServiceDeleteAction } from './actions/serviceDelete';
+export { createBatchSubmitAction } from './actions/batchSubmit';
 export { createCatalogRegisterAction } from './actions/catalogRegister';
 export { createCatalogWriteAction } from './actions/catalogWrite';
 export { LocalCatalogDirectory } from './catalog/LocalCatalogDirectory';

@@ -4,6 +4,7 @@ import {
 } from '@backstage/backend-plugin-api';
 import { catalogServiceRef } from '@backstage/plugin-catalog-node';
 import { scaffolderActionsExtensionPoint } from '@backstage/plugin-scaffolder-node';
+import { createBatchSubmitAction } from './actions/batchSubmit';
 import { createCatalogRegisterAction } from './actions/catalogRegister';
 import { createCatalogWriteAction } from './actions/catalogWrite';
 import { createServiceCreateAction } from './actions/serviceCreate';
@@ -13,7 +14,8 @@ import { createServiceRenderAction } from './actions/serviceRender';
 import { LocalCatalogDirectory } from './catalog/LocalCatalogDirectory';
 
 /**
- * Registers the `gpu:service:*` actions, `gpu:catalog:write` and `gpu:catalog:register` with the scaffolder.
+ * Registers the `gpu:service:*` actions, `gpu:batch:submit`, `gpu:catalog:write` and `gpu:catalog:register` with the
+ * scaffolder.
  *
  * @public
  */
@@ -46,6 +48,7 @@ export const scaffolderModuleGpu = createBackendModule({
           createServiceDeleteAction({ discovery, auth, catalog, localCatalog }),
           createCatalogWriteAction({ userInfo }),
           createCatalogRegisterAction({ catalog, userInfo, localCatalog }),
+          createBatchSubmitAction({ discovery, auth }),
         );
       },
     });

@@ -18,6 +18,11 @@ import {
   ServiceStatus,
 } from '@internal/backstage-plugin-gpu-common';
 import type { KubernetesObject } from '@kubernetes/client-node';
+import type {
+  BatchJobStatus,
+  BatchJobSubmission,
+  SubmitBatchJobBody,
+} from '../batch/api';
 
 /** A service with the manifests rendered for it, as `GET /services/:id` and a create preview answer. */
 export type GpuServiceDetail = GpuServiceView & {
@@ -90,6 +95,29 @@ export class GpuBackendClient {
   /** Tears the service down and releases its quota; deleting a deleted service answers it unchanged. */
   deleteService(id: string, options: GpuCallOptions): Promise<GpuServiceView> {
     return this.call('DELETE', `/services/${encodeURIComponent(id)}`, options);
+  }
+
+  /** Submits a GPU batch job to the team's Kueue queue (with `dryRun`, only renders it). */
+  submitBatchJob(
+    body: SubmitBatchJobBody,
+    options: GpuCallOptions,
+  ): Promise<BatchJobSubmission> {
+    return this.call('POST', '/batch-jobs', options, body);
+  }
+
+  /** A batch job's live status and Kueue admission. */
+  getBatchJob(
+    namespace: string,
+    name: string,
+    options: GpuCallOptions,
+  ): Promise<BatchJobStatus> {
+    return this.call(
+      'GET',
+      `/batch-jobs/${encodeURIComponent(namespace)}/${encodeURIComponent(
+        name,
+      )}`,
+      options,
+    );
   }
 
   private async call<T>(
