@@ -7,9 +7,20 @@ import {
 
 /**
  * The option a create or change request goes ahead with: the quote's recommendation among the options the request
- * narrowed to (by tier and pool). Fails with the reasons when nothing fits.
+ * narrowed to (by tier and pool). Fails with the reasons when nothing fits, and when the catalogue has no checkpoint
+ * of the model in the requested dtype for its runtime (naming the dtypes it has).
  */
 export function chooseOption(quote: Quote): QuoteOption {
+  const dtype = quote.dtypes.find(d => d.dtype === quote.dtype);
+  if (dtype && !dtype.available) {
+    throw new GpuDomainError(
+      'OUT_OF_RANGE',
+      dtype.reason ?? `No checkpoint in ${quote.dtype}`,
+      {
+        allowed: quote.dtypes.filter(d => d.available).map(d => d.dtype),
+      },
+    );
+  }
   if (quote.recommended) {
     return quote.recommended;
   }

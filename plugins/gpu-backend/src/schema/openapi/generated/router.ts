@@ -1482,13 +1482,54 @@ export const spec = {
           },
         },
       },
+      VllmCheckpoint: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['huggingFaceId', 'format'],
+        properties: {
+          huggingFaceId: {
+            type: 'string',
+          },
+          format: {
+            type: 'string',
+            enum: ['none', 'fp8', 'awq', 'gptq', 'compressed-tensors'],
+          },
+        },
+      },
+      OllamaCheckpoint: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['tag', 'format'],
+        properties: {
+          tag: {
+            type: 'string',
+          },
+          format: {
+            type: 'string',
+            enum: ['f16', 'q8_0', 'q4_0', 'q4_K_M'],
+          },
+        },
+      },
+      DtypeCheckpoints: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          vllm: {
+            $ref: '#/components/schemas/VllmCheckpoint',
+          },
+          ollama: {
+            $ref: '#/components/schemas/OllamaCheckpoint',
+          },
+        },
+      },
       ModelSpec: {
         type: 'object',
         additionalProperties: false,
         required: [
           'name',
-          'huggingFaceId',
+          'checkpoints',
           'parametersB',
+          'embeddingParametersB',
           'layers',
           'kvHeads',
           'headDim',
@@ -1499,13 +1540,36 @@ export const spec = {
           name: {
             type: 'string',
           },
-          huggingFaceId: {
-            type: 'string',
-          },
-          ollamaTag: {
-            type: 'string',
+          checkpoints: {
+            description:
+              'What each runtime loads per dtype; a dtype without an entry for a runtime is unavailable on it.',
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              fp32: {
+                $ref: '#/components/schemas/DtypeCheckpoints',
+              },
+              bf16: {
+                $ref: '#/components/schemas/DtypeCheckpoints',
+              },
+              fp16: {
+                $ref: '#/components/schemas/DtypeCheckpoints',
+              },
+              fp8: {
+                $ref: '#/components/schemas/DtypeCheckpoints',
+              },
+              int8: {
+                $ref: '#/components/schemas/DtypeCheckpoints',
+              },
+              int4: {
+                $ref: '#/components/schemas/DtypeCheckpoints',
+              },
+            },
           },
           parametersB: {
+            type: 'number',
+          },
+          embeddingParametersB: {
             type: 'number',
           },
           layers: {
@@ -2136,10 +2200,44 @@ export const spec = {
           },
         },
       },
+      DtypeOption: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['dtype', 'available'],
+        properties: {
+          dtype: {
+            $ref: '#/components/schemas/Dtype',
+          },
+          available: {
+            type: 'boolean',
+          },
+          checkpoint: {
+            description:
+              'The Hugging Face repository (vLLM) or Ollama tag loaded, when available.',
+            type: 'string',
+          },
+          format: {
+            type: 'string',
+          },
+          reason: {
+            description:
+              'Why the dtype is unavailable, naming the available ones.',
+            type: 'string',
+          },
+        },
+      },
       Quote: {
         type: 'object',
         additionalProperties: false,
-        required: ['service', 'team', 'environment', 'options', 'unavailable'],
+        required: [
+          'service',
+          'team',
+          'environment',
+          'dtype',
+          'dtypes',
+          'options',
+          'unavailable',
+        ],
         properties: {
           service: {
             type: 'string',
@@ -2149,6 +2247,17 @@ export const spec = {
           },
           environment: {
             type: 'string',
+          },
+          dtype: {
+            $ref: '#/components/schemas/Dtype',
+          },
+          dtypes: {
+            description:
+              "Every dtype of the model on the request's runtime; when the quoted one is unavailable there are no options.",
+            type: 'array',
+            items: {
+              $ref: '#/components/schemas/DtypeOption',
+            },
           },
           options: {
             type: 'array',
