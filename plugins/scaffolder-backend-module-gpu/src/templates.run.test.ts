@@ -260,6 +260,38 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
     expect(fs.readdirSync(dir.resolve('local-catalog'))).toEqual([]);
   });
 
+  it("dry-runs the batch job template: the OCR Job on the team's spot queue, six pods at once, nothing applied", async () => {
+    const template = await api(
+      'GET',
+      '/api/catalog/entities/by-name/template/default/gpu-batch-job',
+    );
+    const result = await api('POST', '/api/scaffolder/v2/dry-run', {
+      template: template.body,
+      values: {
+        name: 'ocr-backlog',
+        owner: 'group:default/search',
+        image: 'registry.example.com/ocr-worker:1.4.2',
+        args: ['--pages-per-document', '500'],
+        pool: 'spot-l4',
+        environment: 'dev',
+        completions: 600,
+        parallelism: 12,
+        gpusPerPod: 1,
+        backoffLimit: 6,
+      },
+      directoryContents: [],
+    });
+    expect({ status: result.status, error: result.body.error }).toEqual({
+      status: 200,
+    });
+    const text = result.body.output.text[0].content;
+    expect(text).toContain(
+      '**ocr-backlog** was submitted to namespace `search`',
+    );
+    expect(text).toContain('**6** pod(s) at once');
+    expect(text).toContain('(dry-run)');
+  });
+
   const serviceValues = {
     owner: 'group:default/ml-platform',
     model: 'llama-3.1-8b',

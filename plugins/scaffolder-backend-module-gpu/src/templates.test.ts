@@ -10,10 +10,12 @@ import {
   demoPlatformConfig,
   parsePlatform,
 } from '@internal/backstage-plugin-gpu-common';
+import { batchPools } from '@internal/backstage-plugin-gpu-node';
 import fs from 'node:fs';
 import path from 'node:path';
 import yaml from 'yaml';
 import { fakeCatalog } from './__testUtils__/fakeCatalog';
+import { createBatchSubmitAction } from './actions/batchSubmit';
 import { createCatalogRegisterAction } from './actions/catalogRegister';
 import { createCatalogWriteAction as createGpuCatalogWriteAction } from './actions/catalogWrite';
 import { createServiceCreateAction } from './actions/serviceCreate';
@@ -52,6 +54,7 @@ const actions = new Map<string, TemplateAction<any, any, any>>(
     createServiceCreateAction({ ...deps, catalog }),
     createServiceRenderAction(deps),
     createServiceDeleteAction({ ...deps, catalog }),
+    createBatchSubmitAction(deps),
     createGpuCatalogWriteAction({ userInfo }),
     createCatalogRegisterAction({ catalog, userInfo }),
     // The scaffolder's built-ins the templates use.
@@ -238,6 +241,31 @@ describe.each(serviceTemplates.map(f => [path.relative(TEMPLATES, f), f]))(
     });
   },
 );
+
+describe('batch template gpu-batch-job', () => {
+  it("offers the platform's batch pools (spot, whole GPUs) and its environments, with defaults among them", () => {
+    const template = yaml.parse(
+      fs.readFileSync(
+        path.join(TEMPLATES, 'gpu-batch-job/template.yaml'),
+        'utf8',
+      ),
+    );
+    const parameters: Record<string, JsonSchema> = Object.assign(
+      {},
+      ...template.spec.parameters.map((page: JsonSchema) => page.properties),
+    );
+    const platform = parsePlatform(demoPlatformConfig);
+    expect(allowedValues(parameters.pool)).toEqual(
+      batchPools(platform).map(p => p.name),
+    );
+    expect(allowedValues(parameters.environment)).toEqual(
+      platform.environments.map(e => e.name),
+    );
+    expect(
+      template.spec.steps.map((s: { action: string }) => s.action),
+    ).toEqual(['gpu:batch:submit']);
+  });
+});
 
 /** Every file of a template directory other than its template.yaml. */
 function filesBesideTemplate(dir: string): string[] {
