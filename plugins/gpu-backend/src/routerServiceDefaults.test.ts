@@ -84,6 +84,10 @@ describe('gpu.serviceDefaults from app-config to the rendered objects', () => {
       name: 'HF_TOKEN',
       valueFrom: { secretKeyRef: { name: 'hf-token', key: 'token' } },
     });
+    // The preview says what a rollout needs from quota.
+    expect(preview.body.statusReason).toMatch(
+      /Rollouts surge: a surge pod needs one more replica's share \(1 GPU-equivalents\) of team ml-platform's quota on pool l4-ondemand during a rollout; 3 are free/,
+    );
     // Production rolls out with a surge: ml-platform's 4 L4s hold the replica and one more.
     expect(deployment.spec!.strategy).toEqual({
       type: 'RollingUpdate',

@@ -230,6 +230,10 @@ export class ServiceManager {
       service,
       unitsOf(option),
     )) as StoredManifest[];
+    const rollout = await this.rolloutNote(service, unitsOf(option));
+    if (rollout) {
+      service.statusReason = `${service.statusReason}. ${rollout}`;
+    }
     return {
       service,
       reservation: {
@@ -693,6 +697,25 @@ export class ServiceManager {
       { ...request, pool: placement.pool },
       this.settingsOf(request, placement),
     );
+  }
+
+  /**
+   * What a zero-downtime rollout of the service needs from quota, for a preview: its surge pod's share and whether
+   * the team's quota holds it (else the rollout goes without a surge). Undefined where rollouts do not surge.
+   */
+  private async rolloutNote(
+    service: RenderedService,
+    pendingUnits: number,
+  ): Promise<string | undefined> {
+    if (
+      !this.settingsOf(service.request, service.placement).zeroDowntimeRollouts
+    ) {
+      return undefined;
+    }
+    const surge = await this.surgeOf(service, pendingUnits);
+    return surge.fits
+      ? `Rollouts surge: ${surge.reason}`
+      : `Rollouts replace pods one at a time (no surge): ${surge.reason}`;
   }
 
   private async surgeOf(service: RenderedService, pendingUnits: number) {
