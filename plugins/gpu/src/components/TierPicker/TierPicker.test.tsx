@@ -256,4 +256,26 @@ describe('TierPicker', () => {
       screen.queryByTestId('tier-choice-dedicated/l4-ondemand'),
     ).not.toBeInTheDocument();
   });
+
+  it('says why a precision the catalogue has no checkpoint of cannot run, and lists no tiers', async () => {
+    const { api } = quotingApi();
+    const { rerenderForm } = await renderField(api, { form: llamaForm });
+    // Llama-3.1-8B on vLLM has every precision but fp32.
+    expect(await screen.findByTestId('tier-picker-dtypes')).toHaveTextContent(
+      'No checkpoint of this model for the runtime in fp32; available: bf16, fp16, fp8, int8, int4.',
+    );
+
+    rerenderForm({ ...llamaForm, model: 'mistral-7b', dtype: 'int4' });
+    expect(
+      await screen.findByText(
+        'The model catalogue names no int4 Hugging Face checkpoint of mistral-7b for vllm; available: bf16, fp16 or fp8',
+      ),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByText('Error: No int4 checkpoint of this model'),
+    ).toBeInTheDocument();
+    expect(
+      screen.queryByTestId('tier-choice-dedicated/l4-ondemand'),
+    ).not.toBeInTheDocument();
+  });
 });

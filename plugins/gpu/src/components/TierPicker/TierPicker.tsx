@@ -11,6 +11,7 @@ import TableRow from '@material-ui/core/TableRow';
 import Typography from '@material-ui/core/Typography';
 import { useEffect, useMemo, useRef } from 'react';
 import { TIER_LABELS } from './describeChoice';
+import { dtypeSummary, unavailableQuotedDtype } from './dtypeAvailability';
 import { errorMessage } from '../common';
 import { requestFromForm, ServiceForm } from './requestFromForm';
 import {
@@ -73,6 +74,8 @@ export function TierPicker(props: TierPickerProps) {
   };
 
   const selected = choices.find(c => c.key === selectedKey);
+  const missingDtype = quote ? unavailableQuotedDtype(quote) : undefined;
+  const dtypes = quote ? dtypeSummary(quote) : undefined;
   const problem = value && quote ? problemWith(value, quote) : undefined;
   const errors = rawErrors?.filter(Boolean) ?? [];
   const locked = disabled || readonly;
@@ -114,7 +117,24 @@ export function TierPicker(props: TierPickerProps) {
         />
       )}
 
-      {quote && !error && choices.length === 0 && (
+      {quote && !error && missingDtype && (
+        <WarningPanel
+          severity="error"
+          title={`No ${missingDtype.dtype} checkpoint of this model`}
+          message={missingDtype.reason}
+          defaultExpanded
+        />
+      )}
+      {quote && !error && !missingDtype && dtypes && (
+        <Typography
+          variant="caption"
+          color="textSecondary"
+          data-testid="tier-picker-dtypes"
+        >
+          {dtypes}
+        </Typography>
+      )}
+      {quote && !error && !missingDtype && choices.length === 0 && (
         <Typography variant="body2">
           No pool offers a slice for this runtime.
         </Typography>
@@ -151,7 +171,7 @@ export function TierPicker(props: TierPickerProps) {
         </Table>
       )}
 
-      {quote && !error && problem && (
+      {quote && !error && !missingDtype && problem && (
         <WarningPanel
           severity="error"
           title="This choice cannot be submitted"

@@ -5,6 +5,7 @@ import {
   SharingTier,
   UnavailableOption,
 } from '@internal/backstage-plugin-gpu-common';
+import { unavailableQuotedDtype } from './dtypeAvailability';
 import { TierPickerValue } from './types';
 
 /**
@@ -103,6 +104,10 @@ export function problemWith(
   value: Pick<TierPickerValue, 'tier' | 'pool'>,
   quote: Quote,
 ): string | undefined {
+  const dtype = unavailableQuotedDtype(quote);
+  if (dtype) {
+    return `The ${dtype.dtype} precision cannot be served: ${dtype.reason}`;
+  }
   const choice = tierChoices(quote).find(c => c.key === choiceKey(value));
   const where = `The ${value.tier} tier on pool ${value.pool}`;
   if (!choice) {
