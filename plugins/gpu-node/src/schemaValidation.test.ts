@@ -77,6 +77,7 @@ const validSets: Record<string, KubernetesObject[]> = {
         zeroDowntimeRollouts: true,
         surge: { fits: false, reason: 'no quota for a surge pod' },
         podDisruptionBudget: { maxUnavailable: 1 },
+        podMonitor: { enabled: true, labels: { release: 'kube-prometheus' } },
       },
     ),
   ],
@@ -256,6 +257,19 @@ const broken: Array<[string, () => KubernetesObject, RegExp]> = [
       return pool;
     },
     /NodePool \/a100-mig: \/spec\/disruption must NOT have additional properties .*consolidateAfterIdle/,
+  ],
+  [
+    'a PodMonitor whose endpoint names a field the Prometheus operator does not know',
+    () => {
+      const monitor = clone(
+        validSets['the scenario platforms and the report summariser'].find(
+          o => o.kind === 'PodMonitor',
+        )!,
+      ) as any;
+      monitor.spec.podMetricsEndpoints[0].metricsPath = '/metrics';
+      return monitor;
+    },
+    /PodMonitor serving\/summariser: \/spec\/podMetricsEndpoints\/0 must NOT have additional properties .*metricsPath/,
   ],
 ];
 

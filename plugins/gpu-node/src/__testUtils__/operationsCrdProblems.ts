@@ -19,6 +19,10 @@ const CRDS: Record<string, { module: string; file: string }> = {
     module: 'github.com/prometheus-operator/prometheus-operator',
     file: 'example/prometheus-operator-crd/monitoring.coreos.com_prometheusrules.yaml',
   },
+  'monitoring.coreos.com/PodMonitor': {
+    module: 'github.com/prometheus-operator/prometheus-operator',
+    file: 'example/prometheus-operator-crd/monitoring.coreos.com_podmonitors.yaml',
+  },
 };
 
 /** Whether {@link operationsCrdProblems} validates this object's group. */
@@ -99,7 +103,7 @@ function validator(object: KubernetesObject): ValidateFunction | undefined {
   return validators.get(key);
 }
 
-/** The CRD schema problems of a NodePool or PrometheusRule (empty when valid). */
+/** The CRD schema problems of a NodePool, PrometheusRule or PodMonitor (empty when valid). */
 export function operationsCrdProblems(object: KubernetesObject): string[] {
   const validate = validator(object);
   if (!validate) {
