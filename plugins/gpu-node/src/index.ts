@@ -44,6 +44,7 @@ export * from './renderServiceManifests';
 export * from './simulation/simulatedGpuNodes';
 export { QUEUE_DEPTH_METRIC } from './service/renderAutoscaler';
 export { modelCacheSizeGiB } from './service/renderModelCacheClaim';
+export { ROLLOUT_ANNOTATION } from './service/rolloutStrategy';
 export * from './service/defaults';
 export * from './service/serviceNames';
 export {
