@@ -33,13 +33,13 @@ const serviceDefaults = {
   },
 };
 
-async function start() {
+async function start(defaults: object = serviceDefaults) {
   const { server } = await startTestBackend({
     features: [
       gpuPlugin,
       mockServices.rootConfig.factory({
         data: {
-          gpu: { ...demoPlatformConfig, serviceDefaults },
+          gpu: { ...demoPlatformConfig, serviceDefaults: defaults },
           permission: { enabled: true },
         },
       }),
@@ -67,6 +67,16 @@ const scaleToZero = {
 };
 
 describe('gpu.serviceDefaults from app-config to the rendered objects', () => {
+  it('refuses to start on a bad key, naming it', async () => {
+    await expect(
+      start({
+        byPool: { 'l4-ondemand': { images: { vllm: 'http://x/vllm' } } },
+      }),
+    ).rejects.toThrow(
+      /gpu\.serviceDefaults\.byPool\.l4-ondemand\.images\.vllm: must be an image reference/,
+    );
+  });
+
   it('renders a previewed production service with the token secret, mirrored image, runtime class, storage class, labels, PodMonitor and a surge within quota', async () => {
     const server = await start();
     const preview = await request(server)
