@@ -36,6 +36,7 @@ function flags(dtype: Dtype, model = 'llama-3.1-8b') {
     model: value('--model'),
     dtype: value('--dtype'),
     quantization: value('--quantization'),
+    kvCacheDtype: value('--kv-cache-dtype'),
   };
 }
 
@@ -45,32 +46,38 @@ describe('quantised checkpoints in the rendered vLLM and Ollama containers', () 
       model: 'meta-llama/Llama-3.1-8B-Instruct',
       dtype: 'bfloat16',
       quantization: undefined,
+      kvCacheDtype: undefined,
     });
     expect(flags('fp16')).toEqual({
       model: 'meta-llama/Llama-3.1-8B-Instruct',
       dtype: 'float16',
       quantization: undefined,
+      kvCacheDtype: undefined,
     });
-    // fp8: vLLM quantises the bf16 repository on load.
+    // fp8: vLLM quantises the bf16 repository on load, and keeps the KV cache in fp8 as the fit assumed (1 byte).
     expect(flags('fp8')).toEqual({
       model: 'meta-llama/Llama-3.1-8B-Instruct',
       dtype: 'auto',
       quantization: 'fp8',
+      kvCacheDtype: 'fp8',
     });
     expect(flags('int8')).toEqual({
       model: 'RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8',
       dtype: 'auto',
       quantization: 'compressed-tensors',
+      kvCacheDtype: undefined,
     });
     expect(flags('int4')).toEqual({
       model: 'hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4',
       dtype: 'auto',
       quantization: 'awq',
+      kvCacheDtype: undefined,
     });
     expect(flags('int8', 'qwen2.5-7b')).toEqual({
       model: 'Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8',
       dtype: 'auto',
       quantization: 'gptq',
+      kvCacheDtype: undefined,
     });
   });
 

@@ -1,4 +1,8 @@
-import { Dtype, VllmCheckpoint } from '@internal/backstage-plugin-gpu-common';
+import {
+  Dtype,
+  KV_CACHE_BYTES,
+  VllmCheckpoint,
+} from '@internal/backstage-plugin-gpu-common';
 import { ServiceContext } from './resolveServiceContext';
 
 /**
@@ -13,6 +17,14 @@ const VLLM_DTYPE: Record<Dtype, string> = {
   int8: 'auto',
   int4: 'auto',
 };
+
+/**
+ * `--kv-cache-dtype` of a weight dtype: sizing keeps the KV cache in `KV_CACHE_BYTES[dtype]` bytes an element (1 for
+ * fp8), so an fp8 service must store it in fp8 too; every other dtype keeps vLLM's default (the activation dtype).
+ */
+function kvCacheArgs(dtype: Dtype): string[] {
+  return KV_CACHE_BYTES[dtype] === 1 ? ['--kv-cache-dtype', 'fp8'] : [];
+}
 
 /** `--quantization` of a checkpoint: its format, none for weights stored in the dtype itself. */
 function quantizationArgs(checkpoint: VllmCheckpoint): string[] {
@@ -48,6 +60,7 @@ export function vllmArgs(context: ServiceContext): string[] {
     '--dtype',
     VLLM_DTYPE[context.dtype],
     ...quantizationArgs(checkpoint),
+    ...kvCacheArgs(context.dtype),
     '--gpu-memory-utilization',
     String(slice.gpuMemoryUtilization),
     ...(slice.gpusPerReplica > 1
