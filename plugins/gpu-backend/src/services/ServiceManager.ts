@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import {
   allowanceFromConfig,
   CreateServiceBody,
+  describeRollout,
   findPool,
   findTeam,
   physicalCapacityShortfall,
@@ -12,6 +13,7 @@ import {
   Placement,
   Platform,
   resolveServiceSettings,
+  surgeFit,
   ServiceDefaults,
   ServiceRequest,
   checkScaleToZero,
@@ -37,7 +39,6 @@ import {
 import { renderTeamQueueDependencies } from '../reconciler/renderKueueObjects';
 import { chooseOption, placementOf } from './chooseOption';
 import { QUOTE_SNAPSHOT_MAX_AGE_MS, QuoteService } from './QuoteService';
-import { surgeFit } from './surgeFit';
 import {
   compareAndSet,
   ConditionalStatusWrite,
@@ -713,9 +714,7 @@ export class ServiceManager {
       return undefined;
     }
     const surge = await this.surgeOf(service, pendingUnits);
-    return surge.fits
-      ? `Rollouts surge: ${surge.reason}`
-      : `Rollouts replace pods one at a time (no surge): ${surge.reason}`;
+    return describeRollout(surge);
   }
 
   private async surgeOf(service: RenderedService, pendingUnits: number) {

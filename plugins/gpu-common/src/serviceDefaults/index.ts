@@ -3,4 +3,5 @@ export * from './parseServiceDefaults';
 export * from './readServiceDefaults';
 export * from './resolveServiceSettings';
 export * from './serviceDefaultsSchema';
+export * from './surgeFit';
 export * from './types';

@@ -594,6 +594,11 @@ describe('simulatedGpuNodes', () => {
           const spec = podSpecOf(
             renderServiceManifests(platform, request, placement, {
               serviceId: 'svc-1',
+              // The generated requests may scale to zero, which needs a wake trigger outside the pods.
+              wakeTrigger: {
+                type: 'prometheus',
+                query: 'sum(gateway_pending_requests{service="{{service}}"})',
+              },
             }),
           );
           const { fits, reasons } = fitNodes(

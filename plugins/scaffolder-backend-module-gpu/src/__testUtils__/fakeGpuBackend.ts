@@ -1,6 +1,7 @@
 import {
   ClusterMode,
   demoPlatformConfig,
+  describeRollout,
   allowanceFromConfig,
   allowanceUnits,
   budgetFit,
@@ -18,6 +19,8 @@ import {
   quoteService,
   ServiceRequest,
   ServiceStatus,
+  resolveServiceSettings,
+  surgeFit,
   validateServiceRequest,
 } from '@internal/backstage-plugin-gpu-common';
 import {
@@ -93,18 +96,24 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
     return body;
   }
 
+  /** GPU units the team's held services take, per pool (the store's ledger). */
+  function reservedGpuUnitsOf(team: string): Record<string, number> {
+    const reserved: Record<string, number> = {};
+    for (const s of services.values()) {
+      if (s.view.team !== team || s.reservation !== 'held') continue;
+      reserved[s.view.placement.pool] =
+        (reserved[s.view.placement.pool] ?? 0) +
+        gpuUnitsOf(s.gpuEquivalents, 'held');
+    }
+    return reserved;
+  }
+
   function quote(request: ServiceRequest) {
     const held = [...services.values()].filter(
       s => s.view.team === request.team && s.reservation === 'held',
     );
-    const reservedGpuUnits: Record<string, number> = {};
-    for (const s of held) {
-      reservedGpuUnits[s.view.placement.pool] =
-        (reservedGpuUnits[s.view.placement.pool] ?? 0) +
-        gpuUnitsOf(s.gpuEquivalents, 'held');
-    }
     return quoteService(platform, request, {
-      reservedGpuUnits,
+      reservedGpuUnits: reservedGpuUnitsOf(request.team),
       committedMonthlyCost: held.reduce(
         (sum, s) => sum + s.monthlyCostMicros,
         0,
@@ -248,6 +257,26 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
     } else if (mode === 'gitops') {
       statusReason =
         'Rendered for GitOps: publish the manifests; nothing was applied by Backstage';
+    }
+    // A preview says what a zero-downtime rollout needs from quota (the backend's default settings: production and
+    // staging roll out with a surge pod), by the same rule.
+    if (
+      preview &&
+      resolveServiceSettings(undefined, {
+        environment: request.environment,
+        pool: placement.pool,
+      }).zeroDowntimeRollouts
+    ) {
+      const surge = surgeFit({
+        platform,
+        placement,
+        allowance: allowanceFromConfig(
+          platform.teams.find(t => t.name === request.team)!,
+        ),
+        reservedGpuUnits: reservedGpuUnitsOf(request.team),
+        pendingUnits: option.slice.gpuUnits * option.replicas,
+      });
+      statusReason = `${statusReason}. ${describeRollout(surge)}`;
     }
     const fullRequest = { ...request, namespace };
     const now = new Date().toISOString();
