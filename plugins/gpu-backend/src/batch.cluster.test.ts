@@ -16,8 +16,8 @@ const NAMESPACE = 'cluster-batch';
 /**
  * The OCR backlog of the scheduling-and-cost article, scaled down: 24 documents of one GPU each (the article's 600
  * take about 107 s on this control plane, kwok completing six pods a round, against 5 s for 24), asking for 12 pods
- * at once, with a team quota of 6 GPUs on the spot pool. No other team in this backend has spot quota, so nothing in
- * the cohort can lend: only the team's 6 GPUs.
+ * at once, with a team quota of 6 GPUs on the spot pool. The team's ClusterQueue is alone in its cohort (see
+ * `startLocalClusterBackend`), so only the team's 6 GPUs are available.
  */
 const ocr: BatchJobRequest = {
   name: 'ocr-backlog',

@@ -21,7 +21,7 @@ const NAMESPACE = 'cluster-kueue';
 const CLUSTER_QUEUE = `gpu-${TEAM}`;
 const KUEUE = { group: 'kueue.x-k8s.io', version: 'v1beta2' };
 
-/** A dedicated H100: the demo pool no other suite's team has quota on, so nothing in the cohort can lend it. */
+/** A dedicated H100. The suite's ClusterQueue is alone in its cohort (see `startLocalClusterBackend`): nothing lends it quota. */
 const onH100: ServiceRequest = {
   name: 'big-chat',
   team: TEAM,

@@ -19,6 +19,10 @@ export const LOCAL_CLUSTER = 'local';
 /**
  * A test backend with the demo platform (the pools the local cluster's kwok nodes were made from) and the given teams,
  * applying to the local control plane through its kubeconfig; the caller is a member of `groups`.
+ *
+ * Its team ClusterQueues join a Kueue cohort of their own (`suite-<first team>`, unless `gpu.kueue` says otherwise):
+ * the suites share one cluster, and ClusterQueues another suite left in a shared cohort would lend their unused quota,
+ * so what Kueue admits would depend on which suites ran before.
  */
 export async function startLocalClusterBackend(options: {
   kubeconfig: string;
@@ -35,6 +39,10 @@ export async function startLocalClusterBackend(options: {
         data: {
           gpu: {
             ...demoPlatformConfig,
+            kueue: {
+              ...demoPlatformConfig.kueue,
+              cohort: `suite-${options.teams[0]?.name ?? 'none'}`,
+            },
             teams: options.teams,
             clusters: [
               {
