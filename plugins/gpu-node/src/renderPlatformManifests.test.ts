@@ -11,7 +11,7 @@ import { renderPlatformManifests } from './renderPlatformManifests';
 import {
   demoPlatform,
   seed000Platform,
-  seed004Platform,
+  servingAndOcrBatchPlatform,
 } from './__testUtils__/platforms';
 
 function find<T extends KubernetesObject>(
@@ -81,7 +81,7 @@ describe('renderPlatformManifests', () => {
   });
 
   it('gives the OCR batch team a ClusterQueue with flavor spot-l4 and 6 GPUs', () => {
-    const objects = renderPlatformManifests(seed004Platform());
+    const objects = renderPlatformManifests(servingAndOcrBatchPlatform());
     const queue = find<ClusterQueue>(objects, 'ClusterQueue', 'gpu-batch');
     expect(queue.spec.resourceGroups[0]).toEqual({
       coveredResources: ['nvidia.com/gpu'],
@@ -384,7 +384,7 @@ describe('renderPlatformManifests', () => {
   });
 
   it('can leave cpu and memory uncovered', () => {
-    const objects = renderPlatformManifests(seed004Platform(), {
+    const objects = renderPlatformManifests(servingAndOcrBatchPlatform(), {
       hostResourceFlavor: false,
     });
     expect(objects.some(o => o.metadata?.name === 'gpu-host')).toBe(false);

@@ -12,7 +12,7 @@ import { ScaledObject } from './service/types';
 import {
   demoPlatform,
   fittingPlacement,
-  seed004Platform,
+  servingAndOcrBatchPlatform,
   summariserRequest,
 } from './__testUtils__/platforms';
 
@@ -69,7 +69,7 @@ function render(
 
 describe('renderServiceManifests', () => {
   it('renders the report summariser as a vLLM Deployment on one dedicated L4', () => {
-    const platform = seed004Platform();
+    const platform = servingAndOcrBatchPlatform();
     const placement = {
       tier: 'dedicated' as const,
       pool: 'l4-ondemand',
@@ -439,7 +439,7 @@ describe('renderServiceManifests', () => {
   });
 
   it('tolerates each taint of the pool once when the config repeats one', () => {
-    const platform = seed004Platform();
+    const platform = servingAndOcrBatchPlatform();
     const pool = platform.pools.find(p => p.name === 'l4-ondemand')!;
     pool.nodeTaints = [
       ...pool.nodeTaints,

@@ -1,6 +1,6 @@
 import { LocalQueue } from './kueue/types';
 import { renderTeamManifests } from './renderTeamManifests';
-import { demoPlatform, seed004Platform } from './__testUtils__/platforms';
+import { demoPlatform, servingAndOcrBatchPlatform } from './__testUtils__/platforms';
 
 describe('renderTeamManifests', () => {
   it("renders a LocalQueue in each of the team's namespaces, pointing at its ClusterQueue", () => {
@@ -28,7 +28,7 @@ describe('renderTeamManifests', () => {
 
   it('gives the OCR batch namespace a queue into gpu-batch', () => {
     const [queue] = renderTeamManifests(
-      seed004Platform(),
+      servingAndOcrBatchPlatform(),
       'batch',
     ) as LocalQueue[];
     expect(queue.metadata.namespace).toBe('batch');

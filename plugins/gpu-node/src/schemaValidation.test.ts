@@ -14,7 +14,7 @@ import {
   demoPlatform,
   placementOf,
   seed000Platform,
-  seed004Platform,
+  servingAndOcrBatchPlatform,
   summariserRequest,
 } from './__testUtils__/platforms';
 import { renderableRequest } from './__testUtils__/arbitraries';
@@ -25,7 +25,7 @@ import {
 } from './__testUtils__/serviceSpread';
 import { validateEach } from './__testUtils__/validateManifests';
 
-const seed004 = seed004Platform();
+const servingAndOcrBatch = servingAndOcrBatchPlatform();
 const validSets: Record<string, KubernetesObject[]> = {
   'the demo platform, its teams and a spread of services (Kueue v1beta2)':
     renderPlatformWithSpread(demoPlatform()),
@@ -48,17 +48,17 @@ const validSets: Record<string, KubernetesObject[]> = {
     ),
   'the scenario platforms and the report summariser': [
     ...renderPlatformManifests(seed000Platform()),
-    ...renderPlatformManifests(seed004),
-    ...renderTeamManifests(seed004, 'batch'),
+    ...renderPlatformManifests(servingAndOcrBatch),
+    ...renderTeamManifests(servingAndOcrBatch, 'batch'),
     ...renderServiceManifests(
-      seed004,
+      servingAndOcrBatch,
       summariserRequest,
       { tier: 'dedicated', pool: 'l4-ondemand', gpusPerReplica: 1 },
       { serviceId: 'summariser-1' },
     ),
     // a production service with every render option of gpu.serviceDefaults
     ...renderServiceManifests(
-      seed004,
+      servingAndOcrBatch,
       { ...summariserRequest, replicas: 2 },
       { tier: 'dedicated', pool: 'l4-ondemand', gpusPerReplica: 1 },
       {

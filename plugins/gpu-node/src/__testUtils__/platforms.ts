@@ -53,7 +53,7 @@ export function seed000Platform(): Platform {
 }
 
 /** The L4 serving and OCR batch platform: on-demand L4s for production serving, spot L4s for the batch team's OCR jobs (quota 6). */
-export function seed004Platform(): Platform {
+export function servingAndOcrBatchPlatform(): Platform {
   return parsePlatform({
     pools: [
       {

@@ -24,7 +24,7 @@ import {
   demoPlatform,
   placementOf,
   seed000Platform,
-  seed004Platform,
+  servingAndOcrBatchPlatform,
   summariserRequest,
 } from './platforms';
 import { SPREAD_WAKE_TRIGGER, spreadRequestsFor } from './serviceSpread';
@@ -180,7 +180,7 @@ export function renderedScenarios(
   } = options;
   const prepare = (platform: Platform) =>
     prefix === undefined ? platform : withNamespacePrefix(platform, prefix);
-  const onDemandAndSpot = prepare(seed004Platform());
+  const onDemandAndSpot = prepare(servingAndOcrBatchPlatform());
   const fixtures = [
     renderScenario(
       'the demo platform (Kueue v1beta2)',

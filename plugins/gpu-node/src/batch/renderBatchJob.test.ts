@@ -1,10 +1,10 @@
-import { demoPlatform, seed004Platform } from '../__testUtils__/platforms';
+import { demoPlatform, servingAndOcrBatchPlatform } from '../__testUtils__/platforms';
 import { validateManifests } from '../__testUtils__/validateManifests';
 import { batchPodsAtOnce } from './batchPodsAtOnce';
 import { renderBatchJob } from './renderBatchJob';
 import { BatchJobRequest } from './types';
 
-const platform = seed004Platform();
+const platform = servingAndOcrBatchPlatform();
 
 /** The OCR backlog of the scheduling-and-cost article: 600 documents of 500 pages, one GPU per pod. */
 const ocr: BatchJobRequest = {
