@@ -1,17 +1,5 @@
 import { z } from 'zod';
-
-/** A strict object whose error for an unknown key lists the allowed keys (as the platform schema's). */
-function strict<T extends z.ZodRawShape>(shape: T) {
-  const allowed = Object.keys(shape).join(', ');
-  return z.strictObject(shape, {
-    error: issue =>
-      issue.code === 'unrecognized_keys'
-        ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys
-            .map(k => `"${k}"`)
-            .join(', ')}; allowed keys are ${allowed}`
-        : undefined,
-  });
-}
+import { strict } from '../platform/strictObject';
 
 /** Karpenter's own pattern for `consolidateAfter` (and what Prometheus accepts as `for`, less `Never`). */
 const KARPENTER_DURATION = /^(([0-9]+(s|m|h))+|Never)$/;

@@ -1,21 +1,6 @@
 import { z } from 'zod';
+import { strict } from './strictObject';
 import { SHARING_TIERS } from './types';
-
-/**
- * A strict object (unknown keys are errors, so typos are caught) whose error for an unknown key lists the keys that
- * are allowed.
- */
-function strict<T extends z.ZodRawShape>(shape: T) {
-  const allowed = Object.keys(shape).join(', ');
-  return z.strictObject(shape, {
-    error: issue =>
-      issue.code === 'unrecognized_keys'
-        ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys
-            .map(k => `"${k}"`)
-            .join(', ')}; allowed keys are ${allowed}`
-        : undefined,
-  });
-}
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
 

@@ -1,18 +1,6 @@
 import { z } from 'zod';
+import { strict } from '../platform/strictObject';
 import { isDns1123Label, isLabelKey, isLabelValue } from '../platform/names';
-
-/** A strict object: an unknown key is an error that lists the allowed keys. */
-function strict<T extends z.ZodRawShape>(shape: T) {
-  const allowed = Object.keys(shape).join(', ');
-  return z.strictObject(shape, {
-    error: issue =>
-      issue.code === 'unrecognized_keys'
-        ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys
-            .map(k => `"${k}"`)
-            .join(', ')}; allowed keys are ${allowed}`
-        : undefined,
-  });
-}
 
 const dnsLabel = z.string().refine(v => isDns1123Label(v, 253), {
   error: 'must be a DNS-1123 name (lowercase letters, digits, "-" and ".")',
