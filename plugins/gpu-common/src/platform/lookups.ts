@@ -121,3 +121,30 @@ export function findEnvironment(
   }
   return environment;
 }
+
+/**
+ * The namespace a team's workload goes to: `requested`, or the team's first namespace when omitted. `verb` says what
+ * the workload does there in the error (`deploy to`, `run jobs in`).
+ *
+ * @throws GpuDomainError `INVALID_NAME` when the team may not use the namespace, listing the allowed ones.
+ * @public
+ */
+export function teamNamespace(
+  team: TeamQuota,
+  requested: string | undefined,
+  verb: string,
+): string {
+  const namespace = requested ?? team.namespaces[0];
+  if (!team.namespaces.includes(namespace)) {
+    throw new GpuDomainError(
+      'INVALID_NAME',
+      `Team "${
+        team.name
+      }" may not ${verb} namespace "${namespace}"; allowed: ${listAllowed(
+        team.namespaces,
+      )}`,
+      { allowed: team.namespaces },
+    );
+  }
+  return namespace;
+}

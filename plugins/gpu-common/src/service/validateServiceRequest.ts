@@ -7,6 +7,7 @@ import {
   findModel,
   findPool,
   findTeam,
+  teamNamespace,
 } from '../platform/lookups';
 import { Platform, SHARING_TIERS, SharingTier } from '../platform/types';
 import { poolTier } from '../tiers/poolTier';
@@ -52,18 +53,7 @@ export function validateServiceRequest(
   }
   const environment = findEnvironment(platform, request.environment);
 
-  const namespace = request.namespace ?? team.namespaces[0];
-  if (!team.namespaces.includes(namespace)) {
-    throw new GpuDomainError(
-      'INVALID_NAME',
-      `Team "${
-        team.name
-      }" may not deploy to namespace "${namespace}"; allowed: ${listAllowed(
-        team.namespaces,
-      )}`,
-      { allowed: team.namespaces },
-    );
-  }
+  const namespace = teamNamespace(team, request.namespace, 'deploy to');
 
   checkTierAndPool(
     platform,

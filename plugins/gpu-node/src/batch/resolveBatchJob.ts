@@ -8,6 +8,7 @@ import {
   Platform,
   Pool,
   TeamQuota,
+  teamNamespace,
   EnvironmentPolicy,
 } from '@internal/backstage-plugin-gpu-common';
 import { poolResources } from '../kueue/poolResources';
@@ -74,18 +75,7 @@ export function resolveBatchJob(
   }
   const team = findTeam(platform, request.team);
   const environment = findEnvironment(platform, request.environment);
-  const namespace = request.namespace ?? team.namespaces[0];
-  if (!team.namespaces.includes(namespace)) {
-    throw new GpuDomainError(
-      'INVALID_NAME',
-      `Team "${
-        team.name
-      }" may not run jobs in namespace "${namespace}"; allowed: ${listAllowed(
-        team.namespaces,
-      )}`,
-      { allowed: team.namespaces },
-    );
-  }
+  const namespace = teamNamespace(team, request.namespace, 'run jobs in');
   const pool = findPool(platform, request.pool);
   const allowedPools = batchPools(platform).map(p => p.name);
   if (!allowedPools.includes(pool.name)) {
