@@ -1,39 +1,11 @@
-import {
-  DeviceSample,
-  PodSample,
-  WindowMetrics,
-} from '../metrics/collectMetrics';
+import { DeviceSample, PodSample } from '../metrics/collectMetrics';
 import { attributeUsage, AttributionTarget } from './attribution';
+import { ok, windowMetrics as metrics } from './__testUtils__/windowMetrics';
 
-const ok = <T>(data: T[]) => ({ ok: true as const, data });
 const failed = {
   ok: false as const,
   reason: 'Prometheus did not answer within 5000 ms',
 };
-
-function metrics(partial: Partial<WindowMetrics>): WindowMetrics {
-  const empty = ok([]);
-  return {
-    util: empty,
-    engine: empty,
-    fbUsed: empty,
-    fbUsedPeak: empty,
-    fbFree: empty,
-    power: empty,
-    xidSamples: empty,
-    xidLast: empty,
-    recentPeakUtil: empty,
-    generated: empty,
-    prompt: empty,
-    running: empty,
-    waiting: empty,
-    kvCache: empty,
-    latencyP50: empty,
-    latencyP95: empty,
-    latencyP99: empty,
-    ...partial,
-  };
-}
 
 const device = (
   pod: string,

@@ -5,7 +5,7 @@ import {
   TokenSteps,
 } from '../metrics/sharedQueries';
 import { attributeUsage, AttributionTarget } from './attribution';
-import { WindowMetrics } from '../metrics/collectMetrics';
+import { ok, windowMetrics } from './__testUtils__/windowMetrics';
 import { attributeSharedSteps } from './sharedDevices';
 
 const STEP = 900;
@@ -181,30 +181,11 @@ describe('attributeSharedSteps', () => {
     fc.assert(
       fc.property(historyArbitrary, h => {
         const { util, placement, tokens } = seriesOf(h);
-        const ok = <T>(data: T[]) => ({ ok: true as const, data });
-        const empty = ok([]);
-        const metrics: WindowMetrics = {
-          util: empty,
-          engine: empty,
-          fbUsed: empty,
-          fbUsedPeak: empty,
-          fbFree: empty,
-          power: empty,
-          xidSamples: empty,
-          xidLast: empty,
-          recentPeakUtil: empty,
-          generated: empty,
-          prompt: empty,
-          running: empty,
-          waiting: empty,
-          kvCache: empty,
-          latencyP50: empty,
-          latencyP95: empty,
-          latencyP99: empty,
+        const metrics = windowMetrics({
           sharedUtil: ok(util),
           sharedPlacement: ok(placement),
           sharedTokens: ok(tokens),
-        };
+        });
         const window = {
           end: h.steps.at(-1)!,
           seconds: h.steps.length * STEP,
