@@ -10,3 +10,4 @@ export {
   scheduleKueueReconciler,
 } from './scheduleKueueReconciler';
 export { reconciledClusters } from './reconciledClusters';
+export { renderPlatformObjects } from './renderPlatformObjects';
