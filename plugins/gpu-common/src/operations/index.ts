@@ -1,3 +1,4 @@
 export * from './parsePlatformOperations';
 export * from './readPlatformOperations';
 export * from './types';
+export * from './checkOperations';

@@ -12,3 +12,4 @@ export * from './platformConfigSchema';
 export * from './readPlatformConfig';
 export * from './types';
 export * from './readPlatformGroups';
+export * from './checkPoolPolicy';

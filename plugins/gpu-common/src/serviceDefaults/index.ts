@@ -5,3 +5,4 @@ export * from './resolveServiceSettings';
 export * from './serviceDefaultsSchema';
 export * from './surgeFit';
 export * from './types';
+export * from './checkServiceDefaults';
