@@ -22,6 +22,12 @@ const PINNED_CRDS: Array<{ module: string; dir: string; files: string[] }> = [
     ],
   },
   {
+    // HTTPScaledObject: a service that scales to zero behind the add-on's interceptor.
+    module: 'github.com/kedacore/http-add-on',
+    dir: 'config/crd/bases',
+    files: ['http.keda.sh_httpscaledobjects.yaml'],
+  },
+  {
     // NodePool (one per Karpenter-managed GPU pool) and the NodeClaims it owns.
     module: 'sigs.k8s.io/karpenter',
     dir: 'pkg/apis/crds',

@@ -271,6 +271,20 @@ const broken: Array<[string, () => KubernetesObject, RegExp]> = [
     },
     /PodMonitor serving\/summariser: \/spec\/podMetricsEndpoints\/0 must NOT have additional properties .*metricsPath/,
   ],
+  [
+    "an HTTPScaledObject with a ScaledObject's cooldownPeriod",
+    () => {
+      const scaled = clone(
+        validSets[
+          'the fixture and generated platforms of the server-side apply suite'
+        ].find(o => o.kind === 'HTTPScaledObject')!,
+      ) as any;
+      scaled.spec.cooldownPeriod = scaled.spec.scaledownPeriod;
+      delete scaled.spec.scaledownPeriod;
+      return scaled;
+    },
+    /HTTPScaledObject ml-platform\/big-http: \/spec must NOT have additional properties .*cooldownPeriod/,
+  ],
 ];
 
 // One validation run (one child process) for everything below.

@@ -86,6 +86,7 @@ describeOnLocalCluster(
         'Cohort',
         'ConfigMap',
         'Deployment',
+        'HTTPScaledObject',
         'HorizontalPodAutoscaler',
         'LocalQueue',
         'PersistentVolumeClaim',
@@ -148,6 +149,16 @@ describeOnLocalCluster(
           return queue;
         },
         /flavors must have the same number of resources as the coveredResources/,
+      ],
+      [
+        "an HTTPScaledObject with a ScaledObject's cooldownPeriod (KEDA HTTP add-on CRD schema, strict)",
+        () => {
+          const scaled = pick('HTTPScaledObject');
+          scaled.spec.cooldownPeriod = scaled.spec.scaledownPeriod;
+          delete scaled.spec.scaledownPeriod;
+          return scaled;
+        },
+        /\.spec\.cooldownPeriod: field not declared in schema/,
       ],
       [
         'a ResourceFlavor listing a taint twice (Kueue webhook)',

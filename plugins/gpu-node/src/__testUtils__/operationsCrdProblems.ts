@@ -6,9 +6,9 @@ import { parse } from 'yaml';
 import type { KubernetesObject } from '@kubernetes/client-node';
 
 /**
- * Test-only: the `openAPIV3Schema` checks (unknown fields rejected) of the Karpenter and Prometheus operator CRDs, read
- * from the modules pinned in the repository's `cluster/crds/go.mod` (the same CRDs the local control plane installs).
- * Their CEL rules are left to `platformObjects.cluster.test.ts`, which applies the objects to a real API server.
+ * Test-only: the `openAPIV3Schema` checks (unknown fields rejected) of the Karpenter, Prometheus operator and KEDA HTTP
+ * add-on CRDs, read from the modules pinned in the repository's `cluster/crds/go.mod` (the same CRDs the local control
+ * plane installs). Their CEL rules are left to the cluster suites, which apply the objects to a real API server.
  */
 const CRDS: Record<string, { module: string; file: string }> = {
   'karpenter.sh/NodePool': {
@@ -23,12 +23,20 @@ const CRDS: Record<string, { module: string; file: string }> = {
     module: 'github.com/prometheus-operator/prometheus-operator',
     file: 'example/prometheus-operator-crd/monitoring.coreos.com_podmonitors.yaml',
   },
+  'http.keda.sh/HTTPScaledObject': {
+    module: 'github.com/kedacore/http-add-on',
+    file: 'config/crd/bases/http.keda.sh_httpscaledobjects.yaml',
+  },
 };
 
 /** Whether {@link operationsCrdProblems} validates this object's group. */
 export function isOperationsObject(object: KubernetesObject): boolean {
   const group = object.apiVersion?.split('/')[0] ?? '';
-  return group === 'karpenter.sh' || group === 'monitoring.coreos.com';
+  return (
+    group === 'karpenter.sh' ||
+    group === 'monitoring.coreos.com' ||
+    group === 'http.keda.sh'
+  );
 }
 
 function moduleDir(module: string): string {
@@ -103,7 +111,7 @@ function validator(object: KubernetesObject): ValidateFunction | undefined {
   return validators.get(key);
 }
 
-/** The CRD schema problems of a NodePool, PrometheusRule or PodMonitor (empty when valid). */
+/** The CRD schema problems of a NodePool, PrometheusRule, PodMonitor or HTTPScaledObject (empty when valid). */
 export function operationsCrdProblems(object: KubernetesObject): string[] {
   const validate = validator(object);
   if (!validate) {

@@ -211,6 +211,22 @@ export function renderedScenarios(
       prefix,
     ),
   ];
+  // The spread's service that scales to zero, woken by KEDA's HTTP add-on instead (an HTTPScaledObject).
+  for (const { request, placement } of spreadRequestsFor(
+    fixtures[0].platform,
+  )) {
+    if (request.autoscaling?.minReplicas === 0) {
+      withService(
+        fixtures[0],
+        { ...request, name: `${request.name}-http` },
+        placement,
+        {
+          serviceId: `spread-${request.name}-http`,
+          wakeTrigger: { type: 'http-add-on', scaledownPeriodSeconds: 300 },
+        },
+      );
+    }
+  }
   withService(
     fixtures[3],
     summariserRequest,

@@ -25,8 +25,8 @@ import {
  *   renderer could break (written out here, since ajv cannot run CEL or Go), e.g. a ResourceFlavor's taints unique by
  *   key and effect.
  *
- * - Karpenter NodePools and Prometheus operator PrometheusRules: the CRD schemas of the modules pinned in
- *   `cluster/crds/go.mod` (`operationsCrdProblems`).
+ * - Karpenter NodePools, Prometheus operator PrometheusRules and PodMonitors, KEDA HTTP add-on HTTPScaledObjects: the
+ *   CRD schemas of the modules pinned in `cluster/crds/go.mod` (`operationsCrdProblems`).
  *
  * `serverSideApply.cluster.test.ts` checks the same objects against a real API server with Kueue's webhooks; a class
  * of error found there gets a rule here.
