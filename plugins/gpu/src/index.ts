@@ -13,7 +13,12 @@ export {
 } from './components/TierPicker';
 export type { TierPickerValue } from './components/TierPicker';
 export {
+  GPU_QUOTE_SUMMARY_FIELD,
+  QuoteSummary,
+} from './components/QuoteSummary';
+export {
   EntityGpuServiceCard,
+  GpuQuoteSummaryFieldExtension,
   GpuTierPickerFieldExtension,
   legacyGpuPlugin,
 } from './legacy';

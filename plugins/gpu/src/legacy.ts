@@ -8,6 +8,10 @@ import {
 import { createScaffolderFieldExtension } from '@backstage/plugin-scaffolder-react';
 import { GpuClient, gpuApiRef } from './api';
 import {
+  GPU_QUOTE_SUMMARY_FIELD,
+  QuoteSummary,
+} from './components/QuoteSummary';
+import {
   GPU_TIER_PICKER_FIELD,
   TierPicker,
   tierPickerFieldSchema,
@@ -42,6 +46,19 @@ export const GpuTierPickerFieldExtension = legacyGpuPlugin.provide(
     component: TierPicker,
     validation: validateTierPicker,
     schema: tierPickerFieldSchema.schema,
+  }),
+);
+
+/**
+ * The sizing step's live fit and cost for legacy apps: put `<GpuQuoteSummaryFieldExtension />` inside
+ * `<ScaffolderFieldExtensions>`.
+ *
+ * @public
+ */
+export const GpuQuoteSummaryFieldExtension = legacyGpuPlugin.provide(
+  createScaffolderFieldExtension({
+    name: GPU_QUOTE_SUMMARY_FIELD,
+    component: QuoteSummary,
   }),
 );
 

@@ -1,7 +1,12 @@
 import { coreExtensionData } from '@backstage/frontend-plugin-api';
 import { createExtensionTester } from '@backstage/frontend-test-utils';
 import { FormFieldBlueprint } from '@backstage/plugin-scaffolder-react/alpha';
-import { gpuGovernancePage, gpuPlugin, gpuTierPickerField } from './plugin';
+import {
+  gpuGovernancePage,
+  gpuPlugin,
+  gpuQuoteSummaryField,
+  gpuTierPickerField,
+} from './plugin';
 
 describe('gpu frontend plugin', () => {
   it('mounts the governance page at /gpu with a sidebar title', () => {
@@ -13,6 +18,13 @@ describe('gpu frontend plugin', () => {
 
   it('offers the GpuTierPicker form field to the scaffolder', async () => {
     const tester = createExtensionTester(gpuTierPickerField);
+    const loader = tester.get(FormFieldBlueprint.dataRefs.formFieldLoader);
+    const field = await loader();
+    expect(field.$$type).toBe('@backstage/scaffolder/FormField');
+  });
+
+  it('offers the GpuQuoteSummary form field to the scaffolder', async () => {
+    const tester = createExtensionTester(gpuQuoteSummaryField);
     const loader = tester.get(FormFieldBlueprint.dataRefs.formFieldLoader);
     const field = await loader();
     expect(field.$$type).toBe('@backstage/scaffolder/FormField');

@@ -54,8 +54,19 @@ export const gpuTierPickerField = FormFieldBlueprint.make({
   },
 });
 
+/** The `GpuQuoteSummary` scaffolder form field: the sizing step's live fit and cost. */
+export const gpuQuoteSummaryField = FormFieldBlueprint.make({
+  name: 'quote-summary',
+  params: {
+    field: () =>
+      import('./components/QuoteSummary/formField').then(
+        m => m.gpuQuoteSummaryFormField,
+      ),
+  },
+});
+
 /**
- * The GPU plugin: governance page, entity card and tier picker.
+ * The GPU plugin: governance page, entity card, tier picker and the sizing step's quote summary.
  *
  * @public
  */
@@ -67,6 +78,7 @@ export const gpuPlugin = createFrontendPlugin({
     gpuGovernancePage,
     gpuServiceEntityCard,
     gpuTierPickerField,
+    gpuQuoteSummaryField,
   ],
   routes: {
     root: rootRouteRef,

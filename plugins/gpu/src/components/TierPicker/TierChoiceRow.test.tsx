@@ -114,4 +114,11 @@ describe('TierChoiceRow capacity', () => {
       'Measured: 1,500 tokens/s capacity (measured on writer), 600 tokens/s demand (40% used)',
     );
   });
+
+  it('marks a measured capacity’s cost per token as measured, not as an estimate', async () => {
+    await renderL4Row({ ...summariserOnL4, measuredTokensPerSecond: 1500 });
+    expect(screen.getByTestId('tier-choice-token-basis')).toHaveTextContent(
+      /^measured$/,
+    );
+  });
 });

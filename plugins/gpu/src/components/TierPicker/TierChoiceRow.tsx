@@ -9,14 +9,19 @@ import {
   ISOLATION_DETAILS,
   ISOLATION_LABELS,
   monthlyText,
+  perReplicaCostText,
   perThousandTokensText,
   quotaText,
   sequencesText,
+  sliceText,
+  spotText,
+  throughputBasisLabel,
   throughputBasisText,
   TIER_LABELS,
   tokenPricesText,
 } from './describeChoice';
 import { TierChoice } from './tierChoices';
+import { useCaptionStyles } from './useCaptionStyles';
 
 const NO_WRAP = { whiteSpace: 'nowrap' } as const;
 
@@ -29,14 +34,20 @@ const VERDICT_LABELS = {
 /** One tier on one pool: what it costs and whether policy lets it through, or why the model does not fit. */
 export function TierChoiceRow(props: {
   choice: TierChoice;
+  /** The radio group's name: one checked radio, one tab stop. */
+  name?: string;
   selected: boolean;
   disabled?: boolean;
   onSelect: (choice: TierChoice) => void;
 }) {
-  const { choice, selected, disabled, onSelect } = props;
+  const { choice, name, selected, disabled, onSelect } = props;
   const { option, unavailable } = choice;
+  const classes = useCaptionStyles();
   const selectable = !!option && option.verdict !== 'forbidden' && !disabled;
-  const label = `${TIER_LABELS[choice.tier]} on ${choice.pool}`;
+  const spot = option ? spotText(option) : undefined;
+  const label = `${TIER_LABELS[choice.tier]} on ${choice.pool}${
+    spot ? ', spot capacity' : ''
+  }${choice.recommended ? ', recommended' : ''}`;
 
   return (
     <TableRow
@@ -51,6 +62,8 @@ export function TierChoiceRow(props: {
           checked={selected}
           disabled={!selectable}
           color="primary"
+          name={name}
+          value={choice.key}
           inputProps={{ 'aria-label': label }}
           onChange={() => onSelect(choice)}
         />
@@ -58,15 +71,33 @@ export function TierChoiceRow(props: {
       <TableCell>
         <Typography variant="body2">
           <strong>{TIER_LABELS[choice.tier]}</strong> · {choice.pool}
-          {option?.capacityType === 'spot' ? ' (spot)' : ''}
         </Typography>
-        <Typography variant="caption" color="textSecondary">
-          {describeSlice((option ?? unavailable)!.slice)}
+        <Typography variant="caption" className={classes.caption}>
+          {option ? sliceText(option) : describeSlice(unavailable!.slice)}
         </Typography>
-        {choice.recommended && (
+        {(choice.recommended || spot) && (
           <div>
-            <Chip size="small" color="primary" label="Recommended" />
+            {choice.recommended && (
+              <Chip size="small" color="primary" label="Recommended" />
+            )}
+            {spot && (
+              <Chip
+                size="small"
+                variant="outlined"
+                label="Spot: can be reclaimed"
+                data-testid="tier-choice-spot"
+              />
+            )}
           </div>
+        )}
+        {spot && (
+          <Typography
+            variant="caption"
+            component="div"
+            className={classes.caption}
+          >
+            {spot}
+          </Typography>
         )}
       </TableCell>
       {option ? (
@@ -75,7 +106,7 @@ export function TierChoiceRow(props: {
             Fits · {headroomText(option)}
             <Typography
               variant="caption"
-              color="textSecondary"
+              className={classes.caption}
               component="div"
               data-testid="tier-choice-sequences"
             >
@@ -83,14 +114,32 @@ export function TierChoiceRow(props: {
             </Typography>
           </TableCell>
           <TableCell align="right" style={NO_WRAP}>
-            {monthlyText(option)}
+            <span data-testid="tier-choice-monthly">{monthlyText(option)}</span>
+            <Typography
+              variant="caption"
+              component="div"
+              className={classes.caption}
+              data-testid="tier-choice-per-replica"
+            >
+              {perReplicaCostText(option)}
+            </Typography>
           </TableCell>
           <TableCell align="right">
             <span style={NO_WRAP}>{perThousandTokensText(option)}</span>
+            {option.cost.costPerThousandTokens !== undefined && (
+              <Typography
+                variant="caption"
+                component="div"
+                className={classes.caption}
+                data-testid="tier-choice-token-basis"
+              >
+                {throughputBasisLabel(option)}
+              </Typography>
+            )}
             {tokenPricesText(option) && (
               <Typography
                 variant="caption"
-                color="textSecondary"
+                className={classes.caption}
                 component="div"
                 style={NO_WRAP}
                 data-testid="tier-choice-token-prices"
@@ -101,7 +150,7 @@ export function TierChoiceRow(props: {
             {throughputBasisText(option) && (
               <Typography
                 variant="caption"
-                color="textSecondary"
+                className={classes.caption}
                 component="div"
                 data-testid="tier-choice-throughput-basis"
               >
@@ -127,7 +176,7 @@ export function TierChoiceRow(props: {
               <Typography
                 key={reason}
                 variant="caption"
-                color="textSecondary"
+                className={classes.caption}
                 component="div"
               >
                 {reason}
@@ -137,7 +186,7 @@ export function TierChoiceRow(props: {
         </>
       ) : (
         <TableCell colSpan={6}>
-          <Typography variant="body2" color="textSecondary">
+          <Typography variant="body2" className={classes.caption}>
             Does not fit: {unavailable!.reason}
           </Typography>
         </TableCell>

@@ -20,7 +20,7 @@ type Form = Record<string, unknown>;
 /** Renders the field the way the scaffolder's form does: its value in state, the whole form in formContext. */
 function Field(props: {
   form: Form;
-  initial?: TierPickerValue;
+  initial?: Partial<TierPickerValue>;
   onValue?: (value: TierPickerValue | undefined) => void;
 }) {
   // Like RJSF, which hands an object field `{}` before it has a value.
@@ -44,7 +44,7 @@ function Field(props: {
 }
 
 async function renderField(
-  api: Pick<GpuApi, 'quote'>,
+  api: Pick<GpuApi, 'quote' | 'getPlatform'>,
   props: Parameters<typeof Field>[0],
 ) {
   const harness = (form: Form) => (
@@ -117,7 +117,9 @@ describe('TierPicker', () => {
 
     const mig = expected.options.find(o => o.slice.tier === 'mig')!;
     const migRow = within(row(`mig/${mig.slice.pool}`));
-    expect(migRow.getByText(describeSlice(mig.slice))).toBeInTheDocument();
+    expect(
+      migRow.getByText(`${describeSlice(mig.slice)} per replica`),
+    ).toBeInTheDocument();
     expect(migRow.getByText(formatUsd(mig.cost.monthly))).toBeInTheDocument();
     expect(migRow.getByText('Hardware')).toBeInTheDocument();
 
@@ -129,6 +131,11 @@ describe('TierPicker', () => {
         slice: '1 x L4',
         gpusPerReplica: 1,
         needsApproval: false,
+        chosenBy: 'recommendation',
+        recommendedWhenChosen: true,
+        summary: 'Dedicated on l4-ondemand: 1 x L4 per replica',
+        cost: '$587.50 a month: 1 replica (a month of 730 h)',
+        approval: 'Not needed: allowed in dev',
       }),
     );
     expect(l4Row.getByRole('radio')).toBeChecked();
@@ -220,13 +227,17 @@ describe('TierPicker', () => {
     expect(screen.queryByText(/needs approval$/)).not.toBeInTheDocument();
 
     await userEvent.click(within(spotRow).getByRole('radio'));
-    expect(onValue).toHaveBeenLastCalledWith({
-      tier: 'dedicated',
-      pool: 'spot-l4',
-      slice: '1 x L4',
-      gpusPerReplica: 1,
-      needsApproval: true,
-    });
+    expect(onValue).toHaveBeenLastCalledWith(
+      expect.objectContaining({
+        tier: 'dedicated',
+        pool: 'spot-l4',
+        needsApproval: true,
+        chosenBy: 'user',
+        recommendedWhenChosen: false,
+        approval:
+          'Needed before it is deployed: Needs 1 GPU-equivalent of pool spot-l4; team ml-platform has 0 of 0 left',
+      }),
+    );
     expect(
       screen.getByText('Info: Dedicated on spot-l4 needs approval'),
     ).toBeInTheDocument();
@@ -277,5 +288,122 @@ describe('TierPicker', () => {
     expect(
       screen.queryByTestId('tier-choice-dedicated/l4-ondemand'),
     ).not.toBeInTheDocument();
+  });
+
+  it('is a radio group: labelled, one tab stop, arrow keys pick the next row that can be picked', async () => {
+    const { api } = quotingApi();
+    const onValue = jest.fn();
+    await renderField(api, { form: llamaForm, onValue });
+    const group = await screen.findByRole('radiogroup', { name: 'GPU tier' });
+    await waitFor(() =>
+      expect(
+        within(row('dedicated/l4-ondemand')).getByRole('radio'),
+      ).toBeChecked(),
+    );
+    const radios = within(group).getAllByRole('radio') as HTMLInputElement[];
+    expect(new Set(radios.map(r => r.name)).size).toBe(1);
+    const enabled = radios.filter(r => !r.disabled);
+    expect(enabled.length).toBeLessThan(radios.length);
+    const at = enabled.findIndex(r => r.checked);
+
+    enabled[at].focus();
+    await userEvent.keyboard('{ArrowDown}');
+    const next = enabled[(at + 1) % enabled.length];
+    await waitFor(() => expect(next).toBeChecked());
+    expect(next).toHaveFocus();
+    expect(onValue).toHaveBeenLastCalledWith(
+      expect.objectContaining({
+        pool: next.value.split('/')[1],
+        chosenBy: 'user',
+      }),
+    );
+
+    await userEvent.keyboard('{ArrowUp}');
+    await waitFor(() => expect(enabled[at]).toBeChecked());
+    expect(enabled[at]).toHaveFocus();
+    expect(radios[0]).toHaveAccessibleName(
+      /^Dedicated on l4-ondemand, recommended$/,
+    );
+  });
+
+  it('explains the four tiers where the choice is made', async () => {
+    const { api } = quotingApi();
+    await renderField(api, { form: llamaForm });
+    const legend = within(await screen.findByTestId('tier-legend'));
+    expect(
+      legend
+        .getAllByRole('row')
+        .slice(1)
+        .map(r => r.firstChild?.textContent),
+    ).toEqual(['Dedicated', 'MIG', 'MPS', 'Time-sliced']);
+    expect(
+      legend.getByText(
+        /MPS runs the kernels of several processes at once, each within its memory and thread limits/,
+      ),
+    ).toBeInTheDocument();
+    expect(
+      legend.getByText(
+        /interleaves whole contexts in turns, with no memory isolation/,
+      ),
+    ).toBeInTheDocument();
+    expect(
+      legend.getByText(
+        'Rule of thumb: dedicated for latency-critical production, MIG for isolated small models, sharing (MPS or time-slicing) for dev and bursty low-traffic work.',
+      ),
+    ).toBeInTheDocument();
+  });
+
+  it('flags spot capacity with what it means for availability', async () => {
+    const { api } = quotingApi();
+    await renderField(api, { form: llamaForm });
+    const spotRow = within(
+      await screen.findByTestId('tier-choice-dedicated/spot-l4'),
+    );
+    expect(spotRow.getByTestId('tier-choice-spot')).toHaveTextContent(
+      'Spot: can be reclaimed',
+    );
+    expect(
+      spotRow.getByText(
+        /can be reclaimed with two minutes' notice, so replicas can disappear at any time; production on spot needs approval/,
+      ),
+    ).toBeInTheDocument();
+    expect(spotRow.getByRole('radio')).toHaveAccessibleName(
+      'Dedicated on spot-l4, spot capacity',
+    );
+    expect(
+      within(row('dedicated/l4-ondemand')).queryByTestId('tier-choice-spot'),
+    ).not.toBeInTheDocument();
+  });
+
+  it('says which month the monthly figures count, that they cover every replica, and what each replica gets', async () => {
+    const { api, calls } = quotingApi();
+    await renderField(api, { form: { ...llamaForm, replicas: 2 } });
+    const l4Row = within(
+      await screen.findByTestId('tier-choice-dedicated/l4-ondemand'),
+    );
+    const l4 = demoQuote(calls[0].request).options.find(
+      o => o.slice.pool === 'l4-ondemand',
+    )!;
+    expect(l4Row.getByTestId('tier-choice-monthly')).toHaveTextContent(
+      formatUsd(l4.cost.monthly),
+    );
+    expect(l4Row.getByTestId('tier-choice-per-replica')).toHaveTextContent(
+      `2 replicas x ${formatUsd(l4.cost.monthly / 2)}`,
+    );
+    expect(
+      l4Row.getByText('1 x L4 per replica, 2 replicas'),
+    ).toBeInTheDocument();
+    expect(l4Row.getByTestId('tier-choice-token-basis')).toHaveTextContent(
+      'estimate',
+    );
+    expect(
+      screen.getByRole('columnheader', { name: 'Monthly, all replicas' }),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByRole('columnheader', { name: 'Per 1K output tokens' }),
+    ).toBeInTheDocument();
+    expect(await screen.findByTestId('tier-picker-month')).toHaveTextContent(
+      "A month is 730 h (the platform's billing month, not the calendar month); costs cover every replica.",
+    );
   });
 });

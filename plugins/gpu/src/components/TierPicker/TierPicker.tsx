@@ -1,4 +1,5 @@
 import { WarningPanel } from '@backstage/core-components';
+import Button from '@material-ui/core/Button';
 import FormControl from '@material-ui/core/FormControl';
 import FormHelperText from '@material-ui/core/FormHelperText';
 import FormLabel from '@material-ui/core/FormLabel';
@@ -9,27 +10,35 @@ import TableCell from '@material-ui/core/TableCell';
 import TableHead from '@material-ui/core/TableHead';
 import TableRow from '@material-ui/core/TableRow';
 import Typography from '@material-ui/core/Typography';
-import { useEffect, useMemo, useRef } from 'react';
-import { TIER_LABELS } from './describeChoice';
-import { dtypeSummary, unavailableQuotedDtype } from './dtypeAvailability';
-import { errorMessage } from '../common';
-import { requestFromForm, ServiceForm } from './requestFromForm';
+import { KeyboardEvent, useRef } from 'react';
 import {
-  choiceKey,
-  problemWith,
-  sameValue,
-  TierChoice,
-  tierChoices,
-  valueOf,
-} from './tierChoices';
+  monthConventionText,
+  monthlyText,
+  TIER_LABELS,
+} from './describeChoice';
+import { dtypeSummary, unavailableQuotedDtype } from './dtypeAvailability';
+import { errorMessage, usePlatform } from '../common';
+import { requestFromForm, ServiceForm } from './requestFromForm';
+import { problemWith } from './tierChoices';
 import { TierChoiceRow } from './TierChoiceRow';
+import { TierLegend } from './TierLegend';
 import { TierPickerProps } from './types';
+import { useCaptionStyles } from './useCaptionStyles';
 import { useDebouncedQuote } from './useDebouncedQuote';
+import { useTierSelection } from './useTierSelection';
+
+const ARROW_STEPS: Record<string, number> = {
+  ArrowDown: 1,
+  ArrowRight: 1,
+  ArrowUp: -1,
+  ArrowLeft: -1,
+};
 
 /**
  * The `GpuTierPicker` scaffolder field: quotes the service the form describes as the user types, lists every tier
- * and pool with fit, headroom, cost, isolation, quota and policy, preselects the recommendation and stores the
- * chosen tier and pool.
+ * and pool with fit, headroom, cost, isolation, quota and policy as a radio group, with a legend of the tiers;
+ * follows the recommendation until the user picks a row, keeps the pick (and says when it is not the
+ * recommendation) and stores the chosen tier and pool with the review step's words for it.
  */
 export function TierPicker(props: TierPickerProps) {
   const {
@@ -49,36 +58,44 @@ export function TierPicker(props: TierPickerProps) {
     ?.formData;
   const built = requestFromForm(form);
   const { quote, loading, error } = useDebouncedQuote(built.request);
-  const choices = useMemo(() => (quote ? tierChoices(quote) : []), [quote]);
+  const platform = usePlatform();
+  const hoursPerMonth = platform.value?.platform.hoursPerMonth;
+  const {
+    choices,
+    selected,
+    differsFromRecommendation,
+    select,
+    followRecommendation,
+  } = useTierSelection({ value, quote, hoursPerMonth, onChange });
+  const groupRef = useRef<HTMLDivElement>(null);
+  const classes = useCaptionStyles();
 
-  // Follow the recommendation until the user picks a row; keep a value the form already had.
-  const userChose = useRef(value !== undefined);
-  const selectedKey = value ? choiceKey(value) : undefined;
-  useEffect(() => {
-    if (!quote) return;
-    const current = choices.find(c => c.key === selectedKey);
-    if (!userChose.current && quote.recommended) {
-      const next = valueOf(quote.recommended);
-      if (!sameValue(value, next)) onChange(next);
-    } else if (current?.option && current.option.verdict !== 'forbidden') {
-      // Same tier and pool, but the inputs may have moved it to another slice (e.g. 2 x H100 instead of 1).
-      const next = valueOf(current.option);
-      if (!sameValue(value, next)) onChange(next);
-    }
-  }, [quote, choices, selectedKey, value, onChange]);
-
-  const select = (choice: TierChoice) => {
-    if (!choice.option || choice.option.verdict === 'forbidden') return;
-    userChose.current = true;
-    onChange(valueOf(choice.option));
+  const locked = disabled || readonly;
+  const selectable = choices.filter(
+    c => !locked && c.option && c.option.verdict !== 'forbidden',
+  );
+  // Arrow keys move the choice to the next or previous row that can be picked, as in a native radio group.
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    const step = ARROW_STEPS[event.key];
+    if (!step || selectable.length === 0) return;
+    event.preventDefault();
+    const at = selectable.findIndex(c => c.key === selected?.key);
+    const next =
+      selectable[
+        at === -1 ? 0 : (at + step + selectable.length) % selectable.length
+      ];
+    select(next);
+    groupRef.current
+      ?.querySelector<HTMLInputElement>(`input[value="${next.key}"]`)
+      ?.focus();
   };
 
-  const selected = choices.find(c => c.key === selectedKey);
+  const recommended = choices.find(c => c.recommended);
   const missingDtype = quote ? unavailableQuotedDtype(quote) : undefined;
   const dtypes = quote ? dtypeSummary(quote) : undefined;
   const problem = value && quote ? problemWith(value, quote) : undefined;
   const errors = rawErrors?.filter(Boolean) ?? [];
-  const locked = disabled || readonly;
+  const labelId = `${idSchema?.$id ?? 'gpu-tier'}-label`;
 
   return (
     <FormControl
@@ -87,9 +104,7 @@ export function TierPicker(props: TierPickerProps) {
       required={required}
       error={errors.length > 0 || !!problem}
     >
-      <FormLabel htmlFor={idSchema?.$id}>
-        {schema.title ?? 'GPU tier'}
-      </FormLabel>
+      <FormLabel id={labelId}>{schema.title ?? 'GPU tier'}</FormLabel>
       {schema.description && (
         <Typography variant="body2" color="textSecondary">
           {schema.description}
@@ -106,6 +121,14 @@ export function TierPicker(props: TierPickerProps) {
         <LinearProgress
           aria-label="Quoting"
           data-testid="tier-picker-loading"
+        />
+      )}
+      {platform.error && (
+        <WarningPanel
+          severity="error"
+          title="Could not read the GPU platform"
+          message={errorMessage(platform.error, { withStatus: false })}
+          defaultExpanded
         />
       )}
       {error && !loading && (
@@ -140,37 +163,101 @@ export function TierPicker(props: TierPickerProps) {
         </Typography>
       )}
       {quote && !error && choices.length > 0 && (
-        <Table
-          size="small"
-          aria-label="GPU tiers"
-          style={{ opacity: loading ? 0.6 : 1 }}
-        >
-          <TableHead>
-            <TableRow>
-              <TableCell padding="checkbox" />
-              <TableCell>Tier and pool</TableCell>
-              <TableCell>Memory</TableCell>
-              <TableCell align="right">Monthly</TableCell>
-              <TableCell align="right">Per 1K tokens</TableCell>
-              <TableCell style={{ whiteSpace: 'nowrap' }}>Isolation</TableCell>
-              <TableCell>Quota (GPU-eq)</TableCell>
-              <TableCell>Policy</TableCell>
-            </TableRow>
-          </TableHead>
-          <TableBody>
-            {choices.map(choice => (
-              <TierChoiceRow
-                key={choice.key}
-                choice={choice}
-                selected={choice.key === selectedKey}
-                disabled={locked}
-                onSelect={select}
-              />
-            ))}
-          </TableBody>
-        </Table>
+        <>
+          <TierLegend />
+          <div
+            role="radiogroup"
+            // The radios take the focus; the group only hands arrow keys on.
+            tabIndex={-1}
+            aria-labelledby={labelId}
+            aria-required={required}
+            ref={groupRef}
+            onKeyDown={onKeyDown}
+          >
+            <Table
+              size="small"
+              aria-label="GPU tiers"
+              style={{ opacity: loading ? 0.6 : 1 }}
+            >
+              <TableHead>
+                <TableRow>
+                  <TableCell padding="checkbox" />
+                  <TableCell>Tier and pool (per replica)</TableCell>
+                  <TableCell>Memory</TableCell>
+                  <TableCell align="right">Monthly, all replicas</TableCell>
+                  <TableCell align="right">Per 1K output tokens</TableCell>
+                  <TableCell style={{ whiteSpace: 'nowrap' }}>
+                    Isolation
+                  </TableCell>
+                  <TableCell>Quota (GPU-eq)</TableCell>
+                  <TableCell>Policy</TableCell>
+                </TableRow>
+              </TableHead>
+              <TableBody>
+                {choices.map(choice => (
+                  <TierChoiceRow
+                    key={choice.key}
+                    choice={choice}
+                    name={labelId}
+                    selected={choice.key === selected?.key}
+                    disabled={locked}
+                    onSelect={select}
+                  />
+                ))}
+              </TableBody>
+            </Table>
+          </div>
+          {hoursPerMonth !== undefined && (
+            <Typography
+              variant="caption"
+              className={classes.caption}
+              data-testid="tier-picker-month"
+            >
+              {monthConventionText(hoursPerMonth)} Token prices are estimates
+              from memory bandwidth unless marked measured.
+            </Typography>
+          )}
+        </>
       )}
 
+      {quote &&
+        !error &&
+        !problem &&
+        differsFromRecommendation &&
+        selected?.option &&
+        recommended?.option && (
+          <div data-testid="tier-picker-not-recommended">
+            <WarningPanel
+              severity="info"
+              title={
+                value?.recommendedWhenChosen
+                  ? 'Your pick is no longer the recommended tier'
+                  : 'Your pick is not the recommended tier'
+              }
+              message={
+                <>
+                  <Typography variant="body2">
+                    {TIER_LABELS[selected.tier]} on {selected.pool} (
+                    {monthlyText(selected.option)} a month) is kept. For these
+                    inputs the recommendation is {TIER_LABELS[recommended.tier]}{' '}
+                    on {recommended.pool} ({monthlyText(recommended.option)} a
+                    month).
+                  </Typography>
+                  <Button
+                    size="small"
+                    variant="outlined"
+                    color="primary"
+                    disabled={locked}
+                    onClick={followRecommendation}
+                  >
+                    Use the recommendation
+                  </Button>
+                </>
+              }
+              defaultExpanded
+            />
+          </div>
+        )}
       {quote && !error && !missingDtype && problem && (
         <WarningPanel
           severity="error"

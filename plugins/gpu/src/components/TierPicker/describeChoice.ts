@@ -1,4 +1,5 @@
 import {
+  describeSlice,
   formatGb,
   formatUsd,
   Isolation,
@@ -45,15 +46,54 @@ export function sequencesText(option: QuoteOption): string {
   return `${n} full-length sequence${n === 1 ? '' : 's'} at once`;
 }
 
-/** `$587.50`. */
+/** `$587.50`: every replica for a month. */
 export function monthlyText(option: QuoteOption): string {
   return formatUsd(option.cost.monthly);
+}
+
+/** `2 replicas x $587.50`, or `1 replica` when there is one. */
+export function perReplicaCostText(option: QuoteOption): string {
+  if (option.replicas === 1) return '1 replica';
+  return `${option.replicas} replicas x ${formatUsd(
+    Math.round(option.cost.monthly / option.replicas),
+  )}`;
+}
+
+/** `1 x L4 per replica`, `1 x L4 per replica, 2 replicas`. */
+export function sliceText(option: QuoteOption): string {
+  const replicas = option.replicas === 1 ? '' : `, ${option.replicas} replicas`;
+  return `${describeSlice(option.slice)} per replica${replicas}`;
+}
+
+/** How a monthly figure is counted: `a month is 730 h (the platform's billing month), all replicas`. */
+export function monthConventionText(hoursPerMonth: number): string {
+  return `A month is ${hoursPerMonth} h (the platform's billing month, not the calendar month); costs cover every replica.`;
+}
+
+/** Whether the cost per token rests on a measured or an estimated capacity. */
+export function throughputBasisLabel(
+  option: QuoteOption,
+): 'measured' | 'estimate' {
+  return option.throughput.capacityBasis === 'measured'
+    ? 'measured'
+    : 'estimate';
 }
 
 /** `$0.001060`, or a dash when the GPU's throughput is unknown. */
 export function perThousandTokensText(option: QuoteOption): string {
   const cost = option.cost.costPerThousandTokens;
   return cost === undefined ? '—' : formatUsd(cost, { decimals: 6 });
+}
+
+/** What spot capacity means for a service on it, or undefined for on-demand pools. */
+export function spotText(option: QuoteOption): string | undefined {
+  if (option.capacityType !== 'spot') return undefined;
+  const saving = option.cost.spotSavingMonthly
+    ? ` Saves ${formatUsd(
+        option.cost.spotSavingMonthly,
+      )} a month against on-demand.`
+    : '';
+  return `Spot: the nodes can be reclaimed with two minutes' notice, so replicas can disappear at any time; production on spot needs approval.${saving}`;
 }
 
 /** `$0.0302 / 1M in · $0.3021 / 1M out · $0.000112 / request`, or undefined when the throughput is unknown. */

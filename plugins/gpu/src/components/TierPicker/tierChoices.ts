@@ -5,6 +5,7 @@ import {
   SharingTier,
   UnavailableOption,
 } from '@internal/backstage-plugin-gpu-common';
+import { describePlacement } from './describePlacement';
 import { unavailableQuotedDtype } from './dtypeAvailability';
 import { TierPickerValue } from './types';
 
@@ -70,8 +71,18 @@ export function tierChoices(quote: Quote): TierChoice[] {
   return [...choices.values()];
 }
 
-/** What the form stores for an option. */
-export function valueOf(option: QuoteOption): TierPickerValue {
+/** How a value came to be chosen. */
+export interface ChoiceOrigin {
+  chosenBy: TierPickerValue['chosenBy'];
+  recommendedWhenChosen: boolean;
+}
+
+/** What the form stores for an option: the placement the backend takes, how it was chosen, and review text. */
+export function valueOf(
+  option: QuoteOption,
+  origin: ChoiceOrigin,
+  context: { environment: string; hoursPerMonth: number },
+): TierPickerValue {
   return {
     tier: option.slice.tier,
     pool: option.slice.pool,
@@ -79,22 +90,32 @@ export function valueOf(option: QuoteOption): TierPickerValue {
     ...(option.slice.migProfile ? { migProfile: option.slice.migProfile } : {}),
     gpusPerReplica: option.slice.gpusPerReplica,
     needsApproval: option.verdict === 'needs-approval',
+    chosenBy: origin.chosenBy,
+    recommendedWhenChosen: origin.recommendedWhenChosen,
+    ...describePlacement(option, context),
   };
 }
 
-/** Whether two values name the same slice. */
+const VALUE_KEYS: (keyof TierPickerValue)[] = [
+  'tier',
+  'pool',
+  'slice',
+  'migProfile',
+  'gpusPerReplica',
+  'needsApproval',
+  'chosenBy',
+  'recommendedWhenChosen',
+  'summary',
+  'cost',
+  'approval',
+];
+
+/** Whether two values are the same choice, said the same way. */
 export function sameValue(
-  a: TierPickerValue | undefined,
-  b: TierPickerValue | undefined,
+  a: Partial<TierPickerValue> | undefined,
+  b: Partial<TierPickerValue> | undefined,
 ): boolean {
-  return (
-    a?.tier === b?.tier &&
-    a?.pool === b?.pool &&
-    a?.slice === b?.slice &&
-    a?.migProfile === b?.migProfile &&
-    a?.gpusPerReplica === b?.gpusPerReplica &&
-    a?.needsApproval === b?.needsApproval
-  );
+  return VALUE_KEYS.every(key => a?.[key] === b?.[key]);
 }
 
 /**

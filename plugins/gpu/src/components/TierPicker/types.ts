@@ -18,6 +18,19 @@ export interface TierPickerValue {
   gpusPerReplica: number;
   /** The policy lets this through only after an approver accepts it (over quota, over budget, above the GPU limit). */
   needsApproval: boolean;
+  /**
+   * `user` when the user picked the row (kept across steps and new quotes), `recommendation` while the picker
+   * follows the quote's recommendation.
+   */
+  chosenBy: 'user' | 'recommendation';
+  /** The row was the recommendation when it was chosen (the picker says when it no longer is). */
+  recommendedWhenChosen: boolean;
+  /** For the review step: the tier, pool and slice in words, e.g. `Dedicated on l4-ondemand: 1 x L4 per replica`. */
+  summary: string;
+  /** For the review step: the monthly cost of every replica, per replica, and the month it counts. */
+  cost: string;
+  /** For the review step: whether an approver must accept the service first, and why. */
+  approval: string;
 }
 
 /** The field's return value as JSON schema (for the template editor) and its props type. */
@@ -38,6 +51,15 @@ export const tierPickerFieldSchema = makeFieldSchema({
       needsApproval: z
         .boolean()
         .describe('The service waits for an approver before it is deployed'),
+      chosenBy: z
+        .enum(['user', 'recommendation'])
+        .describe('Picked by the user, or following the recommendation'),
+      recommendedWhenChosen: z
+        .boolean()
+        .describe('The choice was the recommendation when it was made'),
+      summary: z.string().describe('Tier, pool and slice in words'),
+      cost: z.string().describe('Monthly cost in words'),
+      approval: z.string().describe('Whether approval is needed, and why'),
     }),
 });
 

@@ -10,7 +10,7 @@ function holder(api: unknown): ApiHolder {
 }
 
 async function errorsFor(
-  value: TierPickerValue | undefined,
+  value: Partial<TierPickerValue> | undefined,
   formData: Record<string, unknown>,
   api: unknown = quotingApi().api,
 ): Promise<string[]> {
@@ -23,7 +23,7 @@ async function errorsFor(
   return validation.__errors ?? [];
 }
 
-const l4: TierPickerValue = {
+const l4: Partial<TierPickerValue> = {
   tier: 'dedicated',
   pool: 'l4-ondemand',
   slice: '1 x L4',
@@ -53,7 +53,7 @@ describe('validateTierPicker', () => {
       maxModelLen: 4096,
       concurrency: 4,
     };
-    const mps: TierPickerValue = {
+    const mps: Partial<TierPickerValue> = {
       tier: 'mps',
       pool: 'l4-mps',
       slice: 'a 1/4 MPS share of an L4',

@@ -11,3 +11,4 @@ export {
 export { UsageBar } from './UsageBar';
 export { WindowSelect } from './WindowSelect';
 export { useGpuChanges } from './useGpuChanges';
+export { usePlatform } from './usePlatform';

@@ -41,11 +41,14 @@ export async function asResponseError(error: Error): Promise<ResponseError> {
 
 /**
  * A GpuApi whose `quote` answers like the backend route: the real validation and domain quote, a domain error as
- * a `ResponseError`. Records every call with its abort signal.
+ * a `ResponseError`; `getPlatform` answers the demo platform. Records every quote with its abort signal.
  */
 export function quotingApi() {
   const calls: { request: ServiceRequest; signal?: AbortSignal }[] = [];
-  const api: Pick<GpuApi, 'quote'> = {
+  const api: Pick<GpuApi, 'quote' | 'getPlatform'> = {
+    async getPlatform() {
+      return { platform: demoPlatform, clusters: [] };
+    },
     async quote(request, options) {
       calls.push({ request, signal: options?.signal });
       try {

@@ -1,0 +1,2 @@
+export { GPU_QUOTE_SUMMARY_FIELD } from './fieldName';
+export { QuoteSummary } from './QuoteSummary';

@@ -1,0 +1,28 @@
+import { formatUsd, QuoteOption } from '@internal/backstage-plugin-gpu-common';
+import { perReplicaCostText, sliceText, TIER_LABELS } from './describeChoice';
+
+/**
+ * The review step's words for an option: `Dedicated on l4-ondemand: 1 x L4 per replica, 2 replicas`,
+ * `$1,175.01 a month: 2 replicas x $587.50 (a month of 730 h)` and whether it needs approval, and why.
+ */
+export function describePlacement(
+  option: QuoteOption,
+  context: { environment: string; hoursPerMonth: number },
+): { summary: string; cost: string; approval: string } {
+  const spot =
+    option.capacityType === 'spot'
+      ? ", spot capacity (can be reclaimed with two minutes' notice)"
+      : '';
+  return {
+    summary: `${TIER_LABELS[option.slice.tier]} on ${
+      option.slice.pool
+    }${spot}: ${sliceText(option)}`,
+    cost: `${formatUsd(option.cost.monthly)} a month: ${perReplicaCostText(
+      option,
+    )} (a month of ${context.hoursPerMonth} h)`,
+    approval:
+      option.verdict === 'needs-approval'
+        ? `Needed before it is deployed: ${option.reasons.join('; ')}`
+        : `Not needed: allowed in ${context.environment}`,
+  };
+}
