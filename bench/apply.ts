@@ -58,7 +58,7 @@ import {
   renderKueueObjects,
   renderTeamQueueDependencies,
 } from '../plugins/gpu-backend/src/reconciler/renderKueueObjects';
-import { KUEUE_RECONCILE_TASK_ID } from '../plugins/gpu-backend/src/reconciler/scheduleKueueReconciler';
+import { KUEUE_RECONCILE_TASK_ID } from '../plugins/gpu-backend/src/reconciler/schedulePlatformReconciler';
 import { eventually } from '../plugins/gpu-backend/src/testUtils/localCluster';
 import { BenchBackend, startBackend } from './httpBackend';
 import { quantile } from './stats';

@@ -275,8 +275,19 @@ export interface Config {
       platformGroups?: string[];
     };
 
-    /** The scheduled task that keeps each `apply` cluster's Kueue objects as the platform and quota table render them. */
+    /**
+     * The scheduled task that keeps each `apply` cluster's platform objects (GPU Operator ConfigMaps, Kueue objects,
+     * Karpenter NodePools, alert PrometheusRules, node config labels) as the platform and quota table render them.
+     */
     reconcile?: {
+      /**
+       * The parts it delivers; default all of them. Leave out a part the platform team manages elsewhere:
+       * `gpuOperator` (the device-plugin and MIG Manager ConfigMaps), `kueue` (ResourceFlavors, Cohort, priority
+       * classes, ClusterQueues, LocalQueues), `nodePools` (Karpenter NodePools), `alerts` (PrometheusRules),
+       * `nodeLabels` (`nvidia.com/device-plugin.config` and `nvidia.com/mig.config` on the nodes of pools Karpenter
+       * does not manage).
+       */
+      deliver?: Array<'gpuOperator' | 'kueue' | 'nodePools' | 'alerts' | 'nodeLabels'>;
       /**
        * How often it runs (one backend replica at a time): an object such as `{ minutes: 10 }`, or a string such as
        * `10m` or `PT10M`. Default 10 minutes.

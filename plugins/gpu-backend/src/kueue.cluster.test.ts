@@ -12,7 +12,7 @@ import {
   workloadsOfPods,
 } from './__testUtils__/localCluster';
 import { schedulerCapture } from './__testUtils__/schedulerCapture';
-import { KUEUE_RECONCILE_TASK_ID } from './reconciler/scheduleKueueReconciler';
+import { KUEUE_RECONCILE_TASK_ID } from './reconciler/schedulePlatformReconciler';
 
 jest.setTimeout(180_000);
 

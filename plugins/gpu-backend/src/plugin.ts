@@ -39,9 +39,10 @@ import {
   scheduleStatusTasks,
 } from './services/scheduleStatusTasks';
 import {
-  KueueReconciler,
+  PlatformReconciler,
+  readReconcileSettings,
   reconciledClusters,
-  scheduleKueueReconciler,
+  schedulePlatformReconciler,
 } from './reconciler';
 import { createUsage } from './usage';
 import { GpuNotifier, notifyingStore } from './notifications';
@@ -83,8 +84,8 @@ export const gpuPlugin = createBackendPlugin({
         signals,
       }) {
         const platform = readPlatformConfig(config);
-        // gpu.karpenter and gpu.alerts only shape exported manifests; checked here so a mistake fails the start.
-        readPlatformOperations(config, platform);
+        const operations = readPlatformOperations(config, platform);
+        const reconcileSettings = readReconcileSettings(config);
         const clusterConfig = ClusterConfig.fromConfig(config);
         const target = clusterConfig.defaultTarget();
         const statusSettings = readStatusSettings(config);
@@ -183,12 +184,14 @@ export const gpuPlugin = createBackendPlugin({
           });
         }
 
-        await scheduleKueueReconciler({
-          config,
+        await schedulePlatformReconciler({
+          frequency: reconcileSettings.frequency,
           scheduler,
           logger,
-          reconciler: new KueueReconciler({
+          reconciler: new PlatformReconciler({
             platform,
+            operations,
+            deliver: reconcileSettings.deliver,
             store,
             logger,
             clusters: reconciledClusters(clusterConfig.list(), logger),

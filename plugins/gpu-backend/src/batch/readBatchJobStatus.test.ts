@@ -68,6 +68,7 @@ function client(
       lists.push(options);
       return { items: workloads as KubernetesObject[] };
     },
+    serves: async () => true,
   };
 }
 

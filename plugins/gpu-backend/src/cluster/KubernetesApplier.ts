@@ -20,11 +20,15 @@ import {
   DeleteResult,
   DriftReport,
   KubernetesObjectClient,
+  ListOptions,
   ObjectDrift,
   ObjectRef,
   OwnedKind,
   RetryOptions,
 } from './types';
+
+/** Page size of {@link KubernetesApplier.list}. */
+const LIST_PAGE = 500;
 
 /** Options of {@link KubernetesApplier}. */
 export interface KubernetesApplierOptions {
@@ -125,6 +129,42 @@ export class KubernetesApplier implements ClusterApplier {
       }
     }
     return { inSync: drifted.length === 0, drifted };
+  }
+
+  async read(ref: ObjectRef): Promise<KubernetesObject | undefined> {
+    return this.readOrUndefined(ref);
+  }
+
+  async list(
+    options: Omit<ListOptions, 'limit' | 'continueToken'>,
+  ): Promise<KubernetesObject[]> {
+    const listRef: ObjectRef = {
+      ...options,
+      name: `(${options.labelSelector ?? 'all'})`,
+    };
+    const items: KubernetesObject[] = [];
+    let continueToken: string | undefined;
+    do {
+      const pageOptions = { ...options, limit: LIST_PAGE, continueToken };
+      const { value: page } = await this.request(listRef, () =>
+        this.client.list(pageOptions),
+      );
+      items.push(
+        ...page.items.map(item => ({
+          ...item,
+          apiVersion: options.apiVersion,
+          kind: options.kind,
+        })),
+      );
+      continueToken = page.continueToken;
+    } while (continueToken);
+    return items;
+  }
+
+  async serves(apiVersion: string, kind: string): Promise<boolean> {
+    const ref: ObjectRef = { apiVersion, kind, name: '(discovery)' };
+    return (await this.request(ref, () => this.client.serves(apiVersion, kind)))
+      .value;
   }
 
   private async deleteOne(ref: ObjectRef): Promise<DeleteResult['outcome']> {

@@ -69,6 +69,11 @@ function kubeConfigFor(
  * models do not have.
  */
 class PlainListObjectApi extends KubernetesObjectApi {
+  /** API discovery of one kind: its resource, or undefined when its group version lists no such kind. */
+  async discover(apiVersion: string, kind: string) {
+    return this.resource(apiVersion, kind);
+  }
+
   protected async processResponse<T extends KubernetesObject>(
     response: ResponseContext,
     type?: string,
@@ -104,7 +109,7 @@ class PlainListObjectApi extends KubernetesObjectApi {
 function makeObjectApi(
   kc: KubeConfig,
   requestTimeoutMs: number,
-): KubernetesObjectApi {
+): PlainListObjectApi {
   const cluster = kc.getCurrentCluster();
   if (!cluster) {
     throw new Error('The kubeconfig has no current cluster');
@@ -129,7 +134,7 @@ function makeObjectApi(
 
 class ObjectApiClient implements KubernetesObjectClient {
   constructor(
-    private readonly api: KubernetesObjectApi,
+    private readonly api: PlainListObjectApi,
     private readonly fieldManager: string,
     private readonly requestTimeoutMs: number,
   ) {}
@@ -182,6 +187,18 @@ class ObjectApiClient implements KubernetesObjectClient {
 
   async delete(ref: ObjectRef): Promise<void> {
     await this.call(() => this.api.delete(header(ref)));
+  }
+
+  async serves(apiVersion: string, kind: string): Promise<boolean> {
+    try {
+      return Boolean(await this.call(() => this.api.discover(apiVersion, kind)));
+    } catch (error) {
+      // Discovery answers 404 for a group version the cluster does not serve.
+      if (error instanceof KubernetesRequestError && error.statusCode === 404) {
+        return false;
+      }
+      throw error;
+    }
   }
 
   private async call<T>(request: () => Promise<T>): Promise<T> {

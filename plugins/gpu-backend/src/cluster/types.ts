@@ -86,6 +86,11 @@ export interface KubernetesObjectClient {
     continueToken?: string;
   }>;
   delete(ref: ObjectRef): Promise<void>;
+  /**
+   * Whether the cluster serves the kind under that API version (API discovery): false when its group version or
+   * the kind is absent, e.g. a custom resource whose CRD is not installed.
+   */
+  serves(apiVersion: string, kind: string): Promise<boolean>;
 }
 
 /** Retry policy for one Kubernetes request. */
@@ -152,4 +157,12 @@ export interface ClusterApplier {
   ): Promise<DeleteResult[]>;
   /** Compares the fields we manage with the cluster. */
   diff(objects: KubernetesObject[]): Promise<DriftReport>;
+  /** The live object, or undefined when the cluster has none. */
+  read(ref: ObjectRef): Promise<KubernetesObject | undefined>;
+  /** Every object matching the selectors (all pages), with `apiVersion` and `kind` set. */
+  list(
+    options: Omit<ListOptions, 'limit' | 'continueToken'>,
+  ): Promise<KubernetesObject[]>;
+  /** Whether the cluster serves the kind (see {@link KubernetesObjectClient.serves}). */
+  serves(apiVersion: string, kind: string): Promise<boolean>;
 }

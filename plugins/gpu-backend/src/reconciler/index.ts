@@ -1,13 +1,21 @@
-export { KueueReconciler } from './KueueReconciler';
-export type { ReconciledCluster } from './KueueReconciler';
+export { PlatformReconciler } from './PlatformReconciler';
+export type {
+  PlatformReconcilerOptions,
+  ReconciledCluster,
+} from './PlatformReconciler';
 export {
   renderKueueObjects,
   renderTeamQueueDependencies,
 } from './renderKueueObjects';
 export {
-  DEFAULT_RECONCILE_FREQUENCY,
   KUEUE_RECONCILE_TASK_ID,
-  scheduleKueueReconciler,
-} from './scheduleKueueReconciler';
+  PLATFORM_RECONCILE_TASK_ID,
+  schedulePlatformReconciler,
+} from './schedulePlatformReconciler';
+export {
+  DEFAULT_RECONCILE_FREQUENCY,
+  readReconcileSettings,
+} from './readReconcileSettings';
+export type { ReconcileSettings } from './readReconcileSettings';
 export { reconciledClusters } from './reconciledClusters';
 export { renderPlatformObjects } from './renderPlatformObjects';

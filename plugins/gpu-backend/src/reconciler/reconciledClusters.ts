@@ -4,7 +4,7 @@ import {
   createClusterApplier,
   KubernetesClientFactory,
 } from '../cluster';
-import { ReconciledCluster } from './KueueReconciler';
+import { ReconciledCluster } from './PlatformReconciler';
 
 /** Every configured cluster with, in apply mode, an applier of its own. */
 export function reconciledClusters(

@@ -149,6 +149,7 @@ const DISCOVERY: Record<string, ResourceInfo[]> = {
     { name: 'configmaps', kind: 'ConfigMap', namespaced: true },
     { name: 'events', kind: 'Event', namespaced: true },
     { name: 'namespaces', kind: 'Namespace', namespaced: false },
+    { name: 'nodes', kind: 'Node', namespaced: false },
     {
       name: 'persistentvolumeclaims',
       kind: 'PersistentVolumeClaim',
@@ -180,9 +181,13 @@ const DISCOVERY: Record<string, ResourceInfo[]> = {
     },
     { name: 'workloads', kind: 'Workload', namespaced: true },
   ],
+  'karpenter.sh/v1': [{ name: 'nodepools', kind: 'NodePool', namespaced: false }],
+  'monitoring.coreos.com/v1': [
+    { name: 'prometheusrules', kind: 'PrometheusRule', namespaced: true },
+  ],
 };
 
-/** Group versions of built-in kinds; the others are custom resources (Kueue's). */
+/** Group versions of built-in kinds; the others are custom resources (Kueue's, Karpenter's, the Prometheus operator's). */
 const BUILT_IN = new Set(['v1', 'apps/v1', 'policy/v1']);
 
 /** Built-in kinds without `metadata.generation` (custom resources always have one). */
@@ -190,6 +195,7 @@ const WITHOUT_GENERATION = new Set([
   'ConfigMap',
   'Event',
   'Namespace',
+  'Node',
   'PersistentVolumeClaim',
   'Service',
 ]);
@@ -326,9 +332,17 @@ function status(code: number, reason: string, message: string) {
  * kind, else 400), paged with `limit` and `continue`, and delete, with injectable faults and held requests.
  * Requests it does not know get the 404 a real server sends. Controllers' work (Deployment status, pods,
  * ReplicaSets, Kueue Workloads, events) is written by the test with `put`. fakeApiContract.cluster.test.ts makes
- * the same calls against it and a real API server and compares the answers.
+ * the same calls against it and a real API server and compares the answers. `options.notServed` lists group
+ * versions it does not serve, as a cluster without their CRDs (e.g. `karpenter.sh/v1`): discovery and every request
+ * under them answer 404.
  */
-export function fakeKubernetesApi(baseUrl: string) {
+export function fakeKubernetesApi(
+  baseUrl: string,
+  options: { notServed?: string[] } = {},
+) {
+  const notServed = new Set(options.notServed ?? []);
+  const discovery = (groupVersion: string) =>
+    notServed.has(groupVersion) ? undefined : DISCOVERY[groupVersion];
   const requests: RecordedRequest[] = [];
   const faults: Fault[] = [];
   const holds: Hold[] = [];
@@ -340,7 +354,7 @@ export function fakeKubernetesApi(baseUrl: string) {
   let resourceVersion = 100;
 
   function resourceOf(groupVersion: string, plural: string) {
-    return DISCOVERY[groupVersion]?.find(r => r.name === plural);
+    return discovery(groupVersion)?.find(r => r.name === plural);
   }
 
   async function record(request: Request) {
@@ -454,7 +468,12 @@ export function fakeKubernetesApi(baseUrl: string) {
       }
       const applied = JSON.stringify(body);
       const existing = objects.get(key);
-      if (existing?.applied === applied) {
+      // A no-op apply: the same configuration, and the live object still holds it (nobody edited those fields).
+      if (
+        existing?.applied === applied &&
+        JSON.stringify(deepMerge(existing.live, body)) ===
+          JSON.stringify(existing.live)
+      ) {
         return HttpResponse.json(existing.live);
       }
       resourceVersion += 1;
@@ -614,7 +633,7 @@ export function fakeKubernetesApi(baseUrl: string) {
     const groupVersion = params.group
       ? `${params.group}/${params.version}`
       : 'v1';
-    const resources = DISCOVERY[groupVersion];
+    const resources = discovery(groupVersion);
     if (!resources) {
       return status(
         404,
@@ -654,6 +673,7 @@ export function fakeKubernetesApi(baseUrl: string) {
           `${baseUrl}/apis/:group/:version/:resource/:name`,
           objectHandler,
         ),
+        http[verb](`${baseUrl}/api/:version/:resource/:name`, objectHandler),
       ];
     }),
     http.get(
@@ -665,6 +685,7 @@ export function fakeKubernetesApi(baseUrl: string) {
       listHandler,
     ),
     http.get(`${baseUrl}/apis/:group/:version/:resource`, listHandler),
+    http.get(`${baseUrl}/api/:version/:resource`, listHandler),
   ];
 
   /** The resource path of an object, e.g. `/apis/apps/v1/namespaces/ml/deployments/x`. */

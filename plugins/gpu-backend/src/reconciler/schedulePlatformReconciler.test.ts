@@ -5,7 +5,7 @@ import {
 import { mockServices } from '@backstage/backend-test-utils';
 import { setupFakeClusterServer } from '../__testUtils__/setupFakeClusterServer';
 import { startApplyClusterBackend } from '../__testUtils__/startApplyClusterBackend';
-import { KUEUE_RECONCILE_TASK_ID } from './scheduleKueueReconciler';
+import { PLATFORM_RECONCILE_TASK_ID } from './schedulePlatformReconciler';
 
 const CLUSTER_QUEUE =
   '/apis/kueue.x-k8s.io/v1beta2/clusterqueues/gpu-ml-platform';
@@ -34,12 +34,12 @@ function l4Quota(clusterQueue: any): string {
     .find((f: any) => f.name === 'l4-ondemand').resources[0].nominalQuota;
 }
 
-describe('the scheduled Kueue reconciler', () => {
+describe('the scheduled platform reconciler', () => {
   it('is scheduled once for all replicas, every 10 minutes unless configured', async () => {
     const { scheduleTask } = await start();
     expect(scheduleTask).toHaveBeenCalledWith(
       expect.objectContaining({
-        id: KUEUE_RECONCILE_TASK_ID,
+        id: PLATFORM_RECONCILE_TASK_ID,
         scope: 'global',
         frequency: { minutes: 10 },
         timeout: expect.anything(),
@@ -50,7 +50,7 @@ describe('the scheduled Kueue reconciler', () => {
     const configured = await start({ reconcile: { frequency: 'PT2M' } });
     expect(configured.scheduleTask).toHaveBeenCalledWith(
       expect.objectContaining({
-        id: KUEUE_RECONCILE_TASK_ID,
+        id: PLATFORM_RECONCILE_TASK_ID,
         frequency: { minutes: 2 },
       }),
     );
@@ -62,14 +62,14 @@ describe('the scheduled Kueue reconciler', () => {
       (await http.get('/api/gpu/clusters/drift').expect(200)).body,
     ).toEqual({ items: [] });
 
-    await scheduler.triggerTask(KUEUE_RECONCILE_TASK_ID);
+    await scheduler.triggerTask(PLATFORM_RECONCILE_TASK_ID);
     expect(l4Quota(api.live(CLUSTER_QUEUE))).toBe('4');
 
     await http
       .put('/api/gpu/teams/ml-platform/quota')
       .send({ pools: { 'l4-ondemand': 7, h100: 8 }, monthlyBudget: '9000' })
       .expect(200);
-    await scheduler.triggerTask(KUEUE_RECONCILE_TASK_ID);
+    await scheduler.triggerTask(PLATFORM_RECONCILE_TASK_ID);
     expect(l4Quota(api.live(CLUSTER_QUEUE))).toBe('7');
 
     const drift = await http.get('/api/gpu/clusters/drift').expect(200);
