@@ -1,6 +1,8 @@
 import { BackendFeature } from '@backstage/backend-plugin-api';
 import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
 import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
+import { JsonObject } from '@backstage/types';
+import { KubeConfig } from '@kubernetes/client-node';
 import request from 'supertest';
 import { gpuPlugin } from '../plugin';
 import { userInGroups } from './userInGroups';
@@ -18,7 +20,9 @@ export const LOCAL_CLUSTER = 'local';
 
 /**
  * A test backend with the demo platform (the pools the local cluster's kwok nodes were made from) and the given teams,
- * applying to the local control plane through its kubeconfig; the caller is a member of `groups`.
+ * applying to the local control plane through its kubeconfig, or with `serviceAccountToken` as a
+ * `kubernetes.clusterLocatorMethods` cluster (the kubeconfig's API server and CA, that bearer token); the caller is a
+ * member of `groups`.
  *
  * Its team ClusterQueues join a Kueue cohort of their own (`suite-<first team>`, unless `gpu.kueue` says otherwise):
  * the suites share one cluster, and ClusterQueues another suite left in a shared cohort would lend their unused quota,
@@ -30,7 +34,20 @@ export async function startLocalClusterBackend(options: {
   groups: string[];
   gpu?: Record<string, unknown>;
   features?: BackendFeature[];
+  serviceAccountToken?: string;
 }) {
+  const cluster: { gpu: JsonObject[]; kubernetes?: JsonObject } =
+    options.serviceAccountToken
+      ? serviceAccountCluster(options.kubeconfig, options.serviceAccountToken)
+      : {
+          gpu: [
+            {
+              name: LOCAL_CLUSTER,
+              mode: 'apply',
+              kubeconfig: options.kubeconfig,
+            },
+          ],
+        };
   const backend = await startTestBackend({
     features: [
       gpuPlugin,
@@ -44,21 +61,45 @@ export async function startLocalClusterBackend(options: {
               cohort: `suite-${options.teams[0]?.name ?? 'none'}`,
             },
             teams: options.teams,
-            clusters: [
-              {
-                name: LOCAL_CLUSTER,
-                mode: 'apply',
-                kubeconfig: options.kubeconfig,
-              },
-            ],
+            clusters: cluster.gpu,
             ...options.gpu,
           },
+          ...(cluster.kubernetes ? { kubernetes: cluster.kubernetes } : {}),
         },
       }),
       userInGroups(options.groups),
     ],
   });
   return { backend, http: request(backend.server) };
+}
+
+/** `gpu.clusters` and the `kubernetes` config of the local control plane reached with a service-account token. */
+function serviceAccountCluster(
+  kubeconfig: string,
+  token: string,
+): { gpu: JsonObject[]; kubernetes: JsonObject } {
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  const { server, caData } = kc.getCurrentCluster()!;
+  return {
+    gpu: [{ name: LOCAL_CLUSTER, mode: 'apply' }],
+    kubernetes: {
+      clusterLocatorMethods: [
+        {
+          type: 'config',
+          clusters: [
+            {
+              name: LOCAL_CLUSTER,
+              url: server,
+              authProvider: 'serviceAccount',
+              serviceAccountToken: token,
+              ...(caData ? { caData } : {}),
+            },
+          ],
+        },
+      ],
+    },
+  };
 }
 
 export {

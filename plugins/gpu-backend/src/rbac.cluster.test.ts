@@ -1,0 +1,384 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import {
+  FIELD_MANAGER,
+  OWNERSHIP_LABELS,
+} from '@internal/backstage-plugin-gpu-node';
+import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
+import { describeOnLocalCluster } from '@internal/backstage-plugin-gpu-node/testUtils';
+import { KubernetesObject, KubernetesObjectApi } from '@kubernetes/client-node';
+import { parseAllDocuments } from 'yaml';
+import {
+  createNamespaces,
+  eventually,
+  localClusterClients,
+  smallServiceRequest,
+  startLocalClusterBackend,
+} from './__testUtils__/localCluster';
+import { schedulerCapture } from './__testUtils__/schedulerCapture';
+import { KUEUE_RECONCILE_TASK_ID } from './reconciler';
+
+jest.setTimeout(180_000);
+
+const TEAM = 'cluster-rbac';
+const NAMESPACE = 'cluster-rbac';
+/** The file's objects get this name (and the ServiceAccount this suite's namespace), so the suite has its own. */
+const NAME = 'gpu-backend-rbac-test';
+const UNBOUND = 'gpu-backend-unbound';
+const RBAC_FILE = resolve(__dirname, '../../../deploy/rbac/gpu-backend.yaml');
+/** Where the cluster-wide alert rules go (`gpu.alerts` default). */
+const ALERT_NAMESPACE = 'monitoring';
+const PLATFORM_OBJECTS = `${OWNERSHIP_LABELS.managedBy}=${FIELD_MANAGER},${OWNERSHIP_LABELS.scope}=platform`;
+/**
+ * A node of the demo platform's l4-ondemand pool, which this suite's platform leaves to no Karpenter (so the
+ * reconciler labels its existing nodes), and the config label the reconciler keeps on it.
+ */
+const UNMANAGED_POOL = 'l4-ondemand';
+const NODE = `kwok-${UNMANAGED_POOL}-0`;
+const CONFIG_LABEL = 'nvidia.com/device-plugin.config';
+
+type Http = Awaited<ReturnType<typeof startLocalClusterBackend>>['http'];
+
+/** deploy/rbac/gpu-backend.yaml as a user applies it, renamed to this suite's names. */
+function rbacObjects(): KubernetesObject[] {
+  const subject = { kind: 'ServiceAccount', name: NAME, namespace: NAMESPACE };
+  return parseAllDocuments(readFileSync(RBAC_FILE, 'utf8')).map(doc => {
+    const object = doc.toJSON();
+    object.metadata.name = NAME;
+    if (object.kind === 'ServiceAccount') object.metadata.namespace = NAMESPACE;
+    if (object.roleRef) object.roleRef.name = NAME;
+    if (object.subjects) object.subjects = [subject];
+    return object;
+  });
+}
+
+describeOnLocalCluster(
+  'the backend on a ServiceAccount token with deploy/rbac/gpu-backend.yaml',
+  kubeconfig => {
+    const clients = localClusterClients(kubeconfig);
+    const objects = KubernetesObjectApi.makeApiClient(clients.kc);
+    const rbac = rbacObjects();
+
+    async function tokenOf(name: string): Promise<string> {
+      const { status } = await clients.core.createNamespacedServiceAccountToken(
+        {
+          name,
+          namespace: NAMESPACE,
+          body: { spec: { audiences: [], expirationSeconds: 3600 } },
+        },
+      );
+      return status!.token;
+    }
+
+    /**
+     * Takes away what the reconciler delivers of every part, so that its first pass writes each kind with the token:
+     * the GPU Operator ConfigMaps, NodePools and alert rules (created again), this suite's ClusterQueue and
+     * LocalQueue (the shared ResourceFlavors, Cohort and priority classes are patched by every service's apply), and a
+     * node's config label (patched back).
+     */
+    /** The node's config label before the suite took it away, put back at the end should the reconciler not have. */
+    let nodeConfig: string | undefined;
+
+    async function undeliverPlatform(gpuOperator: string) {
+      await clients.core.deleteCollectionNamespacedConfigMap({
+        namespace: gpuOperator,
+        labelSelector: PLATFORM_OBJECTS,
+      });
+      await clients.custom.deleteCollectionClusterCustomObject({
+        group: 'karpenter.sh',
+        version: 'v1',
+        plural: 'nodepools',
+        labelSelector: PLATFORM_OBJECTS,
+      });
+      await clients.custom.deleteCollectionNamespacedCustomObject({
+        group: 'monitoring.coreos.com',
+        version: 'v1',
+        namespace: ALERT_NAMESPACE,
+        plural: 'prometheusrules',
+        labelSelector: PLATFORM_OBJECTS,
+      });
+      const queues = [
+        { plural: 'localqueues', namespace: NAMESPACE, name: `gpu-${TEAM}` },
+        { plural: 'clusterqueues', name: `gpu-${TEAM}` },
+      ];
+      for (const { plural, namespace, name } of queues) {
+        const ref = {
+          group: 'kueue.x-k8s.io',
+          version: 'v1beta2',
+          plural,
+          name,
+        };
+        const remove = namespace
+          ? clients.custom.deleteNamespacedCustomObject({ ...ref, namespace })
+          : clients.custom.deleteClusterCustomObject(ref);
+        await remove.catch(error => {
+          if ((error as { code?: number }).code !== 404) throw error;
+        });
+        await eventually(`${plural} ${name} gone`, async () => {
+          try {
+            await (namespace
+              ? clients.custom.getNamespacedCustomObject({ ...ref, namespace })
+              : clients.custom.getClusterCustomObject(ref));
+            return undefined;
+          } catch (error) {
+            return (error as { code?: number }).code === 404 ? true : undefined;
+          }
+        });
+      }
+      const node = await clients.core.readNode({ name: NODE });
+      nodeConfig = node.metadata?.labels?.[CONFIG_LABEL];
+      if (nodeConfig !== undefined) {
+        await clients.core.patchNode({
+          name: NODE,
+          body: [
+            {
+              op: 'remove',
+              path: `/metadata/labels/${CONFIG_LABEL.replace('/', '~1')}`,
+            },
+          ],
+        });
+      }
+    }
+
+    async function deleteAll(items: KubernetesObject[]) {
+      for (const object of items) {
+        await objects.delete(object).catch(error => {
+          if ((error as { code?: number }).code !== 404) throw error;
+        });
+      }
+    }
+
+    const unbound: KubernetesObject = {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: UNBOUND, namespace: NAMESPACE },
+    };
+
+    beforeAll(async () => {
+      const gpuOperator = rbac.find(o => o.kind === 'Role')!.metadata!
+        .namespace!;
+      await createNamespaces(clients, [
+        NAMESPACE,
+        gpuOperator,
+        ALERT_NAMESPACE,
+      ]);
+      // What an earlier run may have left.
+      await deleteAll([...rbac, unbound]);
+      for (const object of [...rbac, unbound]) await objects.create(object);
+      await undeliverPlatform(gpuOperator);
+    });
+
+    afterAll(async () => {
+      await clients.apps
+        .deleteCollectionNamespacedDeployment({ namespace: NAMESPACE })
+        .catch(() => undefined);
+      await deleteAll([...rbac, unbound]);
+      const node = await clients.core.readNode({ name: NODE });
+      if (nodeConfig && node.metadata?.labels?.[CONFIG_LABEL] === undefined) {
+        await clients.core.patchNode({
+          name: NODE,
+          body: [
+            {
+              op: 'add',
+              path: `/metadata/labels/${CONFIG_LABEL.replace('/', '~1')}`,
+              value: nodeConfig,
+            },
+          ],
+        });
+      }
+    });
+
+    const team = {
+      name: TEAM,
+      namespaces: [NAMESPACE],
+      gpuQuota: { 'l4-ondemand': 1, 'a100-mig': 1 },
+      monthlyBudget: '100000',
+    };
+    const settings = {
+      statusRefresh: { frequency: { seconds: 1 } },
+      reconcile: { frequency: { hours: 1 } },
+      pools: demoPlatformConfig.pools.map(pool =>
+        pool.name === UNMANAGED_POOL
+          ? { ...pool, karpenter: { managed: false } }
+          : pool,
+      ),
+    };
+
+    async function reconcile(http: Http, trigger: () => Promise<void>) {
+      const before = Date.now();
+      await trigger();
+      return eventually('a drift report newer than the trigger', async () => {
+        const res = await http.get('/api/gpu/clusters/drift').expect(200);
+        const report = res.body.items.find(
+          (r: { cluster: string }) => r.cluster === 'local',
+        );
+        return report && Date.parse(report.checkedAt) >= before - 1000
+          ? report
+          : undefined;
+      });
+    }
+
+    describe('bound to the file’s roles', () => {
+      const capture = schedulerCapture();
+      let http: Http;
+      let stop: () => Promise<void>;
+
+      beforeAll(async () => {
+        const started = await startLocalClusterBackend({
+          kubeconfig,
+          serviceAccountToken: await tokenOf(NAME),
+          groups: [TEAM, 'platform-team'],
+          teams: [team],
+          gpu: settings,
+          features: [capture.module],
+        });
+        http = started.http;
+        stop = () => started.backend.stop();
+      });
+
+      afterAll(async () => {
+        await stop?.();
+      });
+
+      async function readyService(id: string) {
+        return eventually(`service ${id} ready`, async () => {
+          const res = await http.get(`/api/gpu/services/${id}`).expect(200);
+          if (res.body.status === 'ready') return res.body;
+          throw new Error(`${res.body.status}: ${res.body.statusReason}`);
+        });
+      }
+
+      it('reconciles, creates services of two tiers, reads their status and deletes them', async () => {
+        const first = await reconcile(http, () =>
+          capture.scheduler().triggerTask(KUEUE_RECONCILE_TASK_ID),
+        );
+        expect(first.message).toBeUndefined();
+        expect(first).toMatchObject({
+          parts: ['gpuOperator', 'kueue', 'nodePools', 'alerts', 'nodeLabels'],
+          checked: true,
+          applied: true,
+          inSync: false,
+        });
+        expect(first.undelivered).toBeUndefined();
+        const repaired = (first.drifted as Array<{ kind: string }>).map(
+          d => d.kind,
+        );
+        expect([...new Set(repaired)].sort()).toEqual([
+          'ClusterQueue',
+          'ConfigMap',
+          'LocalQueue',
+          'Node',
+          'NodePool',
+          'PrometheusRule',
+        ]);
+        const node = await clients.core.readNode({ name: NODE });
+        expect(node.metadata?.labels?.[CONFIG_LABEL]).toBeDefined();
+
+        const requests = [
+          { tier: 'dedicated', pool: 'l4-ondemand' },
+          { tier: 'mig', pool: 'a100-mig' },
+        ].map(({ tier, pool }) =>
+          smallServiceRequest({
+            name: `rbac-${tier}`,
+            team: TEAM,
+            namespace: NAMESPACE,
+            tier: tier as 'dedicated' | 'mig',
+            pool,
+          }),
+        );
+        const ids: string[] = [];
+        for (const request of requests) {
+          const res = await http
+            .post('/api/gpu/services')
+            .send({ request })
+            .expect(201);
+          ids.push(res.body.id);
+        }
+        // Ready needs the status reader's every read: Deployment, ReplicaSets, pods, claims, events, Workloads.
+        const ready = await Promise.all(ids.map(readyService));
+        for (const service of ready) {
+          expect(service.clusterStatus.admission.state).toBe('admitted');
+          expect(service.clusterStatus.pods).toHaveLength(1);
+        }
+
+        const again = await reconcile(http, () =>
+          capture.scheduler().triggerTask(KUEUE_RECONCILE_TASK_ID),
+        );
+        expect(again).toMatchObject({
+          checked: true,
+          applied: true,
+          inSync: true,
+        });
+
+        for (const id of ids) {
+          const res = await http.delete(`/api/gpu/services/${id}`).expect(200);
+          expect(res.body.status).toBe('deleted');
+        }
+        const left = await clients.apps.listNamespacedDeployment({
+          namespace: NAMESPACE,
+        });
+        expect(left.items.filter(d => !d.metadata?.deletionTimestamp)).toEqual(
+          [],
+        );
+      });
+    });
+
+    describe('without a binding', () => {
+      const capture = schedulerCapture();
+      let http: Http;
+      let stop: () => Promise<void>;
+
+      beforeAll(async () => {
+        const started = await startLocalClusterBackend({
+          kubeconfig,
+          serviceAccountToken: await tokenOf(UNBOUND),
+          groups: [TEAM, 'platform-team'],
+          teams: [team],
+          gpu: settings,
+          features: [capture.module],
+        });
+        http = started.http;
+        stop = () => started.backend.stop();
+      });
+
+      afterAll(async () => {
+        await stop?.();
+      });
+
+      const forbidden = new RegExp(
+        `403 .*is forbidden: User "system:serviceaccount:${NAMESPACE}:${UNBOUND}" cannot (get|patch) resource`,
+      );
+
+      it('a service ends failed with the API server’s Forbidden reason', async () => {
+        const res = await http
+          .post('/api/gpu/services')
+          .send({
+            request: smallServiceRequest({
+              name: 'rbac-refused',
+              team: TEAM,
+              namespace: NAMESPACE,
+              tier: 'dedicated',
+              pool: 'l4-ondemand',
+            }),
+          })
+          .expect(201);
+        const failed = await eventually('the service failed', async () => {
+          const read = await http
+            .get(`/api/gpu/services/${res.body.id}`)
+            .expect(200);
+          return read.body.status === 'failed' ? read.body : undefined;
+        });
+        expect(failed.statusReason).toMatch(forbidden);
+      });
+
+      it('the reconciler reports the refusal', async () => {
+        const report = await reconcile(http, () =>
+          capture.scheduler().triggerTask(KUEUE_RECONCILE_TASK_ID),
+        );
+        expect(report).toMatchObject({ checked: false, applied: false });
+        expect(report.message).toMatch(/^Comparing failed: /);
+        expect(report.message).toMatch(forbidden);
+      });
+    });
+  },
+);
