@@ -34,10 +34,10 @@ const pools = demoPlatformConfig.pools.map(pool =>
   pool.name === 'h100' ? pool : { ...pool, karpenter: { managed: false } },
 );
 
-type Meta = { metadata: V1ObjectMeta };
+type Meta = { metadata?: V1ObjectMeta };
 
 function appliedByUs(object: Meta): boolean {
-  return (object.metadata.managedFields ?? []).some(
+  return (object.metadata?.managedFields ?? []).some(
     f => f.manager === FIELD_MANAGER && f.operation === 'Apply',
   );
 }
@@ -191,8 +191,8 @@ describeOnLocalCluster(
       const versions = async () => [
         (await readConfigMap('device-plugin-config')).metadata!.resourceVersion,
         (await readConfigMap('custom-mig-config')).metadata!.resourceVersion,
-        (await readNodePool()).metadata.resourceVersion,
-        (await readAlertRule()).metadata.resourceVersion,
+        (await readNodePool()).metadata?.resourceVersion,
+        (await readAlertRule()).metadata?.resourceVersion,
       ];
       const nodeEntries = async () =>
         (await poolNodes('t4-timeslice')).map(n =>
