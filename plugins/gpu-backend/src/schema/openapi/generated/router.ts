@@ -770,7 +770,7 @@ export const spec = {
       get: {
         operationId: 'listClusterDrift',
         summary:
-          'The last Kueue reconciliation of each configured cluster (the gpu-kueue-reconcile task): missing or changed Kueue objects, and whether the rendered ones were applied (permission gpu.quota.read).',
+          'The last platform reconciliation of each configured cluster (the gpu-kueue-reconcile task): missing or changed platform objects (GPU Operator ConfigMaps, Kueue objects, NodePools, PrometheusRules, node config labels), those the cluster cannot take, and whether the drifted ones were applied (permission gpu.quota.read).',
         responses: {
           '200': {
             description:
@@ -3275,6 +3275,8 @@ export const spec = {
         },
       },
       KueueObjectDrift: {
+        description:
+          "One platform object (or a node's config labels, as kind Node) that differs from what the platform and the stored quotas render. Named for when only Kueue objects were reconciled.",
         type: 'object',
         additionalProperties: false,
         required: ['apiVersion', 'kind', 'name', 'state'],
@@ -3336,8 +3338,15 @@ export const spec = {
           },
           objects: {
             description:
-              'Kueue objects rendered from the platform config and the stored team quotas.',
+              'Objects compared: the platform objects of the delivered parts that the cluster can take, plus one per labelled node.',
             type: 'integer',
+          },
+          parts: {
+            description: 'The parts delivered (gpu.reconcile.deliver).',
+            type: 'array',
+            items: {
+              $ref: '#/components/schemas/PlatformPart',
+            },
           },
           checked: {
             description:
@@ -3356,7 +3365,51 @@ export const spec = {
               $ref: '#/components/schemas/KueueObjectDrift',
             },
           },
+          undelivered: {
+            description:
+              'Rendered objects not delivered because the cluster lacks what they need.',
+            type: 'array',
+            items: {
+              $ref: '#/components/schemas/UndeliveredObject',
+            },
+          },
           message: {
+            type: 'string',
+          },
+        },
+      },
+      PlatformPart: {
+        type: 'string',
+        enum: ['gpuOperator', 'kueue', 'nodePools', 'alerts', 'nodeLabels'],
+      },
+      UndeliveredObject: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['apiVersion', 'kind', 'name', 'reason', 'message'],
+        properties: {
+          apiVersion: {
+            type: 'string',
+          },
+          kind: {
+            type: 'string',
+          },
+          namespace: {
+            type: 'string',
+          },
+          name: {
+            type: 'string',
+          },
+          reason: {
+            type: 'string',
+            enum: [
+              'crd-not-installed',
+              'namespace-missing',
+              'conflicting-pools',
+              'no-node-selector',
+            ],
+          },
+          message: {
+            description: 'What is missing and what to install or change.',
             type: 'string',
           },
         },

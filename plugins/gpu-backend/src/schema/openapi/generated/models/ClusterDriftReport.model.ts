@@ -5,6 +5,8 @@
 // ******************************************************************
 import { ClusterMode } from '../models/ClusterMode.model';
 import { KueueObjectDrift } from '../models/KueueObjectDrift.model';
+import { PlatformPart } from '../models/PlatformPart.model';
+import { UndeliveredObject } from '../models/UndeliveredObject.model';
 
 /**
  * @public
@@ -14,9 +16,13 @@ export interface ClusterDriftReport {
   mode: ClusterMode;
   checkedAt: Date;
   /**
-   * Kueue objects rendered from the platform config and the stored team quotas.
+   * Objects compared: the platform objects of the delivered parts that the cluster can take, plus one per labelled node.
    */
   objects: number;
+  /**
+   * The parts delivered (gpu.reconcile.deliver).
+   */
+  parts?: Array<PlatformPart>;
   /**
    * Whether the cluster was compared (apply clusters only).
    */
@@ -24,5 +30,9 @@ export interface ClusterDriftReport {
   applied: boolean;
   inSync?: boolean;
   drifted: Array<KueueObjectDrift>;
+  /**
+   * Rendered objects not delivered because the cluster lacks what they need.
+   */
+  undelivered?: Array<UndeliveredObject>;
   message?: string;
 }

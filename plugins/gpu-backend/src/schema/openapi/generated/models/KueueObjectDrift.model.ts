@@ -6,6 +6,7 @@
 import { KueueObjectDriftFieldsInner } from '../models/KueueObjectDriftFieldsInner.model';
 
 /**
+ * One platform object (or a node\'s config labels, as kind Node) that differs from what the platform and the stored quotas render. Named for when only Kueue objects were reconciled.
  * @public
  */
 export interface KueueObjectDrift {
