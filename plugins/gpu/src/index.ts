@@ -13,12 +13,18 @@ export {
 } from './components/TierPicker';
 export type { TierPickerValue } from './components/TierPicker';
 export {
+  GPU_TEAM_PICKER_FIELD,
+  TeamPicker,
+  validateTeamPicker,
+} from './components/TeamPicker';
+export {
   GPU_QUOTE_SUMMARY_FIELD,
   QuoteSummary,
 } from './components/QuoteSummary';
 export {
   EntityGpuServiceCard,
   GpuQuoteSummaryFieldExtension,
+  GpuTeamPickerFieldExtension,
   GpuTierPickerFieldExtension,
   legacyGpuPlugin,
 } from './legacy';

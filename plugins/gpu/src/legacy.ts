@@ -8,6 +8,11 @@ import {
 import { createScaffolderFieldExtension } from '@backstage/plugin-scaffolder-react';
 import { GpuClient, gpuApiRef } from './api';
 import {
+  GPU_TEAM_PICKER_FIELD,
+  TeamPicker,
+  validateTeamPicker,
+} from './components/TeamPicker';
+import {
   GPU_QUOTE_SUMMARY_FIELD,
   QuoteSummary,
 } from './components/QuoteSummary';
@@ -59,6 +64,20 @@ export const GpuQuoteSummaryFieldExtension = legacyGpuPlugin.provide(
   createScaffolderFieldExtension({
     name: GPU_QUOTE_SUMMARY_FIELD,
     component: QuoteSummary,
+  }),
+);
+
+/**
+ * The owning-team picker for legacy apps: put `<GpuTeamPickerFieldExtension />` inside
+ * `<ScaffolderFieldExtensions>`.
+ *
+ * @public
+ */
+export const GpuTeamPickerFieldExtension = legacyGpuPlugin.provide(
+  createScaffolderFieldExtension({
+    name: GPU_TEAM_PICKER_FIELD,
+    component: TeamPicker,
+    validation: validateTeamPicker,
   }),
 );
 

@@ -5,6 +5,7 @@ import {
   gpuGovernancePage,
   gpuPlugin,
   gpuQuoteSummaryField,
+  gpuTeamPickerField,
   gpuTierPickerField,
 } from './plugin';
 
@@ -26,7 +27,12 @@ describe('gpu frontend plugin', () => {
   it('offers the GpuQuoteSummary form field to the scaffolder', async () => {
     const tester = createExtensionTester(gpuQuoteSummaryField);
     const loader = tester.get(FormFieldBlueprint.dataRefs.formFieldLoader);
-    const field = await loader();
-    expect(field.$$type).toBe('@backstage/scaffolder/FormField');
+    expect((await loader()).$$type).toBe('@backstage/scaffolder/FormField');
+  });
+
+  it('offers the GpuTeamPicker form field to the scaffolder', async () => {
+    const tester = createExtensionTester(gpuTeamPickerField);
+    const loader = tester.get(FormFieldBlueprint.dataRefs.formFieldLoader);
+    expect((await loader()).$$type).toBe('@backstage/scaffolder/FormField');
   });
 });

@@ -65,8 +65,19 @@ export const gpuQuoteSummaryField = FormFieldBlueprint.make({
   },
 });
 
+/** The `GpuTeamPicker` scaffolder form field: the owning team, teams without GPU quota marked and not choosable. */
+export const gpuTeamPickerField = FormFieldBlueprint.make({
+  name: 'team-picker',
+  params: {
+    field: () =>
+      import('./components/TeamPicker/formField').then(
+        m => m.gpuTeamPickerFormField,
+      ),
+  },
+});
+
 /**
- * The GPU plugin: governance page, entity card, tier picker and the sizing step's quote summary.
+ * The GPU plugin: governance page, entity card, team and tier pickers and the sizing step's quote summary.
  *
  * @public
  */
@@ -79,6 +90,7 @@ export const gpuPlugin = createFrontendPlugin({
     gpuServiceEntityCard,
     gpuTierPickerField,
     gpuQuoteSummaryField,
+    gpuTeamPickerField,
   ],
   routes: {
     root: rootRouteRef,

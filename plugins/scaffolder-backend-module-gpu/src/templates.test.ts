@@ -5,6 +5,9 @@ import {
   createDebugLogAction,
   createFetchTemplateAction,
 } from '@backstage/plugin-scaffolder-backend';
+import { ScmIntegrations } from '@backstage/integration';
+import { createPublishGithubPullRequestAction } from '@backstage/plugin-scaffolder-backend-module-github';
+import { createPublishGitlabMergeRequestAction } from '@backstage/plugin-scaffolder-backend-module-gitlab';
 import { TemplateAction } from '@backstage/plugin-scaffolder-node';
 import {
   demoPlatformConfig,
@@ -18,6 +21,7 @@ import { fakeCatalog } from './__testUtils__/fakeCatalog';
 import { createBatchSubmitAction } from './actions/batchSubmit';
 import { createCatalogRegisterAction } from './actions/catalogRegister';
 import { createCatalogWriteAction as createGpuCatalogWriteAction } from './actions/catalogWrite';
+import { createPlatformRenderAction } from './actions/platformRender';
 import { createServiceCreateAction } from './actions/serviceCreate';
 import { createServiceDeleteAction } from './actions/serviceDelete';
 import { createServiceQuoteAction } from './actions/serviceQuote';
@@ -48,6 +52,7 @@ function allowedValues(schema: JsonSchema): unknown[] | undefined {
 const deps = { discovery: mockServices.discovery(), auth: mockServices.auth() };
 const catalog = fakeCatalog().catalog;
 const userInfo = mockServices.userInfo();
+const integrations = ScmIntegrations.fromConfig(mockServices.rootConfig());
 const actions = new Map<string, TemplateAction<any, any, any>>(
   [
     createServiceQuoteAction(deps),
@@ -55,6 +60,7 @@ const actions = new Map<string, TemplateAction<any, any, any>>(
     createServiceRenderAction(deps),
     createServiceDeleteAction({ ...deps, catalog }),
     createBatchSubmitAction(deps),
+    createPlatformRenderAction(deps),
     createGpuCatalogWriteAction({ userInfo }),
     createCatalogRegisterAction({ catalog, userInfo }),
     // The scaffolder's built-ins the templates use.
@@ -65,6 +71,9 @@ const actions = new Map<string, TemplateAction<any, any, any>>(
     createDebugLogAction(),
     createCatalogWriteAction(),
     createBuiltinCatalogRegisterAction({ catalog, integrations: {} as any }),
+    // The publishers of the GitOps templates (packages/backend installs their modules).
+    createPublishGithubPullRequestAction({ integrations }),
+    createPublishGitlabMergeRequestAction({ integrations }),
   ].map(a => [a.id, a as TemplateAction<any, any, any>]),
 );
 
@@ -239,6 +248,52 @@ describe.each(serviceTemplates.map(f => [path.relative(TEMPLATES, f), f]))(
         },
       });
     });
+
+    it('reviews the placement in words, quotes the sizing step live and picks only teams with GPU quota', () => {
+      const template = yaml.parse(fs.readFileSync(file, 'utf8'));
+      const parameters: Record<string, any> = Object.assign(
+        {},
+        ...template.spec.parameters.map((page: JsonSchema) => page.properties),
+      );
+      const placement = parameters.placement.properties;
+      const shown = Object.entries(placement)
+        .filter(
+          ([, p]: [string, any]) => p['ui:backstage']?.review?.show !== false,
+        )
+        .map(([key, p]: [string, any]) => [key, p.title]);
+      expect(shown).toEqual([
+        ['summary', 'Placement'],
+        ['cost', 'Monthly cost'],
+        ['approval', 'Approval'],
+      ]);
+      expect(Object.keys(placement).sort()).toEqual(
+        [
+          'tier',
+          'pool',
+          'slice',
+          'migProfile',
+          'gpusPerReplica',
+          'needsApproval',
+          'chosenBy',
+          'recommendedWhenChosen',
+          'summary',
+          'cost',
+          'approval',
+        ].sort(),
+      );
+      expect(parameters.sizingQuote).toMatchObject({
+        'ui:field': 'GpuQuoteSummary',
+        'ui:backstage': { review: { show: false } },
+      });
+      expect(parameters.owner['ui:field']).toBe('GpuTeamPicker');
+      for (const [key, name] of [
+        ['model', 'Model'],
+        ['runtime', 'Runtime'],
+        ['dtype', 'Precision / quantisation'],
+      ]) {
+        expect(parameters[key]['ui:backstage']).toEqual({ review: { name } });
+      }
+    });
   },
 );
 
@@ -375,4 +430,52 @@ describe('generated YAML', () => {
       });
     },
   );
+});
+
+const gitopsTemplates = ['gpu-model-service-gitops', 'gpu-platform-gitops'];
+
+describe.each(gitopsTemplates)('GitOps template %s', name => {
+  const template = yaml.parse(
+    fs.readFileSync(path.join(TEMPLATES, name, 'template.yaml'), 'utf8'),
+  );
+  const steps: {
+    id: string;
+    action: string;
+    if?: string;
+    input: Record<string, string>;
+  }[] = template.spec.steps;
+  const parameters: Record<string, any> = Object.assign(
+    {},
+    ...template.spec.parameters.map((page: JsonSchema) => page.properties),
+  );
+
+  it('asks for the repository with a RepoUrlPicker limited to github.com and gitlab.com', () => {
+    expect(parameters.repoUrl).toMatchObject({
+      type: 'string',
+      'ui:field': 'RepoUrlPicker',
+      'ui:options': { allowedHosts: ['github.com', 'gitlab.com'] },
+    });
+  });
+
+  it('publishes exactly the rendered directory, with the publisher of the repository host', () => {
+    const render = steps.find(s => s.action.endsWith(':render'))!;
+    const publishers = steps.filter(s => s.action.startsWith('publish:'));
+    expect(publishers.map(s => ({ action: s.action, if: s.if }))).toEqual([
+      {
+        action: 'publish:github:pull-request',
+        if: "${{ (parameters.repoUrl | parseRepoUrl).host == 'github.com' }}",
+      },
+      {
+        action: 'publish:gitlab:merge-request',
+        if: "${{ (parameters.repoUrl | parseRepoUrl).host == 'gitlab.com' }}",
+      },
+    ]);
+    for (const publish of publishers) {
+      expect(publish.input).toMatchObject({
+        repoUrl: '${{ parameters.repoUrl }}',
+        sourcePath: render.input.targetDir,
+      });
+      expect(steps.indexOf(publish)).toBeGreaterThan(steps.indexOf(render));
+    }
+  });
 });

@@ -11,9 +11,19 @@ export async function chooseTemplate(page: Page, title: string) {
   await expect(page.getByRole('heading', { name: title })).toBeVisible();
 }
 
-/** Picks `option` in an autocomplete (OwnerPicker, EntityPicker) by typing part of it. */
+/**
+ * Picks `option` in an autocomplete (OwnerPicker, EntityPicker) by typing part of it, or in a native select (the GPU
+ * templates' GpuTeamPicker) by the first option containing it.
+ */
 export async function autocomplete(page: Page, label: RegExp, text: string) {
-  await page.getByLabel(label).fill(text);
+  const field = page.getByLabel(label);
+  if (await field.evaluate(element => element.tagName === 'SELECT')) {
+    const option = field.locator('option', { hasText: text }).first();
+    await expect(option).toBeAttached();
+    await field.selectOption((await option.getAttribute('value'))!);
+    return;
+  }
+  await field.fill(text);
   await page
     .getByRole('option', { name: new RegExp(text) })
     .first()
@@ -25,7 +35,7 @@ export function tierRow(page: Page, tier: string, pool: string): Locator {
   return page.getByTestId(`tier-choice-${tier}/${pool}`);
 }
 
-/** The monthly cost cell of a row. */
+/** The monthly cost of a row (every replica). */
 export function monthly(row: Locator): Locator {
-  return row.locator('td').nth(3);
+  return row.getByTestId('tier-choice-monthly');
 }

@@ -24,6 +24,10 @@ import { TierChoice } from './tierChoices';
 import { useCaptionStyles } from './useCaptionStyles';
 
 const NO_WRAP = { whiteSpace: 'nowrap' } as const;
+// Columns of short figures keep a readable width beside the long token-price captions.
+const FIGURES = { minWidth: 100 } as const;
+const CAPTION = { maxWidth: 220 } as const;
+const TOKEN_PRICES = { minWidth: 180 } as const;
 
 const VERDICT_LABELS = {
   allowed: 'Allowed',
@@ -102,7 +106,7 @@ export function TierChoiceRow(props: {
       </TableCell>
       {option ? (
         <>
-          <TableCell>
+          <TableCell style={FIGURES}>
             Fits · {headroomText(option)}
             <Typography
               variant="caption"
@@ -124,7 +128,7 @@ export function TierChoiceRow(props: {
               {perReplicaCostText(option)}
             </Typography>
           </TableCell>
-          <TableCell align="right">
+          <TableCell align="right" style={TOKEN_PRICES}>
             <span style={NO_WRAP}>{perThousandTokensText(option)}</span>
             {option.cost.costPerThousandTokens !== undefined && (
               <Typography
@@ -141,7 +145,7 @@ export function TierChoiceRow(props: {
                 variant="caption"
                 className={classes.caption}
                 component="div"
-                style={NO_WRAP}
+                style={CAPTION}
                 data-testid="tier-choice-token-prices"
               >
                 {tokenPricesText(option)}
@@ -152,6 +156,7 @@ export function TierChoiceRow(props: {
                 variant="caption"
                 className={classes.caption}
                 component="div"
+                style={CAPTION}
                 data-testid="tier-choice-throughput-basis"
               >
                 {throughputBasisText(option)}
@@ -164,8 +169,8 @@ export function TierChoiceRow(props: {
           >
             {ISOLATION_LABELS[option.slice.isolation]}
           </TableCell>
-          <TableCell>{quotaText(option)}</TableCell>
-          <TableCell>
+          <TableCell style={FIGURES}>{quotaText(option)}</TableCell>
+          <TableCell style={FIGURES}>
             <Typography
               variant="body2"
               color={option.verdict === 'forbidden' ? 'error' : 'textPrimary'}

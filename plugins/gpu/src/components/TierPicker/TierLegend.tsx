@@ -26,7 +26,11 @@ export function TierLegend() {
         <TableBody>
           {TIER_LEGEND.map(entry => (
             <TableRow key={entry.tier}>
-              <TableCell component="th" scope="row">
+              <TableCell
+                component="th"
+                scope="row"
+                style={{ whiteSpace: 'nowrap' }}
+              >
                 {TIER_LABELS[entry.tier]}
               </TableCell>
               <TableCell>{entry.isolation}</TableCell>

@@ -173,6 +173,7 @@ export function TierPicker(props: TierPickerProps) {
             aria-required={required}
             ref={groupRef}
             onKeyDown={onKeyDown}
+            style={{ overflowX: 'auto' }}
           >
             <Table
               size="small"

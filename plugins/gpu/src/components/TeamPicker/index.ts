@@ -1,0 +1,3 @@
+export { GPU_TEAM_PICKER_FIELD } from './fieldName';
+export { TeamPicker } from './TeamPicker';
+export { validateTeamPicker } from './validateTeamPicker';

@@ -1,0 +1,48 @@
+import { parseEntityRef } from '@backstage/catalog-model';
+import { CustomFieldValidator } from '@backstage/plugin-scaffolder-react';
+import { gpuApiRef } from '../../api';
+import { errorMessage } from '../common';
+import { quotaOf } from './teamOptions';
+
+/** Fails the step unless the owner is a group the platform gives GPU quota on some pool. */
+export const validateTeamPicker: CustomFieldValidator<string> = async (
+  value,
+  validation,
+  context,
+) => {
+  if (!value) {
+    validation.addError('Choose the owning team');
+    return;
+  }
+  let team: string;
+  try {
+    const ref = parseEntityRef(value, { defaultKind: 'group' });
+    if (ref.kind.toLocaleLowerCase('en-US') !== 'group') {
+      validation.addError(`The owner must be a group, not ${value}`);
+      return;
+    }
+    team = ref.name;
+  } catch (error) {
+    validation.addError(`Invalid owner ${value}: ${errorMessage(error)}`);
+    return;
+  }
+  const gpuApi = context.apiHolder.get(gpuApiRef);
+  if (!gpuApi) {
+    validation.addError('The GPU plugin is not installed in this app');
+    return;
+  }
+  try {
+    const { platform } = await gpuApi.getPlatform();
+    if (quotaOf(platform, team).length === 0) {
+      validation.addError(
+        `Team ${team} has no GPU quota on any pool; ask the platform team for quota or choose another team`,
+      );
+    }
+  } catch (error) {
+    validation.addError(
+      `Could not check the team's GPU quota: ${errorMessage(error, {
+        withStatus: false,
+      })}`,
+    );
+  }
+};
