@@ -24,6 +24,10 @@ backend.add(import('@backstage/plugin-catalog-backend-module-logs'));
 backend.add(localTextPlaceholderModule);
 
 backend.add(import('@backstage/plugin-scaffolder-backend'));
+// publish:github:pull-request and publish:gitlab:merge-request of the GitOps templates; they need a token under
+// integrations.github / integrations.gitlab (templates/README.md), which the demo does not configure.
+backend.add(import('@backstage/plugin-scaffolder-backend-module-github'));
+backend.add(import('@backstage/plugin-scaffolder-backend-module-gitlab'));
 
 backend.add(import('@backstage/plugin-permission-backend'));
 // Platform groups (gpu.permissions.platformGroups) govern GPUs; teams act on their own services.
