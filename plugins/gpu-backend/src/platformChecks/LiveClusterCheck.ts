@@ -1,0 +1,140 @@
+import type {
+  KubernetesObject,
+  V1Deployment,
+  V1Node,
+  V2HorizontalPodAutoscaler,
+} from '@kubernetes/client-node';
+import {
+  Platform,
+  PlatformFinding,
+} from '@internal/backstage-plugin-gpu-common';
+import { KubernetesObjectClient, KubernetesRequestError } from '../cluster';
+import { ServiceRecord } from '../database';
+import { autoscalerFindings, ScaledObject } from './autoscalerFindings';
+import { gpuNodeFindings } from './gpuNodeFindings';
+import { listEvery } from './listEvery';
+import { NodePool, nodePoolFindings } from './nodePoolFindings';
+import { placementFindings } from './placementFindings';
+
+/** What the check lists, and which ones only some clusters have (their CRD installed). */
+const KINDS = {
+  nodes: { apiVersion: 'v1', kind: 'Node', resource: 'nodes' },
+  deployments: {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    resource: 'deployments.apps',
+  },
+  autoscalers: {
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+    resource: 'horizontalpodautoscalers.autoscaling',
+  },
+  scaledObjects: {
+    apiVersion: 'keda.sh/v1alpha1',
+    kind: 'ScaledObject',
+    resource: 'scaledobjects.keda.sh',
+    optional: true,
+  },
+  nodePools: {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
+    resource: 'nodepools.karpenter.sh',
+    optional: true,
+  },
+} as const;
+
+type Kind = (typeof KINDS)[keyof typeof KINDS];
+
+/** Options of {@link LiveClusterCheck}. */
+export interface LiveClusterCheckOptions {
+  cluster: string;
+  client: KubernetesObjectClient;
+  platform: Platform;
+  /** Items per list request; 250 when omitted. */
+  pageSize?: number;
+}
+
+/**
+ * The platform checks of one cluster Backstage applies to: its GPU Nodes, the autoscalers of its GPU Deployments
+ * (HorizontalPodAutoscalers, and KEDA ScaledObjects when KEDA's CRD is installed), its Karpenter NodePools (when
+ * Karpenter's is), and where the store says its running services are placed. Every list that fails becomes a
+ * `cluster-read-failed` finding naming it; the checks that need it are skipped and the others still run.
+ */
+export class LiveClusterCheck {
+  readonly cluster: string;
+  private readonly client: KubernetesObjectClient;
+  private readonly platform: Platform;
+  private readonly pageSize: number;
+
+  constructor(options: LiveClusterCheckOptions) {
+    this.cluster = options.cluster;
+    this.client = options.client;
+    this.platform = options.platform;
+    this.pageSize = options.pageSize ?? 250;
+  }
+
+  /** The findings of the cluster; `running` are the services the store has running on it. */
+  async check(running: ServiceRecord[]): Promise<PlatformFinding[]> {
+    const failures: PlatformFinding[] = [];
+    const read = async <T extends KubernetesObject>(
+      kind: Kind,
+    ): Promise<T[] | undefined> => {
+      try {
+        // A kind of a CRD that is not installed (API discovery does not list it): nothing to check.
+        if (
+          'optional' in kind &&
+          !(await this.client.serves(kind.apiVersion, kind.kind))
+        ) {
+          return [];
+        }
+        return (await listEvery(this.client, kind, this.pageSize)) as T[];
+      } catch (error) {
+        failures.push(this.readFailure(kind, error));
+        return undefined;
+      }
+    };
+    const [nodes, deployments, autoscalers, scaledObjects, nodePools] =
+      await Promise.all([
+        read<V1Node>(KINDS.nodes),
+        read<V1Deployment>(KINDS.deployments),
+        read<V2HorizontalPodAutoscaler>(KINDS.autoscalers),
+        read<ScaledObject>(KINDS.scaledObjects),
+        read<NodePool>(KINDS.nodePools),
+      ]);
+    return [
+      ...failures,
+      ...(nodes ? gpuNodeFindings(this.cluster, nodes) : []),
+      ...(deployments && autoscalers && scaledObjects
+        ? autoscalerFindings(this.cluster, {
+            deployments,
+            autoscalers,
+            scaledObjects,
+          })
+        : []),
+      ...(nodePools ? nodePoolFindings(this.cluster, nodePools) : []),
+      ...placementFindings(this.cluster, this.platform, running),
+    ];
+  }
+
+  private readFailure(kind: Kind, error: unknown): PlatformFinding {
+    const status =
+      error instanceof KubernetesRequestError && error.statusCode
+        ? `${error.statusCode} `
+        : '';
+    const reason = error instanceof Error ? error.message : String(error);
+    const denied =
+      error instanceof KubernetesRequestError &&
+      (error.statusCode === 401 || error.statusCode === 403);
+    return {
+      id: 'cluster-read-failed',
+      severity: 'error',
+      source: 'cluster',
+      cluster: this.cluster,
+      where: `${kind.kind} (list)`,
+      message: `Could not list ${kind.apiVersion} ${kind.kind} on cluster ${this.cluster}: ${status}${reason}; the checks that need them were skipped`,
+      fix: denied
+        ? `Grant Backstage's credentials for cluster ${this.cluster} get and list on ${kind.resource} (a ClusterRole bound to its ServiceAccount)`
+        : `Check that cluster ${this.cluster} is reachable with the credentials of gpu.clusters, then ask again`,
+    };
+  }
+}
