@@ -87,7 +87,7 @@ describe('renderTeamQueueDependencies', () => {
 });
 
 describe('renderKueueObjects', () => {
-  it('holds only Kueue objects, even with Karpenter pools and alerts configured (those are rendered for export only)', () => {
+  it('holds only Kueue objects, even with Karpenter pools and alerts configured (a service apply never sends NodePools or alert rules)', () => {
     const configured = readPlatformConfig(
       new ConfigReader({
         gpu: {

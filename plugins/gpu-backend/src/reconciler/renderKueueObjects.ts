@@ -6,13 +6,15 @@ import {
   renderTeamManifests,
 } from '@internal/backstage-plugin-gpu-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
+import type { renderPlatformObjects } from './renderPlatformObjects';
 
 const KUEUE_GROUP = 'kueue.x-k8s.io/';
 
 /**
  * The Kueue objects of the platform in apply order: ResourceFlavors, the Cohort, WorkloadPriorityClasses, one
  * ClusterQueue per team with its nominal quota from the stored allowance (which overrides app-config), then every
- * team's LocalQueues. The GPU Operator ConfigMaps the platform also renders are left to whoever installs the operator.
+ * team's LocalQueues: the part of {@link renderPlatformObjects} a service apply may need (see
+ * {@link renderTeamQueueDependencies}); the reconciler delivers the rest of the platform objects.
  */
 export function renderKueueObjects(
   platform: Platform,
