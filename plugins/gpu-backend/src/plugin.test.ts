@@ -80,6 +80,26 @@ describe('gpu backend plugin', () => {
     );
   });
 
+  it('refuses to start with an unknown part in gpu.reconcile.deliver, naming the known ones', async () => {
+    await expect(
+      startTestBackend({
+        features: [
+          gpuPlugin,
+          mockServices.rootConfig.factory({
+            data: {
+              gpu: {
+                ...demoPlatformConfig,
+                reconcile: { deliver: ['kueue', 'configMaps'] },
+              },
+            },
+          }),
+        ],
+      }),
+    ).rejects.toThrow(
+      /gpu\.reconcile\.deliver: unknown part configMaps; the parts are gpuOperator, kueue, nodePools, alerts, nodeLabels/,
+    );
+  });
+
   const summariser = { ...summariserRequest, expectedTokensPerSecond: 600 };
 
   it('quotes a request against the team quota seeded from config', async () => {
