@@ -197,6 +197,7 @@ describeOnLocalCluster(
     const settings = {
       statusRefresh: { frequency: { seconds: 1 } },
       reconcile: { frequency: { hours: 1 } },
+      serviceDefaults: { podMonitor: true, scaleToZero: { httpAddOn: {} } },
       pools: demoPlatformConfig.pools.map(pool =>
         pool.name === UNMANAGED_POOL
           ? { ...pool, karpenter: { managed: false } }
@@ -248,7 +249,7 @@ describeOnLocalCluster(
         });
       }
 
-      it('reconciles, creates services of two tiers, reads their status and deletes them', async () => {
+      it('reconciles, creates services of two tiers and every kind, reads their status and deletes them', async () => {
         const first = await reconcile(http, () =>
           capture.scheduler().triggerTask(KUEUE_RECONCILE_TASK_ID),
         );
@@ -274,18 +275,34 @@ describeOnLocalCluster(
         const node = await clients.core.readNode({ name: NODE });
         expect(node.metadata?.labels?.[CONFIG_LABEL]).toBeDefined();
 
+        // Between them every kind a service renders: claim, Service, Deployment, HTTPScaledObject and PodMonitor;
+        // PodDisruptionBudget and HPA (production); ScaledObject.
+        const scale = { maxReplicas: 1, targetQueueDepth: 4 };
+        const place = { team: TEAM, namespace: NAMESPACE };
         const requests = [
-          { tier: 'dedicated', pool: 'l4-ondemand' },
-          { tier: 'mig', pool: 'a100-mig' },
-        ].map(({ tier, pool }) =>
           smallServiceRequest({
-            name: `rbac-${tier}`,
-            team: TEAM,
-            namespace: NAMESPACE,
-            tier: tier as 'dedicated' | 'mig',
-            pool,
+            ...place,
+            name: 'rbac-dedicated',
+            tier: 'dedicated',
+            pool: 'l4-ondemand',
+            autoscaling: { ...scale, minReplicas: 0, engine: 'keda' },
           }),
-        );
+          smallServiceRequest({
+            ...place,
+            name: 'rbac-mig',
+            tier: 'mig',
+            pool: 'a100-mig',
+            environment: 'production',
+            autoscaling: { ...scale, minReplicas: 1, engine: 'hpa' },
+          }),
+          smallServiceRequest({
+            ...place,
+            name: 'rbac-mig-keda',
+            tier: 'mig',
+            pool: 'a100-mig',
+            autoscaling: { ...scale, minReplicas: 1, engine: 'keda' },
+          }),
+        ];
         const ids: string[] = [];
         for (const request of requests) {
           const res = await http
@@ -300,6 +317,20 @@ describeOnLocalCluster(
           expect(service.clusterStatus.admission.state).toBe('admitted');
           expect(service.clusterStatus.pods).toHaveLength(1);
         }
+        const kinds = ready.flatMap(service =>
+          (service.manifests as Array<{ kind: string }>).map(m => m.kind),
+        );
+        expect([...new Set(kinds)].sort()).toEqual([
+          'Deployment',
+          'HTTPScaledObject',
+          'HorizontalPodAutoscaler',
+          'LocalQueue',
+          'PersistentVolumeClaim',
+          'PodDisruptionBudget',
+          'PodMonitor',
+          'ScaledObject',
+          'Service',
+        ]);
 
         const again = await reconcile(http, () =>
           capture.scheduler().triggerTask(KUEUE_RECONCILE_TASK_ID),
@@ -312,7 +343,9 @@ describeOnLocalCluster(
 
         for (const id of ids) {
           const res = await http.delete(`/api/gpu/services/${id}`).expect(200);
-          expect(res.body.status).toBe('deleted');
+          expect(`${res.body.status}: ${res.body.statusReason}`).toMatch(
+            /^deleted: /,
+          );
         }
         const left = await clients.apps.listNamespacedDeployment({
           namespace: NAMESPACE,
