@@ -2,7 +2,13 @@
  * Boots the real backend (SQLite in memory, every plugin of src/index.ts) as a child process and talks to it
  * over HTTP. A plugin that fails at start-up makes the backend exit, and this test fail with its log.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
@@ -137,6 +143,50 @@ describe('backend boot', () => {
       expect.arrayContaining([
         { type: 'ownedBy', targetRef: 'group:default/platform-team' },
         { type: 'apiProvidedBy', targetRef: 'component:default/gpu-portal' },
+      ]),
+    );
+  });
+
+  it('loads every template of templates/ into the catalog and offers the GitOps publishers without a Git token', async () => {
+    const refresh = await fetch(
+      `${BASE_URL}/api/auth/guest/refresh?env=development`,
+      { headers: { 'x-requested-with': 'XMLHttpRequest' } },
+    );
+    const { backstageIdentity } = await refresh.json();
+    const headers = { authorization: `Bearer ${backstageIdentity.token}` };
+    const templatesDir = path.resolve(__dirname, '../../../templates');
+    const expected = readdirSync(templatesDir)
+      .filter(name =>
+        existsSync(path.join(templatesDir, name, 'template.yaml')),
+      )
+      .sort();
+    expect(expected).toContain('gpu-platform-gitops');
+
+    let names: string[] = [];
+    for (let i = 0; i < 120 && names.length < expected.length; i++) {
+      const res = await fetch(
+        `${BASE_URL}/api/catalog/entities?filter=kind=template&fields=metadata.name`,
+        { headers },
+      );
+      names = (await res.json())
+        .map((e: { metadata: { name: string } }) => e.metadata.name)
+        .sort();
+      if (names.length < expected.length) {
+        await new Promise(r => setTimeout(r, 500));
+      }
+    }
+    expect(names).toEqual(expected);
+
+    const actions = await fetch(`${BASE_URL}/api/scaffolder/v2/actions`, {
+      headers,
+    });
+    expect(actions.status).toBe(200);
+    const ids = (await actions.json()).map((a: { id: string }) => a.id);
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'gpu:platform:render',
+        'publish:github:pull-request',
+        'publish:gitlab:merge-request',
       ]),
     );
   });

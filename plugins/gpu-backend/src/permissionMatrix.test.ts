@@ -56,6 +56,7 @@ interface Case {
 
 /** The error each refusal carries: Backstage's error body names the error class. */
 const ERROR_NAMES: Record<number, string | undefined> = {
+  400: 'InputError',
   401: 'AuthenticationError',
   403: 'NotAllowedError',
   409: 'ConflictError',
@@ -74,6 +75,21 @@ const CASES: Case[] = [
     route: 'GET /platform',
     call: (http, as) => http.get('/api/gpu/platform').set('Authorization', as),
     expected: { alice: 200, bob: 200, carol: 200, none: 401 },
+  },
+  {
+    // No cluster is configured here: the platform team gets past the permission check to the unknown cluster.
+    route: 'GET /platform/manifests',
+    call: (http, as) =>
+      http
+        .get('/api/gpu/platform/manifests?cluster=gpu-gitops')
+        .set('Authorization', as),
+    expected: { alice: 400, bob: 403, carol: 403, none: 401 },
+  },
+  {
+    route: 'GET /platform/checks',
+    call: (http, as) =>
+      http.get('/api/gpu/platform/checks').set('Authorization', as),
+    expected: { alice: 200, bob: 403, carol: 403, none: 401 },
   },
   {
     route: 'POST /quote',

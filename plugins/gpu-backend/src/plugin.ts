@@ -28,6 +28,7 @@ import {
 } from './cluster';
 import { DatabaseGpuStore } from './database';
 import { RunPeriodStore } from './database/runPeriods';
+import { createPlatformChecks } from './platformChecks';
 import { createRouter } from './router';
 import { createQuoteService } from './services/QuoteService';
 import { seedQuotas } from './services/seedQuotas';
@@ -86,6 +87,7 @@ export const gpuPlugin = createBackendPlugin({
         const platform = readPlatformConfig(config);
         const operations = readPlatformOperations(config, platform);
         const reconcileSettings = readReconcileSettings(config);
+        const serviceDefaults = readServiceDefaults(config, platform);
         const clusterConfig = ClusterConfig.fromConfig(config);
         const target = clusterConfig.defaultTarget();
         const statusSettings = readStatusSettings(config);
@@ -158,7 +160,7 @@ export const gpuPlugin = createBackendPlugin({
           target,
           applier,
           logger,
-          serviceDefaults: readServiceDefaults(config, platform),
+          serviceDefaults,
         });
         const statuses = new ServiceStatusRefresher({
           store,
@@ -205,7 +207,17 @@ export const gpuPlugin = createBackendPlugin({
             permissions,
             permissionsRegistry,
             platform,
+            operations,
             quotes,
+            platformChecks: createPlatformChecks({
+              platform,
+              operations,
+              serviceDefaults,
+              clusters: clusterConfig.list(),
+              factory,
+              store,
+              requestTimeoutMs: statusSettings.readTimeoutMs,
+            }),
             store,
             services,
             statuses,

@@ -4,9 +4,14 @@ import {
   PermissionsRegistryService,
   PermissionsService,
 } from '@backstage/backend-plugin-api';
-import { Platform } from '@internal/backstage-plugin-gpu-common';
+import {
+  Platform,
+  PlatformOperations,
+} from '@internal/backstage-plugin-gpu-common';
 import express from 'express';
 import { AuthorizedGovernance } from './authorization/AuthorizedGovernance';
+import { AuthorizedPlatformChecks } from './authorization/AuthorizedPlatformChecks';
+import { AuthorizedPlatformManifests } from './authorization/AuthorizedPlatformManifests';
 import { AuthorizedServices } from './authorization/AuthorizedServices';
 import { AuthorizedUsage } from './authorization/AuthorizedUsage';
 import { AuthorizedBatchJobs } from './batch/AuthorizedBatchJobs';
@@ -17,7 +22,10 @@ import { GpuStore } from './database';
 import { registerApprovalsRoutes } from './routes/approvals';
 import { registerAuditRoutes } from './routes/audit';
 import { registerBatchJobsRoutes } from './routes/batchJobs';
+import { PlatformChecks } from './platformChecks';
 import { registerPlatformRoutes } from './routes/platform';
+import { registerPlatformChecksRoutes } from './routes/platformChecks';
+import { registerPlatformManifestsRoutes } from './routes/platformManifests';
 import { registerQuotaRoutes } from './routes/quota';
 import { registerServicesRoutes } from './routes/services';
 import { registerUsageRoutes } from './routes/usage';
@@ -34,7 +42,11 @@ export interface RouterOptions {
   permissions: PermissionsService;
   permissionsRegistry: PermissionsRegistryService;
   platform: Platform;
+  /** Karpenter and alert settings: the platform objects exported for GitOps clusters include theirs. */
+  operations: PlatformOperations;
   quotes: QuoteService;
+  /** The platform checks of the config and the apply clusters (`/platform/checks`). */
+  platformChecks: PlatformChecks;
   store: GpuStore;
   services: ServiceManager;
   /** Reads the cluster status of a service for `GET /services/:id`. */
@@ -80,6 +92,23 @@ export async function createRouter(
     validatorOptions: { validateSecurity: false },
   });
   registerPlatformRoutes(router, { httpAuth, platform, clusters, quotes });
+  registerPlatformManifestsRoutes(router, {
+    httpAuth,
+    platformManifests: new AuthorizedPlatformManifests({
+      access,
+      platform,
+      operations: options.operations,
+      store,
+      clusters,
+    }),
+  });
+  registerPlatformChecksRoutes(router, {
+    httpAuth,
+    checks: new AuthorizedPlatformChecks({
+      access,
+      checks: options.platformChecks,
+    }),
+  });
   registerServicesRoutes(router, { httpAuth, auditor, services });
   registerQuotaRoutes(router, { httpAuth, auditor, governance });
   registerApprovalsRoutes(router, { httpAuth, auditor, governance });

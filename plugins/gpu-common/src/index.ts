@@ -7,12 +7,15 @@
 
 export * from './api/clusterStatus';
 export * from './api/drift';
+export * from './api/platformManifests';
 export * from './api/types';
 export * from './api/governance';
 export * from './api/signals';
 export * from './api/usage';
 export * from './api/serviceThroughput';
+export * from './api/platformChecks';
 export * from './catalog';
+export * from './checks';
 export * from './cost';
 export * from './errors';
 export * from './metrics';

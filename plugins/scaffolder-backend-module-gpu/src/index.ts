@@ -11,6 +11,7 @@ export { createServiceCreateAction } from './actions/serviceCreate';
 export { createServiceRenderAction } from './actions/serviceRender';
 export { createServiceDeleteAction } from './actions/serviceDelete';
 export { createBatchSubmitAction } from './actions/batchSubmit';
+export { createPlatformRenderAction } from './actions/platformRender';
 export { createCatalogRegisterAction } from './actions/catalogRegister';
 export { createCatalogWriteAction } from './actions/catalogWrite';
 export { LocalCatalogDirectory } from './catalog/LocalCatalogDirectory';

@@ -7,6 +7,7 @@ import { scaffolderActionsExtensionPoint } from '@backstage/plugin-scaffolder-no
 import { createBatchSubmitAction } from './actions/batchSubmit';
 import { createCatalogRegisterAction } from './actions/catalogRegister';
 import { createCatalogWriteAction } from './actions/catalogWrite';
+import { createPlatformRenderAction } from './actions/platformRender';
 import { createServiceCreateAction } from './actions/serviceCreate';
 import { createServiceDeleteAction } from './actions/serviceDelete';
 import { createServiceQuoteAction } from './actions/serviceQuote';
@@ -14,7 +15,7 @@ import { createServiceRenderAction } from './actions/serviceRender';
 import { LocalCatalogDirectory } from './catalog/LocalCatalogDirectory';
 
 /**
- * Registers the `gpu:service:*` actions, `gpu:batch:submit`, `gpu:catalog:write` and `gpu:catalog:register` with the
+ * Registers the `gpu:service:*` actions, `gpu:batch:submit`, `gpu:platform:render`, `gpu:catalog:write` and `gpu:catalog:register` with the
  * scaffolder.
  *
  * @public
@@ -49,6 +50,7 @@ export const scaffolderModuleGpu = createBackendModule({
           createCatalogWriteAction({ userInfo }),
           createCatalogRegisterAction({ catalog, userInfo, localCatalog }),
           createBatchSubmitAction({ discovery, auth }),
+          createPlatformRenderAction({ discovery, auth }),
         );
       },
     });

@@ -13,29 +13,47 @@ import fs from 'node:fs';
 import { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { setupServer } from 'msw/node';
 import yaml from 'yaml';
 // The run boots the real catalog, scaffolder and gpu backend plugins next to this module.
 /* eslint-disable @backstage/no-mixed-plugin-imports */
 import catalogPlugin from '@backstage/plugin-catalog-backend';
 import scaffolderEntityModel from '@backstage/plugin-catalog-backend-module-scaffolder-entity-model';
 import scaffolderPlugin from '@backstage/plugin-scaffolder-backend';
+import scaffolderGithubModule from '@backstage/plugin-scaffolder-backend-module-github';
+import scaffolderGitlabModule from '@backstage/plugin-scaffolder-backend-module-gitlab';
 import gpuPlugin from '@internal/backstage-plugin-gpu-backend';
 /* eslint-enable @backstage/no-mixed-plugin-imports */
+import { fakeGitHub } from './__testUtils__/fakeGitHub';
 import { LocalCatalogDirectory } from './catalog/LocalCatalogDirectory';
 import scaffolderModuleGpu from './index';
 
 const ROOT_CATALOG_INFO = path.resolve(__dirname, '../../../catalog-info.yaml');
+
+type ObjectWithRef = { kind: string; metadata: { name: string } };
+const sortByRef = (objects: ObjectWithRef[]) =>
+  [...objects].sort((a, b) =>
+    `${a.kind}/${a.metadata.name}`.localeCompare(
+      `${b.kind}/${b.metadata.name}`,
+    ),
+  );
 
 jest.setTimeout(120_000);
 
 /**
  * Runs the real templates through the real scaffolder: the catalog reads them from the repository's
  * catalog-info.yaml, a task creates a GPU service and registers its component through the local catalog directory,
- * and the decommission template deletes both again, releasing the quota.
+ * and the decommission template deletes both again, releasing the quota. GitHub is faked by msw (fakeGitHub): the
+ * GitOps templates open their pull requests against it with the token of integrations.github.
  */
 describe('the GPU templates in a backend with the catalog, the scaffolder and the gpu plugin', () => {
   const dir = createMockDirectory();
   let baseUrl: string;
+  const github = fakeGitHub();
+  // Calls to the test backend itself (localhost) pass through.
+  const mswServer = setupServer(...github.handlers);
+  beforeAll(() => mswServer.listen({ onUnhandledRequest: 'bypass' }));
+  afterAll(() => mswServer.close());
 
   async function api(method: string, route: string, body?: unknown) {
     const res = await fetch(`${baseUrl}${route}`, {
@@ -82,7 +100,10 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
     const log = events.body
       .map((e: { body: { message?: string } }) => e.body.message)
       .join('\n');
-    return { task, log };
+    const completion = events.body.find(
+      (e: { type: string }) => e.type === 'completion',
+    );
+    return { task, log, output: completion?.body.output };
   }
 
   beforeAll(async () => {
@@ -92,11 +113,20 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
         catalogPlugin,
         scaffolderEntityModel,
         scaffolderPlugin,
+        scaffolderGithubModule,
+        scaffolderGitlabModule,
         gpuPlugin,
         scaffolderModuleGpu,
         mockServices.rootConfig.factory({
           data: {
-            gpu: demoPlatformConfig,
+            // A named dry-run cluster: services stay dry-run, and gpu-platform-gitops has a cluster to render.
+            gpu: {
+              ...demoPlatformConfig,
+              clusters: [{ name: 'gpu-staging', mode: 'dry-run' }],
+            },
+            integrations: {
+              github: [{ host: 'github.com', token: 'ghp-test-token' }],
+            },
             catalog: {
               locations: [
                 {
@@ -232,6 +262,7 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
         replicas: 1,
         environment: 'dev',
         placement: { tier: 'mps', pool: 'l4-mps' },
+        repoUrl: 'github.com?owner=ml-platform&repo=gitops',
       },
       // No skeleton: catalog-info.yaml is written by gpu:catalog:write.
       directoryContents: [],
@@ -258,6 +289,119 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
       services.filter((s: { name: string }) => s.name === 'chatbot'),
     ).toEqual([]);
     expect(fs.readdirSync(dir.resolve('local-catalog'))).toEqual([]);
+  });
+
+  it('runs the GitOps template through to a pull request carrying the rendered manifests, then registers the component', async () => {
+    const { task, log, output } = await runTask('gpu-model-service-gitops', {
+      name: 'gitops-summariser',
+      owner: 'group:default/ml-platform',
+      model: 'llama-3.1-8b',
+      runtime: 'vllm',
+      dtype: 'bf16',
+      maxModelLen: 8192,
+      concurrency: 16,
+      replicas: 1,
+      environment: 'dev',
+      placement: { tier: 'dedicated', pool: 'l4-ondemand' },
+      repoUrl: 'github.com?owner=ml-platform&repo=gitops',
+    });
+    expect({ status: task.status, log }).toEqual({
+      status: 'completed',
+      log: expect.any(String),
+    });
+    expect(log).toMatch(
+      /Skipping step publish-gitlab because its if condition was false/,
+    );
+
+    const [service] = await servicesNamed('gitops-summariser');
+    expect(service).toMatchObject({ mode: 'gitops', status: 'approved' });
+    const { body: detail } = await api('GET', `/api/gpu/services/${service.id}`);
+
+    expect(github.pullRequests).toHaveLength(1);
+    const [pullRequest] = github.pullRequests;
+    expect(pullRequest).toMatchObject({
+      owner: 'ml-platform',
+      repo: 'gitops',
+      title: 'GPU model service gitops-summariser',
+      head: 'ml-platform:gpu-service-gitops-summariser',
+      base: 'main',
+    });
+    expect(pullRequest.body).toMatch(/dedicated on l4-ondemand/);
+    // Only the manifests, under deploy/<name>/: catalog-info.yaml stays with the local catalog directory.
+    const paths = Object.keys(pullRequest.files).sort();
+    expect(paths).toContain('deploy/gitops-summariser/kustomization.yaml');
+    expect(paths.every(p => p.startsWith('deploy/gitops-summariser/'))).toBe(
+      true,
+    );
+    const kustomization = yaml.parse(
+      pullRequest.files['deploy/gitops-summariser/kustomization.yaml'],
+    );
+    expect(
+      kustomization.resources.map(
+        (file: string) => `deploy/gitops-summariser/${file}`,
+      ),
+    ).toEqual(
+      paths.filter(p => !p.endsWith('/kustomization.yaml')).sort(),
+    );
+    const published = kustomization.resources.map((file: string) =>
+      yaml.parse(pullRequest.files[`deploy/gitops-summariser/${file}`]),
+    );
+    expect(sortByRef(published)).toEqual(sortByRef(detail.manifests));
+
+    expect(output?.links?.[0]).toMatchObject({
+      url: 'https://github.com/ml-platform/gitops/pull/1',
+    });
+    const entity = await api(
+      'GET',
+      '/api/catalog/entities/by-name/component/default/gitops-summariser',
+    );
+    expect(entity.status).toBe(200);
+    expect(
+      entity.body.metadata.annotations['gpu.backstage.io/service-id'],
+    ).toBe(service.id);
+
+    const decommission = await runTask('decommission-gpu-model-service', {
+      entity: 'component:default/gitops-summariser',
+    });
+    expect(decommission.task.status).toBe('completed');
+  });
+
+  it("runs the platform template: the platform's objects of the cluster in a pull request, as the gpu backend renders them", async () => {
+    const before = github.pullRequests.length;
+    const { task, log } = await runTask('gpu-platform-gitops', {
+      cluster: 'gpu-staging',
+      repoUrl: 'github.com?owner=platform-team&repo=gpu-platform',
+      targetPath: 'clusters/gpu-staging/gpu-platform',
+    });
+    expect({ status: task.status, log }).toEqual({
+      status: 'completed',
+      log: expect.any(String),
+    });
+    const { body: rendered } = await api(
+      'GET',
+      '/api/gpu/platform/manifests?cluster=gpu-staging',
+    );
+    const pullRequest = github.pullRequests[before];
+    expect(pullRequest).toMatchObject({
+      owner: 'platform-team',
+      repo: 'gpu-platform',
+      title: 'GPU platform objects of cluster gpu-staging',
+      head: 'platform-team:gpu-platform-gpu-staging',
+    });
+    expect(pullRequest.files).toEqual(
+      Object.fromEntries(
+        rendered.files.map((f: { path: string; content: string }) => [
+          `clusters/gpu-staging/gpu-platform/${f.path}`,
+          f.content,
+        ]),
+      ),
+    );
+    expect(Object.keys(pullRequest.files)).toEqual(
+      expect.arrayContaining([
+        'clusters/gpu-staging/gpu-platform/kueue/clusterqueue-gpu-ml-platform.yaml',
+        'clusters/gpu-staging/gpu-platform/kustomization.yaml',
+      ]),
+    );
   });
 
   it("dry-runs the batch job template: the OCR Job on the team's spot queue, six pods at once, nothing applied", async () => {

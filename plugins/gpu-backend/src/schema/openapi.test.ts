@@ -59,8 +59,14 @@ interface Spec {
   >;
 }
 
+// A named dry-run cluster: services stay dry-run, and GET /platform/manifests has a cluster to export.
 const config = mockServices.rootConfig.factory({
-  data: { gpu: demoPlatformConfig },
+  data: {
+    gpu: {
+      ...demoPlatformConfig,
+      clusters: [{ name: 'gpu-staging', mode: 'dry-run' }],
+    },
+  },
 });
 const memberOfMlPlatform = createServiceFactory({
   service: coreServices.userInfo,
@@ -71,6 +77,9 @@ const memberOfMlPlatform = createServiceFactory({
       ownershipEntityRefs: ['group:default/ml-platform'],
     }),
 });
+
+// Each case boots a backend and walks a whole lifecycle; on a busy machine that takes more than Jest's 5 s.
+jest.setTimeout(60_000);
 
 const UNKNOWN_ID = '3f0b8c1e-7a51-4a43-9d8e-1f0e3a7b9c21';
 
@@ -85,6 +94,9 @@ const REACHES_HANDLER: Record<
 > = {
   getHealth: api => api.get('/api/gpu/health'),
   getPlatform: api => api.get('/api/gpu/platform'),
+  getPlatformChecks: api => api.get('/api/gpu/platform/checks'),
+  getPlatformManifests: api =>
+    api.get('/api/gpu/platform/manifests?cluster=gpu-staging'),
   createQuote: api => api.post('/api/gpu/quote').send(summariserRequest),
   listServices: api => api.get('/api/gpu/services?limit=1'),
   createService: api =>
@@ -386,6 +398,16 @@ describe('OpenAPI description of /api/gpu', () => {
         await api.delete(`/api/gpu/services/${id}`),
         'delete',
         '/services/{id}',
+      );
+      expectConforms(
+        await api.get('/api/gpu/platform/manifests?cluster=gpu-staging'),
+        'get',
+        '/platform/manifests',
+      );
+      expectConforms(
+        await api.get('/api/gpu/platform/manifests?cluster=gpu-us'),
+        'get',
+        '/platform/manifests',
       );
       expectConforms(
         await api.get('/api/gpu/clusters/drift'),

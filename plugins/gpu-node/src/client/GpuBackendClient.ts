@@ -13,6 +13,7 @@ import {
 import {
   CreateServiceBody,
   GpuServiceView,
+  PlatformManifestsResponse,
   Quote,
   ServiceRequest,
   ServiceStatus,
@@ -116,6 +117,18 @@ export class GpuBackendClient {
       `/batch-jobs/${encodeURIComponent(namespace)}/${encodeURIComponent(
         name,
       )}`,
+      options,
+    );
+  }
+
+  /** Every platform object of a GitOps (or dry-run) cluster as files for its repository; needs `gpu.quota.read`. */
+  getPlatformManifests(
+    cluster: string,
+    options: GpuCallOptions,
+  ): Promise<PlatformManifestsResponse> {
+    return this.call(
+      'GET',
+      `/platform/manifests?${new URLSearchParams({ cluster })}`,
       options,
     );
   }

@@ -77,6 +77,73 @@ export const spec = {
         },
       },
     },
+    '/platform/manifests': {
+      get: {
+        operationId: 'getPlatformManifests',
+        summary:
+          "Every platform object of a cluster in gitops or dry-run mode, as files for the platform's GitOps repository (permission gpu.quota.read): the GPU Operator's ConfigMaps (gpu-operator/), the Kueue objects with the stored team quotas (kueue/), the Karpenter NodePools (karpenter/) and the alert PrometheusRules (monitoring/), one object a file in apply order, and a kustomization.yaml listing them; absent names the parts left out and why. A cluster in apply mode is refused (Backstage applies its objects itself).",
+        parameters: [
+          {
+            name: 'cluster',
+            in: 'query',
+            required: true,
+            description: 'A configured cluster (gpu.clusters[].name).',
+            schema: {
+              type: 'string',
+              minLength: 1,
+              maxLength: 253,
+            },
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'The files, in apply order, kustomization.yaml last.',
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/PlatformManifestsResponse',
+                },
+              },
+            },
+          },
+          '400': {
+            $ref: '#/components/responses/BadRequest',
+          },
+          '401': {
+            $ref: '#/components/responses/Unauthorized',
+          },
+          '403': {
+            $ref: '#/components/responses/Forbidden',
+          },
+        },
+      },
+    },
+    '/platform/checks': {
+      get: {
+        operationId: 'getPlatformChecks',
+        summary:
+          'The platform checks (permission gpu.quota.read): the common GPU-cluster mistakes found in the gpu config (GPU pools without a NoSchedule taint, pools production shares with another environment, production allowed on spot, no shared weights cache, CPU wake queries, Karpenter NodePools that never consolidate) and, on each cluster in apply mode, read live (untainted GPU Nodes, CPU or memory autoscalers of GPU Deployments, NodePools without consolidateAfter, running production services beside other environments or on spot). Clusters in gitops or dry-run mode get the config checks only; a cluster that cannot be read gives a cluster-read-failed finding.',
+        responses: {
+          '200': {
+            description:
+              'The findings, config first, and how each cluster was checked.',
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/PlatformChecksResponse',
+                },
+              },
+            },
+          },
+          '401': {
+            $ref: '#/components/responses/Unauthorized',
+          },
+          '403': {
+            $ref: '#/components/responses/Forbidden',
+          },
+        },
+      },
+    },
     '/quote': {
       post: {
         operationId: 'createQuote',
@@ -527,6 +594,38 @@ export const spec = {
         },
       },
     },
+    '/quotas': {
+      get: {
+        operationId: 'listTeamQuotas',
+        summary:
+          "The quota, budget and use of every team the caller may read (gpu.service.read on the team: its members and the platform team; others' are left out, never a 403), by team name; teams without a quota record are absent.",
+        responses: {
+          '200': {
+            description: 'The quotas.',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['items'],
+                  properties: {
+                    items: {
+                      type: 'array',
+                      items: {
+                        $ref: '#/components/schemas/QuotaRecord',
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+          '401': {
+            $ref: '#/components/responses/Unauthorized',
+          },
+        },
+      },
+    },
     '/teams/{team}/quota': {
       parameters: [
         {
@@ -643,18 +742,23 @@ export const spec = {
                 schema: {
                   type: 'object',
                   additionalProperties: false,
-                  required: ['items'],
+                  required: ['items', 'totalCount'],
                   properties: {
                     items: {
                       type: 'array',
                       items: {
-                        $ref: '#/components/schemas/ApprovalView',
+                        $ref: '#/components/schemas/ApprovalListItem',
                       },
                     },
                     nextCursor: {
                       description:
                         'Present when more approvals match; pass it as cursor for the next page.',
                       type: 'string',
+                    },
+                    totalCount: {
+                      description:
+                        'Approvals matching the filters, on every page.',
+                      type: 'integer',
                     },
                   },
                 },
@@ -2366,6 +2470,88 @@ export const spec = {
           },
         },
       },
+      ApprovalListItem: {
+        description:
+          'An approval as GET /approvals lists it, with the service it creates or changes.',
+        type: 'object',
+        additionalProperties: false,
+        required: [
+          'id',
+          'serviceId',
+          'team',
+          'kind',
+          'state',
+          'reasons',
+          'requestedBy',
+          'requestedAt',
+        ],
+        properties: {
+          id: {
+            type: 'string',
+          },
+          serviceId: {
+            type: 'string',
+          },
+          team: {
+            type: 'string',
+          },
+          kind: {
+            description:
+              'What is decided - a new service, or a change of a live one.',
+            type: 'string',
+            enum: ['create', 'change'],
+          },
+          state: {
+            type: 'string',
+            enum: ['pending', 'approved', 'rejected'],
+          },
+          requestedBy: {
+            type: 'string',
+          },
+          requestedAt: {
+            type: 'string',
+            format: 'date-time',
+          },
+          reasons: {
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['code', 'message'],
+              properties: {
+                code: {
+                  type: 'string',
+                },
+                message: {
+                  type: 'string',
+                },
+              },
+            },
+          },
+          decidedBy: {
+            type: 'string',
+          },
+          decidedAt: {
+            type: 'string',
+            format: 'date-time',
+          },
+          comment: {
+            type: 'string',
+          },
+          overage: {
+            $ref: '#/components/schemas/ApprovalOverage',
+          },
+          service: {
+            description:
+              'The service the approval creates or changes; absent when the service is gone.',
+            allOf: [
+              {
+                $ref: '#/components/schemas/GpuServiceView',
+              },
+            ],
+          },
+        },
+      },
       ApprovalOverage: {
         description:
           "What approving grants beyond the team's quota and budget, in GPU-equivalents and integer micro-dollars: as of the request (or of the read, for a pending approval previewed now) while pending, as granted once approved.",
@@ -3313,6 +3499,138 @@ export const spec = {
           },
         },
       },
+      PlatformManifestsResponse: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['cluster', 'mode', 'files', 'absent'],
+        properties: {
+          cluster: {
+            type: 'string',
+          },
+          mode: {
+            $ref: '#/components/schemas/ClusterMode',
+          },
+          files: {
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['path', 'content'],
+              properties: {
+                path: {
+                  description:
+                    'Relative to the repository directory, e.g. kueue/clusterqueue-ml-platform.yaml.',
+                  type: 'string',
+                },
+                content: {
+                  description: "The file's YAML.",
+                  type: 'string',
+                },
+              },
+            },
+          },
+          absent: {
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['part', 'reason'],
+              properties: {
+                part: {
+                  type: 'string',
+                  enum: ['gpu-operator', 'kueue', 'karpenter', 'monitoring'],
+                },
+                reason: {
+                  type: 'string',
+                },
+              },
+            },
+          },
+        },
+      },
+      PlatformFinding: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'severity', 'source', 'where', 'message', 'fix'],
+        properties: {
+          id: {
+            type: 'string',
+            enum: [
+              'gpu-nodes-untainted',
+              'pool-shared-dev-production',
+              'no-shared-weights-cache',
+              'cpu-autoscaling-on-gpu',
+              'karpenter-no-consolidate-after',
+              'production-on-spot',
+              'cluster-read-failed',
+            ],
+          },
+          severity: {
+            type: 'string',
+            enum: ['warning', 'error'],
+          },
+          source: {
+            type: 'string',
+            enum: ['config', 'cluster'],
+          },
+          cluster: {
+            description: 'The cluster, for findings of source cluster.',
+            type: 'string',
+          },
+          where: {
+            description:
+              'The config key (gpu.pools[0].nodeTaints) or the object (Node gpu-1, HorizontalPodAutoscaler ml/chat).',
+            type: 'string',
+          },
+          message: {
+            type: 'string',
+          },
+          fix: {
+            type: 'string',
+          },
+        },
+      },
+      PlatformCheckCluster: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name', 'mode', 'live'],
+        properties: {
+          name: {
+            type: 'string',
+          },
+          mode: {
+            $ref: '#/components/schemas/ClusterMode',
+          },
+          live: {
+            description:
+              'Whether the cluster was read (apply mode); gitops and dry-run clusters get the config checks only.',
+            type: 'boolean',
+          },
+        },
+      },
+      PlatformChecksResponse: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['checkedAt', 'clusters', 'findings'],
+        properties: {
+          checkedAt: {
+            type: 'string',
+            format: 'date-time',
+          },
+          clusters: {
+            type: 'array',
+            items: {
+              $ref: '#/components/schemas/PlatformCheckCluster',
+            },
+          },
+          findings: {
+            type: 'array',
+            items: {
+              $ref: '#/components/schemas/PlatformFinding',
+            },
+          },
+        },
+      },
       ClusterDriftReport: {
         type: 'object',
         additionalProperties: false,
@@ -3495,12 +3813,33 @@ export const spec = {
           after: {
             type: 'object',
           },
+          service: {
+            description:
+              'The service the event is about (its subject, or the service of the reservation or approval), when it still exists.',
+            type: 'object',
+            additionalProperties: false,
+            required: ['id', 'name', 'namespace'],
+            properties: {
+              id: {
+                type: 'string',
+              },
+              name: {
+                type: 'string',
+              },
+              namespace: {
+                type: 'string',
+              },
+              entityRef: {
+                type: 'string',
+              },
+            },
+          },
         },
       },
       AuditEventPage: {
         type: 'object',
         additionalProperties: false,
-        required: ['items'],
+        required: ['items', 'totalCount'],
         properties: {
           items: {
             type: 'array',
@@ -3510,6 +3849,10 @@ export const spec = {
           },
           nextCursor: {
             type: 'string',
+          },
+          totalCount: {
+            description: 'Events matching the filters, on every page.',
+            type: 'integer',
           },
         },
       },

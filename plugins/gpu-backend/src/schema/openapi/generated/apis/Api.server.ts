@@ -18,7 +18,10 @@ import { GpuServiceView } from '../models/GpuServiceView.model';
 import { ListApprovals200Response } from '../models/ListApprovals200Response.model';
 import { ListClusterDrift200Response } from '../models/ListClusterDrift200Response.model';
 import { ListServices200Response } from '../models/ListServices200Response.model';
+import { ListTeamQuotas200Response } from '../models/ListTeamQuotas200Response.model';
 import { Overview } from '../models/Overview.model';
+import { PlatformChecksResponse } from '../models/PlatformChecksResponse.model';
+import { PlatformManifestsResponse } from '../models/PlatformManifestsResponse.model';
 import { PlatformResponse } from '../models/PlatformResponse.model';
 import { QuotaBody } from '../models/QuotaBody.model';
 import { QuotaRecord } from '../models/QuotaRecord.model';
@@ -106,6 +109,21 @@ export type GetOverview = {
  */
 export type GetPlatform = {
   response: PlatformResponse | ApiError;
+};
+/**
+ * @public
+ */
+export type GetPlatformChecks = {
+  response: PlatformChecksResponse | ApiError | ApiError;
+};
+/**
+ * @public
+ */
+export type GetPlatformManifests = {
+  query: {
+    cluster: string;
+  };
+  response: PlatformManifestsResponse | ApiError | ApiError | ApiError;
 };
 /**
  * @public
@@ -214,6 +232,12 @@ export type ListServices = {
 /**
  * @public
  */
+export type ListTeamQuotas = {
+  response: ListTeamQuotas200Response | ApiError;
+};
+/**
+ * @public
+ */
 export type PutTeamQuota = {
   path: {
     team: string;
@@ -299,6 +323,10 @@ export type EndpointMap = {
 
   '#get|/platform': GetPlatform;
 
+  '#get|/platform/checks': GetPlatformChecks;
+
+  '#get|/platform/manifests': GetPlatformManifests;
+
   '#get|/services/{id}': GetService;
 
   '#get|/services/{id}/cost': GetServiceCost;
@@ -316,6 +344,8 @@ export type EndpointMap = {
   '#get|/clusters/drift': ListClusterDrift;
 
   '#get|/services': ListServices;
+
+  '#get|/quotas': ListTeamQuotas;
 
   '#put|/teams/{team}/quota': PutTeamQuota;
 

@@ -11,4 +11,8 @@ import { AuditEvent } from '../models/AuditEvent.model';
 export interface AuditEventPage {
   items: Array<AuditEvent>;
   nextCursor?: string;
+  /**
+   * Events matching the filters, on every page.
+   */
+  totalCount: number;
 }
