@@ -315,7 +315,10 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
 
     const [service] = await servicesNamed('gitops-summariser');
     expect(service).toMatchObject({ mode: 'gitops', status: 'approved' });
-    const { body: detail } = await api('GET', `/api/gpu/services/${service.id}`);
+    const { body: detail } = await api(
+      'GET',
+      `/api/gpu/services/${service.id}`,
+    );
 
     expect(github.pullRequests).toHaveLength(1);
     const [pullRequest] = github.pullRequests;
@@ -340,9 +343,7 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
       kustomization.resources.map(
         (file: string) => `deploy/gitops-summariser/${file}`,
       ),
-    ).toEqual(
-      paths.filter(p => !p.endsWith('/kustomization.yaml')).sort(),
-    );
+    ).toEqual(paths.filter(p => !p.endsWith('/kustomization.yaml')).sort());
     const published = kustomization.resources.map((file: string) =>
       yaml.parse(pullRequest.files[`deploy/gitops-summariser/${file}`]),
     );

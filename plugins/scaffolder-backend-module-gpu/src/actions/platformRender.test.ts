@@ -19,7 +19,8 @@ const ANSWER: PlatformManifestsResponse = {
   files: [
     {
       path: 'kueue/cohort-gpu.yaml',
-      content: '---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: Cohort\nmetadata:\n  name: gpu\n',
+      content:
+        '---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: Cohort\nmetadata:\n  name: gpu\n',
     },
     {
       path: 'kustomization.yaml',
@@ -77,17 +78,26 @@ describe('gpu:platform:render', () => {
   });
 
   it.each([
-    [{ cluster: 'gpu-gitops', targetDir: '../outside' }, /targetDir: '..\/outside' is outside the workspace/],
-    [{ cluster: 'gpu-gitops', targetDir: '/etc' }, /targetDir: '\/etc' is outside the workspace/],
+    [
+      { cluster: 'gpu-gitops', targetDir: '../outside' },
+      /targetDir: '..\/outside' is outside the workspace/,
+    ],
+    [
+      { cluster: 'gpu-gitops', targetDir: '/etc' },
+      /targetDir: '\/etc' is outside the workspace/,
+    ],
     [{ cluster: '' }, /cluster: String must contain at least 1 character/],
     [{}, /cluster: Required/],
-  ])('rejects %j with an InputError naming the field, before any call', async (input, message) => {
-    await expect(
-      action.handler(mockContext(input, { workspacePath: dir.path })),
-    ).rejects.toMatchObject({ name: 'InputError', message });
-    expect(requests).toEqual([]);
-    expect(fs.readdirSync(dir.path)).toEqual([]);
-  });
+  ])(
+    'rejects %j with an InputError naming the field, before any call',
+    async (input, message) => {
+      await expect(
+        action.handler(mockContext(input, { workspacePath: dir.path })),
+      ).rejects.toMatchObject({ name: 'InputError', message });
+      expect(requests).toEqual([]);
+      expect(fs.readdirSync(dir.path)).toEqual([]);
+    },
+  );
 
   it("names the cluster in the backend's 400, and passes a 403 on as NotAllowedError", async () => {
     answer = () =>
@@ -95,7 +105,8 @@ describe('gpu:platform:render', () => {
         {
           error: {
             name: 'InputError',
-            message: "Unknown cluster 'gpu-us'; configured clusters are gpu-gitops",
+            message:
+              "Unknown cluster 'gpu-us'; configured clusters are gpu-gitops",
           },
           response: { statusCode: 400 },
         },
