@@ -75,10 +75,9 @@ export class LiveClusterCheck {
 
   /** The findings of the cluster; `running` are the services the store has running on it. */
   async check(running: ServiceRecord[]): Promise<PlatformFinding[]> {
-    const failures: PlatformFinding[] = [];
     const read = async <T extends KubernetesObject>(
       kind: Kind,
-    ): Promise<T[] | undefined> => {
+    ): Promise<T[] | PlatformFinding> => {
       try {
         // A kind of a CRD that is not installed (API discovery does not list it): nothing to check.
         if (
@@ -89,20 +88,27 @@ export class LiveClusterCheck {
         }
         return (await listEvery(this.client, kind, this.pageSize)) as T[];
       } catch (error) {
-        failures.push(this.readFailure(kind, error));
-        return undefined;
+        return this.readFailure(kind, error);
       }
     };
-    const [nodes, deployments, autoscalers, scaledObjects, nodePools] =
-      await Promise.all([
-        read<V1Node>(KINDS.nodes),
-        read<V1Deployment>(KINDS.deployments),
-        read<V2HorizontalPodAutoscaler>(KINDS.autoscalers),
-        read<ScaledObject>(KINDS.scaledObjects),
-        read<NodePool>(KINDS.nodePools),
-      ]);
+    const results = await Promise.all([
+      read<V1Node>(KINDS.nodes),
+      read<V1Deployment>(KINDS.deployments),
+      read<V2HorizontalPodAutoscaler>(KINDS.autoscalers),
+      read<ScaledObject>(KINDS.scaledObjects),
+      read<NodePool>(KINDS.nodePools),
+    ]);
+    const listed = <T>(result: T[] | PlatformFinding) =>
+      Array.isArray(result) ? result : undefined;
+    const [nodes, deployments, autoscalers, scaledObjects, nodePools] = [
+      listed(results[0]),
+      listed(results[1]),
+      listed(results[2]),
+      listed(results[3]),
+      listed(results[4]),
+    ] as const;
     return [
-      ...failures,
+      ...results.filter((r): r is PlatformFinding => !Array.isArray(r)),
       ...(nodes ? gpuNodeFindings(this.cluster, nodes) : []),
       ...(deployments && autoscalers && scaledObjects
         ? autoscalerFindings(this.cluster, {
