@@ -405,6 +405,45 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
     );
   });
 
+  it('dry-runs the platform template for a GitLab repository: the rendered files, the GitLab step chosen, GitHub untouched', async () => {
+    const template = await api(
+      'GET',
+      '/api/catalog/entities/by-name/template/default/gpu-platform-gitops',
+    );
+    const githubCalls = github.requests.length;
+    const result = await api('POST', '/api/scaffolder/v2/dry-run', {
+      template: template.body,
+      values: {
+        cluster: 'gpu-staging',
+        repoUrl: 'gitlab.com?owner=platform-team&repo=gpu-platform',
+        targetPath: 'gpu-platform',
+      },
+      directoryContents: [],
+    });
+    expect({ status: result.status, error: result.body.error }).toEqual({
+      status: 200,
+    });
+    const log = result.body.log
+      .map((e: { body: { message?: string } }) => e.body.message)
+      .join('\n');
+    expect(log).toMatch(
+      /Skipping step publish-github because its if condition was false/,
+    );
+    expect(log).toMatch(
+      /Skipping because publish:gitlab:merge-request does not support dry-run/,
+    );
+    const files = result.body.directoryContents.map(
+      (f: { path: string }) => f.path,
+    );
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'platform/kustomization.yaml',
+        'platform/kueue/clusterqueue-gpu-search.yaml',
+      ]),
+    );
+    expect(github.requests.length).toBe(githubCalls);
+  });
+
   it("dry-runs the batch job template: the OCR Job on the team's spot queue, six pods at once, nothing applied", async () => {
     const template = await api(
       'GET',
