@@ -6,7 +6,11 @@ import {
 } from '@internal/backstage-plugin-gpu-node';
 import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
 import { describeOnLocalCluster } from '@internal/backstage-plugin-gpu-node/testUtils';
-import { KubernetesObject, KubernetesObjectApi } from '@kubernetes/client-node';
+import {
+  BatchV1Api,
+  KubernetesObject,
+  KubernetesObjectApi,
+} from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import {
   createNamespaces,
@@ -172,6 +176,14 @@ describeOnLocalCluster(
       await clients.apps
         .deleteCollectionNamespacedDeployment({ namespace: NAMESPACE })
         .catch(() => undefined);
+      // The backend never deletes a Job.
+      await clients.kc
+        .makeApiClient(BatchV1Api)
+        .deleteCollectionNamespacedJob({
+          namespace: NAMESPACE,
+          propagationPolicy: 'Background',
+        })
+        .catch(() => undefined);
       await deleteAll([...rbac, unbound]);
       const node = await clients.core.readNode({ name: NODE });
       if (nodeConfig && node.metadata?.labels?.[CONFIG_LABEL] === undefined) {
@@ -191,7 +203,7 @@ describeOnLocalCluster(
     const team = {
       name: TEAM,
       namespaces: [NAMESPACE],
-      gpuQuota: { 'l4-ondemand': 1, 'a100-mig': 1 },
+      gpuQuota: { 'l4-ondemand': 1, 'a100-mig': 1, 'spot-l4': 1 },
       monthlyBudget: '100000',
     };
     const settings = {
@@ -249,7 +261,7 @@ describeOnLocalCluster(
         });
       }
 
-      it('reconciles, creates services of two tiers and every kind, reads their status and deletes them', async () => {
+      it('reconciles, creates services of two tiers and every kind and a batch job, reads their status and deletes the services', async () => {
         const first = await reconcile(http, () =>
           capture.scheduler().triggerTask(KUEUE_RECONCILE_TASK_ID),
         );
@@ -331,6 +343,35 @@ describeOnLocalCluster(
           'ScaledObject',
           'Service',
         ]);
+
+        // A batch job: the Job applied and read back with its Kueue Workload.
+        const job = {
+          name: 'rbac-batch',
+          team: TEAM,
+          namespace: NAMESPACE,
+          environment: 'dev',
+          pool: 'spot-l4',
+          image: 'registry.example.com/ocr-worker:1.4.2',
+          completions: 1,
+          parallelism: 1,
+          gpusPerPod: 1,
+          backoffLimit: 0,
+        };
+        const submitted = await http
+          .post('/api/gpu/batch-jobs')
+          .send({ request: job });
+        expect([submitted.status, submitted.body.error?.message]).toEqual([
+          201,
+          undefined,
+        ]);
+        await eventually('the batch job admitted by Kueue', async () => {
+          const res = await http
+            .get(`/api/gpu/batch-jobs/${NAMESPACE}/${job.name}`)
+            .expect(200);
+          return ['admitted', 'finished'].includes(res.body.workload?.state)
+            ? true
+            : undefined;
+        });
 
         const again = await reconcile(http, () =>
           capture.scheduler().triggerTask(KUEUE_RECONCILE_TASK_ID),
