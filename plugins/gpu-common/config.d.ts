@@ -287,7 +287,9 @@ export interface Config {
        * `nodeLabels` (`nvidia.com/device-plugin.config` and `nvidia.com/mig.config` on the nodes of pools Karpenter
        * does not manage).
        */
-      deliver?: Array<'gpuOperator' | 'kueue' | 'nodePools' | 'alerts' | 'nodeLabels'>;
+      deliver?: Array<
+        'gpuOperator' | 'kueue' | 'nodePools' | 'alerts' | 'nodeLabels'
+      >;
       /**
        * How often it runs (one backend replica at a time): an object such as `{ minutes: 10 }`, or a string such as
        * `10m` or `PT10M`. Default 10 minutes.

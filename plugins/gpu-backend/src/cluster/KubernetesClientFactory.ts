@@ -191,7 +191,9 @@ class ObjectApiClient implements KubernetesObjectClient {
 
   async serves(apiVersion: string, kind: string): Promise<boolean> {
     try {
-      return Boolean(await this.call(() => this.api.discover(apiVersion, kind)));
+      return Boolean(
+        await this.call(() => this.api.discover(apiVersion, kind)),
+      );
     } catch (error) {
       // Discovery answers 404 for a group version the cluster does not serve.
       if (error instanceof KubernetesRequestError && error.statusCode === 404) {

@@ -200,7 +200,9 @@ describe('PlatformReconciler', () => {
       'gpu.example.com/pool': 'a100-mig',
     });
     const mps = api.live(nodePath('kwok-l4-mps-1'))!;
-    expect(mps.metadata.labels[DEVICE_PLUGIN_CONFIG_LABEL]).toBe('mps-4-shared');
+    expect(mps.metadata.labels[DEVICE_PLUGIN_CONFIG_LABEL]).toBe(
+      'mps-4-shared',
+    );
     expect(mps.metadata.labels).not.toHaveProperty(MIG_CONFIG_LABEL);
     expect(mps.metadata.managedFields).toEqual([
       expect.objectContaining({
@@ -213,7 +215,9 @@ describe('PlatformReconciler', () => {
         },
       }),
     ]);
-    const patches = mutating(api).filter(r => r.path.startsWith('/api/v1/nodes/'));
+    const patches = mutating(api).filter(r =>
+      r.path.startsWith('/api/v1/nodes/'),
+    );
     expect(patches).toHaveLength(LABELLED_NODES);
     expect(patches.map(r => r.body)).toContainEqual({
       apiVersion: 'v1',
@@ -243,9 +247,9 @@ describe('PlatformReconciler', () => {
     );
     expect([...new Set(api.requests.map(r => r.method))]).toEqual(['GET']);
     expect(api.live(CLUSTER_QUEUE)!.metadata.resourceVersion).toBe(version);
-    expect(
-      api.live(nodePath('kwok-l4-mps-0'))!.metadata.resourceVersion,
-    ).toBe(nodeVersion);
+    expect(api.live(nodePath('kwok-l4-mps-0'))!.metadata.resourceVersion).toBe(
+      nodeVersion,
+    );
   });
 
   it('reports a changed and a missing Kueue object, and puts them back', async () => {
@@ -364,7 +368,9 @@ describe('PlatformReconciler', () => {
         namespace: 'monitoring',
         name: 'gpu-alerts',
         reason: 'crd-not-installed',
-        message: expect.stringContaining("install the Prometheus operator's CRDs"),
+        message: expect.stringContaining(
+          "install the Prometheus operator's CRDs",
+        ),
       },
     ]);
     expect(api.live(CLUSTER_QUEUE)).toBeDefined();

@@ -100,10 +100,7 @@ export class PlatformReconciler {
       const platformObjects = await deliverableObjects(applier, rendered);
       const nodeLabels = await nodeLabelObjects(applier, plans);
       objects = [...platformObjects.deliverable, ...nodeLabels.objects];
-      undelivered = [
-        ...platformObjects.undelivered,
-        ...nodeLabels.undelivered,
-      ];
+      undelivered = [...platformObjects.undelivered, ...nodeLabels.undelivered];
       drift = await applier.diff(objects);
     } catch (error) {
       logger.warn('Platform drift check failed', {

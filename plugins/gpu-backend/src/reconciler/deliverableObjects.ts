@@ -37,9 +37,11 @@ export async function deliverableObjects(
         undelivered.push({
           ...ref,
           reason: 'crd-not-installed',
-          message: `CRD not installed: the cluster does not serve ${ref.kind} (${
-            ref.apiVersion
-          }); ${CRD_INSTALL_HINTS[group] ?? `install the CRD of ${group}`}`,
+          message: `CRD not installed: the cluster does not serve ${
+            ref.kind
+          } (${ref.apiVersion}); ${
+            CRD_INSTALL_HINTS[group] ?? `install the CRD of ${group}`
+          }`,
         });
         continue;
       }

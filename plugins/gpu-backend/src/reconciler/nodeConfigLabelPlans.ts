@@ -33,7 +33,8 @@ export function nodeConfigLabelPlans(
       pool: pool.name,
       selector: Object.fromEntries(
         Object.entries(pool.nodeLabels).filter(
-          ([key]) => key !== DEVICE_PLUGIN_CONFIG_LABEL && key !== MIG_CONFIG_LABEL,
+          ([key]) =>
+            key !== DEVICE_PLUGIN_CONFIG_LABEL && key !== MIG_CONFIG_LABEL,
         ),
       ),
       labels: labels[pool.name],

@@ -74,7 +74,11 @@ export async function nodeLabelObjects(
       });
       continue;
     }
-    objects.push({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels } });
+    objects.push({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name, labels },
+    });
   }
   return { objects, undelivered };
 }

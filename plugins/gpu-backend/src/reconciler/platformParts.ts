@@ -31,7 +31,8 @@ export function platformPartOf(object: KubernetesObject): PlatformPart {
 
 /** What to install for a kind the cluster does not serve, by API group. */
 export const CRD_INSTALL_HINTS: Record<string, string> = {
-  'kueue.x-k8s.io': 'install Kueue (its CRDs), or leave kueue out of gpu.reconcile.deliver',
+  'kueue.x-k8s.io':
+    'install Kueue (its CRDs), or leave kueue out of gpu.reconcile.deliver',
   'karpenter.sh':
     "install Karpenter's CRDs (NodePool, karpenter.sh/v1), or set gpu.karpenter.enabled: false, or leave nodePools out of gpu.reconcile.deliver",
   'monitoring.coreos.com':

@@ -181,7 +181,9 @@ const DISCOVERY: Record<string, ResourceInfo[]> = {
     },
     { name: 'workloads', kind: 'Workload', namespaced: true },
   ],
-  'karpenter.sh/v1': [{ name: 'nodepools', kind: 'NodePool', namespaced: false }],
+  'karpenter.sh/v1': [
+    { name: 'nodepools', kind: 'NodePool', namespaced: false },
+  ],
   'monitoring.coreos.com/v1': [
     { name: 'prometheusrules', kind: 'PrometheusRule', namespaced: true },
   ],
