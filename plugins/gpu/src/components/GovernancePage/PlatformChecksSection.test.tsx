@@ -107,6 +107,23 @@ describe('PlatformChecksSection', () => {
     const api = new FakeGpuApi();
     api.platformChecks = async () => {
       throw await responseError(
+        503,
+        'Service Unavailable',
+        'ServiceUnavailableError',
+        'The gpu backend is starting',
+      );
+    };
+    await renderSection(api);
+    expect(
+      await screen.findByText(/Could not run the platform checks/),
+    ).toBeInTheDocument();
+    expect(screen.getByText(/The gpu backend is starting/)).toBeInTheDocument();
+  });
+
+  it("tells a caller without the permission that the checks are the platform team's, without an error", async () => {
+    const api = new FakeGpuApi();
+    api.platformChecks = async () => {
+      throw await responseError(
         403,
         'Forbidden',
         'NotAllowedError',
@@ -115,10 +132,12 @@ describe('PlatformChecksSection', () => {
     };
     await renderSection(api);
     expect(
-      await screen.findByText(/Could not run the platform checks/),
+      await screen.findByText(
+        "The platform checks are the platform team's (permission gpu.quota.read).",
+      ),
     ).toBeInTheDocument();
     expect(
-      screen.getByText(/not allowed to run the platform checks/),
-    ).toBeInTheDocument();
+      screen.queryByText(/Could not run the platform checks/),
+    ).not.toBeInTheDocument();
   });
 });

@@ -7,6 +7,7 @@ import {
   Table,
   TableColumn,
 } from '@backstage/core-components';
+import { ResponseError } from '@backstage/errors';
 import { useApi } from '@backstage/frontend-plugin-api';
 import {
   PlatformCheckCluster,
@@ -73,6 +74,16 @@ export function PlatformChecksSection() {
     return (
       <InfoCard title="Platform checks">
         <Progress />
+      </InfoCard>
+    );
+  }
+  if (error instanceof ResponseError && error.statusCode === 403) {
+    return (
+      <InfoCard title="Platform checks">
+        <Typography variant="body2">
+          The platform checks are the platform team's (permission
+          gpu.quota.read).
+        </Typography>
       </InfoCard>
     );
   }
