@@ -45,6 +45,11 @@ export function QuoteSummary(props: FieldExtensionComponentProps<unknown>) {
   return (
     <FormControl fullWidth margin="normal" data-testid="quote-summary">
       <FormLabel component="div">{schema.title ?? 'Fit and cost'}</FormLabel>
+      {schema.description && (
+        <Typography variant="caption" className={classes.caption}>
+          {schema.description}
+        </Typography>
+      )}
       {built.missing && (
         <Typography variant="body2">
           Fill in {built.missing.join(', ')} to see what fits and what it costs.
