@@ -373,6 +373,17 @@ describeOnLocalCluster(
             : undefined;
         });
 
+        // The platform checks list Nodes, Deployments, HPAs, ScaledObjects and NodePools cluster-wide.
+        const checks = await http.get('/api/gpu/platform/checks').expect(200);
+        expect(checks.body.clusters).toEqual([
+          { name: 'local', mode: 'apply', live: true },
+        ]);
+        expect(
+          checks.body.findings.filter(
+            (f: { id: string }) => f.id === 'cluster-read-failed',
+          ),
+        ).toEqual([]);
+
         const again = await reconcile(http, () =>
           capture.scheduler().triggerTask(KUEUE_RECONCILE_TASK_ID),
         );
@@ -420,7 +431,7 @@ describeOnLocalCluster(
       });
 
       const forbidden = new RegExp(
-        `403 .*is forbidden: User "system:serviceaccount:${NAMESPACE}:${UNBOUND}" cannot (get|patch) resource`,
+        `403 .*is forbidden: User "system:serviceaccount:${NAMESPACE}:${UNBOUND}" cannot (get|list|patch) resource`,
       );
 
       it('a service ends failed with the API server’s Forbidden reason', async () => {
@@ -443,6 +454,16 @@ describeOnLocalCluster(
           return read.body.status === 'failed' ? read.body : undefined;
         });
         expect(failed.statusReason).toMatch(forbidden);
+      });
+
+      it('the platform checks say what they could not read', async () => {
+        const checks = await http.get('/api/gpu/platform/checks').expect(200);
+        const failed = checks.body.findings.filter(
+          (f: { id: string }) => f.id === 'cluster-read-failed',
+        );
+        expect(failed.length).toBeGreaterThan(0);
+        for (const finding of failed)
+          expect(finding.message).toMatch(forbidden);
       });
 
       it('the reconciler reports the refusal', async () => {
