@@ -1,7 +1,9 @@
 import { BackstageCredentials } from '@backstage/backend-plugin-api';
 import { InputError, NotAllowedError } from '@backstage/errors';
 import {
+  ApprovalListItem,
   ApprovalView,
+  AuditServiceRef,
   ClusterDriftReport,
   gpuApprovePermission,
   gpuQuotaReadPermission,
@@ -12,15 +14,19 @@ import {
 } from '@internal/backstage-plugin-gpu-common';
 import {
   ApprovalPageQuery,
+  AuditEvent,
   AuditEventPage,
+  CountedPage,
   GpuStore,
   ListAuditEventsQuery,
-  Page,
   QuotaRecord,
   QuotaSpec,
 } from '../database';
 import { ServiceManager } from '../services/ServiceManager';
-import { toApprovalView } from '../services/toServiceView';
+import {
+  toApprovalView,
+  toServiceViewFromLedger,
+} from '../services/toServiceView';
 import { actorOf } from './actorOf';
 import { AuthorizedServices } from './AuthorizedServices';
 import { GpuAccess } from './GpuAccess';
@@ -58,6 +64,21 @@ export class AuthorizedGovernance {
     return quota;
   }
 
+  /** The quotas of the teams the caller may read, by team name. */
+  async listQuotas(credentials: BackstageCredentials): Promise<QuotaRecord[]> {
+    const visible = new Set(
+      await this.options.access.teamsVisible(
+        credentials,
+        gpuServiceReadPermission,
+        this.options.platform.teams.map(t => t.name),
+      ),
+    );
+    if (visible.size === 0) return [];
+    return (await this.options.store.listQuotas()).filter(q =>
+      visible.has(q.team),
+    );
+  }
+
   async putQuota(
     credentials: BackstageCredentials,
     team: string,
@@ -89,19 +110,37 @@ export class AuthorizedGovernance {
   async listApprovals(
     credentials: BackstageCredentials,
     query: ApprovalListQuery,
-  ): Promise<Page<ApprovalView>> {
+  ): Promise<CountedPage<ApprovalListItem>> {
     const visibility = await this.options.access.visibility(
       credentials,
       gpuServiceReadPermission,
     );
-    if (visibility.kind === 'none') return { items: [] };
+    if (visibility.kind === 'none') return { items: [], totalCount: 0 };
     const page = await this.options.store.listApprovalPage({
       ...query,
       visibleTo: visibility.visibleTo,
     });
     // Pending approvals show what approving now would grant beyond quota, budget and capacity.
-    const items = await this.options.store.previewApprovals(page.items);
-    return { items: items.map(toApprovalView), nextCursor: page.nextCursor };
+    const [items, listings] = await Promise.all([
+      this.options.store.previewApprovals(page.items),
+      this.options.store.listServicesWithReservations({
+        ids: [...new Set(page.items.map(a => a.serviceId))],
+      }),
+    ]);
+    const services = new Map(
+      listings.map(l => [
+        l.service.id,
+        toServiceViewFromLedger(l.service, l.reservations, l.approvals),
+      ]),
+    );
+    return {
+      items: items.map(a => {
+        const service = services.get(a.serviceId);
+        return { ...toApprovalView(a), ...(service ? { service } : {}) };
+      }),
+      nextCursor: page.nextCursor,
+      totalCount: page.totalCount,
+    };
   }
 
   /** Approves (and then deploys) or rejects a pending request. */
@@ -142,6 +181,13 @@ export class AuthorizedGovernance {
   async listAudit(
     credentials: BackstageCredentials,
     query: Omit<ListAuditEventsQuery, 'team'> & { team?: string },
+  ): Promise<AuditEventPage & { items: AuditedEvent[] }> {
+    return this.withServices(await this.auditPage(credentials, query));
+  }
+
+  private async auditPage(
+    credentials: BackstageCredentials,
+    query: Omit<ListAuditEventsQuery, 'team'> & { team?: string },
   ): Promise<AuditEventPage> {
     if (query.team !== undefined) {
       await this.requireTeam(credentials, query.team, 'read the audit of');
@@ -156,6 +202,36 @@ export class AuthorizedGovernance {
       this.options.platform.teams.map(t => t.name),
     );
     return this.options.store.listAuditEvents({ ...query, team: teams });
+  }
+
+  /** Names each event's service (one query for the page), so the trail reads as sentences with links. */
+  private async withServices(
+    page: AuditEventPage,
+  ): Promise<AuditEventPage & { items: AuditedEvent[] }> {
+    const ids = new Set(
+      page.items.map(auditedServiceId).filter((id): id is string => !!id),
+    );
+    if (ids.size === 0) return page;
+    const services = new Map(
+      (await this.options.store.listServices({ ids: [...ids] })).map(
+        (s): [string, AuditServiceRef] => [
+          s.id,
+          {
+            id: s.id,
+            name: s.name,
+            namespace: s.namespace,
+            ...(s.entityRef ? { entityRef: s.entityRef } : {}),
+          },
+        ],
+      ),
+    );
+    return {
+      ...page,
+      items: page.items.map(event => {
+        const service = services.get(auditedServiceId(event) ?? '');
+        return service ? { ...event, service } : event;
+      }),
+    };
   }
 
   async listDrift(
@@ -193,4 +269,17 @@ export class AuthorizedGovernance {
       );
     }
   }
+}
+
+/** An audit event with the service it is about, when there is one. */
+export type AuditedEvent = AuditEvent & { service?: AuditServiceRef };
+
+/** The service an event is about: its subject, or the `serviceId` of the reservation or approval it records. */
+function auditedServiceId(event: AuditEvent): string | undefined {
+  if (event.subjectType === 'service') return event.subjectId;
+  if (event.subjectType !== 'reservation' && event.subjectType !== 'approval') {
+    return undefined;
+  }
+  const id = event.after?.serviceId ?? event.before?.serviceId;
+  return typeof id === 'string' ? id : undefined;
 }

@@ -79,12 +79,19 @@ export async function queryAuditEvents(
         `cursor must be the nextCursor of a previous page; got '${query.cursor}'`,
       );
     }
+  }
+  const counted = builder.clone().count({ count: '*' }).first();
+  if (query.cursor !== undefined) {
     builder.where('id', '<', Number(query.cursor));
   }
-  const rows = await builder.orderBy('id', 'desc').limit(limit + 1);
+  const [rows, count] = await Promise.all([
+    builder.orderBy('id', 'desc').limit(limit + 1),
+    counted,
+  ]);
   const items = rows.slice(0, limit).map(toAuditEvent);
   return {
     items,
+    totalCount: Number(count?.count ?? 0),
     nextCursor: rows.length > limit ? items[items.length - 1].id : undefined,
   };
 }

@@ -3,6 +3,7 @@ import { GpuServiceQuery } from '@internal/backstage-plugin-gpu-node';
 import { Knex } from 'knex';
 import {
   containsPattern,
+  CountedPage,
   decodeCursor,
   encodeCursor,
   Page,
@@ -132,13 +133,13 @@ export async function listServicePage(
   };
 }
 
-/** One page of approvals. */
+/** One page of approvals, and how many match on every page. */
 export async function listApprovalPage(
   db: Knex,
   query: ApprovalPageQuery,
-): Promise<Page<ApprovalRecord>> {
+): Promise<CountedPage<ApprovalRecord>> {
   const limit = pageSize(query.limit);
-  const builder = db<ApprovalRow>('approvals').select('approvals.*');
+  const builder = db<ApprovalRow>('approvals');
   if (query.state !== undefined) builder.where('approvals.state', query.state);
   if (query.team !== undefined) builder.where('approvals.team', query.team);
   if (query.search || query.visibleTo) {
@@ -152,6 +153,8 @@ export async function listApprovalPage(
     }
     if (query.visibleTo) whereServiceVisible(builder, query.visibleTo);
   }
+  const counted = builder.clone().count({ count: '*' }).first();
+  builder.select('approvals.*');
   if (query.cursor !== undefined) {
     whereAfter(
       builder,
@@ -160,16 +163,20 @@ export async function listApprovalPage(
       '>',
     );
   }
-  const rows = await builder
-    .orderBy([
-      { column: 'approvals.requested_at', order: 'asc' },
-      { column: 'approvals.id', order: 'asc' },
-    ])
-    .limit(limit + 1);
+  const [rows, count] = await Promise.all([
+    builder
+      .orderBy([
+        { column: 'approvals.requested_at', order: 'asc' },
+        { column: 'approvals.id', order: 'asc' },
+      ])
+      .limit(limit + 1),
+    counted,
+  ]);
   const items = rows.slice(0, limit).map(toApprovalRecord);
   const last = items[items.length - 1];
   return {
     items,
+    totalCount: Number(count?.count ?? 0),
     nextCursor:
       rows.length > limit
         ? encodeCursor({ at: new Date(last.requestedAt), id: last.id })

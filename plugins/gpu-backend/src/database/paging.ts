@@ -10,6 +10,11 @@ export interface Page<T> {
   nextCursor?: string;
 }
 
+/** A {@link Page} that says how many items match on all pages. */
+export interface CountedPage<T> extends Page<T> {
+  totalCount: number;
+}
+
 /** Where a page ends: the sort time and id of its last item. */
 export interface Keyset {
   at: Date;

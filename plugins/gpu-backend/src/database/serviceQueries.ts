@@ -86,6 +86,9 @@ export async function withLedger(
 
 function servicesQuery(db: Knex, filter: ListServicesFilter) {
   const query = db<ServiceRow>('services');
+  if (filter.ids !== undefined) {
+    query.whereIn('id', filter.ids.filter(isUuid));
+  }
   if (filter.team !== undefined) {
     query.whereIn('team', asArray(filter.team));
   }

@@ -171,6 +171,8 @@ export interface CreateServiceResult {
 
 /** Filters of {@link GpuStore.listServices}. */
 export interface ListServicesFilter {
+  /** These services only (an id that is not a UUID matches nothing). */
+  ids?: string[];
   team?: string | string[];
   status?: ServiceStatus | ServiceStatus[];
   namespace?: string;
@@ -382,12 +384,14 @@ export interface AuditEventPage {
   items: AuditEvent[];
   /** Present when more events match. */
   nextCursor?: string;
+  /** Events matching the filters, on every page. */
+  totalCount: number;
 }
 
-export type { Page } from './paging';
+export type { CountedPage, Page } from './paging';
 export type { ApprovalPageQuery, ServicePageQuery } from './pagedLists';
 import type { AuditInput } from './audit';
-import type { Page } from './paging';
+import type { CountedPage, Page } from './paging';
 import type { ApprovalPageQuery, ServicePageQuery } from './pagedLists';
 
 /**
@@ -509,7 +513,9 @@ export interface GpuStore {
   listServicePage(query: ServicePageQuery): Promise<Page<ServiceListing>>;
 
   /** One page of approvals, filtered and narrowed to the services a caller may see. */
-  listApprovalPage(query: ApprovalPageQuery): Promise<Page<ApprovalRecord>>;
+  listApprovalPage(
+    query: ApprovalPageQuery,
+  ): Promise<CountedPage<ApprovalRecord>>;
 
   /** Replaces the cluster's last Kueue reconciliation report. */
   putClusterDrift(report: ClusterDriftReport): Promise<void>;

@@ -21,7 +21,7 @@ function toQuotaSpec(body: QuotaBody): QuotaSpec {
   return { pools: body.pools, monthlyBudgetMicros };
 }
 
-/** `/teams/:team/quota`: a team's quota, budget and use. */
+/** `/teams/:team/quota`: a team's quota, budget and use; `/quotas`: every team's the caller may read. */
 export function registerQuotaRoutes(
   router: GpuRouter,
   options: {
@@ -32,6 +32,11 @@ export function registerQuotaRoutes(
 ): void {
   const { httpAuth, auditor, governance } = options;
   const credentialsOf = callerOf(httpAuth);
+
+  router.get('/quotas', async (req, res) => {
+    const credentials = await credentialsOf(req);
+    send(res, { items: await governance.listQuotas(credentials) });
+  });
 
   router.get('/teams/:team/quota', async (req, res) => {
     const credentials = await credentialsOf(req);

@@ -109,6 +109,7 @@ const REACHES_HANDLER: Record<
   deleteService: api => api.delete(`/api/gpu/services/${UNKNOWN_ID}`),
   retryService: api => api.post(`/api/gpu/services/${UNKNOWN_ID}/retry`),
   getTeamQuota: api => api.get('/api/gpu/teams/ml-platform/quota'),
+  listTeamQuotas: api => api.get('/api/gpu/quotas'),
   putTeamQuota: api =>
     api
       .put('/api/gpu/teams/ml-platform/quota')
@@ -362,6 +363,7 @@ describe('OpenAPI description of /api/gpu', () => {
         'get',
         '/teams/{team}/quota',
       );
+      expectConforms(await api.get('/api/gpu/quotas'), 'get', '/quotas');
       expectConforms(
         await api
           .put('/api/gpu/teams/search/quota')

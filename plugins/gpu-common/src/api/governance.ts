@@ -57,6 +57,57 @@ export interface ApprovalDecisionResponse {
 }
 
 /**
+ * One approval as `GET /api/gpu/approvals` lists it: the approval with the service it decides.
+ *
+ * @public
+ */
+export interface ApprovalListItem extends ApprovalView {
+  /** The service the approval creates or changes; absent when the service is gone. */
+  service?: GpuServiceView;
+}
+
+/**
+ * Query of `GET /api/gpu/approvals`; oldest first (the queue's order).
+ *
+ * @public
+ */
+export interface ApprovalQuery {
+  state?: ApprovalView['state'];
+  team?: string;
+  /** Part of the service or team name, or of the requester, case-insensitive. */
+  search?: string;
+  /** 1 to 200; 50 when omitted. */
+  limit?: number;
+  cursor?: string;
+}
+
+/**
+ * One page of approvals.
+ *
+ * @public
+ */
+export interface ApprovalPageView {
+  items: ApprovalListItem[];
+  /** Present when more approvals match. */
+  nextCursor?: string;
+  /** Approvals matching the filters, on every page. */
+  totalCount: number;
+}
+
+/**
+ * The service an audit event is about (its subject, or the service of the reservation or approval it is about).
+ *
+ * @public
+ */
+export interface AuditServiceRef {
+  id: string;
+  name: string;
+  namespace: string;
+  /** The catalog entity the service is bound to. */
+  entityRef?: string;
+}
+
+/**
  * One recorded change (`GET /api/gpu/audit`).
  *
  * @public
@@ -73,6 +124,8 @@ export interface AuditEventView {
   team?: string;
   before?: Record<string, unknown>;
   after?: Record<string, unknown>;
+  /** The service the event is about, when there is one and it still exists. */
+  service?: AuditServiceRef;
 }
 
 /**
@@ -97,4 +150,6 @@ export interface AuditEventPageView {
   items: AuditEventView[];
   /** Present when more events match. */
   nextCursor?: string;
+  /** Events matching the filters, on every page. */
+  totalCount: number;
 }

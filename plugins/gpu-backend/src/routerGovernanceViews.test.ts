@@ -1,0 +1,189 @@
+import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
+import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
+import { summariserRequest } from '@internal/backstage-plugin-gpu-common/testUtils';
+import request from 'supertest';
+import { gpuPlugin } from './plugin';
+import {
+  asUser,
+  DEMO_USERS,
+  demoUserInfo,
+  realPermissionPolicy,
+} from './__testUtils__/demoUsers';
+
+jest.setTimeout(60_000);
+
+/** The plugin behind the app's permission policy; requests without a header come from a member of ml-platform. */
+async function start() {
+  const { server } = await startTestBackend({
+    features: [
+      gpuPlugin,
+      mockServices.rootConfig.factory({
+        data: { gpu: demoPlatformConfig, permission: { enabled: true } },
+      }),
+      demoUserInfo({ ...DEMO_USERS, mock: ['ml-platform'] }),
+      ...realPermissionPolicy(),
+    ],
+  });
+  return server;
+}
+
+type Server = Awaited<ReturnType<typeof start>>;
+
+/** ml-platform asks for three dedicated L4 services of 3 replicas each on a quota of 2: all three wait for approval. */
+async function threePendingRequests(server: Server) {
+  const current = await request(server)
+    .get('/api/gpu/teams/ml-platform/quota')
+    .expect(200);
+  await request(server)
+    .put('/api/gpu/teams/ml-platform/quota')
+    .set('Authorization', asUser('alice'))
+    .send({
+      pools: { ...current.body.pools, 'l4-ondemand': 2 },
+      monthlyBudget: '60000',
+    })
+    .expect(200);
+  const names = ['big-a', 'big-b', 'big-c'];
+  for (const name of names) {
+    const created = await request(server)
+      .post('/api/gpu/services')
+      .send({
+        request: {
+          ...summariserRequest,
+          name,
+          tier: 'dedicated',
+          pool: 'l4-ondemand',
+          replicas: 3,
+        },
+      })
+      .expect(201);
+    expect(created.body.status).toBe('pending-approval');
+  }
+  return names;
+}
+
+describe('governance views: one request each', () => {
+  it('pages pending approvals with their services and the count of all that match, and searches them', async () => {
+    const server = await start();
+    const names = await threePendingRequests(server);
+
+    const first = await request(server)
+      .get('/api/gpu/approvals?state=pending&limit=2')
+      .set('Authorization', asUser('alice'))
+      .expect(200);
+    expect(first.body.totalCount).toBe(3);
+    expect(first.body.items.map((a: any) => a.service.name)).toEqual(
+      names.slice(0, 2),
+    );
+    expect(first.body.items[0]).toMatchObject({
+      state: 'pending',
+      team: 'ml-platform',
+      service: {
+        name: 'big-a',
+        status: 'pending-approval',
+        placement: { tier: 'dedicated', pool: 'l4-ondemand' },
+        gpuEquivalents: 3,
+      },
+      overage: { overQuota: true },
+    });
+    expect(first.body.items[0].service.id).toBe(first.body.items[0].serviceId);
+
+    const second = await request(server)
+      .get(
+        `/api/gpu/approvals?state=pending&limit=2&cursor=${first.body.nextCursor}`,
+      )
+      .set('Authorization', asUser('alice'))
+      .expect(200);
+    expect(second.body.items.map((a: any) => a.service.name)).toEqual([
+      'big-c',
+    ]);
+    expect(second.body.totalCount).toBe(3);
+    expect(second.body.nextCursor).toBeUndefined();
+
+    const searched = await request(server)
+      .get('/api/gpu/approvals?state=pending&search=BIG-B')
+      .set('Authorization', asUser('alice'))
+      .expect(200);
+    expect(searched.body.items.map((a: any) => a.service.name)).toEqual([
+      'big-b',
+    ]);
+    expect(searched.body.totalCount).toBe(1);
+
+    // The search team sees none of ml-platform's approvals, and no count of them.
+    const carol = await request(server)
+      .get('/api/gpu/approvals?state=pending')
+      .set('Authorization', asUser('carol'))
+      .expect(200);
+    expect(carol.body).toEqual({ items: [], totalCount: 0 });
+
+    const bad = await request(server)
+      .get('/api/gpu/approvals?limit=0')
+      .expect(400);
+    expect(bad.body.error.message).toMatch(/limit/);
+  });
+
+  it('names the service of every service, reservation and approval event of the audit trail, and counts the events', async () => {
+    const server = await start();
+    await threePendingRequests(server);
+    const page = await request(server)
+      .get('/api/gpu/audit?limit=4')
+      .set('Authorization', asUser('alice'))
+      .expect(200);
+    expect(page.body.items).toHaveLength(4);
+    const [newest] = page.body.items;
+    expect(newest).toMatchObject({
+      action: 'approval.request',
+      subjectType: 'approval',
+      service: { name: 'big-c', namespace: 'ml-platform' },
+    });
+    const all = await request(server)
+      .get('/api/gpu/audit?limit=100')
+      .set('Authorization', asUser('alice'))
+      .expect(200);
+    expect(page.body.totalCount).toBe(all.body.items.length);
+    // Per request: service.create, reservation.request and approval.request, besides the quota changes.
+    const perRequest = all.body.items.filter(
+      (e: any) => e.subjectType !== 'quota',
+    );
+    expect(perRequest).toHaveLength(9);
+    // Every event but the quota changes (about a team) names its service.
+    expect(perRequest.map((e: any) => e.service?.name)).toEqual(
+      Array(9).fill(expect.stringMatching(/^big-[abc]$/)),
+    );
+    expect(
+      all.body.items
+        .filter((e: any) => e.subjectType === 'quota')
+        .map((e: any) => e.service),
+    ).toEqual(Array(all.body.items.length - 9).fill(undefined));
+    const next = await request(server)
+      .get(`/api/gpu/audit?limit=4&cursor=${page.body.nextCursor}`)
+      .set('Authorization', asUser('alice'))
+      .expect(200);
+    expect(next.body.items[0].id).toBe(all.body.items[4].id);
+    expect(next.body.totalCount).toBe(all.body.items.length);
+  });
+
+  it("lists every team's quota for the platform team and only the caller's teams' for others", async () => {
+    const server = await start();
+    const platform = await request(server)
+      .get('/api/gpu/quotas')
+      .set('Authorization', asUser('alice'))
+      .expect(200);
+    const teams = demoPlatformConfig.teams.map(t => t.name).sort();
+    expect(platform.body.items.map((q: any) => q.team)).toEqual(teams);
+    const bob = await request(server)
+      .get('/api/gpu/quotas')
+      .set('Authorization', asUser('bob'))
+      .expect(200);
+    expect(bob.body.items.map((q: any) => q.team)).toEqual(['ml-platform']);
+    const single = await request(server)
+      .get('/api/gpu/teams/ml-platform/quota')
+      .set('Authorization', asUser('bob'))
+      .expect(200);
+    expect(bob.body.items[0]).toEqual(single.body);
+    const dave = await request(server)
+      .get('/api/gpu/quotas')
+      .set('Authorization', asUser('dave'))
+      .expect(200);
+    expect(dave.body.items).toEqual([]);
+  });
+});
