@@ -1,6 +1,8 @@
 import {
   ApprovalDecisionBody,
   ApprovalDecisionResponse,
+  ApprovalPageView,
+  ApprovalQuery,
   ApprovalView,
   AuditEventPageView,
   AuditEventView,
@@ -8,6 +10,7 @@ import {
   GpuServiceDetail,
   GpuServiceView,
   Overview,
+  PlatformChecksResponse,
   parseUsd,
   PlatformResponse,
   PutTeamQuotaBody,
@@ -49,6 +52,8 @@ export class FakeGpuApi implements GpuApi {
   cost?: (id: string, window: string) => Promise<ServiceCost>;
   teamCost?: (team: string, window: string) => Promise<TeamCost>;
   overview?: (window: string) => Promise<Overview>;
+  /** Answer of the platform checks; reject to simulate a failure. */
+  platformChecks?: () => Promise<PlatformChecksResponse>;
   /** When set, the next decision or quota change fails with this error. */
   failNextChange?: () => Promise<Error>;
 
@@ -93,11 +98,32 @@ export class FakeGpuApi implements GpuApi {
     return { manifests: [], ...service };
   }
 
-  async listApprovals(options?: { state?: ApprovalView['state'] }) {
-    this.record('listApprovals', options);
-    return this.approvals.filter(
-      a => !options?.state || a.state === options.state,
-    );
+  /** As the backend pages: oldest first, `search` in the service or team name or the requester, opaque cursors. */
+  async listApprovals(query: ApprovalQuery = {}): Promise<ApprovalPageView> {
+    this.record('listApprovals', query);
+    const search = query.search?.toLocaleLowerCase('en-US');
+    const matching = this.approvals
+      .filter(a => !query.state || a.state === query.state)
+      .filter(a => !query.team || a.team === query.team)
+      .filter(
+        a =>
+          !search ||
+          [this.services.get(a.serviceId)?.name ?? '', a.team, a.requestedBy]
+            .map(text => text.toLocaleLowerCase('en-US'))
+            .some(text => text.includes(search)),
+      );
+    const start = query.cursor ? Number(query.cursor) : 0;
+    const limit = query.limit ?? 50;
+    const page = matching.slice(start, start + limit);
+    return {
+      items: page.map(a => {
+        const service = this.services.get(a.serviceId);
+        return service ? { ...a, service } : a;
+      }),
+      nextCursor:
+        start + limit < matching.length ? String(start + limit) : undefined,
+      totalCount: matching.length,
+    };
   }
 
   async decideApproval(
@@ -150,17 +176,23 @@ export class FakeGpuApi implements GpuApi {
           parseUsd(service.monthlyCost.replace(/[$,]/g, '')),
       });
     }
+    // As the backend records a decision: the approval before and after.
     this.addAudit(
       `approval.${decision}`,
       'approval',
       id,
       service.team,
-      { state: 'pending' },
-      {
-        state: approval.state,
-      },
+      { ...approval, state: 'pending', decidedBy: undefined },
+      { ...approval },
     );
     return { approval, service };
+  }
+
+  async listTeamQuotas(): Promise<TeamQuotaView[]> {
+    this.record('listTeamQuotas');
+    return [...this.quotas.values()].sort((a, b) =>
+      a.team.localeCompare(b.team),
+    );
   }
 
   async getTeamQuota(team: string) {
@@ -207,10 +239,21 @@ export class FakeGpuApi implements GpuApi {
   async listAuditEvents(query: AuditQuery = {}): Promise<AuditEventPageView> {
     this.record('listAuditEvents', query);
     const limit = query.limit ?? 100;
-    const items = [...this.audit].reverse();
+    const newestFirst = [...this.audit].reverse();
+    const start = query.cursor
+      ? newestFirst.findIndex(e => e.id === query.cursor) + 1
+      : 0;
+    const items = newestFirst.slice(start, start + limit).map(event => {
+      const service = this.auditedService(event);
+      return service ? { ...event, service } : event;
+    });
     return {
-      items: items.slice(0, limit),
-      nextCursor: items.length > limit ? items[limit - 1].id : undefined,
+      items,
+      nextCursor:
+        start + limit < newestFirst.length
+          ? items[items.length - 1].id
+          : undefined,
+      totalCount: newestFirst.length,
     };
   }
 
@@ -232,6 +275,28 @@ export class FakeGpuApi implements GpuApi {
   async getOverview(window: string) {
     this.record('getOverview', window);
     return this.answer(this.overview, window);
+  }
+
+  async getPlatformChecks() {
+    this.record('getPlatformChecks');
+    return this.answer(this.platformChecks);
+  }
+
+  /** The service of an event, named as the backend names it. */
+  private auditedService(event: AuditEventView) {
+    const id =
+      event.subjectType === 'service'
+        ? event.subjectId
+        : event.after?.serviceId ?? event.before?.serviceId;
+    const service = typeof id === 'string' ? this.services.get(id) : undefined;
+    return (
+      service && {
+        id: service.id,
+        name: service.name,
+        namespace: service.namespace,
+        ...(service.entityRef ? { entityRef: service.entityRef } : {}),
+      }
+    );
   }
 
   addAudit(

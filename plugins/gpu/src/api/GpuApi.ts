@@ -2,11 +2,13 @@ import { createApiRef } from '@backstage/frontend-plugin-api';
 import {
   ApprovalDecisionBody,
   ApprovalDecisionResponse,
-  ApprovalView,
+  ApprovalPageView,
+  ApprovalQuery,
   AuditEventPageView,
   AuditQuery,
   GpuServiceDetail,
   Overview,
+  PlatformChecksResponse,
   PlatformResponse,
   PutTeamQuotaBody,
   Quote,
@@ -36,10 +38,8 @@ export interface GpuApi {
    */
   getService(id: string): Promise<GpuServiceDetail>;
 
-  /** `GET /approvals`, oldest first. */
-  listApprovals(options?: {
-    state?: ApprovalView['state'];
-  }): Promise<ApprovalView[]>;
+  /** `GET /approvals`: one page, oldest first, each approval with its service. */
+  listApprovals(query?: ApprovalQuery): Promise<ApprovalPageView>;
 
   /** `POST /approvals/:id/approve|reject`. */
   decideApproval(
@@ -47,6 +47,9 @@ export interface GpuApi {
     decision: 'approve' | 'reject',
     body?: ApprovalDecisionBody,
   ): Promise<ApprovalDecisionResponse>;
+
+  /** `GET /quotas`: every readable team's quota per pool and what is held against it, by team name. */
+  listTeamQuotas(): Promise<TeamQuotaView[]>;
 
   /** `GET /teams/:team/quota`: nominal quota per pool and what is held against it. */
   getTeamQuota(team: string): Promise<TeamQuotaView>;
@@ -68,6 +71,9 @@ export interface GpuApi {
 
   /** `GET /overview?window=`: every live service, cost and waste per team. */
   getOverview(window: string): Promise<Overview>;
+
+  /** `GET /platform/checks`: the common GPU-cluster mistakes in the config and on the apply clusters. */
+  getPlatformChecks(): Promise<PlatformChecksResponse>;
 }
 
 /** @public */

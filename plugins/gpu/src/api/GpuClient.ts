@@ -3,11 +3,13 @@ import { ResponseError } from '@backstage/errors';
 import {
   ApprovalDecisionBody,
   ApprovalDecisionResponse,
-  ApprovalView,
+  ApprovalPageView,
+  ApprovalQuery,
   AuditEventPageView,
   AuditQuery,
   GpuServiceDetail,
   Overview,
+  PlatformChecksResponse,
   PlatformResponse,
   PutTeamQuotaBody,
   Quote,
@@ -46,13 +48,8 @@ export class GpuClient implements GpuApi {
     return this.get(`/services/${encodeURIComponent(id)}`);
   }
 
-  async listApprovals(options?: {
-    state?: ApprovalView['state'];
-  }): Promise<ApprovalView[]> {
-    const page = await this.get<{ items: ApprovalView[] }>('/approvals', {
-      state: options?.state,
-    });
-    return page.items;
+  async listApprovals(query: ApprovalQuery = {}): Promise<ApprovalPageView> {
+    return this.get('/approvals', { ...query });
   }
 
   async decideApproval(
@@ -65,6 +62,10 @@ export class GpuClient implements GpuApi {
       `/approvals/${encodeURIComponent(id)}/${decision}`,
       body,
     );
+  }
+
+  async listTeamQuotas(): Promise<TeamQuotaView[]> {
+    return (await this.get<{ items: TeamQuotaView[] }>('/quotas')).items;
   }
 
   async getTeamQuota(team: string): Promise<TeamQuotaView> {
@@ -96,6 +97,10 @@ export class GpuClient implements GpuApi {
 
   async getOverview(window: string): Promise<Overview> {
     return this.get('/overview', { window });
+  }
+
+  async getPlatformChecks(): Promise<PlatformChecksResponse> {
+    return this.get('/platform/checks');
   }
 
   private async url(path: string, query?: Query): Promise<string> {

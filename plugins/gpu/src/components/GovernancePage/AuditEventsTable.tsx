@@ -4,59 +4,95 @@ import {
   TableColumn,
 } from '@backstage/core-components';
 import { useApi } from '@backstage/frontend-plugin-api';
+import { EntityRefLink } from '@backstage/plugin-catalog-react';
 import { AuditEventView } from '@internal/backstage-plugin-gpu-common';
 import Tooltip from '@material-ui/core/Tooltip';
-import useAsync from 'react-use/esm/useAsync';
+import { useEffect, useRef } from 'react';
 import { gpuApiRef } from '../../api';
 import { formatRelative, formatTime } from '../common';
-import { describeAuditChange } from './describeAuditChange';
+import { describeAuditEvent } from './describeAuditEvent';
+import { useCursorPages } from './useCursorPages';
+
+/** Rows per page of the audit trail. */
+export const AUDIT_PAGE_SIZE = 20;
+
+function AuditSentenceCell(props: { event: AuditEventView }) {
+  const sentence = describeAuditEvent(props.event);
+  return (
+    <span>
+      {sentence.lead}
+      {sentence.entityRef ? (
+        <EntityRefLink
+          entityRef={sentence.entityRef}
+          title={sentence.subject}
+        />
+      ) : (
+        <strong>{sentence.subject}</strong>
+      )}
+      {sentence.tail}
+    </span>
+  );
+}
 
 const columns: TableColumn<AuditEventView>[] = [
   {
     title: 'When',
+    width: '160px',
+    cellStyle: { whiteSpace: 'nowrap' },
     render: event => (
       <Tooltip title={formatTime(event.at)}>
         <span>{formatRelative(event.at)}</span>
       </Tooltip>
     ),
   },
-  { title: 'Who', render: event => event.actor.replace(/^user:default\//, '') },
-  { title: 'Action', field: 'action' },
-  { title: 'Team', render: event => event.team ?? '' },
   {
-    title: 'Subject',
-    render: event => `${event.subjectType} ${event.subjectId.slice(0, 8)}`,
+    title: 'What happened',
+    render: event => <AuditSentenceCell event={event} />,
   },
-  { title: 'Change', render: describeAuditChange },
 ];
 
-/** The newest audit events (`GET /audit`): who changed what, when, before and after. */
-export function AuditEventsTable(props: {
-  refreshKey?: number;
-  limit?: number;
-}) {
-  const limit = props.limit ?? 20;
+/**
+ * The audit trail (`GET /audit`), newest first, a page at a time from the server: each event as a sentence naming
+ * who did what to which service (linked to its catalog entity when it has one), team or batch job.
+ */
+export function AuditEventsTable(props: { refreshKey?: number }) {
   const gpuApi = useApi(gpuApiRef);
-  const { value, loading, error } = useAsync(
-    () => gpuApi.listAuditEvents({ limit }),
-    [gpuApi, limit, props.refreshKey],
+  const { tableRef, fetchPage, error } = useCursorPages(query =>
+    gpuApi.listAuditEvents({ limit: query.limit, cursor: query.cursor }),
   );
-  if (error) {
-    return (
-      <ResponseErrorPanel
-        error={error}
-        title="Could not load the audit trail"
-      />
-    );
-  }
+  const refreshed = useRef(props.refreshKey);
+  useEffect(() => {
+    if (refreshed.current === props.refreshKey) return;
+    refreshed.current = props.refreshKey;
+    tableRef.current?.onQueryChange();
+  }, [props.refreshKey, tableRef]);
+
   return (
-    <Table<AuditEventView>
-      title="Recent audit events"
-      subtitle={value?.nextCursor ? `Newest ${limit}` : undefined}
-      isLoading={loading}
-      options={{ paging: false, search: false, padding: 'dense' }}
-      columns={columns}
-      data={value?.items ?? []}
-    />
+    <>
+      {error && (
+        <ResponseErrorPanel
+          error={error}
+          title="Could not load the audit trail"
+        />
+      )}
+      <Table<AuditEventView>
+        tableRef={tableRef}
+        title="Audit events"
+        subtitle="Newest first"
+        options={{
+          paging: true,
+          pageSize: AUDIT_PAGE_SIZE,
+          pageSizeOptions: [20, 50, 100],
+          showFirstLastPageButtons: false,
+          emptyRowsWhenPaging: false,
+          search: false,
+          sorting: false,
+          draggable: false,
+          padding: 'dense',
+        }}
+        columns={columns}
+        data={fetchPage}
+      />
+    </>
   );
 }

@@ -66,7 +66,12 @@ export function BudgetBurnTable(props: {
       subtitle={`${formatPercent(elapsed)} of ${
         overview.month
       } elapsed: a burn above it is ahead of pace.`}
-      options={{ paging: false, search: false, padding: 'dense' }}
+      options={{
+        paging: false,
+        search: false,
+        draggable: false,
+        padding: 'dense',
+      }}
       columns={columns}
       data={overview.teams}
     />

@@ -5,33 +5,59 @@ import {
   ServiceCostSummary,
 } from '@internal/backstage-plugin-gpu-common';
 import { formatPercent } from '../common';
+import { byNumber, leaderboardOptions } from './leaderboardOptions';
 
-/** How many services each leaderboard lists. */
-export const LEADERBOARD_SIZE = 10;
+interface CostRow extends ServiceCostSummary {
+  /** `summariser (ml-serving)`, searched and sorted as shown. */
+  label: string;
+  placementLabel: string;
+}
 
-function placement(row: ServiceCostSummary): string {
+export function placementLabel(row: ServiceCostSummary): string {
   return `${row.tier}${row.migProfile ? ` ${row.migProfile}` : ''} on ${
     row.pool
   }`;
 }
 
-/** The services costing most this month, with what they cost per 1,000 tokens and how busy they are. */
+/**
+ * Every service by cost this month (most first), with what it costs per 1,000 tokens and how busy it is; paged,
+ * searchable and sortable by any column.
+ */
 export function CostLeaderboard(props: { overview: Overview }) {
-  const rows = [...props.overview.services]
+  const rows: CostRow[] = [...props.overview.services]
     .sort(
       (a, b) =>
         b.monthToDateMicros - a.monthToDateMicros ||
         a.name.localeCompare(b.name),
     )
-    .slice(0, LEADERBOARD_SIZE);
-  const columns: TableColumn<ServiceCostSummary>[] = [
-    { title: 'Service', render: row => `${row.name} (${row.namespace})` },
+    .map(s => ({
+      ...s,
+      label: `${s.name} (${s.namespace})`,
+      placementLabel: placementLabel(s),
+    }));
+  const columns: TableColumn<CostRow>[] = [
+    { title: 'Service', field: 'label' },
     { title: 'Team', field: 'team' },
-    { title: 'Placement', render: placement },
-    { title: 'Month-to-date', render: row => formatUsd(row.monthToDateMicros) },
-    { title: 'Projected', render: row => formatUsd(row.projectedMonthMicros) },
+    { title: 'Placement', field: 'placementLabel' },
+    {
+      title: 'Month-to-date',
+      field: 'monthToDateMicros',
+      searchable: false,
+      customSort: byNumber(r => r.monthToDateMicros),
+      render: row => formatUsd(row.monthToDateMicros),
+    },
+    {
+      title: 'Projected',
+      field: 'projectedMonthMicros',
+      searchable: false,
+      customSort: byNumber(r => r.projectedMonthMicros),
+      render: row => formatUsd(row.projectedMonthMicros),
+    },
     {
       title: 'Per 1,000 tokens',
+      field: 'costPerThousandTokensMicros',
+      searchable: false,
+      customSort: byNumber(r => r.costPerThousandTokensMicros),
       render: row =>
         row.costPerThousandTokensMicros !== undefined
           ? formatUsd(row.costPerThousandTokensMicros, { decimals: 6 })
@@ -39,15 +65,24 @@ export function CostLeaderboard(props: { overview: Overview }) {
     },
     {
       title: 'Utilisation',
+      searchable: false,
+      customSort: byNumber(r => r.utilisation?.value),
       render: row =>
         row.utilisation ? formatPercent(row.utilisation.value) : '-',
     },
   ];
   return (
-    <Table<ServiceCostSummary>
+    <Table<CostRow>
       title="Cost leaderboard"
-      subtitle={`Top ${LEADERBOARD_SIZE} by month-to-date allocation cost`}
-      options={{ paging: false, search: false, padding: 'dense' }}
+      subtitle="Every service, most month-to-date allocation cost first"
+      options={leaderboardOptions}
+      localization={{
+        toolbar: {
+          searchPlaceholder: 'Search service, team or placement',
+          searchTooltip: 'Search service, team or placement',
+          searchAriaLabel: 'Search the cost leaderboard',
+        },
+      }}
       columns={columns}
       data={rows}
     />

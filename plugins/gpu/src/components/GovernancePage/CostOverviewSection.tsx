@@ -88,10 +88,10 @@ export function CostOverviewSection(props: { refreshKey?: number }) {
             elapsed={monthElapsed(value.month, value.window.end)}
           />
         </Grid>
-        <Grid item xs={12} lg={6}>
+        <Grid item xs={12}>
           <CostLeaderboard overview={value} />
         </Grid>
-        <Grid item xs={12} lg={6}>
+        <Grid item xs={12}>
           <WasteLeaderboard overview={value} />
         </Grid>
       </Grid>

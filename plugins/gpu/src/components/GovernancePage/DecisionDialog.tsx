@@ -10,30 +10,35 @@ import Typography from '@material-ui/core/Typography';
 import { useApi } from '@backstage/frontend-plugin-api';
 import {
   ApprovalDecisionResponse,
-  ApprovalOverage,
+  ApprovalListItem,
   describeOverage,
+  formatUsd,
 } from '@internal/backstage-plugin-gpu-common';
 import { useState } from 'react';
 import { gpuApiRef } from '../../api';
 import { errorMessage } from '../common';
+import { describeQuotaEffect } from './describeQuotaEffect';
+import { describeRequest } from './describeRequest';
 
 const MAX_COMMENT = 2000;
 
 /**
  * Confirms an approval or rejection, with an optional comment; keeps the dialog open and shows why a call failed.
+ * It says what is decided: the request, its monthly cost, what approving does to the team's quota of each pool and
+ * to its budget, and what it grants beyond them (the approval's `overage`, computed live by `GET /approvals`).
  * Granting beyond quota or budget is an explicit choice: the checkbox is off, and `allowOverQuota: true` is sent only
- * when it is checked; what that would grant (the approval's `overage`) is shown next to it.
+ * when it is checked.
  */
 export function DecisionDialog(props: {
-  approvalId: string;
-  serviceName: string;
+  approval: ApprovalListItem;
   decision: 'approve' | 'reject';
-  overage?: ApprovalOverage;
   onClose: () => void;
   onDecided: (result: ApprovalDecisionResponse) => void;
 }) {
-  const { approvalId, serviceName, decision, overage, onClose, onDecided } =
-    props;
+  const { approval, decision, onClose, onDecided } = props;
+  const { overage, service } = approval;
+  const approvalId = approval.id;
+  const serviceName = service?.name ?? approval.serviceId;
   const gpuApi = useApi(gpuApiRef);
   const [comment, setComment] = useState('');
   const [allowOverQuota, setAllowOverQuota] = useState(false);
@@ -65,8 +70,9 @@ export function DecisionDialog(props: {
       onClose={submitting ? undefined : onClose}
       fullWidth
       maxWidth="sm"
+      aria-labelledby="gpu-decision-title"
     >
-      <DialogTitle>
+      <DialogTitle id="gpu-decision-title">
         {verb} {serviceName}
       </DialogTitle>
       <DialogContent>
@@ -75,6 +81,64 @@ export function DecisionDialog(props: {
             ? 'Approving holds the quota and deploys the service.'
             : 'Rejecting releases the quota the request was waiting for.'}
         </Typography>
+        <dl data-testid="decision-summary" style={{ margin: '0 0 16px' }}>
+          {service && (
+            <>
+              <Typography component="dt" variant="subtitle2">
+                Request
+              </Typography>
+              <Typography component="dd" variant="body2" style={{ margin: 0 }}>
+                {approval.kind === 'change' ? 'Change: ' : ''}
+                {describeRequest(service)} (team {approval.team})
+              </Typography>
+            </>
+          )}
+          <Typography component="dt" variant="subtitle2">
+            Cost
+          </Typography>
+          <Typography
+            component="dd"
+            variant="body2"
+            style={{ margin: 0 }}
+            data-testid="decision-cost"
+          >
+            {overage
+              ? `${formatUsd(overage.monthlyCostMicros)} a month`
+              : `${service?.monthlyCost ?? 'unknown'} a month`}
+          </Typography>
+          {overage && (
+            <>
+              <Typography component="dt" variant="subtitle2">
+                Quota effect
+              </Typography>
+              <Typography
+                component="dd"
+                variant="body2"
+                style={{ margin: 0 }}
+                data-testid="decision-quota-effect"
+              >
+                {describeQuotaEffect(overage).map(line => (
+                  <span key={line} style={{ display: 'block' }}>
+                    {line}
+                  </span>
+                ))}
+              </Typography>
+              <Typography component="dt" variant="subtitle2">
+                Overage
+              </Typography>
+              <Typography
+                component="dd"
+                variant="body2"
+                style={{ margin: 0 }}
+                data-testid="approval-overage"
+              >
+                {overage.overQuota
+                  ? describeOverage(overage)
+                  : "None: it fits the team's quota and budget."}
+              </Typography>
+            </>
+          )}
+        </dl>
         <TextField
           id="gpu-decision-comment"
           label="Comment (optional)"
@@ -102,15 +166,6 @@ export function DecisionDialog(props: {
             }
             label="Approve even if it does not fit the team's quota or budget"
           />
-        )}
-        {decision === 'approve' && overage?.overQuota && (
-          <Typography
-            variant="body2"
-            color="textSecondary"
-            data-testid="approval-overage"
-          >
-            Beyond quota or budget: {describeOverage(overage)}
-          </Typography>
         )}
         {error && (
           <Typography color="error" role="alert">

@@ -1,3 +1,4 @@
+import { entityRouteRef } from '@backstage/plugin-catalog-react';
 import {
   mockApis,
   renderInTestApp,
@@ -34,6 +35,7 @@ async function renderPage(api: FakeGpuApi, signals: FakeSignalApi) {
         <GovernancePage />
       </TestApiProvider>
     </SWRConfig>,
+    { mountedRoutes: { '/catalog/:namespace/:kind/:name': entityRouteRef } },
   );
   await screen.findByText('GPU pools');
 }

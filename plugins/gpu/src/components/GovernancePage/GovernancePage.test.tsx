@@ -1,3 +1,4 @@
+import { entityRouteRef } from '@backstage/plugin-catalog-react';
 import {
   mockApis,
   renderInTestApp,
@@ -102,6 +103,7 @@ async function renderPage(api: FakeGpuApi, allow = true) {
         <GovernancePage />
       </TestApiProvider>
     </SWRConfig>,
+    { mountedRoutes: { '/catalog/:namespace/:kind/:name': entityRouteRef } },
   );
   await screen.findByText('GPU pools');
 }
@@ -208,7 +210,7 @@ describe('GovernancePage', () => {
     const overQuota = within(dialog).getByRole('checkbox');
     expect(overQuota).not.toBeChecked();
     expect(within(dialog).getByTestId('approval-overage')).toHaveTextContent(
-      'Beyond quota or budget: 1 GPU-equivalent over quota in pool l4-ondemand ($587.50 a month)',
+      '1 GPU-equivalent over quota in pool l4-ondemand ($587.50 a month)',
     );
     await user.click(overQuota);
     await user.click(within(dialog).getByRole('button', { name: 'Approve' }));
@@ -224,7 +226,11 @@ describe('GovernancePage', () => {
         'l4-ondemand: 5 of 4',
       ),
     ).toBeInTheDocument();
-    expect(await screen.findByText('approval.approve')).toBeInTheDocument();
+    await waitFor(() =>
+      expect(document.body).toHaveTextContent(
+        'guest approved the request for big-summariser (team ml-platform), beyond quota or budget: "launch week".',
+      ),
+    );
   });
 
   it('keeps the dialog open with the backend message when a decision fails', async () => {
@@ -358,7 +364,7 @@ describe('GovernancePage', () => {
     await renderPage(api);
     expect(
       await screen.findByText(
-        'Could not read the quota: Unknown team search (HTTP 400)',
+        'Could not read the quota: the team has no quota record',
       ),
     ).toBeInTheDocument();
   });

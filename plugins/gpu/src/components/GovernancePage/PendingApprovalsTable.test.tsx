@@ -1,3 +1,4 @@
+import { entityRouteRef } from '@backstage/plugin-catalog-react';
 import {
   mockApis,
   renderInTestApp,
@@ -50,6 +51,7 @@ async function renderAs(viewer: string) {
         <PendingApprovalsTable />
       </TestApiProvider>
     </SWRConfig>,
+    { mountedRoutes: { '/catalog/:namespace/:kind/:name': entityRouteRef } },
   );
   return {
     approve: await screen.findByLabelText('approve big-summariser'),
@@ -65,9 +67,16 @@ describe('PendingApprovalsTable', () => {
   });
 
   it('disables the decision on your own request, saying why (four eyes)', async () => {
-    const { approve, reject } = await renderAs('user:default/Bob');
-    await waitFor(() => expect(approve).toBeDisabled());
-    expect(reject).toBeDisabled();
+    await renderAs('user:default/Bob');
+    // Query afresh: the rows render again once the identity is known.
+    await waitFor(() =>
+      expect(
+        screen.getByRole('button', { name: 'approve big-summariser' }),
+      ).toBeDisabled(),
+    );
+    expect(
+      screen.getByRole('button', { name: 'reject big-summariser' }),
+    ).toBeDisabled();
     expect(
       screen.getAllByTitle(
         'You made this request: another approver decides it (four eyes)',

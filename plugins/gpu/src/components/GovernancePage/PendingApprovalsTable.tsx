@@ -4,39 +4,33 @@ import {
   TableColumn,
 } from '@backstage/core-components';
 import { identityApiRef, useApi } from '@backstage/frontend-plugin-api';
+import { EntityRefLink } from '@backstage/plugin-catalog-react';
 import { usePermission } from '@backstage/plugin-permission-react';
 import {
   ApprovalDecisionResponse,
-  ApprovalView,
+  ApprovalListItem,
   gpuApprovePermission,
-  GpuServiceView,
 } from '@internal/backstage-plugin-gpu-common';
 import Box from '@material-ui/core/Box';
 import Button from '@material-ui/core/Button';
 import Tooltip from '@material-ui/core/Tooltip';
 import Typography from '@material-ui/core/Typography';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
-import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { gpuApiRef } from '../../api';
-import { formatGpuEquivalents, formatRelative } from '../common';
+import { formatRelative } from '../common';
 import { DecisionDialog } from './DecisionDialog';
+import { describeRequest } from './describeRequest';
+import { useCursorPages } from './useCursorPages';
 
-/** A pending approval with the service it would create or change (absent if the service could not be read). */
-export interface PendingApprovalRow {
-  approval: ApprovalView;
-  service?: GpuServiceView;
-}
-
-function describeRequest(service: GpuServiceView): string {
-  const { placement, request } = service;
-  const slice = placement.migProfile ? ` ${placement.migProfile}` : '';
-  return `${request.model}, ${placement.tier}${slice} on ${placement.pool}, ${request.replicas} replica(s), ${service.environment}`;
-}
+/** Rows per page of the queue; the approver may choose another size. */
+export const APPROVALS_PAGE_SIZE = 10;
 
 /**
- * Requests outside policy waiting for an approver. Approve and reject need the `gpu.request.approve` permission; a
- * decision refreshes the list and tells the page (quota and audit change with it).
+ * Requests outside policy waiting for an approver, a page at a time from `GET /approvals` (one request per page,
+ * each approval with its service), searchable by service, team or requester on the server, in the queue's order
+ * (oldest first). Approve and reject need the `gpu.request.approve` permission; a decision refreshes the list and
+ * tells the page (quota and audit change with it).
  */
 export function PendingApprovalsTable(props: {
   refreshKey?: number;
@@ -47,7 +41,7 @@ export function PendingApprovalsTable(props: {
     permission: gpuApprovePermission,
   });
   const [deciding, setDeciding] = useState<{
-    row: PendingApprovalRow;
+    row: ApprovalListItem;
     decision: 'approve' | 'reject';
   }>();
   const [lastDecision, setLastDecision] = useState<string>();
@@ -61,33 +55,23 @@ export function PendingApprovalsTable(props: {
     [identityApi],
   );
 
-  const { value, loading, error, retry } = useAsyncRetry(async () => {
-    const approvals = await gpuApi.listApprovals({ state: 'pending' });
-    const services = await Promise.all(
-      approvals.map(a => gpuApi.getService(a.serviceId).catch(() => undefined)),
-    );
-    return approvals.map(
-      (approval, i): PendingApprovalRow => ({ approval, service: services[i] }),
-    );
-  }, [gpuApi, props.refreshKey]);
-
-  if (error) {
-    return (
-      <ResponseErrorPanel
-        error={error}
-        title="Could not load pending approvals"
-      />
-    );
-  }
+  const { tableRef, fetchPage, error } = useCursorPages(query =>
+    gpuApi.listApprovals({ state: 'pending', ...query }),
+  );
+  const refreshed = useRef(props.refreshKey);
+  useEffect(() => {
+    if (refreshed.current === props.refreshKey) return;
+    refreshed.current = props.refreshKey;
+    tableRef.current?.onQueryChange();
+  }, [props.refreshKey, tableRef]);
 
   const denied = !checkingPermission && !allowed;
   const actionButton = (
-    row: PendingApprovalRow,
+    row: ApprovalListItem,
     decision: 'approve' | 'reject',
   ) => {
     const own =
-      me !== undefined &&
-      row.approval.requestedBy.toLocaleLowerCase('en-US') === me;
+      me !== undefined && row.requestedBy.toLocaleLowerCase('en-US') === me;
     const button = (
       <Button
         size="small"
@@ -95,9 +79,8 @@ export function PendingApprovalsTable(props: {
         color={decision === 'approve' ? 'primary' : 'secondary'}
         disabled={!allowed || own}
         onClick={() => setDeciding({ row, decision })}
-        aria-label={`${decision} ${
-          row.service?.name ?? row.approval.serviceId
-        }`}
+        aria-label={`${decision} ${row.service?.name ?? row.serviceId}`}
+        style={{ whiteSpace: 'nowrap', flexShrink: 0 }}
       >
         {decision === 'approve' ? 'Approve' : 'Reject'}
       </Button>
@@ -118,42 +101,44 @@ export function PendingApprovalsTable(props: {
     return button;
   };
 
-  const columns: TableColumn<PendingApprovalRow>[] = [
+  const columns: TableColumn<ApprovalListItem>[] = [
     {
       title: 'Service',
       render: row =>
         row.service ? (
           <>
-            <Typography variant="body2">{row.service.name}</Typography>
-            <Typography variant="caption" color="textSecondary">
-              {row.service.namespace}
+            <Typography variant="body2">
+              {row.service.entityRef ? (
+                <EntityRefLink
+                  entityRef={row.service.entityRef}
+                  title={row.service.name}
+                />
+              ) : (
+                row.service.name
+              )}
             </Typography>
+            <Typography variant="caption">{row.service.namespace}</Typography>
           </>
         ) : (
-          row.approval.serviceId
+          row.serviceId
         ),
     },
-    { title: 'Team', render: row => row.approval.team },
+    { title: 'Team', field: 'team' },
     {
       title: 'Request',
       render: row =>
         row.service
-          ? `${
-              row.approval.kind === 'change' ? 'Change: ' : ''
-            }${describeRequest(row.service)}`
-          : row.approval.kind,
-    },
-    {
-      title: 'GPU-equivalents',
-      render: row =>
-        row.service ? formatGpuEquivalents(row.service.gpuEquivalents) : '',
+          ? `${row.kind === 'change' ? 'Change: ' : ''}${describeRequest(
+              row.service,
+            )}`
+          : row.kind,
     },
     { title: 'Monthly cost', render: row => row.service?.monthlyCost ?? '' },
     {
       title: 'Why it needs approval',
       render: row => (
         <ul style={{ margin: 0, paddingLeft: 16 }}>
-          {row.approval.reasons.map(r => (
+          {row.reasons.map(r => (
             <li key={r.code}>{r.message}</li>
           ))}
         </ul>
@@ -162,15 +147,15 @@ export function PendingApprovalsTable(props: {
     {
       title: 'Requested',
       render: row =>
-        `${row.approval.requestedBy.replace(
-          /^user:default\//,
-          '',
-        )}, ${formatRelative(row.approval.requestedAt)}`,
+        `${row.requestedBy.replace(/^user:default\//, '')}, ${formatRelative(
+          row.requestedAt,
+        )}`,
     },
     {
       title: 'Decision',
+      cellStyle: { whiteSpace: 'nowrap' },
       render: row => (
-        <Box display="flex" style={{ gap: 8 }}>
+        <Box display="flex" flexWrap="nowrap" style={{ gap: 8 }}>
           {actionButton(row, 'approve')}
           {actionButton(row, 'reject')}
         </Box>
@@ -180,32 +165,52 @@ export function PendingApprovalsTable(props: {
 
   return (
     <>
-      <Table<PendingApprovalRow>
+      {error && (
+        <ResponseErrorPanel
+          error={error}
+          title="Could not load pending approvals"
+        />
+      )}
+      <Table<ApprovalListItem>
+        tableRef={tableRef}
         title="Pending approvals"
         subtitle={
           lastDecision ??
-          (denied ? 'You may see requests but not decide them.' : undefined)
+          (denied
+            ? 'You may see requests but not decide them.'
+            : 'Oldest first')
         }
-        isLoading={loading}
-        options={{ paging: false, search: false, padding: 'dense' }}
+        options={{
+          paging: true,
+          pageSize: APPROVALS_PAGE_SIZE,
+          pageSizeOptions: [10, 20, 50],
+          showFirstLastPageButtons: false,
+          emptyRowsWhenPaging: false,
+          search: true,
+          searchFieldAlignment: 'left',
+          debounceInterval: 300,
+          sorting: false,
+          draggable: false,
+          padding: 'dense',
+        }}
+        localization={{
+          toolbar: {
+            searchPlaceholder: 'Search service, team or requester',
+            searchTooltip: 'Search service, team or requester',
+            searchAriaLabel: 'Search pending approvals',
+          },
+          // Remote data: the table shows this, not emptyContent, when a page is empty.
+          body: {
+            emptyDataSourceMessage: 'No request is waiting for approval.',
+          },
+        }}
         columns={columns}
-        data={value ?? []}
-        emptyContent={
-          <Box p={2}>
-            <Typography variant="body2">
-              No request is waiting for approval.
-            </Typography>
-          </Box>
-        }
+        data={fetchPage}
       />
       {deciding && (
         <DecisionDialog
-          approvalId={deciding.row.approval.id}
-          serviceName={
-            deciding.row.service?.name ?? deciding.row.approval.serviceId
-          }
+          approval={deciding.row}
           decision={deciding.decision}
-          overage={deciding.row.approval.overage}
           onClose={() => setDeciding(undefined)}
           onDecided={result => {
             setDeciding(undefined);
@@ -217,7 +222,7 @@ export function PendingApprovalsTable(props: {
               }.`,
             );
             if (props.onDecided) props.onDecided(result);
-            else retry();
+            else tableRef.current?.onQueryChange();
           }}
         />
       )}

@@ -36,7 +36,12 @@ export function PoolsTable(props: { pools: Pool[] }) {
   return (
     <Table<Pool>
       title="GPU pools"
-      options={{ paging: false, search: false, padding: 'dense' }}
+      options={{
+        paging: false,
+        search: false,
+        draggable: false,
+        padding: 'dense',
+      }}
       columns={columns}
       data={props.pools}
     />

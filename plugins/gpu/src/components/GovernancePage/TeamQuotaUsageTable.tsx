@@ -1,4 +1,8 @@
-import { Table, TableColumn } from '@backstage/core-components';
+import {
+  ResponseErrorPanel,
+  Table,
+  TableColumn,
+} from '@backstage/core-components';
 import { useApi } from '@backstage/frontend-plugin-api';
 import { usePermission } from '@backstage/plugin-permission-react';
 import {
@@ -13,12 +17,7 @@ import Typography from '@material-ui/core/Typography';
 import { useState } from 'react';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { gpuApiRef } from '../../api';
-import {
-  errorMessage,
-  formatGpuEquivalents,
-  formatRelative,
-  UsageBar,
-} from '../common';
+import { formatGpuEquivalents, formatRelative, UsageBar } from '../common';
 import { QuotaEditDialog } from './QuotaEditDialog';
 
 /** A team's stored quota, or why it could not be read. */
@@ -41,7 +40,8 @@ function poolsOf(quota: TeamQuotaView, poolOrder: string[]): string[] {
 
 /**
  * Per team: GPU-equivalents held against the nominal quota of every pool, and projected monthly cost held against
- * the budget, from `GET /teams/:team/quota`. Editing needs the `gpu.quota.update` permission.
+ * the budget, from `GET /quotas` (one request for every team); searchable and sortable by team. Editing needs the
+ * `gpu.quota.update` permission.
  */
 export function TeamQuotaUsageTable(props: {
   teams: string[];
@@ -56,15 +56,15 @@ export function TeamQuotaUsageTable(props: {
   });
   const [editing, setEditing] = useState<TeamQuotaView>();
 
-  const { value, loading, retry } = useAsyncRetry(async () => {
-    const results = await Promise.allSettled(
-      teams.map(t => gpuApi.getTeamQuota(t)),
+  const { value, loading, error, retry } = useAsyncRetry(async () => {
+    const quotas = new Map(
+      (await gpuApi.listTeamQuotas()).map(q => [q.team, q]),
     );
-    return results.map(
-      (r, i): QuotaRow =>
-        r.status === 'fulfilled'
-          ? { team: teams[i], quota: r.value }
-          : { team: teams[i], error: errorMessage(r.reason) },
+    return teams.map(
+      (team): QuotaRow =>
+        quotas.has(team)
+          ? { team, quota: quotas.get(team) }
+          : { team, error: 'the team has no quota record' },
     );
   }, [gpuApi, teams.join(','), props.refreshKey]);
 
@@ -73,6 +73,8 @@ export function TeamQuotaUsageTable(props: {
     { title: 'Team', field: 'team' },
     {
       title: 'GPU-equivalents held / quota per pool',
+      sorting: false,
+      searchable: false,
       render: row => {
         if (row.error) {
           return (
@@ -110,6 +112,10 @@ export function TeamQuotaUsageTable(props: {
     },
     {
       title: 'Monthly cost held / budget',
+      searchable: false,
+      customSort: (a, b) =>
+        (a.quota?.reservedMonthlyCostMicros ?? -1) -
+        (b.quota?.reservedMonthlyCostMicros ?? -1),
       render: row =>
         row.quota && (
           <UsageBar
@@ -123,6 +129,9 @@ export function TeamQuotaUsageTable(props: {
     },
     {
       title: 'Last change',
+      searchable: false,
+      customSort: (a, b) =>
+        (a.quota?.updatedAt ?? '').localeCompare(b.quota?.updatedAt ?? ''),
       render: row =>
         row.quota &&
         `${row.quota.updatedBy.replace(
@@ -131,7 +140,9 @@ export function TeamQuotaUsageTable(props: {
         )}, ${formatRelative(row.quota.updatedAt)}`,
     },
     {
-      title: '',
+      title: 'Edit',
+      sorting: false,
+      searchable: false,
       render: row => {
         if (!row.quota) return null;
         const button = (
@@ -156,13 +167,35 @@ export function TeamQuotaUsageTable(props: {
     },
   ];
 
+  if (error) {
+    return (
+      <ResponseErrorPanel error={error} title="Could not load team quotas" />
+    );
+  }
+
   return (
     <>
       <Table<QuotaRow>
         title="Team quotas"
         subtitle="Held: approved services. Pending requests do not count until approved."
         isLoading={loading}
-        options={{ paging: false, search: false, padding: 'dense' }}
+        options={{
+          paging: true,
+          pageSize: 10,
+          pageSizeOptions: [10, 25, 50],
+          emptyRowsWhenPaging: false,
+          search: true,
+          searchFieldAlignment: 'left',
+          draggable: false,
+          padding: 'dense',
+        }}
+        localization={{
+          toolbar: {
+            searchPlaceholder: 'Search team',
+            searchTooltip: 'Search team',
+            searchAriaLabel: 'Search team quotas',
+          },
+        }}
         columns={columns}
         data={value ?? []}
       />

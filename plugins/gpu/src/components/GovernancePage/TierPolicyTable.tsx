@@ -17,7 +17,12 @@ export function TierPolicyTable(props: { environments: EnvironmentPolicy[] }) {
   return (
     <Table<EnvironmentPolicy>
       title="Tier policy"
-      options={{ paging: false, search: false, padding: 'dense' }}
+      options={{
+        paging: false,
+        search: false,
+        draggable: false,
+        padding: 'dense',
+      }}
       columns={columns}
       data={props.environments}
     />

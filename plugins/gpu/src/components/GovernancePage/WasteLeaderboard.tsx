@@ -7,15 +7,17 @@ import {
 } from '@internal/backstage-plugin-gpu-common';
 import Typography from '@material-ui/core/Typography';
 import { formatPercent } from '../common';
-import { LEADERBOARD_SIZE } from './CostLeaderboard';
+import { byNumber, leaderboardOptions } from './leaderboardOptions';
 
 interface WasteRow extends ServiceCostSummary {
+  label: string;
   recommendation?: Recommendation;
+  recommendationTitle: string;
 }
 
 /**
- * The services paying most for idle GPU (allocation - usage over the window), with the recommendation that would
- * save most. Needs usage metrics: without them it says so.
+ * The services paying for idle GPU (allocation - usage over the window), most first, with the recommendation that
+ * would save most; paged, searchable and sortable by any column. Needs usage metrics: without them it says so.
  */
 export function WasteLeaderboard(props: { overview: Overview }) {
   const { overview } = props;
@@ -31,13 +33,20 @@ export function WasteLeaderboard(props: { overview: Overview }) {
     .sort(
       (a, b) => b.idleMicros! - a.idleMicros! || a.name.localeCompare(b.name),
     )
-    .slice(0, LEADERBOARD_SIZE)
-    .map(s => ({ ...s, recommendation: best.get(s.serviceId) }));
+    .map(s => ({
+      ...s,
+      label: `${s.name} (${s.namespace})`,
+      recommendation: best.get(s.serviceId),
+      recommendationTitle: best.get(s.serviceId)?.title ?? '',
+    }));
   const columns: TableColumn<WasteRow>[] = [
-    { title: 'Service', render: row => `${row.name} (${row.namespace})` },
+    { title: 'Service', field: 'label' },
     { title: 'Team', field: 'team' },
     {
       title: `Idle cost, ${overview.window.label}`,
+      field: 'idleMicros',
+      searchable: false,
+      customSort: byNumber(r => r.idleMicros),
       render: row =>
         `${formatUsd(row.idleMicros!)} of ${formatUsd(row.allocationMicros)}${
           row.allocationMicros > 0
@@ -47,11 +56,15 @@ export function WasteLeaderboard(props: { overview: Overview }) {
     },
     {
       title: 'Utilisation',
+      searchable: false,
+      customSort: byNumber(r => r.utilisation?.value),
       render: row =>
         row.utilisation ? formatPercent(row.utilisation.value) : '-',
     },
     {
       title: 'Peak memory',
+      searchable: false,
+      customSort: byNumber(r => r.peakMemoryFraction),
       render: row =>
         row.peakMemoryFraction !== undefined
           ? formatPercent(row.peakMemoryFraction)
@@ -59,11 +72,13 @@ export function WasteLeaderboard(props: { overview: Overview }) {
     },
     {
       title: 'Recommendation',
+      field: 'recommendationTitle',
+      customSort: byNumber(r => r.recommendation?.monthlySavingMicros),
       render: row =>
         row.recommendation ? (
           <>
             <Typography variant="body2">{row.recommendation.title}</Typography>
-            <Typography variant="caption" color="textSecondary">
+            <Typography variant="caption">
               {row.recommendation.monthlySavingMicros >= 0
                 ? `saves ${formatUsd(
                     row.recommendation.monthlySavingMicros,
@@ -81,8 +96,15 @@ export function WasteLeaderboard(props: { overview: Overview }) {
   return (
     <Table<WasteRow>
       title="Waste leaderboard"
-      subtitle={`Top ${LEADERBOARD_SIZE} by idle allocation (allocation x (1 - utilisation))`}
-      options={{ paging: false, search: false, padding: 'dense' }}
+      subtitle="Most idle allocation first (allocation x (1 - utilisation))"
+      options={leaderboardOptions}
+      localization={{
+        toolbar: {
+          searchPlaceholder: 'Search service, team or recommendation',
+          searchTooltip: 'Search service, team or recommendation',
+          searchAriaLabel: 'Search the waste leaderboard',
+        },
+      }}
       columns={columns}
       data={rows}
       emptyContent={

@@ -1,0 +1,103 @@
+import {
+  renderInTestApp,
+  TestApiProvider,
+} from '@backstage/frontend-test-utils';
+import { entityRouteRef } from '@backstage/plugin-catalog-react';
+import { configure, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { gpuApiRef } from '../../api';
+import { FakeGpuApi } from '../../__testUtils__/FakeGpuApi';
+import { summariserService } from '../../__testUtils__/gpuFixtures';
+import { AuditEventsTable } from './AuditEventsTable';
+
+jest.setTimeout(30_000);
+configure({ asyncUtilTimeout: 10_000 });
+const user = userEvent.setup({ delay: null });
+
+async function renderTable(api: FakeGpuApi) {
+  await renderInTestApp(
+    <TestApiProvider apis={[[gpuApiRef, api]]}>
+      <AuditEventsTable />
+    </TestApiProvider>,
+    { mountedRoutes: { '/catalog/:namespace/:kind/:name': entityRouteRef } },
+  );
+}
+
+function rowTexts(): string[] {
+  // The body's rows: the pagination is a row of the table's footer.
+  return [...document.querySelectorAll<HTMLElement>('tbody tr')].map(
+    row => within(row).getAllByRole('cell')[1].textContent ?? '',
+  );
+}
+
+describe('AuditEventsTable', () => {
+  it('reads the trail as sentences naming the service, linked to its entity', async () => {
+    const api = new FakeGpuApi();
+    const summariser = summariserService();
+    api.services.set(summariser.id, summariser);
+    api.addAudit(
+      'service.create',
+      'service',
+      summariser.id,
+      'ml-platform',
+      undefined,
+      {
+        name: 'summariser',
+        status: 'approved',
+      },
+    );
+    api.addAudit(
+      'reservation.hold',
+      'reservation',
+      'r-1',
+      'ml-platform',
+      undefined,
+      {
+        serviceId: summariser.id,
+        pool: 'l4-ondemand',
+        gpuEquivalents: 1,
+        monthlyCostMicros: 587_500_000,
+      },
+    );
+    await renderTable(api);
+
+    await waitFor(() =>
+      expect(rowTexts()).toEqual([
+        'guest held 1 GPU-equivalent on l4-ondemand ($587.50 a month) for summariser (team ml-platform).',
+        'guest created service summariser (team ml-platform), status approved.',
+      ]),
+    );
+    for (const link of screen.getAllByRole('link', { name: 'summariser' })) {
+      expect(link).toHaveAttribute(
+        'href',
+        '/catalog/default/component/summariser',
+      );
+    }
+    expect(screen.getAllByRole('link', { name: 'summariser' })).toHaveLength(2);
+  });
+
+  it('pages the trail from the server with its cursors', async () => {
+    const api = new FakeGpuApi();
+    for (let i = 1; i <= 25; i++) {
+      api.addAudit('quota.put', 'quota', `team-${i}`, `team-${i}`, undefined, {
+        pools: {},
+        monthlyBudgetMicros: i * 1_000_000,
+      });
+    }
+    await renderTable(api);
+    await waitFor(() => expect(rowTexts()).toHaveLength(20));
+    expect(rowTexts()[0]).toBe(
+      'guest set the quota of team team-25: no pool, budget $25.00 a month.',
+    );
+    expect(screen.getAllByText('1-20 of 25').length).toBeGreaterThan(0);
+    await user.click(screen.getByRole('button', { name: 'Next Page' }));
+    await waitFor(() => expect(rowTexts()).toHaveLength(5));
+    expect(rowTexts()[4]).toBe(
+      'guest set the quota of team team-1: no pool, budget $1.00 a month.',
+    );
+    expect(api.callsOf('listAuditEvents')).toEqual([
+      [{ limit: 20, cursor: undefined }],
+      [{ limit: 20, cursor: '6' }],
+    ]);
+  });
+});

@@ -1,0 +1,232 @@
+import { entityRouteRef } from '@backstage/plugin-catalog-react';
+import {
+  mockApis,
+  renderInTestApp,
+  TestApiProvider,
+} from '@backstage/frontend-test-utils';
+import { identityApiRef } from '@backstage/frontend-plugin-api';
+import { AuthorizeResult } from '@backstage/plugin-permission-common';
+import { permissionApiRef } from '@backstage/plugin-permission-react';
+import {
+  allocationCost,
+  findPool,
+  formatUsd,
+} from '@internal/backstage-plugin-gpu-common';
+import { configure, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { SWRConfig } from 'swr';
+import { gpuApiRef } from '../../api';
+import { FakeGpuApi } from '../../__testUtils__/FakeGpuApi';
+import { platform, summariserService } from '../../__testUtils__/gpuFixtures';
+import { PendingApprovalsTable } from './PendingApprovalsTable';
+
+jest.setTimeout(60_000);
+configure({ asyncUtilTimeout: 10_000 });
+const user = userEvent.setup({ delay: null });
+
+const pool = findPool(platform, 'l4-ondemand');
+const monthly = (gpus: number) =>
+  allocationCost(pool, gpus, platform.hoursPerMonth);
+
+/** The OCR batch case: 46 requests of two dedicated L4s each from ml-platform, which holds 3 of its 4 already. */
+function fortySixRequests(api: FakeGpuApi) {
+  for (let i = 1; i <= 46; i++) {
+    const service = summariserService({
+      id: `svc-${i}`,
+      name: `ocr-${String(i).padStart(2, '0')}`,
+      status: 'pending-approval',
+      gpuEquivalents: 2,
+      monthlyCost: formatUsd(monthly(2)),
+    });
+    service.request = { ...service.request, replicas: 2 };
+    api.services.set(service.id, service);
+    api.approvals.push({
+      id: `appr-${i}`,
+      serviceId: service.id,
+      team: 'ml-platform',
+      kind: 'create',
+      state: 'pending',
+      reasons: [{ code: 'over-quota', message: 'over quota on l4-ondemand' }],
+      requestedBy: 'user:default/bob',
+      requestedAt: new Date(Date.now() - (47 - i) * 60_000).toISOString(),
+      overage: {
+        computedAt: new Date().toISOString(),
+        overQuota: true,
+        monthlyCostMicros: monthly(2),
+        pools: [
+          {
+            pool: 'l4-ondemand',
+            quotaGpuEquivalents: 4,
+            heldGpuEquivalents: 3,
+            requestedGpuEquivalents: 2,
+            overGpuEquivalents: 1,
+            overMonthlyCostMicros: monthly(1),
+            capacityGpuEquivalents: 8,
+            poolHeldGpuEquivalents: 3,
+          },
+        ],
+        budget: {
+          monthlyBudgetMicros: 2_000_000_000,
+          committedMonthlyCostMicros: 1_500_000_000,
+          overMonthlyCostMicros: 1_500_000_000 + monthly(2) - 2_000_000_000,
+          month: '2026-12',
+          monthToDateMicros: 0,
+          projectedMonthMicros: 0,
+          overProjectedMicros: 0,
+        },
+      },
+    });
+  }
+}
+
+async function renderTable(api: FakeGpuApi) {
+  await renderInTestApp(
+    <SWRConfig value={{ provider: () => new Map() }}>
+      <TestApiProvider
+        apis={[
+          [gpuApiRef, api],
+          [
+            permissionApiRef,
+            mockApis.permission({ authorize: AuthorizeResult.ALLOW }),
+          ],
+          [
+            identityApiRef,
+            mockApis.identity({ userEntityRef: 'user:default/alice' }),
+          ],
+        ]}
+      >
+        <PendingApprovalsTable />
+      </TestApiProvider>
+    </SWRConfig>,
+    { mountedRoutes: { '/catalog/:namespace/:kind/:name': entityRouteRef } },
+  );
+}
+
+/** The service names of the rows shown. */
+function shownServices(): string[] {
+  return screen
+    .getAllByRole('button', { name: /^approve / })
+    .map(b => b.getAttribute('aria-label')!.replace('approve ', ''));
+}
+
+describe('PendingApprovalsTable with 46 requests', () => {
+  it('shows a page at a time from the server, with one request per page and none per approval', async () => {
+    const api = new FakeGpuApi();
+    fortySixRequests(api);
+    await renderTable(api);
+
+    await waitFor(() => expect(shownServices()).toHaveLength(10));
+    expect(shownServices()[0]).toBe('ocr-01');
+    expect(screen.getAllByText('1-10 of 46').length).toBeGreaterThan(0);
+    expect(api.callsOf('listApprovals')).toEqual([
+      [{ state: 'pending', limit: 10 }],
+    ]);
+    expect(api.callsOf('getService')).toEqual([]);
+
+    await user.click(screen.getByRole('button', { name: 'Next Page' }));
+    await waitFor(() => expect(shownServices()[0]).toBe('ocr-11'));
+    expect(screen.getAllByText('11-20 of 46').length).toBeGreaterThan(0);
+    expect(api.callsOf('listApprovals')).toEqual([
+      [{ state: 'pending', limit: 10 }],
+      [{ state: 'pending', limit: 10, cursor: '10' }],
+    ]);
+    expect(api.callsOf('getService')).toEqual([]);
+
+    await user.click(screen.getByRole('button', { name: 'Previous Page' }));
+    await waitFor(() => expect(shownServices()[0]).toBe('ocr-01'));
+  });
+
+  it('searches on the server and starts again at the first page', async () => {
+    const api = new FakeGpuApi();
+    fortySixRequests(api);
+    await renderTable(api);
+    await waitFor(() => expect(shownServices()).toHaveLength(10));
+    await user.click(screen.getByRole('button', { name: 'Next Page' }));
+    await waitFor(() => expect(shownServices()[0]).toBe('ocr-11'));
+
+    await user.type(
+      screen.getByRole('textbox', { name: 'Search pending approvals' }),
+      'ocr-4',
+    );
+    await waitFor(() =>
+      expect(shownServices()).toEqual([
+        'ocr-40',
+        'ocr-41',
+        'ocr-42',
+        'ocr-43',
+        'ocr-44',
+        'ocr-45',
+        'ocr-46',
+      ]),
+    );
+    expect(api.callsOf('listApprovals').at(-1)).toEqual([
+      { state: 'pending', limit: 10, search: 'ocr-4' },
+    ]);
+    expect(screen.getAllByText('1-7 of 7').length).toBeGreaterThan(0);
+  });
+
+  it('keeps the decision buttons on one line', async () => {
+    const api = new FakeGpuApi();
+    fortySixRequests(api);
+    await renderTable(api);
+    const approve = await screen.findByRole('button', {
+      name: 'approve ocr-01',
+    });
+    const reject = screen.getByRole('button', { name: 'reject ocr-01' });
+    for (const button of [approve, reject]) {
+      expect(getComputedStyle(button).whiteSpace).toBe('nowrap');
+      expect(getComputedStyle(button.closest('td')!).whiteSpace).toBe('nowrap');
+    }
+  });
+
+  it('shows the cost, the quota effect and the overage in the dialog, with the override off', async () => {
+    const api = new FakeGpuApi();
+    fortySixRequests(api);
+    await renderTable(api);
+    // Query afresh: the rows re-render while the permission and the identity load.
+    await waitFor(() =>
+      expect(
+        screen.getByRole('button', { name: 'approve ocr-03' }),
+      ).toBeEnabled(),
+    );
+    await user.click(screen.getByRole('button', { name: 'approve ocr-03' }));
+    const dialog = await screen.findByRole('dialog', {
+      name: 'Approve ocr-03',
+    });
+    expect(within(dialog).getByTestId('decision-summary')).toHaveTextContent(
+      'llama-3.1-8b, dedicated on l4-ondemand, 2 replicas (2 GPU-equivalents), production (team ml-platform)',
+    );
+    expect(within(dialog).getByTestId('decision-cost')).toHaveTextContent(
+      `${formatUsd(monthly(2))} a month`,
+    );
+    expect(
+      within(dialog).getByTestId('decision-quota-effect'),
+    ).toHaveTextContent(
+      `l4-ondemand: 3 of 4 GPU-equivalents held; approving makes it 5 of 4, 1 over quota (${formatUsd(
+        monthly(1),
+      )} a month).`,
+    );
+    expect(
+      within(dialog).getByTestId('decision-quota-effect'),
+    ).toHaveTextContent(
+      `Budget: $1,500.00 of $2,000.00 a month held; approving makes it ${formatUsd(
+        1_500_000_000 + monthly(2),
+      )}, ${formatUsd(
+        1_500_000_000 + monthly(2) - 2_000_000_000,
+      )} a month over budget.`,
+    );
+    expect(within(dialog).getByTestId('approval-overage')).toHaveTextContent(
+      `1 GPU-equivalent over quota in pool l4-ondemand (${formatUsd(
+        monthly(1),
+      )} a month)`,
+    );
+    expect(
+      within(dialog).getByRole('checkbox', {
+        name: "Approve even if it does not fit the team's quota or budget",
+      }),
+    ).not.toBeChecked();
+
+    await user.click(within(dialog).getByRole('button', { name: 'Approve' }));
+    expect(api.callsOf('decideApproval')).toEqual([['appr-3', 'approve', {}]]);
+  });
+});

@@ -1,0 +1,61 @@
+import { renderInTestApp } from '@backstage/frontend-test-utils';
+import { Overview } from '@internal/backstage-plugin-gpu-common';
+import { configure, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { overviewFixture } from '../../__testUtils__/gpuFixtures';
+import { CostLeaderboard } from './CostLeaderboard';
+import { WasteLeaderboard } from './WasteLeaderboard';
+
+jest.setTimeout(30_000);
+configure({ asyncUtilTimeout: 10_000 });
+const user = userEvent.setup({ delay: null });
+
+/** The fixture's two services and 12 more of the summariser's shape, each costing a dollar more than the last. */
+function manyServices(): Overview {
+  const overview = overviewFixture('7d');
+  const [summariser] = overview.services;
+  const more = Array.from({ length: 12 }, (_, i) => ({
+    ...summariser,
+    serviceId: `svc-${i}`,
+    name: `ocr-${String(i).padStart(2, '0')}`,
+    team: i % 2 ? 'search' : 'ml-platform',
+    monthToDateMicros: (i + 1) * 1_000_000,
+    idleMicros: (i + 1) * 500_000,
+  }));
+  return { ...overview, services: [...overview.services, ...more] };
+}
+
+function firstCells(): string[] {
+  // The body's rows: the pagination is a row of the table's footer.
+  return [...document.querySelectorAll<HTMLElement>('tbody tr')].map(
+    row => within(row).getAllByRole('cell')[0].textContent ?? '',
+  );
+}
+
+describe.each([
+  ['Cost leaderboard', CostLeaderboard, 'Search the cost leaderboard'],
+  ['Waste leaderboard', WasteLeaderboard, 'Search the waste leaderboard'],
+] as const)('%s', (_title, Leaderboard, searchLabel) => {
+  it('pages every service, searches and sorts them in the browser', async () => {
+    await renderInTestApp(<Leaderboard overview={manyServices()} />);
+    await waitFor(() => expect(firstCells()).toHaveLength(10));
+    expect(screen.getAllByText('1-10 of 14').length).toBeGreaterThan(0);
+
+    await user.type(
+      screen.getByRole('textbox', { name: searchLabel }),
+      'search',
+    );
+    await waitFor(() =>
+      expect(
+        firstCells().every(c => c.includes('ocr-') || c.includes('notebook')),
+      ).toBe(true),
+    );
+    expect(firstCells()).toHaveLength(7);
+
+    await user.clear(screen.getByRole('textbox', { name: searchLabel }));
+    await waitFor(() => expect(firstCells()).toHaveLength(10));
+    await user.click(screen.getByRole('button', { name: 'Service' }));
+    await waitFor(() => expect(firstCells()[0]).toBe('notebook (search)'));
+    expect(firstCells()[1]).toBe('ocr-00 (ml-serving)');
+  });
+});
