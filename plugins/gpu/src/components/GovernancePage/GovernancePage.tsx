@@ -15,6 +15,7 @@ import { useGpuChanges } from '../common';
 import { AuditEventsTable } from './AuditEventsTable';
 import { CostOverviewSection } from './CostOverviewSection';
 import { PendingApprovalsTable } from './PendingApprovalsTable';
+import { PlatformChecksSection } from './PlatformChecksSection';
 import { PoolsTable } from './PoolsTable';
 import { TeamQuotaUsageTable } from './TeamQuotaUsageTable';
 import { TierPolicyTable } from './TierPolicyTable';
@@ -74,6 +75,9 @@ export function GovernancePage() {
             </Grid>
             <Grid item xs={12}>
               <CostOverviewSection refreshKey={refreshKey} />
+            </Grid>
+            <Grid item xs={12}>
+              <PlatformChecksSection />
             </Grid>
             <Grid item xs={12}>
               <PoolsTable pools={value.platform.pools} />
