@@ -79,6 +79,17 @@ describe('parsePlatform', () => {
     expect(platform.hoursPerMonth).toBe(730);
   });
 
+  it('accepts the sections other parts of the backend read, such as gpu.approvals', () => {
+    const platform = readPlatformConfig(
+      new ConfigReader({
+        gpu: { ...demoPlatformConfig, approvals: { maxPendingPerTeam: 60 } },
+      }),
+    );
+    expect(platform.teams.map(t => t.name)).toEqual(
+      demoPlatformConfig.teams!.map(t => t.name),
+    );
+  });
+
   it('applies defaults to an absent or empty gpu section', () => {
     for (const raw of [undefined, {}]) {
       const platform = parsePlatform(raw);

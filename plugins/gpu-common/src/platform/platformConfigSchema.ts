@@ -123,6 +123,8 @@ export const platformConfigSchema = strict({
   statusRefresh: z.unknown().optional(),
   /** Read by the gpu backend's applier (`gpu.apply`), not part of the platform model. */
   apply: z.unknown().optional(),
+  /** Read by the gpu backend's approval queue (`gpu.approvals.maxPendingPerTeam`), not part of the platform model. */
+  approvals: z.unknown().optional(),
   /** Validated by `parsePlatformOperations` (Karpenter NodePools), not part of the platform model. */
   karpenter: z.unknown().optional(),
   /** Validated by `parsePlatformOperations` (PrometheusRule alerts), not part of the platform model. */
