@@ -56,9 +56,12 @@ const NEVER_HELD: ServiceStatus[] = ['rejected', 'pending-approval'];
 export class AllocationReader {
   constructor(private readonly db: Knex) {}
 
-  /** One service by id; undefined when unknown. */
+  /**
+   * One service by id, whatever its status: a service waiting for approval or rejected is known and costs nothing
+   * (no reservation was held). Undefined when unknown.
+   */
   async get(serviceId: string): Promise<ServiceAllocation | undefined> {
-    const [found] = await this.list({ ids: [serviceId] });
+    const [found] = await this.read({ ids: [serviceId] }, true);
     return found;
   }
 
@@ -69,10 +72,16 @@ export class AllocationReader {
   async list(
     filter: { team?: string; ids?: string[] } = {},
   ): Promise<ServiceAllocation[]> {
+    return this.read(filter, false);
+  }
+
+  private async read(
+    filter: { team?: string; ids?: string[] },
+    includeNeverHeld: boolean,
+  ): Promise<ServiceAllocation[]> {
     // Rendered manifests and quotes can be large and cost nothing here: leave them out.
-    let query = this.db<ServiceRow>('services')
-      .select(SERVICE_COLUMNS)
-      .whereNotIn('status', NEVER_HELD);
+    let query = this.db<ServiceRow>('services').select(SERVICE_COLUMNS);
+    if (!includeNeverHeld) query = query.whereNotIn('status', NEVER_HELD);
     if (filter.team) query = query.where({ team: filter.team });
     if (filter.ids) query = query.whereIn('id', filter.ids);
     const rows = (await query.orderBy(['team', 'name', 'id'])) as Array<

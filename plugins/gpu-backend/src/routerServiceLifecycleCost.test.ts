@@ -1,0 +1,105 @@
+import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
+import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
+import { summariserRequest } from '@internal/backstage-plugin-gpu-common/testUtils';
+import request from 'supertest';
+import { gpuPlugin } from './plugin';
+import {
+  asUser,
+  DEMO_USERS,
+  demoUserInfo,
+  realPermissionPolicy,
+} from './__testUtils__/demoUsers';
+
+jest.setTimeout(60_000);
+
+/** The plugin behind the app's permission policy; requests without a header come from a member of ml-platform. */
+async function start() {
+  const { server } = await startTestBackend({
+    features: [
+      gpuPlugin,
+      mockServices.rootConfig.factory({
+        data: { gpu: demoPlatformConfig, permission: { enabled: true } },
+      }),
+      demoUserInfo({ ...DEMO_USERS, mock: ['ml-platform'] }),
+      ...realPermissionPolicy(),
+    ],
+  });
+  return server;
+}
+
+type Server = Awaited<ReturnType<typeof start>>;
+
+/** ml-platform asks for more dedicated L4 GPUs than its quota of 2: the request waits for approval. */
+async function pendingService(server: Server, name: string) {
+  const current = await request(server)
+    .get('/api/gpu/teams/ml-platform/quota')
+    .expect(200);
+  await request(server)
+    .put('/api/gpu/teams/ml-platform/quota')
+    .set('Authorization', asUser('alice'))
+    .send({
+      pools: { ...current.body.pools, 'l4-ondemand': 2 },
+      monthlyBudget: '60000',
+    })
+    .expect(200);
+  const created = await request(server)
+    .post('/api/gpu/services')
+    .send({
+      request: {
+        ...summariserRequest,
+        name,
+        tier: 'dedicated',
+        pool: 'l4-ondemand',
+        replicas: 3,
+      },
+    })
+    .expect(201);
+  expect(created.body.status).toBe('pending-approval');
+  return created.body;
+}
+
+async function expectNothingHeld(server: Server, id: string, status: string) {
+  const cost = await request(server)
+    .get(`/api/gpu/services/${id}/cost?window=24h`)
+    .expect(200);
+  expect(cost.body).toMatchObject({
+    serviceId: id,
+    status,
+    allocationMicros: 0,
+    reservedMicros: 0,
+    monthToDate: { allocationMicros: 0 },
+    projectedMonthMicros: 0,
+    monthlyAllocationMicros: 0,
+  });
+  const usage = await request(server)
+    .get(`/api/gpu/services/${id}/usage?window=24h`)
+    .expect(200);
+  expect(usage.body.serviceId).toBe(id);
+}
+
+describe('cost and usage of services that hold nothing', () => {
+  it('answers the cost and usage of a service waiting for approval (nothing held), not 404', async () => {
+    const server = await start();
+    const pending = await pendingService(server, 'waiting');
+    await expectNothingHeld(server, pending.id, 'pending-approval');
+  });
+
+  it('answers the cost and usage of a rejected service (nothing held), not 404', async () => {
+    const server = await start();
+    const pending = await pendingService(server, 'refused');
+    await request(server)
+      .post(`/api/gpu/approvals/${pending.approval.id}/reject`)
+      .set('Authorization', asUser('alice'))
+      .send({ comment: 'Use the MIG tier' })
+      .expect(200);
+    await expectNothingHeld(server, pending.id, 'rejected');
+  });
+
+  it('still answers 404 for an id the backend does not know', async () => {
+    const server = await start();
+    const res = await request(server)
+      .get('/api/gpu/services/00000000-0000-4000-8000-000000000000/cost')
+      .expect(404);
+    expect(res.body.error.message).toMatch(/No GPU service with id/);
+  });
+});
