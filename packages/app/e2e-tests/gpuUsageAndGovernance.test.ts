@@ -243,7 +243,9 @@ test('the entity card shows real Prometheus numbers and the governance page appr
   await expect(page.getByTestId('quota-ml-platform')).toContainText(
     'spot-l4: 1 of 0',
   );
-  await expect(page.getByText('approval.approve').first()).toBeVisible();
+  await expect(
+    page.getByText(/approved the request for/).first(),
+  ).toBeVisible();
   await page.screenshot({
     path: `${SCREENSHOTS}/gpu-governance-approved.png`,
     fullPage: true,

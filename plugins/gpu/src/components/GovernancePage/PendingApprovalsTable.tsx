@@ -123,7 +123,7 @@ export function PendingApprovalsTable(props: {
           row.serviceId
         ),
     },
-    { title: 'Team', field: 'team' },
+    { title: 'Team', field: 'team', width: '8%' },
     {
       title: 'Request',
       render: row =>
@@ -136,6 +136,8 @@ export function PendingApprovalsTable(props: {
     { title: 'Monthly cost', render: row => row.service?.monthlyCost ?? '' },
     {
       title: 'Why it needs approval',
+      // The reasons are sentences: room enough that a row stays a few lines high.
+      width: '32%',
       render: row => (
         <ul style={{ margin: 0, paddingLeft: 16 }}>
           {row.reasons.map(r => (

@@ -1,0 +1,229 @@
+import AxeBuilder from '@axe-core/playwright';
+import { expect, Page, test } from '@playwright/test';
+import { api, newUserContext, signIn } from './support/users';
+
+/**
+ * The governance page with a long queue: the OCR batch case, 46 requests of bob's team (ml-platform) for dedicated
+ * spot L4s, which the team has no quota on, so every one waits for an approver. The suite's default user (the org's
+ * guest, of the platform team) reads the queue a page at a time, searches it, opens the approval dialog of a row on
+ * the second page and checks what it says; the page has no serious or critical accessibility violation (axe-core)
+ * and logs no console error or warning. Screenshots at 1440 and 1280 px. The requests are rejected at the end, so
+ * the other suites see the queue as they left it.
+ */
+const SCREENSHOTS = 'test-results/screenshots';
+const RUN = Date.now().toString(36);
+const PREFIX = `e2e-ocr-${RUN}`;
+const COUNT = 46;
+const nameOf = (i: number) => `${PREFIX}-${String(i).padStart(2, '0')}`;
+
+const ocrRequest = (name: string) => ({
+  name,
+  team: 'ml-platform',
+  namespace: 'ml-serving',
+  model: 'llama-3.1-8b',
+  runtime: 'vllm',
+  dtype: 'bf16',
+  maxModelLen: 8192,
+  concurrency: 16,
+  replicas: 1,
+  environment: 'production',
+  tier: 'dedicated',
+  pool: 'spot-l4',
+});
+
+/** What a decision button looks like on screen: its height and how many lines its label takes. */
+async function buttonLines(page: Page, name: string) {
+  return page.getByRole('button', { name }).evaluate(button => {
+    // The label's text node: one client rect per line it takes.
+    const walker = document.createTreeWalker(button, NodeFilter.SHOW_TEXT);
+    const text = walker.nextNode()!;
+    const range = document.createRange();
+    range.selectNodeContents(text);
+    return {
+      height: button.getBoundingClientRect().height,
+      lines: range.getClientRects().length,
+    };
+  });
+}
+
+/** Tables that scroll sideways, by title: their columns would be hidden behind an unmarked scroll. */
+async function sidewaysScrolling(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll('main .MuiPaper-root')]
+      .filter(paper => {
+        const scroller = [...paper.querySelectorAll('div')].find(
+          d => getComputedStyle(d).overflowX === 'auto',
+        );
+        return scroller && scroller.scrollWidth > scroller.clientWidth + 1;
+      })
+      .map(paper => paper.querySelector('h2, h5, h6')?.textContent ?? '?'),
+  );
+}
+
+test.afterAll(async ({ browser }) => {
+  const alice = await newUserContext(browser, 'alice');
+  const pending = await api(
+    alice.request,
+    'GET',
+    `/api/gpu/approvals?state=pending&search=${PREFIX}&limit=200`,
+  );
+  for (const approval of pending.items) {
+    await api(
+      alice.request,
+      'POST',
+      `/api/gpu/approvals/${approval.id}/reject`,
+      {
+        comment: 'end of the governance paging test',
+      },
+    );
+  }
+  await alice.close();
+});
+
+test('the governance page pages, searches and decides a queue of 46 requests, accessibly', async ({
+  browser,
+  page,
+}) => {
+  test.setTimeout(300_000);
+  const bob = await newUserContext(browser, 'bob');
+  for (let i = 1; i <= COUNT; i++) {
+    const service = await api(bob.request, 'POST', '/api/gpu/services', {
+      request: ocrRequest(nameOf(i)),
+    });
+    expect(service.status).toBe('pending-approval');
+  }
+  await bob.close();
+
+  const consoleProblems: string[] = [];
+  page.on('console', message => {
+    if (message.type() === 'error' || message.type() === 'warning') {
+      consoleProblems.push(`${message.type()}: ${message.text()}`);
+    }
+  });
+  const approvalRequests: string[] = [];
+  const serviceReads: string[] = [];
+  page.on('request', r => {
+    const { pathname } = new URL(r.url());
+    if (pathname === '/api/gpu/approvals') approvalRequests.push(r.url());
+    if (/^\/api\/gpu\/services\/[^/]+$/.test(pathname)) {
+      serviceReads.push(r.url());
+    }
+  });
+
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await signIn(page);
+  await page.goto('/gpu');
+  await expect(
+    page.getByRole('heading', { name: 'GPU governance' }),
+  ).toBeVisible();
+  const search = page.getByRole('textbox', {
+    name: 'Search pending approvals',
+  });
+  await search.fill(PREFIX);
+  const approvals = page
+    .getByRole('heading', { name: 'Pending approvals' })
+    .locator('xpath=ancestor::div[contains(@class, "MuiPaper-root")][1]');
+  // The pagination's range, as shown (the table renders a hidden copy for narrow screens).
+  const caption = (text: string) =>
+    approvals
+      .locator('p:visible, span:visible', { hasText: new RegExp(`^${text}$`) })
+      .first();
+  await expect(caption(`1-10 of ${COUNT}`)).toBeVisible({
+    timeout: 30_000,
+  });
+  await expect(
+    page.getByRole('button', { name: `approve ${nameOf(1)}` }),
+  ).toBeEnabled();
+  await expect(
+    page.getByRole('button', { name: `approve ${nameOf(11)}` }),
+  ).toHaveCount(0);
+
+  // Decision buttons stay on one line; the quota table starts near the top, not 12,000 px down.
+  for (const name of [`approve ${nameOf(1)}`, `reject ${nameOf(1)}`]) {
+    const shape = await buttonLines(page, name);
+    expect(shape.lines, name).toBe(1);
+    expect(shape.height, name).toBeLessThan(40);
+  }
+  const quotaTop = await page
+    .getByRole('heading', { name: 'Team quotas' })
+    .evaluate(h => h.getBoundingClientRect().top + window.scrollY);
+  expect(quotaTop).toBeLessThan(4000);
+
+  await page.screenshot({
+    path: `${SCREENSHOTS}/gpu-governance-1440.png`,
+    fullPage: true,
+  });
+
+  // The second page, read with the first page's cursor, one request for the page and none per approval.
+  const before = approvalRequests.length;
+  await approvals.getByRole('button', { name: 'Next Page' }).click();
+  await expect(caption(`11-20 of ${COUNT}`)).toBeVisible();
+  expect(approvalRequests.length).toBe(before + 1);
+  expect(approvalRequests.at(-1)).toContain('cursor=');
+  expect(serviceReads).toEqual([]);
+
+  const approve = page.getByRole('button', { name: `approve ${nameOf(12)}` });
+  await approve.click();
+  const dialog = page.getByRole('dialog', { name: `Approve ${nameOf(12)}` });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByTestId('decision-cost')).toContainText(
+    /\$[\d,]+\.\d\d a month/,
+  );
+  await expect(dialog.getByTestId('decision-quota-effect')).toContainText(
+    /spot-l4: [\d.]+ of 0 GPU-equivalents held; approving makes it [\d.]+ of 0, 1 over quota/,
+  );
+  await expect(dialog.getByTestId('approval-overage')).toContainText(
+    '1 GPU-equivalent over quota in pool spot-l4',
+  );
+  await expect(
+    dialog.getByLabel(
+      "Approve even if it does not fit the team's quota or budget",
+    ),
+  ).not.toBeChecked();
+  // The dialog opens over the row it decides: both are on screen.
+  const viewport = page.viewportSize()!;
+  const box = (await dialog.boundingBox())!;
+  expect(box.y).toBeGreaterThanOrEqual(0);
+  expect(box.y + box.height).toBeLessThanOrEqual(viewport.height);
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(dialog).toBeHidden();
+  const row = (await approve.boundingBox())!;
+  expect(row.y).toBeGreaterThanOrEqual(0);
+  expect(row.y + row.height).toBeLessThanOrEqual(viewport.height);
+
+  await expect(page.getByText('Cost leaderboard')).toBeVisible({
+    timeout: 30_000,
+  });
+  await expect(page.getByText('Audit events')).toBeVisible();
+  // The audit trail in sentences, naming the service.
+  await expect(
+    page
+      .getByText(
+        new RegExp(
+          `^bob asked for approval of ${PREFIX}-\\d\\d \\(team ml-platform\\)`,
+        ),
+      )
+      .first(),
+  ).toBeVisible();
+  expect(await sidewaysScrolling(page)).toEqual([]);
+
+  const axe = await new AxeBuilder({ page }).include('main').analyze();
+  const serious = axe.violations
+    .filter(v => v.impact === 'serious' || v.impact === 'critical')
+    .map(
+      v => `${v.id} (${v.impact}): ${v.nodes.map(n => n.target).join(', ')}`,
+    );
+  expect(serious).toEqual([]);
+
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await expect(caption(`11-20 of ${COUNT}`)).toBeVisible();
+  const narrow = await buttonLines(page, `approve ${nameOf(12)}`);
+  expect(narrow.lines).toBe(1);
+  expect(await sidewaysScrolling(page)).toEqual([]);
+  await page.screenshot({
+    path: `${SCREENSHOTS}/gpu-governance-1280.png`,
+    fullPage: true,
+  });
+
+  expect(consoleProblems).toEqual([]);
+});
