@@ -113,7 +113,12 @@ export function PlatformChecksSection() {
     <Table<PlatformFinding>
       title="Platform checks"
       subtitle={describeCheckedClusters(value.clusters)}
-      options={{ paging: false, search: false, padding: 'dense' }}
+      options={{
+        paging: false,
+        search: false,
+        draggable: false,
+        padding: 'dense',
+      }}
       columns={columns}
       data={value.findings}
     />

@@ -29,6 +29,8 @@ export function WindowSelect(props: {
       <Select
         labelId={id}
         label="Window"
+        // Names the select by its label and its value ("Window Last 7 days"), so the name holds the visible text.
+        SelectDisplayProps={{ id: `${id}-value` }}
         value={props.value}
         onChange={e => props.onChange(e.target.value as UsageWindowName)}
         data-testid="window-select"
