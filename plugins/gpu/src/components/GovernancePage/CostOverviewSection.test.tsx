@@ -126,7 +126,7 @@ describe('CostOverviewSection', () => {
     await renderSection(api);
     await screen.findByText('Budget burn');
     const user = userEvent.setup({ delay: null });
-    await user.click(screen.getByRole('button', { name: 'Window' }));
+    await user.click(screen.getByRole('button', { name: /^Window/ }));
     await user.click(
       within(await screen.findByRole('listbox')).getByText('Last 30 days'),
     );

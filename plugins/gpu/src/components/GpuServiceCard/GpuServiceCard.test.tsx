@@ -311,10 +311,10 @@ describe('GpuServiceCard', () => {
     await renderCard(api);
     await screen.findByTestId('figure-utilisation');
     const user = userEvent.setup({ delay: null });
-    expect(screen.getByRole('button', { name: 'Window' })).toHaveTextContent(
+    expect(screen.getByRole('button', { name: /^Window/ })).toHaveTextContent(
       'Last 24 hours',
     );
-    await user.click(screen.getByRole('button', { name: 'Window' }));
+    await user.click(screen.getByRole('button', { name: /^Window/ }));
     await user.click(
       within(await screen.findByRole('listbox')).getByText('Last 7 days'),
     );
