@@ -2,6 +2,7 @@ import {
   coreServices,
   createBackendPlugin,
 } from '@backstage/backend-plugin-api';
+import { actionsRegistryServiceRef } from '@backstage/backend-plugin-api/alpha';
 import { notificationService } from '@backstage/plugin-notifications-node';
 import { signalsServiceRef } from '@backstage/plugin-signals-node';
 import {
@@ -18,7 +19,9 @@ import {
   gpuServicePermissionRules,
   gpuServiceResourceRef,
 } from '@internal/backstage-plugin-gpu-node';
+import { registerGpuActions } from './actions/registerGpuActions';
 import { serviceResource } from './authorization/AuthorizedServices';
+import { createAuthorizedApi } from './authorization/createAuthorizedApi';
 import { createBatchJobs } from './batch/createBatchJobs';
 import {
   ClusterConfig,
@@ -58,6 +61,7 @@ export const gpuPlugin = createBackendPlugin({
   register(env) {
     env.registerInit({
       deps: {
+        actionsRegistry: actionsRegistryServiceRef,
         auditor: coreServices.auditor,
         config: coreServices.rootConfig,
         database: coreServices.database,
@@ -72,6 +76,7 @@ export const gpuPlugin = createBackendPlugin({
         signals: signalsServiceRef,
       },
       async init({
+        actionsRegistry,
         auditor,
         config,
         database,
@@ -200,12 +205,28 @@ export const gpuPlugin = createBackendPlugin({
           }),
         });
 
+        const authorized = createAuthorizedApi({
+          permissions,
+          permissionsRegistry,
+          platform,
+          store,
+          services,
+          statuses,
+          usage,
+        });
+        registerGpuActions({
+          actionsRegistry,
+          auditor,
+          platform,
+          quotes,
+          authorized,
+        });
+
         httpRouter.use(
           await createRouter({
             httpAuth,
             auditor,
-            permissions,
-            permissionsRegistry,
+            authorized,
             platform,
             operations,
             quotes,
@@ -219,8 +240,6 @@ export const gpuPlugin = createBackendPlugin({
               requestTimeoutMs: statusSettings.readTimeoutMs,
             }),
             store,
-            services,
-            statuses,
             clusters: clusterConfig.list(),
             batchJobs: createBatchJobs({
               platform,
@@ -231,7 +250,6 @@ export const gpuPlugin = createBackendPlugin({
               logger,
               requestTimeoutMs: statusSettings.readTimeoutMs,
             }),
-            usage,
           }),
         );
         httpRouter.addAuthPolicy({ path: '/health', allow: 'unauthenticated' });

@@ -1,22 +1,14 @@
-import {
-  AuditorService,
-  HttpAuthService,
-  PermissionsRegistryService,
-  PermissionsService,
-} from '@backstage/backend-plugin-api';
+import { AuditorService, HttpAuthService } from '@backstage/backend-plugin-api';
 import {
   Platform,
   PlatformOperations,
 } from '@internal/backstage-plugin-gpu-common';
 import express from 'express';
-import { AuthorizedGovernance } from './authorization/AuthorizedGovernance';
+import { AuthorizedApi } from './authorization/createAuthorizedApi';
 import { AuthorizedPlatformChecks } from './authorization/AuthorizedPlatformChecks';
 import { AuthorizedPlatformManifests } from './authorization/AuthorizedPlatformManifests';
-import { AuthorizedServices } from './authorization/AuthorizedServices';
-import { AuthorizedUsage } from './authorization/AuthorizedUsage';
 import { AuthorizedBatchJobs } from './batch/AuthorizedBatchJobs';
 import { BatchJobs } from './batch/BatchJobs';
-import { GpuAccess } from './authorization/GpuAccess';
 import { ClusterTarget } from './cluster';
 import { GpuStore } from './database';
 import { registerApprovalsRoutes } from './routes/approvals';
@@ -31,16 +23,13 @@ import { registerServicesRoutes } from './routes/services';
 import { registerUsageRoutes } from './routes/usage';
 import { createOpenApiRouter } from './schema/openapi';
 import { QuoteService } from './services/QuoteService';
-import { ServiceManager } from './services/ServiceManager';
-import { ServiceStatusRefresher } from './services/ServiceStatusRefresher';
-import { UsageService } from './usage';
 
 /** Collaborators of the gpu REST API. */
 export interface RouterOptions {
   httpAuth: HttpAuthService;
   auditor: AuditorService;
-  permissions: PermissionsService;
-  permissionsRegistry: PermissionsRegistryService;
+  /** The authorized services the routes call with the caller's credentials (shared with the plugin's actions). */
+  authorized: AuthorizedApi;
   platform: Platform;
   /** Karpenter and alert settings: the platform objects exported for GitOps clusters include theirs. */
   operations: PlatformOperations;
@@ -48,14 +37,9 @@ export interface RouterOptions {
   /** The platform checks of the config and the apply clusters (`/platform/checks`). */
   platformChecks: PlatformChecks;
   store: GpuStore;
-  services: ServiceManager;
-  /** Reads the cluster status of a service for `GET /services/:id`. */
-  statuses: ServiceStatusRefresher;
   clusters: ClusterTarget[];
   /** Submits GPU batch jobs and reads them back (`/batch-jobs`). */
   batchJobs: BatchJobs;
-  /** Usage and cost (Prometheus metrics, cost, recommendations); its routes are mounted when given. */
-  usage?: UsageService;
 }
 
 /**
@@ -67,23 +51,7 @@ export async function createRouter(
   options: RouterOptions,
 ): Promise<express.Router> {
   const { httpAuth, auditor, platform, store, clusters, quotes } = options;
-  const access = new GpuAccess(
-    options.permissions,
-    options.permissionsRegistry,
-  );
-  const services = new AuthorizedServices({
-    access,
-    store,
-    services: options.services,
-    statuses: options.statuses,
-  });
-  const governance = new AuthorizedGovernance({
-    access,
-    platform,
-    store,
-    services: options.services,
-    authorizedServices: services,
-  });
+  const { access, services, governance, usage } = options.authorized;
 
   const router = await createOpenApiRouter({
     middleware: [express.json({ limit: '256kb' })],
@@ -122,13 +90,7 @@ export async function createRouter(
       batchJobs: options.batchJobs,
     }),
   });
-  if (options.usage) {
-    const usage = new AuthorizedUsage({
-      access,
-      usage: options.usage,
-      services,
-      governance,
-    });
+  if (usage) {
     registerUsageRoutes(router, { httpAuth, usage });
   }
   return router;

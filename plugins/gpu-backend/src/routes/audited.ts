@@ -5,11 +5,12 @@ import express from 'express';
 /**
  * Runs a mutation as one event of Backstage's auditor service (besides the plugin's own audit table): the event
  * is created before the change, at severity medium (a write endpoint), and marked as succeeded or failed with it.
- * Event ids follow the catalog's style: `<subject>-mutate` with the kind of change in `meta.actionType`.
+ * Event ids follow the catalog's style: `<subject>-mutate` with the kind of change in `meta.actionType`. Actions of
+ * the Actions Registry have no request of their own (`req` undefined): the MCP or scaffolder caller's event has it.
  */
 export async function audited<T>(
   auditor: AuditorService,
-  req: express.Request<any, any, any, any>,
+  req: express.Request<any, any, any, any> | undefined,
   eventId: string,
   meta: JsonObject & { actionType: string },
   change: () => Promise<T>,

@@ -1,11 +1,7 @@
 import { AuditorService, HttpAuthService } from '@backstage/backend-plugin-api';
-import {
-  CreateServiceBody,
-  parseServiceEntityRef,
-  ServiceRequest,
-  UpdateServiceBody,
-} from '@internal/backstage-plugin-gpu-common';
+import { UpdateServiceBody } from '@internal/backstage-plugin-gpu-common';
 import { AuthorizedServices } from '../authorization/AuthorizedServices';
+import { parseCreateServiceBody } from '../services/parseCreateServiceBody';
 import { audited } from './audited';
 import { DocHandler, GpuRouter, send, callerOf } from './types';
 
@@ -23,18 +19,10 @@ export function registerServicesRoutes(
 
   router.post('/services', async (req, res) => {
     const credentials = await credentialsOf(req);
-    const body = req.body;
     // The spec checked the body's shape; the entity ref's grammar and the request's domain rules (known team,
-    // model, pool, tier policy) are checked here and by the service manager.
-    const request: CreateServiceBody = {
-      ...body,
-      request: body.request as ServiceRequest,
-      entityRef:
-        body.entityRef === undefined
-          ? undefined
-          : parseServiceEntityRef(body.entityRef).ref,
-    };
-    if (body.dryRun) {
+    // model, pool, tier policy) are checked by parseCreateServiceBody and the service manager.
+    const request = parseCreateServiceBody(req.body);
+    if (request.dryRun) {
       const result = await services.create(credentials, request);
       send(res, 'preview' in result ? result.preview : result.service);
       return;

@@ -1,0 +1,26 @@
+import { registerChangeGpuServiceAction } from './changeGpuService';
+import { registerCreateGpuServiceAction } from './createGpuService';
+import { registerDeleteGpuServiceAction } from './deleteGpuService';
+import { registerGetGpuServiceCostAction } from './getGpuServiceCost';
+import { registerGetGpuServiceStatusAction } from './getGpuServiceStatus';
+import { registerListGpuServicesAction } from './listGpuServices';
+import { registerQuoteGpuServiceAction } from './quoteGpuService';
+import { GpuActionsOptions } from './types';
+
+/**
+ * Registers the gpu plugin's operations in the Actions Registry (ids `gpu:<name>`), for the MCP actions backend and
+ * any other caller of the actions service. Each calls the authorized services the REST routes call, with the
+ * action's credentials.
+ */
+export function registerGpuActions(options: GpuActionsOptions): void {
+  registerQuoteGpuServiceAction(options);
+  registerListGpuServicesAction(options);
+  registerGetGpuServiceStatusAction(options);
+  const usage = options.authorized.usage;
+  if (usage) {
+    registerGetGpuServiceCostAction({ ...options, usage });
+  }
+  registerCreateGpuServiceAction(options);
+  registerChangeGpuServiceAction(options);
+  registerDeleteGpuServiceAction(options);
+}

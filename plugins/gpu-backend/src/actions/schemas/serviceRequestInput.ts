@@ -1,0 +1,85 @@
+import { z as zod } from 'zod/v3';
+
+/**
+ * A GPU model service request as an action takes it. The types are checked by the Actions Registry; the values
+ * (name grammar, ranges, known team, model, pool and tier policy) by `validateServiceRequest`, whose errors name the
+ * field and what is allowed, rather than the registry's "Invalid input".
+ */
+export const serviceRequestInput = (z: typeof zod) =>
+  z
+    .object({
+      name: z
+        .string()
+        .describe(
+          'Service name: a DNS-1123 label of at most 40 characters (lower-case letters, digits, dashes)',
+        ),
+      team: z
+        .string()
+        .describe('Owning team, a catalog group name such as ml-platform'),
+      namespace: z
+        .string()
+        .optional()
+        .describe("Namespace; defaults to the team's first namespace"),
+      model: z
+        .string()
+        .describe('Model from the platform catalogue, e.g. llama-3.1-8b'),
+      runtime: z.string().describe('Serving engine: vllm or ollama'),
+      dtype: z
+        .string()
+        .optional()
+        .describe(
+          "Weight precision: fp32, bf16, fp16, fp8, int8 or int4; defaults to the model's",
+        ),
+      maxModelLen: z
+        .number()
+        .describe('Context length in tokens (vLLM --max-model-len)'),
+      concurrency: z
+        .number()
+        .describe('Concurrent sequences (vLLM --max-num-seqs)'),
+      concurrentSequences: z
+        .number()
+        .optional()
+        .describe(
+          'Full-length (maxModelLen) sequences the service must hold at once, at most concurrency',
+        ),
+      replicas: z.number().describe('Replicas, 1 to 64'),
+      environment: z
+        .string()
+        .describe('Environment of the platform: dev, staging or production'),
+      tier: z
+        .string()
+        .optional()
+        .describe(
+          'GPU sharing tier: dedicated, mig, mps or time-sliced; every tier is considered when absent',
+        ),
+      pool: z
+        .string()
+        .optional()
+        .describe('GPU pool; every pool is considered when absent'),
+      expectedTokensPerSecond: z
+        .number()
+        .optional()
+        .describe(
+          'Expected demand in generated tokens per second, for the cost per 1,000 tokens',
+        ),
+      measuredTokensPerSecond: z
+        .number()
+        .optional()
+        .describe(
+          'Generated tokens per second one replica sustained on the pool in a benchmark (needs pool); replaces the estimate',
+        ),
+      autoscaling: z
+        .object({
+          minReplicas: z
+            .number()
+            .describe('Fewest replicas (0: scale to zero, KEDA only)'),
+          maxReplicas: z.number().describe('Most replicas'),
+          targetQueueDepth: z
+            .number()
+            .describe('Waiting requests per replica that trigger a scale-up'),
+          engine: z.string().describe('keda (ScaledObject) or hpa'),
+        })
+        .optional()
+        .describe('Autoscaling between minReplicas and maxReplicas'),
+    })
+    .describe('The GPU model service request');

@@ -1,0 +1,67 @@
+import {
+  PermissionsRegistryService,
+  PermissionsService,
+} from '@backstage/backend-plugin-api';
+import { Platform } from '@internal/backstage-plugin-gpu-common';
+import { GpuStore } from '../database';
+import { ServiceManager } from '../services/ServiceManager';
+import { ServiceStatusRefresher } from '../services/ServiceStatusRefresher';
+import { UsageService } from '../usage';
+import { AuthorizedGovernance } from './AuthorizedGovernance';
+import { AuthorizedServices } from './AuthorizedServices';
+import { AuthorizedUsage } from './AuthorizedUsage';
+import { GpuAccess } from './GpuAccess';
+
+/**
+ * The authorized service layer of the gpu plugin: what the REST routes and the Actions Registry's actions both call
+ * with their caller's credentials, so one permission policy decides either way.
+ */
+export interface AuthorizedApi {
+  access: GpuAccess;
+  services: AuthorizedServices;
+  governance: AuthorizedGovernance;
+  /** Present when the plugin has a usage service (its usage and cost routes and actions need it). */
+  usage?: AuthorizedUsage;
+}
+
+export function createAuthorizedApi(options: {
+  permissions: PermissionsService;
+  permissionsRegistry: PermissionsRegistryService;
+  platform: Platform;
+  store: GpuStore;
+  services: ServiceManager;
+  statuses: ServiceStatusRefresher;
+  usage?: UsageService;
+}): AuthorizedApi {
+  const { platform, store } = options;
+  const access = new GpuAccess(
+    options.permissions,
+    options.permissionsRegistry,
+  );
+  const services = new AuthorizedServices({
+    access,
+    store,
+    services: options.services,
+    statuses: options.statuses,
+  });
+  const governance = new AuthorizedGovernance({
+    access,
+    platform,
+    store,
+    services: options.services,
+    authorizedServices: services,
+  });
+  return {
+    access,
+    services,
+    governance,
+    usage: options.usage
+      ? new AuthorizedUsage({
+          access,
+          usage: options.usage,
+          services,
+          governance,
+        })
+      : undefined,
+  };
+}
