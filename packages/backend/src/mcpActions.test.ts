@@ -1,0 +1,319 @@
+/*
+ * The gpu plugin's actions as MCP tools: boots the real backend (every plugin of src/index.ts, app-config.yaml's
+ * backend.actions.pluginSources, the GPU platform policy) as a child process, signs users of examples/org.yaml in as
+ * behind oauth2-proxy (bob: ml-platform, carol: search) and as the guest (platform team), and drives
+ * /api/mcp-actions/v1 with the MCP SDK's client over Streamable HTTP with each user's Backstage token as Bearer.
+ * With GPU_MCP_TRANSCRIPT set, the JSON-RPC exchanges are written to that file.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import {
+  BackendProcess,
+  freePort,
+  startBackendProcess,
+} from './__testUtils__/startBackendProcess';
+
+jest.setTimeout(240_000);
+
+const GPU_TOOLS = [
+  'gpu.change-gpu-service',
+  'gpu.create-gpu-service',
+  'gpu.delete-gpu-service',
+  'gpu.get-gpu-service-cost',
+  'gpu.get-gpu-service-status',
+  'gpu.list-gpu-services',
+  'gpu.quote-gpu-service',
+];
+
+/** A small dev service of a team: the report summariser on a dedicated on-demand L4, within quota. */
+const summariser = (name: string, team: string) => ({
+  name,
+  team,
+  model: 'llama-3.1-8b',
+  runtime: 'vllm',
+  dtype: 'bf16',
+  maxModelLen: 8192,
+  concurrency: 64,
+  replicas: 1,
+  environment: 'dev',
+  tier: 'dedicated',
+  pool: 'l4-ondemand',
+});
+
+describe('MCP actions', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gpu-mcp-'));
+  const transcript: string[] = [];
+  let backend: BackendProcess;
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    backend = await startBackendProcess({
+      port: await freePort(),
+      configFile: path.join(dir, 'config.json'),
+      config: {
+        auth: {
+          providers: {
+            oauth2Proxy: {
+              signIn: {
+                resolvers: [
+                  { resolver: 'forwardedUserMatchingUserEntityName' },
+                ],
+              },
+            },
+          },
+        },
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await Promise.all(clients.map(c => c.close()));
+    await backend?.stop();
+    rmSync(dir, { recursive: true, force: true });
+    if (process.env.GPU_MCP_TRANSCRIPT) {
+      writeFileSync(process.env.GPU_MCP_TRANSCRIPT, transcript.join('\n'));
+    }
+  });
+
+  /** A Backstage token of a catalog user, signed in as oauth2-proxy would (once the catalog has read org.yaml). */
+  async function proxiedToken(user: string): Promise<string> {
+    for (let i = 0; ; i++) {
+      const res = await fetch(
+        `${backend.baseUrl}/api/auth/oauth2Proxy/refresh?env=development`,
+        {
+          headers: {
+            'x-requested-with': 'XMLHttpRequest',
+            'x-forwarded-user': user,
+            'x-forwarded-email': `${user}@example.com`,
+          },
+        },
+      );
+      if (res.ok) return (await res.json()).backstageIdentity.token;
+      if (i >= 120) throw new Error(`${user} cannot sign in: ${res.status}`);
+      await new Promise(r => setTimeout(r, 500));
+    }
+  }
+
+  async function guestToken(): Promise<string> {
+    const res = await fetch(
+      `${backend.baseUrl}/api/auth/guest/refresh?env=development`,
+      { headers: { 'x-requested-with': 'XMLHttpRequest' } },
+    );
+    expect(res.status).toBe(200);
+    return (await res.json()).backstageIdentity.token;
+  }
+
+  /** An MCP client of /api/mcp-actions/v1 with the token as Bearer; `record` names it in the transcript. */
+  async function connect(token: string, record?: string): Promise<Client> {
+    const client = new Client({ name: 'gpu-mcp-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(
+        new URL(`${backend.baseUrl}/api/mcp-actions/v1`),
+        {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+          fetch: async (url, init) => {
+            const res = await fetch(url, init);
+            const body = init?.body ? JSON.parse(String(init.body)) : undefined;
+            if (record && body?.method?.startsWith('tools/')) {
+              const text = await res.clone().text();
+              const data = text
+                .split('\n')
+                .filter(line => line.startsWith('data: '))
+                .map(line => JSON.parse(line.slice(6)));
+              transcript.push(
+                `--> ${record}: POST /api/mcp-actions/v1 (Authorization: Bearer <${record}'s Backstage token>)`,
+                JSON.stringify(body, null, 2),
+                `<-- ${res.status}`,
+                ...(data.length > 0 ? data : [text]).map(d =>
+                  JSON.stringify(d, null, 2),
+                ),
+                '',
+              );
+            }
+            return res;
+          },
+        },
+      ),
+    );
+    clients.push(client);
+    return client;
+  }
+
+  const call = (client: Client, name: string, args: Record<string, unknown>) =>
+    client.callTool({ name, arguments: args }) as Promise<{
+      isError?: boolean;
+      content: { type: string; text: string }[];
+      structuredContent?: any;
+    }>;
+
+  it('lists the gpu tools with their schemas and annotations', async () => {
+    const bob = await connect(await proxiedToken('bob'), 'bob');
+    const { tools } = await bob.listTools();
+    const gpu = tools.filter(t => t.name.startsWith('gpu.'));
+    expect(gpu.map(t => t.name).sort()).toEqual(GPU_TOOLS);
+    const byName = Object.fromEntries(gpu.map(t => [t.name, t]));
+
+    expect(byName['gpu.quote-gpu-service']).toMatchObject({
+      annotations: {
+        title: 'Quote a GPU model service',
+        readOnlyHint: true,
+        idempotentHint: true,
+        destructiveHint: false,
+      },
+      inputSchema: {
+        type: 'object',
+        required: expect.arrayContaining(['name', 'team', 'model']),
+        properties: {
+          tier: {
+            type: 'string',
+            description: expect.stringContaining('time-sliced'),
+          },
+        },
+      },
+    });
+    for (const name of [
+      'gpu.list-gpu-services',
+      'gpu.get-gpu-service-status',
+      'gpu.get-gpu-service-cost',
+    ]) {
+      expect(byName[name].annotations).toMatchObject({
+        readOnlyHint: true,
+        destructiveHint: false,
+      });
+    }
+    expect(byName['gpu.create-gpu-service'].annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+    });
+    expect(byName['gpu.delete-gpu-service']).toMatchObject({
+      annotations: { readOnlyHint: false, destructiveHint: true },
+      inputSchema: { required: ['serviceId'] },
+    });
+  });
+
+  it("quotes, creates and lists a team's services, and refuses what the policy refuses, saying why", async () => {
+    const bob = await connect(await proxiedToken('bob'), 'bob');
+    const carol = await connect(await proxiedToken('carol'), 'carol');
+    const guest = await connect(await guestToken(), 'guest');
+
+    const quote = await call(bob, 'gpu.quote-gpu-service', {
+      ...summariser('summariser-quote', 'ml-platform'),
+      tier: undefined,
+      pool: undefined,
+    });
+    expect(quote.isError).toBeFalsy();
+    expect(quote.structuredContent).toMatchObject({
+      service: 'summariser-quote',
+      team: 'ml-platform',
+      recommended: {
+        slice: { pool: expect.any(String) },
+        verdict: 'allowed',
+      },
+    });
+    expect(quote.structuredContent.options.length).toBeGreaterThan(1);
+    expect(JSON.parse(quote.content[0].text)).toEqual(quote.structuredContent);
+
+    const badTier = await call(bob, 'gpu.quote-gpu-service', {
+      ...summariser('summariser-quote', 'ml-platform'),
+      tier: 'gold',
+    });
+    expect(badTier).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringMatching(/^InputError: .*tier/) }],
+    });
+
+    const created = await call(bob, 'gpu.create-gpu-service', {
+      request: summariser('bob-summariser', 'ml-platform'),
+    });
+    expect(created.structuredContent).toMatchObject({
+      created: true,
+      service: {
+        name: 'bob-summariser',
+        team: 'ml-platform',
+        status: 'approved',
+        createdBy: 'user:default/bob',
+      },
+    });
+    const bobsId = created.structuredContent.service.id;
+    const carols = await call(carol, 'gpu.create-gpu-service', {
+      request: summariser('carol-ocr', 'search'),
+    });
+    const carolsId = carols.structuredContent.service.id;
+
+    const ids = async (client: Client) =>
+      (
+        await call(client, 'gpu.list-gpu-services', {})
+      ).structuredContent.items.map((s: { id: string }) => s.id);
+    expect(await ids(bob)).toContain(bobsId);
+    expect(await ids(bob)).not.toContain(carolsId);
+    expect(await ids(guest)).toEqual(
+      expect.arrayContaining([bobsId, carolsId]),
+    );
+
+    const forSearch = await call(bob, 'gpu.create-gpu-service', {
+      request: summariser('not-bobs-team', 'search'),
+    });
+    expect(forSearch).toMatchObject({
+      isError: true,
+      content: [
+        {
+          text: expect.stringMatching(/^NotAllowedError: .*team search/),
+        },
+      ],
+    });
+
+    const deleteOthers = await call(bob, 'gpu.delete-gpu-service', {
+      serviceId: carolsId,
+    });
+    expect(deleteOthers).toMatchObject({
+      isError: true,
+      content: [
+        {
+          text: expect.stringMatching(
+            /^NotAllowedError: .*delete GPU service carol-ocr of team search/,
+          ),
+        },
+      ],
+    });
+    const costOfOthers = await call(bob, 'gpu.get-gpu-service-cost', {
+      serviceId: carolsId,
+    });
+    expect(costOfOthers).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringMatching(/^NotAllowedError: /) }],
+    });
+    const stillThere = await call(carol, 'gpu.get-gpu-service-status', {
+      serviceId: carolsId,
+    });
+    expect(stillThere.structuredContent.service.status).toBe('approved');
+
+    const cost = await call(bob, 'gpu.get-gpu-service-cost', {
+      serviceId: bobsId,
+      window: '24h',
+    });
+    expect(cost.structuredContent).toMatchObject({
+      serviceId: bobsId,
+      accrualBasis: 'dry-run',
+    });
+
+    const deleted = await call(bob, 'gpu.delete-gpu-service', {
+      serviceId: bobsId,
+    });
+    expect(deleted.structuredContent.service.status).toBe('deleted');
+  });
+
+  it('refuses a client without a Backstage token', async () => {
+    const res = await fetch(`${backend.baseUrl}/api/mcp-actions/v1`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(res.status).toBe(401);
+  });
+});
