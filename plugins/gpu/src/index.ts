@@ -9,9 +9,10 @@ export type { GpuApi } from './api';
 export {
   GPU_TIER_PICKER_FIELD,
   TierPicker,
+  tierPickerFieldSchema,
   validateTierPicker,
 } from './components/TierPicker';
-export type { TierPickerValue } from './components/TierPicker';
+export type { TierPickerProps, TierPickerValue } from './components/TierPicker';
 export {
   GPU_TEAM_PICKER_FIELD,
   TeamPicker,

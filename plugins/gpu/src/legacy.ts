@@ -87,12 +87,13 @@ export const GpuTeamPickerFieldExtension = legacyGpuPlugin.provide(
  *
  * @public
  */
-export const EntityGpuServiceCard = legacyGpuPlugin.provide(
-  createComponentExtension({
-    name: 'EntityGpuServiceCard',
-    component: {
-      lazy: () =>
-        import('./components/GpuServiceCard').then(m => m.GpuServiceCard),
-    },
-  }),
-);
+export const EntityGpuServiceCard: () => JSX.Element | null =
+  legacyGpuPlugin.provide(
+    createComponentExtension({
+      name: 'EntityGpuServiceCard',
+      component: {
+        lazy: () =>
+          import('./components/GpuServiceCard').then(m => m.GpuServiceCard),
+      },
+    }),
+  );

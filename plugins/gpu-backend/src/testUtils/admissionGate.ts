@@ -21,6 +21,8 @@ interface AdmissionReview {
  * A validating admission webhook on the local cluster that holds every Deployment create or update in one namespace
  * until the test opens it: the way to have an apply "still running" on a real API server (a slow admission chain).
  * Served on loopback with the local cluster's serving certificate (`pki/` beside its kubeconfig).
+ *
+ * @public
  */
 export async function startAdmissionGate(options: {
   clients: LocalClusterClients;
@@ -151,4 +153,5 @@ export async function startAdmissionGate(options: {
   };
 }
 
+/** @public */
 export type AdmissionGate = Awaited<ReturnType<typeof startAdmissionGate>>;

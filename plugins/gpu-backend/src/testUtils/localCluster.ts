@@ -10,6 +10,8 @@ import {
 /**
  * A small vLLM service (Llama 3.2 3B in int4, 2,048 tokens, two sequences, one replica, dev) that fits a slice of every
  * tier: the request of the cluster suites, placed where `fields` says.
+ *
+ * @public
  */
 export function smallServiceRequest(
   fields: Pick<
@@ -30,7 +32,11 @@ export function smallServiceRequest(
   };
 }
 
-/** Typed clients of the local cluster, for assertions on what it really did. */
+/**
+ * Typed clients of the local cluster, for assertions on what it really did.
+ *
+ * @public
+ */
 export function localClusterClients(kubeconfig: string) {
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfig);
@@ -42,9 +48,14 @@ export function localClusterClients(kubeconfig: string) {
   };
 }
 
+/** @public */
 export type LocalClusterClients = ReturnType<typeof localClusterClients>;
 
-/** Creates the namespaces (teams own theirs; the product does not create them), ignoring those that exist. */
+/**
+ * Creates the namespaces (teams own theirs; the product does not create them), ignoring those that exist.
+ *
+ * @public
+ */
 export async function createNamespaces(
   clients: LocalClusterClients,
   names: string[],
@@ -58,7 +69,11 @@ export async function createNamespaces(
   }
 }
 
-/** Polls until `check` returns a value (not undefined), or fails with what was last seen. */
+/**
+ * Polls until `check` returns a value (not undefined), or fails with what was last seen.
+ *
+ * @public
+ */
 export async function eventually<T>(
   what: string,
   check: () => Promise<T | undefined>,
@@ -84,7 +99,11 @@ export async function eventually<T>(
   }
 }
 
-/** Kueue's Workload of a pod (the pod integration creates one per pod, owned by it). */
+/**
+ * Kueue's Workload of a pod (the pod integration creates one per pod, owned by it).
+ *
+ * @public
+ */
 export interface KueueWorkload {
   metadata: {
     name: string;
@@ -108,6 +127,7 @@ export interface KueueWorkload {
   };
 }
 
+/** @public */
 export async function podsOf(
   clients: LocalClusterClients,
   namespace: string,
@@ -127,6 +147,7 @@ export async function podsOf(
   return pods.items.filter(pod => !pod.metadata?.deletionTimestamp);
 }
 
+/** @public */
 export async function workloadsOfPods(
   clients: LocalClusterClients,
   namespace: string,
@@ -146,6 +167,7 @@ export async function workloadsOfPods(
   );
 }
 
+/** @public */
 export function hasCondition(
   conditions: Array<{ type: string; status: string }> | undefined,
   type: string,

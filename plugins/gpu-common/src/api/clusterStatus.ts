@@ -69,8 +69,8 @@ export interface ClusterWorkloadStatus {
   /** Reason of the Workload's `QuotaReserved` condition while pending, e.g. `Pending`. */
   reason?: string;
   /**
-   * Kueue's message while pending, e.g. `couldn't assign flavors to pod set main: insufficient quota for
-   * nvidia.com/gpu in flavor l4-ondemand, ...`.
+   * Kueue's message while pending, e.g.
+   * `couldn't assign flavors to pod set main: insufficient quota for nvidia.com/gpu in flavor l4-ondemand, ...`.
    */
   message?: string;
   /** ClusterQueue that admitted it (`status.admission.clusterQueue`). */

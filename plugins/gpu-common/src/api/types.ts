@@ -1,16 +1,28 @@
 import { Platform, SharingTier } from '../platform/types';
 import { Placement, ServiceRequest } from '../service/types';
 
-/** How the backend treats a cluster: apply for real, hand manifests to GitOps, or only render and store. */
+/**
+ * How the backend treats a cluster: apply for real, hand manifests to GitOps, or only render and store.
+ *
+ * @public
+ */
 export type ClusterMode = 'apply' | 'gitops' | 'dry-run';
 
-/** A cluster the gpu backend deploys to, as the API reports it. */
+/**
+ * A cluster the gpu backend deploys to, as the API reports it.
+ *
+ * @public
+ */
 export interface ClusterSummary {
   name: string;
   mode: ClusterMode;
 }
 
-/** Response of `GET /api/gpu/platform`: everything the form, the cards and the governance page need. */
+/**
+ * Response of `GET /api/gpu/platform`: everything the form, the cards and the governance page need.
+ *
+ * @public
+ */
 export interface PlatformResponse {
   platform: Platform;
   clusters: ClusterSummary[];
@@ -23,6 +35,8 @@ export interface PlatformResponse {
  * pods to become ready) and `ready` (the Deployment is available); `ready` goes back to `starting` when availability
  * is lost. `failed` (an apply or a teardown failed; quota held), `rejected`, `deleting` and `deleted` (quota
  * released).
+ *
+ * @public
  */
 export type ServiceStatus =
   | 'pending-approval'
@@ -35,7 +49,11 @@ export type ServiceStatus =
   | 'deleting'
   | 'deleted';
 
-/** Body of `POST /api/gpu/services`. */
+/**
+ * Body of `POST /api/gpu/services`.
+ *
+ * @public
+ */
 export interface CreateServiceBody {
   request: ServiceRequest;
   /** Catalog entity the service belongs to, e.g. `component:default/summariser`. */
@@ -51,7 +69,11 @@ export interface CreateServiceBody {
   dryRun?: boolean;
 }
 
-/** Body of `PATCH /api/gpu/services/:id`: the fields that may change. */
+/**
+ * Body of `PATCH /api/gpu/services/:id`: the fields that may change.
+ *
+ * @public
+ */
 export interface UpdateServiceBody {
   tier?: SharingTier;
   pool?: string;
@@ -59,7 +81,11 @@ export interface UpdateServiceBody {
   model?: string;
 }
 
-/** A pending or decided approval as the API shows it. */
+/**
+ * A pending or decided approval as the API shows it.
+ *
+ * @public
+ */
 export interface ApprovalView {
   id: string;
   serviceId: string;
@@ -141,7 +167,11 @@ export interface ApprovalOverage {
   budget: BudgetOverage;
 }
 
-/** A GPU model service as the API returns it. */
+/**
+ * A GPU model service as the API returns it.
+ *
+ * @public
+ */
 export interface GpuServiceView {
   id: string;
   name: string;

@@ -22,8 +22,8 @@ export function monthlyCost(
 }
 
 /**
- * Projects a month-to-date cost to the whole month by the elapsed fraction: `monthToDate x hoursPerMonth /
- * elapsedHours`. With no time elapsed yet there is nothing to project from and the result is 0.
+ * Projects a month-to-date cost to the whole month by the elapsed fraction:
+ * `monthToDate x hoursPerMonth / elapsedHours`. With no time elapsed yet there is nothing to project from and the result is 0.
  *
  * @throws InputError when elapsedHours is negative or above hoursPerMonth.
  * @public

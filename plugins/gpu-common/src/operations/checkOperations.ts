@@ -3,7 +3,11 @@ import { formatConfigPath } from '../platform/configIssues';
 import { Pool } from '../platform/types';
 import { PlatformOperations } from './types';
 
-/** Karpenter's value of `consolidateAfter` that turns consolidation off. */
+/**
+ * Karpenter's value of `consolidateAfter` that turns consolidation off.
+ *
+ * @public
+ */
 export const CONSOLIDATION_OFF = 'Never';
 
 /**

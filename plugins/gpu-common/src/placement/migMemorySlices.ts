@@ -13,8 +13,8 @@ export function migMemorySlicesPerGpu(gpu: GpuModel): number {
 /**
  * Memory slices a MIG profile takes: its memory over the full-GPU profile's, in memory slices, rounded (`1g.10gb`
  * of an A100-80GB is 1 of 8, `1g.20gb` 2, `3g.40gb` 4; `3g.47gb` of an H100 NVL 4). Together with the compute
- * slices and the per-profile maximum this approximates NVIDIA's placement rules: it rejects `3g.20gb + 3g.20gb +
- * 1g.5gb` (9 memory slices) and accepts `4g.20gb + 2g.10gb + 1g.5gb`.
+ * slices and the per-profile maximum this approximates NVIDIA's placement rules: it rejects
+ * `3g.20gb + 3g.20gb + 1g.5gb` (9 memory slices) and accepts `4g.20gb + 2g.10gb + 1g.5gb`.
  *
  * @public
  */

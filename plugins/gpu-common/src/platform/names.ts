@@ -37,7 +37,7 @@ export function isLabelKey(key: string): boolean {
 }
 
 /**
- * Whether `value` is a valid Kubernetes label value (empty, or <= 63 chars of alphanumerics, `-`, `_`, `.`).
+ * Whether `value` is a valid Kubernetes label value (empty, or at most 63 chars of alphanumerics, `-`, `_`, `.`).
  *
  * @public
  */

@@ -1,7 +1,11 @@
 import { Config } from '@backstage/config';
 import { InputError } from '@backstage/errors';
 
-/** The groups whose members run the GPU platform when `gpu.permissions.platformGroups` is not set. */
+/**
+ * The groups whose members run the GPU platform when `gpu.permissions.platformGroups` is not set.
+ *
+ * @public
+ */
 export const DEFAULT_PLATFORM_GROUPS = ['group:default/platform-team'];
 
 const GROUP_REF = /^group:[a-z0-9][-a-z0-9_.]*\/[a-z0-9][-a-z0-9_.]*$/i;

@@ -1,7 +1,15 @@
-/** The four ways a service can hold GPU capacity. */
+/**
+ * The four ways a service can hold GPU capacity.
+ *
+ * @public
+ */
 export type SharingTier = 'dedicated' | 'mig' | 'mps' | 'time-sliced';
 
-/** All tiers, ordered from strongest to weakest isolation. */
+/**
+ * All tiers, ordered from strongest to weakest isolation.
+ *
+ * @public
+ */
 export const SHARING_TIERS: readonly SharingTier[] = [
   'dedicated',
   'mig',
@@ -9,16 +17,32 @@ export const SHARING_TIERS: readonly SharingTier[] = [
   'time-sliced',
 ];
 
-/** How a pool's nodes are bought. */
+/**
+ * How a pool's nodes are bought.
+ *
+ * @public
+ */
 export type CapacityType = 'on-demand' | 'spot';
 
-/** Weight precision of a served model. */
+/**
+ * Weight precision of a served model.
+ *
+ * @public
+ */
 export type Dtype = 'fp32' | 'bf16' | 'fp16' | 'fp8' | 'int8' | 'int4';
 
-/** The serving engine. */
+/**
+ * The serving engine.
+ *
+ * @public
+ */
 export type Runtime = 'vllm' | 'ollama';
 
-/** One MIG profile of a GPU model, e.g. `1g.10gb` on an A100-80GB. */
+/**
+ * One MIG profile of a GPU model, e.g. `1g.10gb` on an A100-80GB.
+ *
+ * @public
+ */
 export interface MigProfile {
   /** Profile name as NVIDIA writes it, e.g. `3g.40gb`. */
   name: string;
@@ -30,7 +54,11 @@ export interface MigProfile {
   maxInstances: number;
 }
 
-/** A GPU model the platform knows. */
+/**
+ * A GPU model the platform knows.
+ *
+ * @public
+ */
 export interface GpuModel {
   /** Catalogue name, e.g. `A100-80GB`. */
   name: string;
@@ -44,14 +72,22 @@ export interface GpuModel {
   migProfiles: MigProfile[];
 }
 
-/** A Kubernetes node taint. */
+/**
+ * A Kubernetes node taint.
+ *
+ * @public
+ */
 export interface NodeTaint {
   key: string;
   value?: string;
   effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
 }
 
-/** How a pool's GPUs are shared, which decides the device-plugin config its nodes select. */
+/**
+ * How a pool's GPUs are shared, which decides the device-plugin config its nodes select.
+ *
+ * @public
+ */
 export type PoolSharing =
   | { type: 'none' }
   /** MIG with the mixed strategy; `layout` is profile name to instances per GPU. */
@@ -59,7 +95,11 @@ export type PoolSharing =
   | { type: 'mps'; replicas: number }
   | { type: 'time-slicing'; replicas: number };
 
-/** A GPU node pool: one Kueue ResourceFlavor. */
+/**
+ * A GPU node pool: one Kueue ResourceFlavor.
+ *
+ * @public
+ */
 export interface Pool {
   /** DNS-1123 name; also the ResourceFlavor name. */
   name: string;
@@ -79,7 +119,11 @@ export interface Pool {
   renameByDefault: boolean;
 }
 
-/** What an environment allows. */
+/**
+ * What an environment allows.
+ *
+ * @public
+ */
 export interface EnvironmentPolicy {
   /** e.g. `dev`, `staging`, `production`. */
   name: string;
@@ -92,7 +136,11 @@ export interface EnvironmentPolicy {
   podDisruptionBudget: boolean;
 }
 
-/** A team's allowance. */
+/**
+ * A team's allowance.
+ *
+ * @public
+ */
 export interface TeamQuota {
   /** Catalog group name, e.g. `ml-platform`. */
   name: string;
@@ -160,7 +208,11 @@ export interface DtypeCheckpoints {
   ollama?: OllamaCheckpoint;
 }
 
-/** A model the catalogue can size. */
+/**
+ * A model the catalogue can size.
+ *
+ * @public
+ */
 export interface ModelSpec {
   /** Catalogue name, e.g. `llama-3.1-8b`. */
   name: string;
@@ -186,10 +238,16 @@ export interface ModelSpec {
  * How a team's ClusterQueue counts MIG quota: `gpu-units`, one `gpu.backstage.io/gpu-units` resource that Kueue's
  * resource transformations turn each `nvidia.com/mig-<profile>` request into (the slice's weight in GPU units), or
  * `profile-counts`, a count of instances per profile (for a Kueue without those transformations configured).
+ *
+ * @public
  */
 export type MigQuotaMode = 'gpu-units' | 'profile-counts';
 
-/** Kueue settings of the platform. */
+/**
+ * Kueue settings of the platform.
+ *
+ * @public
+ */
 export interface KueueSettings {
   apiVersion: 'kueue.x-k8s.io/v1beta2' | 'kueue.x-k8s.io/v1beta1';
   /** Cohort all team ClusterQueues join for borrowing. */
@@ -198,7 +256,11 @@ export interface KueueSettings {
   migQuota?: MigQuotaMode;
 }
 
-/** The whole platform as configured in the `gpu` section of app-config. */
+/**
+ * The whole platform as configured in the `gpu` section of app-config.
+ *
+ * @public
+ */
 export interface Platform {
   gpuModels: Record<string, GpuModel>;
   pools: Pool[];

@@ -186,8 +186,8 @@ function plural(n: number, word: string): string {
 }
 
 /**
- * The capacity in words, e.g. `8 GPUs (1 node x 8 GPUs)`, or for one MIG profile `16 1g.10gb slots (1 node x 8
- * GPUs x 2 per GPU)`.
+ * The capacity in words, e.g. `8 GPUs (1 node x 8 GPUs)`, or for one MIG profile
+ * `16 1g.10gb slots (1 node x 8 GPUs x 2 per GPU)`.
  *
  * @public
  */
@@ -261,8 +261,8 @@ export function physicalCapacityShortfall(
 }
 
 /**
- * An approval's overage in words, e.g. `4 GPU-equivalents over quota in pool h100 ($16,071.68 a month); $16,071.68 a
- * month over budget`; empty when it is within quota and budget.
+ * An approval's overage in words, e.g.
+ * `4 GPU-equivalents over quota in pool h100 ($16,071.68 a month); $16,071.68 a month over budget`; empty when it is within quota and budget.
  *
  * @public
  */

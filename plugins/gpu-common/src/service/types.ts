@@ -1,6 +1,10 @@
 import { Dtype, Runtime, SharingTier } from '../platform/types';
 
-/** What a team asks for: the input of quoting, placement and rendering. */
+/**
+ * What a team asks for: the input of quoting, placement and rendering.
+ *
+ * @public
+ */
 export interface ServiceRequest {
   /** DNS-1123 label, at most 40 characters (names of rendered objects derive from it). */
   name: string;
@@ -48,7 +52,11 @@ export interface ServiceRequest {
   };
 }
 
-/** Where one replica of a service lands: a tier on a pool and the slice it gets. */
+/**
+ * Where one replica of a service lands: a tier on a pool and the slice it gets.
+ *
+ * @public
+ */
 export interface Placement {
   tier: SharingTier;
   pool: string;

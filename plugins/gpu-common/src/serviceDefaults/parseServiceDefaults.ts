@@ -8,7 +8,11 @@ import {
 } from './serviceDefaultsSchema';
 import { ServiceDefaults, ServiceSettings } from './types';
 
-/** Placeholders a wake query may use; `{{service}}` is required so that one service's traffic wakes only it. */
+/**
+ * Placeholders a wake query may use; `{{service}}` is required so that one service's traffic wakes only it.
+ *
+ * @public
+ */
 export const WAKE_QUERY_PLACEHOLDERS = {
   namespace: '{{namespace}}',
   service: '{{service}}',

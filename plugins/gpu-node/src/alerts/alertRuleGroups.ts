@@ -6,7 +6,11 @@ import {
 import { KUEUE_LABELS } from '../service/serviceLabels';
 import { AlertRuleGroup, AlertingRule } from './types';
 
-/** Thresholds of the DCGM alerts. */
+/**
+ * Thresholds of the DCGM alerts.
+ *
+ * @public
+ */
 export const DCGM_ALERT_THRESHOLDS = {
   /** A production card below this GPU utilisation (percent) ... */
   lowUtilisationPercent: 20,

@@ -9,7 +9,11 @@ import { KUEUE_LABELS } from '../service/serviceLabels';
 import { resolveBatchJob } from './resolveBatchJob';
 import { BATCH_JOB_LABELS, BatchJobOptions, BatchJobRequest } from './types';
 
-/** Name of the worker container (the `FailJob` rule's `containerName`). */
+/**
+ * Name of the worker container (the `FailJob` rule's `containerName`).
+ *
+ * @public
+ */
 export const BATCH_WORKER_CONTAINER = 'worker';
 
 /**

@@ -25,19 +25,31 @@ import type {
   SubmitBatchJobBody,
 } from '../batch/api';
 
-/** A service with the manifests rendered for it, as `GET /services/:id` and a create preview answer. */
+/**
+ * A service with the manifests rendered for it, as `GET /services/:id` and a create preview answer.
+ *
+ * @public
+ */
 export type GpuServiceDetail = GpuServiceView & {
   manifests: KubernetesObject[];
 };
 
-/** Filters of {@link GpuBackendClient.listServices}. */
+/**
+ * Filters of {@link GpuBackendClient.listServices}.
+ *
+ * @public
+ */
 export interface ListServicesFilter {
   entityRef?: string;
   team?: string;
   status?: ServiceStatus;
 }
 
-/** Who a call is made for: the user (or service) whose credentials the gpu backend checks. */
+/**
+ * Who a call is made for: the user (or service) whose credentials the gpu backend checks.
+ *
+ * @public
+ */
 export interface GpuCallOptions {
   credentials: BackstageCredentials;
 }

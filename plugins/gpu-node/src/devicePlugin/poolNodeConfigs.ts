@@ -22,7 +22,11 @@ export const DEVICE_PLUGIN_CONFIG_LABEL = 'nvidia.com/device-plugin.config';
  */
 export const MIG_CONFIG_LABEL = 'nvidia.com/mig.config';
 
-/** How a pool's nodes must be configured by the GPU Operator. */
+/**
+ * How a pool's nodes must be configured by the GPU Operator.
+ *
+ * @public
+ */
 export interface PoolNodeConfig {
   pool: Pool;
   devicePlugin: { name: string; config: DevicePluginConfig };

@@ -3,7 +3,11 @@ import { parseEntityRef } from '@backstage/catalog-model';
 import { z } from 'zod';
 import { gpuServiceResourceRef } from './gpuServiceResource';
 
-/** The team names (groups in the default namespace) among ownership claims such as `group:default/ml-platform`. */
+/**
+ * The team names (groups in the default namespace) among ownership claims such as `group:default/ml-platform`.
+ *
+ * @public
+ */
 export function teamsOfClaims(claims: string[]): string[] {
   const teams: string[] = [];
   for (const claim of claims) {

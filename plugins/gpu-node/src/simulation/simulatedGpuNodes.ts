@@ -100,7 +100,7 @@ function advertisedCounts(config: PoolNodeConfig): Record<string, number> {
 
 /**
  * The extended resources one node of a pool advertises, as the NVIDIA device plugin does with the pool's named
- * config (from {@link poolNodeConfigs}, the same config the device-plugin ConfigMap holds): `nvidia.com/gpu` x
+ * config (from `poolNodeConfigs`, the same config the device-plugin ConfigMap holds): `nvidia.com/gpu` x
  * `gpusPerNode` without sharing; with the MIG mixed strategy one `nvidia.com/mig-<profile>` per profile of the layout,
  * count per GPU x `gpusPerNode`, and no `nvidia.com/gpu`; with MPS or time-slicing of R replicas `nvidia.com/gpu`
  * (`nvidia.com/gpu.shared` when the config's `renameByDefault` is set) x R x `gpusPerNode`. Keys in name order,

@@ -172,7 +172,11 @@ function apiBase(apiVersion: string): string {
     : `/api/${apiVersion}`;
 }
 
-/** `Kind namespace/name` (`Kind name` when cluster-scoped). */
+/**
+ * `Kind namespace/name` (`Kind name` when cluster-scoped).
+ *
+ * @public
+ */
 export function describeObject(object: KubernetesObject): string {
   const { namespace, name } = object.metadata ?? {};
   return `${object.kind} ${namespace ? `${namespace}/` : ''}${name}`;

@@ -19,6 +19,8 @@ const CONFIG_KEY = 'scaffolder.gpu.catalogDirectory';
  * `catalog.locations`, e.g. `target: ../../local-catalog/*.yaml`). It stands in for a Git repository in setups
  * without a Git provider: writing a file there and refreshing that location registers the entity; removing the
  * file unregisters it.
+ *
+ * @public
  */
 export class LocalCatalogDirectory {
   /**

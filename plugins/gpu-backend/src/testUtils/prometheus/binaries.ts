@@ -2,7 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-/** A `prometheus` and `promtool` pair of one version. */
+/**
+ * A `prometheus` and `promtool` pair of one version.
+ *
+ * @public
+ */
 export interface PrometheusBinaries {
   /** e.g. `2.42.0+ds` (Debian) or `3.16.0`, as `prometheus --version` reports it. */
   version: string;
@@ -11,7 +15,11 @@ export interface PrometheusBinaries {
   promtool: string;
 }
 
-/** The Prometheus installations the integration tests run against, and the required majors that are missing. */
+/**
+ * The Prometheus installations the integration tests run against, and the required majors that are missing.
+ *
+ * @public
+ */
 export interface PrometheusVersionsUnderTest {
   available: PrometheusBinaries[];
   /** Messages for each major of `GPU_REQUIRE_PROMETHEUS` that no binary directory provides. */
@@ -36,6 +44,8 @@ function readVersion(prometheus: string): string {
  *   `PROMETHEUS_BIN` or `/usr/bin`.
  * - `GPU_REQUIRE_PROMETHEUS`: majors that must be among them, separated by `,` (e.g. `2,3`, as `scripts/test` sets):
  *   a missing one is reported in `missing`, so the suites fail instead of skipping it.
+ *
+ * @public
  */
 export function prometheusVersionsUnderTest(
   env: NodeJS.ProcessEnv = process.env,

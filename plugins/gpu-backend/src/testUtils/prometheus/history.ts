@@ -1,13 +1,21 @@
 import { SharingTier } from '@internal/backstage-plugin-gpu-common';
 
-/** A deterministic signal: `mean + amplitude x sin(2 pi t / period)` (period one day by default). */
+/**
+ * A deterministic signal: `mean + amplitude x sin(2 pi t / period)` (period one day by default).
+ *
+ * @public
+ */
 export interface Wave {
   mean: number;
   amplitude?: number;
   periodSeconds?: number;
 }
 
-/** Value of a wave at unix time `t` (seconds). */
+/**
+ * Value of a wave at unix time `t` (seconds).
+ *
+ * @public
+ */
 export function waveAt(wave: Wave, t: number): number {
   const period = wave.periodSeconds ?? 86400;
   return (
@@ -15,7 +23,11 @@ export function waveAt(wave: Wave, t: number): number {
   );
 }
 
-/** Where one replica of a service runs. */
+/**
+ * Where one replica of a service runs.
+ *
+ * @public
+ */
 export interface HistoryPod {
   /** Pod name, `<deployment>-<hash>-<hash>`. */
   pod: string;
@@ -41,7 +53,11 @@ export interface HistoryPod {
   restarts?: number[];
 }
 
-/** Unix seconds from which (exclusive) to which (inclusive) an exporter wrote no samples. */
+/**
+ * Unix seconds from which (exclusive) to which (inclusive) an exporter wrote no samples.
+ *
+ * @public
+ */
 export interface HistoryGap {
   after: number;
   until: number;
@@ -53,10 +69,16 @@ export interface HistoryGap {
  * - `per-pod`: each pod's own utilisation (per-pod accounting; `HistoryPod.utilisation`);
  * - `one-pod`: the device's values on one series only, labelled with one of its pods (without
  *   `--kubernetes-virtual-gpus` the pod mapper keeps one pod per GPU): the first pod of the spec present at that time.
+ *
+ * @public
  */
 export type DcgmSharing = 'copied' | 'per-pod' | 'one-pod';
 
-/** A GPU shared by MPS or time-slicing. */
+/**
+ * A GPU shared by MPS or time-slicing.
+ *
+ * @public
+ */
 export interface HistoryDevice {
   hostname: string;
   gpu: string;
@@ -72,7 +94,11 @@ export interface HistoryDevice {
   power?: Wave;
 }
 
-/** One service's pods and traffic. */
+/**
+ * One service's pods and traffic.
+ *
+ * @public
+ */
 export interface HistoryService {
   /** Service name: vLLM's `model_name` and the Deployment name. */
   name: string;
@@ -108,7 +134,11 @@ export interface HistoryService {
   idle?: HistoryGap[];
 }
 
-/** Everything to generate. */
+/**
+ * Everything to generate.
+ *
+ * @public
+ */
 export interface HistorySpec {
   /** Unix seconds of the last sample; samples run from `end - days x 86400` to `end` every `stepSeconds`. */
   end: number;
@@ -123,7 +153,11 @@ export interface HistorySpec {
   kubeState?: boolean;
 }
 
-/** Latency buckets (seconds) and the share of requests at or below each. */
+/**
+ * Latency buckets (seconds) and the share of requests at or below each.
+ *
+ * @public
+ */
 export const LATENCY_BUCKETS: Array<[string, number]> = [
   ['0.5', 0.2],
   ['1', 0.6],
@@ -132,10 +166,18 @@ export const LATENCY_BUCKETS: Array<[string, number]> = [
   ['+Inf', 1],
 ];
 
-/** Output tokens per request in the generated traffic. */
+/**
+ * Output tokens per request in the generated traffic.
+ *
+ * @public
+ */
 export const TOKENS_PER_REQUEST = 300;
 
-/** Times of the samples of a spec. */
+/**
+ * Times of the samples of a spec.
+ *
+ * @public
+ */
 export function sampleTimes(
   spec: Pick<HistorySpec, 'end' | 'days' | 'stepSeconds'>,
 ): number[] {
@@ -162,6 +204,8 @@ const round = (value: number) => Math.round(value * 1e6) / 1e6;
 /**
  * The OpenMetrics text of a spec (DCGM exporter and vLLM series, ending with `# EOF`), as lines. Every value written
  * is `round(x)` to 6 decimals so tests can recompute the exact samples.
+ *
+ * @public
  */
 export function* openMetricsLines(spec: HistorySpec): Generator<string> {
   const times = sampleTimes(spec);

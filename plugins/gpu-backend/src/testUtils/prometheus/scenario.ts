@@ -1,7 +1,11 @@
 import { HistoryService, HistorySpec } from './history';
 import { historyEnd } from './startPrometheusWithHistory';
 
-/** Pod name of replica `index` of a Deployment, shaped like Kubernetes names them. */
+/**
+ * Pod name of replica `index` of a Deployment, shaped like Kubernetes names them.
+ *
+ * @public
+ */
 export function podName(deployment: string, index = 0): string {
   return `${deployment}-6f7d8c9b5-p${index}x7k`;
 }
@@ -13,6 +17,8 @@ export function podName(deployment: string, index = 0): string {
  *   on the same A100), in `ml-serving`;
  * - `rag` and `triage` on one MPS L4, with `sandbox` (not a platform service) generating tokens on the same GPU;
  * - `notebook` and `demo` time-sliced on one T4, in `search`.
+ *
+ * @public
  */
 export function fourTierScenario(options: {
   /** Last sample, unix seconds; two hours ago by default. */
@@ -141,7 +147,11 @@ export function fourTierScenario(options: {
   };
 }
 
-/** What `realWorldScenario` generates, for expectations computed from its parameters. */
+/**
+ * What `realWorldScenario` generates, for expectations computed from its parameters.
+ *
+ * @public
+ */
 export const REAL_WORLD = {
   /** `rollout`: old pod at 80% until this many seconds before the end, then the new pod at 10%. */
   rolloutNewPodSeconds: 3600,
@@ -162,6 +172,8 @@ export const REAL_WORLD = {
  * - `rollout`: a rollout an hour before the end: the old pod at 80% until then, the new pod at 10% after it;
  * - `flaky`: 60% throughout, but its DCGM exporter was down for the last 12 hours (vLLM still scraped);
  * - `latecomer`: a pod that started 6 hours before the end, at 50%.
+ *
+ * @public
  */
 export function realWorldScenario(options: {
   end: number;
@@ -228,7 +240,11 @@ export function realWorldScenario(options: {
   };
 }
 
-/** What `sharedScenario` generates, for expectations computed from its parameters. */
+/**
+ * What `sharedScenario` generates, for expectations computed from its parameters.
+ *
+ * @public
+ */
 export const SHARED = {
   /** `t4-share-node-1` (time-sliced, DCGM copies the device's value to each pod) at this utilisation. */
   copiedPercent: 20,
@@ -256,6 +272,8 @@ export const SHARED = {
  * - `labelled` and `hidden` time-sliced on another T4 whose exporter labels only `labelled` (kube-state-metrics shows
  *   both on the node); `hidden`'s vLLM restarted twice;
  * - `busy` and `quiet` on an MPS L4 whose exporter reports per-pod values.
+ *
+ * @public
  */
 export function sharedScenario(options: {
   end: number;

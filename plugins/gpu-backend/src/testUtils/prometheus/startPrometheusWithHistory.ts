@@ -12,7 +12,11 @@ import { HistorySpec, openMetricsLines } from './history';
 const PROMETHEUS = process.env.PROMETHEUS_BIN ?? '/usr/bin/prometheus';
 const PROMTOOL = process.env.PROMTOOL_BIN ?? '/usr/bin/promtool';
 
-/** A running Prometheus loaded with generated history. */
+/**
+ * A running Prometheus loaded with generated history.
+ *
+ * @public
+ */
 export interface PrometheusWithHistory {
   /** Base URL, e.g. `http://127.0.0.1:40123`. */
   url: string;
@@ -75,6 +79,8 @@ async function waitForReady(
 /**
  * The last sample time to use: `hoursAgo` hours before now (samples must be older than about an hour to be
  * backfilled), aligned down to the step.
+ *
+ * @public
  */
 export function historyEnd(stepSeconds = 60, hoursAgo = 2): number {
   const end = Math.floor(Date.now() / 1000) - hoursAgo * 3600;
@@ -87,9 +93,13 @@ export function historyEnd(stepSeconds = 60, hoursAgo = 2): number {
  * Debian's `/usr/bin/prometheus`) on a free port over those blocks and waits until it is ready. Call `stop()` when done (in afterAll).
  *
  * @example
+ * ```ts
  * const prometheus = await startPrometheusWithHistory(fourTierScenario({ days: 2 }));
  * // gpu.prometheus.baseUrl: prometheus.url; query at prometheus.end
  * await prometheus.stop();
+ * ```
+ *
+ * @public
  */
 export async function startPrometheusWithHistory(
   history: Omit<HistorySpec, 'end' | 'stepSeconds'> &

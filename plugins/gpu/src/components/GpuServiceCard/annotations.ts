@@ -1,6 +1,10 @@
 import { Entity } from '@backstage/catalog-model';
 
-/** Annotation on a catalog Component naming the gpu service (its id in the gpu backend) behind it. */
+/**
+ * Annotation on a catalog Component naming the gpu service (its id in the gpu backend) behind it.
+ *
+ * @public
+ */
 export const GPU_SERVICE_ID_ANNOTATION = 'gpu.backstage.io/service-id';
 
 /** The gpu service id of an entity, if it carries the annotation. */

@@ -26,6 +26,8 @@ import { useDebouncedQuote } from '../TierPicker/useDebouncedQuote';
  * debounced `POST /quote` as the tier picker) and says in a few lines what fits and what the recommendation costs,
  * so a trade-off (precision, context, concurrency, replicas) can be explored without leaving the step. It stores
  * nothing.
+ *
+ * @public
  */
 export function QuoteSummary(props: FieldExtensionComponentProps<unknown>) {
   const { formContext, schema } = props;

@@ -12,6 +12,8 @@ import { quotaText, teamOptions } from './teamOptions';
  * The `GpuTeamPicker` scaffolder field: the owning team, from the catalog's groups. Teams the platform gives no GPU
  * quota on any pool are listed as such and cannot be chosen; the chosen team's quota is shown under the field.
  * Stores the group's entity ref, like the scaffolder's OwnerPicker.
+ *
+ * @public
  */
 export function TeamPicker(props: FieldExtensionComponentProps<string>) {
   const {

@@ -4,7 +4,11 @@ import { gpuApiRef } from '../../api';
 import { errorMessage } from '../common';
 import { quotaOf } from './teamOptions';
 
-/** Fails the step unless the owner is a group the platform gives GPU quota on some pool. */
+/**
+ * Fails the step unless the owner is a group the platform gives GPU quota on some pool.
+ *
+ * @public
+ */
 export const validateTeamPicker: CustomFieldValidator<string> = async (
   value,
   validation,

@@ -39,6 +39,8 @@ const ARROW_STEPS: Record<string, number> = {
  * and pool with fit, headroom, cost, isolation, quota and policy as a radio group, with a legend of the tiers;
  * follows the recommendation until the user picks a row, keeps the pick (and says when it is not the
  * recommendation) and stores the chosen tier and pool with the review step's words for it.
+ *
+ * @public
  */
 export function TierPicker(props: TierPickerProps) {
   const {

@@ -1,5 +1,5 @@
 export { GPU_TIER_PICKER_FIELD } from './fieldName';
 export { TierPicker } from './TierPicker';
 export { tierPickerFieldSchema } from './types';
-export type { TierPickerValue } from './types';
+export type { TierPickerProps, TierPickerValue } from './types';
 export { validateTierPicker } from './validateTierPicker';

@@ -33,7 +33,11 @@ export interface TierPickerValue {
   approval: string;
 }
 
-/** The field's return value as JSON schema (for the template editor) and its props type. */
+/**
+ * The field's return value as JSON schema (for the template editor) and its props type.
+ *
+ * @public
+ */
 export const tierPickerFieldSchema = makeFieldSchema({
   output: z =>
     z.object({
@@ -63,5 +67,9 @@ export const tierPickerFieldSchema = makeFieldSchema({
     }),
 });
 
-/** Props of the tier picker field. */
+/**
+ * Props of the tier picker field.
+ *
+ * @public
+ */
 export type TierPickerProps = typeof tierPickerFieldSchema.TProps;

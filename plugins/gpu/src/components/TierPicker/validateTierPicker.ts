@@ -9,6 +9,8 @@ import { TierPickerValue } from './types';
  * Fails the step when the chosen tier and pool cannot be submitted: quotes the form's current inputs again (the
  * picker's last quote may be stale) and rejects a tier the environment forbids or a pool the model does not fit.
  * A tier that needs approval passes: the service then waits for an approver.
+ *
+ * @public
  */
 export const validateTierPicker: CustomFieldValidator<TierPickerValue> = async (
   value,
