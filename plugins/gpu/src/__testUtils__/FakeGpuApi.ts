@@ -19,7 +19,9 @@ import {
   ServiceRequest,
   ServiceUsage,
   TeamCost,
+  formatUsd,
   TeamQuotaView,
+  UpdateServiceBody,
   validateServiceRequest,
 } from '@internal/backstage-plugin-gpu-common';
 import { GpuApi } from '../api';
@@ -99,6 +101,98 @@ export class FakeGpuApi implements GpuApi {
   }
 
   /** As the backend pages: oldest first, `search` in the service or team name or the requester, opaque cursors. */
+  /**
+   * Re-quotes the service with the change as the backend does: a recommendation that needs approval leaves the
+   * service as it is with a pending change approval; otherwise the service takes the new placement and cost.
+   */
+  async updateService(
+    id: string,
+    change: UpdateServiceBody,
+  ): Promise<GpuServiceView> {
+    this.record('updateService', id, change);
+    const current = await this.existing(id);
+    const request = { ...current.request, ...change };
+    const { recommended } = await this.quote(request);
+    this.calls.pop();
+    if (!recommended) {
+      throw await responseError(
+        400,
+        'Bad Request',
+        'InputError',
+        `No tier and pool can run ${current.name}`,
+      );
+    }
+    if (recommended.verdict === 'needs-approval') {
+      const approval: ApprovalView = {
+        id: `change-${id}`,
+        serviceId: id,
+        team: current.team,
+        kind: 'change',
+        state: 'pending',
+        reasons: recommended.reasons.map(message => ({
+          code: 'policy',
+          message,
+        })),
+        requestedBy: 'user:default/guest',
+        requestedAt: new Date().toISOString(),
+      };
+      this.approvals.push(approval);
+      const pending = { ...current, approval };
+      this.services.set(id, pending);
+      return pending;
+    }
+    const changed: GpuServiceView = {
+      ...current,
+      request: validateServiceRequest(this.platform.platform, request),
+      placement: {
+        tier: recommended.slice.tier,
+        pool: recommended.slice.pool,
+        gpusPerReplica: recommended.slice.gpusPerReplica,
+        ...(recommended.slice.migProfile
+          ? { migProfile: recommended.slice.migProfile }
+          : {}),
+      },
+      gpuEquivalents: recommended.gpuEquivalents,
+      monthlyCost: formatUsd(recommended.cost.monthly),
+      updatedAt: new Date().toISOString(),
+    };
+    this.services.set(id, changed);
+    return changed;
+  }
+
+  /** Tears the service down: `deleted`, its reservation released. */
+  async deleteService(id: string): Promise<GpuServiceView> {
+    this.record('deleteService', id);
+    if (this.failNextChange) {
+      const fail = this.failNextChange;
+      this.failNextChange = undefined;
+      throw await fail();
+    }
+    const current = await this.existing(id);
+    const deleted: GpuServiceView = {
+      ...current,
+      status: 'deleted',
+      statusReason: 'torn down',
+      updatedAt: new Date().toISOString(),
+    };
+    this.services.set(id, deleted);
+    this.serviceAnswers.delete(id);
+    return deleted;
+  }
+
+  private async existing(id: string): Promise<GpuServiceView> {
+    const service = this.services.get(id);
+    if (!service) {
+      throw await responseError(
+        404,
+        'Not Found',
+        'NotFoundError',
+        `No GPU service with id '${id}'`,
+      );
+    }
+    return service;
+  }
+
   async listApprovals(query: ApprovalQuery = {}): Promise<ApprovalPageView> {
     this.record('listApprovals', query);
     const search = query.search?.toLocaleLowerCase('en-US');

@@ -17,9 +17,15 @@ import {
   ServiceUsage,
   TeamCost,
   TeamQuotaView,
+  UpdateServiceBody,
+  GpuServiceView,
 } from '@internal/backstage-plugin-gpu-common';
 
-/** The frontend's view of the gpu backend. */
+/**
+ * The frontend's view of the gpu backend.
+ *
+ * @public
+ */
 export interface GpuApi {
   getPlatform(): Promise<PlatformResponse>;
 
@@ -37,6 +43,15 @@ export interface GpuApi {
    * cluster; rejects with a 404 `ResponseError` for an unknown id.
    */
   getService(id: string): Promise<GpuServiceDetail>;
+
+  /**
+   * `PATCH /services/:id`: changes tier, pool, replicas or model. The answer is the changed service, or the
+   * unchanged one with a pending approval of the change.
+   */
+  updateService(id: string, change: UpdateServiceBody): Promise<GpuServiceView>;
+
+  /** `DELETE /services/:id`: tears the service down and releases its quota (the record is kept, `deleted`). */
+  deleteService(id: string): Promise<GpuServiceView>;
 
   /** `GET /approvals`: one page, oldest first, each approval with its service. */
   listApprovals(query?: ApprovalQuery): Promise<ApprovalPageView>;

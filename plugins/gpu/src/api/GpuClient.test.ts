@@ -80,3 +80,56 @@ describe('GpuClient.quote', () => {
     await expect(pending).rejects.toThrow(/abort/i);
   });
 });
+
+describe('GpuClient.updateService and deleteService', () => {
+  registerMswTestHooks(server);
+
+  const client = new GpuClient({
+    discoveryApi: { getBaseUrl: async () => baseUrl },
+    fetchApi: { fetch: (input, init) => fetch(input, init) },
+  });
+
+  it('sends PATCH /services/:id with the change as JSON', async () => {
+    let received: { method: string; body: unknown } | undefined;
+    server.use(
+      http.patch(`${baseUrl}/services/svc%201`, async ({ request }) => {
+        received = { method: request.method, body: await request.json() };
+        return HttpResponse.json({ id: 'svc 1', status: 'pending-approval' });
+      }),
+    );
+    const answer = await client.updateService('svc 1', {
+      tier: 'mig',
+      pool: 'a100-mig',
+    });
+    expect(received).toEqual({
+      method: 'PATCH',
+      body: { tier: 'mig', pool: 'a100-mig' },
+    });
+    expect(answer).toMatchObject({ status: 'pending-approval' });
+  });
+
+  it('sends DELETE /services/:id without a body and rejects with the backend error', async () => {
+    let body: string | undefined;
+    server.use(
+      http.delete(`${baseUrl}/services/svc-1`, async ({ request }) => {
+        body = await request.text();
+        return HttpResponse.json(
+          {
+            error: {
+              name: 'NotAllowedError',
+              message: 'not a member of the team',
+            },
+            request: { method: 'DELETE', url: '/services/svc-1' },
+            response: { statusCode: 403 },
+          },
+          { status: 403 },
+        );
+      }),
+    );
+    const error = await client.deleteService('svc-1').catch(e => e);
+    expect(body).toBe('');
+    expect(error).toBeInstanceOf(ResponseError);
+    expect(error.response.status).toBe(403);
+    expect(error.body.error.message).toBe('not a member of the team');
+  });
+});

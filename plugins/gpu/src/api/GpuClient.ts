@@ -8,6 +8,7 @@ import {
   AuditEventPageView,
   AuditQuery,
   GpuServiceDetail,
+  GpuServiceView,
   Overview,
   PlatformChecksResponse,
   PlatformResponse,
@@ -18,12 +19,17 @@ import {
   ServiceUsage,
   TeamCost,
   TeamQuotaView,
+  UpdateServiceBody,
 } from '@internal/backstage-plugin-gpu-common';
 import { GpuApi } from './GpuApi';
 
 type Query = Record<string, string | number | undefined>;
 
-/** Calls the `gpu` backend plugin through discovery and the signed-in fetch. */
+/**
+ * Calls the `gpu` backend plugin through discovery and the signed-in fetch.
+ *
+ * @public
+ */
 export class GpuClient implements GpuApi {
   private readonly discoveryApi: DiscoveryApi;
   private readonly fetchApi: FetchApi;
@@ -46,6 +52,17 @@ export class GpuClient implements GpuApi {
 
   async getService(id: string): Promise<GpuServiceDetail> {
     return this.get(`/services/${encodeURIComponent(id)}`);
+  }
+
+  async updateService(
+    id: string,
+    change: UpdateServiceBody,
+  ): Promise<GpuServiceView> {
+    return this.send('PATCH', `/services/${encodeURIComponent(id)}`, change);
+  }
+
+  async deleteService(id: string): Promise<GpuServiceView> {
+    return this.send('DELETE', `/services/${encodeURIComponent(id)}`);
   }
 
   async listApprovals(query: ApprovalQuery = {}): Promise<ApprovalPageView> {
@@ -122,15 +139,19 @@ export class GpuClient implements GpuApi {
   }
 
   private async send<T>(
-    method: 'POST' | 'PUT',
+    method: 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     path: string,
-    body: unknown,
+    body?: unknown,
     signal?: AbortSignal,
   ): Promise<T> {
     const res = await this.fetchApi.fetch(await this.url(path), {
       method,
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
+      ...(body === undefined
+        ? {}
+        : {
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify(body),
+          }),
       signal,
     });
     if (!res.ok) {

@@ -20,6 +20,7 @@ import { GpuServiceCard } from './GpuServiceCard';
 jest.setTimeout(30_000);
 configure({ asyncUtilTimeout: 10_000 });
 
+const approved = summariserService();
 const pending = summariserService({ status: 'pending-approval' });
 
 const entity: Entity = {
@@ -32,27 +33,36 @@ const entity: Entity = {
   spec: { type: 'service', lifecycle: 'production', owner: 'ml-platform' },
 };
 
+function backend(service: typeof pending) {
+  const api = new FakeGpuApi();
+  api.services.set(service.id, service);
+  api.usage = async () => summariserUsage();
+  api.cost = async () => summariserCost(summariserUsage());
+  return api;
+}
+
+async function renderCard(api: FakeGpuApi, signals: FakeSignalApi) {
+  await renderInTestApp(
+    <TestApiProvider
+      apis={[
+        [gpuApiRef, api],
+        [signalApiRef, signals],
+      ]}
+    >
+      <EntityProvider entity={entity}>
+        <GpuServiceCard />
+      </EntityProvider>
+    </TestApiProvider>,
+  );
+}
+
 describe('GpuServiceCard with signals', () => {
   it('reads the service, usage and cost again when the backend signals a change of it, keeping the figures on screen', async () => {
-    const api = new FakeGpuApi();
-    api.services.set(pending.id, pending);
-    api.usage = async () => summariserUsage();
-    api.cost = async () => summariserCost(summariserUsage());
+    const api = backend(approved);
     const signals = new FakeSignalApi();
-    await renderInTestApp(
-      <TestApiProvider
-        apis={[
-          [gpuApiRef, api],
-          [signalApiRef, signals],
-        ]}
-      >
-        <EntityProvider entity={entity}>
-          <GpuServiceCard />
-        </EntityProvider>
-      </TestApiProvider>,
-    );
+    await renderCard(api, signals);
     expect(
-      await screen.findByText(/· pending-approval \(dry-run\)$/),
+      await screen.findByText(/· approved \(dry-run\)$/),
     ).toBeInTheDocument();
     await screen.findByTestId('figure-projected');
     expect(api.callsOf('getService')).toHaveLength(1);
@@ -66,8 +76,8 @@ describe('GpuServiceCard with signals', () => {
       team: 'search',
       status: 'ready',
     });
-    // An approver approved it in another browser.
-    api.services.set(pending.id, { ...pending, status: 'approved' });
+    // Changed in another browser.
+    api.services.set(approved.id, { ...approved, status: 'ready' });
     let progressShown = false;
     const observer = new MutationObserver(() => {
       if (screen.queryByTestId('progress')) progressShown = true;
@@ -75,18 +85,39 @@ describe('GpuServiceCard with signals', () => {
     observer.observe(document.body, { childList: true, subtree: true });
     signals.publish(GPU_SERVICE_CHANGES_CHANNEL, {
       kind: 'service',
+      change: 'status',
+      serviceId: approved.id,
+      team: 'ml-platform',
+      status: 'ready',
+    });
+    expect(await screen.findByText(/· ready \(dry-run\)$/)).toBeInTheDocument();
+    await waitFor(() => expect(api.callsOf('getServiceCost')).toHaveLength(2));
+    observer.disconnect();
+    expect(api.callsOf('getService')).toEqual([[approved.id], [approved.id]]);
+    expect(progressShown).toBe(false);
+    expect(screen.getByTestId('figure-projected')).toBeInTheDocument();
+  });
+
+  it('turns a waiting request into its figures when the backend signals its approval', async () => {
+    const api = backend(pending);
+    const signals = new FakeSignalApi();
+    await renderCard(api, signals);
+    expect(await screen.findByTestId('lifecycle-pending')).toHaveTextContent(
+      'Waiting for approval',
+    );
+    // Nothing held, nothing to read.
+    expect(api.callsOf('getServiceCost')).toHaveLength(0);
+
+    api.services.set(pending.id, { ...pending, status: 'approved' });
+    signals.publish(GPU_SERVICE_CHANGES_CHANNEL, {
+      kind: 'service',
       change: 'approval',
       serviceId: pending.id,
       team: 'ml-platform',
       status: 'approved',
     });
-    expect(
-      await screen.findByText(/· approved \(dry-run\)$/),
-    ).toBeInTheDocument();
-    await waitFor(() => expect(api.callsOf('getServiceCost')).toHaveLength(2));
-    observer.disconnect();
-    expect(api.callsOf('getService')).toEqual([[pending.id], [pending.id]]);
-    expect(progressShown).toBe(false);
-    expect(screen.getByTestId('figure-projected')).toBeInTheDocument();
+    expect(await screen.findByTestId('figure-projected')).toBeInTheDocument();
+    expect(screen.queryByTestId('lifecycle-pending')).toBeNull();
+    expect(api.callsOf('getServiceCost')).toHaveLength(1);
   });
 });

@@ -14,7 +14,13 @@ import { errorMessage, isNotFound, WindowSelect } from '../common';
 import { GPU_SERVICE_ID_ANNOTATION } from './annotations';
 import { ClusterStatusSection } from './ClusterStatusSection';
 import { CostFigures } from './CostFigures';
+import {
+  ApplyRecommendationAction,
+  DecommissionAction,
+} from '../ServiceActions';
+import { describeLifecycle } from './describeLifecycle';
 import { describeService } from './describeService';
+import { LifecycleNotice } from './LifecycleNotice';
 import { MetricsNotice } from './MetricsNotice';
 import { RecommendationList } from './RecommendationList';
 import { MemoryChart, ThroughputChart, UtilisationChart } from './UsageCharts';
@@ -36,15 +42,9 @@ export function GpuServiceCardContent(props: {
   const [usageWindow, setUsageWindow] = useState<UsageWindowName>(
     props.initialWindow ?? '24h',
   );
-  const { service, figures } = useGpuServiceData(props.serviceId, usageWindow);
-  const action = (
-    <Box pt={1} pr={1}>
-      <WindowSelect
-        value={usageWindow}
-        onChange={setUsageWindow}
-        id="gpu-service-card-window"
-      />
-    </Box>
+  const { service, figures, reload } = useGpuServiceData(
+    props.serviceId,
+    usageWindow,
   );
 
   if (service.loading && !service.value) {
@@ -75,6 +75,20 @@ export function GpuServiceCardContent(props: {
   }
 
   const svc = service.value!;
+  const lifecycle = describeLifecycle(svc);
+  const showFigures = lifecycle?.hasCost ?? true;
+  const action = (
+    <Box pt={1} pr={1} display="flex" alignItems="center" style={{ gap: 8 }}>
+      <DecommissionAction service={svc} onDone={reload} />
+      {showFigures && (
+        <WindowSelect
+          value={usageWindow}
+          onChange={setUsageWindow}
+          id="gpu-service-card-window"
+        />
+      )}
+    </Box>
+  );
   const usage =
     figures.usage && 'value' in figures.usage ? figures.usage.value : undefined;
   const cost =
@@ -102,6 +116,7 @@ export function GpuServiceCardContent(props: {
           showing the previous answer and trying again.
         </Typography>
       )}
+      {lifecycle && <LifecycleNotice state={lifecycle} />}
       {svc.clusterStatus && (
         <Box mb={2}>
           <ClusterStatusSection
@@ -114,8 +129,8 @@ export function GpuServiceCardContent(props: {
           </Box>
         </Box>
       )}
-      {figures.loading && <Progress />}
-      {!figures.loading && (
+      {showFigures && figures.loading && <Progress />}
+      {showFigures && !figures.loading && (
         <Grid container spacing={2}>
           {metrics && (
             <Grid item xs={12}>
@@ -158,17 +173,31 @@ export function GpuServiceCardContent(props: {
                   error={costError}
                   title="Could not load the cost"
                 />
-                <Typography variant="body2" data-testid="fallback-monthly-cost">
-                  Allocation held: {svc.monthlyCost} per month for{' '}
-                  {svc.gpuEquivalents} GPU-equivalent(s).
-                </Typography>
+                {(lifecycle?.holds ?? true) && (
+                  <Typography
+                    variant="body2"
+                    data-testid="fallback-monthly-cost"
+                  >
+                    Allocation held: {svc.monthlyCost} per month for{' '}
+                    {svc.gpuEquivalents} GPU-equivalent(s).
+                  </Typography>
+                )}
               </>
             )}
           </Grid>
           {cost && (
             <Grid item xs={12}>
               <Typography variant="subtitle2">Recommendation</Typography>
-              <RecommendationList recommendations={cost.recommendations} />
+              <RecommendationList
+                recommendations={cost.recommendations}
+                action={r => (
+                  <ApplyRecommendationAction
+                    service={svc}
+                    recommendation={r}
+                    onDone={reload}
+                  />
+                )}
+              />
             </Grid>
           )}
         </Grid>

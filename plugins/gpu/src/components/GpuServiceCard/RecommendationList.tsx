@@ -6,6 +6,7 @@ import List from '@material-ui/core/List';
 import ListItem from '@material-ui/core/ListItem';
 import ListItemText from '@material-ui/core/ListItemText';
 import Typography from '@material-ui/core/Typography';
+import { ReactNode } from 'react';
 
 function savingText(r: Recommendation): string {
   if (r.monthlySavingMicros > 0)
@@ -15,9 +16,10 @@ function savingText(r: Recommendation): string {
   return 'no change in cost';
 }
 
-/** Right-size, move-up, idle and scale-to-zero recommendations with their monthly saving. */
+/** Right-size, move-up, idle and scale-to-zero recommendations with their monthly saving, each with its action. */
 export function RecommendationList(props: {
   recommendations: Recommendation[];
+  action?: (recommendation: Recommendation) => ReactNode;
 }) {
   if (props.recommendations.length === 0) {
     return (
@@ -45,6 +47,7 @@ export function RecommendationList(props: {
             }
             secondary={r.message}
           />
+          {props.action?.(r)}
         </ListItem>
       ))}
     </List>

@@ -1,4 +1,7 @@
-import { GpuServiceView } from '@internal/backstage-plugin-gpu-common';
+import {
+  GpuServiceView,
+  parseUsd,
+} from '@internal/backstage-plugin-gpu-common';
 import { formatGpuEquivalents } from '../common';
 
 /** `dedicated on l4-ondemand`, `mig 1g.10gb on a100-mig`. */
@@ -24,4 +27,9 @@ export function describeService(service: GpuServiceView): string {
     service.environment,
     `${service.status}${service.mode === 'dry-run' ? ' (dry-run)' : ''}`,
   ].join(' · ');
+}
+
+/** The service's monthly cost (`"$587.50"`, as the API formats it) in micros. */
+export function monthlyCostMicros(service: GpuServiceView): number {
+  return parseUsd(service.monthlyCost.replace(/[$,]/g, ''));
 }

@@ -9,6 +9,7 @@ import { useEffect, useRef, useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
 import { gpuApiRef } from '../../api';
 import { useGpuChanges } from '../common';
+import { describeLifecycle } from './describeLifecycle';
 
 /** A value or why it could not be read. */
 export type Outcome<T> = { value: T } | { error: Error };
@@ -45,6 +46,8 @@ export interface GpuServiceData {
     usage?: Outcome<ServiceUsage>;
     cost?: Outcome<ServiceCost>;
   };
+  /** Reads the service, usage and cost again (after an action changed it). */
+  reload: () => void;
 }
 
 function asError(reason: unknown): Error {
@@ -115,8 +118,8 @@ function usePolledService(
 }
 
 /**
- * Loads a gpu service (polled while applying or starting) and, once it exists, its usage and cost over
- * `usageWindow`. Usage and cost fail independently: cost (allocation) stays on screen when usage cannot be read. A
+ * Loads a gpu service (polled while applying or starting) and, once it exists and has held GPUs, its usage and
+ * cost over `usageWindow`. Usage and cost fail independently: cost (allocation) stays on screen when usage cannot be read. A
  * poll does not reload usage and cost. A change of the service the gpu backend announces on the
  * `gpu:service-changes` signal (approved, rejected, a new status, changed) reads the service, usage and cost again,
  * keeping the figures on screen meanwhile.
@@ -133,7 +136,10 @@ export function useGpuServiceData(
     debounceMs: CHANGE_DEBOUNCE_MS,
   });
   const service = usePolledService(serviceId, reload);
-  const found = service.value !== undefined;
+  // A service that never held anything (waiting for approval, rejected) has no usage or cost to read.
+  const found =
+    service.value !== undefined &&
+    (describeLifecycle(service.value)?.hasCost ?? true);
   const figures = useAsync(async () => {
     if (!found) return undefined;
     const [usage, cost] = await Promise.allSettled([
@@ -156,5 +162,6 @@ export function useGpuServiceData(
       usage: figures.value?.usage,
       cost: figures.value?.cost,
     },
+    reload: () => setReload(n => n + 1),
   };
 }

@@ -1,0 +1,2 @@
+export { ApplyRecommendationAction } from './ApplyRecommendationAction';
+export { DecommissionAction } from './DecommissionAction';
