@@ -112,6 +112,14 @@ function ChangeDialog(props: {
         )}
         {option && (
           <>
+            {option.slice.migProfile !== target.migProfile && (
+              <Typography variant="body2" paragraph data-testid="change-slice">
+                The recommendation's {target.migProfile ?? target.tier} slice
+                does not hold the request as it is configured: the backend
+                places it on {option.slice.migProfile ?? option.slice.tier}{' '}
+                instead.
+              </Typography>
+            )}
             <Typography variant="body2" paragraph data-testid="change-cost">
               New cost {formatUsd(option.cost.monthly)} a month:{' '}
               {costEffect(monthlyCostMicros(service), option.cost.monthly)}.
