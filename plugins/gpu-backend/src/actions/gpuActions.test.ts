@@ -171,6 +171,11 @@ describe('gpu actions', () => {
     expect(await idsListedFor('bob')).toContain(service.id);
     expect(await idsListedFor('alice')).toContain(service.id);
     expect(await idsListedFor('carol')).not.toContain(service.id);
+    // Outside the platform team, another team's services are not listed even when asked for by team.
+    expect(
+      (await output('carol', 'list-gpu-services', { team: 'ml-platform' }))
+        .items,
+    ).toEqual([]);
     const filtered = await output('bob', 'list-gpu-services', {
       team: 'ml-platform',
       status: 'approved',
