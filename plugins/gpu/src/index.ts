@@ -23,7 +23,9 @@ export {
   QuoteSummary,
 } from './components/QuoteSummary';
 export {
+  EntityGpuContent,
   EntityGpuServiceCard,
+  EntityGpuServiceSummaryCard,
   GpuQuoteSummaryFieldExtension,
   GpuTeamPickerFieldExtension,
   GpuTierPickerFieldExtension,

@@ -97,3 +97,39 @@ export const EntityGpuServiceCard: () => JSX.Element | null =
       },
     }),
   );
+
+/**
+ * The GPU summary for legacy apps (tier, pool, status, month-to-date cost): put `<EntityGpuServiceSummaryCard />` at
+ * the top of the entity overview, inside `<EntitySwitch.Case if={isGpuServiceAvailable}>`.
+ *
+ * @public
+ */
+export const EntityGpuServiceSummaryCard: () => JSX.Element | null =
+  legacyGpuPlugin.provide(
+    createComponentExtension({
+      name: 'EntityGpuServiceSummaryCard',
+      component: {
+        lazy: () =>
+          import('./components/GpuServiceSummary').then(
+            m => m.GpuServiceSummaryCard,
+          ),
+      },
+    }),
+  );
+
+/**
+ * The GPU tab's content for legacy apps:
+ * `<EntityLayout.Route path="/gpu" title="GPU" if={isGpuServiceAvailable}><EntityGpuContent /></EntityLayout.Route>`.
+ *
+ * @public
+ */
+export const EntityGpuContent: () => JSX.Element | null =
+  legacyGpuPlugin.provide(
+    createComponentExtension({
+      name: 'EntityGpuContent',
+      component: {
+        lazy: () =>
+          import('./components/GpuServiceTab').then(m => m.GpuServiceTab),
+      },
+    }),
+  );

@@ -5,7 +5,10 @@ import {
   fetchApiRef,
   PageBlueprint,
 } from '@backstage/frontend-plugin-api';
-import { EntityCardBlueprint } from '@backstage/plugin-catalog-react/alpha';
+import {
+  EntityCardBlueprint,
+  EntityContentBlueprint,
+} from '@backstage/plugin-catalog-react/alpha';
 import { FormFieldBlueprint } from '@backstage/plugin-scaffolder-react/alpha';
 import MemoryIcon from '@material-ui/icons/Memory';
 import { GpuClient, gpuApiRef } from './api';
@@ -43,6 +46,31 @@ export const gpuServiceEntityCard = EntityCardBlueprint.make({
   },
 });
 
+/** A small card at the top of the overview's info column: tier, pool, status and month-to-date cost. */
+export const gpuServiceSummaryEntityCard = EntityCardBlueprint.make({
+  name: 'summary',
+  params: {
+    type: 'info',
+    filter: isGpuServiceAvailable,
+    loader: () =>
+      import('./components/GpuServiceSummary').then(m => (
+        <m.GpuServiceSummaryCard />
+      )),
+  },
+});
+
+/** The entity's GPU tab (`/gpu`): the card full width with the cluster's status, usage, cost and actions. */
+export const gpuServiceEntityContent = EntityContentBlueprint.make({
+  name: 'service',
+  params: {
+    path: '/gpu',
+    title: 'GPU',
+    filter: isGpuServiceAvailable,
+    loader: () =>
+      import('./components/GpuServiceTab').then(m => <m.GpuServiceTab />),
+  },
+});
+
 /** The `GpuTierPicker` scaffolder form field, attached to the scaffolder's form fields API. */
 export const gpuTierPickerField = FormFieldBlueprint.make({
   name: 'tier-picker',
@@ -77,7 +105,7 @@ export const gpuTeamPickerField = FormFieldBlueprint.make({
 });
 
 /**
- * The GPU plugin: governance page, entity card, team and tier pickers and the sizing step's quote summary.
+ * The GPU plugin: governance page, entity card, summary card and GPU tab, team and tier pickers and the sizing step's quote summary.
  *
  * @public
  */
@@ -88,6 +116,8 @@ export const gpuPlugin = createFrontendPlugin({
     gpuApi,
     gpuGovernancePage,
     gpuServiceEntityCard,
+    gpuServiceSummaryEntityCard,
+    gpuServiceEntityContent,
     gpuTierPickerField,
     gpuQuoteSummaryField,
     gpuTeamPickerField,

@@ -117,6 +117,18 @@ export function GpuServiceCardContent(props: {
         </Typography>
       )}
       {lifecycle && <LifecycleNotice state={lifecycle} />}
+      {!svc.clusterStatus && svc.mode !== 'apply' && (
+        <Typography
+          variant="body2"
+          color="textSecondary"
+          paragraph
+          data-testid="cluster-not-read"
+        >
+          {svc.mode === 'dry-run'
+            ? 'In the cluster: nothing. No cluster is configured (dry-run), so the service is rendered and stored but not applied: no pods run.'
+            : 'In the cluster: applied by your GitOps controller from the published manifests; Backstage does not read that cluster.'}
+        </Typography>
+      )}
       {svc.clusterStatus && (
         <Box mb={2}>
           <ClusterStatusSection

@@ -1,0 +1,1 @@
+export { GpuServiceSummaryCard } from './GpuServiceSummaryCard';
