@@ -3,6 +3,7 @@ import { GpuDomainError } from '../errors';
 import { demoPlatformConfig } from './demoPlatformConfig';
 import { parsePlatform } from './parsePlatform';
 import { readPlatformConfig } from './readPlatformConfig';
+import { readPlatformGroups } from './readPlatformGroups';
 
 type Json = any;
 
@@ -88,6 +89,19 @@ describe('parsePlatform', () => {
     expect(platform.teams.map(t => t.name)).toEqual(
       demoPlatformConfig.teams!.map(t => t.name),
     );
+  });
+
+  it('accepts gpu.permissions, which readPlatformGroups reads', () => {
+    const config = new ConfigReader({
+      gpu: {
+        ...demoPlatformConfig,
+        permissions: { platformGroups: ['group:default/gpu-admins'] },
+      },
+    });
+    expect(readPlatformConfig(config).teams.map(t => t.name)).toEqual(
+      demoPlatformConfig.teams!.map(t => t.name),
+    );
+    expect(readPlatformGroups(config)).toEqual(['group:default/gpu-admins']);
   });
 
   it('applies defaults to an absent or empty gpu section', () => {
