@@ -12,7 +12,7 @@ import Grid from '@material-ui/core/Grid';
 import Typography from '@material-ui/core/Typography';
 import useAsync from 'react-use/esm/useAsync';
 import { gpuApiRef } from '../../api';
-import { errorMessage, isNotFound, useGpuChanges } from '../common';
+import { isNotFound, useGpuChanges } from '../common';
 import {
   GPU_SERVICE_ID_ANNOTATION,
   gpuServiceIdOf,
@@ -58,7 +58,8 @@ function Summary(props: { serviceId: string }) {
     );
   }
   const { service, lifecycle, cost } = state.value!;
-  const costValue = cost instanceof Error ? undefined : cost;
+  const monthToDate = describeMonthToDate(service, lifecycle, cost);
+  const replicas = service.request.replicas;
   return (
     <Grid container spacing={2} data-testid="gpu-summary">
       <Grid item xs={6}>
@@ -66,7 +67,10 @@ function Summary(props: { serviceId: string }) {
           testId="summary-tier"
           label="Tier"
           value={service.placement.tier}
-          caption={describePlacement(service)}
+          caption={`${describePlacement(service).replace(
+            ` on ${service.placement.pool}`,
+            '',
+          )}, ${replicas} replica${replicas === 1 ? '' : 's'}`}
         />
       </Grid>
       <Grid item xs={6}>
@@ -89,12 +93,8 @@ function Summary(props: { serviceId: string }) {
         <Figure
           testId="summary-month-to-date"
           label="Cost month-to-date"
-          value={describeMonthToDate(lifecycle, costValue)}
-          caption={
-            cost instanceof Error
-              ? `Could not load the cost: ${errorMessage(cost)}`
-              : `${service.monthlyCost} a month held`
-          }
+          value={monthToDate.value}
+          caption={monthToDate.caption}
         />
       </Grid>
     </Grid>

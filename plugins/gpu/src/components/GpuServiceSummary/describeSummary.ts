@@ -14,18 +14,29 @@ export function describeSummaryStatus(
   return `${service.status}${service.mode === 'dry-run' ? ' (dry-run)' : ''}`;
 }
 
-/** Month-to-date cost in words: what was spent, or why nothing was. */
+/** Month-to-date cost: the figure, and what it means when nothing was spent (or why it is missing). */
 export function describeMonthToDate(
+  service: GpuServiceView,
   lifecycle: LifecycleState | undefined,
-  cost: ServiceCost | undefined,
-): string {
-  if (lifecycle && !lifecycle.hasCost) return '$0.00 (nothing held)';
-  if (!cost) return 'unavailable';
-  const spent = formatUsd(cost.monthToDate.allocationMicros);
-  if (cost.accrualBasis === 'dry-run') {
-    return `${spent} (dry run: ${formatUsd(
-      cost.monthlyAllocationMicros,
-    )} a month reserved, nothing running)`;
+  cost: ServiceCost | Error | undefined,
+): { value: string; caption: string } {
+  if (lifecycle && !lifecycle.hasCost) {
+    return { value: '$0.00', caption: 'nothing held' };
   }
-  return spent;
+  if (cost instanceof Error || !cost) {
+    return {
+      value: 'unavailable',
+      caption: `Could not load the cost${cost ? `: ${cost.message}` : ''}`,
+    };
+  }
+  const value = formatUsd(cost.monthToDate.allocationMicros);
+  if (cost.accrualBasis === 'dry-run') {
+    return {
+      value,
+      caption: `dry run: ${formatUsd(
+        cost.monthlyAllocationMicros,
+      )} a month reserved, nothing running`,
+    };
+  }
+  return { value, caption: `${service.monthlyCost} a month held` };
 }
