@@ -32,6 +32,9 @@ export const APPROVALS_PAGE_SIZE = 10;
  * (oldest first). Approve and reject need the `gpu.request.approve` permission; a decision refreshes the list and
  * tells the page (quota and audit change with it).
  */
+/** Width the approval reasons keep at 1280 px, so a row stays a few lines high. */
+const REASONS_MIN_WIDTH_PX = 380;
+
 export function PendingApprovalsTable(props: {
   refreshKey?: number;
   onDecided?: (result: ApprovalDecisionResponse) => void;
@@ -123,7 +126,11 @@ export function PendingApprovalsTable(props: {
           row.serviceId
         ),
     },
-    { title: 'Team', field: 'team', width: '8%' },
+    {
+      title: 'Team',
+      field: 'team',
+      cellStyle: { whiteSpace: 'nowrap' },
+    },
     {
       title: 'Request',
       render: row =>
@@ -136,8 +143,10 @@ export function PendingApprovalsTable(props: {
     { title: 'Monthly cost', render: row => row.service?.monthlyCost ?? '' },
     {
       title: 'Why it needs approval',
-      // The reasons are sentences: room enough that a row stays a few lines high.
-      width: '32%',
+      // The reasons are sentences: room enough that a row stays a few lines high. The table lays out automatically,
+      // where material-table's `width` is not applied, so the cell's own minimum width holds the column open.
+      cellStyle: { minWidth: REASONS_MIN_WIDTH_PX },
+      headerStyle: { minWidth: REASONS_MIN_WIDTH_PX },
       render: row => (
         <ul style={{ margin: 0, paddingLeft: 16 }}>
           {row.reasons.map(r => (
