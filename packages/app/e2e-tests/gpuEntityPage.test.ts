@@ -1,0 +1,184 @@
+import AxeBuilder from '@axe-core/playwright';
+import { expect, Page, test } from '@playwright/test';
+import {
+  registerGpuComponent,
+  removeGpuComponent,
+} from './support/localCatalog';
+import { api, signIn } from './support/users';
+
+/**
+ * The entity page of GPU model services as people use it (dry-run cluster, signed in as the org's guest, member of
+ * ml-platform): the GPU summary at the top of the overview, a request waiting for approval shown as such (no 404,
+ * no cost error), the GPU tab, the Kubernetes tab without an error when no cluster is configured, and Decommission
+ * from the entity. axe-core checks the page's content at 1440 and 1280 px.
+ */
+const SCREENSHOTS = 'test-results/screenshots';
+const suffix = Date.now().toString(36);
+const RUNNING = `e2e-entity-${suffix}`;
+const WAITING = `e2e-waiting-${suffix}`;
+
+const serviceRequest = (name: string, tier: string, pool: string) => ({
+  name,
+  team: 'ml-platform',
+  namespace: 'ml-serving',
+  model: 'llama-3.1-8b',
+  runtime: 'vllm',
+  dtype: 'bf16',
+  maxModelLen: 8192,
+  concurrency: 16,
+  replicas: 1,
+  environment: 'dev',
+  tier,
+  pool,
+});
+
+/** Serious and critical axe violations of the page's content, as `rule: target` lines. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page })
+    .include('main')
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+    .analyze();
+  return results.violations
+    .filter(v => v.impact === 'serious' || v.impact === 'critical')
+    .flatMap(v => v.nodes.map(n => `${v.id}: ${n.target.join(' ')}`));
+}
+
+async function openEntity(page: Page, name: string, tab = '') {
+  await page.goto(`/catalog/default/component/${name}${tab}`);
+  await expect(page.getByRole('heading', { name, exact: true })).toBeVisible({
+    timeout: 30_000,
+  });
+}
+
+let waitingId: string | undefined;
+
+test.afterAll(async ({ request }) => {
+  await removeGpuComponent(RUNNING);
+  await removeGpuComponent(WAITING);
+  if (waitingId) {
+    await api(request, 'DELETE', `/api/gpu/services/${waitingId}`);
+  }
+});
+
+test('the entity page: summary, a waiting request, the GPU tab, the Kubernetes tab on a dry run, and Decommission', async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(240_000);
+  await signIn(page);
+
+  // A dedicated L4 within ml-platform's quota: approved, dry-run. A dedicated spot L4, where ml-platform has no
+  // quota: waits for an approver.
+  const running = await api(request, 'POST', '/api/gpu/services', {
+    request: serviceRequest(RUNNING, 'dedicated', 'l4-ondemand'),
+    entityRef: `component:default/${RUNNING}`,
+  });
+  expect(running.status).toBe('approved');
+  expect(running.mode).toBe('dry-run');
+  const waiting = await api(request, 'POST', '/api/gpu/services', {
+    request: serviceRequest(WAITING, 'dedicated', 'spot-l4'),
+    entityRef: `component:default/${WAITING}`,
+  });
+  expect(waiting.status).toBe('pending-approval');
+  waitingId = waiting.id;
+  await registerGpuComponent(request, RUNNING, running.id);
+  await registerGpuComponent(request, WAITING, waiting.id);
+
+  // The waiting request: its state on the card and in the summary, no 404 and no cost error.
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await openEntity(page, WAITING);
+  const waitingNotice = page.getByTestId('lifecycle-pending');
+  await expect(waitingNotice).toContainText('Waiting for approval');
+  await expect(waitingNotice).toContainText('Requested by guest');
+  await expect(page.getByTestId('lifecycle-held')).toContainText(
+    'Nothing is held yet: approving reserves 1 GPU-equivalent dedicated on spot-l4',
+  );
+  await expect(page.getByTestId('summary-status')).toContainText(
+    'Waiting for approval',
+  );
+  await expect(page.getByTestId('summary-month-to-date')).toContainText(
+    'nothing held',
+  );
+  await expect(page.getByText(/HTTP 404/)).toHaveCount(0);
+  await expect(page.getByText(/Could not load/)).toHaveCount(0);
+  await page.screenshot({
+    path: `${SCREENSHOTS}/gpu-entity-waiting-1440.png`,
+    fullPage: true,
+  });
+
+  // The approved dry run: the summary near the top of the overview, above the fold.
+  await openEntity(page, RUNNING);
+  const summary = page.getByTestId('gpu-summary');
+  await expect(page.getByTestId('summary-tier')).toContainText('dedicated');
+  await expect(page.getByTestId('summary-pool')).toContainText('l4-ondemand');
+  await expect(page.getByTestId('summary-status')).toContainText(
+    'approved (dry-run)',
+  );
+  await expect(page.getByTestId('summary-month-to-date')).toContainText(
+    'dry run',
+  );
+  const box = await summary.boundingBox();
+  expect(box!.y).toBeLessThan(900);
+  expect(await seriousViolations(page)).toEqual([]);
+  await page.screenshot({
+    path: `${SCREENSHOTS}/gpu-entity-overview-1440.png`,
+    fullPage: true,
+  });
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await expect(summary).toBeVisible();
+  expect(await seriousViolations(page)).toEqual([]);
+  await page.screenshot({
+    path: `${SCREENSHOTS}/gpu-entity-overview-1280.png`,
+    fullPage: true,
+  });
+
+  // The Kubernetes tab of a dry run: says no cluster is configured, no error.
+  await page.locator(`a[href$="/component/${RUNNING}/kubernetes"]`).click();
+  await expect(
+    page.getByText('No Kubernetes cluster configured (dry-run)'),
+  ).toBeVisible();
+  await expect(page.getByText(/Something went wrong|Error:/i)).toHaveCount(0);
+
+  // The GPU tab: the card with what the cluster says (nothing applied) and its cost.
+  await page.locator(`a[href$="/component/${RUNNING}/gpu"]`).click();
+  await expect(page).toHaveURL(new RegExp(`/component/${RUNNING}/gpu$`));
+  await expect(page.getByTestId('cluster-not-read')).toContainText(
+    'No cluster is configured (dry-run)',
+  );
+  await expect(page.getByTestId('accrual-notice')).toContainText(
+    'dry run, nothing is running',
+  );
+  expect(await seriousViolations(page)).toEqual([]);
+  await page.screenshot({
+    path: `${SCREENSHOTS}/gpu-entity-tab-1280.png`,
+    fullPage: true,
+  });
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.screenshot({
+    path: `${SCREENSHOTS}/gpu-entity-tab-1440.png`,
+    fullPage: true,
+  });
+
+  // Decommission from the entity: what it frees, then the service deleted.
+  await page.getByRole('button', { name: 'Decommission' }).click();
+  const dialog = page.getByRole('dialog', {
+    name: `Decommission ${RUNNING}?`,
+  });
+  await expect(dialog).toContainText(
+    'Frees 1 whole GPU (1 replica, dedicated on l4-ondemand).',
+  );
+  await expect(dialog).toContainText(
+    "Releases 1 GPU-equivalent of team ml-platform's quota on l4-ondemand.",
+  );
+  await expect(dialog).toContainText('Stops $587.50 a month');
+  expect(await seriousViolations(page)).toEqual([]);
+  await page.screenshot({
+    path: `${SCREENSHOTS}/gpu-entity-decommission-1440.png`,
+  });
+  await dialog.getByRole('button', { name: 'Decommission' }).click();
+  await expect(page.getByTestId('lifecycle-deleted')).toContainText(
+    'Decommissioned',
+  );
+  const after = await api(request, 'GET', `/api/gpu/services/${running.id}`);
+  expect(after.status).toBe('deleted');
+});
