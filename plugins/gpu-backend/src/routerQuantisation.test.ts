@@ -1,30 +1,11 @@
-import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
-import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
 import { summariserRequest } from '@internal/backstage-plugin-gpu-common/testUtils';
 import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import request from 'supertest';
-import { gpuPlugin } from './plugin';
-import {
-  DEMO_USERS,
-  demoUserInfo,
-  realPermissionPolicy,
-} from './__testUtils__/demoUsers';
+import { startDemoPolicyBackend } from './__testUtils__/startDemoPolicyBackend';
 
 jest.setTimeout(60_000);
 
-async function start() {
-  const { server } = await startTestBackend({
-    features: [
-      gpuPlugin,
-      mockServices.rootConfig.factory({
-        data: { gpu: demoPlatformConfig, permission: { enabled: true } },
-      }),
-      demoUserInfo({ ...DEMO_USERS, mock: ['ml-platform'] }),
-      ...realPermissionPolicy(),
-    ],
-  });
-  return server;
-}
+const start = () => startDemoPolicyBackend();
 
 /** Mistral-7B has no int4 checkpoint for vLLM in the built-in catalogue. */
 const mistralInt4 = {

@@ -1,14 +1,7 @@
-import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
-import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
 import { summariserOnDedicatedL4 } from '@internal/backstage-plugin-gpu-common/testUtils';
 import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import request from 'supertest';
-import { gpuPlugin } from './plugin';
-import {
-  DEMO_USERS,
-  demoUserInfo,
-  realPermissionPolicy,
-} from './__testUtils__/demoUsers';
+import { startDemoPolicyBackend } from './__testUtils__/startDemoPolicyBackend';
 
 jest.setTimeout(60_000);
 
@@ -34,20 +27,7 @@ const serviceDefaults = {
 };
 
 async function start(defaults: object = serviceDefaults) {
-  const { server } = await startTestBackend({
-    features: [
-      gpuPlugin,
-      mockServices.rootConfig.factory({
-        data: {
-          gpu: { ...demoPlatformConfig, serviceDefaults: defaults },
-          permission: { enabled: true },
-        },
-      }),
-      demoUserInfo({ ...DEMO_USERS, mock: ['ml-platform'] }),
-      ...realPermissionPolicy(),
-    ],
-  });
-  return server;
+  return startDemoPolicyBackend({ serviceDefaults: defaults });
 }
 
 function ofKind<T extends KubernetesObject>(

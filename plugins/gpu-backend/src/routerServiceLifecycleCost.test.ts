@@ -1,31 +1,11 @@
-import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
-import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
 import { summariserRequest } from '@internal/backstage-plugin-gpu-common/testUtils';
 import request from 'supertest';
-import { gpuPlugin } from './plugin';
-import {
-  asUser,
-  DEMO_USERS,
-  demoUserInfo,
-  realPermissionPolicy,
-} from './__testUtils__/demoUsers';
+import { asUser } from './__testUtils__/demoUsers';
+import { startDemoPolicyBackend } from './__testUtils__/startDemoPolicyBackend';
 
 jest.setTimeout(60_000);
 
-/** The plugin behind the app's permission policy; requests without a header come from a member of ml-platform. */
-async function start() {
-  const { server } = await startTestBackend({
-    features: [
-      gpuPlugin,
-      mockServices.rootConfig.factory({
-        data: { gpu: demoPlatformConfig, permission: { enabled: true } },
-      }),
-      demoUserInfo({ ...DEMO_USERS, mock: ['ml-platform'] }),
-      ...realPermissionPolicy(),
-    ],
-  });
-  return server;
-}
+const start = () => startDemoPolicyBackend();
 
 type Server = Awaited<ReturnType<typeof start>>;
 

@@ -1,0 +1,26 @@
+import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
+import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
+import { gpuPlugin } from '../plugin';
+import { DEMO_USERS, demoUserInfo, realPermissionPolicy } from './demoUsers';
+
+/**
+ * The gpu plugin on the demo platform behind the app's real permission policy, its HTTP server returned; requests
+ * without an Authorization header come from a member of ml-platform (`asUser` signs in others). `gpu` keys given
+ * replace the demo platform's.
+ */
+export async function startDemoPolicyBackend(gpu: object = {}) {
+  const { server } = await startTestBackend({
+    features: [
+      gpuPlugin,
+      mockServices.rootConfig.factory({
+        data: {
+          gpu: { ...demoPlatformConfig, ...gpu },
+          permission: { enabled: true },
+        },
+      }),
+      demoUserInfo({ ...DEMO_USERS, mock: ['ml-platform'] }),
+      ...realPermissionPolicy(),
+    ],
+  });
+  return server;
+}
