@@ -6,6 +6,7 @@ import {
 import Grid from '@material-ui/core/Grid';
 import Typography from '@material-ui/core/Typography';
 import { formatPercent } from '../common';
+import { usePlatform } from '../common/usePlatform';
 import { describeAccrual, describeAccrualBasis } from './describeAccrual';
 import { Figure } from './Figure';
 
@@ -55,6 +56,7 @@ function ReservedNotice(props: { cost: ServiceCost }) {
  */
 export function CostFigures(props: { cost: ServiceCost }) {
   const { cost } = props;
+  const hoursPerMonth = usePlatform().value?.platform.hoursPerMonth;
   const needsMetrics = 'needs usage metrics';
   if (cost.accrualBasis === 'dry-run') {
     return (
@@ -83,9 +85,7 @@ export function CostFigures(props: { cost: ServiceCost }) {
           testId="figure-projected"
           label="Projected this month"
           value={formatUsd(cost.projectedMonthMicros)}
-          caption={`${formatUsd(
-            cost.monthlyAllocationMicros,
-          )} for a full month held`}
+          caption={projectionCaption(cost, hoursPerMonth)}
         />
       </Grid>
       <Grid item xs={6} sm={4}>
@@ -140,4 +140,23 @@ export function CostFigures(props: { cost: ServiceCost }) {
       </Grid>
     </Grid>
   );
+}
+
+/**
+ * The projection runs to the end of the calendar month while monthly prices count the platform's billing month
+ * (730 h by default): the caption names both, e.g. `31-day calendar month; $587.50 for a 730 h billing month held`.
+ */
+export function projectionCaption(
+  cost: Pick<ServiceCost, 'monthToDate' | 'monthlyAllocationMicros'>,
+  hoursPerMonth: number | undefined,
+): string {
+  const [year, month] = cost.monthToDate.month.split('-').map(Number);
+  const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const billingMonth =
+    hoursPerMonth === undefined
+      ? 'a billing month'
+      : `a ${hoursPerMonth} h billing month`;
+  return `${days}-day calendar month; ${formatUsd(
+    cost.monthlyAllocationMicros,
+  )} for ${billingMonth} held`;
 }

@@ -135,8 +135,11 @@ describe('GpuServiceCard', () => {
     expect(figure('figure-projected')).toHaveTextContent(
       formatUsd(cost.projectedMonthMicros),
     );
-    expect(figure('figure-projected')).toHaveTextContent(
-      '$587.50 for a full month held',
+    // The billing month's hours come from GET /platform, read beside the cost.
+    await waitFor(() =>
+      expect(figure('figure-projected')).toHaveTextContent(
+        /\d\d-day calendar month; \$587\.50 for a 730 h billing month held/,
+      ),
     );
     expect(figure('figure-per-thousand-tokens')).toHaveTextContent(
       formatUsd(cost.costPerThousandTokensMicros!, { decimals: 6 }),
@@ -181,8 +184,11 @@ describe('GpuServiceCard', () => {
       screen.queryByRole('img', { name: /GPU utilisation/ }),
     ).not.toBeInTheDocument();
     expect(figure('figure-month-to-date')).toHaveTextContent('$280.07');
-    expect(figure('figure-projected')).toHaveTextContent(
-      '$587.50 for a full month held',
+    // The billing month's hours come from GET /platform, read beside the cost.
+    await waitFor(() =>
+      expect(figure('figure-projected')).toHaveTextContent(
+        /\d\d-day calendar month; \$587\.50 for a 730 h billing month held/,
+      ),
     );
     expect(figure('figure-idle-share')).toHaveTextContent(
       '-needs usage metrics',
