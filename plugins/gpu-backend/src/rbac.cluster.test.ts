@@ -76,9 +76,9 @@ describeOnLocalCluster(
 
     /**
      * Takes away what the reconciler delivers of every part, so that its first pass writes each kind with the token:
-     * the GPU Operator ConfigMaps, NodePools and alert rules (created again), this suite's ClusterQueue and
-     * LocalQueue (the shared ResourceFlavors, Cohort and priority classes are patched by every service's apply), and a
-     * node's config label (patched back).
+     * the GPU Operator ConfigMaps, NodePools and alert rules (created again), this suite's ClusterQueue, LocalQueue
+     * and Cohort (the shared ResourceFlavors and priority classes are patched by every service's apply), and a node's
+     * config label (patched back).
      */
     /** The node's config label before the suite took it away, put back at the end should the reconciler not have. */
     let nodeConfig: string | undefined;
@@ -104,6 +104,8 @@ describeOnLocalCluster(
       const queues = [
         { plural: 'localqueues', namespace: NAMESPACE, name: `gpu-${TEAM}` },
         { plural: 'clusterqueues', name: `gpu-${TEAM}` },
+        // The suite's own cohort (startLocalClusterBackend's `suite-<team>`): absent on a fresh cluster anyway.
+        { plural: 'cohorts', name: `suite-${TEAM}` },
       ];
       for (const { plural, namespace, name } of queues) {
         const ref = {
@@ -278,6 +280,7 @@ describeOnLocalCluster(
         );
         expect([...new Set(repaired)].sort()).toEqual([
           'ClusterQueue',
+          'Cohort',
           'ConfigMap',
           'LocalQueue',
           'Node',
