@@ -1,7 +1,10 @@
 import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
-import { summariserRequest } from '@internal/backstage-plugin-gpu-common/testUtils';
 import request from 'supertest';
 import { asUser } from './__testUtils__/demoUsers';
+import {
+  lowerMlPlatformL4Quota,
+  requestBeyondL4Quota,
+} from './__testUtils__/requestsBeyondQuota';
 import { startDemoPolicyBackend } from './__testUtils__/startDemoPolicyBackend';
 
 jest.setTimeout(60_000);
@@ -12,32 +15,11 @@ type Server = Awaited<ReturnType<typeof start>>;
 
 /** ml-platform asks for three dedicated L4 services of 3 replicas each on a quota of 2: all three wait for approval. */
 async function threePendingRequests(server: Server) {
-  const current = await request(server)
-    .get('/api/gpu/teams/ml-platform/quota')
-    .expect(200);
-  await request(server)
-    .put('/api/gpu/teams/ml-platform/quota')
-    .set('Authorization', asUser('alice'))
-    .send({
-      pools: { ...current.body.pools, 'l4-ondemand': 2 },
-      monthlyBudget: '60000',
-    })
-    .expect(200);
+  await lowerMlPlatformL4Quota(server);
   const names = ['big-a', 'big-b', 'big-c'];
   for (const name of names) {
-    const created = await request(server)
-      .post('/api/gpu/services')
-      .send({
-        request: {
-          ...summariserRequest,
-          name,
-          tier: 'dedicated',
-          pool: 'l4-ondemand',
-          replicas: 3,
-        },
-      })
-      .expect(201);
-    expect(created.body.status).toBe('pending-approval');
+    const created = await requestBeyondL4Quota(server, name);
+    expect(created.status).toBe('pending-approval');
   }
   return names;
 }

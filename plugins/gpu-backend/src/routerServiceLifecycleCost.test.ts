@@ -1,6 +1,9 @@
-import { summariserRequest } from '@internal/backstage-plugin-gpu-common/testUtils';
 import request from 'supertest';
 import { asUser } from './__testUtils__/demoUsers';
+import {
+  lowerMlPlatformL4Quota,
+  requestBeyondL4Quota,
+} from './__testUtils__/requestsBeyondQuota';
 import { startDemoPolicyBackend } from './__testUtils__/startDemoPolicyBackend';
 
 jest.setTimeout(60_000);
@@ -11,31 +14,10 @@ type Server = Awaited<ReturnType<typeof start>>;
 
 /** ml-platform asks for more dedicated L4 GPUs than its quota of 2: the request waits for approval. */
 async function pendingService(server: Server, name: string) {
-  const current = await request(server)
-    .get('/api/gpu/teams/ml-platform/quota')
-    .expect(200);
-  await request(server)
-    .put('/api/gpu/teams/ml-platform/quota')
-    .set('Authorization', asUser('alice'))
-    .send({
-      pools: { ...current.body.pools, 'l4-ondemand': 2 },
-      monthlyBudget: '60000',
-    })
-    .expect(200);
-  const created = await request(server)
-    .post('/api/gpu/services')
-    .send({
-      request: {
-        ...summariserRequest,
-        name,
-        tier: 'dedicated',
-        pool: 'l4-ondemand',
-        replicas: 3,
-      },
-    })
-    .expect(201);
-  expect(created.body.status).toBe('pending-approval');
-  return created.body;
+  await lowerMlPlatformL4Quota(server);
+  const created = await requestBeyondL4Quota(server, name);
+  expect(created.status).toBe('pending-approval');
+  return created;
 }
 
 async function expectNothingHeld(server: Server, id: string, status: string) {
