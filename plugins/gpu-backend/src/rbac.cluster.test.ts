@@ -233,39 +233,47 @@ describeOnLocalCluster(
       });
     }
 
-    describe('bound to the file’s roles', () => {
-      const capture = schedulerCapture();
-      let http: Http;
-      let stop: () => Promise<void>;
-
+    /** The backend on a token of the ServiceAccount `name`, started before the enclosing block's tests, stopped after. */
+    function backendOn(name: string) {
+      const backend = {
+        capture: schedulerCapture(),
+        http: undefined as unknown as Http,
+      };
+      let stop: (() => Promise<void>) | undefined;
       beforeAll(async () => {
         const started = await startLocalClusterBackend({
           kubeconfig,
-          serviceAccountToken: await tokenOf(NAME),
+          serviceAccountToken: await tokenOf(name),
           groups: [TEAM, 'platform-team'],
           teams: [team],
           gpu: settings,
-          features: [capture.module],
+          features: [backend.capture.module],
         });
-        http = started.http;
+        backend.http = started.http;
         stop = () => started.backend.stop();
       });
-
       afterAll(async () => {
         await stop?.();
       });
+      return backend;
+    }
+
+    describe('bound to the file’s roles', () => {
+      const backend = backendOn(NAME);
 
       async function readyService(id: string) {
         return eventually(`service ${id} ready`, async () => {
-          const res = await http.get(`/api/gpu/services/${id}`).expect(200);
+          const res = await backend.http
+            .get(`/api/gpu/services/${id}`)
+            .expect(200);
           if (res.body.status === 'ready') return res.body;
           throw new Error(`${res.body.status}: ${res.body.statusReason}`);
         });
       }
 
       it('reconciles, creates services of two tiers and every kind and a batch job, reads their status and deletes the services', async () => {
-        const first = await reconcile(http, () =>
-          capture.scheduler().triggerTask(KUEUE_RECONCILE_TASK_ID),
+        const first = await reconcile(backend.http, () =>
+          backend.capture.scheduler().triggerTask(KUEUE_RECONCILE_TASK_ID),
         );
         expect(first.message).toBeUndefined();
         expect(first).toMatchObject({
@@ -324,7 +332,7 @@ describeOnLocalCluster(
         ];
         const ids: string[] = [];
         for (const request of requests) {
-          const res = await http
+          const res = await backend.http
             .post('/api/gpu/services')
             .send({ request })
             .expect(201);
@@ -364,7 +372,7 @@ describeOnLocalCluster(
           gpusPerPod: 1,
           backoffLimit: 0,
         };
-        const submitted = await http
+        const submitted = await backend.http
           .post('/api/gpu/batch-jobs')
           .send({ request: job });
         expect([submitted.status, submitted.body.error?.message]).toEqual([
@@ -372,7 +380,7 @@ describeOnLocalCluster(
           undefined,
         ]);
         await eventually('the batch job admitted by Kueue', async () => {
-          const res = await http
+          const res = await backend.http
             .get(`/api/gpu/batch-jobs/${NAMESPACE}/${job.name}`)
             .expect(200);
           return ['admitted', 'finished'].includes(res.body.workload?.state)
@@ -381,7 +389,9 @@ describeOnLocalCluster(
         });
 
         // The platform checks list Nodes, Deployments, HPAs, ScaledObjects and NodePools cluster-wide.
-        const checks = await http.get('/api/gpu/platform/checks').expect(200);
+        const checks = await backend.http
+          .get('/api/gpu/platform/checks')
+          .expect(200);
         expect(checks.body.clusters).toEqual([
           { name: 'local', mode: 'apply', live: true },
         ]);
@@ -391,8 +401,8 @@ describeOnLocalCluster(
           ),
         ).toEqual([]);
 
-        const again = await reconcile(http, () =>
-          capture.scheduler().triggerTask(KUEUE_RECONCILE_TASK_ID),
+        const again = await reconcile(backend.http, () =>
+          backend.capture.scheduler().triggerTask(KUEUE_RECONCILE_TASK_ID),
         );
         expect(again).toMatchObject({
           checked: true,
@@ -401,7 +411,9 @@ describeOnLocalCluster(
         });
 
         for (const id of ids) {
-          const res = await http.delete(`/api/gpu/services/${id}`).expect(200);
+          const res = await backend.http
+            .delete(`/api/gpu/services/${id}`)
+            .expect(200);
           expect(`${res.body.status}: ${res.body.statusReason}`).toMatch(
             /^deleted: /,
           );
@@ -416,33 +428,14 @@ describeOnLocalCluster(
     });
 
     describe('without a binding', () => {
-      const capture = schedulerCapture();
-      let http: Http;
-      let stop: () => Promise<void>;
-
-      beforeAll(async () => {
-        const started = await startLocalClusterBackend({
-          kubeconfig,
-          serviceAccountToken: await tokenOf(UNBOUND),
-          groups: [TEAM, 'platform-team'],
-          teams: [team],
-          gpu: settings,
-          features: [capture.module],
-        });
-        http = started.http;
-        stop = () => started.backend.stop();
-      });
-
-      afterAll(async () => {
-        await stop?.();
-      });
+      const backend = backendOn(UNBOUND);
 
       const forbidden = new RegExp(
         `403 .*is forbidden: User "system:serviceaccount:${NAMESPACE}:${UNBOUND}" cannot (get|list|patch) resource`,
       );
 
       it('a service ends failed with the API server’s Forbidden reason', async () => {
-        const res = await http
+        const res = await backend.http
           .post('/api/gpu/services')
           .send({
             request: smallServiceRequest({
@@ -455,7 +448,7 @@ describeOnLocalCluster(
           })
           .expect(201);
         const failed = await eventually('the service failed', async () => {
-          const read = await http
+          const read = await backend.http
             .get(`/api/gpu/services/${res.body.id}`)
             .expect(200);
           return read.body.status === 'failed' ? read.body : undefined;
@@ -464,7 +457,9 @@ describeOnLocalCluster(
       });
 
       it('the platform checks say what they could not read', async () => {
-        const checks = await http.get('/api/gpu/platform/checks').expect(200);
+        const checks = await backend.http
+          .get('/api/gpu/platform/checks')
+          .expect(200);
         const failed = checks.body.findings.filter(
           (f: { id: string }) => f.id === 'cluster-read-failed',
         );
@@ -474,8 +469,8 @@ describeOnLocalCluster(
       });
 
       it('the reconciler reports the refusal', async () => {
-        const report = await reconcile(http, () =>
-          capture.scheduler().triggerTask(KUEUE_RECONCILE_TASK_ID),
+        const report = await reconcile(backend.http, () =>
+          backend.capture.scheduler().triggerTask(KUEUE_RECONCILE_TASK_ID),
         );
         expect(report).toMatchObject({ checked: false, applied: false });
         expect(report.message).toMatch(/^Comparing failed: /);
