@@ -3,7 +3,7 @@ import {
   describeObject,
   RawKubernetesClient,
   RawResponse,
-} from '@internal/backstage-plugin-gpu-node/testUtils';
+} from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
 
 /**
  * The set-up's calls, over gpu-node's {@link RawKubernetesClient} (the JSON exactly as given: Kueue's CRDs keep keys

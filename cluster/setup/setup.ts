@@ -18,11 +18,11 @@
 import { loadConfig } from '@backstage/config-loader';
 import { ConfigReader } from '@backstage/config';
 import { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
-import { readPlatformConfig } from '@internal/backstage-plugin-gpu-common';
+import { readPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   renderResourceTransformations,
   simulatedGpuNodes,
-} from '@internal/backstage-plugin-gpu-node';
+} from '@gpu-platform/backstage-plugin-gpu-node';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';

@@ -9,7 +9,7 @@ import {
   localClusterClients,
   smallServiceRequest,
   startAdmissionGate,
-} from '@internal/backstage-plugin-gpu-backend/testUtils';
+} from '@gpu-platform/backstage-plugin-gpu-backend/testUtils';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -41,9 +41,9 @@ backend.add(import('@backstage/plugin-user-settings-backend'));
 backend.add(import('@backstage/plugin-notifications-backend'));
 backend.add(import('@backstage/plugin-signals-backend'));
 
-backend.add(import('@internal/backstage-plugin-gpu-backend'));
+backend.add(import('@gpu-platform/backstage-plugin-gpu-backend'));
 // The gpu plugin's actions as MCP tools at /api/mcp-actions/v1 (backend.actions.pluginSources in app-config.yaml),
 // called with the user's Backstage token: the gpu permission policy decides each call.
 backend.add(import('@backstage/plugin-mcp-actions-backend'));
-backend.add(import('@internal/backstage-plugin-scaffolder-backend-module-gpu'));
+backend.add(import('@gpu-platform/backstage-plugin-scaffolder-backend-module-gpu'));
 backend.start();

@@ -1,5 +1,5 @@
-import { describeOnLocalCluster } from '@internal/backstage-plugin-gpu-node/testUtils';
-import { BatchJobRequest } from '@internal/backstage-plugin-gpu-node';
+import { describeOnLocalCluster } from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
+import { BatchJobRequest } from '@gpu-platform/backstage-plugin-gpu-node';
 import { BatchV1Api } from '@kubernetes/client-node';
 import {
   createNamespaces,

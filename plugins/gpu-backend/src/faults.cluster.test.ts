@@ -1,5 +1,5 @@
-import { ServiceRequest } from '@internal/backstage-plugin-gpu-common';
-import { describeOnLocalCluster } from '@internal/backstage-plugin-gpu-node/testUtils';
+import { ServiceRequest } from '@gpu-platform/backstage-plugin-gpu-common';
+import { describeOnLocalCluster } from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
 import { execFile } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { promisify } from 'node:util';

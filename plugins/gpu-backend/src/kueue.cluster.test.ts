@@ -1,6 +1,6 @@
-import { FIELD_MANAGER } from '@internal/backstage-plugin-gpu-node';
-import { ServiceRequest } from '@internal/backstage-plugin-gpu-common';
-import { describeOnLocalCluster } from '@internal/backstage-plugin-gpu-node/testUtils';
+import { FIELD_MANAGER } from '@gpu-platform/backstage-plugin-gpu-node';
+import { ServiceRequest } from '@gpu-platform/backstage-plugin-gpu-common';
+import { describeOnLocalCluster } from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
 import { V1Deployment, V1PodTemplateSpec } from '@kubernetes/client-node';
 import {
   createNamespaces,

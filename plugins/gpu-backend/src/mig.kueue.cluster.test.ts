@@ -1,8 +1,8 @@
 import {
   demoPlatformConfig,
   ServiceRequest,
-} from '@internal/backstage-plugin-gpu-common';
-import { describeOnLocalCluster } from '@internal/backstage-plugin-gpu-node/testUtils';
+} from '@gpu-platform/backstage-plugin-gpu-common';
+import { describeOnLocalCluster } from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
 import { V1Deployment, V1PodTemplateSpec } from '@kubernetes/client-node';
 import {
   createNamespaces,

@@ -8,8 +8,8 @@ import {
 import {
   demoPlatformConfig,
   ServiceRequest,
-} from '@internal/backstage-plugin-gpu-common';
-import { devSummariser } from '@internal/backstage-plugin-gpu-common/testUtils';
+} from '@gpu-platform/backstage-plugin-gpu-common';
+import { devSummariser } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 import request from 'supertest';
 import { gpuPlugin } from './plugin';
 import {

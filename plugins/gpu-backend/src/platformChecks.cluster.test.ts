@@ -1,4 +1,4 @@
-import { describeOnLocalCluster } from '@internal/backstage-plugin-gpu-node/testUtils';
+import { describeOnLocalCluster } from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
 import { KubernetesObject, KubernetesObjectApi } from '@kubernetes/client-node';
 import {
   createNamespaces,

@@ -1,10 +1,10 @@
-import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
+import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   DEVICE_PLUGIN_CONFIG_LABEL,
   FIELD_MANAGER,
   MIG_CONFIG_LABEL,
-} from '@internal/backstage-plugin-gpu-node';
-import { describeOnLocalCluster } from '@internal/backstage-plugin-gpu-node/testUtils';
+} from '@gpu-platform/backstage-plugin-gpu-node';
+import { describeOnLocalCluster } from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
 import type { V1Node, V1ObjectMeta } from '@kubernetes/client-node';
 import {
   createNamespaces,

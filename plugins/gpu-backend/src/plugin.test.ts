@@ -1,7 +1,7 @@
 import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
-import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
+import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 import request from 'supertest';
-import { summariserRequest } from '@internal/backstage-plugin-gpu-common/testUtils';
+import { summariserRequest } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 import { gpuPlugin } from './plugin';
 
 describe('gpu backend plugin', () => {

@@ -14,11 +14,11 @@ import {
   readPlatformGroups,
   readPlatformOperations,
   readServiceDefaults,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   gpuServicePermissionRules,
   gpuServiceResourceRef,
-} from '@internal/backstage-plugin-gpu-node';
+} from '@gpu-platform/backstage-plugin-gpu-node';
 import { registerGpuActions } from './actions/registerGpuActions';
 import { serviceResource } from './authorization/AuthorizedServices';
 import { createAuthorizedApi } from './authorization/createAuthorizedApi';

@@ -3,9 +3,9 @@ import { resolve } from 'node:path';
 import {
   FIELD_MANAGER,
   OWNERSHIP_LABELS,
-} from '@internal/backstage-plugin-gpu-node';
-import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
-import { describeOnLocalCluster } from '@internal/backstage-plugin-gpu-node/testUtils';
+} from '@gpu-platform/backstage-plugin-gpu-node';
+import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
+import { describeOnLocalCluster } from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
 import {
   BatchV1Api,
   KubernetesObject,

@@ -4,10 +4,10 @@ import {
   startTestBackend,
 } from '@backstage/backend-test-utils';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
-import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
+import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 import fc from 'fast-check';
 import request from 'supertest';
-import { summariserRequest } from '@internal/backstage-plugin-gpu-common/testUtils';
+import { summariserRequest } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 import { gpuPlugin } from './plugin';
 import {
   asUser,

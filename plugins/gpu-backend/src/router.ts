@@ -2,7 +2,7 @@ import { AuditorService, HttpAuthService } from '@backstage/backend-plugin-api';
 import {
   Platform,
   PlatformOperations,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import express from 'express';
 import { AuthorizedApi } from './authorization/createAuthorizedApi';
 import { AuthorizedPlatformChecks } from './authorization/AuthorizedPlatformChecks';

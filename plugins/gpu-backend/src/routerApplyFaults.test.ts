@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { devSummariser } from '@internal/backstage-plugin-gpu-common/testUtils';
+import { devSummariser } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 import { setupFakeClusterServer } from './__testUtils__/setupFakeClusterServer';
 import { startApplyClusterBackend } from './__testUtils__/startApplyClusterBackend';
 

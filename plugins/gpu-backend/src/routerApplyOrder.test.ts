@@ -1,4 +1,4 @@
-import { devSummariser } from '@internal/backstage-plugin-gpu-common/testUtils';
+import { devSummariser } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 import { setupFakeClusterServer } from './__testUtils__/setupFakeClusterServer';
 import { startApplyClusterBackend } from './__testUtils__/startApplyClusterBackend';
 import type { RecordedRequest } from './cluster/__testUtils__/fakeKubernetesApi';

@@ -1,4 +1,4 @@
-import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
+import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 import request from 'supertest';
 import { asUser } from './__testUtils__/demoUsers';
 import {

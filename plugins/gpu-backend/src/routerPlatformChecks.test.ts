@@ -1,6 +1,6 @@
 import type { JsonObject } from '@backstage/types';
 import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
-import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
+import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 import request from 'supertest';
 import {
   asUser,

@@ -4,7 +4,7 @@ import {
   demoPlatformConfig,
   parsePlatform,
   parsePlatformOperations,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import request from 'supertest';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
 import { gpuPlugin } from './plugin';

@@ -1,7 +1,7 @@
 /* eslint jest/expect-expect: ["warn", { "assertFunctionNames": ["expect", "expectInvalid"] }] */
 import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
-import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
-import { summariserRequest } from '@internal/backstage-plugin-gpu-common/testUtils';
+import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
+import { summariserRequest } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 import request from 'supertest';
 import { gpuPlugin } from './plugin';
 import { asUser, demoUserInfo } from './__testUtils__/demoUsers';

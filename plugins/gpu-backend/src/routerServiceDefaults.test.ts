@@ -1,4 +1,4 @@
-import { summariserOnDedicatedL4 } from '@internal/backstage-plugin-gpu-common/testUtils';
+import { summariserOnDedicatedL4 } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import request from 'supertest';
 import { startDemoPolicyBackend } from './__testUtils__/startDemoPolicyBackend';

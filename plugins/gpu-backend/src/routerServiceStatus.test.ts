@@ -3,7 +3,7 @@ import {
   createServiceFactory,
 } from '@backstage/backend-plugin-api';
 import { mockServices } from '@backstage/backend-test-utils';
-import { devSummariser } from '@internal/backstage-plugin-gpu-common/testUtils';
+import { devSummariser } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 import request from 'supertest';
 import { setupFakeClusterServer } from './__testUtils__/setupFakeClusterServer';
 import { startApplyClusterBackend } from './__testUtils__/startApplyClusterBackend';

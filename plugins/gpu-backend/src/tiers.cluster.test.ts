@@ -2,9 +2,9 @@ import {
   Runtime,
   ServiceRequest,
   SharingTier,
-} from '@internal/backstage-plugin-gpu-common';
-import { GPU_UNITS_RESOURCE } from '@internal/backstage-plugin-gpu-node';
-import { describeOnLocalCluster } from '@internal/backstage-plugin-gpu-node/testUtils';
+} from '@gpu-platform/backstage-plugin-gpu-common';
+import { GPU_UNITS_RESOURCE } from '@gpu-platform/backstage-plugin-gpu-node';
+import { describeOnLocalCluster } from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
 import {
   createNamespaces,
   eventually,

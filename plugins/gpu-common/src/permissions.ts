@@ -2,7 +2,7 @@ import { createPermission } from '@backstage/plugin-permission-common';
 
 /**
  * The permission resource type of a GPU model service. Its resource permissions can be granted conditionally with
- * the rules of `@internal/backstage-plugin-gpu-node` (`gpuServiceConditions`), e.g. "is a member of the owning team".
+ * the rules of `@gpu-platform/backstage-plugin-gpu-node` (`gpuServiceConditions`), e.g. "is a member of the owning team".
  *
  * @public
  */

@@ -7,7 +7,7 @@ import {
   isLabelValue,
   parsePlatformOperations,
   Platform,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   hostMemoryGiBPerGpuUnit,
   HOST_CPU_PER_GPU_UNIT,

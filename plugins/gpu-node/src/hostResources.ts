@@ -1,4 +1,4 @@
-import { SharingTier } from '@internal/backstage-plugin-gpu-common';
+import { SharingTier } from '@gpu-platform/backstage-plugin-gpu-common';
 
 const GIB = 2 ** 30;
 

@@ -3,7 +3,7 @@ import {
   demoPlatformConfig,
   parsePlatform,
   parsePlatformOperations,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { FIELD_MANAGER } from './labels';
 import { renderPlatformManifests } from './renderPlatformManifests';
 import { describeObject, describeOnLocalCluster } from './testUtils';

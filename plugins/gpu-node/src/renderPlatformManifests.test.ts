@@ -1,6 +1,6 @@
 import type { KubernetesObject, V1ConfigMap } from '@kubernetes/client-node';
 import { parse } from 'yaml';
-import { parsePlatform, Platform } from '@internal/backstage-plugin-gpu-common';
+import { parsePlatform, Platform } from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   ClusterQueue,
   ResourceFlavor,

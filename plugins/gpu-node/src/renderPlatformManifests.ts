@@ -5,7 +5,7 @@ import {
   Platform,
   PlatformOperations,
   TeamAllowance,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { renderDevicePluginConfigMap } from './devicePlugin/renderDevicePluginConfigMap';
 import { poolNodeConfigs } from './devicePlugin/poolNodeConfigs';
 import { renderMigConfigMap } from './devicePlugin/renderMigConfigMap';

@@ -6,7 +6,7 @@ import type {
   V1Service,
   V2HorizontalPodAutoscaler,
 } from '@kubernetes/client-node';
-import { ServiceRequest } from '@internal/backstage-plugin-gpu-common';
+import { ServiceRequest } from '@gpu-platform/backstage-plugin-gpu-common';
 import { renderServiceManifests } from './renderServiceManifests';
 import { ScaledObject } from './service/types';
 import {

@@ -3,7 +3,7 @@ import {
   Placement,
   Platform,
   ServiceRequest,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { renderAutoscaler } from './service/renderAutoscaler';
 import { renderDeployment } from './service/renderDeployment';
 import { renderModelCacheClaim } from './service/renderModelCacheClaim';

@@ -1,5 +1,5 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { findTeam, Platform } from '@internal/backstage-plugin-gpu-common';
+import { findTeam, Platform } from '@gpu-platform/backstage-plugin-gpu-common';
 import { renderLocalQueue } from './kueue/renderLocalQueue';
 import { sortForApply } from './sortForApply';
 import { stableObject } from './stableObject';

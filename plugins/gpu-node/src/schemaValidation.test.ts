@@ -5,7 +5,7 @@ import {
   demoPlatformConfig,
   parsePlatform,
   parsePlatformOperations,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { renderPlatformManifests } from './renderPlatformManifests';
 import { renderServiceManifests } from './renderServiceManifests';
 import { renderTeamManifests } from './renderTeamManifests';

@@ -10,10 +10,10 @@ import {
   registerMswTestHooks,
   startTestBackend,
 } from '@backstage/backend-test-utils';
-import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
+import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 // The contract test boots the real gpu backend plugin, which a module may not import outside tests.
 // eslint-disable-next-line @backstage/no-mixed-plugin-imports
-import gpuPlugin from '@internal/backstage-plugin-gpu-backend';
+import gpuPlugin from '@gpu-platform/backstage-plugin-gpu-backend';
 import { AddressInfo } from 'node:net';
 import { setupServer } from 'msw/node';
 import {
@@ -23,7 +23,7 @@ import {
 } from './__testUtils__/actionContext';
 import { fakeCatalog } from './__testUtils__/fakeCatalog';
 import { fakeGpuBackend } from './__testUtils__/fakeGpuBackend';
-import { summariserOnDedicatedL4 } from '@internal/backstage-plugin-gpu-common/testUtils';
+import { summariserOnDedicatedL4 } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 import { createServiceCreateAction } from './actions/serviceCreate';
 import { createServiceDeleteAction } from './actions/serviceDelete';
 import { createServiceRenderAction } from './actions/serviceRender';

@@ -8,7 +8,7 @@ import {
   mockServices,
   startTestBackend,
 } from '@backstage/backend-test-utils';
-import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
+import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 import fs from 'node:fs';
 import { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -22,7 +22,7 @@ import scaffolderEntityModel from '@backstage/plugin-catalog-backend-module-scaf
 import scaffolderPlugin from '@backstage/plugin-scaffolder-backend';
 import scaffolderGithubModule from '@backstage/plugin-scaffolder-backend-module-github';
 import scaffolderGitlabModule from '@backstage/plugin-scaffolder-backend-module-gitlab';
-import gpuPlugin from '@internal/backstage-plugin-gpu-backend';
+import gpuPlugin from '@gpu-platform/backstage-plugin-gpu-backend';
 /* eslint-enable @backstage/no-mixed-plugin-imports */
 import { fakeGitHub } from './__testUtils__/fakeGitHub';
 import { LocalCatalogDirectory } from './catalog/LocalCatalogDirectory';

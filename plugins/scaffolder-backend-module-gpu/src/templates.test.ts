@@ -12,8 +12,8 @@ import { TemplateAction } from '@backstage/plugin-scaffolder-node';
 import {
   demoPlatformConfig,
   parsePlatform,
-} from '@internal/backstage-plugin-gpu-common';
-import { batchPools } from '@internal/backstage-plugin-gpu-node';
+} from '@gpu-platform/backstage-plugin-gpu-common';
+import { batchPools } from '@gpu-platform/backstage-plugin-gpu-node';
 import fs from 'node:fs';
 import path from 'node:path';
 import yaml from 'yaml';

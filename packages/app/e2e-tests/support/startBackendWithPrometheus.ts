@@ -19,7 +19,7 @@ import {
   fourTierScenario,
   historyEnd,
   startPrometheusWithHistory,
-} from '@internal/backstage-plugin-gpu-backend/testUtils';
+} from '@gpu-platform/backstage-plugin-gpu-backend/testUtils';
 
 /** Where the tests read the Prometheus URL and the history's last sample time from. */
 export const PROMETHEUS_INFO_FILE = 'test-results/e2e-prometheus.json';

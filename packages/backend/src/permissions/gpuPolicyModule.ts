@@ -3,8 +3,8 @@ import {
   createBackendModule,
 } from '@backstage/backend-plugin-api';
 import { policyExtensionPoint } from '@backstage/plugin-permission-node/alpha';
-import { readPlatformGroups } from '@internal/backstage-plugin-gpu-common';
-import { GpuPlatformPolicy } from '@internal/backstage-plugin-gpu-node';
+import { readPlatformGroups } from '@gpu-platform/backstage-plugin-gpu-common';
+import { GpuPlatformPolicy } from '@gpu-platform/backstage-plugin-gpu-node';
 
 /**
  * Installs the gpu plugin's `GpuPlatformPolicy` as the permission backend's policy, with the platform groups of

@@ -1,6 +1,6 @@
 import { createValidatedOpenApiRouterFromGeneratedEndpointMap } from '@backstage/backend-openapi-utils';
 import { mockServices } from '@backstage/backend-test-utils';
-import { Platform } from '@internal/backstage-plugin-gpu-common';
+import { Platform } from '@gpu-platform/backstage-plugin-gpu-common';
 import express from 'express';
 import { AuthorizedGovernance } from '../authorization/AuthorizedGovernance';
 import { AuthorizedServices } from '../authorization/AuthorizedServices';

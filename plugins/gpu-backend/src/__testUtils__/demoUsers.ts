@@ -6,7 +6,7 @@ import {
   createServiceFactory,
 } from '@backstage/backend-plugin-api';
 import { mockCredentials, mockServices } from '@backstage/backend-test-utils';
-import { GpuPlatformPolicy } from '@internal/backstage-plugin-gpu-node';
+import { GpuPlatformPolicy } from '@gpu-platform/backstage-plugin-gpu-node';
 import { policyExtensionPoint } from '@backstage/plugin-permission-node/alpha';
 import permissionBackend from '@backstage/plugin-permission-backend';
 

@@ -1,6 +1,6 @@
 import { BackendFeature } from '@backstage/backend-plugin-api';
 import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
-import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
+import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 import { JsonObject } from '@backstage/types';
 import { KubeConfig } from '@kubernetes/client-node';
 import request from 'supertest';

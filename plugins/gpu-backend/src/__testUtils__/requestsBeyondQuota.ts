@@ -1,4 +1,4 @@
-import { summariserRequest } from '@internal/backstage-plugin-gpu-common/testUtils';
+import { summariserRequest } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 import request from 'supertest';
 import { asUser } from './demoUsers';
 import { startDemoPolicyBackend } from './startDemoPolicyBackend';

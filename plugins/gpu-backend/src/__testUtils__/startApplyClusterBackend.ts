@@ -1,6 +1,6 @@
 import { BackendFeature } from '@backstage/backend-plugin-api';
 import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
-import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
+import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 import type { SetupServer } from 'msw/node';
 import request from 'supertest';
 import { fakeKubernetesApi } from '../cluster/__testUtils__/fakeKubernetesApi';

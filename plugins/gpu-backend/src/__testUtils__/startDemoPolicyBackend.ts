@@ -1,5 +1,5 @@
 import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
-import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
+import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 import { gpuPlugin } from '../plugin';
 import { DEMO_USERS, demoUserInfo, realPermissionPolicy } from './demoUsers';
 

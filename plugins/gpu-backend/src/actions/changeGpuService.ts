@@ -1,5 +1,5 @@
 import { InputError } from '@backstage/errors';
-import { UpdateServiceBody } from '@internal/backstage-plugin-gpu-common';
+import { UpdateServiceBody } from '@gpu-platform/backstage-plugin-gpu-common';
 import { audited } from '../routes/audited';
 import { serviceViewOutput } from './schemas/serviceViewOutput';
 import { apiOutput, GpuActionsOptions } from './types';

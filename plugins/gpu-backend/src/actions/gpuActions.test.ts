@@ -10,8 +10,8 @@ import { JsonObject } from '@backstage/types';
 import {
   demoPlatformConfig,
   ServiceRequest,
-} from '@internal/backstage-plugin-gpu-common';
-import { devSummariser } from '@internal/backstage-plugin-gpu-common/testUtils';
+} from '@gpu-platform/backstage-plugin-gpu-common';
+import { devSummariser } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 import { gpuPlugin } from '../plugin';
 import {
   demoUserInfo,

@@ -1,5 +1,5 @@
 import { InputError } from '@backstage/errors';
-import { ServiceStatus } from '@internal/backstage-plugin-gpu-common';
+import { ServiceStatus } from '@gpu-platform/backstage-plugin-gpu-common';
 import { serviceViewOutput } from './schemas/serviceViewOutput';
 import { apiOutput, GpuActionsOptions } from './types';
 

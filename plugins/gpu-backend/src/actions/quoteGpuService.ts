@@ -1,4 +1,4 @@
-import { validateServiceRequest } from '@internal/backstage-plugin-gpu-common';
+import { validateServiceRequest } from '@gpu-platform/backstage-plugin-gpu-common';
 import { quoteOutput } from './schemas/quoteOutput';
 import { serviceRequestInput } from './schemas/serviceRequestInput';
 import { apiOutput, GpuActionsOptions } from './types';

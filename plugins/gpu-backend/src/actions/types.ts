@@ -1,6 +1,6 @@
 import { AuditorService } from '@backstage/backend-plugin-api';
 import { ActionsRegistryService } from '@backstage/backend-plugin-api/alpha';
-import { Platform } from '@internal/backstage-plugin-gpu-common';
+import { Platform } from '@gpu-platform/backstage-plugin-gpu-common';
 import { AuthorizedApi } from '../authorization/createAuthorizedApi';
 import { QuoteService } from '../services/QuoteService';
 

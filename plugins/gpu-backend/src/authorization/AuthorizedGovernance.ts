@@ -11,7 +11,7 @@ import {
   gpuServiceReadPermission,
   GpuServiceView,
   Platform,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   ApprovalPageQuery,
   AuditEvent,

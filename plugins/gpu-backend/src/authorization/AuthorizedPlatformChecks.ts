@@ -2,7 +2,7 @@ import { BackstageCredentials } from '@backstage/backend-plugin-api';
 import {
   gpuQuotaReadPermission,
   PlatformChecksResponse,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { PlatformChecks } from '../platformChecks';
 import { GpuAccess } from './GpuAccess';
 

@@ -5,7 +5,7 @@ import {
   Platform,
   PlatformManifestsResponse,
   PlatformOperations,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { ClusterTarget } from '../cluster';
 import { GpuStore } from '../database';
 import { platformManifestFiles } from '../reconciler/platformManifestFiles';

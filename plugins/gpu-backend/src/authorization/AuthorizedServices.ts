@@ -9,8 +9,8 @@ import {
   GpuServiceDetail,
   GpuServiceView,
   UpdateServiceBody,
-} from '@internal/backstage-plugin-gpu-common';
-import { GpuServiceResource } from '@internal/backstage-plugin-gpu-node';
+} from '@gpu-platform/backstage-plugin-gpu-common';
+import { GpuServiceResource } from '@gpu-platform/backstage-plugin-gpu-node';
 import { GpuStore, Page, ServicePageQuery, ServiceRecord } from '../database';
 import { PlacementCheck, ServiceManager } from '../services/ServiceManager';
 import { ServiceStatusRefresher } from '../services/ServiceStatusRefresher';

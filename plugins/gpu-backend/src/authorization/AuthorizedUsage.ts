@@ -5,7 +5,7 @@ import {
   ServiceCost,
   ServiceUsage,
   TeamCost,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { UsageService } from '../usage/UsageService';
 import { AuthorizedGovernance } from './AuthorizedGovernance';
 import { AuthorizedServices } from './AuthorizedServices';

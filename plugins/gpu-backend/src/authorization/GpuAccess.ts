@@ -20,7 +20,7 @@ import {
   GpuServiceQuery,
   GpuServiceResource,
   gpuServiceResourceRef,
-} from '@internal/backstage-plugin-gpu-node';
+} from '@gpu-platform/backstage-plugin-gpu-node';
 
 /**
  * Which services a caller may see: none, or some: those matching `visibleTo` (a filter on team, environment, pool

@@ -2,7 +2,7 @@ import {
   PermissionsRegistryService,
   PermissionsService,
 } from '@backstage/backend-plugin-api';
-import { Platform } from '@internal/backstage-plugin-gpu-common';
+import { Platform } from '@gpu-platform/backstage-plugin-gpu-common';
 import { GpuStore } from '../database';
 import { ServiceManager } from '../services/ServiceManager';
 import { ServiceStatusRefresher } from '../services/ServiceStatusRefresher';

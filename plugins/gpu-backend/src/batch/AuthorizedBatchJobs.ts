@@ -3,8 +3,8 @@ import {
   gpuServiceCreatePermission,
   gpuServiceReadPermission,
   Platform,
-} from '@internal/backstage-plugin-gpu-common';
-import { resolveBatchJob } from '@internal/backstage-plugin-gpu-node';
+} from '@gpu-platform/backstage-plugin-gpu-common';
+import { resolveBatchJob } from '@gpu-platform/backstage-plugin-gpu-node';
 import { actorOf } from '../authorization/actorOf';
 import { GpuAccess } from '../authorization/GpuAccess';
 import { BatchJobs } from './BatchJobs';

@@ -6,14 +6,14 @@ import {
   allowanceUnits,
   GPU_UNITS_PER_EQUIVALENT,
   Platform,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   batchPodsAtOnce,
   renderBatchJob,
   renderTeamManifests,
   resolveBatchJob,
   ResolvedBatchJob,
-} from '@internal/backstage-plugin-gpu-node';
+} from '@gpu-platform/backstage-plugin-gpu-node';
 import {
   ClusterApplier,
   ClusterTarget,

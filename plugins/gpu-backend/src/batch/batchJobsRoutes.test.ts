@@ -1,6 +1,6 @@
 import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
-import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
-import { BatchJobRequest } from '@internal/backstage-plugin-gpu-node';
+import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
+import { BatchJobRequest } from '@gpu-platform/backstage-plugin-gpu-node';
 import request from 'supertest';
 import { gpuPlugin } from '../plugin';
 import {

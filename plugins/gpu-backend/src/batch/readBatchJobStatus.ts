@@ -4,7 +4,7 @@ import {
   BATCH_JOB_LABELS,
   FIELD_MANAGER,
   OWNERSHIP_LABELS,
-} from '@internal/backstage-plugin-gpu-node';
+} from '@gpu-platform/backstage-plugin-gpu-node';
 import {
   conditionsOf,
   KUEUE_JOB_UID_LABEL,

@@ -3,4 +3,4 @@ export type {
   BatchJobStatus,
   BatchJobSubmission,
   SubmitBatchJobBody,
-} from '@internal/backstage-plugin-gpu-node';
+} from '@gpu-platform/backstage-plugin-gpu-node';

@@ -2,9 +2,9 @@ import {
   demoPlatformConfig,
   parsePlatform,
   ServiceRequest,
-} from '@internal/backstage-plugin-gpu-common';
-import { devSummariser } from '@internal/backstage-plugin-gpu-common/testUtils';
-import { renderServiceManifests } from '@internal/backstage-plugin-gpu-node';
+} from '@gpu-platform/backstage-plugin-gpu-common';
+import { devSummariser } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
+import { renderServiceManifests } from '@gpu-platform/backstage-plugin-gpu-node';
 import { setupServer } from 'msw/node';
 import { fakeKubernetesApi } from './__testUtils__/fakeKubernetesApi';
 import {

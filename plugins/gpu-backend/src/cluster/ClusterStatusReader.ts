@@ -1,9 +1,9 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { ServiceClusterStatus } from '@internal/backstage-plugin-gpu-common';
+import type { ServiceClusterStatus } from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   FIELD_MANAGER,
   OWNERSHIP_LABELS,
-} from '@internal/backstage-plugin-gpu-node';
+} from '@gpu-platform/backstage-plugin-gpu-node';
 import { KubernetesApplyError, KubernetesRequestError } from './errors';
 import {
   KUEUE_JOB_UID_LABEL,

@@ -4,7 +4,7 @@ import { InputError } from '@backstage/errors';
 import {
   FIELD_MANAGER,
   OWNERSHIP_LABELS,
-} from '@internal/backstage-plugin-gpu-node';
+} from '@gpu-platform/backstage-plugin-gpu-node';
 import { compareManagedFields } from './compareManagedFields';
 import { KubernetesApplyError, KubernetesRequestError } from './errors';
 import { describeRef, refOf } from './objectRef';

@@ -9,7 +9,7 @@ import {
   ResponseContext,
   ServerConfiguration,
 } from '@kubernetes/client-node';
-import { FIELD_MANAGER } from '@internal/backstage-plugin-gpu-node';
+import { FIELD_MANAGER } from '@gpu-platform/backstage-plugin-gpu-node';
 import { KubernetesRequestError } from './errors';
 import {
   ClusterConnection,

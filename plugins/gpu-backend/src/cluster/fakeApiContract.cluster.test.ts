@@ -2,11 +2,11 @@ import {
   demoPlatformConfig,
   parsePlatform,
   ServiceRequest,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   renderServiceManifests,
   renderTeamManifests,
-} from '@internal/backstage-plugin-gpu-node';
+} from '@gpu-platform/backstage-plugin-gpu-node';
 import { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { http, passthrough } from 'msw';
 import { setupServer } from 'msw/node';
@@ -14,7 +14,7 @@ import {
   createNamespaces,
   describeOnLocalCluster,
   localClusterClients,
-} from '@internal/backstage-plugin-gpu-backend/testUtils';
+} from '@gpu-platform/backstage-plugin-gpu-backend/testUtils';
 import { fakeKubernetesApi } from './__testUtils__/fakeKubernetesApi';
 import { KubernetesRequestError } from './errors';
 import { KubernetesClientFactory } from './KubernetesClientFactory';

@@ -6,7 +6,7 @@ import type {
   ClusterPodStatus,
   ClusterWarning,
   ClusterWorkloadStatus,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 
 /** The scheduling gate Kueue puts on a pod until its Workload is admitted. */
 export const KUEUE_ADMISSION_GATE = 'kueue.x-k8s.io/admission';

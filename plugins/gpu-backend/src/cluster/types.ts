@@ -1,6 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 
-import type { ClusterMode } from '@internal/backstage-plugin-gpu-common';
+import type { ClusterMode } from '@gpu-platform/backstage-plugin-gpu-common';
 
 export type { ClusterMode };
 

@@ -7,7 +7,7 @@ import type {
   ClusterDriftReport,
   MonthSpend,
   TeamAllowance,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
 import { checkPolicy, checkReservation } from './admission';
 import { previewApproval } from './approvalPreview';
@@ -77,7 +77,7 @@ import {
 } from './types';
 
 const migrationsDir = resolvePackagePath(
-  '@internal/backstage-plugin-gpu-backend',
+  '@gpu-platform/backstage-plugin-gpu-backend',
   'migrations',
 );
 

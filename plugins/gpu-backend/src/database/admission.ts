@@ -7,7 +7,7 @@ import {
   OVER_BUDGET_THIS_MONTH,
   quotaFit,
   scaleUsd,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
 import {
   capacityConflict,

@@ -4,7 +4,7 @@ import { Knex } from 'knex';
 import { writeAuditEvent } from './audit';
 import { ApprovalRow, toApprovalRecord, toJson } from './rows';
 import { isUuid } from './services';
-import type { ApprovalOverage } from '@internal/backstage-plugin-gpu-common';
+import type { ApprovalOverage } from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   ApprovalReason,
   ApprovalRecord,

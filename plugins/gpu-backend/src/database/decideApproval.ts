@@ -1,6 +1,6 @@
 import { ConflictError, InputError, NotFoundError } from '@backstage/errors';
 import { Knex } from 'knex';
-import { describeOverage } from '@internal/backstage-plugin-gpu-common';
+import { describeOverage } from '@gpu-platform/backstage-plugin-gpu-common';
 import { amountsOf, assess } from './admission';
 import { setApprovalState } from './approvals';
 import {

@@ -1,4 +1,4 @@
-import type { ClusterDriftReport } from '@internal/backstage-plugin-gpu-common';
+import type { ClusterDriftReport } from '@gpu-platform/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
 
 interface ClusterDriftRow {

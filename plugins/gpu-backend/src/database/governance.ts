@@ -10,7 +10,7 @@ import {
   poolPrices,
   SPOT_IN_PRODUCTION,
   spotInProductionReason,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
 import type { Amounts } from './admission';
 import { isPostgres } from './transactions';

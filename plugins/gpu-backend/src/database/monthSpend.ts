@@ -1,4 +1,4 @@
-import { MonthSpend } from '@internal/backstage-plugin-gpu-common';
+import { MonthSpend } from '@gpu-platform/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
 import { DateTime } from 'luxon';
 import { allocationInRange } from '../usage/allocation';

@@ -1,5 +1,5 @@
 import { PermissionCriteria } from '@backstage/plugin-permission-common';
-import { GpuServiceQuery } from '@internal/backstage-plugin-gpu-node';
+import { GpuServiceQuery } from '@gpu-platform/backstage-plugin-gpu-node';
 import { Knex } from 'knex';
 import {
   containsPattern,

@@ -1,5 +1,5 @@
 import { InputError } from '@backstage/errors';
-import { TeamAllowance } from '@internal/backstage-plugin-gpu-common';
+import { TeamAllowance } from '@gpu-platform/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
 import { writeAuditEvent } from './audit';
 import { lockTeam } from './ledger';

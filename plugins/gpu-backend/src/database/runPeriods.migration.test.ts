@@ -7,7 +7,7 @@ import { resolvePackagePath } from '@backstage/backend-plugin-api';
 import {
   demoPlatformConfig,
   parsePlatform,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { seedUsageServices } from '../usage/__testUtils__/seedUsageServices';
 import { DatabaseGpuStore } from './DatabaseGpuStore';
 import { listRunPeriods } from './runPeriods';
@@ -16,7 +16,7 @@ import { listRunPeriods } from './runPeriods';
 const databases = TestDatabases.create({ ids: ['POSTGRES_15', 'SQLITE_3'] });
 const platform = parsePlatform(demoPlatformConfig);
 const directory = resolvePackagePath(
-  '@internal/backstage-plugin-gpu-backend',
+  '@gpu-platform/backstage-plugin-gpu-backend',
   'migrations',
 );
 

@@ -4,7 +4,7 @@ import {
   isNotCriteria,
   isOrCriteria,
 } from '@backstage/plugin-permission-node';
-import { GpuServiceQuery } from '@internal/backstage-plugin-gpu-node';
+import { GpuServiceQuery } from '@gpu-platform/backstage-plugin-gpu-node';
 import { Knex } from 'knex';
 
 const COLUMNS: Record<GpuServiceQuery['property'], string> = {

@@ -8,7 +8,7 @@ import type {
   ServiceRequest,
   SharingTier,
   TeamAllowance,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import type { ClusterMode } from '../cluster/types';
 
 export type { ServiceStatus };
@@ -108,9 +108,9 @@ export const OVER_BUDGET = 'over-budget';
  * See {@link OVER_QUOTA}: month-to-date spend, plus what the team holds and the request until the end of the
  * calendar month, is above the budget.
  */
-export { OVER_BUDGET_THIS_MONTH } from '@internal/backstage-plugin-gpu-common';
+export { OVER_BUDGET_THIS_MONTH } from '@gpu-platform/backstage-plugin-gpu-common';
 /** Reason code the store adds for a production service on a spot pool (it always waits for an approver). */
-export { SPOT_IN_PRODUCTION } from '@internal/backstage-plugin-gpu-common';
+export { SPOT_IN_PRODUCTION } from '@gpu-platform/backstage-plugin-gpu-common';
 
 /**
  * How the store decides admission of a reservation, inside its transaction:

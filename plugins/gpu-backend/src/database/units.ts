@@ -4,7 +4,7 @@ import {
   GPU_UNITS_PER_EQUIVALENT,
   gpuEquivalentsOf,
   gpuUnitsOf,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 
 // GPU amounts are stored as integers in gpu-common's GPU units (1/5040 GPU-equivalent).
 export { formatGpuUnits, GPU_UNITS_PER_EQUIVALENT };

@@ -1,5 +1,5 @@
 /** The DCGM and vLLM metric names live in gpu-common, so the alert rules gpu-node renders watch what these views read. */
-export { DCGM, VLLM } from '@internal/backstage-plugin-gpu-common';
+export { DCGM, VLLM } from '@gpu-platform/backstage-plugin-gpu-common';
 
 /** Bytes in one MiB (DCGM reports framebuffer memory in MiB). */
 export const MIB = 1024 * 1024;

@@ -8,7 +8,7 @@ import { SignalsService } from '@backstage/plugin-signals-node';
 import {
   GPU_SERVICE_CHANGES_CHANNEL,
   GpuServiceChangeSignal,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { ApprovalRecord, ServiceRecord } from '../database';
 
 /** The governance page, where approvers decide (the frontend plugin's route). */

@@ -12,8 +12,8 @@ import {
   SignalPayload,
   signalsServiceRef,
 } from '@backstage/plugin-signals-node';
-import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
-import { summariserRequest } from '@internal/backstage-plugin-gpu-common/testUtils';
+import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
+import { summariserRequest } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 import request from 'supertest';
 import { gpuPlugin } from '../plugin';
 import { userInGroups } from '../__testUtils__/userInGroups';

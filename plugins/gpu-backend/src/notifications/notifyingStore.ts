@@ -1,4 +1,4 @@
-import { ServiceStatus } from '@internal/backstage-plugin-gpu-common';
+import { ServiceStatus } from '@gpu-platform/backstage-plugin-gpu-common';
 import { GpuStore, ServiceRecord } from '../database';
 import { GpuNotifier } from './GpuNotifier';
 

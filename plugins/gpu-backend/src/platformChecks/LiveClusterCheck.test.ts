@@ -2,7 +2,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import {
   demoPlatformConfig,
   parsePlatform,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   KubernetesObjectClient,
   KubernetesRequestError,

@@ -7,7 +7,7 @@ import type {
 import {
   Platform,
   PlatformFinding,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { KubernetesObjectClient, KubernetesRequestError } from '../cluster';
 import { ServiceRecord } from '../database';
 import { autoscalerFindings, ScaledObject } from './autoscalerFindings';

@@ -1,7 +1,7 @@
 import {
   PlatformChecksResponse,
   PlatformFinding,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { ClusterTarget } from '../cluster';
 import { GpuStore, ServiceStatus } from '../database';
 import { LiveClusterCheck } from './LiveClusterCheck';

@@ -3,7 +3,7 @@ import type {
   V1Deployment,
   V2HorizontalPodAutoscaler,
 } from '@kubernetes/client-node';
-import { PlatformFinding } from '@internal/backstage-plugin-gpu-common';
+import { PlatformFinding } from '@gpu-platform/backstage-plugin-gpu-common';
 import { describeRef } from '../cluster/objectRef';
 import { isGpuResource } from './gpuNodeFindings';
 

@@ -3,7 +3,7 @@ import {
   Platform,
   PlatformOperations,
   ServiceDefaults,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { ClusterTarget, KubernetesClientFactory } from '../cluster';
 import { GpuStore } from '../database';
 import { LiveClusterCheck } from './LiveClusterCheck';

@@ -2,7 +2,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import {
   PlatformFinding,
   repelsUntolerated,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 
 /** The device plugin's resources: whole GPUs, shared GPUs (`nvidia.com/gpu.shared`) and MIG slices. */
 export function isGpuResource(name: string): boolean {

@@ -2,7 +2,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import {
   CONSOLIDATION_OFF,
   PlatformFinding,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 
 /** A Karpenter NodePool, as far as the check reads it. */
 export interface NodePool extends KubernetesObject {

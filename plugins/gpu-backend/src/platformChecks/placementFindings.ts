@@ -2,8 +2,8 @@ import {
   Platform,
   PlatformFinding,
   PRODUCTION_ENVIRONMENT,
-} from '@internal/backstage-plugin-gpu-common';
-import { serviceObjectNames } from '@internal/backstage-plugin-gpu-node';
+} from '@gpu-platform/backstage-plugin-gpu-common';
+import { serviceObjectNames } from '@gpu-platform/backstage-plugin-gpu-node';
 import { ServiceRecord } from '../database';
 
 /**

@@ -10,13 +10,13 @@ import {
   PlatformPart,
   readPlatformConfig,
   readPlatformOperations,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   DEVICE_PLUGIN_CONFIG_LABEL,
   FIELD_MANAGER,
   MIG_CONFIG_LABEL,
   simulatedGpuNodes,
-} from '@internal/backstage-plugin-gpu-node';
+} from '@gpu-platform/backstage-plugin-gpu-node';
 import { setupServer } from 'msw/node';
 import {
   fakeKubernetesApi,

@@ -6,7 +6,7 @@ import {
   PlatformOperations,
   PlatformPart,
   UndeliveredObject,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { ClusterApplier, ClusterTarget, DriftReport } from '../cluster';
 import { describeRef, refOf } from '../cluster/objectRef';

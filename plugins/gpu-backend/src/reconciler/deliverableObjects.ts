@@ -1,4 +1,4 @@
-import { UndeliveredObject } from '@internal/backstage-plugin-gpu-common';
+import { UndeliveredObject } from '@gpu-platform/backstage-plugin-gpu-common';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { ClusterApplier } from '../cluster';
 import { refOf } from '../cluster/objectRef';

@@ -1,12 +1,12 @@
 import {
   Platform,
   PlatformOperations,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   DEVICE_PLUGIN_CONFIG_LABEL,
   MIG_CONFIG_LABEL,
   nodeConfigLabels,
-} from '@internal/backstage-plugin-gpu-node';
+} from '@gpu-platform/backstage-plugin-gpu-node';
 
 /** The config labels one pool's existing nodes get, and the labels that find those nodes. */
 export interface NodeConfigLabelPlan {

@@ -3,8 +3,8 @@ import {
   PlatformManifestPart,
   PlatformManifestsResponse,
   PlatformOperations,
-} from '@internal/backstage-plugin-gpu-common';
-import { toYaml } from '@internal/backstage-plugin-gpu-node';
+} from '@gpu-platform/backstage-plugin-gpu-common';
+import { toYaml } from '@gpu-platform/backstage-plugin-gpu-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 

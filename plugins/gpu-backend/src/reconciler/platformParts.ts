@@ -1,4 +1,4 @@
-import { PlatformPart } from '@internal/backstage-plugin-gpu-common';
+import { PlatformPart } from '@gpu-platform/backstage-plugin-gpu-common';
 import type { KubernetesObject } from '@kubernetes/client-node';
 
 /** The API group of an apiVersion: `''` for the core group (`v1`). */

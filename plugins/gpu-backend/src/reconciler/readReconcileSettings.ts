@@ -4,7 +4,7 @@ import { InputError } from '@backstage/errors';
 import {
   PLATFORM_PARTS,
   PlatformPart,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { durationToMilliseconds, HumanDuration } from '@backstage/types';
 
 /** How often the reconciler runs when `gpu.reconcile.frequency` is not set. */

@@ -3,7 +3,7 @@ import {
   demoPlatformConfig,
   readPlatformConfig,
   TeamAllowance,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   renderKueueObjects,
   renderTeamQueueDependencies,

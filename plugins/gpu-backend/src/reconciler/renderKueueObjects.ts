@@ -1,10 +1,10 @@
 import { NotFoundError } from '@backstage/errors';
-import { Platform, TeamAllowance } from '@internal/backstage-plugin-gpu-common';
+import { Platform, TeamAllowance } from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   OWNERSHIP_LABELS,
   renderPlatformManifests,
   renderTeamManifests,
-} from '@internal/backstage-plugin-gpu-node';
+} from '@gpu-platform/backstage-plugin-gpu-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { renderPlatformObjects } from './renderPlatformObjects';
 

@@ -2,11 +2,11 @@ import {
   Platform,
   PlatformOperations,
   TeamAllowance,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   renderPlatformManifests,
   renderTeamManifests,
-} from '@internal/backstage-plugin-gpu-node';
+} from '@gpu-platform/backstage-plugin-gpu-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
 
 /**

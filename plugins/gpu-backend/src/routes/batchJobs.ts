@@ -1,5 +1,5 @@
 import { AuditorService, HttpAuthService } from '@backstage/backend-plugin-api';
-import { BatchJobRequest } from '@internal/backstage-plugin-gpu-node';
+import { BatchJobRequest } from '@gpu-platform/backstage-plugin-gpu-node';
 import { AuthorizedBatchJobs } from '../batch/AuthorizedBatchJobs';
 import { audited } from './audited';
 import { callerOf, GpuRouter, send } from './types';

@@ -3,7 +3,7 @@ import {
   Platform,
   PlatformResponse,
   validateServiceRequest,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { ClusterTarget } from '../cluster';
 import { QuoteService } from '../services/QuoteService';
 import { GpuRouter, callerOf } from './types';

@@ -1,6 +1,6 @@
 import { AuditorService, HttpAuthService } from '@backstage/backend-plugin-api';
 import { InputError } from '@backstage/errors';
-import { parseUsd } from '@internal/backstage-plugin-gpu-common';
+import { parseUsd } from '@gpu-platform/backstage-plugin-gpu-common';
 import { QuotaSpec } from '../database';
 import { AuthorizedGovernance } from '../authorization/AuthorizedGovernance';
 import { QuotaBody } from '../schema/openapi/generated/models';

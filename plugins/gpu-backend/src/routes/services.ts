@@ -1,5 +1,5 @@
 import { AuditorService, HttpAuthService } from '@backstage/backend-plugin-api';
-import { UpdateServiceBody } from '@internal/backstage-plugin-gpu-common';
+import { UpdateServiceBody } from '@gpu-platform/backstage-plugin-gpu-common';
 import { AuthorizedServices } from '../authorization/AuthorizedServices';
 import { parseCreateServiceBody } from '../services/parseCreateServiceBody';
 import { audited } from './audited';

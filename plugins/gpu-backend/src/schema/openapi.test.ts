@@ -8,7 +8,7 @@ import {
   mockServices,
   startTestBackend,
 } from '@backstage/backend-test-utils';
-import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
+import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 // OpenAPI 3.0 schema objects follow JSON Schema draft 4.
 import Ajv from 'ajv-draft-04';
 import { readFileSync } from 'node:fs';
@@ -18,7 +18,7 @@ import { parse as parseYaml } from 'yaml';
 import {
   devSummariser,
   summariserRequest,
-} from '@internal/backstage-plugin-gpu-common/testUtils';
+} from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 import { setupFakeClusterServer } from '../__testUtils__/setupFakeClusterServer';
 import { startApplyClusterBackend } from '../__testUtils__/startApplyClusterBackend';
 import { simulatedControllers } from '../cluster/__testUtils__/simulatedControllers';

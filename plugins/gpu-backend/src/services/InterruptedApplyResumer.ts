@@ -1,5 +1,5 @@
 import { LoggerService } from '@backstage/backend-plugin-api';
-import { ServiceStatus } from '@internal/backstage-plugin-gpu-common';
+import { ServiceStatus } from '@gpu-platform/backstage-plugin-gpu-common';
 import { GpuStore, ServiceRecord, StoredManifest } from '../database';
 import { compareAndSet } from './serviceStatusWrite';
 import { ServiceManager } from './ServiceManager';

@@ -4,9 +4,9 @@ import {
   demoPlatformConfig,
   readPlatformConfig,
   ServiceRequest,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
-import { summariserRequest } from '@internal/backstage-plugin-gpu-common/testUtils';
+import { summariserRequest } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 import { DatabaseGpuStore } from '../database';
 import { createQuoteService, QUOTE_SNAPSHOT_MAX_AGE_MS } from './QuoteService';
 import { seedQuotas } from './seedQuotas';

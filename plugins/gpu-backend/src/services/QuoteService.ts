@@ -3,7 +3,7 @@ import {
   Quote,
   quoteService,
   ServiceRequest,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import type { CapacitySource } from '../usage/measuredCapacities';
 import { GpuStore } from '../database';
 

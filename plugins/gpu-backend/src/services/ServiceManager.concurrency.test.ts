@@ -13,8 +13,8 @@ import {
   demoPlatformConfig,
   readPlatformConfig,
   UpdateServiceBody,
-} from '@internal/backstage-plugin-gpu-common';
-import { devSummariser } from '@internal/backstage-plugin-gpu-common/testUtils';
+} from '@gpu-platform/backstage-plugin-gpu-common';
+import { devSummariser } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 import { Knex } from 'knex';
 import { setupFakeClusterServer } from '../__testUtils__/setupFakeClusterServer';
 import {

@@ -19,12 +19,12 @@ import {
   checkScaleToZero,
   UpdateServiceBody,
   validateServiceRequest,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   OWNERSHIP_LABELS,
   renderServiceManifests,
   renderTeamManifests,
-} from '@internal/backstage-plugin-gpu-node';
+} from '@gpu-platform/backstage-plugin-gpu-node';
 import { KubernetesObject } from '@kubernetes/client-node';
 import { ClusterApplier, ClusterTarget, OwnedKind } from '../cluster';
 import {

@@ -9,7 +9,7 @@ import {
   demoPlatformConfig,
   readPlatformConfig,
   ServiceClusterStatus,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
 import { ClusterStatusReader } from '../cluster';
 import { DatabaseGpuStore } from '../database';

@@ -3,8 +3,8 @@ import { NotFoundError } from '@backstage/errors';
 import {
   ServiceClusterStatus,
   ServiceStatus,
-} from '@internal/backstage-plugin-gpu-common';
-import { serviceObjectNames } from '@internal/backstage-plugin-gpu-node';
+} from '@gpu-platform/backstage-plugin-gpu-common';
+import { serviceObjectNames } from '@gpu-platform/backstage-plugin-gpu-node';
 import { ClusterStatusReader } from '../cluster';
 import { GpuStore, ServiceRecord } from '../database';
 import type { RunPeriodStore } from '../database/runPeriods';

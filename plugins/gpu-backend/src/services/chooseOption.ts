@@ -3,7 +3,7 @@ import {
   Placement,
   Quote,
   QuoteOption,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 
 /**
  * The option a create or change request goes ahead with: the quote's recommendation among the options the request

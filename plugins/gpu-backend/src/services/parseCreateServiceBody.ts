@@ -3,7 +3,7 @@ import {
   CreateServiceBody,
   parseServiceEntityRef,
   ServiceRequest,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 
 /** A service request as a caller sends it: `POST /services`'s body or the `create-gpu-service` action's input. */
 export interface CreateServiceInput {

@@ -1,7 +1,7 @@
 import type {
   ClusterDeploymentStatus,
   ServiceClusterStatus,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { observeRun } from './runObservation';
 
 const READ_AT = '2026-11-20T10:25:00.000Z';

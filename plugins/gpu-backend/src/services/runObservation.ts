@@ -1,4 +1,4 @@
-import type { ServiceClusterStatus } from '@internal/backstage-plugin-gpu-common';
+import type { ServiceClusterStatus } from '@gpu-platform/backstage-plugin-gpu-common';
 import type { RunObservation } from '../database/runPeriods';
 import { describeNotAvailable } from './statusTransition';
 

@@ -1,5 +1,5 @@
 import { LoggerService } from '@backstage/backend-plugin-api';
-import { parseUsd, Platform } from '@internal/backstage-plugin-gpu-common';
+import { parseUsd, Platform } from '@gpu-platform/backstage-plugin-gpu-common';
 import { GpuStore } from '../database';
 
 /** Actor recorded in the audit trail for quotas taken from app-config. */

@@ -1,7 +1,7 @@
 import type {
   ClusterDeploymentStatus,
   ServiceClusterStatus,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { decideStatus, describeNotAvailable } from './statusTransition';
 
 const deployment = (

@@ -1,7 +1,7 @@
 import type {
   ServiceClusterStatus,
   ServiceStatus,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 
 /** Statuses the status refresh moves between. */
 export const REFRESHED_STATUSES: ServiceStatus[] = ['starting', 'ready'];

@@ -2,8 +2,8 @@ import {
   ApprovalView,
   formatUsd,
   GpuServiceView,
-} from '@internal/backstage-plugin-gpu-common';
-import { serviceObjectNames } from '@internal/backstage-plugin-gpu-node';
+} from '@gpu-platform/backstage-plugin-gpu-common';
+import { serviceObjectNames } from '@gpu-platform/backstage-plugin-gpu-node';
 import { ApprovalRecord, ReservationRecord, ServiceRecord } from '../database';
 
 /** Annotation on a catalog Component naming the gpu service behind it. */

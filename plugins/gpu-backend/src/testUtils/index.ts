@@ -22,4 +22,4 @@ export type { KueueWorkload, LocalClusterClients } from './localCluster';
 export {
   describeOnLocalCluster,
   localClusterKubeconfig,
-} from '@internal/backstage-plugin-gpu-node/testUtils';
+} from '@gpu-platform/backstage-plugin-gpu-node/testUtils';

@@ -1,4 +1,4 @@
-import type { ServiceRequest } from '@internal/backstage-plugin-gpu-common';
+import type { ServiceRequest } from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   AppsV1Api,
   CoreV1Api,

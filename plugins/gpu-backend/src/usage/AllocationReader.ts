@@ -1,4 +1,4 @@
-import { AccrualBasis } from '@internal/backstage-plugin-gpu-common';
+import { AccrualBasis } from '@gpu-platform/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
 import { ReservationRecord, ServiceRecord, ServiceStatus } from '../database';
 import { listRunPeriods, RunPeriod } from '../database/runPeriods';

@@ -2,7 +2,7 @@ import { mockServices, TestDatabases } from '@backstage/backend-test-utils';
 import {
   demoPlatformConfig,
   parsePlatform,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { DatabaseGpuStore } from '../database';
 import { seedUsageServices } from './__testUtils__/seedUsageServices';
 import { AllocationReader } from './AllocationReader';

@@ -8,7 +8,7 @@ import { ConfigReader } from '@backstage/config';
 import {
   demoPlatformConfig,
   parsePlatform,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import express from 'express';
 import { Knex } from 'knex';
 import { DateTime } from 'luxon';

@@ -10,7 +10,7 @@ import {
   parsePlatform,
   Platform,
   ServiceCost,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import express from 'express';
 import { Knex } from 'knex';
 import { DateTime } from 'luxon';

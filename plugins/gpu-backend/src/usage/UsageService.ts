@@ -5,7 +5,7 @@ import {
   ServiceCost,
   ServiceUsage,
   TeamCost,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { DateTime } from 'luxon';
 import { ServiceAllocation } from './AllocationReader';
 import { CostSnapshot } from './CostSnapshotStore';

@@ -9,7 +9,7 @@ import {
   demoPlatformConfig,
   parsePlatform,
   ServiceClusterStatus,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { DateTime } from 'luxon';
 import { ClusterStatusReader } from '../cluster';
 import { DatabaseGpuStore } from '../database';

@@ -8,7 +8,7 @@ import { mockServices, TestDatabases } from '@backstage/backend-test-utils';
 import {
   demoPlatformConfig,
   parsePlatform,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
 import { DateTime } from 'luxon';
 import { DatabaseGpuStore } from '../database';

@@ -2,7 +2,7 @@ import type {
   AccrualBasis,
   ClusterMode,
   WorkloadRunState,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import type { RunPeriod } from '../database/runPeriods';
 import type { ReservationRecord } from '../database/types';
 

@@ -2,7 +2,7 @@ import {
   heldCost,
   PoolPrice,
   UsdMicros,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import type { ReservationRecord } from '../database/types';
 import { ALWAYS, Interval, overlapMs, union } from './accrual';
 

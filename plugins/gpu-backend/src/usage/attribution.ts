@@ -1,7 +1,7 @@
 import {
   AttributedValue,
   SharingTier,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   deploymentOfPod,
   DeviceSample,

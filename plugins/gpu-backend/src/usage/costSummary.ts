@@ -3,7 +3,7 @@ import {
   costPerThousandTokens,
   ServiceCostSummary,
   UsageWindow,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { DateTime } from 'luxon';
 import { ServiceAllocation } from './AllocationReader';
 import { projectedSpending, runStateAt } from './accrual';

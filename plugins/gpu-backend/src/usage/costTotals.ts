@@ -4,7 +4,7 @@ import {
   CostFigures,
   Recommendation,
   ServiceCostSummary,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { DateTime } from 'luxon';
 
 /** Allocation split into usage and idle by utilisation (0 to 1). */

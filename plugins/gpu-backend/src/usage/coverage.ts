@@ -1,7 +1,7 @@
 import {
   AttributedValue,
   Confidence,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 
 /** The window measured: its length and the step its coverage is counted in, seconds. */
 export interface AttributionWindow {

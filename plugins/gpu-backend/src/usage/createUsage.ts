@@ -4,7 +4,7 @@ import {
   RootConfigService,
   SchedulerService,
 } from '@backstage/backend-plugin-api';
-import { Platform } from '@internal/backstage-plugin-gpu-common';
+import { Platform } from '@gpu-platform/backstage-plugin-gpu-common';
 import { readPrometheusConfig } from '../metrics/PrometheusConfig';
 import { AllocationReader } from './AllocationReader';
 import { CostSnapshotStore } from './CostSnapshotStore';

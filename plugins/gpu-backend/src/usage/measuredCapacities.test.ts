@@ -1,8 +1,8 @@
 import {
   demoPlatformConfig,
   parsePlatform,
-} from '@internal/backstage-plugin-gpu-common';
-import { summariserOnDedicatedL4 } from '@internal/backstage-plugin-gpu-common/testUtils';
+} from '@gpu-platform/backstage-plugin-gpu-common';
+import { summariserOnDedicatedL4 } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 import { ServiceRecord } from '../database';
 import { PrometheusClient } from '../metrics/PrometheusClient';
 import { ServiceAllocation } from './AllocationReader';

@@ -2,7 +2,7 @@ import {
   MeasuredCapacity,
   Platform,
   sliceShapeOf,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { PrometheusClient } from '../metrics/PrometheusClient';
 import { ServiceAllocation } from './AllocationReader';
 import { serviceSlice } from './serviceSlice';

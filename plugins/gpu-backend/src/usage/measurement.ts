@@ -1,5 +1,5 @@
-import { MetricsStatus } from '@internal/backstage-plugin-gpu-common';
-import { serviceObjectNames } from '@internal/backstage-plugin-gpu-node';
+import { MetricsStatus } from '@gpu-platform/backstage-plugin-gpu-common';
+import { serviceObjectNames } from '@gpu-platform/backstage-plugin-gpu-node';
 import {
   collectWindowMetrics,
   MetricScope,

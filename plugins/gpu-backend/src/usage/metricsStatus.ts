@@ -1,4 +1,4 @@
-import { MetricsStatus } from '@internal/backstage-plugin-gpu-common';
+import { MetricsStatus } from '@gpu-platform/backstage-plugin-gpu-common';
 import { FAMILY_METRIC, WindowMetrics } from '../metrics/collectMetrics';
 
 /** Families without which there is no usage at all. */

@@ -1,4 +1,4 @@
-import { CostFigures } from '@internal/backstage-plugin-gpu-common';
+import { CostFigures } from '@gpu-platform/backstage-plugin-gpu-common';
 import { DateTime } from 'luxon';
 import { PrometheusClient } from '../metrics/PrometheusClient';
 import { ServiceAllocation } from './AllocationReader';

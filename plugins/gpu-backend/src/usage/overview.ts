@@ -2,7 +2,7 @@ import {
   allowanceFromConfig,
   Overview,
   UsageWindow,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { burn, sortRecommendations, totalsOf } from './costTotals';
 import { summariseCosts } from './costSummary';
 import { poolCosts } from './poolCosts';

@@ -1,7 +1,7 @@
 import {
   demoPlatformConfig,
   parsePlatform,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { ReservationRecord } from '../database';
 import { ServiceAllocation } from './AllocationReader';
 import { poolCosts } from './poolCosts';

@@ -2,7 +2,7 @@ import {
   Platform,
   PoolCostSplit,
   poolCostSplit,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { toGpuUnits } from '../database/units';
 import { ServiceAllocation } from './AllocationReader';
 

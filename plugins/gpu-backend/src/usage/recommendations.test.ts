@@ -3,7 +3,7 @@ import {
   parsePlatform,
   poolPrices,
   SharingTier,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { ServiceRecord } from '../database';
 import { Attribution } from './attribution';
 import { recommend } from './recommendations';

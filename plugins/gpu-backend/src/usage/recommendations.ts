@@ -8,7 +8,7 @@ import {
   Slice,
   unitsCost,
   UsdMicros,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { ServiceRecord } from '../database';
 import { Attribution } from './attribution';
 import { poolSlices } from './serviceSlice';

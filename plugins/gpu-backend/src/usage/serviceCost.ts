@@ -2,7 +2,7 @@ import {
   DailyCost,
   ServiceCost,
   UsageWindow,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { DateTime } from 'luxon';
 import { ServiceAllocation } from './AllocationReader';
 import { allocationInRange } from './allocation';

@@ -2,7 +2,7 @@ import {
   Platform,
   Slice,
   slicesFor,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { ServiceRecord } from '../database';
 
 /** Slices per pool, computed once per platform object (platforms are immutable). */

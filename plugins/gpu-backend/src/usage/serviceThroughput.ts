@@ -7,7 +7,7 @@ import {
   Platform,
   ServiceThroughput,
   sliceShapeOf,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { ServiceRecord } from '../database';
 import { serviceSlice } from './serviceSlice';
 

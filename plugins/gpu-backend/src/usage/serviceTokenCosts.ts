@@ -8,7 +8,7 @@ import {
   splitTokenCost,
   tokenPrices,
   UsdMicros,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 
 /**
  * A service's cost per 1M input and output tokens, per 1,000 output tokens and per request over a window:

@@ -3,7 +3,7 @@ import {
   ServiceTokenCosts,
   UsageWindow,
   UsdMicros,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { ServiceAllocation } from './AllocationReader';
 import type { CapacitySource } from './measuredCapacities';
 import { prometheusClient } from './measurement';

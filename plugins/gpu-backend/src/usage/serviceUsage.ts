@@ -1,7 +1,7 @@
 import {
   ServiceUsage,
   UsageWindow,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { collectSeries } from '../metrics/collectMetrics';
 import { MIB } from '../metrics/metricNames';
 import { ServiceAllocation } from './AllocationReader';

@@ -1,4 +1,4 @@
-import { AttributedValue } from '@internal/backstage-plugin-gpu-common';
+import { AttributedValue } from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   deploymentOfPod,
   DeviceSample,

@@ -3,7 +3,7 @@ import {
   parseUsd,
   TeamCost,
   UsageWindow,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   burn,
   monthElapsed,

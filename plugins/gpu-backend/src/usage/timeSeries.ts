@@ -1,4 +1,4 @@
-import { TimePoint } from '@internal/backstage-plugin-gpu-common';
+import { TimePoint } from '@gpu-platform/backstage-plugin-gpu-common';
 import { RangeSeries } from '../metrics/PrometheusClient';
 
 /** Combines the series of a service's pods into one time series (mean or sum per timestamp), scaled. */

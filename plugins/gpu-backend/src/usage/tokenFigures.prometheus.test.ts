@@ -5,7 +5,7 @@ import {
   parsePlatform,
   Platform,
   ServiceRequest,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
 import { DateTime } from 'luxon';
 import { DatabaseGpuStore } from '../database';

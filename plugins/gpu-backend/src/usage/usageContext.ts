@@ -1,4 +1,4 @@
-import { Platform, PoolPrice } from '@internal/backstage-plugin-gpu-common';
+import { Platform, PoolPrice } from '@gpu-platform/backstage-plugin-gpu-common';
 import { DateTime } from 'luxon';
 import { QuotaRecord } from '../database';
 import { PrometheusSettings } from '../metrics/PrometheusConfig';

@@ -2,7 +2,7 @@ import { InputError } from '@backstage/errors';
 import {
   USAGE_WINDOWS,
   UsageWindow,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { DateTime, Duration } from 'luxon';
 
 const NAMED: Record<string, number> = {

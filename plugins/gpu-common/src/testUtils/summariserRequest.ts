@@ -1,4 +1,4 @@
-import type { ServiceRequest } from '@internal/backstage-plugin-gpu-common';
+import type { ServiceRequest } from '@gpu-platform/backstage-plugin-gpu-common';
 
 /**
  * The report summariser in production: Llama-3.1-8B on vLLM in bf16, max-model-len 8192, 64 sequences, one replica.

@@ -11,7 +11,7 @@ import {
   Platform,
   PlatformConfig,
   ServiceRequest,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { ServiceRenderOptions } from '../service/types';
 
 function requestArbitrary(platform: Platform): fc.Arbitrary<ServiceRequest> {

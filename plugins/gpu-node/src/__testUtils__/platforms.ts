@@ -6,8 +6,8 @@ import {
   Platform,
   ServiceRequest,
   Slice,
-} from '@internal/backstage-plugin-gpu-common';
-import { summariserOnDedicatedL4 } from '@internal/backstage-plugin-gpu-common/testUtils';
+} from '@gpu-platform/backstage-plugin-gpu-common';
+import { summariserOnDedicatedL4 } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 
 /** The demo platform of gpu-common: six pools (dedicated L4 on-demand and spot, A100 MIG, L4 MPS x4, T4 time-slicing x4, H100) and two teams. */
 export function demoPlatform(

@@ -4,7 +4,7 @@ import {
   Placement,
   Platform,
   ServiceRequest,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   PlatformRenderOptions,
   renderPlatformManifests,

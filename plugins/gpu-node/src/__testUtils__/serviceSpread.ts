@@ -4,7 +4,7 @@ import {
   fitSlices,
   Platform,
   ServiceRequest,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { renderPlatformManifests } from '../renderPlatformManifests';
 import { renderServiceManifests } from '../renderServiceManifests';
 import { renderTeamManifests } from '../renderTeamManifests';

@@ -8,7 +8,7 @@ import {
   isDns1123Label,
   isLabelKey,
   isLabelValue,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   isOperationsObject,
   operationsCrdProblems,

@@ -2,7 +2,7 @@ import {
   AlertSettings,
   DCGM,
   VLLM,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { KUEUE_LABELS } from '../service/serviceLabels';
 import { AlertRuleGroup, AlertingRule } from './types';
 

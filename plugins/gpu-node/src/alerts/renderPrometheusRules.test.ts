@@ -9,7 +9,7 @@ import {
   parsePlatform,
   parsePlatformOperations,
   VLLM,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { renderPlatformManifests } from '../renderPlatformManifests';
 import { promtools } from '../__testUtils__/promtools';
 import { validateManifests } from '../__testUtils__/validateManifests';

@@ -1,4 +1,4 @@
-import { AlertSettings, Platform } from '@internal/backstage-plugin-gpu-common';
+import { AlertSettings, Platform } from '@gpu-platform/backstage-plugin-gpu-common';
 import { ownershipLabels } from '../labels';
 import { stableName } from '../names/stableName';
 import { alertRuleGroups } from './alertRuleGroups';

@@ -2,7 +2,7 @@ import type {
   ClusterCondition,
   ClusterWorkloadStatus,
   GpuServiceDetail,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import type { BatchJobRequest } from './types';
 
 /**

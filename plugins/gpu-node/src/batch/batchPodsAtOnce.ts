@@ -1,4 +1,4 @@
-import { GPU_UNITS_PER_EQUIVALENT } from '@internal/backstage-plugin-gpu-common';
+import { GPU_UNITS_PER_EQUIVALENT } from '@gpu-platform/backstage-plugin-gpu-common';
 
 /**
  * Pods of `gpusPerPod` whole GPUs that a ClusterQueue with `units` GPU units (1/5040 GPU) on a whole-GPU pool admits

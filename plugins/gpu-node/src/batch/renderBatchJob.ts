@@ -1,5 +1,5 @@
 import type { V1Job } from '@kubernetes/client-node';
-import { Platform } from '@internal/backstage-plugin-gpu-common';
+import { Platform } from '@gpu-platform/backstage-plugin-gpu-common';
 import { podHostResources } from '../hostResources';
 import { distinctTaints } from '../kueue/distinctTaints';
 import { tolerationsFor } from '../kueue/tolerationsFor';

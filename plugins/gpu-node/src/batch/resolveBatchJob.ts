@@ -10,7 +10,7 @@ import {
   TeamQuota,
   teamNamespace,
   EnvironmentPolicy,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { poolResources } from '../kueue/poolResources';
 import { BatchJobRequest, DEFAULT_NON_RETRIABLE_EXIT_CODES } from './types';
 

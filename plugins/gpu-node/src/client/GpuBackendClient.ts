@@ -17,7 +17,7 @@ import {
   Quote,
   ServiceRequest,
   ServiceStatus,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type {
   BatchJobStatus,

@@ -1,4 +1,4 @@
-import { Pool } from '@internal/backstage-plugin-gpu-common';
+import { Pool } from '@gpu-platform/backstage-plugin-gpu-common';
 
 /**
  * One named config of the NVIDIA device plugin (`version: v1` of its config file).

@@ -1,4 +1,4 @@
-import { Pool } from '@internal/backstage-plugin-gpu-common';
+import { Pool } from '@gpu-platform/backstage-plugin-gpu-common';
 
 /**
  * Name of the device-plugin config a pool's nodes select with `nvidia.com/device-plugin.config`: `default` (whole

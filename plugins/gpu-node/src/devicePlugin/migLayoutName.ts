@@ -1,4 +1,4 @@
-import { GpuModel } from '@internal/backstage-plugin-gpu-common';
+import { GpuModel } from '@gpu-platform/backstage-plugin-gpu-common';
 import { stableName } from '../names/stableName';
 
 function sortedEntries(

@@ -3,7 +3,7 @@ import {
   GpuDomainError,
   Platform,
   Pool,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { devicePluginConfig, DevicePluginConfig } from './devicePluginConfig';
 import { devicePluginConfigName } from './devicePluginConfigName';
 import { migLayoutName } from './migLayoutName';

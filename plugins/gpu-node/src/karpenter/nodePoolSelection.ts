@@ -2,7 +2,7 @@ import {
   GpuDomainError,
   Pool,
   PoolKarpenter,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { NodePoolRequirement } from './types';
 
 export const CAPACITY_TYPE_LABEL = 'karpenter.sh/capacity-type';

@@ -1,4 +1,4 @@
-import { Pool, PoolKarpenter } from '@internal/backstage-plugin-gpu-common';
+import { Pool, PoolKarpenter } from '@gpu-platform/backstage-plugin-gpu-common';
 import { ownershipLabels } from '../labels';
 import { nodePoolSelection } from './nodePoolSelection';
 import { NodePool } from './types';

@@ -2,7 +2,7 @@ import {
   demoPlatformConfig,
   parsePlatform,
   parsePlatformOperations,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { renderPlatformManifests } from '../renderPlatformManifests';
 import { validateManifests } from '../__testUtils__/validateManifests';
 import { NodePool } from './types';

@@ -1,7 +1,7 @@
 import {
   Platform,
   PlatformOperations,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { nodeConfigLabels } from '../devicePlugin/nodeConfigLabels';
 import { renderNodePool } from './renderNodePool';
 import { NodePool } from './types';

@@ -1,5 +1,5 @@
 import type { V1ObjectMeta } from '@kubernetes/client-node';
-import type { NodeClassRef } from '@internal/backstage-plugin-gpu-common';
+import type { NodeClassRef } from '@gpu-platform/backstage-plugin-gpu-common';
 
 /**
  * A node selector requirement of a Karpenter NodePool's template.

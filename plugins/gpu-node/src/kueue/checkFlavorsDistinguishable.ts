@@ -2,7 +2,7 @@ import {
   GpuDomainError,
   Platform,
   Pool,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { poolResources } from './poolResources';
 
 function isSubset(

@@ -2,7 +2,7 @@ import {
   GpuDomainError,
   NodeTaint,
   Pool,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 
 /**
  * A pool's taints, each (key, effect) once: a node holds at most one taint per key and effect, so the API server

@@ -1,5 +1,5 @@
-import { parsePlatform, Platform } from '@internal/backstage-plugin-gpu-common';
-import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
+import { parsePlatform, Platform } from '@gpu-platform/backstage-plugin-gpu-common';
+import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 import { renderPlatformManifests } from '../renderPlatformManifests';
 import { migQuotaPlan } from './migQuotaPlan';
 import { renderResourceTransformations } from './renderResourceTransformations';

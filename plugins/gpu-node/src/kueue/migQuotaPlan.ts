@@ -3,7 +3,7 @@ import {
   migSliceWeights,
   Platform,
   Pool,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 
 /**
  * The resource a team's ClusterQueue counts MIG quota in when Kueue's resource transformations turn each

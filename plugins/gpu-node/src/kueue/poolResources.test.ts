@@ -1,4 +1,4 @@
-import { slicesFor } from '@internal/backstage-plugin-gpu-common';
+import { slicesFor } from '@gpu-platform/backstage-plugin-gpu-common';
 import { demoPlatform } from '../__testUtils__/platforms';
 import { poolResources } from './poolResources';
 

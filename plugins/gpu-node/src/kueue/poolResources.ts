@@ -3,7 +3,7 @@ import {
   GpuDomainError,
   Platform,
   Pool,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 
 /**
  * One extended resource a pool's nodes advertise, per physical GPU.

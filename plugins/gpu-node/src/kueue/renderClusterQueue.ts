@@ -6,7 +6,7 @@ import {
   Pool,
   TeamAllowance,
   TeamQuota,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   HOST_CPU_PER_GPU_UNIT,
   hostMemoryGiBPerGpuUnit,

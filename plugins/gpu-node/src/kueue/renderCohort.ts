@@ -1,4 +1,4 @@
-import { Platform } from '@internal/backstage-plugin-gpu-common';
+import { Platform } from '@gpu-platform/backstage-plugin-gpu-common';
 import { ownershipLabels } from '../labels';
 import { Cohort } from './types';
 

@@ -1,4 +1,4 @@
-import { Platform, TeamQuota } from '@internal/backstage-plugin-gpu-common';
+import { Platform, TeamQuota } from '@gpu-platform/backstage-plugin-gpu-common';
 import { ownershipLabels } from '../labels';
 import { clusterQueueName, localQueueName } from '../names/queueNames';
 import { LocalQueue } from './types';

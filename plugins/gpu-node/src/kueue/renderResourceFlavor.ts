@@ -1,4 +1,4 @@
-import { GpuDomainError, Pool } from '@internal/backstage-plugin-gpu-common';
+import { GpuDomainError, Pool } from '@gpu-platform/backstage-plugin-gpu-common';
 import { ownershipLabels } from '../labels';
 import { distinctTaints } from './distinctTaints';
 import { tolerationsFor } from './tolerationsFor';

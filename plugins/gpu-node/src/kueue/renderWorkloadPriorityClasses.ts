@@ -1,7 +1,7 @@
 import {
   EnvironmentPolicy,
   Platform,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { ownershipLabels } from '../labels';
 import { WorkloadPriorityClass } from './types';
 

@@ -1,5 +1,5 @@
 import type { V1Toleration } from '@kubernetes/client-node';
-import { NodeTaint } from '@internal/backstage-plugin-gpu-common';
+import { NodeTaint } from '@gpu-platform/backstage-plugin-gpu-common';
 
 /**
  * Tolerations that tolerate exactly the given taints (`Equal` when the taint has a value, `Exists` otherwise).

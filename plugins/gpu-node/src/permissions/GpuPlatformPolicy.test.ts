@@ -15,7 +15,7 @@ import {
   gpuServiceDeletePermission,
   gpuServiceReadPermission,
   gpuServiceUpdatePermission,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { GpuPlatformPolicy } from './GpuPlatformPolicy';
 import { GpuServiceResource } from './gpuServiceResource';
 import { gpuServicePermissionRules } from './rules';

@@ -11,7 +11,7 @@ import {
 import {
   GPU_SERVICE_RESOURCE_TYPE,
   gpuPermissions,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   createGpuServiceConditionalDecision,
   gpuServiceConditions,

@@ -1,4 +1,4 @@
-import { GPU_SERVICE_RESOURCE_TYPE } from '@internal/backstage-plugin-gpu-common';
+import { GPU_SERVICE_RESOURCE_TYPE } from '@gpu-platform/backstage-plugin-gpu-common';
 import { createPermissionResourceRef } from '@backstage/plugin-permission-node';
 
 /**

@@ -1,4 +1,4 @@
-import { Runtime } from '@internal/backstage-plugin-gpu-common';
+import { Runtime } from '@gpu-platform/backstage-plugin-gpu-common';
 import { DEFAULT_IMAGES } from './defaults';
 import { ServiceRenderOptions } from './types';
 

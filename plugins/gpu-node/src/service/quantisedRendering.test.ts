@@ -1,5 +1,5 @@
 import type { V1Deployment } from '@kubernetes/client-node';
-import { Dtype, ServiceRequest } from '@internal/backstage-plugin-gpu-common';
+import { Dtype, ServiceRequest } from '@gpu-platform/backstage-plugin-gpu-common';
 import { renderServiceManifests } from '../renderServiceManifests';
 import { demoPlatform, fittingPlacement } from '../__testUtils__/platforms';
 

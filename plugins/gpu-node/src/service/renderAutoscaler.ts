@@ -1,5 +1,5 @@
 import type { V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
-import { WAKE_QUERY_PLACEHOLDERS } from '@internal/backstage-plugin-gpu-common';
+import { WAKE_QUERY_PLACEHOLDERS } from '@gpu-platform/backstage-plugin-gpu-common';
 import { DEFAULT_PROMETHEUS_SERVER_ADDRESS } from './defaults';
 import { RUNTIME_PORTS } from './defaults';
 import { ServiceContext } from './resolveServiceContext';

@@ -4,7 +4,7 @@ import type {
   V1PersistentVolumeClaim,
   V1PodDisruptionBudget,
 } from '@kubernetes/client-node';
-import { ServiceRequest } from '@internal/backstage-plugin-gpu-common';
+import { ServiceRequest } from '@gpu-platform/backstage-plugin-gpu-common';
 import { renderServiceManifests } from '../renderServiceManifests';
 import { demoPlatform, fittingPlacement } from '../__testUtils__/platforms';
 import { ROLLOUT_ANNOTATION } from './rolloutStrategy';

@@ -24,7 +24,7 @@ import {
   Slice,
   slicesFor,
   TeamQuota,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { ServiceRenderOptions } from './types';
 
 /** Everything the renderers of one service need, resolved and checked once. */

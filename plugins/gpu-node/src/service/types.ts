@@ -1,5 +1,5 @@
 import type { V1ObjectMeta } from '@kubernetes/client-node';
-import { ServiceSettings } from '@internal/backstage-plugin-gpu-common';
+import { ServiceSettings } from '@gpu-platform/backstage-plugin-gpu-common';
 
 /**
  * Options of {@link renderServiceManifests}: the service's id and the effective settings of `gpu.serviceDefaults`

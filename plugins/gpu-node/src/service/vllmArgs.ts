@@ -2,7 +2,7 @@ import {
   Dtype,
   KV_CACHE_BYTES,
   VllmCheckpoint,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { ServiceContext } from './resolveServiceContext';
 
 /**

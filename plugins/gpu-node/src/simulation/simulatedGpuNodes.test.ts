@@ -16,7 +16,7 @@ import {
   parsePlatform,
   Platform,
   ServiceRequest,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   DEVICE_PLUGIN_CONFIG_LABEL,
   MIG_CONFIG_LABEL,

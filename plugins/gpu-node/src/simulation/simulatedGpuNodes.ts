@@ -7,7 +7,7 @@ import {
   findGpuModel,
   isLabelValue,
   Platform,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { DevicePluginSharing } from '../devicePlugin/devicePluginConfig';
 import { nodeConfigLabels } from '../devicePlugin/nodeConfigLabels';
 import {

@@ -23,7 +23,7 @@ import {
   TeamQuotaView,
   UpdateServiceBody,
   validateServiceRequest,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { GpuApi } from '../api';
 import { platform, teamQuota } from './gpuFixtures';
 import { responseError } from './responseError';

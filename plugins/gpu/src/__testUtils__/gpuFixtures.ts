@@ -28,8 +28,8 @@ import {
   validateServiceRequest,
   poolCostSplit,
   slicesFor,
-} from '@internal/backstage-plugin-gpu-common';
-import { summariserOnDedicatedL4 } from '@internal/backstage-plugin-gpu-common/testUtils';
+} from '@gpu-platform/backstage-plugin-gpu-common';
+import { summariserOnDedicatedL4 } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 
 /**
  * Test data for the frontend, computed with gpu-common's own sizing and cost functions on the demo platform, so

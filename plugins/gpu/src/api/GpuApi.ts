@@ -19,7 +19,7 @@ import {
   TeamQuotaView,
   UpdateServiceBody,
   GpuServiceView,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 
 /**
  * The frontend's view of the gpu backend.

@@ -20,7 +20,7 @@ import {
   TeamCost,
   TeamQuotaView,
   UpdateServiceBody,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { GpuApi } from './GpuApi';
 
 type Query = Record<string, string | number | undefined>;

@@ -22,12 +22,12 @@ import {
   resolveServiceSettings,
   surgeFit,
   validateServiceRequest,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   renderServiceManifests,
   renderTeamManifests,
   serviceObjectNames,
-} from '@internal/backstage-plugin-gpu-node';
+} from '@gpu-platform/backstage-plugin-gpu-node';
 import { http, HttpResponse, JsonBodyType } from 'msw';
 import { randomUUID } from 'node:crypto';
 

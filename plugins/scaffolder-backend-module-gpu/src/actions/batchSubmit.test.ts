@@ -8,10 +8,10 @@ import {
   mockServices,
   startTestBackend,
 } from '@backstage/backend-test-utils';
-import { demoPlatformConfig } from '@internal/backstage-plugin-gpu-common';
+import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 // The action is tested against the real gpu backend plugin, which a module may not import outside tests.
 // eslint-disable-next-line @backstage/no-mixed-plugin-imports
-import gpuPlugin from '@internal/backstage-plugin-gpu-backend';
+import gpuPlugin from '@gpu-platform/backstage-plugin-gpu-backend';
 import { AddressInfo } from 'node:net';
 import yaml from 'yaml';
 import {

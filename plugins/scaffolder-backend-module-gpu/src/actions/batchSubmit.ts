@@ -4,7 +4,7 @@ import {
   BatchJobRequest,
   BatchJobSubmission,
   GpuBackendClient,
-} from '@internal/backstage-plugin-gpu-node';
+} from '@gpu-platform/backstage-plugin-gpu-node';
 import { z as zod } from 'zod/v3';
 import { examples } from './batchSubmit.examples';
 import { parseActionInput } from './parseActionInput';

@@ -11,7 +11,7 @@ import {
   isGpuDomainError,
   parseGroupEntityRef,
   parseServiceEntityRef,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import fs from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';

@@ -16,7 +16,7 @@ import { createTemplateAction } from '@backstage/plugin-scaffolder-node';
 import {
   isGpuDomainError,
   parseGroupEntityRef,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { isDeepStrictEqual } from 'node:util';
 import fs from 'node:fs/promises';
 import path from 'node:path';

@@ -2,7 +2,7 @@ import { InputError } from '@backstage/errors';
 import {
   isGpuDomainError,
   parseServiceEntityRef,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 
 /**
  * The canonical ref (`component:namespace/name`) of the Component an action's `entityRef` input names, validated

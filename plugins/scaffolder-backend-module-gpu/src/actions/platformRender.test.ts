@@ -3,7 +3,7 @@ import {
   mockServices,
   registerMswTestHooks,
 } from '@backstage/backend-test-utils';
-import { PlatformManifestsResponse } from '@internal/backstage-plugin-gpu-common';
+import { PlatformManifestsResponse } from '@gpu-platform/backstage-plugin-gpu-common';
 import fs from 'node:fs';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';

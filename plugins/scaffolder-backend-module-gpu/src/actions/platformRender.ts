@@ -5,8 +5,8 @@ import {
 } from '@backstage/backend-plugin-api';
 import { InputError } from '@backstage/errors';
 import { createTemplateAction } from '@backstage/plugin-scaffolder-node';
-import { PlatformManifestsResponse } from '@internal/backstage-plugin-gpu-common';
-import { GpuBackendClient } from '@internal/backstage-plugin-gpu-node';
+import { PlatformManifestsResponse } from '@gpu-platform/backstage-plugin-gpu-common';
+import { GpuBackendClient } from '@gpu-platform/backstage-plugin-gpu-node';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z as zod } from 'zod/v3';

@@ -6,7 +6,7 @@ import {
 import {
   summariserBeyondQuota,
   summariserOnDedicatedL4,
-} from '@internal/backstage-plugin-gpu-common/testUtils';
+} from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 import { setupServer } from 'msw/node';
 import {
   createCheckpointingContext,

@@ -8,8 +8,8 @@ import {
   parseGroupEntityRef,
   ServiceRequest,
   teamGroupRef,
-} from '@internal/backstage-plugin-gpu-common';
-import { GpuBackendClient } from '@internal/backstage-plugin-gpu-node';
+} from '@gpu-platform/backstage-plugin-gpu-common';
+import { GpuBackendClient } from '@gpu-platform/backstage-plugin-gpu-node';
 import { z as zod } from 'zod/v3';
 import { LocalCatalogDirectory } from '../catalog/LocalCatalogDirectory';
 import { assertNoTakeover } from '../catalog/teamOwnership';

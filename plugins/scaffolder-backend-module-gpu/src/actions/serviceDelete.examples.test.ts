@@ -7,7 +7,7 @@ import yaml from 'yaml';
 import { mockContext, outputsOf } from '../__testUtils__/actionContext';
 import { fakeCatalog } from '../__testUtils__/fakeCatalog';
 import { fakeGpuBackend } from '../__testUtils__/fakeGpuBackend';
-import { summariserOnDedicatedL4 } from '@internal/backstage-plugin-gpu-common/testUtils';
+import { summariserOnDedicatedL4 } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 import { createServiceDeleteAction } from './serviceDelete';
 import { examples } from './serviceDelete.examples';
 

@@ -13,7 +13,7 @@ import {
 } from '../__testUtils__/actionContext';
 import { fakeCatalog } from '../__testUtils__/fakeCatalog';
 import { fakeGpuBackend } from '../__testUtils__/fakeGpuBackend';
-import { summariserOnDedicatedL4 } from '@internal/backstage-plugin-gpu-common/testUtils';
+import { summariserOnDedicatedL4 } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 import { LocalCatalogDirectory } from '../catalog/LocalCatalogDirectory';
 import { createServiceDeleteAction } from './serviceDelete';
 

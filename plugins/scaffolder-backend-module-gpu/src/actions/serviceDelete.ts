@@ -6,8 +6,8 @@ import {
 import { InputError, NotFoundError } from '@backstage/errors';
 import { CatalogService } from '@backstage/plugin-catalog-node';
 import { createTemplateAction } from '@backstage/plugin-scaffolder-node';
-import { GpuServiceView } from '@internal/backstage-plugin-gpu-common';
-import { GpuBackendClient } from '@internal/backstage-plugin-gpu-node';
+import { GpuServiceView } from '@gpu-platform/backstage-plugin-gpu-common';
+import { GpuBackendClient } from '@gpu-platform/backstage-plugin-gpu-node';
 import { z as zod } from 'zod/v3';
 import { LocalCatalogDirectory } from '../catalog/LocalCatalogDirectory';
 import { unregisterEntity } from '../catalog/unregisterEntity';

@@ -1,7 +1,7 @@
 import { AuthService, DiscoveryService } from '@backstage/backend-plugin-api';
 import { createTemplateAction } from '@backstage/plugin-scaffolder-node';
-import { formatUsd } from '@internal/backstage-plugin-gpu-common';
-import { GpuBackendClient } from '@internal/backstage-plugin-gpu-node';
+import { formatUsd } from '@gpu-platform/backstage-plugin-gpu-common';
+import { GpuBackendClient } from '@gpu-platform/backstage-plugin-gpu-node';
 import { examples } from './serviceQuote.examples';
 import { serviceRequestInput } from './serviceRequestInput';
 

@@ -9,7 +9,7 @@ import { setupServer } from 'msw/node';
 import yaml from 'yaml';
 import { mockContext, outputsOf } from '../__testUtils__/actionContext';
 import { fakeGpuBackend } from '../__testUtils__/fakeGpuBackend';
-import { summariserOnDedicatedL4 } from '@internal/backstage-plugin-gpu-common/testUtils';
+import { summariserOnDedicatedL4 } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 import { createServiceRenderAction } from './serviceRender';
 import { examples } from './serviceRender.examples';
 

@@ -11,7 +11,7 @@ import { fakeGpuBackend } from '../__testUtils__/fakeGpuBackend';
 import {
   summariserBeyondQuota,
   summariserOnDedicatedL4,
-} from '@internal/backstage-plugin-gpu-common/testUtils';
+} from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 import { createServiceRenderAction } from './serviceRender';
 
 describe('gpu:service:render', () => {

@@ -5,11 +5,11 @@ import {
 } from '@backstage/backend-plugin-api';
 import { ConflictError, InputError, NotFoundError } from '@backstage/errors';
 import { createTemplateAction } from '@backstage/plugin-scaffolder-node';
-import { ServiceRequest } from '@internal/backstage-plugin-gpu-common';
+import { ServiceRequest } from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   GpuBackendClient,
   GpuServiceDetail,
-} from '@internal/backstage-plugin-gpu-node';
+} from '@gpu-platform/backstage-plugin-gpu-node';
 import { z as zod } from 'zod/v3';
 import { parseActionInput } from './parseActionInput';
 import { examples } from './serviceRender.examples';

@@ -2,7 +2,7 @@ import {
   GpuServiceDetail,
   sortForApply,
   toYaml,
-} from '@internal/backstage-plugin-gpu-node';
+} from '@gpu-platform/backstage-plugin-gpu-node';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import yaml from 'yaml';

@@ -6,7 +6,7 @@ import {
 } from '@backstage/catalog-model';
 import { ConflictError } from '@backstage/errors';
 import { locationSpecToMetadataName } from '@backstage/plugin-catalog-node';
-import { ownerGroupOf } from '@internal/backstage-plugin-gpu-common';
+import { ownerGroupOf } from '@gpu-platform/backstage-plugin-gpu-common';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';

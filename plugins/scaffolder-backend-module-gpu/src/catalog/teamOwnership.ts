@@ -5,7 +5,7 @@ import {
 import { ANNOTATION_LOCATION, Entity } from '@backstage/catalog-model';
 import { ConflictError, NotAllowedError } from '@backstage/errors';
 import { CatalogService } from '@backstage/plugin-catalog-node';
-import { ownerGroupOf } from '@internal/backstage-plugin-gpu-common';
+import { ownerGroupOf } from '@gpu-platform/backstage-plugin-gpu-common';
 import { LocalCatalogDirectory } from './LocalCatalogDirectory';
 
 /** How an existing entity's owner reads in an error: the ref it resolves to, or what spec.owner says. */

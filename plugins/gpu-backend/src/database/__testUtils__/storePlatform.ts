@@ -1,4 +1,4 @@
-import { parsePlatform, Platform } from '@internal/backstage-plugin-gpu-common';
+import { parsePlatform, Platform } from '@gpu-platform/backstage-plugin-gpu-common';
 
 /**
  * The platform the store tests govern admission with: `a100` (4 nodes x 8 A100-80GB, 32 GPUs, about $500 per GPU

@@ -1,4 +1,4 @@
-import { SharingTier } from '@internal/backstage-plugin-gpu-common';
+import { SharingTier } from '@gpu-platform/backstage-plugin-gpu-common';
 
 /**
  * A deterministic signal: `mean + amplitude x sin(2 pi t / period)` (period one day by default).

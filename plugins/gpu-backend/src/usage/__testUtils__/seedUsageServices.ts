@@ -4,7 +4,7 @@ import {
   poolPrices,
   pooledCost,
   SharingTier,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
 import { DatabaseGpuStore } from '../../database';
 

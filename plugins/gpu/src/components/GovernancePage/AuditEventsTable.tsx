@@ -5,7 +5,7 @@ import {
 } from '@backstage/core-components';
 import { useApi } from '@backstage/frontend-plugin-api';
 import { EntityRefLink } from '@backstage/plugin-catalog-react';
-import { AuditEventView } from '@internal/backstage-plugin-gpu-common';
+import { AuditEventView } from '@gpu-platform/backstage-plugin-gpu-common';
 import Tooltip from '@material-ui/core/Tooltip';
 import { useEffect, useRef } from 'react';
 import { gpuApiRef } from '../../api';

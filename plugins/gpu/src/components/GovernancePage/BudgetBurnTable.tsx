@@ -1,5 +1,5 @@
 import { Table, TableColumn } from '@backstage/core-components';
-import { formatUsd, Overview } from '@internal/backstage-plugin-gpu-common';
+import { formatUsd, Overview } from '@gpu-platform/backstage-plugin-gpu-common';
 import Typography from '@material-ui/core/Typography';
 import { formatPercent, UsageBar } from '../common';
 

@@ -3,7 +3,7 @@ import {
   formatUsd,
   Overview,
   ServiceCostSummary,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { formatPercent } from '../common';
 import { byNumber, leaderboardOptions } from './leaderboardOptions';
 

@@ -2,7 +2,7 @@ import {
   renderInTestApp,
   TestApiProvider,
 } from '@backstage/frontend-test-utils';
-import { formatUsd } from '@internal/backstage-plugin-gpu-common';
+import { formatUsd } from '@gpu-platform/backstage-plugin-gpu-common';
 import { configure, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { gpuApiRef } from '../../api';

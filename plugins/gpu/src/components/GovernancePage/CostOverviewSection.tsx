@@ -8,7 +8,7 @@ import { useApi } from '@backstage/frontend-plugin-api';
 import {
   formatUsd,
   UsageWindowName,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import Box from '@material-ui/core/Box';
 import Grid from '@material-ui/core/Grid';
 import Typography from '@material-ui/core/Typography';

@@ -13,7 +13,7 @@ import {
   ApprovalListItem,
   describeOverage,
   formatUsd,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { useState } from 'react';
 import { gpuApiRef } from '../../api';
 import { errorMessage } from '../common';

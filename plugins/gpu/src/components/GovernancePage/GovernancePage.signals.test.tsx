@@ -7,7 +7,7 @@ import {
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import { permissionApiRef } from '@backstage/plugin-permission-react';
 import { signalApiRef } from '@backstage/plugin-signals-react';
-import { GPU_SERVICE_CHANGES_CHANNEL } from '@internal/backstage-plugin-gpu-common';
+import { GPU_SERVICE_CHANGES_CHANNEL } from '@gpu-platform/backstage-plugin-gpu-common';
 import { configure, screen, waitFor } from '@testing-library/react';
 import { SWRConfig } from 'swr';
 import { gpuApiRef } from '../../api';

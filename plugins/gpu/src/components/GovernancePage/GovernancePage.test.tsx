@@ -11,7 +11,7 @@ import {
   allocationCost,
   findPool,
   formatUsd,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { configure, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { gpuApiRef } from '../../api';

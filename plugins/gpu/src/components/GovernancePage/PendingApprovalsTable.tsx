@@ -10,7 +10,7 @@ import {
   ApprovalDecisionResponse,
   ApprovalListItem,
   gpuApprovePermission,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import Box from '@material-ui/core/Box';
 import Button from '@material-ui/core/Button';
 import Tooltip from '@material-ui/core/Tooltip';

@@ -2,7 +2,7 @@ import {
   renderInTestApp,
   TestApiProvider,
 } from '@backstage/frontend-test-utils';
-import { PlatformChecksResponse } from '@internal/backstage-plugin-gpu-common';
+import { PlatformChecksResponse } from '@gpu-platform/backstage-plugin-gpu-common';
 import { configure, screen, within } from '@testing-library/react';
 import { gpuApiRef } from '../../api';
 import { FakeGpuApi } from '../../__testUtils__/FakeGpuApi';

@@ -12,7 +12,7 @@ import { useApi } from '@backstage/frontend-plugin-api';
 import {
   PlatformCheckCluster,
   PlatformFinding,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import Typography from '@material-ui/core/Typography';
 import useAsync from 'react-use/esm/useAsync';
 import { gpuApiRef } from '../../api';

@@ -1,5 +1,5 @@
 import { Table, TableColumn } from '@backstage/core-components';
-import { Pool, PoolSharing } from '@internal/backstage-plugin-gpu-common';
+import { Pool, PoolSharing } from '@gpu-platform/backstage-plugin-gpu-common';
 
 function describeSharing(sharing: PoolSharing): string {
   switch (sharing.type) {

@@ -9,7 +9,7 @@ import {
   formatUsd,
   gpuQuotaUpdatePermission,
   TeamQuotaView,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import Box from '@material-ui/core/Box';
 import Button from '@material-ui/core/Button';
 import Tooltip from '@material-ui/core/Tooltip';

@@ -1,5 +1,5 @@
 import { Table, TableColumn } from '@backstage/core-components';
-import { EnvironmentPolicy } from '@internal/backstage-plugin-gpu-common';
+import { EnvironmentPolicy } from '@gpu-platform/backstage-plugin-gpu-common';
 
 const columns: TableColumn<EnvironmentPolicy>[] = [
   { title: 'Environment', field: 'name' },

@@ -4,7 +4,7 @@ import {
   Overview,
   Recommendation,
   ServiceCostSummary,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import Typography from '@material-ui/core/Typography';
 import { formatPercent } from '../common';
 import { byNumber, leaderboardOptions } from './leaderboardOptions';

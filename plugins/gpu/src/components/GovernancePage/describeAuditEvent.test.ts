@@ -1,4 +1,4 @@
-import { AuditEventView } from '@internal/backstage-plugin-gpu-common';
+import { AuditEventView } from '@gpu-platform/backstage-plugin-gpu-common';
 import { describeAuditEvent } from './describeAuditEvent';
 
 const summariser = {

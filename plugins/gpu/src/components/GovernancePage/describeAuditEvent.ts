@@ -1,7 +1,7 @@
 import {
   AuditEventView,
   formatUsd,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { formatGpuEquivalents } from '../common';
 import { describeAuditChange } from './describeAuditChange';
 

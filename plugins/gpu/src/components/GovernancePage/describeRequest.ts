@@ -1,4 +1,4 @@
-import { GpuServiceView } from '@internal/backstage-plugin-gpu-common';
+import { GpuServiceView } from '@gpu-platform/backstage-plugin-gpu-common';
 import { formatGpuEquivalents } from '../common';
 
 /** What a request asks for: `llama-3.1-8b, dedicated on l4-ondemand, 2 replicas (2 GPU-equivalents), production`. */

@@ -1,5 +1,5 @@
 import { renderInTestApp } from '@backstage/frontend-test-utils';
-import { Overview } from '@internal/backstage-plugin-gpu-common';
+import { Overview } from '@gpu-platform/backstage-plugin-gpu-common';
 import { configure, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { overviewFixture } from '../../__testUtils__/gpuFixtures';

@@ -2,7 +2,7 @@ import {
   MICROS_PER_USD,
   parseUsd,
   PutTeamQuotaBody,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 
 /** The quota dialog's fields as typed: GPU-equivalents per pool and the monthly budget in USD. */
 export interface QuotaFormValues {

@@ -5,7 +5,7 @@ import {
   GpuServiceDetail,
   ServiceClusterStatus,
   ServiceStatus,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import Box from '@material-ui/core/Box';
 import Chip from '@material-ui/core/Chip';
 import Grid from '@material-ui/core/Grid';

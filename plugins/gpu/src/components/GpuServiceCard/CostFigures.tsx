@@ -2,7 +2,7 @@ import {
   formatUsd,
   ServiceCost,
   UsdMicros,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import Grid from '@material-ui/core/Grid';
 import Typography from '@material-ui/core/Typography';
 import { formatPercent } from '../common';

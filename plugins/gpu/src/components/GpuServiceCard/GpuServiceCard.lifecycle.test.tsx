@@ -7,7 +7,7 @@ import {
 import { EntityProvider } from '@backstage/plugin-catalog-react';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import { permissionApiRef } from '@backstage/plugin-permission-react';
-import { GpuServiceView } from '@internal/backstage-plugin-gpu-common';
+import { GpuServiceView } from '@gpu-platform/backstage-plugin-gpu-common';
 import { configure, screen } from '@testing-library/react';
 import { SWRConfig } from 'swr';
 import { gpuApiRef } from '../../api';

@@ -5,7 +5,7 @@ import {
 } from '@backstage/frontend-test-utils';
 import { EntityProvider } from '@backstage/plugin-catalog-react';
 import { signalApiRef } from '@backstage/plugin-signals-react';
-import { GPU_SERVICE_CHANGES_CHANNEL } from '@internal/backstage-plugin-gpu-common';
+import { GPU_SERVICE_CHANGES_CHANNEL } from '@gpu-platform/backstage-plugin-gpu-common';
 import { configure, screen, waitFor } from '@testing-library/react';
 import { gpuApiRef } from '../../api';
 import { FakeGpuApi } from '../../__testUtils__/FakeGpuApi';

@@ -9,7 +9,7 @@ import {
   findPool,
   formatUsd,
   ServiceCost,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   act,
   configure,

@@ -4,7 +4,7 @@ import {
   ResponseErrorPanel,
   WarningPanel,
 } from '@backstage/core-components';
-import { UsageWindowName } from '@internal/backstage-plugin-gpu-common';
+import { UsageWindowName } from '@gpu-platform/backstage-plugin-gpu-common';
 import Box from '@material-ui/core/Box';
 import Divider from '@material-ui/core/Divider';
 import Grid from '@material-ui/core/Grid';

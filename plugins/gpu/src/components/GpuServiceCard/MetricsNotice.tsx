@@ -1,5 +1,5 @@
 import { WarningPanel } from '@backstage/core-components';
-import { MetricsStatus } from '@internal/backstage-plugin-gpu-common';
+import { MetricsStatus } from '@gpu-platform/backstage-plugin-gpu-common';
 
 /**
  * Says why usage is missing or incomplete. Allocation cost never depends on metrics, so every state says that it is

@@ -1,4 +1,4 @@
-import { ServiceCost } from '@internal/backstage-plugin-gpu-common';
+import { ServiceCost } from '@gpu-platform/backstage-plugin-gpu-common';
 import Grid from '@material-ui/core/Grid';
 import { describeThroughput, describeTokenCosts } from './describeTokenFigures';
 import { Figure } from './Figure';

@@ -1,4 +1,4 @@
-import { ServiceUsage } from '@internal/backstage-plugin-gpu-common';
+import { ServiceUsage } from '@gpu-platform/backstage-plugin-gpu-common';
 import Box from '@material-ui/core/Box';
 import Typography from '@material-ui/core/Typography';
 import { useTheme } from '@material-ui/core/styles';

@@ -1,4 +1,4 @@
-import { ServiceUsage } from '@internal/backstage-plugin-gpu-common';
+import { ServiceUsage } from '@gpu-platform/backstage-plugin-gpu-common';
 import Grid from '@material-ui/core/Grid';
 import Typography from '@material-ui/core/Typography';
 import { formatGib, formatPercent, formatRate } from '../common';

@@ -1,4 +1,4 @@
-import { ServiceCost } from '@internal/backstage-plugin-gpu-common';
+import { ServiceCost } from '@gpu-platform/backstage-plugin-gpu-common';
 import { summariserCost } from '../../__testUtils__/gpuFixtures';
 import { describeAccrual, describeAccrualBasis } from './describeAccrual';
 

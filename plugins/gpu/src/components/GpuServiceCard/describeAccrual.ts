@@ -1,4 +1,4 @@
-import { formatUsd, ServiceCost } from '@internal/backstage-plugin-gpu-common';
+import { formatUsd, ServiceCost } from '@gpu-platform/backstage-plugin-gpu-common';
 import { formatTime } from '../common';
 
 /** What the card says about a cost that is (partly) reserved rather than spent; absent while the workload runs. */

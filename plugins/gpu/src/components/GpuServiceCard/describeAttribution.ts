@@ -1,4 +1,4 @@
-import { AttributedValue } from '@internal/backstage-plugin-gpu-common';
+import { AttributedValue } from '@gpu-platform/backstage-plugin-gpu-common';
 
 const METHODS: Record<AttributedValue['method'], string> = {
   measured: 'measured on its own GPUs',

@@ -3,7 +3,7 @@ import {
   ClusterDeploymentStatus,
   ClusterPodStatus,
   ServiceStatus,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 
 /** Prefix the backend gives the reason of a `ready` service that went back to `starting`. */
 const AVAILABILITY_LOST = 'Availability lost: ';

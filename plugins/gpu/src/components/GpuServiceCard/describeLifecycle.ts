@@ -1,4 +1,4 @@
-import { GpuServiceView } from '@internal/backstage-plugin-gpu-common';
+import { GpuServiceView } from '@gpu-platform/backstage-plugin-gpu-common';
 import { formatGpuEquivalents, formatTime } from '../common';
 import { describePlacement } from './describeService';
 

@@ -1,7 +1,7 @@
 import {
   GpuServiceView,
   parseUsd,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { formatGpuEquivalents } from '../common';
 
 /** `dedicated on l4-ondemand`, `mig 1g.10gb on a100-mig`. */

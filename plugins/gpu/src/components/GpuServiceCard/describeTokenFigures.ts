@@ -2,7 +2,7 @@ import {
   formatUsd,
   ServiceCost,
   UsdMicros,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { formatRate, formatTime } from '../common';
 
 /** One labelled figure of the card: its label, value and the line saying what it rests on. */

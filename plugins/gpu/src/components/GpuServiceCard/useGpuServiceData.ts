@@ -4,7 +4,7 @@ import {
   ServiceCost,
   ServiceStatus,
   ServiceUsage,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { useEffect, useRef, useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
 import { gpuApiRef } from '../../api';

@@ -9,7 +9,7 @@ import { EntityCardBlueprint } from '@backstage/plugin-catalog-react/alpha';
 import {
   formatUsd,
   GpuServiceView,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { configure, screen } from '@testing-library/react';
 import { gpuApiRef } from '../../api';
 import { FakeGpuApi } from '../../__testUtils__/FakeGpuApi';

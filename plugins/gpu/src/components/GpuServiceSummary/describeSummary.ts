@@ -2,7 +2,7 @@ import {
   formatUsd,
   GpuServiceView,
   ServiceCost,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { LifecycleState } from '../GpuServiceCard/describeLifecycle';
 
 /** The status line of the summary: the lifecycle's headline when the service does not run, else its status. */

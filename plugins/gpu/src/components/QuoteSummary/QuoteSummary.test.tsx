@@ -3,7 +3,7 @@ import {
   TestApiProvider,
 } from '@backstage/frontend-test-utils';
 import { FieldExtensionComponentProps } from '@backstage/plugin-scaffolder-react';
-import { formatUsd } from '@internal/backstage-plugin-gpu-common';
+import { formatUsd } from '@gpu-platform/backstage-plugin-gpu-common';
 import { screen, waitFor } from '@testing-library/react';
 import { gpuApiRef } from '../../api';
 import {

@@ -4,7 +4,7 @@ import {
   gpuServiceUpdatePermission,
   GpuServiceView,
   Recommendation,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { usePermission } from '@backstage/plugin-permission-react';
 import Button from '@material-ui/core/Button';
 import Dialog from '@material-ui/core/Dialog';

@@ -2,7 +2,7 @@ import { useApi } from '@backstage/frontend-plugin-api';
 import {
   gpuServiceDeletePermission,
   GpuServiceView,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { usePermission } from '@backstage/plugin-permission-react';
 import Button from '@material-ui/core/Button';
 import Dialog from '@material-ui/core/Dialog';

@@ -1,4 +1,4 @@
-import { GpuServiceView } from '@internal/backstage-plugin-gpu-common';
+import { GpuServiceView } from '@gpu-platform/backstage-plugin-gpu-common';
 import { formatGpuEquivalents } from '../common';
 import { describePlacement } from '../GpuServiceCard/describeService';
 

@@ -3,7 +3,7 @@ import Radio from '@material-ui/core/Radio';
 import TableCell from '@material-ui/core/TableCell';
 import TableRow from '@material-ui/core/TableRow';
 import Typography from '@material-ui/core/Typography';
-import { describeSlice } from '@internal/backstage-plugin-gpu-common';
+import { describeSlice } from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   headroomText,
   ISOLATION_DETAILS,

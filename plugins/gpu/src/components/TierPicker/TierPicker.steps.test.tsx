@@ -1,5 +1,5 @@
 import { renderInTestApp } from '@backstage/frontend-test-utils';
-import { formatUsd } from '@internal/backstage-plugin-gpu-common';
+import { formatUsd } from '@gpu-platform/backstage-plugin-gpu-common';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { demoQuote, llamaForm, quotingApi } from './__testUtils__/demoQuotes';

@@ -5,7 +5,7 @@ import {
   Isolation,
   QuoteOption,
   SharingTier,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 
 /** Tier names as the form shows them. */
 export const TIER_LABELS: Record<SharingTier, string> = {

@@ -1,4 +1,4 @@
-import { DtypeOption, Quote } from '@internal/backstage-plugin-gpu-common';
+import { DtypeOption, Quote } from '@gpu-platform/backstage-plugin-gpu-common';
 
 /** The quoted dtype when the catalogue has no checkpoint of it for the runtime (the quote then has no options). */
 export function unavailableQuotedDtype(quote: Quote): DtypeOption | undefined {

@@ -7,7 +7,7 @@ import {
   Runtime,
   RUNTIMES,
   ServiceRequest,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 
 /**
  * The sibling form fields the tier picker reads, by their names in the "GPU model service" template:

@@ -4,7 +4,7 @@ import {
   QuoteOption,
   SharingTier,
   UnavailableOption,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { describePlacement } from './describePlacement';
 import { unavailableQuotedDtype } from './dtypeAvailability';
 import { TierPickerValue } from './types';

@@ -1,4 +1,4 @@
-import { SharingTier } from '@internal/backstage-plugin-gpu-common';
+import { SharingTier } from '@gpu-platform/backstage-plugin-gpu-common';
 
 /** What a tier means for the service on it. */
 export interface TierLegendEntry {

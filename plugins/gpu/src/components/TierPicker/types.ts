@@ -1,5 +1,5 @@
 import { makeFieldSchema } from '@backstage/plugin-scaffolder-react';
-import { SharingTier } from '@internal/backstage-plugin-gpu-common';
+import { SharingTier } from '@gpu-platform/backstage-plugin-gpu-common';
 
 /**
  * What the tier picker writes into the form: the tier and pool the gpu backend will place the service on, and the

@@ -1,4 +1,4 @@
-import { Quote } from '@internal/backstage-plugin-gpu-common';
+import { Quote } from '@gpu-platform/backstage-plugin-gpu-common';
 import { useCallback, useEffect, useMemo } from 'react';
 import {
   ChoiceOrigin,

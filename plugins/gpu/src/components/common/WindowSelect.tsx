@@ -5,7 +5,7 @@ import Select from '@material-ui/core/Select';
 import {
   USAGE_WINDOWS,
   UsageWindowName,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 
 const LABELS: Record<UsageWindowName, string> = {
   '1h': 'Last hour',

@@ -2,7 +2,7 @@ import { useSignal } from '@backstage/plugin-signals-react';
 import {
   GPU_SERVICE_CHANGES_CHANNEL,
   GpuServiceChangeSignal,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { useEffect, useRef } from 'react';
 
 /**

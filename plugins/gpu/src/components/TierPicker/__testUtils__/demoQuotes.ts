@@ -6,7 +6,7 @@ import {
   quoteService,
   ServiceRequest,
   validateServiceRequest,
-} from '@internal/backstage-plugin-gpu-common';
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { GpuApi } from '../../../api';
 
 /** The demo platform the tests quote against (the same config the app ships). */
