@@ -110,6 +110,8 @@ function seeded(end: number): SeededService[] {
       tier: 'mig',
       pool: 'a100-mig',
       migProfile: '2g.20gb',
+      // Small enough for a 1g.10gb slice, which the right-size proposes.
+      dtype: 'int4',
       gpuEquivalents: 2 / 7,
       heldAt,
     },
@@ -140,6 +142,9 @@ function seeded(end: number): SeededService[] {
       environment: 'dev',
       tier: 'time-sliced',
       pool: 't4-timeslice',
+      // Fits an L4 MPS share, which the move-up proposes.
+      model: 'llama-3.2-3b',
+      dtype: 'int4',
       gpuEquivalents: 1 / 4,
       heldAt,
     },

@@ -18,7 +18,11 @@ function service(
   pool: string,
   environment: string,
   migProfile?: string,
+  sizing: Partial<
+    Pick<ServiceRecord['request'], 'model' | 'dtype' | 'maxModelLen'>
+  > & { gpusPerReplica?: number } = {},
 ): ServiceRecord {
+  const { gpusPerReplica = 1, ...model } = sizing;
   return {
     id: 'svc-1',
     name: 'summariser',
@@ -37,11 +41,12 @@ function service(
       concurrency: 8,
       replicas: 1,
       environment,
+      ...model,
     },
     placement: {
       tier,
       pool,
-      gpusPerReplica: 1,
+      gpusPerReplica,
       ...(migProfile ? { migProfile } : {}),
     },
     mode: 'dry-run',
@@ -71,12 +76,22 @@ function run(
 const perMonth = (usdPerHour: number) => Math.round(usdPerHour * 730 * 1e6);
 
 describe('recommend', () => {
-  it('moves 9 GB of an 80 GB H100 at low activity to a MIG slice that fits, with the monthly saving', () => {
-    const [rec] = run(service('dedicated', 'h100', 'production'), {
-      utilisation: { value: 0.12, method: 'measured', confidence: 'high' },
-      peakMemoryBytes: 9 * GB,
-      generatedTokens: 1000,
-    });
+  const quietH100 = {
+    utilisation: {
+      value: 0.12,
+      method: 'measured' as const,
+      confidence: 'high' as const,
+    },
+    peakMemoryBytes: 9 * GB,
+    generatedTokens: 1000,
+  };
+
+  it('moves 9 GB of an 80 GB H100 at low activity to a MIG slice the model fits, with the monthly saving', () => {
+    // Llama-3.1-8B in int4 (AWQ) fits a 1g.10gb slice at max-model-len 8192 and 8 sequences.
+    const [rec] = run(
+      service('dedicated', 'h100', 'production', undefined, { dtype: 'int4' }),
+      quietH100,
+    );
     expect(rec).toMatchObject({
       kind: 'right-size',
       target: {
@@ -92,6 +107,58 @@ describe('recommend', () => {
       -1,
     );
     expect(rec.message).toMatch(/Uses 9\.0 GB of 85\.9 GB/);
+    expect(rec.message).toMatch(
+      /fits llama-3\.1-8b in int4 with max-model-len 8192 and 8 concurrent sequences/,
+    );
+  });
+
+  it('skips the cheaper slices the model does not fit, as the quote fits it', () => {
+    // In bf16 the 8B's 16 GB of weights fit neither 1g.10gb nor 2g.20gb, whatever memory was measured: a whole L4.
+    const [rec] = run(service('dedicated', 'h100', 'production'), quietH100);
+    expect(rec).toMatchObject({
+      kind: 'right-size',
+      severity: 'warning',
+      target: { tier: 'dedicated', pool: 'l4-ondemand', gpuEquivalents: 1 },
+    });
+    expect(rec.monthlySavingMicros).toBeCloseTo(
+      perMonth(55.04 / 8 - 0.8048),
+      -1,
+    );
+  });
+
+  it('says so instead of suggesting when the model fits no cheaper slice', () => {
+    // Llama-3.1-70B in bf16 needs two H100s: a 1g.10gb slice, an L4 or one H100 cannot hold its weights.
+    const recs = run(
+      service('dedicated', 'h100', 'production', undefined, {
+        model: 'llama-3.1-70b',
+        gpusPerReplica: 2,
+      }),
+      quietH100,
+    );
+    expect(recs).toHaveLength(1);
+    const [rec] = recs;
+    expect(rec).toMatchObject({
+      kind: 'right-size',
+      severity: 'info',
+      title: 'No smaller slice fits the model',
+      monthlySavingMicros: 0,
+    });
+    expect(rec.target).toBeUndefined();
+    expect(rec.message).toMatch(
+      /no cheaper slice allowed in production fits llama-3\.1-70b in bf16 with max-model-len 8192 and 8 concurrent sequences \(MIG 1g\.10gb on a100-mig: needs [\d.]+ GB but a 1g\.10gb MIG slice of an A100-80GB gives [\d.]+ GB\)/,
+    );
+  });
+
+  it('proposes nothing smaller when the model has left the catalogue, and says why', () => {
+    const [rec] = run(
+      service('dedicated', 'h100', 'production', undefined, {
+        model: 'retired-model',
+      }),
+      quietH100,
+    );
+    expect(rec).toMatchObject({ kind: 'right-size', severity: 'info' });
+    expect(rec.target).toBeUndefined();
+    expect(rec.message).toMatch(/retired-model/);
   });
 
   it('does not right-size a busy service, nor one whose memory only fits its own slice', () => {

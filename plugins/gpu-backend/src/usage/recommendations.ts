@@ -11,6 +11,7 @@ import {
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { ServiceRecord } from '../database';
 import { Attribution } from './attribution';
+import { modelFit } from './modelFit';
 import { poolSlices } from './serviceSlice';
 
 /** Memory above this share of the slice: out-of-memory risk. */
@@ -65,8 +66,11 @@ function describe(slice: Slice): string {
 /**
  * Recommendations for one service from its window's usage:
  *
- * - `move-up` when peak memory passes 95% of the slice (cheapest larger slice allowed in the environment);
- * - `right-size` when peak memory x 1.1 fits a cheaper slice and utilisation is below 50%;
+ * - `move-up` when peak memory passes 95% of the slice (cheapest larger slice allowed in the environment that the
+ *   model fits);
+ * - `right-size` when peak memory x 1.1 fits a cheaper slice and utilisation is below 50%: the cheapest such slice the
+ *   model fits as the quote fits it (dtype, max model length, concurrency), or, when the model fits none of them, an
+ *   `info` without a target saying so;
  * - `idle` in production when utilisation stayed below 20% for the last 30 minutes;
  * - `scale-to-zero` when no tokens were generated and nothing is queued or running over the window.
  *
@@ -140,8 +144,11 @@ export function recommend(options: {
     peakPerReplica !== undefined &&
     peakPerReplica > MEMORY_PRESSURE * slice.memoryBytes
   ) {
+    const fit = modelFit(platform, service);
     const larger = priced.find(
-      c => c.candidate.memoryBytes > slice.memoryBytes * 1.0001,
+      c =>
+        c.candidate.memoryBytes > slice.memoryBytes * 1.0001 &&
+        fit.of(c.candidate)?.fits,
     );
     result.push({
       ...base,
@@ -157,7 +164,7 @@ export function recommend(options: {
           ? ` ${describe(larger.candidate)} costs ${formatUsd(
               larger.cost - current,
             )} more per month.`
-          : ' No larger slice is allowed in this environment.'
+          : ' No larger slice allowed in this environment fits the model.'
       }`,
       monthlySavingMicros: larger ? current - larger.cost : 0,
       ...(larger ? { target: target(larger.candidate) } : {}),
@@ -168,7 +175,8 @@ export function recommend(options: {
     utilisation !== undefined &&
     utilisation < LOW_ACTIVITY
   ) {
-    const smaller = priced.find(
+    // Cheaper slices the observed memory would fit; of those only one the model fits is proposed.
+    const cheaper = priced.filter(
       c =>
         c.cost < current &&
         c.candidate.memoryBytes >= peakPerReplica * MEMORY_HEADROOM &&
@@ -178,23 +186,41 @@ export function recommend(options: {
           c.candidate.gpusPerReplica === slice.gpusPerReplica
         ),
     );
-    if (smaller) {
+    const fit = cheaper.length ? modelFit(platform, service) : undefined;
+    const smaller = cheaper.find(c => fit?.of(c.candidate)?.fits);
+    const usesText = `Uses ${(peakPerReplica / GB).toFixed(1)} GB of ${(
+      slice.memoryBytes / GB
+    ).toFixed(1)} GB per replica at ${Math.round(
+      utilisation * 100,
+    )}% utilisation`;
+    if (smaller && fit) {
       result.push({
         ...base,
         kind: 'right-size',
         severity: 'warning',
         title: `Right-size to ${describe(smaller.candidate)}`,
-        message: `Uses ${(peakPerReplica / GB).toFixed(1)} GB of ${(
-          slice.memoryBytes / GB
-        ).toFixed(1)} GB per replica at ${Math.round(
-          utilisation * 100,
-        )}% utilisation; ${describe(smaller.candidate)} (${(
+        message: `${usesText}; ${describe(smaller.candidate)} (${(
           smaller.candidate.memoryBytes / GB
-        ).toFixed(1)} GB) fits and saves ${formatUsd(
+        ).toFixed(1)} GB) fits ${fit.sizing} and saves ${formatUsd(
           current - smaller.cost,
         )} per month.`,
         monthlySavingMicros: current - smaller.cost,
         target: target(smaller.candidate),
+        evidence,
+      });
+    } else if (fit) {
+      const closest = fit.error ?? fit.of(cheaper[0].candidate)?.reason;
+      result.push({
+        ...base,
+        kind: 'right-size',
+        severity: 'info',
+        title: 'No smaller slice fits the model',
+        message: `${usesText}, but no cheaper slice allowed in ${
+          service.environment
+        } fits ${fit.sizing}${
+          closest ? ` (${describe(cheaper[0].candidate)}: ${closest})` : ''
+        }.`,
+        monthlySavingMicros: 0,
         evidence,
       });
     }

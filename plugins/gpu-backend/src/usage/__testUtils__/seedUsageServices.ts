@@ -1,5 +1,6 @@
 import {
   ClusterMode,
+  Dtype,
   Platform,
   poolPrices,
   pooledCost,
@@ -17,6 +18,9 @@ export interface SeededService {
   tier: SharingTier;
   pool: string;
   migProfile?: string;
+  /** The model served (default llama-3.1-8b) and its dtype (default the model's); what the recommendations fit. */
+  model?: string;
+  dtype?: Dtype;
   /** GPU-equivalents of all replicas. */
   gpuEquivalents: number;
   replicas?: number;
@@ -71,7 +75,8 @@ export async function seedUsageServices(options: {
         name: s.name,
         team: s.team,
         namespace: s.namespace,
-        model: 'llama-3.1-8b',
+        model: s.model ?? 'llama-3.1-8b',
+        ...(s.dtype ? { dtype: s.dtype } : {}),
         runtime: 'vllm',
         maxModelLen: 8192,
         concurrency: 16,
