@@ -3,13 +3,14 @@
  * backend.actions.pluginSources, the GPU platform policy) as a child process, signs users of examples/org.yaml in as
  * behind oauth2-proxy (bob: ml-platform, carol: search) and as the guest (platform team), and drives
  * /api/mcp-actions/v1 with the MCP SDK's client over Streamable HTTP with each user's Backstage token as Bearer.
- * With GPU_MCP_TRANSCRIPT set, the JSON-RPC exchanges are written to that file.
+ * With GPU_MCP_TRANSCRIPT set, the tools/ exchanges are written to that file as Markdown (mcpTranscript.ts).
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { McpTranscript } from './__testUtils__/mcpTranscript';
 import {
   BackendProcess,
   freePort,
@@ -25,8 +26,17 @@ const GPU_TOOLS = [
   'gpu.get-gpu-service-cost',
   'gpu.get-gpu-service-status',
   'gpu.list-gpu-services',
+  'gpu.list-gpu-team-quotas',
   'gpu.quote-gpu-service',
 ];
+
+/** Who each client of the transcript is. */
+const CALLERS = {
+  bob: 'bob, a member of ml-platform',
+  carol: 'carol, a member of search',
+  guest: 'the guest, a member of ml-platform and the platform team',
+};
+type Caller = keyof typeof CALLERS;
 
 /** A small dev service of a team: the report summariser on a dedicated on-demand L4, within quota. */
 const summariser = (name: string, team: string) => ({
@@ -45,7 +55,7 @@ const summariser = (name: string, team: string) => ({
 
 describe('MCP actions', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'gpu-mcp-'));
-  const transcript: string[] = [];
+  const transcript = new McpTranscript();
   let backend: BackendProcess;
   const clients: Client[] = [];
 
@@ -74,7 +84,7 @@ describe('MCP actions', () => {
     await backend?.stop();
     rmSync(dir, { recursive: true, force: true });
     if (process.env.GPU_MCP_TRANSCRIPT) {
-      writeFileSync(process.env.GPU_MCP_TRANSCRIPT, transcript.join('\n'));
+      transcript.write(path.resolve(process.env.GPU_MCP_TRANSCRIPT));
     }
   });
 
@@ -106,8 +116,8 @@ describe('MCP actions', () => {
     return (await res.json()).backstageIdentity.token;
   }
 
-  /** An MCP client of /api/mcp-actions/v1 with the token as Bearer; `record` names it in the transcript. */
-  async function connect(token: string, record?: string): Promise<Client> {
+  /** An MCP client of /api/mcp-actions/v1 with the token as Bearer, its tools/ calls in the transcript as `caller`. */
+  async function connect(token: string, caller: Caller): Promise<Client> {
     const client = new Client({ name: 'gpu-mcp-test', version: '1.0.0' });
     await client.connect(
       new StreamableHTTPClientTransport(
@@ -117,21 +127,11 @@ describe('MCP actions', () => {
           fetch: async (url, init) => {
             const res = await fetch(url, init);
             const body = init?.body ? JSON.parse(String(init.body)) : undefined;
-            if (record && body?.method?.startsWith('tools/')) {
-              const text = await res.clone().text();
-              const data = text
-                .split('\n')
-                .filter(line => line.startsWith('data: '))
-                .map(line => JSON.parse(line.slice(6)));
-              transcript.push(
-                `--> ${record}: POST /api/mcp-actions/v1 (Authorization: Bearer <${record}'s Backstage token>)`,
-                JSON.stringify(body, null, 2),
-                `<-- ${res.status}`,
-                ...(data.length > 0 ? data : [text]).map(d =>
-                  JSON.stringify(d, null, 2),
-                ),
-                '',
-              );
+            if (body?.method?.startsWith('tools/')) {
+              transcript.exchange(CALLERS[caller], body, res.status, {
+                contentType: res.headers.get('content-type') ?? '',
+                text: await res.clone().text(),
+              });
             }
             return res;
           },
@@ -151,6 +151,10 @@ describe('MCP actions', () => {
 
   it('lists the gpu tools with their schemas and annotations', async () => {
     const bob = await connect(await proxiedToken('bob'), 'bob');
+    transcript.section(
+      'The tools',
+      'The gpu tools with their input schemas and annotations (read-only, idempotent, destructive).',
+    );
     const { tools } = await bob.listTools();
     const gpu = tools.filter(t => t.name.startsWith('gpu.'));
     expect(gpu.map(t => t.name).sort()).toEqual(GPU_TOOLS);
@@ -178,6 +182,7 @@ describe('MCP actions', () => {
       'gpu.list-gpu-services',
       'gpu.get-gpu-service-status',
       'gpu.get-gpu-service-cost',
+      'gpu.list-gpu-team-quotas',
     ]) {
       expect(byName[name].annotations).toMatchObject({
         readOnlyHint: true,
@@ -199,6 +204,10 @@ describe('MCP actions', () => {
     const carol = await connect(await proxiedToken('carol'), 'carol');
     const guest = await connect(await guestToken(), 'guest');
 
+    transcript.section(
+      'A quote',
+      'Bob asks what the report summariser would cost on every tier and pool, before creating anything, then for a tier that does not exist.',
+    );
     const quote = await call(bob, 'gpu.quote-gpu-service', {
       ...summariser('summariser-quote', 'ml-platform'),
       tier: undefined,
@@ -225,6 +234,10 @@ describe('MCP actions', () => {
       content: [{ text: expect.stringMatching(/^InputError: .*tier/) }],
     });
 
+    transcript.section(
+      'A service created and listed',
+      "Bob creates the report summariser for his team, and carol the OCR batch case's service for hers; bob's list shows his team's services only, the guest's (platform team) every team's.",
+    );
     const created = await call(bob, 'gpu.create-gpu-service', {
       request: summariser('bob-summariser', 'ml-platform'),
     });
@@ -253,6 +266,10 @@ describe('MCP actions', () => {
       expect.arrayContaining([bobsId, carolsId]),
     );
 
+    transcript.section(
+      "Refused: another team's service",
+      "Bob may neither create a service for search nor delete or cost carol's: the tool result is an error saying why.",
+    );
     const forSearch = await call(bob, 'gpu.create-gpu-service', {
       request: summariser('not-bobs-team', 'search'),
     });
@@ -290,6 +307,7 @@ describe('MCP actions', () => {
     });
     expect(stillThere.structuredContent.service.status).toBe('approved');
 
+    transcript.section("Bob's own service: its cost, then deleted");
     const cost = await call(bob, 'gpu.get-gpu-service-cost', {
       serviceId: bobsId,
       window: '24h',
@@ -303,6 +321,77 @@ describe('MCP actions', () => {
       serviceId: bobsId,
     });
     expect(deleted.structuredContent.service.status).toBe('deleted');
+  });
+
+  it("gives every team's quota to the platform team and refuses it to others, naming the permission", async () => {
+    const bob = await connect(await proxiedToken('bob'), 'bob');
+    const guest = await connect(await guestToken(), 'guest');
+
+    transcript.section(
+      "Platform-wide: every team's quota",
+      "Bob is refused the platform-wide view (it needs gpu.quota.read); the guest, in the platform team, reads every team's quota, held and left per pool.",
+    );
+    const refused = await call(bob, 'gpu.list-gpu-team-quotas', {});
+    expect(refused).toMatchObject({
+      isError: true,
+      content: [
+        {
+          text: "NotAllowedError: You are not allowed to list every team's GPU quota without the gpu.quota.read permission",
+        },
+      ],
+    });
+    const quotas = await call(guest, 'gpu.list-gpu-team-quotas', {});
+    expect(quotas.isError).toBeFalsy();
+    const { items } = quotas.structuredContent;
+    expect(items.map((q: { team: string }) => q.team).sort()).toEqual([
+      'ml-platform',
+      'search',
+    ]);
+    const ml = items.find((q: { team: string }) => q.team === 'ml-platform');
+    expect(ml).toMatchObject({
+      pools: { 'l4-ondemand': 4 },
+      monthlyBudgetMicros: 60_000_000_000,
+      reservedGpuEquivalents: expect.any(Object),
+      remainingGpuEquivalents: {
+        'l4-ondemand': 4 - (ml.reservedGpuEquivalents['l4-ondemand'] ?? 0),
+      },
+      remainingMonthlyBudgetMicros:
+        60_000_000_000 - ml.reservedMonthlyCostMicros,
+    });
+  });
+
+  it('names the field of a wrongly typed or missing argument', async () => {
+    const bob = await connect(await proxiedToken('bob'), 'bob');
+
+    transcript.section(
+      'A wrongly typed and a missing argument',
+      'The tool result is an InputError naming the field and what it expected; nothing is created.',
+    );
+    const mistyped = await call(bob, 'gpu.quote-gpu-service', {
+      ...summariser('summariser-quote', 'ml-platform'),
+      replicas: 'two',
+    });
+    expect(mistyped).toMatchObject({
+      isError: true,
+      content: [
+        { text: 'InputError: replicas: expected a number, got string' },
+      ],
+    });
+    const listed = async () =>
+      (await call(bob, 'gpu.list-gpu-services', {})).structuredContent.items
+        .length;
+    const before = await listed();
+    const { name: _name, ...unnamed } = summariser('unnamed', 'ml-platform');
+    const missing = await call(bob, 'gpu.create-gpu-service', {
+      request: unnamed,
+    });
+    expect(missing).toMatchObject({
+      isError: true,
+      content: [
+        { text: 'InputError: request.name: required, expected a string' },
+      ],
+    });
+    expect(await listed()).toBe(before);
   });
 
   it('refuses a client without a Backstage token', async () => {

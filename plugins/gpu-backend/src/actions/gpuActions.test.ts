@@ -12,8 +12,10 @@ import {
   ServiceRequest,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { devSummariser } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
+import supertest from 'supertest';
 import { gpuPlugin } from '../plugin';
 import {
+  asUser,
   demoUserInfo,
   realPermissionPolicy,
   userRef,
@@ -70,7 +72,7 @@ describe('gpu actions', () => {
       (s: { id: string }) => s.id,
     );
 
-  it('registers the seven actions with their attributes and described input fields', async () => {
+  it('registers the eight actions with their attributes and described input fields', async () => {
     const { actions } = await registry.list();
     const byName = Object.fromEntries(actions.map(a => [a.name, a]));
     expect(Object.keys(byName).sort()).toEqual([
@@ -80,6 +82,7 @@ describe('gpu actions', () => {
       'get-gpu-service-cost',
       'get-gpu-service-status',
       'list-gpu-services',
+      'list-gpu-team-quotas',
       'quote-gpu-service',
     ]);
     for (const name of [
@@ -87,6 +90,7 @@ describe('gpu actions', () => {
       'list-gpu-services',
       'get-gpu-service-status',
       'get-gpu-service-cost',
+      'list-gpu-team-quotas',
     ]) {
       expect(byName[name].attributes).toEqual({
         readOnly: true,
@@ -118,6 +122,12 @@ describe('gpu actions', () => {
     expect(costOutput.properties.allocationMicros.description).toMatch(
       /micro-dollars/,
     );
+    const quotasOutput = byName['list-gpu-team-quotas'].schema.output as any;
+    expect(
+      quotasOutput.properties.items.items.properties.remainingGpuEquivalents
+        .description,
+    ).toMatch(/never below 0/);
+    expect(byName['list-gpu-team-quotas'].examples).toHaveLength(1);
   });
 
   it('quotes a request for any signed-in user, and names the field of a bad one', async () => {
@@ -148,12 +158,100 @@ describe('gpu actions', () => {
       name: 'InputError',
       message: expect.stringMatching(/name/),
     });
+  });
+
+  it('names the field of a wrongly typed or missing input and what it expected', async () => {
     await expect(
       invoke('bob', 'quote-gpu-service', {
         ...(request('quoted') as unknown as JsonObject),
         replicas: 'two',
       }),
-    ).rejects.toMatchObject({ name: 'InputError' });
+    ).rejects.toMatchObject({
+      name: 'InputError',
+      message: 'replicas: expected a number, got string',
+    });
+    const { name: _name, ...unnamed } = request('unnamed');
+    await expect(
+      invoke('bob', 'quote-gpu-service', unnamed as unknown as JsonObject),
+    ).rejects.toMatchObject({
+      name: 'InputError',
+      message: 'name: required, expected a string',
+    });
+    const before = await idsListedFor('alice');
+    await expect(
+      invoke('bob', 'create-gpu-service', {
+        request: {
+          ...(request('mistyped') as unknown as JsonObject),
+          replicas: 'two',
+          autoscaling: { minReplicas: 1, maxReplicas: '4' },
+        },
+        dryRun: 'no',
+      }),
+    ).rejects.toMatchObject({
+      name: 'InputError',
+      message:
+        'request.replicas: expected a number, got string; ' +
+        'request.autoscaling.maxReplicas: expected a number, got string; ' +
+        'request.autoscaling.targetQueueDepth: required, expected a number; ' +
+        'request.autoscaling.engine: required, expected a string; ' +
+        'dryRun: expected a boolean, got string',
+    });
+    expect(await idsListedFor('alice')).toEqual(before);
+    await expect(
+      invoke('bob', 'list-gpu-services', { limit: [50] }),
+    ).rejects.toMatchObject({
+      name: 'InputError',
+      message: 'limit: expected a number, got array',
+    });
+  });
+
+  it("lists every team's quota, held and left per pool, for the platform team only, naming the permission it needs", async () => {
+    const held = await create('bob', 'quota-holder');
+    const { items } = await output('alice', 'list-gpu-team-quotas', {});
+    const teams = demoPlatformConfig.teams.map(t => t.name).sort();
+    expect(items.map((q: { team: string }) => q.team).sort()).toEqual(teams);
+    const ml = items.find((q: { team: string }) => q.team === 'ml-platform');
+    const pool = held.placement.pool;
+    expect(ml.pools[pool]).toBeGreaterThan(0);
+    expect(ml.reservedGpuEquivalents[pool]).toBeGreaterThanOrEqual(
+      held.gpuEquivalents,
+    );
+    expect(ml.remainingGpuEquivalents[pool]).toBeCloseTo(
+      Math.max(0, ml.pools[pool] - ml.reservedGpuEquivalents[pool]),
+      6,
+    );
+    expect(Object.keys(ml.remainingGpuEquivalents).sort()).toEqual(
+      Object.keys(ml.pools).sort(),
+    );
+    expect(ml.remainingMonthlyBudgetMicros).toBe(
+      Math.max(0, ml.monthlyBudgetMicros - ml.reservedMonthlyCostMicros),
+    );
+
+    // The records of GET /quotas for the same caller, with what is left added.
+    const http = await supertest(backend.server)
+      .get('/api/gpu/quotas')
+      .set('authorization', asUser('alice'));
+    expect(http.status).toBe(200);
+    expect(
+      items.map(
+        ({
+          remainingGpuEquivalents: _pools,
+          remainingMonthlyBudgetMicros: _budget,
+          ...quota
+        }: Record<string, unknown>) => quota,
+      ),
+    ).toEqual(http.body.items);
+
+    for (const user of ['bob', 'carol', 'dave']) {
+      await expect(
+        invoke(user, 'list-gpu-team-quotas', {}),
+      ).rejects.toMatchObject({
+        name: 'NotAllowedError',
+        message:
+          "You are not allowed to list every team's GPU quota without the gpu.quota.read permission",
+      });
+    }
+    await output('bob', 'delete-gpu-service', { serviceId: held.id });
   });
 
   it("creates, lists, reads, changes and deletes a team's service for its members only", async () => {

@@ -1,9 +1,9 @@
 import { z as zod } from 'zod/v3';
 
 /**
- * A GPU model service request as an action takes it. The types are checked by the Actions Registry; the values
- * (name grammar, ranges, known team, model, pool and tier policy) by `validateServiceRequest`, whose errors name the
- * field and what is allowed, rather than the registry's "Invalid input".
+ * A GPU model service request as an action takes it. The types are checked when the input is parsed (`fieldChecked`:
+ * `replicas: expected a number, got string`); the values (name grammar, ranges, known team, model, pool and tier
+ * policy) by `validateServiceRequest`, whose errors name the field and what is allowed.
  */
 export const serviceRequestInput = (z: typeof zod) =>
   z
