@@ -1,23 +1,40 @@
 import {
+  mockApis,
   renderInTestApp,
   TestApiProvider,
 } from '@backstage/frontend-test-utils';
+import { AuthorizeResult } from '@backstage/plugin-permission-common';
+import { permissionApiRef } from '@backstage/plugin-permission-react';
 import { formatUsd } from '@gpu-platform/backstage-plugin-gpu-common';
 import { configure, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { gpuApiRef } from '../../api';
 import { FakeGpuApi } from '../../__testUtils__/FakeGpuApi';
 import { overviewFixture } from '../../__testUtils__/gpuFixtures';
+import { SWRConfig } from 'swr';
 import { CostOverviewSection } from './CostOverviewSection';
 
 jest.setTimeout(30_000);
 configure({ asyncUtilTimeout: 10_000 });
 
-async function renderSection(api: FakeGpuApi) {
+async function renderSection(api: FakeGpuApi, allow = true) {
   await renderInTestApp(
-    <TestApiProvider apis={[[gpuApiRef, api]]}>
-      <CostOverviewSection />
-    </TestApiProvider>,
+    // A cache of its own per render: usePermission keeps decisions in SWR's global cache.
+    <SWRConfig value={{ provider: () => new Map() }}>
+      <TestApiProvider
+        apis={[
+          [gpuApiRef, api],
+          [
+            permissionApiRef,
+            mockApis.permission({
+              authorize: allow ? AuthorizeResult.ALLOW : AuthorizeResult.DENY,
+            }),
+          ],
+        ]}
+      >
+        <CostOverviewSection />
+      </TestApiProvider>
+    </SWRConfig>,
   );
 }
 
@@ -134,5 +151,20 @@ describe('CostOverviewSection', () => {
       expect(api.callsOf('getOverview')).toEqual([['7d'], ['30d']]),
     );
     expect(await screen.findByText(/Idle, 30d/)).toBeInTheDocument();
+  });
+
+  it("tells a caller without the permission that the costs of every team are the platform team's, without asking the backend", async () => {
+    const api = new FakeGpuApi();
+    await renderSection(api, false);
+    expect(
+      await screen.findByText(
+        "The cost and waste of every team are the platform team's (permission gpu.quota.read).",
+      ),
+    ).toBeInTheDocument();
+    expect(screen.queryByText(/Could not load/)).not.toBeInTheDocument();
+    expect(
+      screen.queryByRole('button', { name: /^Window/ }),
+    ).not.toBeInTheDocument();
+    expect(api.callsOf('getOverview')).toEqual([]);
   });
 });

@@ -5,8 +5,10 @@ import {
   WarningPanel,
 } from '@backstage/core-components';
 import { useApi } from '@backstage/frontend-plugin-api';
+import { usePermission } from '@backstage/plugin-permission-react';
 import {
   formatUsd,
+  gpuQuotaReadPermission,
   UsageWindowName,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import Box from '@material-ui/core/Box';
@@ -31,70 +33,30 @@ const METRICS_NOTE: Record<string, string> = {
   partial: 'Some metrics are missing: figures that need them are left out.',
 };
 
-/** Cost and waste of every service at once (`GET /overview`): budget burn per team, cost and waste leaderboards. */
+/**
+ * Cost and waste of every service at once (`GET /overview`): budget burn per team, cost and waste leaderboards. Only
+ * for those who may read every team's quota (the platform team): others are told so, and nothing is asked of the
+ * backend.
+ */
 export function CostOverviewSection(props: { refreshKey?: number }) {
-  const gpuApi = useApi(gpuApiRef);
   const [usageWindow, setUsageWindow] = useState<UsageWindowName>('7d');
-  const { value, loading, error } = useAsync(
-    () => gpuApi.getOverview(usageWindow),
-    [gpuApi, usageWindow, props.refreshKey],
-  );
+  const { allowed, loading } = usePermission({
+    permission: gpuQuotaReadPermission,
+  });
 
   let body;
   if (loading) {
     body = <Progress />;
-  } else if (error) {
+  } else if (!allowed) {
     body = (
-      <ResponseErrorPanel error={error} title="Could not load cost and waste" />
+      <Typography variant="body2">
+        The cost and waste of every team are the platform team's (permission
+        gpu.quota.read).
+      </Typography>
     );
-  } else if (value) {
-    const note = METRICS_NOTE[value.metrics.state];
+  } else {
     body = (
-      <Grid container spacing={2}>
-        {note && (
-          <Grid item xs={12}>
-            <WarningPanel
-              defaultExpanded
-              severity={
-                value.metrics.state === 'unavailable' ? 'warning' : 'info'
-              }
-              title={note}
-              message={
-                value.metrics.reason ?? value.metrics.missing?.join(', ')
-              }
-            />
-          </Grid>
-        )}
-        <Grid item xs={12}>
-          <Typography variant="body2" data-testid="overview-totals">
-            {value.services.length} service(s):{' '}
-            {formatUsd(value.monthToDateMicros)} month-to-date, projected{' '}
-            {formatUsd(value.projectedMonthMicros)}, spot saving{' '}
-            {formatUsd(value.spotSavingMicros)}
-            {value.reservedMicros
-              ? `, ${formatUsd(value.reservedMicros)} reserved in ${
-                  value.window.label
-                } while nothing ran (dry runs, workloads not running: not spend)`
-              : ''}
-            {value.queryCount > 0
-              ? ` (from ${value.queryCount} PromQL queries)`
-              : ''}
-            .
-          </Typography>
-        </Grid>
-        <Grid item xs={12}>
-          <BudgetBurnTable
-            overview={value}
-            elapsed={monthElapsed(value.month, value.window.end)}
-          />
-        </Grid>
-        <Grid item xs={12}>
-          <CostLeaderboard overview={value} />
-        </Grid>
-        <Grid item xs={12}>
-          <WasteLeaderboard overview={value} />
-        </Grid>
-      </Grid>
+      <CostOverview usageWindow={usageWindow} refreshKey={props.refreshKey} />
     );
   }
 
@@ -102,16 +64,86 @@ export function CostOverviewSection(props: { refreshKey?: number }) {
     <InfoCard
       title="Cost and waste"
       action={
-        <Box pt={1} pr={1}>
-          <WindowSelect
-            value={usageWindow}
-            onChange={setUsageWindow}
-            id="gpu-overview-window"
-          />
-        </Box>
+        allowed && (
+          <Box pt={1} pr={1}>
+            <WindowSelect
+              value={usageWindow}
+              onChange={setUsageWindow}
+              id="gpu-overview-window"
+            />
+          </Box>
+        )
       }
     >
       {body}
     </InfoCard>
+  );
+}
+
+/** The overview of one window: totals, budget burn and the leaderboards. */
+function CostOverview(props: {
+  usageWindow: UsageWindowName;
+  refreshKey?: number;
+}) {
+  const gpuApi = useApi(gpuApiRef);
+  const { value, loading, error } = useAsync(
+    () => gpuApi.getOverview(props.usageWindow),
+    [gpuApi, props.usageWindow, props.refreshKey],
+  );
+
+  if (loading) {
+    return <Progress />;
+  }
+  if (error) {
+    return (
+      <ResponseErrorPanel error={error} title="Could not load cost and waste" />
+    );
+  }
+  if (!value) return null;
+  const note = METRICS_NOTE[value.metrics.state];
+  return (
+    <Grid container spacing={2}>
+      {note && (
+        <Grid item xs={12}>
+          <WarningPanel
+            defaultExpanded
+            severity={
+              value.metrics.state === 'unavailable' ? 'warning' : 'info'
+            }
+            title={note}
+            message={value.metrics.reason ?? value.metrics.missing?.join(', ')}
+          />
+        </Grid>
+      )}
+      <Grid item xs={12}>
+        <Typography variant="body2" data-testid="overview-totals">
+          {value.services.length} service(s):{' '}
+          {formatUsd(value.monthToDateMicros)} month-to-date, projected{' '}
+          {formatUsd(value.projectedMonthMicros)}, spot saving{' '}
+          {formatUsd(value.spotSavingMicros)}
+          {value.reservedMicros
+            ? `, ${formatUsd(value.reservedMicros)} reserved in ${
+                value.window.label
+              } while nothing ran (dry runs, workloads not running: not spend)`
+            : ''}
+          {value.queryCount > 0
+            ? ` (from ${value.queryCount} PromQL queries)`
+            : ''}
+          .
+        </Typography>
+      </Grid>
+      <Grid item xs={12}>
+        <BudgetBurnTable
+          overview={value}
+          elapsed={monthElapsed(value.month, value.window.end)}
+        />
+      </Grid>
+      <Grid item xs={12}>
+        <CostLeaderboard overview={value} />
+      </Grid>
+      <Grid item xs={12}>
+        <WasteLeaderboard overview={value} />
+      </Grid>
+    </Grid>
   );
 }

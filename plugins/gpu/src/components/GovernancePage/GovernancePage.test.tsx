@@ -290,6 +290,19 @@ describe('GovernancePage', () => {
     expect(
       await screen.findByRole('button', { name: 'Edit quota of ml-platform' }),
     ).toBeDisabled();
+    // The platform team's sections say whose they are, and are not asked for (they would be refused).
+    expect(
+      await screen.findByText(
+        "The cost and waste of every team are the platform team's (permission gpu.quota.read).",
+      ),
+    ).toBeInTheDocument();
+    expect(
+      screen.getByText(
+        "The platform checks are the platform team's (permission gpu.quota.read).",
+      ),
+    ).toBeInTheDocument();
+    expect(api.callsOf('getOverview')).toEqual([]);
+    expect(api.callsOf('getPlatformChecks')).toEqual([]);
   });
 
   it('edits a quota: refuses invalid input before sending, then saves and shows the new figures', async () => {

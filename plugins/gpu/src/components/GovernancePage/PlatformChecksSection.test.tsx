@@ -1,12 +1,16 @@
 import {
+  mockApis,
   renderInTestApp,
   TestApiProvider,
 } from '@backstage/frontend-test-utils';
+import { AuthorizeResult } from '@backstage/plugin-permission-common';
+import { permissionApiRef } from '@backstage/plugin-permission-react';
 import { PlatformChecksResponse } from '@gpu-platform/backstage-plugin-gpu-common';
-import { configure, screen, within } from '@testing-library/react';
+import { configure, screen, waitFor, within } from '@testing-library/react';
 import { gpuApiRef } from '../../api';
 import { FakeGpuApi } from '../../__testUtils__/FakeGpuApi';
 import { responseError } from '../../__testUtils__/responseError';
+import { SWRConfig } from 'swr';
 import { PlatformChecksSection } from './PlatformChecksSection';
 
 jest.setTimeout(30_000);
@@ -14,11 +18,24 @@ configure({ asyncUtilTimeout: 10_000 });
 
 const checkedAt = '2026-12-01T10:00:00.000Z';
 
-async function renderSection(api: FakeGpuApi) {
+async function renderSection(api: FakeGpuApi, allow = true) {
   await renderInTestApp(
-    <TestApiProvider apis={[[gpuApiRef, api]]}>
-      <PlatformChecksSection />
-    </TestApiProvider>,
+    // A cache of its own per render: usePermission keeps decisions in SWR's global cache.
+    <SWRConfig value={{ provider: () => new Map() }}>
+      <TestApiProvider
+        apis={[
+          [gpuApiRef, api],
+          [
+            permissionApiRef,
+            mockApis.permission({
+              authorize: allow ? AuthorizeResult.ALLOW : AuthorizeResult.DENY,
+            }),
+          ],
+        ]}
+      >
+        <PlatformChecksSection />
+      </TestApiProvider>
+    </SWRConfig>,
   );
 }
 
@@ -27,8 +44,11 @@ describe('PlatformChecksSection', () => {
     const api = new FakeGpuApi();
     api.platformChecks = () => new Promise(() => {});
     await renderSection(api);
-    expect(await screen.findByText('Platform checks')).toBeInTheDocument();
-    expect(screen.getByTestId('progress')).toBeInTheDocument();
+    await waitFor(() =>
+      expect(api.callsOf('getPlatformChecks')).toHaveLength(1),
+    );
+    expect(await screen.findByTestId('progress')).toBeInTheDocument();
+    expect(screen.getByText('Platform checks')).toBeInTheDocument();
   });
 
   it('says when none of the mistakes is found, and what was checked', async () => {
@@ -120,17 +140,9 @@ describe('PlatformChecksSection', () => {
     expect(screen.getByText(/The gpu backend is starting/)).toBeInTheDocument();
   });
 
-  it("tells a caller without the permission that the checks are the platform team's, without an error", async () => {
+  it("tells a caller without the permission that the checks are the platform team's, without asking the backend", async () => {
     const api = new FakeGpuApi();
-    api.platformChecks = async () => {
-      throw await responseError(
-        403,
-        'Forbidden',
-        'NotAllowedError',
-        'You are not allowed to run the platform checks',
-      );
-    };
-    await renderSection(api);
+    await renderSection(api, false);
     expect(
       await screen.findByText(
         "The platform checks are the platform team's (permission gpu.quota.read).",
@@ -139,5 +151,6 @@ describe('PlatformChecksSection', () => {
     expect(
       screen.queryByText(/Could not run the platform checks/),
     ).not.toBeInTheDocument();
+    expect(api.callsOf('getPlatformChecks')).toEqual([]);
   });
 });

@@ -7,9 +7,10 @@ import {
   Table,
   TableColumn,
 } from '@backstage/core-components';
-import { ResponseError } from '@backstage/errors';
 import { useApi } from '@backstage/frontend-plugin-api';
+import { usePermission } from '@backstage/plugin-permission-react';
 import {
+  gpuQuotaReadPermission,
   PlatformCheckCluster,
   PlatformFinding,
 } from '@gpu-platform/backstage-plugin-gpu-common';
@@ -61,9 +62,34 @@ export function describeCheckedClusters(
 
 /**
  * The platform checks (`GET /platform/checks`): the common GPU-cluster mistakes found in the config and on the
- * clusters Backstage applies to, each with where it is, why it matters and the fix.
+ * clusters Backstage applies to, each with where it is, why it matters and the fix. Only for those who may read
+ * every team's quota (the platform team): others are told so, and nothing is asked of the backend.
  */
 export function PlatformChecksSection() {
+  const { allowed, loading } = usePermission({
+    permission: gpuQuotaReadPermission,
+  });
+  if (loading) {
+    return (
+      <InfoCard title="Platform checks">
+        <Progress />
+      </InfoCard>
+    );
+  }
+  if (!allowed) {
+    return (
+      <InfoCard title="Platform checks">
+        <Typography variant="body2">
+          The platform checks are the platform team's (permission
+          gpu.quota.read).
+        </Typography>
+      </InfoCard>
+    );
+  }
+  return <PlatformChecks />;
+}
+
+function PlatformChecks() {
   const gpuApi = useApi(gpuApiRef);
   const { value, loading, error } = useAsync(
     () => gpuApi.getPlatformChecks(),
@@ -74,16 +100,6 @@ export function PlatformChecksSection() {
     return (
       <InfoCard title="Platform checks">
         <Progress />
-      </InfoCard>
-    );
-  }
-  if (error instanceof ResponseError && error.statusCode === 403) {
-    return (
-      <InfoCard title="Platform checks">
-        <Typography variant="body2">
-          The platform checks are the platform team's (permission
-          gpu.quota.read).
-        </Typography>
       </InfoCard>
     );
   }
