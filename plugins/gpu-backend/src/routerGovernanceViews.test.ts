@@ -84,6 +84,79 @@ describe('governance views: one request each', () => {
     expect(bad.body.error.message).toMatch(/limit/);
   });
 
+  it('sorts pending approvals on the server by service, team, cost or time, a page at a time in that order', async () => {
+    const server = await start();
+    await threePendingRequests(server);
+    const names = async (query: string) => {
+      const res = await request(server)
+        .get(`/api/gpu/approvals?state=pending&${query}`)
+        .set('Authorization', asUser('alice'))
+        .expect(200);
+      return {
+        names: res.body.items.map((a: any) => a.service.name),
+        nextCursor: res.body.nextCursor as string | undefined,
+        totalCount: res.body.totalCount,
+      };
+    };
+    const first = await names('orderBy=service&order=desc&limit=2');
+    expect(first).toMatchObject({ names: ['big-c', 'big-b'], totalCount: 3 });
+    const second = await names(
+      `orderBy=service&order=desc&limit=2&cursor=${first.nextCursor}`,
+    );
+    expect(second).toEqual({ names: ['big-a'], totalCount: 3 });
+    expect((await names('orderBy=requestedAt&order=desc')).names).toEqual([
+      'big-c',
+      'big-b',
+      'big-a',
+    ]);
+    // One team, one cost: the ties go by approval id, the same on every read.
+    const byTeam = (await names('orderBy=team')).names;
+    expect(byTeam).toHaveLength(3);
+    expect((await names('orderBy=monthlyCost&order=desc')).names).toHaveLength(
+      3,
+    );
+    expect((await names('orderBy=team')).names).toEqual(byTeam);
+
+    // A cursor of one order is refused under another (it would skip or repeat rows).
+    const other = await request(server)
+      .get(
+        `/api/gpu/approvals?state=pending&orderBy=service&order=asc&cursor=${first.nextCursor}`,
+      )
+      .set('Authorization', asUser('alice'))
+      .expect(400);
+    expect(other.body.error.message).toBe(
+      'cursor is the nextCursor of a page sorted by service desc, not by service asc; read the first page again after changing the order',
+    );
+    const unknown = await request(server)
+      .get('/api/gpu/approvals?orderBy=cost')
+      .set('Authorization', asUser('alice'))
+      .expect(400);
+    expect(unknown.body.error.message).toMatch(
+      /orderBy must be equal to one of the allowed values: requestedAt, team, service, monthlyCost/,
+    );
+  });
+
+  it('reads the audit trail oldest first with order=asc, a page at a time', async () => {
+    const server = await start();
+    await threePendingRequests(server);
+    const all = await request(server)
+      .get('/api/gpu/audit?limit=100')
+      .set('Authorization', asUser('alice'))
+      .expect(200);
+    const first = await request(server)
+      .get('/api/gpu/audit?order=asc&limit=4')
+      .set('Authorization', asUser('alice'))
+      .expect(200);
+    const next = await request(server)
+      .get(`/api/gpu/audit?order=asc&limit=100&cursor=${first.body.nextCursor}`)
+      .set('Authorization', asUser('alice'))
+      .expect(200);
+    expect(
+      [...first.body.items, ...next.body.items].map((e: any) => e.id),
+    ).toEqual(all.body.items.map((e: any) => e.id).reverse());
+    expect(next.body.totalCount).toBe(all.body.items.length);
+  });
+
   it('names the service of every service, reservation and approval event of the audit trail, and counts the events', async () => {
     const server = await start();
     await threePendingRequests(server);

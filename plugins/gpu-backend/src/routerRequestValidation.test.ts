@@ -131,6 +131,18 @@ describe('request validation against the OpenAPI spec', () => {
       /request\/query\/cursor must match pattern/,
     );
     await expectInvalid(
+      http.get('/api/gpu/approvals?orderBy=cost'),
+      /request\/query\/orderBy must be equal to one of the allowed values: requestedAt, team, service, monthlyCost/,
+    );
+    await expectInvalid(
+      http.get('/api/gpu/approvals?orderBy=team&order=up'),
+      /request\/query\/order must be equal to one of the allowed values: asc, desc/,
+    );
+    await expectInvalid(
+      http.get('/api/gpu/audit?order=oldest'),
+      /request\/query\/order must be equal to one of the allowed values: asc, desc/,
+    );
+    await expectInvalid(
       http.get('/api/gpu/overview?window=1h&window=6h'),
       /request\/query\/window must be string/,
     );

@@ -38,7 +38,7 @@ export async function writeAuditEvent(
   });
 }
 
-/** One page of audit events, newest first. */
+/** One page of audit events, newest first (`order: 'asc'`: oldest first), in the order of their ids. */
 export async function queryAuditEvents(
   db: Knex,
   query: ListAuditEventsQuery,
@@ -80,12 +80,16 @@ export async function queryAuditEvents(
       );
     }
   }
+  const order = query.order ?? 'desc';
+  if (order !== 'asc' && order !== 'desc') {
+    throw new InputError(`order must be one of asc, desc; got '${order}'`);
+  }
   const counted = builder.clone().count({ count: '*' }).first();
   if (query.cursor !== undefined) {
-    builder.where('id', '<', Number(query.cursor));
+    builder.where('id', order === 'desc' ? '<' : '>', Number(query.cursor));
   }
   const [rows, count] = await Promise.all([
-    builder.orderBy('id', 'desc').limit(limit + 1),
+    builder.orderBy('id', order).limit(limit + 1),
     counted,
   ]);
   const items = rows.slice(0, limit).map(toAuditEvent);

@@ -1,6 +1,18 @@
 import { PermissionCriteria } from '@backstage/plugin-permission-common';
+import {
+  ApprovalOrderBy,
+  SortOrder,
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { GpuServiceQuery } from '@gpu-platform/backstage-plugin-gpu-node';
 import { Knex } from 'knex';
+import {
+  approvalSort,
+  encodeApprovalCursor,
+  orderBySortKey,
+  selectSortKey,
+  whereAfterCursor,
+  WithSortKey,
+} from './approvalOrder';
 import {
   containsPattern,
   CountedPage,
@@ -39,12 +51,16 @@ export interface ServicePageQuery {
   cursor?: string;
 }
 
-/** Filters, visibility and paging of {@link listApprovalPage}; oldest first (the queue's order). */
+/** Filters, order, visibility and paging of {@link listApprovalPage}; oldest first (the queue's order) by default. */
 export interface ApprovalPageQuery {
   state?: ApprovalState;
   team?: string;
   /** Matches the service or team name, or the requester, case-insensitively. */
   search?: string;
+  /** `requestedAt` when absent; ties by approval id. */
+  orderBy?: ApprovalOrderBy;
+  /** `asc` when absent. */
+  order?: SortOrder;
   /** Only approvals of services this permission filter allows; all when absent. */
   visibleTo?: PermissionCriteria<GpuServiceQuery>;
   limit?: number;
@@ -133,53 +149,48 @@ export async function listServicePage(
   };
 }
 
-/** One page of approvals, and how many match on every page. */
+/**
+ * One page of approvals in the query's order, and how many match on every page. Keyset paging on (sort key, id):
+ * the cursor carries the sort and the last row's key, so a page follows on from the one before it under that order
+ * whatever was added or decided in between.
+ */
 export async function listApprovalPage(
   db: Knex,
   query: ApprovalPageQuery,
 ): Promise<CountedPage<ApprovalRecord>> {
   const limit = pageSize(query.limit);
-  const builder = db<ApprovalRow>('approvals');
+  const sort = approvalSort(query.orderBy, query.order);
+  const builder = db<WithSortKey<ApprovalRow>>('approvals');
   if (query.state !== undefined) builder.where('approvals.state', query.state);
   if (query.team !== undefined) builder.where('approvals.team', query.team);
-  if (query.search || query.visibleTo) {
+  if (query.search || query.visibleTo || sort.key.join === 'services') {
     builder.join('services', 'services.id', 'approvals.service_id');
-    if (query.search) {
-      whereContains(
-        builder,
-        ['services.name', 'approvals.team', 'approvals.requested_by'],
-        query.search,
-      );
-    }
-    if (query.visibleTo) whereServiceVisible(builder, query.visibleTo);
   }
-  const counted = builder.clone().count({ count: '*' }).first();
-  builder.select('approvals.*');
-  if (query.cursor !== undefined) {
-    whereAfter(
+  if (sort.key.join === 'reservations') {
+    builder.join('reservations', 'reservations.id', 'approvals.reservation_id');
+  }
+  if (query.search) {
+    whereContains(
       builder,
-      query.cursor,
-      { at: 'approvals.requested_at', id: 'approvals.id' },
-      '>',
+      ['services.name', 'approvals.team', 'approvals.requested_by'],
+      query.search,
     );
   }
-  const [rows, count] = await Promise.all([
-    builder
-      .orderBy([
-        { column: 'approvals.requested_at', order: 'asc' },
-        { column: 'approvals.id', order: 'asc' },
-      ])
-      .limit(limit + 1),
-    counted,
-  ]);
-  const items = rows.slice(0, limit).map(toApprovalRecord);
-  const last = items[items.length - 1];
+  if (query.visibleTo) whereServiceVisible(builder, query.visibleTo);
+  const counted = builder.clone().count({ count: '*' }).first();
+  builder.select('approvals.*');
+  selectSortKey(builder, sort);
+  if (query.cursor !== undefined) {
+    whereAfterCursor(builder, sort, query.cursor);
+  }
+  orderBySortKey(builder, sort);
+  const [rows, count] = await Promise.all([builder.limit(limit + 1), counted]);
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
   return {
-    items,
+    items: page.map(toApprovalRecord),
     totalCount: Number(count?.count ?? 0),
     nextCursor:
-      rows.length > limit
-        ? encodeCursor({ at: new Date(last.requestedAt), id: last.id })
-        : undefined,
+      rows.length > limit ? encodeApprovalCursor(sort, last) : undefined,
   };
 }

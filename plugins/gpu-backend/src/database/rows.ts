@@ -14,7 +14,7 @@ import {
 import { fromGpuUnits, readInteger } from './units';
 
 /** Timestamps come back as Date (pg), epoch milliseconds (better-sqlite3) or strings. */
-type DbTime = Date | number | string;
+export type DbTime = Date | number | string;
 
 export interface ServiceRow {
   id: string;

@@ -7,6 +7,7 @@ import type {
   ServiceStatus,
   ServiceRequest,
   SharingTier,
+  SortOrder,
   TeamAllowance,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import type { ClusterMode } from '../cluster/types';
@@ -373,9 +374,11 @@ export interface ListAuditEventsQuery {
   since?: string;
   /** Exclusive upper bound, ISO 8601. */
   until?: string;
+  /** `desc` (newest first) when omitted. */
+  order?: SortOrder;
   /** Page size, 1 to 500; 100 when omitted. */
   limit?: number;
-  /** `nextCursor` of the previous page. */
+  /** `nextCursor` of the previous page, read in the same order. */
   cursor?: string;
 }
 

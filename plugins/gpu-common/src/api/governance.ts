@@ -67,7 +67,34 @@ export interface ApprovalListItem extends ApprovalView {
 }
 
 /**
- * Query of `GET /api/gpu/approvals`; oldest first (the queue's order).
+ * Direction of a sorted list: `asc` (oldest, A to Z, cheapest first) or `desc`.
+ *
+ * @public
+ */
+export type SortOrder = 'asc' | 'desc';
+
+/**
+ * What `GET /api/gpu/approvals` sorts by: when it was requested, the team, the service's name, or the monthly cost
+ * of what the approval asks to hold.
+ *
+ * @public
+ */
+export const APPROVAL_ORDER_BY = [
+  'requestedAt',
+  'team',
+  'service',
+  'monthlyCost',
+] as const;
+
+/**
+ * One of {@link APPROVAL_ORDER_BY}.
+ *
+ * @public
+ */
+export type ApprovalOrderBy = (typeof APPROVAL_ORDER_BY)[number];
+
+/**
+ * Query of `GET /api/gpu/approvals`; oldest first (the queue's order) unless `orderBy` or `order` say otherwise.
  *
  * @public
  */
@@ -76,8 +103,13 @@ export interface ApprovalQuery {
   team?: string;
   /** Part of the service or team name, or of the requester, case-insensitive. */
   search?: string;
+  /** `requestedAt` when omitted; ties go by approval id. */
+  orderBy?: ApprovalOrderBy;
+  /** `asc` when omitted. */
+  order?: SortOrder;
   /** 1 to 200; 50 when omitted. */
   limit?: number;
+  /** `nextCursor` of the previous page, read with the same `orderBy` and `order`. */
   cursor?: string;
 }
 
@@ -136,8 +168,11 @@ export interface AuditEventView {
 export interface AuditQuery {
   team?: string;
   subjectId?: string;
+  /** `desc` (newest first) when omitted. */
+  order?: SortOrder;
   /** 1 to 500; 100 when omitted. */
   limit?: number;
+  /** `nextCursor` of the previous page, read with the same `order`. */
   cursor?: string;
 }
 

@@ -1,4 +1,5 @@
 import {
+  ApprovalOrderBy,
   ApprovalDecisionBody,
   ApprovalDecisionResponse,
   ApprovalPageView,
@@ -18,6 +19,7 @@ import {
   ServiceCost,
   ServiceRequest,
   ServiceUsage,
+  SortOrder,
   TeamCost,
   formatUsd,
   TeamQuotaView,
@@ -100,7 +102,6 @@ export class FakeGpuApi implements GpuApi {
     return { manifests: [], ...service };
   }
 
-  /** As the backend pages: oldest first, `search` in the service or team name or the requester, opaque cursors. */
   /**
    * Re-quotes the service with the change as the backend does: a recommendation that needs approval leaves the
    * service as it is with a pending change approval; otherwise the service takes the new placement and cost.
@@ -193,6 +194,10 @@ export class FakeGpuApi implements GpuApi {
     return service;
   }
 
+  /**
+   * As the backend pages: oldest first unless `orderBy` and `order` say otherwise, `search` in the service or team name
+   * or the requester, opaque cursors of one order.
+   */
   async listApprovals(query: ApprovalQuery = {}): Promise<ApprovalPageView> {
     this.record('listApprovals', query);
     const search = query.search?.toLocaleLowerCase('en-US');
@@ -206,18 +211,63 @@ export class FakeGpuApi implements GpuApi {
             .map(text => text.toLocaleLowerCase('en-US'))
             .some(text => text.includes(search)),
       );
-    const start = query.cursor ? Number(query.cursor) : 0;
+    const orderBy = query.orderBy ?? 'requestedAt';
+    const order = query.order ?? 'asc';
+    const sorted = this.sortApprovals(matching, orderBy, order);
+    // The cursor says which order it pages, as the backend's does: another order is a 400.
+    const sortKey = `${orderBy}.${order}`;
+    let start = 0;
+    if (query.cursor) {
+      const [cursorSort, offset] = query.cursor.split(':');
+      if (cursorSort !== sortKey) {
+        throw await responseError(
+          400,
+          'Bad Request',
+          'InputError',
+          `cursor is the nextCursor of a page sorted by ${cursorSort}, not by ${sortKey}`,
+        );
+      }
+      start = Number(offset);
+    }
     const limit = query.limit ?? 50;
-    const page = matching.slice(start, start + limit);
+    const page = sorted.slice(start, start + limit);
     return {
       items: page.map(a => {
         const service = this.services.get(a.serviceId);
         return service ? { ...a, service } : a;
       }),
       nextCursor:
-        start + limit < matching.length ? String(start + limit) : undefined,
-      totalCount: matching.length,
+        start + limit < sorted.length
+          ? `${sortKey}:${start + limit}`
+          : undefined,
+      totalCount: sorted.length,
     };
+  }
+
+  /** The backend's orders: the key in `order`, ties by approval id ascending. */
+  private sortApprovals(
+    approvals: ApprovalView[],
+    orderBy: ApprovalOrderBy,
+    order: SortOrder,
+  ): ApprovalView[] {
+    const key = (a: ApprovalView): string | number => {
+      switch (orderBy) {
+        case 'team':
+          return a.team;
+        case 'service':
+          return this.services.get(a.serviceId)?.name ?? '';
+        case 'monthlyCost':
+          return a.overage?.monthlyCostMicros ?? 0;
+        default:
+          return Date.parse(a.requestedAt);
+      }
+    };
+    const sign = order === 'asc' ? 1 : -1;
+    return [...approvals].sort((a, b) => {
+      const [ka, kb] = [key(a), key(b)];
+      if (ka !== kb) return (ka < kb ? -1 : 1) * sign;
+      return a.id < b.id ? -1 : 1;
+    });
   }
 
   async decideApproval(
@@ -333,21 +383,20 @@ export class FakeGpuApi implements GpuApi {
   async listAuditEvents(query: AuditQuery = {}): Promise<AuditEventPageView> {
     this.record('listAuditEvents', query);
     const limit = query.limit ?? 100;
-    const newestFirst = [...this.audit].reverse();
+    const inOrder =
+      query.order === 'asc' ? [...this.audit] : [...this.audit].reverse();
     const start = query.cursor
-      ? newestFirst.findIndex(e => e.id === query.cursor) + 1
+      ? inOrder.findIndex(e => e.id === query.cursor) + 1
       : 0;
-    const items = newestFirst.slice(start, start + limit).map(event => {
+    const items = inOrder.slice(start, start + limit).map(event => {
       const service = this.auditedService(event);
       return service ? { ...event, service } : event;
     });
     return {
       items,
       nextCursor:
-        start + limit < newestFirst.length
-          ? items[items.length - 1].id
-          : undefined,
-      totalCount: newestFirst.length,
+        start + limit < inOrder.length ? items[items.length - 1].id : undefined,
+      totalCount: inOrder.length,
     };
   }
 

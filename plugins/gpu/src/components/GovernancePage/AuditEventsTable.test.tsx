@@ -96,8 +96,44 @@ describe('AuditEventsTable', () => {
       'guest set the quota of team team-1: no pool, budget $1.00 a month.',
     );
     expect(api.callsOf('listAuditEvents')).toEqual([
-      [{ limit: 20, cursor: undefined }],
-      [{ limit: 20, cursor: '6' }],
+      [{ limit: 20, cursor: undefined, order: 'desc' }],
+      [{ limit: 20, cursor: '6', order: 'desc' }],
     ]);
+  });
+
+  it('reads the trail oldest first from the When header, back on the first page in one request', async () => {
+    const api = new FakeGpuApi();
+    for (let i = 1; i <= 25; i++) {
+      api.addAudit('quota.put', 'quota', `team-${i}`, `team-${i}`, undefined, {
+        pools: {},
+        monthlyBudgetMicros: i * 1_000_000,
+      });
+    }
+    await renderTable(api);
+    await waitFor(() => expect(rowTexts()).toHaveLength(20));
+    expect(screen.getByText('Newest first')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Next Page' }));
+    await waitFor(() => expect(rowTexts()).toHaveLength(5));
+
+    await user.click(screen.getByRole('button', { name: 'When' }));
+    await waitFor(() =>
+      expect(rowTexts()[0]).toBe(
+        'guest set the quota of team team-1: no pool, budget $1.00 a month.',
+      ),
+    );
+    expect(rowTexts()).toHaveLength(20);
+    expect(screen.getByText('Oldest first')).toBeInTheDocument();
+    expect(api.callsOf('listAuditEvents').at(-1)).toEqual([
+      { limit: 20, cursor: undefined, order: 'asc' },
+    ]);
+    await user.click(screen.getByRole('button', { name: 'Next Page' }));
+    await waitFor(() => expect(rowTexts()).toHaveLength(5));
+    expect(rowTexts()[4]).toBe(
+      'guest set the quota of team team-25: no pool, budget $25.00 a month.',
+    );
+    expect(api.callsOf('listAuditEvents').at(-1)).toEqual([
+      { limit: 20, cursor: '20', order: 'asc' },
+    ]);
+    expect(api.callsOf('listAuditEvents')).toHaveLength(4);
   });
 });

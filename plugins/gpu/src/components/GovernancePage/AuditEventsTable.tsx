@@ -37,6 +37,9 @@ function AuditSentenceCell(props: { event: AuditEventView }) {
 const columns: TableColumn<AuditEventView>[] = [
   {
     title: 'When',
+    // Sorted on the server, by the events' order: newest first until the header is clicked.
+    field: 'at',
+    defaultSort: 'desc',
     width: '160px',
     cellStyle: { whiteSpace: 'nowrap' },
     render: event => (
@@ -47,18 +50,24 @@ const columns: TableColumn<AuditEventView>[] = [
   },
   {
     title: 'What happened',
+    sorting: false,
     render: event => <AuditSentenceCell event={event} />,
   },
 ];
 
 /**
- * The audit trail (`GET /audit`), newest first, a page at a time from the server: each event as a sentence naming
- * who did what to which service (linked to its catalog entity when it has one), team or batch job.
+ * The audit trail (`GET /audit`), newest first (oldest first from the When header), a page at a time from the
+ * server: each event as a sentence naming who did what to which service (linked to its catalog entity when it has
+ * one), team or batch job.
  */
 export function AuditEventsTable(props: { refreshKey?: number }) {
   const gpuApi = useApi(gpuApiRef);
-  const { tableRef, fetchPage, error } = useCursorPages(query =>
-    gpuApi.listAuditEvents({ limit: query.limit, cursor: query.cursor }),
+  const { tableRef, fetchPage, error, sort } = useCursorPages(query =>
+    gpuApi.listAuditEvents({
+      limit: query.limit,
+      cursor: query.cursor,
+      ...(query.sort?.field === 'at' ? { order: query.sort.order } : {}),
+    }),
   );
   const refreshed = useRef(props.refreshKey);
   useEffect(() => {
@@ -78,7 +87,7 @@ export function AuditEventsTable(props: { refreshKey?: number }) {
       <Table<AuditEventView>
         tableRef={tableRef}
         title="Audit events"
-        subtitle="Newest first"
+        subtitle={sort?.order === 'asc' ? 'Oldest first' : 'Newest first'}
         options={{
           paging: true,
           pageSize: AUDIT_PAGE_SIZE,
@@ -86,7 +95,8 @@ export function AuditEventsTable(props: { refreshKey?: number }) {
           showFirstLastPageButtons: false,
           emptyRowsWhenPaging: false,
           search: false,
-          sorting: false,
+          sorting: true,
+          thirdSortClick: false,
           draggable: false,
           padding: 'dense',
         }}

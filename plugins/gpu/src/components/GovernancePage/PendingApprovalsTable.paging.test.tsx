@@ -102,6 +102,14 @@ async function renderTable(api: FakeGpuApi) {
   );
 }
 
+/** The first page of the queue as the table asks for it: oldest first, the Requested column's default sort. */
+const QUEUE = {
+  state: 'pending',
+  limit: 10,
+  orderBy: 'requestedAt',
+  order: 'asc',
+} as const;
+
 /** The service names of the rows shown. */
 function shownServices(): string[] {
   return screen
@@ -118,17 +126,15 @@ describe('PendingApprovalsTable with 46 requests', () => {
     await waitFor(() => expect(shownServices()).toHaveLength(10));
     expect(shownServices()[0]).toBe('ocr-01');
     expect(screen.getAllByText('1-10 of 46').length).toBeGreaterThan(0);
-    expect(api.callsOf('listApprovals')).toEqual([
-      [{ state: 'pending', limit: 10 }],
-    ]);
+    expect(api.callsOf('listApprovals')).toEqual([[QUEUE]]);
     expect(api.callsOf('getService')).toEqual([]);
 
     await user.click(screen.getByRole('button', { name: 'Next Page' }));
     await waitFor(() => expect(shownServices()[0]).toBe('ocr-11'));
     expect(screen.getAllByText('11-20 of 46').length).toBeGreaterThan(0);
     expect(api.callsOf('listApprovals')).toEqual([
-      [{ state: 'pending', limit: 10 }],
-      [{ state: 'pending', limit: 10, cursor: '10' }],
+      [QUEUE],
+      [{ ...QUEUE, cursor: 'requestedAt.asc:10' }],
     ]);
     expect(api.callsOf('getService')).toEqual([]);
 
@@ -160,9 +166,90 @@ describe('PendingApprovalsTable with 46 requests', () => {
       ]),
     );
     expect(api.callsOf('listApprovals').at(-1)).toEqual([
-      { state: 'pending', limit: 10, search: 'ocr-4' },
+      { ...QUEUE, search: 'ocr-4' },
     ]);
     expect(screen.getAllByText('1-7 of 7').length).toBeGreaterThan(0);
+  });
+
+  it('sorts on the server from the column headers, back on the first page in one request', async () => {
+    const api = new FakeGpuApi();
+    fortySixRequests(api);
+    await renderTable(api);
+    await waitFor(() => expect(shownServices()).toHaveLength(10));
+    expect(screen.getByText('Oldest first')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Next Page' }));
+    await waitFor(() => expect(shownServices()[0]).toBe('ocr-11'));
+
+    const before = api.callsOf('listApprovals').length;
+    await user.click(screen.getByRole('button', { name: 'Service' }));
+    await user.click(screen.getByRole('button', { name: 'Service' }));
+    await waitFor(() =>
+      expect(shownServices()).toEqual(
+        Array.from({ length: 10 }, (_, i) => `ocr-${46 - i}`),
+      ),
+    );
+    expect(screen.getAllByText('1-10 of 46').length).toBeGreaterThan(0);
+    expect(screen.getByText('By service, Z to A')).toBeInTheDocument();
+    // Each click one request for the first page, no cursor: ascending, then descending.
+    expect(api.callsOf('listApprovals').slice(before)).toEqual([
+      [{ ...QUEUE, orderBy: 'service', order: 'asc' }],
+      [{ ...QUEUE, orderBy: 'service', order: 'desc' }],
+    ]);
+
+    // The next page follows in that order, with the cursor the server gave.
+    await user.click(screen.getByRole('button', { name: 'Next Page' }));
+    await waitFor(() => expect(shownServices()[0]).toBe('ocr-36'));
+    expect(api.callsOf('listApprovals').at(-1)).toEqual([
+      {
+        ...QUEUE,
+        orderBy: 'service',
+        order: 'desc',
+        cursor: 'service.desc:10',
+      },
+    ]);
+    expect(api.callsOf('getService')).toEqual([]);
+  });
+
+  it('sorts by the cost each request asks for, a change by its new cost', async () => {
+    const api = new FakeGpuApi();
+    fortySixRequests(api);
+    // ocr-07 asks to change to one GPU; ocr-09 to four.
+    for (const [i, gpus] of [
+      [7, 1],
+      [9, 4],
+    ] as const) {
+      const approval = api.approvals[i - 1];
+      approval.kind = 'change';
+      approval.overage = {
+        ...approval.overage!,
+        monthlyCostMicros: monthly(gpus),
+      };
+    }
+    await renderTable(api);
+    await waitFor(() => expect(shownServices()).toHaveLength(10));
+    const costOf = (name: string) =>
+      within(
+        screen.getByRole('button', { name: `approve ${name}` }).closest('tr')!,
+      );
+    expect(
+      costOf('ocr-09').getByText(
+        `${formatUsd(monthly(4))} (now ${formatUsd(monthly(2))})`,
+      ),
+    ).toBeInTheDocument();
+
+    await user.click(screen.getByRole('button', { name: 'Monthly cost' }));
+    await waitFor(() => expect(shownServices()[0]).toBe('ocr-07'));
+    expect(screen.getByText('Cheapest first')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Monthly cost' }));
+    await waitFor(() => expect(shownServices()[0]).toBe('ocr-09'));
+    expect(screen.getByText('Dearest first')).toBeInTheDocument();
+    expect(api.callsOf('listApprovals').at(-1)).toEqual([
+      { ...QUEUE, orderBy: 'monthlyCost', order: 'desc' },
+    ]);
+    // The reasons and the decision buttons do not sort.
+    expect(
+      screen.queryByRole('button', { name: 'Why it needs approval' }),
+    ).not.toBeInTheDocument();
   });
 
   it('keeps the decision buttons on one line', async () => {

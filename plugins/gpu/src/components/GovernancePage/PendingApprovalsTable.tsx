@@ -7,8 +7,10 @@ import { identityApiRef, useApi } from '@backstage/frontend-plugin-api';
 import { EntityRefLink } from '@backstage/plugin-catalog-react';
 import { usePermission } from '@backstage/plugin-permission-react';
 import {
+  APPROVAL_ORDER_BY,
   ApprovalDecisionResponse,
   ApprovalListItem,
+  formatUsd,
   gpuApprovePermission,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import Box from '@material-ui/core/Box';
@@ -21,19 +23,40 @@ import { gpuApiRef } from '../../api';
 import { formatRelative } from '../common';
 import { DecisionDialog } from './DecisionDialog';
 import { describeRequest } from './describeRequest';
-import { useCursorPages } from './useCursorPages';
+import { ColumnSort, useCursorPages } from './useCursorPages';
 
 /** Rows per page of the queue; the approver may choose another size. */
 export const APPROVALS_PAGE_SIZE = 10;
 
-/**
- * Requests outside policy waiting for an approver, a page at a time from `GET /approvals` (one request per page,
- * each approval with its service), searchable by service, team or requester on the server, in the queue's order
- * (oldest first). Approve and reject need the `gpu.request.approve` permission; a decision refreshes the list and
- * tells the page (quota and audit change with it).
- */
 /** Width the approval reasons keep at 1280 px, so a row stays a few lines high. */
 const REASONS_MIN_WIDTH_PX = 380;
+
+const SORT_NAMES: Record<string, [string, string]> = {
+  requestedAt: ['Oldest first', 'Newest first'],
+  service: ['By service, A to Z', 'By service, Z to A'],
+  team: ['By team, A to Z', 'By team, Z to A'],
+  monthlyCost: ['Cheapest first', 'Dearest first'],
+};
+
+/** The table's subtitle for the order a page was read in. */
+function describeSort(sort: ColumnSort | undefined): string {
+  const names = SORT_NAMES[sort?.field ?? 'requestedAt'];
+  return names[sort?.order === 'desc' ? 1 : 0];
+}
+
+/** What the request asks to hold per month: the approval's own figure (a change's new cost), else the service's. */
+function requestedMonthlyCost(row: ApprovalListItem): string {
+  if (row.overage) return formatUsd(row.overage.monthlyCostMicros);
+  return row.service?.monthlyCost ?? '';
+}
+
+/**
+ * Requests outside policy waiting for an approver, a page at a time from `GET /approvals` (one request per page,
+ * each approval with its service), searchable by service, team or requester and sorted by the service, team,
+ * monthly cost or request time column on the server (the queue's order, oldest first, until a header is clicked).
+ * Approve and reject need the `gpu.request.approve` permission; a decision refreshes the list and tells the page
+ * (quota and audit change with it).
+ */
 
 export function PendingApprovalsTable(props: {
   refreshKey?: number;
@@ -58,8 +81,15 @@ export function PendingApprovalsTable(props: {
     [identityApi],
   );
 
-  const { tableRef, fetchPage, error } = useCursorPages(query =>
-    gpuApi.listApprovals({ state: 'pending', ...query }),
+  const { tableRef, fetchPage, error, sort } = useCursorPages(
+    ({ sort: columnSort, ...query }) => {
+      const orderBy = APPROVAL_ORDER_BY.find(o => o === columnSort?.field);
+      return gpuApi.listApprovals({
+        state: 'pending',
+        ...query,
+        ...(orderBy && columnSort ? { orderBy, order: columnSort.order } : {}),
+      });
+    },
   );
   const refreshed = useRef(props.refreshKey);
   useEffect(() => {
@@ -104,9 +134,11 @@ export function PendingApprovalsTable(props: {
     return button;
   };
 
+  // Sortable columns carry the `orderBy` of GET /approvals as their field; the others are not sortable.
   const columns: TableColumn<ApprovalListItem>[] = [
     {
       title: 'Service',
+      field: 'service',
       render: row =>
         row.service ? (
           <>
@@ -133,6 +165,7 @@ export function PendingApprovalsTable(props: {
     },
     {
       title: 'Request',
+      sorting: false,
       render: row =>
         row.service
           ? `${row.kind === 'change' ? 'Change: ' : ''}${describeRequest(
@@ -140,9 +173,18 @@ export function PendingApprovalsTable(props: {
             )}`
           : row.kind,
     },
-    { title: 'Monthly cost', render: row => row.service?.monthlyCost ?? '' },
+    {
+      title: 'Monthly cost',
+      field: 'monthlyCost',
+      cellStyle: { whiteSpace: 'nowrap' },
+      render: row =>
+        row.kind === 'change' && row.overage && row.service
+          ? `${requestedMonthlyCost(row)} (now ${row.service.monthlyCost})`
+          : requestedMonthlyCost(row),
+    },
     {
       title: 'Why it needs approval',
+      sorting: false,
       // The reasons are sentences: room enough that a row stays a few lines high. The table lays out automatically,
       // where material-table's `width` is not applied, so the cell's own minimum width holds the column open.
       cellStyle: { minWidth: REASONS_MIN_WIDTH_PX },
@@ -157,6 +199,8 @@ export function PendingApprovalsTable(props: {
     },
     {
       title: 'Requested',
+      field: 'requestedAt',
+      defaultSort: 'asc',
       render: row =>
         `${row.requestedBy.replace(/^user:default\//, '')}, ${formatRelative(
           row.requestedAt,
@@ -164,6 +208,7 @@ export function PendingApprovalsTable(props: {
     },
     {
       title: 'Decision',
+      sorting: false,
       cellStyle: { whiteSpace: 'nowrap' },
       render: row => (
         <Box display="flex" flexWrap="nowrap" style={{ gap: 8 }}>
@@ -189,7 +234,7 @@ export function PendingApprovalsTable(props: {
           lastDecision ??
           (denied
             ? 'You may see requests but not decide them.'
-            : 'Oldest first')
+            : describeSort(sort))
         }
         options={{
           paging: true,
@@ -200,7 +245,8 @@ export function PendingApprovalsTable(props: {
           search: true,
           searchFieldAlignment: 'left',
           debounceInterval: 300,
-          sorting: false,
+          sorting: true,
+          thirdSortClick: false,
           draggable: false,
           padding: 'dense',
         }}

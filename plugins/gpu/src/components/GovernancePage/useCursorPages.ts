@@ -1,4 +1,5 @@
 import { TableProps } from '@backstage/core-components';
+import { SortOrder } from '@gpu-platform/backstage-plugin-gpu-common';
 import { useCallback, useRef, useState } from 'react';
 
 /** The remote `data` of a Backstage `Table`: material-table's query of a page, and the page it expects back. */
@@ -16,18 +17,30 @@ export interface CursorPage<T> {
   totalCount: number;
 }
 
-/** What a list route is asked for a page: its size, the cursor of the page before it, and the search text. */
+/** A column header's sort: the column's `field` and its direction. */
+export interface ColumnSort {
+  field: string;
+  order: SortOrder;
+}
+
+/**
+ * What a list route is asked for a page: its size, the cursor of the page before it, the search text, and the sort
+ * of the column the user sorted by (absent: the route's own order).
+ */
 export interface CursorPageQuery {
   limit: number;
   cursor?: string;
   search?: string;
+  sort?: ColumnSort;
 }
 
 /**
  * Server-side paging of a Backstage `Table` (remote `data`) over a cursor-paged route: page N is read with the
- * `nextCursor` of page N-1, so the table moves a page at a time (a new search or page size starts again at the
- * first page). `error` is the last failed read (cleared by the next read that succeeds); the table stays mounted
- * so a retry keeps the search. `tableRef.current.onQueryChange()` reads the current page again.
+ * `nextCursor` of page N-1, so the table moves a page at a time (a new search, sort or page size starts again at the
+ * first page, in one request). Sorting is the server's: a sortable column's `field` and direction go to `read` as
+ * `sort`, and `sort` is the one the current page was read in. `error` is the last failed read (cleared by the next
+ * read that succeeds); the table stays mounted so a retry keeps the search. `tableRef.current.onQueryChange()` reads
+ * the current page again.
  */
 export function useCursorPages<T extends object>(
   read: (query: CursorPageQuery) => Promise<CursorPage<T>>,
@@ -38,13 +51,24 @@ export function useCursorPages<T extends object>(
     byPage: [undefined],
   });
   const [error, setError] = useState<Error>();
+  const [sort, setSort] = useState<ColumnSort>();
   const readRef = useRef(read);
   readRef.current = read;
 
   const fetchPage = useCallback(
     async (query: Query<T>): Promise<QueryResult<T>> => {
       const search = query.search.trim();
-      const key = `${query.pageSize}\u0000${search}`;
+      const field = query.orderBy?.field;
+      const columnSort: ColumnSort | undefined =
+        field !== undefined && query.orderDirection
+          ? { field: String(field), order: query.orderDirection }
+          : undefined;
+      const key = [
+        query.pageSize,
+        search,
+        columnSort?.field ?? '',
+        columnSort?.order ?? '',
+      ].join('\u0000');
       if (cursors.current.key !== key) {
         cursors.current = { key, byPage: [undefined] };
       }
@@ -55,10 +79,12 @@ export function useCursorPages<T extends object>(
           limit: query.pageSize,
           cursor: byPage[page],
           ...(search ? { search } : {}),
+          ...(columnSort ? { sort: columnSort } : {}),
         });
         byPage.length = page + 1;
         if (result.nextCursor) byPage.push(result.nextCursor);
         setError(undefined);
+        setSort(columnSort);
         return { data: result.items, page, totalCount: result.totalCount };
       } catch (e) {
         setError(e as Error);
@@ -68,5 +94,5 @@ export function useCursorPages<T extends object>(
     [],
   );
 
-  return { tableRef, fetchPage, error };
+  return { tableRef, fetchPage, error, sort };
 }

@@ -699,7 +699,7 @@ export const spec = {
       get: {
         operationId: 'listApprovals',
         summary:
-          "One page of the approvals of services the caller may read (every approval for the platform team; others' are left out, never a 403), oldest first (the queue's order).",
+          "One page of the approvals of services the caller may read (every approval for the platform team; others' are left out, never a 403), oldest first (the queue's order) unless orderBy and order say otherwise.",
         parameters: [
           {
             name: 'state',
@@ -728,10 +728,31 @@ export const spec = {
             },
           },
           {
+            name: 'orderBy',
+            in: 'query',
+            description:
+              "What the approvals are sorted by: when they were requested (default), the team, the service's name, or the monthly cost of what the approval asks to hold. Ties go by approval id.",
+            schema: {
+              type: 'string',
+              enum: ['requestedAt', 'team', 'service', 'monthlyCost'],
+            },
+          },
+          {
+            $ref: '#/components/parameters/sortOrder',
+          },
+          {
             $ref: '#/components/parameters/pageLimit',
           },
           {
-            $ref: '#/components/parameters/pageCursor',
+            name: 'cursor',
+            in: 'query',
+            description:
+              'nextCursor of the previous page, read with the same orderBy and order (another order is a 400: start again from the first page).',
+            schema: {
+              type: 'string',
+              minLength: 1,
+              maxLength: 512,
+            },
           },
         ],
         responses: {
@@ -910,7 +931,7 @@ export const spec = {
       get: {
         operationId: 'listAuditEvents',
         summary:
-          "One page of audit events, newest first. With team, that team's (gpu.service.read on the team: its members and the platform team; 403 otherwise); without, every team's with gpu.quota.read, else the caller's teams'.",
+          "One page of audit events, newest first (order asc: oldest first). With team, that team's (gpu.service.read on the team: its members and the platform team; 403 otherwise); without, every team's with gpu.quota.read, else the caller's teams'.",
         parameters: [
           {
             name: 'team',
@@ -972,6 +993,16 @@ export const spec = {
             },
           },
           {
+            name: 'order',
+            in: 'query',
+            description:
+              "desc (newest first, the default) or asc (oldest first), by the events' ids.",
+            schema: {
+              type: 'string',
+              enum: ['asc', 'desc'],
+            },
+          },
+          {
             name: 'limit',
             in: 'query',
             description: 'Page size.',
@@ -985,7 +1016,8 @@ export const spec = {
           {
             name: 'cursor',
             in: 'query',
-            description: 'nextCursor of the previous page.',
+            description:
+              'nextCursor of the previous page, read in the same order.',
             schema: {
               type: 'string',
               pattern: '^[0-9]+$',
@@ -1221,6 +1253,15 @@ export const spec = {
           minimum: 1,
           maximum: 200,
           default: 50,
+        },
+      },
+      sortOrder: {
+        name: 'order',
+        in: 'query',
+        description: 'asc (the default) or desc.',
+        schema: {
+          type: 'string',
+          enum: ['asc', 'desc'],
         },
       },
       pageCursor: {

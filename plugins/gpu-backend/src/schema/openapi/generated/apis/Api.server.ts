@@ -187,6 +187,8 @@ export type ListApprovals = {
     state?: 'pending' | 'approved' | 'rejected';
     team?: string;
     search?: string;
+    orderBy?: 'requestedAt' | 'team' | 'service' | 'monthlyCost';
+    order?: 'asc' | 'desc';
     limit?: number;
     cursor?: string;
   };
@@ -203,6 +205,7 @@ export type ListAuditEvents = {
     action?: string;
     since?: string;
     until?: string;
+    order?: 'asc' | 'desc';
     limit?: number;
     cursor?: string;
   };
