@@ -1,6 +1,7 @@
 import { expect, Page, test } from '@playwright/test';
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { watchConsole } from './support/consoleProblems';
 import { autocomplete, chooseTemplate, tierRow } from './support/template';
 import { api, backstageToken, newUserContext, signIn } from './support/users';
 
@@ -8,7 +9,8 @@ import { api, backstageToken, newUserContext, signIn } from './support/users';
  * Two people in two browsers (app-config.e2e.yaml: signed in as behind oauth2-proxy, support/users.ts): bob of
  * ml-platform asks for a GPU service his team's quota does not cover, alice of the platform team finds it in her
  * Backstage notifications, approves it on the governance page the notification links to, and bob is told, in his
- * notifications and on the service's page, which updates while it is open (signals).
+ * notifications and on the service's page, which updates while it is open (signals). Neither page logs a console
+ * error or warning of the product.
  */
 const SCREENSHOTS = 'test-results/screenshots';
 /** Where the template registers Components without a Git provider (`scaffolder.gpu.catalogDirectory`). */
@@ -51,6 +53,8 @@ test('bob requests beyond quota, alice is notified and approves it, bob is notif
   const alice = await newUserContext(browser, 'alice');
   const bobPage = await bob.newPage();
   const alicePage = await alice.newPage();
+  const bobConsole = watchConsole(bobPage);
+  const aliceConsole = watchConsole(alicePage);
 
   // Bob asks through the template for a dedicated L4 on spot-l4, where ml-platform has no quota.
   await signIn(bobPage);
@@ -177,6 +181,8 @@ test('bob requests beyond quota, alice is notified and approves it, bob is notif
       name: `GPU request needs approval: ${name} (ml-platform)`,
     }),
   ).toHaveCount(0);
+  expect(await bobConsole.problems()).toEqual([]);
+  expect(await aliceConsole.problems()).toEqual([]);
 
   await bob.close();
   await alice.close();
@@ -220,6 +226,7 @@ test('bob cannot decide a request; alice rejects it and bob is told', async ({
   );
   expect.soft(bobsApproval.status(), 'bob may not approve (403)').toBe(403);
   const bobPage = await bob.newPage();
+  const bobConsole = watchConsole(bobPage);
   await signIn(bobPage);
   await bobPage.goto('/gpu');
   await expect(
@@ -257,6 +264,7 @@ test('bob cannot decide a request; alice rejects it and bob is told', async ({
   await expect(rejection.row).toContainText(
     `alice rejected your request for ${name}: "use the on-demand pool". Its quota is released; nothing was deployed.`,
   );
+  expect(await bobConsole.problems()).toEqual([]);
 
   await bob.close();
   await alice.close();

@@ -1,16 +1,18 @@
-import AxeBuilder from '@axe-core/playwright';
 import { expect, Page, test } from '@playwright/test';
+import { seriousViolations } from './support/axe';
+import { watchConsole } from './support/consoleProblems';
 import {
   registerGpuComponent,
   removeGpuComponent,
 } from './support/localCatalog';
-import { api, signIn } from './support/users';
+import { api, newUserContext, signIn } from './support/users';
 
 /**
  * The entity page of GPU model services as people use it (dry-run cluster, signed in as the org's guest, member of
  * ml-platform): the GPU summary at the top of the overview, a request waiting for approval shown as such (no 404,
- * no cost error), the GPU tab, the Kubernetes tab without an error when no cluster is configured, and Decommission
- * from the entity. axe-core checks the page's content at 1440 and 1280 px.
+ * no cost error), then rejected, the GPU tab, the Kubernetes tab without an error when no cluster is configured, and
+ * Decommission from the entity. axe-core checks the page's content (the GPU card included) at 1440 and 1280 px, and
+ * the page logs no console error or warning of the product.
  */
 const SCREENSHOTS = 'test-results/screenshots';
 const suffix = Date.now().toString(36);
@@ -32,17 +34,6 @@ const serviceRequest = (name: string, tier: string, pool: string) => ({
   pool,
 });
 
-/** Serious and critical axe violations of the page's content, as `rule: target` lines. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page })
-    .include('main')
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-    .analyze();
-  return results.violations
-    .filter(v => v.impact === 'serious' || v.impact === 'critical')
-    .flatMap(v => v.nodes.map(n => `${v.id}: ${n.target.join(' ')}`));
-}
-
 async function openEntity(page: Page, name: string, tab = '') {
   await page.goto(`/catalog/default/component/${name}${tab}`);
   await expect(page.getByRole('heading', { name, exact: true })).toBeVisible({
@@ -60,11 +51,13 @@ test.afterAll(async ({ request }) => {
   }
 });
 
-test('the entity page: summary, a waiting request, the GPU tab, the Kubernetes tab on a dry run, and Decommission', async ({
+test('the entity page: summary, a waiting then rejected request, the GPU tab, the Kubernetes tab on a dry run, and Decommission', async ({
+  browser,
   page,
   request,
 }) => {
   test.setTimeout(240_000);
+  const consoleProblems = watchConsole(page);
   await signIn(page);
 
   // A dedicated L4 within ml-platform's quota: approved, dry-run. A dedicated spot L4, where ml-platform has no
@@ -119,14 +112,14 @@ test('the entity page: summary, a waiting request, the GPU tab, the Kubernetes t
   );
   const box = await summary.boundingBox();
   expect(box!.y).toBeLessThan(900);
-  expect(await seriousViolations(page)).toEqual([]);
+  expect(await seriousViolations(page, 'main')).toEqual([]);
   await page.screenshot({
     path: `${SCREENSHOTS}/gpu-entity-overview-1440.png`,
     fullPage: true,
   });
   await page.setViewportSize({ width: 1280, height: 900 });
   await expect(summary).toBeVisible();
-  expect(await seriousViolations(page)).toEqual([]);
+  expect(await seriousViolations(page, 'main')).toEqual([]);
   await page.screenshot({
     path: `${SCREENSHOTS}/gpu-entity-overview-1280.png`,
     fullPage: true,
@@ -148,12 +141,13 @@ test('the entity page: summary, a waiting request, the GPU tab, the Kubernetes t
   await expect(page.getByTestId('accrual-notice')).toContainText(
     'dry run, nothing is running',
   );
-  expect(await seriousViolations(page)).toEqual([]);
+  expect(await seriousViolations(page, 'main')).toEqual([]);
   await page.screenshot({
     path: `${SCREENSHOTS}/gpu-entity-tab-1280.png`,
     fullPage: true,
   });
   await page.setViewportSize({ width: 1440, height: 900 });
+  expect(await seriousViolations(page, 'main')).toEqual([]);
   await page.screenshot({
     path: `${SCREENSHOTS}/gpu-entity-tab-1440.png`,
     fullPage: true,
@@ -171,7 +165,7 @@ test('the entity page: summary, a waiting request, the GPU tab, the Kubernetes t
     "Releases 1 GPU-equivalent of team ml-platform's quota on l4-ondemand.",
   );
   await expect(dialog).toContainText('Stops $587.50 a month');
-  expect(await seriousViolations(page)).toEqual([]);
+  expect(await seriousViolations(page, 'main')).toEqual([]);
   await page.screenshot({
     path: `${SCREENSHOTS}/gpu-entity-decommission-1440.png`,
   });
@@ -181,4 +175,32 @@ test('the entity page: summary, a waiting request, the GPU tab, the Kubernetes t
   );
   const after = await api(request, 'GET', `/api/gpu/services/${running.id}`);
   expect(after.status).toBe('deleted');
+
+  // The waiting request, rejected by an approver (nobody decides their own request): who and why, no 404.
+  const alice = await newUserContext(browser, 'alice');
+  await api(
+    alice.request,
+    'POST',
+    `/api/gpu/approvals/${waiting.approval.id}/reject`,
+    { comment: 'use the on-demand pool' },
+  );
+  await alice.close();
+  waitingId = undefined;
+  await openEntity(page, WAITING);
+  const rejected = page.getByTestId('lifecycle-rejected');
+  await expect(rejected).toContainText('Request rejected');
+  await expect(rejected).toContainText('Rejected by alice');
+  await expect(rejected).toContainText('use the on-demand pool');
+  await expect(page.getByTestId('lifecycle-held')).toContainText(
+    'Nothing is held: no GPUs, quota or cost.',
+  );
+  await expect(page.getByText(/HTTP 404/)).toHaveCount(0);
+  await expect(page.getByText(/Could not load/)).toHaveCount(0);
+  expect(await seriousViolations(page, 'main')).toEqual([]);
+  await page.screenshot({
+    path: `${SCREENSHOTS}/gpu-entity-rejected-1440.png`,
+    fullPage: true,
+  });
+
+  expect(await consoleProblems.problems()).toEqual([]);
 });

@@ -5,12 +5,14 @@ import {
   monthly,
   tierRow,
 } from './support/template';
+import { watchConsole } from './support/consoleProblems';
 import { signIn } from './support/users';
 
 /**
  * The self-service flow on the real app and backend (dry-run cluster): the "GPU model service" template with live
  * quotes from the tier picker, the new Component's page, then "Decommission GPU model service" on it. Signed in as
- * the org's guest (member of ml-platform), the suite's default user.
+ * the org's guest (member of ml-platform), the suite's default user. The page logs no console error or warning of
+ * the product.
  */
 const SCREENSHOTS = 'test-results/screenshots';
 
@@ -19,6 +21,7 @@ test('creates a GPU model service with live quotes, opens its page, then decommi
 }) => {
   test.setTimeout(120_000);
   const name = `e2e-${Date.now().toString(36)}`;
+  const consoleProblems = watchConsole(page);
   await signIn(page);
 
   await chooseTemplate(page, 'GPU model service');
@@ -106,4 +109,5 @@ test('creates a GPU model service with live quotes, opens its page, then decommi
     path: `${SCREENSHOTS}/gpu-decommission-result.png`,
     fullPage: true,
   });
+  expect(await consoleProblems.problems()).toEqual([]);
 });

@@ -1,8 +1,17 @@
-import { APIRequestContext, expect, test } from '@playwright/test';
-import { createHash } from 'node:crypto';
-import { readFile, rm, writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { api, backstageToken, newUserContext, signIn } from './support/users';
+import { expect, test } from '@playwright/test';
+import { readFile } from 'node:fs/promises';
+import { seriousViolations } from './support/axe';
+import { watchConsole } from './support/consoleProblems';
+import {
+  headersOutside,
+  sidewaysScrolling,
+  tableOf,
+} from './support/governancePage';
+import {
+  registerGpuComponent,
+  removeGpuComponent,
+} from './support/localCatalog';
+import { api, newUserContext, signIn } from './support/users';
 
 /**
  * The usage card and the governance page against the real backend, whose `gpu.prometheus.baseUrl` points at a real
@@ -10,13 +19,12 @@ import { api, backstageToken, newUserContext, signIn } from './support/users';
  * service `chat` is created through the API (dry-run cluster) with the name whose pods the history's series carry
  * (dedicated L4 in ml-serving, 600 output tokens/s, 12 running and 2 waiting requests, KV cache 41%), registered
  * in the catalog with its `gpu.backstage.io/service-id`, and its entity page must show the card with those numbers.
- * The suite's default user (the org's guest, ml-platform and platform-team) creates it and approves bob's request.
+ * The suite's default user (the org's guest, ml-platform and platform-team) creates it and approves bob's request;
+ * the leaderboards show every column at 1440 and 1280 px, and the pages log no console error or warning of the
+ * product.
  */
 const SCREENSHOTS = 'test-results/screenshots';
-/** The local catalog directory the catalog reads (`scaffolder.gpu.catalogDirectory`, app-config.yaml). */
-const LOCAL_CATALOG = resolve(__dirname, '../../../local-catalog');
 const ENTITY = 'e2e-chat';
-const ENTITY_FILE = resolve(LOCAL_CATALOG, `component-default-${ENTITY}.yaml`);
 
 const serviceRequest = (name: string, tier: string, pool: string) => ({
   name,
@@ -33,67 +41,8 @@ const serviceRequest = (name: string, tier: string, pool: string) => ({
   pool,
 });
 
-/** Writes the Component into the local catalog directory and refreshes the location that reads it. */
-async function registerComponent(
-  request: APIRequestContext,
-  serviceId: string,
-) {
-  await writeFile(
-    ENTITY_FILE,
-    [
-      'apiVersion: backstage.io/v1alpha1',
-      'kind: Component',
-      'metadata:',
-      `  name: ${ENTITY}`,
-      '  description: Chat model on a dedicated L4 (end-to-end test)',
-      '  annotations:',
-      `    gpu.backstage.io/service-id: ${serviceId}`,
-      '    backstage.io/kubernetes-id: chat',
-      '    backstage.io/kubernetes-namespace: ml-serving',
-      'spec:',
-      '  type: service',
-      '  lifecycle: production',
-      '  owner: ml-platform',
-      '  system: model-serving',
-      '',
-    ].join('\n'),
-  );
-  // The Location entity the catalog made of that config location is named like locationSpecToMetadataName does.
-  const location = `generated-${createHash('sha1')
-    .update(`file:${LOCAL_CATALOG}/*.yaml`)
-    .digest('hex')}`;
-  await api(
-    request,
-    'GET',
-    `/api/catalog/entities/by-name/location/default/${location}`,
-  );
-  await api(request, 'POST', '/api/catalog/refresh', {
-    entityRef: `location:default/${location}`,
-  });
-  await expect
-    .poll(
-      async () => {
-        const res = await request.get(
-          `/api/catalog/entities/by-name/component/default/${ENTITY}`,
-          {
-            headers: {
-              Authorization: `Bearer ${await backstageToken(request)}`,
-            },
-          },
-        );
-        return res.ok()
-          ? (await res.json()).metadata.annotations[
-              'gpu.backstage.io/service-id'
-            ]
-          : undefined;
-      },
-      { timeout: 60_000, intervals: [500, 1000, 2000] },
-    )
-    .toBe(serviceId);
-}
-
 test.afterAll(async () => {
-  await rm(ENTITY_FILE, { force: true });
+  await removeGpuComponent(ENTITY);
 });
 
 test('the entity card shows real Prometheus numbers and the governance page approves a request', async ({
@@ -125,7 +74,13 @@ test('the entity card shows real Prometheus numbers and the governance page appr
   await bob.close();
   expect(spot.status).toBe('pending-approval');
 
-  await registerComponent(request, chat.id);
+  await registerGpuComponent(request, ENTITY, chat.id, {
+    description: 'Chat model on a dedicated L4 (end-to-end test)',
+    kubernetesId: 'chat',
+    lifecycle: 'production',
+    system: 'model-serving',
+  });
+  const consoleProblems = watchConsole(page);
   await signIn(page);
   await page.goto(`/catalog/default/component/${ENTITY}`);
   await expect(page.getByRole('heading', { name: ENTITY })).toBeVisible({
@@ -195,6 +150,7 @@ test('the entity card shows real Prometheus numbers and the governance page appr
     path: `${SCREENSHOTS}/gpu-usage-card.png`,
     fullPage: true,
   });
+  expect(await seriousViolations(page, 'main')).toEqual([]);
 
   // Another window reloads the figures.
   await card.getByRole('button', { name: 'Window' }).click();
@@ -215,6 +171,17 @@ test('the entity card shows real Prometheus numbers and the governance page appr
   await expect(page.getByTestId('overview-totals')).toContainText(
     'PromQL queries',
   );
+  // Every column of the leaderboards in view, without a sideways scroll, at both widths.
+  for (const width of [1440, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    for (const title of ['Cost leaderboard', 'Waste leaderboard']) {
+      const table = tableOf(page, title);
+      await expect(table.locator('tbody tr').first()).toBeVisible();
+      expect(await table.locator('thead th').count()).toBeGreaterThan(4);
+      expect(await headersOutside(table), `${title} at ${width}`).toEqual([]);
+    }
+    expect(await sidewaysScrolling(page), `at ${width}`).toEqual([]);
+  }
   await page.screenshot({
     path: `${SCREENSHOTS}/gpu-governance-pending.png`,
     fullPage: true,
@@ -254,4 +221,5 @@ test('the entity card shows real Prometheus numbers and the governance page appr
   const decided = await api(request, 'GET', `/api/gpu/services/${spot.id}`);
   expect(decided.status).toBe('approved');
   expect(decided.approval.comment).toBe('approved by the end-to-end test');
+  expect(await consoleProblems.problems()).toEqual([]);
 });

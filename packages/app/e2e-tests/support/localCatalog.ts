@@ -11,6 +11,15 @@ function fileOf(name: string): string {
   return resolve(LOCAL_CATALOG, `component-default-${name}.yaml`);
 }
 
+/** What a test may say of its Component beyond its name and service; by default an experimental one of its own. */
+export interface GpuComponentOptions {
+  description?: string;
+  /** `backstage.io/kubernetes-id`: the name of the service's pods' label; the Component's name by default. */
+  kubernetesId?: string;
+  lifecycle?: string;
+  system?: string;
+}
+
 /**
  * Writes a Component of ml-platform bound to a GPU service (its `gpu.backstage.io/service-id` and the Kubernetes
  * annotations the templates write) into the local catalog directory, refreshes the location that reads it and waits
@@ -20,6 +29,7 @@ export async function registerGpuComponent(
   request: APIRequestContext,
   name: string,
   serviceId: string,
+  options: GpuComponentOptions = {},
 ) {
   await writeFile(
     fileOf(name),
@@ -28,15 +38,18 @@ export async function registerGpuComponent(
       'kind: Component',
       'metadata:',
       `  name: ${name}`,
-      '  description: GPU model service (end-to-end test)',
+      `  description: ${
+        options.description ?? 'GPU model service (end-to-end test)'
+      }`,
       '  annotations:',
       `    gpu.backstage.io/service-id: ${serviceId}`,
-      `    backstage.io/kubernetes-id: ${name}`,
+      `    backstage.io/kubernetes-id: ${options.kubernetesId ?? name}`,
       '    backstage.io/kubernetes-namespace: ml-serving',
       'spec:',
       '  type: service',
-      '  lifecycle: experimental',
+      `  lifecycle: ${options.lifecycle ?? 'experimental'}`,
       '  owner: ml-platform',
+      ...(options.system ? [`  system: ${options.system}`] : []),
       '',
     ].join('\n'),
   );

@@ -1,0 +1,44 @@
+import { Locator, Page } from '@playwright/test';
+
+/** The Paper (table with its title and toolbar) of the governance page's table titled `title`. */
+export function tableOf(page: Page, title: string): Locator {
+  return page
+    .getByRole('heading', { name: title, exact: true })
+    .locator('xpath=ancestor::div[contains(@class, "MuiPaper-root")][1]');
+}
+
+/** Tables that scroll sideways, by title: their columns would be hidden behind an unmarked scroll. */
+export async function sidewaysScrolling(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll('main .MuiPaper-root')]
+      .filter(paper => {
+        const scroller = [...paper.querySelectorAll('div')].find(
+          d => getComputedStyle(d).overflowX === 'auto',
+        );
+        return scroller && scroller.scrollWidth > scroller.clientWidth + 1;
+      })
+      .map(paper => paper.querySelector('h2, h5, h6')?.textContent ?? '?'),
+  );
+}
+
+/** The column headers of a table that are not wholly inside its visible box (e.g. cut off at the right). */
+export async function headersOutside(table: Locator): Promise<string[]> {
+  return table.evaluate(paper => {
+    const box = paper.getBoundingClientRect();
+    return [...paper.querySelectorAll('thead th')]
+      .filter(th => {
+        const cell = th.getBoundingClientRect();
+        return cell.left < box.left - 1 || cell.right > box.right + 1;
+      })
+      .map(th => th.textContent ?? '?');
+  });
+}
+
+/** The height in pixels of each body row of a table. */
+export async function rowHeights(table: Locator): Promise<number[]> {
+  return table.evaluate(paper =>
+    [...paper.querySelectorAll('tbody tr')].map(
+      tr => tr.getBoundingClientRect().height,
+    ),
+  );
+}
