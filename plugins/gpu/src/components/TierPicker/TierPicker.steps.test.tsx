@@ -103,6 +103,8 @@ describe('TierPicker across Back and Next', () => {
         recommended.cost.monthly,
       )} a month)`,
     );
+    // Its text is a paragraph of its own, not one inside the panel's (invalid HTML, React warns of it).
+    expect(notice.querySelector('p p')).toBeNull();
     expect(lastValue(onValue).pool).toBe('l4-ondemand');
 
     await userEvent.click(

@@ -237,28 +237,24 @@ export function TierPicker(props: TierPickerProps) {
                   ? 'Your pick is no longer the recommended tier'
                   : 'Your pick is not the recommended tier'
               }
-              message={
-                <>
-                  <Typography variant="body2">
-                    {TIER_LABELS[selected.tier]} on {selected.pool} (
-                    {monthlyText(selected.option)} a month) is kept. For these
-                    inputs the recommendation is {TIER_LABELS[recommended.tier]}{' '}
-                    on {recommended.pool} ({monthlyText(recommended.option)} a
-                    month).
-                  </Typography>
-                  <Button
-                    size="small"
-                    variant="outlined"
-                    color="primary"
-                    disabled={locked}
-                    onClick={followRecommendation}
-                  >
-                    Use the recommendation
-                  </Button>
-                </>
-              }
               defaultExpanded
-            />
+            >
+              <Typography variant="body2">
+                {TIER_LABELS[selected.tier]} on {selected.pool} (
+                {monthlyText(selected.option)} a month) is kept. For these
+                inputs the recommendation is {TIER_LABELS[recommended.tier]} on{' '}
+                {recommended.pool} ({monthlyText(recommended.option)} a month).
+              </Typography>
+              <Button
+                size="small"
+                variant="outlined"
+                color="primary"
+                disabled={locked}
+                onClick={followRecommendation}
+              >
+                Use the recommendation
+              </Button>
+            </WarningPanel>
           </div>
         )}
       {quote && !error && !missingDtype && problem && (
