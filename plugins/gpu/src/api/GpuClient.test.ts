@@ -133,3 +133,57 @@ describe('GpuClient.updateService and deleteService', () => {
     expect(error.body.error.message).toBe('not a member of the team');
   });
 });
+
+describe('GpuClient.listTeamQuotas and listApprovals', () => {
+  registerMswTestHooks(server);
+
+  const client = new GpuClient({
+    discoveryApi: { getBaseUrl: async () => baseUrl },
+    fetchApi: { fetch: (input, init) => fetch(input, init) },
+  });
+
+  it('reads every team quota in one GET /quotas, as the route answers (QuotaRecord items, pools by name)', async () => {
+    const requests: string[] = [];
+    const record = {
+      team: 'ml-platform',
+      pools: { 'a100-mig': 4, 'l4-ondemand': 4 },
+      monthlyBudgetMicros: 4_000_000_000,
+      reservedGpuEquivalents: { 'l4-ondemand': 3 },
+      reservedMonthlyCostMicros: 1_762_500_000,
+      updatedBy: 'gpu-backend',
+      updatedAt: '2026-12-01T00:00:00.000Z',
+    };
+    server.use(
+      http.get(`${baseUrl}/quotas`, ({ request }) => {
+        requests.push(request.url);
+        return HttpResponse.json({ items: [record] });
+      }),
+    );
+    expect(await client.listTeamQuotas()).toEqual([record]);
+    expect(requests).toEqual([`${baseUrl}/quotas`]);
+  });
+
+  it('sends the sort of the approvals as orderBy and order, with the cursor', async () => {
+    let url: URL | undefined;
+    server.use(
+      http.get(`${baseUrl}/approvals`, ({ request }) => {
+        url = new URL(request.url);
+        return HttpResponse.json({ items: [], totalCount: 0 });
+      }),
+    );
+    await client.listApprovals({
+      state: 'pending',
+      orderBy: 'monthlyCost',
+      order: 'desc',
+      limit: 10,
+      cursor: 'abc',
+    });
+    expect(Object.fromEntries(url!.searchParams)).toEqual({
+      state: 'pending',
+      orderBy: 'monthlyCost',
+      order: 'desc',
+      limit: '10',
+      cursor: 'abc',
+    });
+  });
+});

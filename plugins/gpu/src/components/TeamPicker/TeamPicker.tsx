@@ -5,13 +5,16 @@ import { WarningPanel } from '@backstage/core-components';
 import FormHelperText from '@material-ui/core/FormHelperText';
 import TextField from '@material-ui/core/TextField';
 import useAsync from 'react-use/esm/useAsync';
-import { errorMessage, usePlatform } from '../common';
-import { quotaText, teamOptions } from './teamOptions';
+import { gpuApiRef } from '../../api';
+import { errorMessage } from '../common';
+import { optionLabel, quotaText, teamOptions } from './teamOptions';
 
 /**
- * The `GpuTeamPicker` scaffolder field: the owning team, from the catalog's groups. Teams the platform gives no GPU
- * quota on any pool are listed as such and cannot be chosen; the chosen team's quota is shown under the field.
- * Stores the group's entity ref, like the scaffolder's OwnerPicker.
+ * The `GpuTeamPicker` scaffolder field: the owning team, from the catalog's groups, with each team's quota from one
+ * `GET /quotas` (what the caller may read of every team's quota and what is held). Teams without GPU quota on any
+ * pool, or whose quota the caller cannot read, are listed as such with the reason and cannot be chosen; a team whose
+ * quota is all held says so (a new service waits for approval); the chosen team's quota left per pool is shown under
+ * the field. Stores the group's entity ref, like the scaffolder's OwnerPicker.
  *
  * @public
  */
@@ -27,7 +30,8 @@ export function TeamPicker(props: FieldExtensionComponentProps<string>) {
     rawErrors,
   } = props;
   const catalogApi = useApi(catalogApiRef);
-  const platform = usePlatform();
+  const gpuApi = useApi(gpuApiRef);
+  const quotas = useAsync(() => gpuApi.listTeamQuotas(), [gpuApi]);
   const groups = useAsync(
     async () =>
       (
@@ -39,11 +43,9 @@ export function TeamPicker(props: FieldExtensionComponentProps<string>) {
     [catalogApi],
   );
   const options =
-    groups.value && platform.value
-      ? teamOptions(groups.value, platform.value.platform)
-      : [];
+    groups.value && quotas.value ? teamOptions(groups.value, quotas.value) : [];
   const chosen = options.find(o => o.ref === formData);
-  const loadError = groups.error ?? platform.error;
+  const loadError = groups.error ?? quotas.error;
   const errors = rawErrors?.filter(Boolean) ?? [];
   const id = idSchema?.$id ?? 'gpu-team';
 
@@ -65,13 +67,13 @@ export function TeamPicker(props: FieldExtensionComponentProps<string>) {
         InputLabelProps={{ shrink: true }}
         helperText={
           chosen
-            ? `GPU quota: ${quotaText(chosen)}`
+            ? quotaText(chosen)
             : schema.description ??
               'Teams without GPU quota cannot own a GPU service'
         }
       >
         <option value="">
-          {groups.loading || platform.loading
+          {groups.loading || quotas.loading
             ? 'Loading teams…'
             : 'Choose a team'}
         </option>
@@ -79,11 +81,9 @@ export function TeamPicker(props: FieldExtensionComponentProps<string>) {
           <option
             key={option.ref}
             value={option.ref}
-            disabled={option.quota.length === 0}
+            disabled={option.noQuota !== undefined}
           >
-            {option.quota.length === 0
-              ? `${option.name} (no GPU quota)`
-              : option.name}
+            {optionLabel(option)}
           </option>
         ))}
       </TextField>

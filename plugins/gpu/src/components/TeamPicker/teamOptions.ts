@@ -1,44 +1,120 @@
 import { Entity, stringifyEntityRef } from '@backstage/catalog-model';
-import { Platform } from '@gpu-platform/backstage-plugin-gpu-common';
+import { TeamQuotaView } from '@gpu-platform/backstage-plugin-gpu-common';
+
+/** A team's quota on one pool and what its services hold there, in GPU-equivalents. */
+export interface PoolQuotaLeft {
+  pool: string;
+  gpuEquivalents: number;
+  heldGpuEquivalents: number;
+  leftGpuEquivalents: number;
+}
 
 /** One catalog group as the team picker offers it. */
 export interface TeamOption {
   /** `group:default/ml-platform`: what the form stores. */
   ref: string;
   name: string;
-  /** The pools the platform gives the team GPU quota on (GPU-equivalents above 0), in the platform's order. */
-  quota: { pool: string; gpuEquivalents: number }[];
+  /** The pools the team has quota on (above 0), by pool name. */
+  quota: PoolQuotaLeft[];
+  /** Why the team cannot own a GPU service, in words; absent when it can. */
+  noQuota?: string;
+  /** It has quota, but its services hold all of it on every pool: a new one waits for approval. */
+  usedUp: boolean;
 }
 
-/** The pools a team of the platform has quota on; none for a group the platform does not know. */
-export function quotaOf(platform: Platform, team: string): TeamOption['quota'] {
-  const quota = platform.teams.find(t => t.name === team)?.gpuQuota ?? {};
-  return platform.pools
-    .filter(pool => (quota[pool.name] ?? 0) > 0)
-    .map(pool => ({ pool: pool.name, gpuEquivalents: quota[pool.name] }));
+/** Why a team absent from `GET /quotas` has none: the route leaves out teams without a record and others' teams. */
+export const NOT_A_QUOTA_TEAM = 'not a GPU platform team of yours';
+/** Why a team whose record gives no pool any GPUs has none. */
+export const NO_POOL_QUOTA = 'none on any pool';
+
+/** The pools a team's quota record gives GPUs on, with what is held and left on each, by pool name. */
+export function quotaLeft(quota: TeamQuotaView): PoolQuotaLeft[] {
+  return Object.entries(quota.pools)
+    .filter(([, gpuEquivalents]) => gpuEquivalents > 0)
+    .map(([pool, gpuEquivalents]) => {
+      const held = quota.reservedGpuEquivalents[pool] ?? 0;
+      return {
+        pool,
+        gpuEquivalents,
+        heldGpuEquivalents: held,
+        leftGpuEquivalents: Math.max(0, gpuEquivalents - held),
+      };
+    })
+    .sort((a, b) => a.pool.localeCompare(b.pool));
 }
 
-/** The catalog's groups with their GPU quota: teams with quota first, then those without, each by name. */
+/** A team's option from its quota record (`undefined`: not among the caller's `GET /quotas`). */
+export function teamOption(
+  ref: string,
+  name: string,
+  record: TeamQuotaView | undefined,
+): TeamOption {
+  const quota = record ? quotaLeft(record) : [];
+  let noQuota: string | undefined;
+  if (!record) noQuota = NOT_A_QUOTA_TEAM;
+  else if (quota.length === 0) noQuota = NO_POOL_QUOTA;
+  return {
+    ref,
+    name,
+    quota,
+    ...(noQuota ? { noQuota } : {}),
+    usedUp: quota.length > 0 && quota.every(q => q.leftGpuEquivalents <= 0),
+  };
+}
+
+/**
+ * The catalog's groups with their GPU quota from `GET /quotas` (the quota records the caller may read): teams with
+ * quota first, then those without, each by name.
+ */
 export function teamOptions(
   groups: Entity[],
-  platform: Platform,
+  quotas: TeamQuotaView[],
 ): TeamOption[] {
+  const byTeam = new Map(quotas.map(q => [q.team, q]));
   return groups
-    .map(group => ({
-      ref: stringifyEntityRef(group),
-      name: group.metadata.name,
-      quota: quotaOf(platform, group.metadata.name),
-    }))
+    .map(group =>
+      teamOption(
+        stringifyEntityRef(group),
+        group.metadata.name,
+        byTeam.get(group.metadata.name),
+      ),
+    )
     .sort(
       (a, b) =>
-        Number(b.quota.length > 0) - Number(a.quota.length > 0) ||
+        Number(!!a.noQuota) - Number(!!b.noQuota) ||
         a.name.localeCompare(b.name),
     );
 }
 
-/** `l4-ondemand 4, a100-mig 4 GPU-equivalents`. */
+const gpus = (n: number) => String(Number(n.toFixed(3)));
+
+/** How the select lists a team: `search`, `search (no GPU quota left)` or `platform-team (no GPU quota): why`. */
+export function optionLabel(option: TeamOption): string {
+  if (option.noQuota) return `${option.name} (no GPU quota): ${option.noQuota}`;
+  if (option.usedUp) return `${option.name} (no GPU quota left)`;
+  return option.name;
+}
+
+/**
+ * The chosen team's quota under the field: `GPU quota left: a100-mig 4 of 4, l4-ondemand 1 of 4 GPU-equivalents`,
+ * or, with every pool held, `No GPU quota left: ... held; a new service waits for approval`.
+ */
 export function quotaText(option: TeamOption): string {
-  return `${option.quota
-    .map(q => `${q.pool} ${Number(q.gpuEquivalents.toFixed(3))}`)
+  if (option.noQuota) return `No GPU quota: ${option.noQuota}`;
+  if (option.usedUp) {
+    return `No GPU quota left: ${option.quota
+      .map(
+        q =>
+          `${q.pool} ${gpus(q.heldGpuEquivalents)} of ${gpus(
+            q.gpuEquivalents,
+          )} held`,
+      )
+      .join(', ')} GPU-equivalents; a new service waits for approval`;
+  }
+  return `GPU quota left: ${option.quota
+    .map(
+      q =>
+        `${q.pool} ${gpus(q.leftGpuEquivalents)} of ${gpus(q.gpuEquivalents)}`,
+    )
     .join(', ')} GPU-equivalents`;
 }

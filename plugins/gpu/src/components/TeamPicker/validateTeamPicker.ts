@@ -2,10 +2,11 @@ import { parseEntityRef } from '@backstage/catalog-model';
 import { CustomFieldValidator } from '@backstage/plugin-scaffolder-react';
 import { gpuApiRef } from '../../api';
 import { errorMessage } from '../common';
-import { quotaOf } from './teamOptions';
+import { NOT_A_QUOTA_TEAM, teamOption } from './teamOptions';
 
 /**
- * Fails the step unless the owner is a group the platform gives GPU quota on some pool.
+ * Fails the step unless the owner is a group with GPU quota on some pool among the quotas the user may read
+ * (`GET /quotas`). A team whose quota is all held passes: its request waits for approval.
  *
  * @public
  */
@@ -36,8 +37,17 @@ export const validateTeamPicker: CustomFieldValidator<string> = async (
     return;
   }
   try {
-    const { platform } = await gpuApi.getPlatform();
-    if (quotaOf(platform, team).length === 0) {
+    const quotas = await gpuApi.listTeamQuotas();
+    const { noQuota } = teamOption(
+      value,
+      team,
+      quotas.find(q => q.team === team),
+    );
+    if (noQuota === NOT_A_QUOTA_TEAM) {
+      validation.addError(
+        `Team ${team} has no GPU quota you can use: it is not a team of the GPU platform or you are not one of its members; choose another team`,
+      );
+    } else if (noQuota) {
       validation.addError(
         `Team ${team} has no GPU quota on any pool; ask the platform team for quota or choose another team`,
       );
