@@ -28,7 +28,10 @@ test('keeps the tier pick across Back and Next, quotes the sizing step live and 
     team.locator('option', { hasText: 'platform-team (no GPU quota)' }),
   ).toBeDisabled();
   await autocomplete(page, /^Owning team/, 'ml-platform');
-  await expect(page.getByText(/^GPU quota: l4-ondemand 4, /)).toBeVisible();
+  // What the team has left of its quota on each pool (l4-ondemand: 4 GPU-equivalents).
+  await expect(
+    page.getByText(/^GPU quota left: .*\bl4-ondemand \d+ of 4, /),
+  ).toBeVisible();
   await page.getByRole('button', { name: 'Next' }).click();
 
   // The runtime's choices read in full (the template's labels hold commas).
