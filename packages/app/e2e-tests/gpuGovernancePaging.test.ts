@@ -2,6 +2,7 @@ import { expect, Page, test } from '@playwright/test';
 import { seriousViolations } from './support/axe';
 import { watchConsole } from './support/consoleProblems';
 import {
+  cellsOutside,
   rowHeights,
   sidewaysScrolling,
   tableOf,
@@ -149,6 +150,8 @@ test('the governance page pages, searches and decides a queue of 46 requests, ac
     expect(shape.lines, name).toBe(1);
     expect(shape.height, name).toBeLessThan(40);
   }
+  // Every column in view, the decisions included.
+  expect(await cellsOutside(approvals)).toEqual([]);
   // Soft: the rest of the page is still checked when a row is too tall.
   const wide = await rowHeights(approvals);
   expect(wide).toHaveLength(10);
@@ -223,6 +226,7 @@ test('the governance page pages, searches and decides a queue of 46 requests, ac
   await expect(caption(`11-20 of ${COUNT}`)).toBeVisible();
   const narrow = await buttonLines(page, `approve ${nameOf(12)}`);
   expect(narrow.lines).toBe(1);
+  expect(await cellsOutside(approvals)).toEqual([]);
   expect
     .soft(Math.max(...(await rowHeights(approvals))), 'tallest row at 1280')
     .toBeLessThan(MAX_ROW_HEIGHT);

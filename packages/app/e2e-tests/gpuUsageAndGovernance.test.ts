@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { seriousViolations } from './support/axe';
 import { watchConsole } from './support/consoleProblems';
 import {
-  headersOutside,
+  cellsOutside,
   sidewaysScrolling,
   tableOf,
 } from './support/governancePage';
@@ -178,7 +178,7 @@ test('the entity card shows real Prometheus numbers and the governance page appr
       const table = tableOf(page, title);
       await expect(table.locator('tbody tr').first()).toBeVisible();
       expect(await table.locator('thead th').count()).toBeGreaterThan(4);
-      expect(await headersOutside(table), `${title} at ${width}`).toEqual([]);
+      expect(await cellsOutside(table), `${title} at ${width}`).toEqual([]);
     }
     expect(await sidewaysScrolling(page), `at ${width}`).toEqual([]);
   }

@@ -21,16 +21,19 @@ export async function sidewaysScrolling(page: Page): Promise<string[]> {
   );
 }
 
-/** The column headers of a table that are not wholly inside its visible box (e.g. cut off at the right). */
-export async function headersOutside(table: Locator): Promise<string[]> {
+/**
+ * The header and body cells of a table that are not wholly inside its visible box (cut off at the right, or hidden
+ * behind a scroll), by their text: every column of the table should be in view.
+ */
+export async function cellsOutside(table: Locator): Promise<string[]> {
   return table.evaluate(paper => {
     const box = paper.getBoundingClientRect();
-    return [...paper.querySelectorAll('thead th')]
-      .filter(th => {
-        const cell = th.getBoundingClientRect();
-        return cell.left < box.left - 1 || cell.right > box.right + 1;
+    return [...paper.querySelectorAll('thead th, tbody td')]
+      .filter(cell => {
+        const rect = cell.getBoundingClientRect();
+        return rect.left < box.left - 1 || rect.right > box.right + 1;
       })
-      .map(th => th.textContent ?? '?');
+      .map(cell => (cell.textContent ?? '?').slice(0, 60));
   });
 }
 
