@@ -155,6 +155,14 @@ describe('governance views: one request each', () => {
       [...first.body.items, ...next.body.items].map((e: any) => e.id),
     ).toEqual(all.body.items.map((e: any) => e.id).reverse());
     expect(next.body.totalCount).toBe(all.body.items.length);
+    // The other order's cursor would start the page in the wrong place: refused.
+    const mixed = await request(server)
+      .get(`/api/gpu/audit?cursor=${first.body.nextCursor}`)
+      .set('Authorization', asUser('alice'))
+      .expect(400);
+    expect(mixed.body.error.message).toBe(
+      'cursor is the nextCursor of a page read oldest first, not newest first; read the first page again after changing the order',
+    );
   });
 
   it('names the service of every service, reservation and approval event of the audit trail, and counts the events', async () => {

@@ -97,7 +97,7 @@ function expected(rows: Row[], orderBy: ApprovalOrderBy, order: SortOrder) {
 }
 
 describe.each(databases.eachSupportedId())(
-  'approvals sorted and paged by keyset on %p',
+  'approvals and the audit trail sorted and paged by keyset on %p',
   id => {
     let knex: Knex;
     let store: DatabaseGpuStore;
@@ -250,6 +250,23 @@ describe.each(databases.eachSupportedId())(
         cursor = page.nextCursor;
       } while (cursor);
       expect(oldest).toEqual(newest.items.map(e => e.id).reverse());
+      // Each order's cursors are its own.
+      const newestPage = await store.listAuditEvents({ limit: 2 });
+      const oldestPage = await store.listAuditEvents({
+        order: 'asc',
+        limit: 2,
+      });
+      expect(oldestPage.nextCursor).toBe(`asc.${oldest[1]}`);
+      await expect(
+        store.listAuditEvents({ order: 'asc', cursor: newestPage.nextCursor }),
+      ).rejects.toThrow(
+        'cursor is the nextCursor of a page read newest first, not oldest first',
+      );
+      await expect(
+        store.listAuditEvents({ cursor: oldestPage.nextCursor }),
+      ).rejects.toThrow(
+        'cursor is the nextCursor of a page read oldest first, not newest first',
+      );
       await expect(
         store.listAuditEvents({ order: 'sideways' as SortOrder }),
       ).rejects.toThrow("order must be one of asc, desc; got 'sideways'");

@@ -1,4 +1,5 @@
 import { InputError } from '@backstage/errors';
+import { SortOrder } from '@gpu-platform/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
 import { AuditEventRow, toAuditEvent, toJson } from './rows';
 import {
@@ -6,6 +7,9 @@ import {
   AuditSubjectType,
   ListAuditEventsQuery,
 } from './types';
+
+/** Cursors of pages read oldest first start with this; newest first they are the last event's id. */
+const ASC_CURSOR_PREFIX = 'asc.';
 
 const DEFAULT_AUDIT_PAGE = 100;
 const MAX_AUDIT_PAGE = 500;
@@ -73,20 +77,15 @@ export async function queryAuditEvents(
   if (query.until !== undefined) {
     builder.where('at', '<', parseTime(query.until, 'until'));
   }
-  if (query.cursor !== undefined) {
-    if (!/^\d+$/.test(query.cursor)) {
-      throw new InputError(
-        `cursor must be the nextCursor of a previous page; got '${query.cursor}'`,
-      );
-    }
-  }
   const order = query.order ?? 'desc';
   if (order !== 'asc' && order !== 'desc') {
     throw new InputError(`order must be one of asc, desc; got '${order}'`);
   }
+  const after =
+    query.cursor !== undefined ? cursorId(query.cursor, order) : undefined;
   const counted = builder.clone().count({ count: '*' }).first();
-  if (query.cursor !== undefined) {
-    builder.where('id', order === 'desc' ? '<' : '>', Number(query.cursor));
+  if (after !== undefined) {
+    builder.where('id', order === 'desc' ? '<' : '>', after);
   }
   const [rows, count] = await Promise.all([
     builder.orderBy('id', order).limit(limit + 1),
@@ -96,8 +95,37 @@ export async function queryAuditEvents(
   return {
     items,
     totalCount: Number(count?.count ?? 0),
-    nextCursor: rows.length > limit ? items[items.length - 1].id : undefined,
+    nextCursor:
+      rows.length > limit
+        ? `${order === 'asc' ? ASC_CURSOR_PREFIX : ''}${
+            items[items.length - 1].id
+          }`
+        : undefined,
   };
+}
+
+/** The id a cursor pages after; an `InputError` for one not made by a page of this order. */
+function cursorId(cursor: string, order: SortOrder): number {
+  const match = /^(asc\.)?(\d+)$/.exec(cursor);
+  if (!match) {
+    throw new InputError(
+      `cursor must be the nextCursor of a previous page; got '${cursor.slice(
+        0,
+        100,
+      )}'`,
+    );
+  }
+  const madeAsc = match[1] !== undefined;
+  if (madeAsc !== (order === 'asc')) {
+    throw new InputError(
+      `cursor is the nextCursor of a page read ${
+        madeAsc ? 'oldest' : 'newest'
+      } first, not ${
+        order === 'asc' ? 'oldest' : 'newest'
+      } first; read the first page again after changing the order`,
+    );
+  }
+  return Number(match[2]);
 }
 
 function parseTime(value: string, what: string): Date {

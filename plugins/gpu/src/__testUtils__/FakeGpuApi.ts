@@ -383,10 +383,20 @@ export class FakeGpuApi implements GpuApi {
   async listAuditEvents(query: AuditQuery = {}): Promise<AuditEventPageView> {
     this.record('listAuditEvents', query);
     const limit = query.limit ?? 100;
-    const inOrder =
-      query.order === 'asc' ? [...this.audit] : [...this.audit].reverse();
+    const asc = query.order === 'asc';
+    const inOrder = asc ? [...this.audit] : [...this.audit].reverse();
+    // As the backend's: an oldest-first cursor is `asc.<id>`, a newest-first one the id; the other order's is a 400.
+    const prefix = asc ? 'asc.' : '';
+    if (query.cursor && query.cursor.startsWith('asc.') !== asc) {
+      throw await responseError(
+        400,
+        'Bad Request',
+        'InputError',
+        `cursor ${query.cursor} is the nextCursor of a page of the other order`,
+      );
+    }
     const start = query.cursor
-      ? inOrder.findIndex(e => e.id === query.cursor) + 1
+      ? inOrder.findIndex(e => prefix + e.id === query.cursor) + 1
       : 0;
     const items = inOrder.slice(start, start + limit).map(event => {
       const service = this.auditedService(event);
@@ -395,7 +405,9 @@ export class FakeGpuApi implements GpuApi {
     return {
       items,
       nextCursor:
-        start + limit < inOrder.length ? items[items.length - 1].id : undefined,
+        start + limit < inOrder.length
+          ? prefix + items[items.length - 1].id
+          : undefined,
       totalCount: inOrder.length,
     };
   }

@@ -132,7 +132,7 @@ describe('AuditEventsTable', () => {
       'guest set the quota of team team-25: no pool, budget $25.00 a month.',
     );
     expect(api.callsOf('listAuditEvents').at(-1)).toEqual([
-      { limit: 20, cursor: '20', order: 'asc' },
+      { limit: 20, cursor: 'asc.20', order: 'asc' },
     ]);
     expect(api.callsOf('listAuditEvents')).toHaveLength(4);
   });

@@ -57,7 +57,6 @@ function requestedMonthlyCost(row: ApprovalListItem): string {
  * Approve and reject need the `gpu.request.approve` permission; a decision refreshes the list and tells the page
  * (quota and audit change with it).
  */
-
 export function PendingApprovalsTable(props: {
   refreshKey?: number;
   onDecided?: (result: ApprovalDecisionResponse) => void;

@@ -1017,11 +1017,11 @@ export const spec = {
             name: 'cursor',
             in: 'query',
             description:
-              'nextCursor of the previous page, read in the same order.',
+              'nextCursor of the previous page, read in the same order (a cursor of the other order is a 400: start again from the first page).',
             schema: {
               type: 'string',
-              pattern: '^[0-9]+$',
-              maxLength: 20,
+              pattern: '^(asc\\.)?[0-9]+$',
+              maxLength: 24,
             },
           },
         ],
