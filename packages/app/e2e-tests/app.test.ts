@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import { screenshot } from './support/screenshot';
 import { signIn } from './support/users';
 
 test('signs in through the proxy (as the org guest) and reaches the GPU page from the sidebar', async ({
@@ -13,10 +14,7 @@ test('signs in through the proxy (as the org guest) and reaches the GPU page fro
     nav.getByRole('link', { name: 'Catalog', exact: true }),
   ).toBeVisible();
   await expect(nav.getByRole('link', { name: /^Notifications/ })).toBeVisible();
-  await page.screenshot({
-    path: 'test-results/screenshots/home.png',
-    fullPage: true,
-  });
+  await screenshot(page, 'home');
 
   await nav.getByRole('link', { name: 'GPU', exact: true }).click();
   await expect(page).toHaveURL(/\/gpu$/);
@@ -26,8 +24,5 @@ test('signs in through the proxy (as the org guest) and reaches the GPU page fro
   await expect(page.getByText('GPU pools')).toBeVisible();
   await expect(page.getByText('l4-ondemand', { exact: true })).toBeVisible();
   await expect(page.getByTestId('cluster-mode')).toContainText('dry-run');
-  await page.screenshot({
-    path: 'test-results/screenshots/gpu-page.png',
-    fullPage: true,
-  });
+  await screenshot(page, 'gpu-page');
 });

@@ -2,6 +2,7 @@ import { expect, Page, test } from '@playwright/test';
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { watchConsole } from './support/consoleProblems';
+import { screenshot } from './support/screenshot';
 import { autocomplete, chooseTemplate, tierRow } from './support/template';
 import { api, backstageToken, newUserContext, signIn } from './support/users';
 
@@ -12,7 +13,6 @@ import { api, backstageToken, newUserContext, signIn } from './support/users';
  * notifications and on the service's page, which updates while it is open (signals). Neither page logs a console
  * error or warning of the product.
  */
-const SCREENSHOTS = 'test-results/screenshots';
 /** Where the template registers Components without a Git provider (`scaffolder.gpu.catalogDirectory`). */
 const LOCAL_CATALOG = resolve(__dirname, '../../../local-catalog');
 
@@ -99,10 +99,7 @@ test('bob requests beyond quota, alice is notified and approves it, bob is notif
       `bob requests ${name}: llama-3\\.1-8b, dedicated on spot-l4, 1 replica, dev\\. Why it needs approval: `,
     ),
   );
-  await alicePage.screenshot({
-    path: `${SCREENSHOTS}/gpu-notification-pending-approval.png`,
-    fullPage: true,
-  });
+  await screenshot(alicePage, 'gpu-notification-pending-approval');
   await pending.link.click();
   await expect(alicePage).toHaveURL(/\/gpu$/);
   await expect(
@@ -124,10 +121,7 @@ test('bob requests beyond quota, alice is notified and approves it, bob is notif
   await expect(
     alicePage.getByText(`Approved ${name}: the service is now approved.`),
   ).toBeVisible();
-  await alicePage.screenshot({
-    path: `${SCREENSHOTS}/gpu-approved-by-alice.png`,
-    fullPage: true,
-  });
+  await screenshot(alicePage, 'gpu-approved-by-alice');
 
   // Bob's open page follows (the gpu:service-changes signal), without a reload.
   await expect(cardSummary(bobPage)).toContainText('approved (dry-run)', {
@@ -148,10 +142,7 @@ test('bob requests beyond quota, alice is notified and approves it, bob is notif
   await expect(
     bobPage.getByRole('link', { name: /^GPU request needs approval: / }),
   ).toHaveCount(0);
-  await bobPage.screenshot({
-    path: `${SCREENSHOTS}/gpu-notification-decision.png`,
-    fullPage: true,
-  });
+  await screenshot(bobPage, 'gpu-notification-decision');
   await decision.link.click();
   await expect(bobPage).toHaveURL(
     new RegExp(`/catalog/default/component/${name}$`),
@@ -242,10 +233,7 @@ test('bob cannot decide a request; alice rejects it and bob is told', async ({
       'the approve button is hidden or disabled for bob',
     )
     .toBe(true);
-  await bobPage.screenshot({
-    path: `${SCREENSHOTS}/gpu-governance-as-bob.png`,
-    fullPage: true,
-  });
+  await screenshot(bobPage, 'gpu-governance-as-bob');
 
   // Alice rejects it; bob's notifications say so, with high severity, and the request is gone from the page.
   const rejected = await api(

@@ -5,6 +5,7 @@ import {
   registerGpuComponent,
   removeGpuComponent,
 } from './support/localCatalog';
+import { SCREENSHOTS, screenshot } from './support/screenshot';
 import { api, newUserContext, signIn } from './support/users';
 
 /**
@@ -14,7 +15,6 @@ import { api, newUserContext, signIn } from './support/users';
  * Decommission from the entity. axe-core checks the page's content (the GPU card included) at 1440 and 1280 px, and
  * the page logs no console error or warning of the product.
  */
-const SCREENSHOTS = 'test-results/screenshots';
 const suffix = Date.now().toString(36);
 const RUNNING = `e2e-entity-${suffix}`;
 const WAITING = `e2e-waiting-${suffix}`;
@@ -94,10 +94,7 @@ test('the entity page: summary, a waiting then rejected request, the GPU tab, th
   );
   await expect(page.getByText(/HTTP 404/)).toHaveCount(0);
   await expect(page.getByText(/Could not load/)).toHaveCount(0);
-  await page.screenshot({
-    path: `${SCREENSHOTS}/gpu-entity-waiting-1440.png`,
-    fullPage: true,
-  });
+  await screenshot(page, 'gpu-entity-waiting-1440');
 
   // The approved dry run: the summary near the top of the overview, above the fold.
   await openEntity(page, RUNNING);
@@ -113,17 +110,11 @@ test('the entity page: summary, a waiting then rejected request, the GPU tab, th
   const box = await summary.boundingBox();
   expect(box!.y).toBeLessThan(900);
   expect(await seriousViolations(page, 'main')).toEqual([]);
-  await page.screenshot({
-    path: `${SCREENSHOTS}/gpu-entity-overview-1440.png`,
-    fullPage: true,
-  });
+  await screenshot(page, 'gpu-entity-overview-1440');
   await page.setViewportSize({ width: 1280, height: 900 });
   await expect(summary).toBeVisible();
   expect(await seriousViolations(page, 'main')).toEqual([]);
-  await page.screenshot({
-    path: `${SCREENSHOTS}/gpu-entity-overview-1280.png`,
-    fullPage: true,
-  });
+  await screenshot(page, 'gpu-entity-overview-1280');
 
   // The Kubernetes tab of a dry run: says no cluster is configured, no error.
   await page.locator(`a[href$="/component/${RUNNING}/kubernetes"]`).click();
@@ -142,16 +133,10 @@ test('the entity page: summary, a waiting then rejected request, the GPU tab, th
     'dry run, nothing is running',
   );
   expect(await seriousViolations(page, 'main')).toEqual([]);
-  await page.screenshot({
-    path: `${SCREENSHOTS}/gpu-entity-tab-1280.png`,
-    fullPage: true,
-  });
+  await screenshot(page, 'gpu-entity-tab-1280');
   await page.setViewportSize({ width: 1440, height: 900 });
   expect(await seriousViolations(page, 'main')).toEqual([]);
-  await page.screenshot({
-    path: `${SCREENSHOTS}/gpu-entity-tab-1440.png`,
-    fullPage: true,
-  });
+  await screenshot(page, 'gpu-entity-tab-1440');
 
   // Decommission from the entity: what it frees, then the service deleted.
   await page.getByRole('button', { name: 'Decommission' }).click();
@@ -197,10 +182,7 @@ test('the entity page: summary, a waiting then rejected request, the GPU tab, th
   await expect(page.getByText(/HTTP 404/)).toHaveCount(0);
   await expect(page.getByText(/Could not load/)).toHaveCount(0);
   expect(await seriousViolations(page, 'main')).toEqual([]);
-  await page.screenshot({
-    path: `${SCREENSHOTS}/gpu-entity-rejected-1440.png`,
-    fullPage: true,
-  });
+  await screenshot(page, 'gpu-entity-rejected-1440');
 
   expect(await consoleProblems.problems()).toEqual([]);
 });

@@ -11,6 +11,7 @@ import {
   registerGpuComponent,
   removeGpuComponent,
 } from './support/localCatalog';
+import { screenshot } from './support/screenshot';
 import { api, newUserContext, signIn } from './support/users';
 
 /**
@@ -21,7 +22,6 @@ import { api, newUserContext, signIn } from './support/users';
  * and logs no console error or warning. Screenshots at 1440 and 1280 px. The requests are rejected at the end, so
  * the other suites see the queue as they left it.
  */
-const SCREENSHOTS = 'test-results/screenshots';
 const RUN = Date.now().toString(36);
 const PREFIX = `e2e-ocr-${RUN}`;
 const COUNT = 46;
@@ -163,10 +163,7 @@ test('the governance page pages, searches and decides a queue of 46 requests, ac
     .evaluate(h => h.getBoundingClientRect().top + window.scrollY);
   expect(quotaTop).toBeLessThan(4000);
 
-  await page.screenshot({
-    path: `${SCREENSHOTS}/gpu-governance-1440.png`,
-    fullPage: true,
-  });
+  await screenshot(page, 'gpu-governance-1440');
 
   // The second page, read with the first page's cursor, one request for the page and none per approval.
   const before = approvalRequests.length;
@@ -232,10 +229,7 @@ test('the governance page pages, searches and decides a queue of 46 requests, ac
     .toBeLessThan(MAX_ROW_HEIGHT);
   expect(await sidewaysScrolling(page)).toEqual([]);
   expect(await seriousViolations(page, 'main')).toEqual([]);
-  await page.screenshot({
-    path: `${SCREENSHOTS}/gpu-governance-1280.png`,
-    fullPage: true,
-  });
+  await screenshot(page, 'gpu-governance-1280');
 
   // The audit rows of the request with a catalog component link to its entity page.
   const auditLink = tableOf(page, 'Audit events')

@@ -1,11 +1,12 @@
 import { expect, test } from '@playwright/test';
+import { watchConsole } from './support/consoleProblems';
+import { screenshot } from './support/screenshot';
 import {
   autocomplete,
   chooseTemplate,
   monthly,
   tierRow,
 } from './support/template';
-import { watchConsole } from './support/consoleProblems';
 import { signIn } from './support/users';
 
 /**
@@ -14,7 +15,6 @@ import { signIn } from './support/users';
  * the org's guest (member of ml-platform), the suite's default user. The page logs no console error or warning of
  * the product.
  */
-const SCREENSHOTS = 'test-results/screenshots';
 
 test('creates a GPU model service with live quotes, opens its page, then decommissions it', async ({
   page,
@@ -48,10 +48,7 @@ test('creates a GPU model service with live quotes, opens its page, then decommi
   await expect(
     page.getByText('Info: Dedicated on spot-l4 needs approval'),
   ).toBeVisible();
-  await page.screenshot({
-    path: `${SCREENSHOTS}/gpu-template-approval.png`,
-    fullPage: true,
-  });
+  await screenshot(page, 'gpu-template-approval');
   await l4.getByRole('radio').check();
   await expect(
     page.getByText('Info: Dedicated on spot-l4 needs approval'),
@@ -63,10 +60,7 @@ test('creates a GPU model service with live quotes, opens its page, then decommi
   await page.getByRole('button', { name: 'Next' }).click();
   await expect(monthly(l4)).toHaveText('$1,175.01');
   await expect(l4.getByRole('radio')).toBeChecked();
-  await page.screenshot({
-    path: `${SCREENSHOTS}/gpu-template-form.png`,
-    fullPage: true,
-  });
+  await screenshot(page, 'gpu-template-form');
 
   await page.getByRole('button', { name: 'Review' }).click();
   await page.getByRole('button', { name: 'Create' }).click();
@@ -77,20 +71,14 @@ test('creates a GPU model service with live quotes, opens its page, then decommi
   await expect(
     page.getByText(new RegExp(`^${name} is approved \\(dry-run\\)`)),
   ).toBeVisible();
-  await page.screenshot({
-    path: `${SCREENSHOTS}/gpu-template-result.png`,
-    fullPage: true,
-  });
+  await screenshot(page, 'gpu-template-result');
 
   await openEntity.click();
   await expect(page.getByRole('heading', { name })).toBeVisible({
     timeout: 30_000,
   });
   await expect(page.getByText('About', { exact: true })).toBeVisible();
-  await page.screenshot({
-    path: `${SCREENSHOTS}/gpu-entity-page.png`,
-    fullPage: true,
-  });
+  await screenshot(page, 'gpu-entity-page');
 
   await chooseTemplate(page, 'Decommission GPU model service');
   // The picker lists components backed by a GPU service; it picks the only one by itself.
@@ -105,9 +93,6 @@ test('creates a GPU model service with live quotes, opens its page, then decommi
   await expect(page.getByText(/1 GPU service\(s\) deleted/)).toBeVisible({
     timeout: 60_000,
   });
-  await page.screenshot({
-    path: `${SCREENSHOTS}/gpu-decommission-result.png`,
-    fullPage: true,
-  });
+  await screenshot(page, 'gpu-decommission-result');
   expect(await consoleProblems.problems()).toEqual([]);
 });

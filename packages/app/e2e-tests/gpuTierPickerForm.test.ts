@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { seriousViolations } from './support/axe';
 import { watchConsole } from './support/consoleProblems';
+import { screenshot } from './support/screenshot';
 import { autocomplete, chooseTemplate, tierRow } from './support/template';
 import { signIn } from './support/users';
 
@@ -10,7 +11,6 @@ import { signIn } from './support/users';
  * recommendation), the tier legend, the review step in words; each step has no serious accessibility violation and a
  * screenshot at 1440 and 1280 px, and the page logs no console error or warning of the product.
  */
-const SCREENSHOTS = 'test-results/screenshots';
 
 test('keeps the tier pick across Back and Next, quotes the sizing step live and reviews the choice in words', async ({
   page,
@@ -61,16 +61,10 @@ test('keeps the tier pick across Back and Next, quotes the sizing step live and 
   await expect(page.getByTestId('quote-summary')).toContainText(
     'A month is 730 h',
   );
-  await page.screenshot({
-    path: `${SCREENSHOTS}/gpu-form-sizing-1440.png`,
-    fullPage: true,
-  });
+  await screenshot(page, 'gpu-form-sizing-1440');
   expect(await seriousViolations(page, 'form')).toEqual([]);
   await page.setViewportSize({ width: 1280, height: 900 });
-  await page.screenshot({
-    path: `${SCREENSHOTS}/gpu-form-sizing-1280.png`,
-    fullPage: true,
-  });
+  await screenshot(page, 'gpu-form-sizing-1280');
   expect(await seriousViolations(page, 'form')).toEqual([]);
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.getByLabel(/^Replicas/).fill('1');
@@ -118,16 +112,10 @@ test('keeps the tier pick across Back and Next, quotes the sizing step live and 
   await expect(l4.getByRole('radio')).toBeChecked();
   await expect(l4.getByRole('radio')).toBeFocused();
 
-  await page.screenshot({
-    path: `${SCREENSHOTS}/gpu-form-tier-1440.png`,
-    fullPage: true,
-  });
+  await screenshot(page, 'gpu-form-tier-1440');
   expect(await seriousViolations(page, 'form')).toEqual([]);
   await page.setViewportSize({ width: 1280, height: 900 });
-  await page.screenshot({
-    path: `${SCREENSHOTS}/gpu-form-tier-1280.png`,
-    fullPage: true,
-  });
+  await screenshot(page, 'gpu-form-tier-1280');
   expect(await seriousViolations(page, 'form')).toEqual([]);
 
   // The review says where it runs, what it costs and whether it needs approval, not the picker's keys.
@@ -151,16 +139,10 @@ test('keeps the tier pick across Back and Next, quotes the sizing step live and 
   for (const key of ['Needs Approval', 'Chosen By', 'Gpus Per Replica']) {
     await expect(page.getByText(key, { exact: true })).toHaveCount(0);
   }
-  await page.screenshot({
-    path: `${SCREENSHOTS}/gpu-form-review-1280.png`,
-    fullPage: true,
-  });
+  await screenshot(page, 'gpu-form-review-1280');
   expect(await seriousViolations(page, 'article')).toEqual([]);
   await page.setViewportSize({ width: 1440, height: 900 });
-  await page.screenshot({
-    path: `${SCREENSHOTS}/gpu-form-review-1440.png`,
-    fullPage: true,
-  });
+  await screenshot(page, 'gpu-form-review-1440');
   expect(await seriousViolations(page, 'article')).toEqual([]);
 
   await page.getByRole('button', { name: 'Create' }).click();

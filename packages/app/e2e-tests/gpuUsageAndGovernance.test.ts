@@ -11,6 +11,7 @@ import {
   registerGpuComponent,
   removeGpuComponent,
 } from './support/localCatalog';
+import { screenshot } from './support/screenshot';
 import { api, newUserContext, signIn } from './support/users';
 
 /**
@@ -23,7 +24,6 @@ import { api, newUserContext, signIn } from './support/users';
  * the leaderboards show every column at 1440 and 1280 px, and the pages log no console error or warning of the
  * product.
  */
-const SCREENSHOTS = 'test-results/screenshots';
 const ENTITY = 'e2e-chat';
 
 const serviceRequest = (name: string, tier: string, pool: string) => ({
@@ -146,10 +146,7 @@ test('the entity card shows real Prometheus numbers and the governance page appr
   );
   await expect(card.getByTestId('figure-projected')).toHaveCount(0);
   await card.scrollIntoViewIfNeeded();
-  await page.screenshot({
-    path: `${SCREENSHOTS}/gpu-usage-card.png`,
-    fullPage: true,
-  });
+  await screenshot(page, 'gpu-usage-card');
   expect(await seriousViolations(page, 'main')).toEqual([]);
 
   // Another window reloads the figures.
@@ -182,10 +179,7 @@ test('the entity card shows real Prometheus numbers and the governance page appr
     }
     expect(await sidewaysScrolling(page), `at ${width}`).toEqual([]);
   }
-  await page.screenshot({
-    path: `${SCREENSHOTS}/gpu-governance-pending.png`,
-    fullPage: true,
-  });
+  await screenshot(page, 'gpu-governance-pending');
 
   await approve.click();
   const dialog = page.getByRole('dialog');
@@ -213,10 +207,7 @@ test('the entity card shows real Prometheus numbers and the governance page appr
   await expect(
     page.getByText(/approved the request for/).first(),
   ).toBeVisible();
-  await page.screenshot({
-    path: `${SCREENSHOTS}/gpu-governance-approved.png`,
-    fullPage: true,
-  });
+  await screenshot(page, 'gpu-governance-approved');
 
   const decided = await api(request, 'GET', `/api/gpu/services/${spot.id}`);
   expect(decided.status).toBe('approved');
