@@ -11,6 +11,7 @@ import { useEffect, useRef } from 'react';
 import { gpuApiRef } from '../../api';
 import { formatRelative, formatTime } from '../common';
 import { describeAuditEvent } from './describeAuditEvent';
+import { useSortArrowStyles } from './sortArrowStyles';
 import { useCursorPages } from './useCursorPages';
 
 /** Rows per page of the audit trail. */
@@ -62,6 +63,7 @@ const columns: TableColumn<AuditEventView>[] = [
  */
 export function AuditEventsTable(props: { refreshKey?: number }) {
   const gpuApi = useApi(gpuApiRef);
+  const sortArrows = useSortArrowStyles();
   const { tableRef, fetchPage, error, sort } = useCursorPages(query =>
     gpuApi.listAuditEvents({
       limit: query.limit,
@@ -84,25 +86,27 @@ export function AuditEventsTable(props: { refreshKey?: number }) {
           title="Could not load the audit trail"
         />
       )}
-      <Table<AuditEventView>
-        tableRef={tableRef}
-        title="Audit events"
-        subtitle={sort?.order === 'asc' ? 'Oldest first' : 'Newest first'}
-        options={{
-          paging: true,
-          pageSize: AUDIT_PAGE_SIZE,
-          pageSizeOptions: [20, 50, 100],
-          showFirstLastPageButtons: false,
-          emptyRowsWhenPaging: false,
-          search: false,
-          sorting: true,
-          thirdSortClick: false,
-          draggable: false,
-          padding: 'dense',
-        }}
-        columns={columns}
-        data={fetchPage}
-      />
+      <div className={sortArrows.table}>
+        <Table<AuditEventView>
+          tableRef={tableRef}
+          title="Audit events"
+          subtitle={sort?.order === 'asc' ? 'Oldest first' : 'Newest first'}
+          options={{
+            paging: true,
+            pageSize: AUDIT_PAGE_SIZE,
+            pageSizeOptions: [20, 50, 100],
+            showFirstLastPageButtons: false,
+            emptyRowsWhenPaging: false,
+            search: false,
+            sorting: true,
+            thirdSortClick: false,
+            draggable: false,
+            padding: 'dense',
+          }}
+          columns={columns}
+          data={fetchPage}
+        />
+      </div>
     </>
   );
 }

@@ -250,6 +250,12 @@ describe('PendingApprovalsTable with 46 requests', () => {
     expect(
       screen.queryByRole('button', { name: 'Why it needs approval' }),
     ).not.toBeInTheDocument();
+    // Each sort arrow sits in its header's padding: sorting widens no column.
+    const arrows = document.querySelectorAll('th .MuiTableSortLabel-icon');
+    expect(arrows).toHaveLength(4);
+    for (const arrow of arrows) {
+      expect(getComputedStyle(arrow).position).toBe('absolute');
+    }
   });
 
   it('keeps the decision buttons on one line', async () => {

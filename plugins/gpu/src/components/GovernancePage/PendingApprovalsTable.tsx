@@ -23,6 +23,7 @@ import { gpuApiRef } from '../../api';
 import { formatRelative } from '../common';
 import { DecisionDialog } from './DecisionDialog';
 import { describeRequest } from './describeRequest';
+import { useSortArrowStyles } from './sortArrowStyles';
 import { ColumnSort, useCursorPages } from './useCursorPages';
 
 /** Rows per page of the queue; the approver may choose another size. */
@@ -62,6 +63,7 @@ export function PendingApprovalsTable(props: {
   onDecided?: (result: ApprovalDecisionResponse) => void;
 }) {
   const gpuApi = useApi(gpuApiRef);
+  const sortArrows = useSortArrowStyles();
   const { allowed, loading: checkingPermission } = usePermission({
     permission: gpuApprovePermission,
   });
@@ -175,7 +177,6 @@ export function PendingApprovalsTable(props: {
     {
       title: 'Monthly cost',
       field: 'monthlyCost',
-      cellStyle: { whiteSpace: 'nowrap' },
       render: row =>
         row.kind === 'change' && row.overage && row.service
           ? `${requestedMonthlyCost(row)} (now ${row.service.monthlyCost})`
@@ -226,43 +227,45 @@ export function PendingApprovalsTable(props: {
           title="Could not load pending approvals"
         />
       )}
-      <Table<ApprovalListItem>
-        tableRef={tableRef}
-        title="Pending approvals"
-        subtitle={
-          lastDecision ??
-          (denied
-            ? 'You may see requests but not decide them.'
-            : describeSort(sort))
-        }
-        options={{
-          paging: true,
-          pageSize: APPROVALS_PAGE_SIZE,
-          pageSizeOptions: [10, 20, 50],
-          showFirstLastPageButtons: false,
-          emptyRowsWhenPaging: false,
-          search: true,
-          searchFieldAlignment: 'left',
-          debounceInterval: 300,
-          sorting: true,
-          thirdSortClick: false,
-          draggable: false,
-          padding: 'dense',
-        }}
-        localization={{
-          toolbar: {
-            searchPlaceholder: 'Search service, team or requester',
-            searchTooltip: 'Search service, team or requester',
-            searchAriaLabel: 'Search pending approvals',
-          },
-          // Remote data: the table shows this, not emptyContent, when a page is empty.
-          body: {
-            emptyDataSourceMessage: 'No request is waiting for approval.',
-          },
-        }}
-        columns={columns}
-        data={fetchPage}
-      />
+      <div className={sortArrows.table}>
+        <Table<ApprovalListItem>
+          tableRef={tableRef}
+          title="Pending approvals"
+          subtitle={
+            lastDecision ??
+            (denied
+              ? 'You may see requests but not decide them.'
+              : describeSort(sort))
+          }
+          options={{
+            paging: true,
+            pageSize: APPROVALS_PAGE_SIZE,
+            pageSizeOptions: [10, 20, 50],
+            showFirstLastPageButtons: false,
+            emptyRowsWhenPaging: false,
+            search: true,
+            searchFieldAlignment: 'left',
+            debounceInterval: 300,
+            sorting: true,
+            thirdSortClick: false,
+            draggable: false,
+            padding: 'dense',
+          }}
+          localization={{
+            toolbar: {
+              searchPlaceholder: 'Search service, team or requester',
+              searchTooltip: 'Search service, team or requester',
+              searchAriaLabel: 'Search pending approvals',
+            },
+            // Remote data: the table shows this, not emptyContent, when a page is empty.
+            body: {
+              emptyDataSourceMessage: 'No request is waiting for approval.',
+            },
+          }}
+          columns={columns}
+          data={fetchPage}
+        />
+      </div>
       {deciding && (
         <DecisionDialog
           approval={deciding.row}
