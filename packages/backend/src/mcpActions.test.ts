@@ -173,7 +173,7 @@ describe('MCP actions', () => {
         properties: {
           tier: {
             type: 'string',
-            description: expect.stringContaining('time-sliced'),
+            enum: ['dedicated', 'mig', 'mps', 'time-sliced'],
           },
         },
       },
@@ -231,7 +231,11 @@ describe('MCP actions', () => {
     });
     expect(badTier).toMatchObject({
       isError: true,
-      content: [{ text: expect.stringMatching(/^InputError: .*tier/) }],
+      content: [
+        {
+          text: 'InputError: tier: expected one of dedicated, mig, mps, time-sliced, got "gold"',
+        },
+      ],
     });
 
     transcript.section(

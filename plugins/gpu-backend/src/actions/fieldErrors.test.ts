@@ -10,6 +10,7 @@ describe('fieldChecked', () => {
       replicas: zod.number().optional(),
       pools: zod.array(zod.object({ pool: zod.string() })).optional(),
       window: zod.string().min(2).optional(),
+      runtime: zod.enum(['vllm', 'ollama']).optional(),
     });
 
   it('throws an InputError naming each wrong field and what it expected', () => {
@@ -19,6 +20,7 @@ describe('fieldChecked', () => {
         replicas: 'two',
         pools: [{ pool: 'l4-ondemand' }, { pool: 7 }],
         window: 'h',
+        runtime: 'triton',
       }),
     ).toThrow(
       expect.objectContaining({
@@ -26,7 +28,8 @@ describe('fieldChecked', () => {
         message:
           'name: required, expected a string; replicas: expected a number, got string; ' +
           'pools[1].pool: expected a string, got number; ' +
-          'window: String must contain at least 2 character(s)',
+          'window: String must contain at least 2 character(s); ' +
+          'runtime: expected one of vllm, ollama, got "triton"',
       }),
     );
     expect(() => schema.safeParse('all')).toThrow(

@@ -17,6 +17,11 @@ export function describeIssues(issues: ZodIssue[]): string {
   return issues
     .map(issue => {
       const field = fieldOf(issue.path);
+      if (issue.code === 'invalid_enum_value') {
+        return `${field}: expected one of ${issue.options.join(
+          ', ',
+        )}, got ${JSON.stringify(issue.received)}`;
+      }
       if (issue.code !== 'invalid_type') return `${field}: ${issue.message}`;
       const expected = `${article(issue.expected)} ${issue.expected}`;
       return issue.received === 'undefined'

@@ -113,7 +113,13 @@ describe('gpu actions', () => {
     expect(quoteInput.required).toEqual(
       expect.arrayContaining(['name', 'team', 'model', 'environment']),
     );
-    expect(quoteInput.properties.tier.description).toMatch(/time-sliced/);
+    expect(quoteInput.properties.tier.enum).toEqual([
+      'dedicated',
+      'mig',
+      'mps',
+      'time-sliced',
+    ]);
+    expect(quoteInput.properties.runtime.enum).toEqual(['vllm', 'ollama']);
     const createInput = byName['create-gpu-service'].schema.input as any;
     expect(createInput.properties.request.properties.model.description).toMatch(
       /catalogue/,
@@ -148,7 +154,8 @@ describe('gpu actions', () => {
       }),
     ).rejects.toMatchObject({
       name: 'InputError',
-      message: expect.stringMatching(/tier: .*"time-sliced"/),
+      message:
+        'tier: expected one of dedicated, mig, mps, time-sliced, got "gold"',
     });
     await expect(
       invoke('bob', 'quote-gpu-service', {

@@ -1,8 +1,17 @@
+import {
+  DTYPES,
+  RUNTIMES,
+  SHARING_TIERS,
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { z as zod } from 'zod/v3';
 
+/** A non-empty list of allowed values, for `z.enum`: tools/list then offers an agent exactly these. */
+const oneOf = <T extends string>(values: readonly T[]) =>
+  values as unknown as [T, ...T[]];
+
 /**
- * A GPU model service request as an action takes it. The types are checked when the input is parsed (`fieldChecked`:
- * `replicas: expected a number, got string`); the values (name grammar, ranges, known team, model, pool and tier
+ * A GPU model service request as an action takes it. The types, and the runtime, dtype and tier from gpu-common's
+ * lists, are checked when the input is parsed (`fieldChecked`: `replicas: expected a number, got string`); the values (name grammar, ranges, known team, model, pool and tier
  * policy) by `validateServiceRequest`, whose errors name the field and what is allowed.
  */
 export const serviceRequestInput = (z: typeof zod) =>
@@ -23,13 +32,11 @@ export const serviceRequestInput = (z: typeof zod) =>
       model: z
         .string()
         .describe('Model from the platform catalogue, e.g. llama-3.1-8b'),
-      runtime: z.string().describe('Serving engine: vllm or ollama'),
+      runtime: z.enum(oneOf(RUNTIMES)).describe('Serving engine'),
       dtype: z
-        .string()
+        .enum(oneOf(DTYPES))
         .optional()
-        .describe(
-          "Weight precision: fp32, bf16, fp16, fp8, int8 or int4; defaults to the model's",
-        ),
+        .describe("Weight precision; defaults to the model's"),
       maxModelLen: z
         .number()
         .describe('Context length in tokens (vLLM --max-model-len)'),
@@ -47,11 +54,9 @@ export const serviceRequestInput = (z: typeof zod) =>
         .string()
         .describe('Environment of the platform: dev, staging or production'),
       tier: z
-        .string()
+        .enum(oneOf(SHARING_TIERS))
         .optional()
-        .describe(
-          'GPU sharing tier: dedicated, mig, mps or time-sliced; every tier is considered when absent',
-        ),
+        .describe('GPU sharing tier; every tier is considered when absent'),
       pool: z
         .string()
         .optional()
