@@ -82,7 +82,7 @@ export function GovernancePage() {
             <Grid item xs={12}>
               <PoolsTable pools={value.platform.pools} />
             </Grid>
-            <Grid item xs={12} md={6}>
+            <Grid item xs={12}>
               <TierPolicyTable environments={value.platform.environments} />
             </Grid>
             <Grid item xs={12}>
