@@ -7,18 +7,33 @@ export function tableOf(page: Page, title: string): Locator {
     .locator('xpath=ancestor::div[contains(@class, "MuiPaper-root")][1]');
 }
 
-/** Tables that scroll sideways, by title: their columns would be hidden behind an unmarked scroll. */
-export async function sidewaysScrolling(page: Page): Promise<string[]> {
-  return page.evaluate(() =>
-    [...document.querySelectorAll('main .MuiPaper-root')]
-      .filter(paper => {
-        const scroller = [...paper.querySelectorAll('div')].find(
-          d => getComputedStyle(d).overflowX === 'auto',
-        );
-        return scroller && scroller.scrollWidth > scroller.clientWidth + 1;
-      })
-      .map(paper => paper.querySelector('h2, h5, h6')?.textContent ?? '?'),
+/** Whether a table scrolls sideways: any of its scrollers (material-table nests one in another around the table). */
+export async function scrollsSideways(table: Locator): Promise<boolean> {
+  return table.evaluate(paper =>
+    [...paper.querySelectorAll('div')].some(
+      d =>
+        getComputedStyle(d).overflowX === 'auto' &&
+        d.scrollWidth > d.clientWidth + 1,
+    ),
   );
+}
+
+/** Tables of the page that scroll sideways, by title: their columns would be hidden behind an unmarked scroll. */
+export async function sidewaysScrolling(page: Page): Promise<string[]> {
+  const scrolling: string[] = [];
+  // Material UI suffixes its class names in some of the app's style sheets (`MuiPaper-root-864`).
+  for (const paper of await page
+    .locator('main [class*="MuiPaper-root"]')
+    .all()) {
+    if (await scrollsSideways(paper)) {
+      scrolling.push(
+        await paper.evaluate(
+          p => p.querySelector('h2, h5, h6')?.textContent ?? '?',
+        ),
+      );
+    }
+  }
+  return scrolling;
 }
 
 /**
