@@ -3,6 +3,7 @@ import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { watchConsole } from './support/consoleProblems';
 import { screenshot } from './support/screenshot';
+import { serviceRequest } from './support/serviceRequest';
 import { autocomplete, chooseTemplate, tierRow } from './support/template';
 import { api, backstageToken, newUserContext, signIn } from './support/users';
 
@@ -187,20 +188,7 @@ test('bob cannot decide a request; alice rejects it and bob is told', async ({
   const bob = await newUserContext(browser, 'bob');
   const alice = await newUserContext(browser, 'alice');
   const created = await api(bob.request, 'POST', '/api/gpu/services', {
-    request: {
-      name,
-      team: 'ml-platform',
-      namespace: 'ml-serving',
-      model: 'llama-3.1-8b',
-      runtime: 'vllm',
-      dtype: 'bf16',
-      maxModelLen: 8192,
-      concurrency: 16,
-      replicas: 1,
-      environment: 'dev',
-      tier: 'dedicated',
-      pool: 'spot-l4',
-    },
+    request: serviceRequest(name, { tier: 'dedicated', pool: 'spot-l4' }),
     entityRef: `component:default/${name}`,
   });
   expect(created.status).toBe('pending-approval');

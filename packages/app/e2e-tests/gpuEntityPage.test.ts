@@ -6,6 +6,7 @@ import {
   removeGpuComponent,
 } from './support/localCatalog';
 import { SCREENSHOTS, screenshot } from './support/screenshot';
+import { serviceRequest } from './support/serviceRequest';
 import { api, newUserContext, signIn } from './support/users';
 
 /**
@@ -18,21 +19,6 @@ import { api, newUserContext, signIn } from './support/users';
 const suffix = Date.now().toString(36);
 const RUNNING = `e2e-entity-${suffix}`;
 const WAITING = `e2e-waiting-${suffix}`;
-
-const serviceRequest = (name: string, tier: string, pool: string) => ({
-  name,
-  team: 'ml-platform',
-  namespace: 'ml-serving',
-  model: 'llama-3.1-8b',
-  runtime: 'vllm',
-  dtype: 'bf16',
-  maxModelLen: 8192,
-  concurrency: 16,
-  replicas: 1,
-  environment: 'dev',
-  tier,
-  pool,
-});
 
 async function openEntity(page: Page, name: string, tab = '') {
   await page.goto(`/catalog/default/component/${name}${tab}`);
@@ -63,13 +49,16 @@ test('the entity page: summary, a waiting then rejected request, the GPU tab, th
   // A dedicated L4 within ml-platform's quota: approved, dry-run. A dedicated spot L4, where ml-platform has no
   // quota: waits for an approver.
   const running = await api(request, 'POST', '/api/gpu/services', {
-    request: serviceRequest(RUNNING, 'dedicated', 'l4-ondemand'),
+    request: serviceRequest(RUNNING, {
+      tier: 'dedicated',
+      pool: 'l4-ondemand',
+    }),
     entityRef: `component:default/${RUNNING}`,
   });
   expect(running.status).toBe('approved');
   expect(running.mode).toBe('dry-run');
   const waiting = await api(request, 'POST', '/api/gpu/services', {
-    request: serviceRequest(WAITING, 'dedicated', 'spot-l4'),
+    request: serviceRequest(WAITING, { tier: 'dedicated', pool: 'spot-l4' }),
     entityRef: `component:default/${WAITING}`,
   });
   expect(waiting.status).toBe('pending-approval');

@@ -12,6 +12,7 @@ import {
   removeGpuComponent,
 } from './support/localCatalog';
 import { screenshot } from './support/screenshot';
+import { serviceRequest } from './support/serviceRequest';
 import { api, newUserContext, signIn } from './support/users';
 
 /**
@@ -26,25 +27,13 @@ const RUN = Date.now().toString(36);
 const PREFIX = `e2e-ocr-${RUN}`;
 const COUNT = 46;
 const nameOf = (i: number) => `${PREFIX}-${String(i).padStart(2, '0')}`;
+/** A dedicated spot L4 in production: ml-platform has no quota on spot-l4, so it waits for an approver. */
+const ocrRequest = (name: string) =>
+  serviceRequest(name, { tier: 'dedicated', pool: 'spot-l4' }, 'production');
 /** One more request of the batch, with a catalog component: its audit rows link to the entity. */
 const LINKED = `e2e-ocrdoc-${RUN}`;
 /** Taller than two lines of a dense row (a reason squeezed into a narrow column makes rows hundreds of px high). */
 const MAX_ROW_HEIGHT = 120;
-
-const ocrRequest = (name: string) => ({
-  name,
-  team: 'ml-platform',
-  namespace: 'ml-serving',
-  model: 'llama-3.1-8b',
-  runtime: 'vllm',
-  dtype: 'bf16',
-  maxModelLen: 8192,
-  concurrency: 16,
-  replicas: 1,
-  environment: 'production',
-  tier: 'dedicated',
-  pool: 'spot-l4',
-});
 
 /** What a decision button looks like on screen: its height and how many lines its label takes. */
 async function buttonLines(page: Page, name: string) {

@@ -12,6 +12,7 @@ import {
   removeGpuComponent,
 } from './support/localCatalog';
 import { screenshot } from './support/screenshot';
+import { serviceRequest } from './support/serviceRequest';
 import { api, newUserContext, signIn } from './support/users';
 
 /**
@@ -25,21 +26,6 @@ import { api, newUserContext, signIn } from './support/users';
  * product.
  */
 const ENTITY = 'e2e-chat';
-
-const serviceRequest = (name: string, tier: string, pool: string) => ({
-  name,
-  team: 'ml-platform',
-  namespace: 'ml-serving',
-  model: 'llama-3.1-8b',
-  runtime: 'vllm',
-  dtype: 'bf16',
-  maxModelLen: 8192,
-  concurrency: 16,
-  replicas: 1,
-  environment: 'production',
-  tier,
-  pool,
-});
 
 test.afterAll(async () => {
   await removeGpuComponent(ENTITY);
@@ -58,7 +44,11 @@ test('the entity card shows real Prometheus numbers and the governance page appr
 
   // A dedicated L4 whose pods are the history's `chat-...` pods; fits ml-platform's quota, so approved (dry-run).
   const chat = await api(request, 'POST', '/api/gpu/services', {
-    request: serviceRequest('chat', 'dedicated', 'l4-ondemand'),
+    request: serviceRequest(
+      'chat',
+      { tier: 'dedicated', pool: 'l4-ondemand' },
+      'production',
+    ),
     entityRef: `component:default/${ENTITY}`,
     requestKey: 'e2e-usage-card-chat',
   });
@@ -69,7 +59,11 @@ test('the entity card shows real Prometheus numbers and the governance page appr
   const spotName = `e2e-spot-${Date.now().toString(36)}`;
   const bob = await newUserContext(browser, 'bob');
   const spot = await api(bob.request, 'POST', '/api/gpu/services', {
-    request: serviceRequest(spotName, 'dedicated', 'spot-l4'),
+    request: serviceRequest(
+      spotName,
+      { tier: 'dedicated', pool: 'spot-l4' },
+      'production',
+    ),
   });
   await bob.close();
   expect(spot.status).toBe('pending-approval');
