@@ -94,6 +94,21 @@ export function DecisionDialog(props: {
             </>
           )}
           <Typography component="dt" variant="subtitle2">
+            Why it needs approval
+          </Typography>
+          <Typography
+            component="dd"
+            variant="body2"
+            style={{ margin: 0 }}
+            data-testid="decision-reasons"
+          >
+            {approval.reasons.map(r => (
+              <span key={r.code} style={{ display: 'block' }}>
+                {r.message}
+              </span>
+            ))}
+          </Typography>
+          <Typography component="dt" variant="subtitle2">
             Cost
           </Typography>
           <Typography

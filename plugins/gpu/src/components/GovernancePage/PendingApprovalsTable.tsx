@@ -29,8 +29,24 @@ import { ColumnSort, useCursorPages } from './useCursorPages';
 /** Rows per page of the queue; the approver may choose another size. */
 export const APPROVALS_PAGE_SIZE = 10;
 
-/** Width the approval reasons keep at 1280 px, so a row stays a few lines high. */
-const REASONS_MIN_WIDTH_PX = 380;
+/**
+ * Width of the approval reasons: one line each, cut with an ellipsis (the whole sentence is its tooltip, is read by
+ * screen readers, and is listed in the decision dialog), so seven columns fit the page at 1280 px and a row stays
+ * a few lines high.
+ */
+const REASONS_WIDTH_PX = 240;
+
+/**
+ * Widths of the columns but the service's, which takes the rest (material-table shares the width equally among
+ * columns without one, which squeezed the service and its request into a sixth of the table).
+ */
+const COLUMN_WIDTH_PX = {
+  team: 120,
+  monthlyCost: 110,
+  reasons: REASONS_WIDTH_PX + 48,
+  requestedAt: 130,
+  decision: 110,
+};
 
 const SORT_NAMES: Record<string, [string, string]> = {
   requestedAt: ['Oldest first', 'Newest first'],
@@ -138,6 +154,7 @@ export function PendingApprovalsTable(props: {
   // Sortable columns carry the `orderBy` of GET /approvals as their field; the others are not sortable.
   const columns: TableColumn<ApprovalListItem>[] = [
     {
+      // The request is the service's caption rather than a column of its own, so seven facts fit at 1280 px.
       title: 'Service',
       field: 'service',
       render: row =>
@@ -153,46 +170,55 @@ export function PendingApprovalsTable(props: {
                 row.service.name
               )}
             </Typography>
-            <Typography variant="caption">{row.service.namespace}</Typography>
+            <Typography variant="caption" display="block">
+              {row.kind === 'change' ? 'Change: ' : ''}
+              {describeRequest(row.service)}
+            </Typography>
           </>
         ) : (
-          row.serviceId
+          `${row.serviceId} (${row.kind})`
         ),
     },
     {
       title: 'Team',
       field: 'team',
+      width: `${COLUMN_WIDTH_PX.team}px`,
       cellStyle: { whiteSpace: 'nowrap' },
-    },
-    {
-      title: 'Request',
-      sorting: false,
-      render: row =>
-        row.service
-          ? `${row.kind === 'change' ? 'Change: ' : ''}${describeRequest(
-              row.service,
-            )}`
-          : row.kind,
     },
     {
       title: 'Monthly cost',
       field: 'monthlyCost',
-      render: row =>
-        row.kind === 'change' && row.overage && row.service
-          ? `${requestedMonthlyCost(row)} (now ${row.service.monthlyCost})`
-          : requestedMonthlyCost(row),
+      width: `${COLUMN_WIDTH_PX.monthlyCost}px`,
+      cellStyle: { whiteSpace: 'nowrap' },
+      render: row => (
+        <>
+          <Typography variant="body2">{requestedMonthlyCost(row)}</Typography>
+          {row.kind === 'change' && row.overage && row.service && (
+            <Typography variant="caption">
+              now {row.service.monthlyCost}
+            </Typography>
+          )}
+        </>
+      ),
     },
     {
       title: 'Why it needs approval',
       sorting: false,
-      // The reasons are sentences: room enough that a row stays a few lines high. The table lays out automatically,
-      // where material-table's `width` is not applied, so the cell's own minimum width holds the column open.
-      cellStyle: { minWidth: REASONS_MIN_WIDTH_PX },
-      headerStyle: { minWidth: REASONS_MIN_WIDTH_PX },
+      width: `${COLUMN_WIDTH_PX.reasons}px`,
       render: row => (
-        <ul style={{ margin: 0, paddingLeft: 16 }}>
+        <ul style={{ margin: 0, paddingLeft: 16, width: REASONS_WIDTH_PX }}>
           {row.reasons.map(r => (
-            <li key={r.code}>{r.message}</li>
+            <li
+              key={r.code}
+              title={r.message}
+              style={{
+                whiteSpace: 'nowrap',
+                overflow: 'hidden',
+                textOverflow: 'ellipsis',
+              }}
+            >
+              {r.message}
+            </li>
           ))}
         </ul>
       ),
@@ -201,17 +227,26 @@ export function PendingApprovalsTable(props: {
       title: 'Requested',
       field: 'requestedAt',
       defaultSort: 'asc',
-      render: row =>
-        `${row.requestedBy.replace(/^user:default\//, '')}, ${formatRelative(
-          row.requestedAt,
-        )}`,
+      width: `${COLUMN_WIDTH_PX.requestedAt}px`,
+      cellStyle: { whiteSpace: 'nowrap' },
+      render: row => (
+        <>
+          <Typography variant="body2">
+            {row.requestedBy.replace(/^user:default\//, '')}
+          </Typography>
+          <Typography variant="caption">
+            {formatRelative(row.requestedAt)}
+          </Typography>
+        </>
+      ),
     },
     {
       title: 'Decision',
       sorting: false,
+      width: `${COLUMN_WIDTH_PX.decision}px`,
       cellStyle: { whiteSpace: 'nowrap' },
       render: row => (
-        <Box display="flex" flexWrap="nowrap" style={{ gap: 8 }}>
+        <Box display="flex" flexDirection="column" style={{ gap: 4 }}>
           {actionButton(row, 'approve')}
           {actionButton(row, 'reject')}
         </Box>
