@@ -5,6 +5,7 @@ import {
   SortOrder,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
+import { decodeCursorArray, invalidCursor } from './paging';
 import { DbTime, toIso } from './rows';
 
 /** How one `orderBy` of the approvals sorts: the stored column and how its values read in a cursor. */
@@ -133,29 +134,13 @@ function decodeApprovalCursor(
   sort: ApprovalSort,
   cursor: string,
 ): { key: Date | string | number; id: string } {
-  const invalid = () =>
-    new InputError(
-      `cursor must be the nextCursor of a previous page; got '${cursor.slice(
-        0,
-        100,
-      )}'`,
-    );
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid();
-  }
-  if (
-    !Array.isArray(parsed) ||
-    parsed.length !== 4 ||
-    typeof parsed[0] !== 'string' ||
-    typeof parsed[1] !== 'string' ||
-    typeof parsed[3] !== 'string'
-  ) {
-    throw invalid();
-  }
-  const [orderBy, order, key, id] = parsed as [string, string, unknown, string];
+  const invalid = () => invalidCursor(cursor);
+  const [orderBy, order, key, id] = decodeCursorArray(cursor, 4, [0, 1, 3]) as [
+    string,
+    string,
+    unknown,
+    string,
+  ];
   if (orderBy !== sort.orderBy || order !== sort.order) {
     throw new InputError(
       `cursor is the nextCursor of a page sorted by ${orderBy} ${order}, not by ${sort.orderBy} ${sort.order}; ` +

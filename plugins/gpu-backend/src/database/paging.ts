@@ -29,32 +29,47 @@ export function encodeCursor(keyset: Keyset): string {
   ).toString('base64url');
 }
 
-/** Reads a cursor made by {@link encodeCursor}; anything else is an `InputError`. */
-export function decodeCursor(cursor: string): Keyset {
-  const invalid = () =>
-    new InputError(
-      `cursor must be the nextCursor of a previous page; got '${cursor.slice(
-        0,
-        100,
-      )}'`,
-    );
+/** The error for a cursor no page of this list made. */
+export function invalidCursor(cursor: string): InputError {
+  return new InputError(
+    `cursor must be the nextCursor of a previous page; got '${cursor.slice(
+      0,
+      100,
+    )}'`,
+  );
+}
+
+/**
+ * The JSON array a cursor carries (base64url), checked to have `length` items of which those at `strings` are
+ * strings; anything else is {@link invalidCursor}.
+ */
+export function decodeCursorArray(
+  cursor: string,
+  length: number,
+  strings: number[],
+): unknown[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    throw invalid();
+    throw invalidCursor(cursor);
   }
   if (
     !Array.isArray(parsed) ||
-    parsed.length !== 2 ||
-    typeof parsed[0] !== 'string' ||
-    typeof parsed[1] !== 'string'
+    parsed.length !== length ||
+    strings.some(i => typeof parsed[i] !== 'string')
   ) {
-    throw invalid();
+    throw invalidCursor(cursor);
   }
-  const at = new Date(parsed[0]);
-  if (Number.isNaN(at.getTime())) throw invalid();
-  return { at, id: parsed[1] };
+  return parsed;
+}
+
+/** Reads a cursor made by {@link encodeCursor}; anything else is an `InputError`. */
+export function decodeCursor(cursor: string): Keyset {
+  const [iso, id] = decodeCursorArray(cursor, 2, [0, 1]) as [string, string];
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) throw invalidCursor(cursor);
+  return { at, id };
 }
 
 /** The page size asked for, checked. */
