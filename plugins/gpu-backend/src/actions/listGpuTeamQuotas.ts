@@ -1,39 +1,18 @@
 import {
-  budgetFit,
-  gpuEquivalentsOf,
   gpuQuotaReadPermission,
-  gpuUnitsOf,
-  quotaFit,
   TeamQuotaView,
+  teamQuotaLeft,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { teamQuotaOutput } from './schemas/teamQuotaOutput';
 import { apiOutput, GpuActionsOptions } from './types';
 
-/** A team's quota with what is left of it per pool and of its budget (the quota rule's `free`). */
+/** A team's quota with what is left of it per pool and of its budget. */
 function withRemaining(quota: TeamQuotaView) {
-  const remainingGpuEquivalents = Object.fromEntries(
-    Object.entries(quota.pools).map(([pool, nominal]) => [
-      pool,
-      gpuEquivalentsOf(
-        quotaFit(
-          gpuUnitsOf(nominal, `quota of pool ${pool}`),
-          gpuUnitsOf(
-            quota.reservedGpuEquivalents[pool] ?? 0,
-            `held on pool ${pool}`,
-          ),
-          0,
-        ).free,
-      ),
-    ]),
-  );
+  const left = teamQuotaLeft(quota);
   return {
     ...quota,
-    remainingGpuEquivalents,
-    remainingMonthlyBudgetMicros: budgetFit(
-      quota.monthlyBudgetMicros,
-      quota.reservedMonthlyCostMicros,
-      0,
-    ).free,
+    remainingGpuEquivalents: left.gpuEquivalents,
+    remainingMonthlyBudgetMicros: left.monthlyBudgetMicros,
   };
 }
 

@@ -1,2 +1,3 @@
 export * from './allowanceFit';
 export * from './teamAllowance';
+export * from './quotaLeft';

@@ -1,5 +1,8 @@
 import { Entity, stringifyEntityRef } from '@backstage/catalog-model';
-import { TeamQuotaView } from '@gpu-platform/backstage-plugin-gpu-common';
+import {
+  TeamQuotaView,
+  teamQuotaLeft,
+} from '@gpu-platform/backstage-plugin-gpu-common';
 
 /** A team's quota on one pool and what its services hold there, in GPU-equivalents. */
 export interface PoolQuotaLeft {
@@ -28,18 +31,16 @@ export const NOT_A_QUOTA_TEAM = 'not a GPU platform team of yours';
 export const NO_POOL_QUOTA = 'none on any pool';
 
 /** The pools a team's quota record gives GPUs on, with what is held and left on each, by pool name. */
-export function quotaLeft(quota: TeamQuotaView): PoolQuotaLeft[] {
+export function poolQuotasLeft(quota: TeamQuotaView): PoolQuotaLeft[] {
+  const left = teamQuotaLeft(quota).gpuEquivalents;
   return Object.entries(quota.pools)
     .filter(([, gpuEquivalents]) => gpuEquivalents > 0)
-    .map(([pool, gpuEquivalents]) => {
-      const held = quota.reservedGpuEquivalents[pool] ?? 0;
-      return {
-        pool,
-        gpuEquivalents,
-        heldGpuEquivalents: held,
-        leftGpuEquivalents: Math.max(0, gpuEquivalents - held),
-      };
-    })
+    .map(([pool, gpuEquivalents]) => ({
+      pool,
+      gpuEquivalents,
+      heldGpuEquivalents: quota.reservedGpuEquivalents[pool] ?? 0,
+      leftGpuEquivalents: left[pool],
+    }))
     .sort((a, b) => a.pool.localeCompare(b.pool));
 }
 
@@ -49,7 +50,7 @@ export function teamOption(
   name: string,
   record: TeamQuotaView | undefined,
 ): TeamOption {
-  const quota = record ? quotaLeft(record) : [];
+  const quota = record ? poolQuotasLeft(record) : [];
   let noQuota: string | undefined;
   if (!record) noQuota = NOT_A_QUOTA_TEAM;
   else if (quota.length === 0) noQuota = NO_POOL_QUOTA;
