@@ -71,6 +71,10 @@ ensure_apt_packages() {
   fi
 }
 
+# The PID of the PostgreSQL server ensure_postgres started (empty when one was already running): what
+# stop_started_postgres stops.
+STARTED_POSTGRES_PID=""
+
 # A PostgreSQL server on 127.0.0.1:5432 with a known password; exports the connection string TestDatabases reads.
 ensure_postgres() {
   ensure_apt_packages postgresql
@@ -79,6 +83,9 @@ ensure_postgres() {
   if ! pg_lsclusters -h 2>/dev/null | awk '{print $4}' | grep -q online; then
     log "Starting PostgreSQL $version"
     pg_ctlcluster --skip-systemctl-redirect "$version" main start
+    local data_dir
+    data_dir="$(pg_lsclusters -h | awk -v v="$version" '$1 == v && $2 == "main" {print $6}')"
+    STARTED_POSTGRES_PID="$(head -n 1 "$data_dir/postmaster.pid" 2>/dev/null || true)"
   fi
   local i
   for i in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
@@ -87,4 +94,17 @@ ensure_postgres() {
   fi
   export "BACKSTAGE_TEST_DATABASE_POSTGRES${version}_CONNECTION_STRING=postgresql://postgres:postgres@127.0.0.1:5432"
   export GPU_REQUIRE_POSTGRES=1
+}
+
+# Stops the PostgreSQL server ensure_postgres started, by its PID (SIGINT: PostgreSQL's fast shutdown), and waits
+# up to 30 s for it; one that was already running is left alone.
+stop_started_postgres() {
+  [ -n "$STARTED_POSTGRES_PID" ] || return 0
+  kill -INT "$STARTED_POSTGRES_PID" 2>/dev/null || return 0
+  local _
+  for _ in $(seq 1 300); do
+    kill -0 "$STARTED_POSTGRES_PID" 2>/dev/null || { log "Stopped PostgreSQL (PID $STARTED_POSTGRES_PID)"; return 0; }
+    sleep 0.1
+  done
+  log "PostgreSQL (PID $STARTED_POSTGRES_PID) had not stopped after 30 s"
 }
