@@ -1,41 +1,16 @@
-import {
-  mockApis,
-  renderInTestApp,
-  TestApiProvider,
-} from '@backstage/frontend-test-utils';
-import { AuthorizeResult } from '@backstage/plugin-permission-common';
-import { permissionApiRef } from '@backstage/plugin-permission-react';
 import { formatUsd } from '@gpu-platform/backstage-plugin-gpu-common';
 import { configure, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { gpuApiRef } from '../../api';
+import { renderWithGpuApis } from '../../__testUtils__/renderWithGpuApis';
 import { FakeGpuApi } from '../../__testUtils__/FakeGpuApi';
 import { overviewFixture } from '../../__testUtils__/gpuFixtures';
-import { SWRConfig } from 'swr';
 import { CostOverviewSection } from './CostOverviewSection';
 
 jest.setTimeout(30_000);
 configure({ asyncUtilTimeout: 10_000 });
 
 async function renderSection(api: FakeGpuApi, allow = true) {
-  await renderInTestApp(
-    // A cache of its own per render: usePermission keeps decisions in SWR's global cache.
-    <SWRConfig value={{ provider: () => new Map() }}>
-      <TestApiProvider
-        apis={[
-          [gpuApiRef, api],
-          [
-            permissionApiRef,
-            mockApis.permission({
-              authorize: allow ? AuthorizeResult.ALLOW : AuthorizeResult.DENY,
-            }),
-          ],
-        ]}
-      >
-        <CostOverviewSection />
-      </TestApiProvider>
-    </SWRConfig>,
-  );
+  await renderWithGpuApis(<CostOverviewSection />, { api, allow });
 }
 
 /** Rows of a table by its title, first cell text of each. */

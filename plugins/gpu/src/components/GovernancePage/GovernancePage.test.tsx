@@ -1,20 +1,17 @@
 import { entityRouteRef } from '@backstage/plugin-catalog-react';
 import {
-  mockApis,
-  renderInTestApp,
-  TestApiProvider,
-} from '@backstage/frontend-test-utils';
-import { AuthorizeResult } from '@backstage/plugin-permission-common';
-import { permissionApiRef } from '@backstage/plugin-permission-react';
-import { SWRConfig } from 'swr';
-import {
   allocationCost,
   findPool,
   formatUsd,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { configure, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import {
+  renderInTestApp,
+  TestApiProvider,
+} from '@backstage/frontend-test-utils';
 import { gpuApiRef } from '../../api';
+import { renderWithGpuApis } from '../../__testUtils__/renderWithGpuApis';
 import { FakeGpuApi } from '../../__testUtils__/FakeGpuApi';
 import {
   overviewFixture,
@@ -85,26 +82,11 @@ function withPendingRequest(api: FakeGpuApi) {
 }
 
 async function renderPage(api: FakeGpuApi, allow = true) {
-  await renderInTestApp(
-    // A cache of its own per test: usePermission keeps decisions in SWR's global cache, so a test that denies would
-    // otherwise leave its decision to the next test.
-    <SWRConfig value={{ provider: () => new Map() }}>
-      <TestApiProvider
-        apis={[
-          [gpuApiRef, api],
-          [
-            permissionApiRef,
-            mockApis.permission({
-              authorize: allow ? AuthorizeResult.ALLOW : AuthorizeResult.DENY,
-            }),
-          ],
-        ]}
-      >
-        <GovernancePage />
-      </TestApiProvider>
-    </SWRConfig>,
-    { mountedRoutes: { '/catalog/:namespace/:kind/:name': entityRouteRef } },
-  );
+  await renderWithGpuApis(<GovernancePage />, {
+    api,
+    allow,
+    mountedRoutes: { '/catalog/:namespace/:kind/:name': entityRouteRef },
+  });
   await screen.findByText('GPU pools');
 }
 

@@ -1,16 +1,8 @@
-import {
-  mockApis,
-  renderInTestApp,
-  TestApiProvider,
-} from '@backstage/frontend-test-utils';
-import { AuthorizeResult } from '@backstage/plugin-permission-common';
-import { permissionApiRef } from '@backstage/plugin-permission-react';
 import { PlatformChecksResponse } from '@gpu-platform/backstage-plugin-gpu-common';
 import { configure, screen, waitFor, within } from '@testing-library/react';
-import { gpuApiRef } from '../../api';
+import { renderWithGpuApis } from '../../__testUtils__/renderWithGpuApis';
 import { FakeGpuApi } from '../../__testUtils__/FakeGpuApi';
 import { responseError } from '../../__testUtils__/responseError';
-import { SWRConfig } from 'swr';
 import { PlatformChecksSection } from './PlatformChecksSection';
 
 jest.setTimeout(30_000);
@@ -19,24 +11,7 @@ configure({ asyncUtilTimeout: 10_000 });
 const checkedAt = '2026-12-01T10:00:00.000Z';
 
 async function renderSection(api: FakeGpuApi, allow = true) {
-  await renderInTestApp(
-    // A cache of its own per render: usePermission keeps decisions in SWR's global cache.
-    <SWRConfig value={{ provider: () => new Map() }}>
-      <TestApiProvider
-        apis={[
-          [gpuApiRef, api],
-          [
-            permissionApiRef,
-            mockApis.permission({
-              authorize: allow ? AuthorizeResult.ALLOW : AuthorizeResult.DENY,
-            }),
-          ],
-        ]}
-      >
-        <PlatformChecksSection />
-      </TestApiProvider>
-    </SWRConfig>,
-  );
+  await renderWithGpuApis(<PlatformChecksSection />, { api, allow });
 }
 
 describe('PlatformChecksSection', () => {
