@@ -14,13 +14,49 @@ import {
   describeOverage,
   formatUsd,
 } from '@gpu-platform/backstage-plugin-gpu-common';
-import { useState } from 'react';
+import { ReactNode, useState } from 'react';
 import { gpuApiRef } from '../../api';
 import { errorMessage } from '../common';
 import { describeQuotaEffect } from './describeQuotaEffect';
 import { describeRequest } from './describeRequest';
 
 const MAX_COMMENT = 2000;
+
+/** One term of the decision's summary and what it says (a `dt` and its `dd`). */
+function SummaryEntry(props: {
+  term: string;
+  testId?: string;
+  children: ReactNode;
+}) {
+  return (
+    <>
+      <Typography component="dt" variant="subtitle2">
+        {props.term}
+      </Typography>
+      <Typography
+        component="dd"
+        variant="body2"
+        style={{ margin: 0 }}
+        data-testid={props.testId}
+      >
+        {props.children}
+      </Typography>
+    </>
+  );
+}
+
+/** Sentences one below the other. */
+function Lines(props: { lines: string[] }) {
+  return (
+    <>
+      {props.lines.map(line => (
+        <span key={line} style={{ display: 'block' }}>
+          {line}
+        </span>
+      ))}
+    </>
+  );
+}
 
 /**
  * Confirms an approval or rejection, with an optional comment; keeps the dialog open and shows why a call failed.
@@ -83,74 +119,29 @@ export function DecisionDialog(props: {
         </Typography>
         <dl data-testid="decision-summary" style={{ margin: '0 0 16px' }}>
           {service && (
-            <>
-              <Typography component="dt" variant="subtitle2">
-                Request
-              </Typography>
-              <Typography component="dd" variant="body2" style={{ margin: 0 }}>
-                {approval.kind === 'change' ? 'Change: ' : ''}
-                {describeRequest(service)} (team {approval.team})
-              </Typography>
-            </>
+            <SummaryEntry term="Request">
+              {approval.kind === 'change' ? 'Change: ' : ''}
+              {describeRequest(service)} (team {approval.team})
+            </SummaryEntry>
           )}
-          <Typography component="dt" variant="subtitle2">
-            Why it needs approval
-          </Typography>
-          <Typography
-            component="dd"
-            variant="body2"
-            style={{ margin: 0 }}
-            data-testid="decision-reasons"
-          >
-            {approval.reasons.map(r => (
-              <span key={r.code} style={{ display: 'block' }}>
-                {r.message}
-              </span>
-            ))}
-          </Typography>
-          <Typography component="dt" variant="subtitle2">
-            Cost
-          </Typography>
-          <Typography
-            component="dd"
-            variant="body2"
-            style={{ margin: 0 }}
-            data-testid="decision-cost"
-          >
+          <SummaryEntry term="Why it needs approval" testId="decision-reasons">
+            <Lines lines={approval.reasons.map(r => r.message)} />
+          </SummaryEntry>
+          <SummaryEntry term="Cost" testId="decision-cost">
             {overage
               ? `${formatUsd(overage.monthlyCostMicros)} a month`
               : `${service?.monthlyCost ?? 'unknown'} a month`}
-          </Typography>
+          </SummaryEntry>
           {overage && (
             <>
-              <Typography component="dt" variant="subtitle2">
-                Quota effect
-              </Typography>
-              <Typography
-                component="dd"
-                variant="body2"
-                style={{ margin: 0 }}
-                data-testid="decision-quota-effect"
-              >
-                {describeQuotaEffect(overage).map(line => (
-                  <span key={line} style={{ display: 'block' }}>
-                    {line}
-                  </span>
-                ))}
-              </Typography>
-              <Typography component="dt" variant="subtitle2">
-                Overage
-              </Typography>
-              <Typography
-                component="dd"
-                variant="body2"
-                style={{ margin: 0 }}
-                data-testid="approval-overage"
-              >
+              <SummaryEntry term="Quota effect" testId="decision-quota-effect">
+                <Lines lines={describeQuotaEffect(overage)} />
+              </SummaryEntry>
+              <SummaryEntry term="Overage" testId="approval-overage">
                 {overage.overQuota
                   ? describeOverage(overage)
                   : "None: it fits the team's quota and budget."}
-              </Typography>
+              </SummaryEntry>
             </>
           )}
         </dl>
