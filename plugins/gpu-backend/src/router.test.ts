@@ -7,6 +7,7 @@ import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 import fc from 'fast-check';
 import request from 'supertest';
+import { lowerMlPlatformL4Quota } from './__testUtils__/requestsBeyondQuota';
 import { summariserRequest } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 import { gpuPlugin } from './plugin';
 import {
@@ -50,21 +51,6 @@ async function start(options: { groups?: string[]; allow?: boolean } = {}) {
     ],
   });
   return server;
-}
-
-/** The platform team lowers ml-platform's L4 quota to 2 of the pool's 4 GPUs: 3 replicas are over quota, within capacity. */
-async function lowerL4Quota(server: Parameters<typeof request>[0]) {
-  const current = await request(server)
-    .get('/api/gpu/teams/ml-platform/quota')
-    .expect(200);
-  await request(server)
-    .put('/api/gpu/teams/ml-platform/quota')
-    .set('Authorization', asUser('alice'))
-    .send({
-      pools: { ...current.body.pools, 'l4-ondemand': 2 },
-      monthlyBudget: '60000',
-    })
-    .expect(200);
 }
 
 describe('gpu service routes (dry-run cluster)', () => {
@@ -134,7 +120,7 @@ describe('gpu service routes (dry-run cluster)', () => {
 
   it('sends a request over quota to approval, and approving deploys it', async () => {
     const server = await start();
-    await lowerL4Quota(server);
+    await lowerMlPlatformL4Quota(server);
     const big = { ...summariser, name: 'big', replicas: 3 };
     const pending = await request(server)
       .post('/api/gpu/services')
@@ -157,7 +143,7 @@ describe('gpu service routes (dry-run cluster)', () => {
 
   it('refuses an approval that would over-allocate when the approver asks for allowOverQuota: false', async () => {
     const server = await start();
-    await lowerL4Quota(server);
+    await lowerMlPlatformL4Quota(server);
     const big = { ...summariser, name: 'big', replicas: 3 };
     await request(server)
       .post('/api/gpu/services')

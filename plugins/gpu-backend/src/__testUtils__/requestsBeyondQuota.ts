@@ -1,9 +1,9 @@
 import { summariserRequest } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 import request from 'supertest';
 import { asUser } from './demoUsers';
-import { startDemoPolicyBackend } from './startDemoPolicyBackend';
 
-type Server = Awaited<ReturnType<typeof startDemoPolicyBackend>>;
+/** A backend the tests drive with supertest (e.g. one of startDemoPolicyBackend). */
+type Server = Parameters<typeof request>[0];
 
 /** Alice (platform team) lowers ml-platform's quota on l4-ondemand to 2 GPUs, with a budget of $60,000. */
 export async function lowerMlPlatformL4Quota(server: Server) {
