@@ -164,7 +164,7 @@ export interface Config {
       name: string;
       /** Tiers services may use here; required for an environment other than dev, staging and production. */
       allowedTiers?: Array<'dedicated' | 'mig' | 'mps' | 'time-sliced'>;
-      /** Dedicated GPUs per replica above which a request needs approval (default 2, production 4). */
+      /** Dedicated GPUs of all replicas above which a request needs approval (default 2, production 4). */
       maxDedicatedGpus?: number;
       /** Kueue WorkloadPriorityClass of the environment's workloads (default `gpu-<name>`). */
       priorityClass?: string;

@@ -335,9 +335,16 @@ describe.each(databases.eachSupportedId())(
 
     it('stores, for N concurrent changes of the replicas, the manifests, reservation and history of the spec stored last', async () => {
       const { replicas, ...first } = await setup('dry-run', 4);
-      // On the H100 pool (quota eight): the quote counts the held replicas too, so up to four fit without approval.
+      // On the H100 pool (quota eight): the quote counts the held replicas too, so up to four fit without approval,
+      // in production, which allows four dedicated GPUs over all replicas without approval (dev allows two).
       const { service } = await first.manager.create(
-        { request: { ...devSummariser, pool: 'h100' } },
+        {
+          request: {
+            ...devSummariser,
+            pool: 'h100',
+            environment: 'production',
+          },
+        },
         USER,
       );
       const wanted = [2, 3, 4, 1, 3, 2, 4, 1];

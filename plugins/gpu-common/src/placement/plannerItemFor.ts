@@ -6,6 +6,7 @@ import {
   isolationRank,
   isProductionEnvironment,
 } from '../quote/environmentPreference';
+import { dedicatedGpuLimitReason } from '../quote/dedicatedGpuLimit';
 import { ServiceRequest } from '../service/types';
 import { fitSlices } from '../sizing/fitSlices';
 import { PlannerItem, PlannerOption } from './types';
@@ -13,7 +14,8 @@ import { PlannerItem, PlannerOption } from './types';
 /**
  * The planner's view of a service request: the slices its model fits that the environment's tiers allow, ordered as
  * the quote recommends (within policy first, then the environment's preference, then cheapest per month, stronger
- * isolation, more headroom). Dedicated slices above the environment's GPU limit come after those within it.
+ * isolation, more headroom). Dedicated slices whose GPUs, over all replicas, are above the environment's limit come
+ * after those within it.
  *
  * @throws GpuDomainError `UNKNOWN_ENVIRONMENT`, `UNKNOWN_MODEL` or `UNKNOWN_POOL`.
  * @public
@@ -57,10 +59,7 @@ export function plannerItemFor(
         monthlyCost,
       },
       key: [
-        slice.tier === 'dedicated' &&
-        slice.gpusPerReplica > environment.maxDedicatedGpus
-          ? 1
-          : 0,
+        dedicatedGpuLimitReason(environment, slice, request.replicas) ? 1 : 0,
         environmentPreference(production, slice.tier, price.pool.capacityType),
         monthlyCost,
         isolationRank(slice.tier),

@@ -128,7 +128,7 @@ export interface EnvironmentPolicy {
   /** e.g. `dev`, `staging`, `production`. */
   name: string;
   allowedTiers: SharingTier[];
-  /** A dedicated request above this many GPUs per replica needs approval. */
+  /** A dedicated request above this many GPUs, counted over all its replicas, needs approval. */
   maxDedicatedGpus: number;
   /** WorkloadPriorityClass the environment's workloads get. */
   priorityClass: string;

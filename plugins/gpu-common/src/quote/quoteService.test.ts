@@ -227,9 +227,37 @@ describe('quoteService', () => {
     expect(byGpus(2).verdict).toBe('allowed');
     expect(byGpus(4).verdict).toBe('needs-approval');
     expect(byGpus(4).reasons).toEqual([
-      '4 dedicated GPUs per replica is above the 2 that dev allows without approval',
+      '4 dedicated GPUs is above the 2 that dev allows without approval',
     ]);
     expect(quote.recommended).toBe(byGpus(2));
+  });
+
+  it('counts the dedicated GPUs of every replica against the environment limit', () => {
+    const twoReplicas: ServiceRequest = {
+      ...summariserRequest,
+      name: 'big',
+      model: 'llama-3.1-70b',
+      environment: 'dev',
+      concurrency: 16,
+      replicas: 2,
+      tier: 'dedicated',
+      pool: 'h100',
+    };
+    const quote = quoteService(platform, twoReplicas, noUsage);
+    const twoH100s = optionOn(quote, 'h100', 2)!;
+    expect(twoH100s.verdict).toBe('needs-approval');
+    expect(twoH100s.reasons).toContain(
+      '4 dedicated GPUs (2 replicas x 2) is above the 2 that dev allows without approval',
+    );
+
+    const twoReplicasOfOne = quoteService(
+      platform,
+      { ...summariserOnDedicatedL4, environment: 'dev', replicas: 2 },
+      noUsage,
+    );
+    expect(
+      optionOn(twoReplicasOfOne, 'l4-ondemand')!.reasons,
+    ).not.toContainEqual(expect.stringContaining('dedicated GPUs'));
   });
 
   it('costs replicas x slice, with spot savings against on-demand L4', () => {

@@ -43,6 +43,7 @@ import {
   isolationRank,
   isProductionEnvironment,
 } from './environmentPreference';
+import { dedicatedGpuLimitReason } from './dedicatedGpuLimit';
 import { monthBudgetReason, spotInProductionReason } from './governance';
 import { MeasuredCapacity, QuoteOptions } from './measuredCapacity';
 import { replicaCapacity } from './replicaCapacity';
@@ -235,13 +236,9 @@ function quoteOption(context: QuoteContext, fit: FitResult): QuoteOption {
       } tier; allowed: ${listAllowed(environment.allowedTiers)}`,
     );
   }
-  if (
-    slice.tier === 'dedicated' &&
-    slice.gpusPerReplica > environment.maxDedicatedGpus
-  ) {
-    reasons.push(
-      `${slice.gpusPerReplica} dedicated GPUs per replica is above the ${environment.maxDedicatedGpus} that ${environment.name} allows without approval`,
-    );
+  const dedicatedReason = dedicatedGpuLimitReason(environment, slice, replicas);
+  if (dedicatedReason) {
+    reasons.push(dedicatedReason);
   }
   if (!quota.fits) {
     reasons.push(

@@ -118,6 +118,10 @@ describe('GovernancePage', () => {
     }
     expect(screen.getByText('Tier policy')).toBeInTheDocument();
     expect(screen.getByText('production')).toBeInTheDocument();
+    // The limit counts every replica's GPUs, as the quote weighs it.
+    expect(
+      screen.getByText('Dedicated GPUs without approval (all replicas)'),
+    ).toBeInTheDocument();
     expect(screen.getByTestId('cluster-mode')).toHaveTextContent('dry-run');
     expect(
       await screen.findByText('No request is waiting for approval.'),

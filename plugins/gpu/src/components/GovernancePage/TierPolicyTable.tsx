@@ -5,7 +5,7 @@ const columns: TableColumn<EnvironmentPolicy>[] = [
   { title: 'Environment', field: 'name' },
   { title: 'Allowed tiers', render: env => env.allowedTiers.join(', ') },
   {
-    title: 'Dedicated GPUs without approval',
+    title: 'Dedicated GPUs without approval (all replicas)',
     field: 'maxDedicatedGpus',
     type: 'numeric',
   },
