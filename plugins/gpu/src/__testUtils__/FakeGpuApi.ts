@@ -58,7 +58,7 @@ export class FakeGpuApi implements GpuApi {
   overview?: (window: string) => Promise<Overview>;
   /** Answer of the platform checks; reject to simulate a failure. */
   platformChecks?: () => Promise<PlatformChecksResponse>;
-  /** When set, the next decision or quota change fails with this error. */
+  /** When set, the next decision, quota change, service change or decommission fails with this error. */
   failNextChange?: () => Promise<Error>;
 
   private record(method: keyof GpuApi, ...args: unknown[]) {
@@ -111,6 +111,11 @@ export class FakeGpuApi implements GpuApi {
     change: UpdateServiceBody,
   ): Promise<GpuServiceView> {
     this.record('updateService', id, change);
+    if (this.failNextChange) {
+      const fail = this.failNextChange;
+      this.failNextChange = undefined;
+      throw await fail();
+    }
     const current = await this.existing(id);
     const request = { ...current.request, ...change };
     const { recommended } = await this.quote(request);

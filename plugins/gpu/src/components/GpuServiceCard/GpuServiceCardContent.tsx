@@ -16,6 +16,7 @@ import { ClusterStatusSection } from './ClusterStatusSection';
 import { CostFigures } from './CostFigures';
 import {
   ApplyRecommendationAction,
+  ChangeServiceAction,
   DecommissionAction,
 } from '../ServiceActions';
 import { describeLifecycle } from './describeLifecycle';
@@ -79,6 +80,7 @@ export function GpuServiceCardContent(props: {
   const showFigures = lifecycle?.hasCost ?? true;
   const action = (
     <Box pt={1} pr={1} display="flex" alignItems="center" style={{ gap: 8 }}>
+      <ChangeServiceAction service={svc} onDone={reload} />
       <DecommissionAction service={svc} onDone={reload} />
       {showFigures && (
         <WindowSelect

@@ -17,6 +17,8 @@ import { useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
 import { gpuApiRef } from '../../api';
 import { errorMessage } from '../common';
+import { canChange } from './ChangeServiceAction';
+import { costEffect } from './changeChoices';
 import {
   describePlacement,
   monthlyCostMicros,
@@ -27,18 +29,7 @@ export function isApplicable(
   service: GpuServiceView,
   recommendation: Recommendation,
 ): boolean {
-  return (
-    recommendation.target !== undefined &&
-    ['approved', 'starting', 'ready', 'failed'].includes(service.status) &&
-    service.approval?.state !== 'pending'
-  );
-}
-
-function costEffect(currentMicros: number, proposedMicros: number): string {
-  const delta = proposedMicros - currentMicros;
-  if (delta < 0) return `saves ${formatUsd(-delta)} a month`;
-  if (delta > 0) return `costs ${formatUsd(delta)} more a month`;
-  return 'costs the same';
+  return recommendation.target !== undefined && canChange(service);
 }
 
 function ChangeDialog(props: {

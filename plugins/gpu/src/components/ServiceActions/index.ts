@@ -1,2 +1,3 @@
 export { ApplyRecommendationAction } from './ApplyRecommendationAction';
 export { DecommissionAction } from './DecommissionAction';
+export { ChangeServiceAction } from './ChangeServiceAction';
