@@ -12,7 +12,7 @@ import { SWRConfig } from 'swr';
 import { gpuApiRef } from '../../api';
 import { FakeGpuApi } from '../../__testUtils__/FakeGpuApi';
 import { summariserService } from '../../__testUtils__/gpuFixtures';
-import { PendingApprovalsTable } from './PendingApprovalsTable';
+import { OWN_REQUEST, PendingApprovalsTable } from './PendingApprovalsTable';
 
 jest.setTimeout(30_000);
 configure({ asyncUtilTimeout: 10_000 });
@@ -64,6 +64,7 @@ describe('PendingApprovalsTable', () => {
     const { approve, reject } = await renderAs('user:default/alice');
     await waitFor(() => expect(approve).toBeEnabled());
     expect(reject).toBeEnabled();
+    expect(screen.queryByTestId('own-request')).toBeNull();
   });
 
   it('disables the decision on your own request, saying why (four eyes)', async () => {
@@ -77,10 +78,14 @@ describe('PendingApprovalsTable', () => {
     expect(
       screen.getByRole('button', { name: 'reject big-summariser' }),
     ).toBeDisabled();
+    // Said as text under the buttons, not only in a tooltip, and read with the disabled buttons.
+    const why = screen.getByTestId('own-request');
+    expect(why).toBeVisible();
+    expect(why).toHaveTextContent(
+      'You made this request, so you cannot decide it (four eyes)',
+    );
     expect(
-      screen.getAllByTitle(
-        'You made this request: another approver decides it (four eyes)',
-      ),
-    ).toHaveLength(2);
+      screen.getByRole('button', { name: 'approve big-summariser' }),
+    ).toHaveAccessibleDescription(OWN_REQUEST);
   });
 });

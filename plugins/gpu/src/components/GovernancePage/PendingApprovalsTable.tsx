@@ -26,6 +26,13 @@ import { describeRequest } from './describeRequest';
 import { useSortArrowStyles } from './sortArrowStyles';
 import { ColumnSort, useCursorPages } from './useCursorPages';
 
+/**
+ * Why the decision on one's own request is disabled, shown under its buttons (not only on hover): the backend refuses
+ * it, and someone else with the approve permission must sign in to decide.
+ */
+export const OWN_REQUEST =
+  'You made this request, so you cannot decide it (four eyes): another member of the platform team with the approve permission signs in to decide it.';
+
 /** Rows per page of the queue; the approver may choose another size. */
 export const APPROVALS_PAGE_SIZE = 10;
 
@@ -130,26 +137,23 @@ export function PendingApprovalsTable(props: {
         disabled={!allowed || own}
         onClick={() => setDeciding({ row, decision })}
         aria-label={`${decision} ${row.service?.name ?? row.serviceId}`}
+        aria-describedby={own ? `gpu-own-request-${row.id}` : undefined}
         style={{ whiteSpace: 'nowrap', flexShrink: 0 }}
       >
         {decision === 'approve' ? 'Approve' : 'Reject'}
       </Button>
     );
-    if (denied || own) {
+    if (denied) {
       return (
-        <Tooltip
-          title={
-            denied
-              ? 'You need the gpu.request.approve permission'
-              : 'You made this request: another approver decides it (four eyes)'
-          }
-        >
+        <Tooltip title="You need the gpu.request.approve permission">
           <span>{button}</span>
         </Tooltip>
       );
     }
     return button;
   };
+  const isOwn = (row: ApprovalListItem) =>
+    me !== undefined && row.requestedBy.toLocaleLowerCase('en-US') === me;
 
   // Sortable columns carry the `orderBy` of GET /approvals as their field; the others are not sortable.
   const columns: TableColumn<ApprovalListItem>[] = [
@@ -249,6 +253,16 @@ export function PendingApprovalsTable(props: {
         <Box display="flex" flexDirection="column" style={{ gap: 4 }}>
           {actionButton(row, 'approve')}
           {actionButton(row, 'reject')}
+          {!denied && isOwn(row) && (
+            <Typography
+              variant="caption"
+              id={`gpu-own-request-${row.id}`}
+              data-testid="own-request"
+              style={{ whiteSpace: 'normal' }}
+            >
+              {OWN_REQUEST}
+            </Typography>
+          )}
         </Box>
       ),
     },
