@@ -19,6 +19,7 @@ import {
   gpuServicePermissionRules,
   gpuServiceResourceRef,
 } from '@gpu-platform/backstage-plugin-gpu-node';
+import { readActionRateLimit } from './actions/guardedActions';
 import { registerGpuActions } from './actions/registerGpuActions';
 import { serviceResource } from './authorization/AuthorizedServices';
 import { createAuthorizedApi } from './authorization/createAuthorizedApi';
@@ -212,13 +213,15 @@ export const gpuPlugin = createBackendPlugin({
           store,
           services,
           statuses,
+          quotes,
           usage,
         });
         registerGpuActions({
           actionsRegistry,
           auditor,
+          logger,
+          rateLimit: readActionRateLimit(config),
           platform,
-          quotes,
           authorized,
         });
 
@@ -226,10 +229,10 @@ export const gpuPlugin = createBackendPlugin({
           await createRouter({
             httpAuth,
             auditor,
+            logger,
             authorized,
             platform,
             operations,
-            quotes,
             platformChecks: createPlatformChecks({
               platform,
               operations,

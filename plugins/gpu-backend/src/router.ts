@@ -1,4 +1,8 @@
-import { AuditorService, HttpAuthService } from '@backstage/backend-plugin-api';
+import {
+  AuditorService,
+  HttpAuthService,
+  LoggerService,
+} from '@backstage/backend-plugin-api';
 import {
   Platform,
   PlatformOperations,
@@ -14,26 +18,29 @@ import { GpuStore } from './database';
 import { registerApprovalsRoutes } from './routes/approvals';
 import { registerAuditRoutes } from './routes/audit';
 import { registerBatchJobsRoutes } from './routes/batchJobs';
+import { jsonBody } from './routes/jsonBody';
 import { PlatformChecks } from './platformChecks';
 import { registerPlatformRoutes } from './routes/platform';
 import { registerPlatformChecksRoutes } from './routes/platformChecks';
 import { registerPlatformManifestsRoutes } from './routes/platformManifests';
+import { publicErrors } from './routes/publicErrors';
 import { registerQuotaRoutes } from './routes/quota';
+import { rejectNulBytes } from './routes/rejectNulBytes';
 import { registerServicesRoutes } from './routes/services';
 import { registerUsageRoutes } from './routes/usage';
 import { createOpenApiRouter } from './schema/openapi';
-import { QuoteService } from './services/QuoteService';
 
 /** Collaborators of the gpu REST API. */
 export interface RouterOptions {
   httpAuth: HttpAuthService;
   auditor: AuditorService;
+  /** Logs what error answers withhold (internal addresses, database faults). */
+  logger: LoggerService;
   /** The authorized services the routes call with the caller's credentials (shared with the plugin's actions). */
   authorized: AuthorizedApi;
   platform: Platform;
   /** Karpenter and alert settings: the platform objects exported for GitOps clusters include theirs. */
   operations: PlatformOperations;
-  quotes: QuoteService;
   /** The platform checks of the config and the apply clusters (`/platform/checks`). */
   platformChecks: PlatformChecks;
   store: GpuStore;
@@ -46,15 +53,17 @@ export interface RouterOptions {
  * Creates the `/api/gpu` router: the router generated from `src/schema/openapi.yaml`, which validates each
  * request against the spec (a 400 naming the field otherwise) and serves the spec at `/openapi.json`, with the
  * routes of each concept registered on it, over the authorized services that decide the caller's permissions.
+ * In front of it, the JSON body parser (413 past its limit, outside the validator, which would turn any error into
+ * a 400) and the NUL character check; behind it, the errors as callers get them (`publicErrors`).
  */
 export async function createRouter(
   options: RouterOptions,
 ): Promise<express.Router> {
-  const { httpAuth, auditor, platform, store, clusters, quotes } = options;
-  const { access, services, governance, usage } = options.authorized;
+  const { httpAuth, auditor, platform, store, clusters } = options;
+  const { access, services, governance, quotes, usage } = options.authorized;
 
   const router = await createOpenApiRouter({
-    middleware: [express.json({ limit: '256kb' })],
+    middleware: [rejectNulBytes()],
     // Credentials are Backstage's to check (httpAuth in each handler, the http router's auth policies: 401); the
     // spec's security scheme documents them.
     validatorOptions: { validateSecurity: false },
@@ -93,5 +102,9 @@ export async function createRouter(
   if (usage) {
     registerUsageRoutes(router, { httpAuth, usage });
   }
-  return router;
+  const edge = express.Router();
+  edge.use(jsonBody());
+  edge.use(router);
+  edge.use(publicErrors(options.logger));
+  return edge;
 }

@@ -167,6 +167,34 @@ describe('gpu actions', () => {
     });
   });
 
+  it("shows the team's quota and budget in a quote only to callers who may read them", async () => {
+    const input = {
+      ...(request('quoted') as unknown as JsonObject),
+      tier: undefined,
+      pool: undefined,
+    };
+    for (const user of ['bob', 'alice']) {
+      const quote = await output(user, 'quote-gpu-service', input);
+      expect(quote.teamFiguresWithheld).toBeUndefined();
+      expect(quote.recommended.quota).toMatchObject({
+        nominal: expect.any(Number),
+        used: expect.any(Number),
+      });
+      expect(quote.recommended.budget.monthlyBudget).toBeGreaterThan(0);
+    }
+    const withheld = await output('carol', 'quote-gpu-service', input);
+    expect(withheld.teamFiguresWithheld).toMatch(
+      /You may not read team ml-platform's quota/,
+    );
+    expect(withheld.options.length).toBeGreaterThan(0);
+    for (const option of [...withheld.options, withheld.recommended]) {
+      expect(option).not.toHaveProperty('quota');
+      expect(option).not.toHaveProperty('budget');
+      expect(option.cost.monthly).toBeGreaterThan(0);
+    }
+    expect(JSON.stringify(withheld)).not.toMatch(/committed|monthlyBudget/);
+  });
+
   it('names the field of a wrongly typed or missing input and what it expected', async () => {
     await expect(
       invoke('bob', 'quote-gpu-service', {

@@ -4,6 +4,7 @@ import { registerDeleteGpuServiceAction } from './deleteGpuService';
 import { registerGetGpuServiceCostAction } from './getGpuServiceCost';
 import { registerGetGpuServiceStatusAction } from './getGpuServiceStatus';
 import { withFieldErrors } from './fieldErrors';
+import { withGuards } from './guardedActions';
 import { registerListGpuServicesAction } from './listGpuServices';
 import { registerListGpuTeamQuotasAction } from './listGpuTeamQuotas';
 import { registerQuoteGpuServiceAction } from './quoteGpuService';
@@ -17,7 +18,12 @@ import { GpuActionsOptions } from './types';
 export function registerGpuActions(gpuOptions: GpuActionsOptions): void {
   const options = {
     ...gpuOptions,
-    actionsRegistry: withFieldErrors(gpuOptions.actionsRegistry),
+    actionsRegistry: withFieldErrors(
+      withGuards(gpuOptions.actionsRegistry, {
+        logger: gpuOptions.logger,
+        rateLimit: gpuOptions.rateLimit,
+      }),
+    ),
   };
   registerQuoteGpuServiceAction(options);
   registerListGpuServicesAction(options);

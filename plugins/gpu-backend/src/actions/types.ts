@@ -1,15 +1,18 @@
-import { AuditorService } from '@backstage/backend-plugin-api';
+import { AuditorService, LoggerService } from '@backstage/backend-plugin-api';
 import { ActionsRegistryService } from '@backstage/backend-plugin-api/alpha';
 import { Platform } from '@gpu-platform/backstage-plugin-gpu-common';
 import { AuthorizedApi } from '../authorization/createAuthorizedApi';
-import { QuoteService } from '../services/QuoteService';
+import { ActionRateLimit } from './guardedActions';
 
 /** What the gpu actions call: the same authorized services as the REST routes, with the action's credentials. */
 export interface GpuActionsOptions {
   actionsRegistry: ActionsRegistryService;
   auditor: AuditorService;
+  /** Logs what action errors withhold (internal addresses, database faults). */
+  logger: LoggerService;
+  /** Calls per caller and window (`readActionRateLimit`); unlimited when absent. */
+  rateLimit?: ActionRateLimit;
   platform: Platform;
-  quotes: QuoteService;
   authorized: AuthorizedApi;
 }
 

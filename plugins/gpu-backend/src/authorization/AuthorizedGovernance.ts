@@ -245,18 +245,26 @@ export class AuthorizedGovernance {
     return this.options.store.listClusterDrift();
   }
 
+  /** Whether the caller may read team-level data of the team: its quota and use, its audit events. */
+  async canReadTeam(
+    credentials: BackstageCredentials,
+    team: string,
+  ): Promise<boolean> {
+    const [visible] = await this.options.access.teamsVisible(
+      credentials,
+      gpuServiceReadPermission,
+      [team],
+    );
+    return visible !== undefined;
+  }
+
   /** Throws unless the caller may read team-level data of the team. */
   async requireTeam(
     credentials: BackstageCredentials,
     team: string,
     verb: string,
   ): Promise<void> {
-    const [visible] = await this.options.access.teamsVisible(
-      credentials,
-      gpuServiceReadPermission,
-      [team],
-    );
-    if (visible === undefined) {
+    if (!(await this.canReadTeam(credentials, team))) {
       throw new NotAllowedError(`You are not allowed to ${verb} team ${team}`);
     }
   }

@@ -6,8 +6,10 @@ import { Platform } from '@gpu-platform/backstage-plugin-gpu-common';
 import { GpuStore } from '../database';
 import { ServiceManager } from '../services/ServiceManager';
 import { ServiceStatusRefresher } from '../services/ServiceStatusRefresher';
+import { FitAndPriceQuotes, QuoteService } from '../services/QuoteService';
 import { UsageService } from '../usage';
 import { AuthorizedGovernance } from './AuthorizedGovernance';
+import { AuthorizedQuotes } from './AuthorizedQuotes';
 import { AuthorizedServices } from './AuthorizedServices';
 import { AuthorizedUsage } from './AuthorizedUsage';
 import { GpuAccess } from './GpuAccess';
@@ -20,6 +22,8 @@ export interface AuthorizedApi {
   access: GpuAccess;
   services: AuthorizedServices;
   governance: AuthorizedGovernance;
+  /** Quotes, with the team's figures for callers who may read the team's quota. */
+  quotes: AuthorizedQuotes;
   /** Present when the plugin has a usage service (its usage and cost routes and actions need it). */
   usage?: AuthorizedUsage;
 }
@@ -31,6 +35,7 @@ export function createAuthorizedApi(options: {
   store: GpuStore;
   services: ServiceManager;
   statuses: ServiceStatusRefresher;
+  quotes: QuoteService & FitAndPriceQuotes;
   usage?: UsageService;
 }): AuthorizedApi {
   const { platform, store } = options;
@@ -55,6 +60,7 @@ export function createAuthorizedApi(options: {
     access,
     services,
     governance,
+    quotes: new AuthorizedQuotes({ quotes: options.quotes, governance }),
     usage: options.usage
       ? new AuthorizedUsage({
           access,

@@ -96,6 +96,14 @@ describe('POST /batch-jobs and GET /batch-jobs/:namespace/:name', () => {
       { parallelism: 6, minParallelism: 6, gpusPerPod: 2 },
       'gpusPerPod (a spot-l4 node has 1) must be a whole number from 1 to 1; got 2',
     ],
+    [
+      { env: { NVIDIA_VISIBLE_DEVICES: 'all' } },
+      'env NVIDIA_VISIBLE_DEVICES is not allowed',
+    ],
+    [
+      { env: { LOG_LEVEL: 'info', CUDA_MPS_PIPE_DIRECTORY: '/tmp/mps' } },
+      'env CUDA_MPS_PIPE_DIRECTORY is not allowed',
+    ],
   ])('answers 400 for %j saying what is wrong', async (change, message) => {
     const res = await submit('carol', {
       request: { ...ocr, ...change },

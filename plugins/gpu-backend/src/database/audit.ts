@@ -125,7 +125,17 @@ function cursorId(cursor: string, order: SortOrder): number {
       } first; read the first page again after changing the order`,
     );
   }
-  return Number(match[2]);
+  const id = Number(match[2]);
+  // Ids are integer columns: a number past them (a 23-digit cursor) was never an id.
+  if (!Number.isSafeInteger(id)) {
+    throw new InputError(
+      `cursor must be the nextCursor of a previous page; got '${cursor.slice(
+        0,
+        100,
+      )}'`,
+    );
+  }
+  return id;
 }
 
 function parseTime(value: string, what: string): Date {

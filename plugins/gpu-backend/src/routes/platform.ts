@@ -4,18 +4,21 @@ import {
   PlatformResponse,
   validateServiceRequest,
 } from '@gpu-platform/backstage-plugin-gpu-common';
+import { AuthorizedQuotes } from '../authorization/AuthorizedQuotes';
 import { ClusterTarget } from '../cluster';
-import { QuoteService } from '../services/QuoteService';
 import { GpuRouter, callerOf } from './types';
 
-/** `/health`, `/platform` (pools, prices, tiers, environments, teams, clusters) and `/quote`: open to everyone signed in. */
+/**
+ * `/health`, `/platform` (pools, prices, tiers, environments, teams, clusters) and `/quote`: open to everyone signed
+ * in; a quote shows the team's quota and budget only to callers who may read them (`AuthorizedQuotes`).
+ */
 export function registerPlatformRoutes(
   router: GpuRouter,
   options: {
     httpAuth: HttpAuthService;
     platform: Platform;
     clusters: ClusterTarget[];
-    quotes: QuoteService;
+    quotes: AuthorizedQuotes;
   },
 ): void {
   const { httpAuth, platform, clusters, quotes } = options;
@@ -37,8 +40,13 @@ export function registerPlatformRoutes(
   });
 
   router.post('/quote', async (req, res) => {
-    await credentialsOf(req);
+    const credentials = await credentialsOf(req);
     // The spec checked the shape; the platform decides the rest (known team, model and pool, tier policy, ...).
-    res.json(await quotes.quote(validateServiceRequest(platform, req.body)));
+    res.json(
+      await quotes.quote(
+        credentials,
+        validateServiceRequest(platform, req.body),
+      ),
+    );
   });
 }

@@ -18,6 +18,15 @@ function toQuotaSpec(body: QuotaBody): QuotaSpec {
   if (monthlyBudgetMicros < 0) {
     throw new InputError('Invalid monthlyBudget: must be zero or more');
   }
+  // parseUsd rounds to micro-dollars: a budget above zero that rounds to none would be stored as no budget at all.
+  if (
+    monthlyBudgetMicros === 0 &&
+    /[1-9]/.test(String(body.monthlyBudget).split(/e/i)[0])
+  ) {
+    throw new InputError(
+      `Invalid monthlyBudget: ${body.monthlyBudget} is below the smallest amount, one micro-dollar (0.000001); give 0 or at least that`,
+    );
+  }
   return { pools: body.pools, monthlyBudgetMicros };
 }
 

@@ -1,8 +1,12 @@
 import {
+  FitAndPriceOption,
   Platform,
   Quote,
+  QuoteOption,
   quoteService,
+  QuoteWithoutTeamFigures,
   ServiceRequest,
+  TeamAllowance,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import type { CapacitySource } from '../usage/measuredCapacities';
 import { GpuStore } from '../database';
@@ -10,6 +14,35 @@ import { GpuStore } from '../database';
 /** Quotes requests against the platform and what the team already holds. */
 export interface QuoteService {
   quote(request: ServiceRequest): Promise<Quote>;
+}
+
+/** Quotes for callers who may not read the team's quota. */
+export interface FitAndPriceQuotes {
+  /**
+   * The quote without the team's figures, for a caller who may not read the team's quota: each option's fit and
+   * price, and a verdict by the platform's policy only (tier, dedicated GPU limit, spot in production), without its
+   * `quota` and `budget`; `teamFiguresWithheld` says so. Reads nothing the team holds.
+   */
+  quoteFitAndPrice(request: ServiceRequest): Promise<QuoteWithoutTeamFigures>;
+}
+
+/**
+ * An allowance no option exceeds: quoted against it, an option's verdict and reasons are the platform policy's alone.
+ * Its figures never leave {@link FitAndPriceQuotes.quoteFitAndPrice}, which drops every option's quota and budget.
+ */
+function policyOnlyAllowance(platform: Platform, team: string): TeamAllowance {
+  return {
+    team,
+    gpuUnits: Object.fromEntries(
+      platform.pools.map(pool => [pool.name, Number.MAX_SAFE_INTEGER]),
+    ),
+    monthlyBudgetMicros: Number.MAX_SAFE_INTEGER,
+  };
+}
+
+function withoutTeamFigures(option: QuoteOption): FitAndPriceOption {
+  const { quota: _quota, budget: _budget, ...fitAndPrice } = option;
+  return fitAndPrice;
 }
 
 /**
@@ -31,7 +64,7 @@ export function createQuoteService(options: {
   store: GpuStore;
   /** Measured sustained tokens/s of running services by slice shape; quotes of the same shape use them. */
   capacities?: CapacitySource;
-}): QuoteService {
+}): QuoteService & FitAndPriceQuotes {
   const { platform, store, capacities } = options;
   return {
     async quote(request) {
@@ -60,6 +93,23 @@ export function createQuoteService(options: {
         ledger.allowance,
         { measuredCapacities },
       );
+    },
+    async quoteFitAndPrice(request) {
+      const quote = quoteService(
+        platform,
+        request,
+        { reservedGpuUnits: {}, committedMonthlyCost: 0 },
+        policyOnlyAllowance(platform, request.team),
+        { measuredCapacities: (await capacities?.current()) ?? [] },
+      );
+      return {
+        ...quote,
+        options: quote.options.map(withoutTeamFigures),
+        ...(quote.recommended
+          ? { recommended: withoutTeamFigures(quote.recommended) }
+          : {}),
+        teamFiguresWithheld: `You may not read team ${quote.team}'s quota: the options show fit and price, without the team's quota, use and budget, and each verdict weighs the platform's policy only`,
+      };
     },
   };
 }

@@ -27,6 +27,12 @@ describe('parseUsd', () => {
     expect(parseUsd(55.04)).toBe(55_040_000);
   });
 
+  it('answers amounts of huge exponents at once, without computing their digits', () => {
+    expect(() => parseUsd('1e999999999')).toThrow(/too large/);
+    expect(parseUsd('1e-999999999')).toBe(0);
+    expect(parseUsd('0e999999999')).toBe(0);
+  });
+
   it.each(['', 'abc', '1,000', '$5', '1.2.3', 'NaN', 'Infinity', '1e30'])(
     'rejects %p with a message saying what is allowed',
     text => {

@@ -37,7 +37,15 @@ export function parseUsd(value: string | number): UsdMicros {
   }
   const [, sign, whole, fraction = '', exponent = '0'] = match;
   const digits = BigInt(whole + fraction);
+  if (digits === 0n) return 0;
   const scale = Number(exponent) - fraction.length + 6;
+  // Never raise 10n to an exponent a caller chose: 1e999999999 would take the process's memory and time.
+  if (Number(exponent) > 1000) {
+    throw new InputError(
+      `USD amount '${value}' is too large: amounts must stay below 9,000,000,000 USD`,
+    );
+  }
+  if (Number(exponent) < -1000) return 0;
   let micros: bigint;
   if (scale >= 0) {
     micros = digits * 10n ** BigInt(scale);

@@ -199,3 +199,27 @@ export interface Quote {
    */
   recommended?: QuoteOption;
 }
+
+/**
+ * An option of a {@link QuoteWithoutTeamFigures}: fit and price, without the team's quota and budget; its verdict
+ * and reasons weigh the platform's policy only (tier, dedicated GPU limit, spot in production).
+ *
+ * @public
+ */
+export type FitAndPriceOption = Omit<QuoteOption, 'quota' | 'budget'>;
+
+/**
+ * A quote for a caller who may not read the team's quota (`GET /teams/{team}/quota` would refuse them): the
+ * {@link Quote} without the team's quota, use and budget.
+ *
+ * @public
+ */
+export interface QuoteWithoutTeamFigures
+  extends Omit<Quote, 'options' | 'recommended'> {
+  /** Every option that fits, as in {@link Quote.options}, without the team's figures. */
+  options: FitAndPriceOption[];
+  /** The option {@link Quote.recommended} names, by the platform's policy only. */
+  recommended?: FitAndPriceOption;
+  /** Why the team's figures are left out and what the verdicts weigh instead. */
+  teamFiguresWithheld: string;
+}

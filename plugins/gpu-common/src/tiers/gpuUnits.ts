@@ -13,7 +13,8 @@ export const GPU_UNITS_PER_EQUIVALENT = 5040;
 /**
  * GPU units of `gpuEquivalents` (rounded to the nearest unit).
  *
- * @throws GpuDomainError `OUT_OF_RANGE` unless a finite number of zero or more whose units are a safe integer.
+ * @throws GpuDomainError `OUT_OF_RANGE` unless a finite number of zero or more whose units are a safe integer, or
+ *   for an amount above zero that would round to no unit at all (below half a unit).
  * @public
  */
 export function gpuUnitsOf(gpuEquivalents: number, what: string): number {
@@ -24,6 +25,14 @@ export function gpuUnitsOf(gpuEquivalents: number, what: string): number {
     );
   }
   const units = Math.round(gpuEquivalents * GPU_UNITS_PER_EQUIVALENT);
+  if (units === 0 && gpuEquivalents > 0) {
+    throw new GpuDomainError(
+      'OUT_OF_RANGE',
+      `${what} is below the smallest amount, 1/${GPU_UNITS_PER_EQUIVALENT} GPU-equivalent (about ${(
+        1 / GPU_UNITS_PER_EQUIVALENT
+      ).toPrecision(3)}): give 0 or at least that; got ${gpuEquivalents}`,
+    );
+  }
   if (!Number.isSafeInteger(units)) {
     throw new GpuDomainError(
       'OUT_OF_RANGE',

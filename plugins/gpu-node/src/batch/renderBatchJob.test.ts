@@ -145,6 +145,14 @@ describe('renderBatchJob', () => {
       'each of nonRetriableExitCodes must be a whole number from 1 to 255; got 0',
     ],
     [{ image: ' ' }, 'image must name a container image'],
+    [
+      { env: { ...ocr.env, NVIDIA_VISIBLE_DEVICES: 'all' } },
+      'env NVIDIA_VISIBLE_DEVICES is not allowed: NVIDIA_* and CUDA_MPS_* variables choose the GPUs a container sees',
+    ],
+    [
+      { env: { CUDA_MPS_ACTIVE_THREAD_PERCENTAGE: '100' } },
+      'env CUDA_MPS_ACTIVE_THREAD_PERCENTAGE is not allowed',
+    ],
   ] as Array<[Partial<BatchJobRequest>, string]>)(
     'refuses %j saying what is wrong',
     (change, message) => {

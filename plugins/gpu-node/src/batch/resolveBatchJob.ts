@@ -12,6 +12,7 @@ import {
   EnvironmentPolicy,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { poolResources } from '../kueue/poolResources';
+import { checkUserEnv } from './deviceEnv';
 import { BatchJobRequest, DEFAULT_NON_RETRIABLE_EXIT_CODES } from './types';
 
 /**
@@ -57,7 +58,8 @@ function checkInt(name: string, value: number, min: number, max: number) {
 /**
  * Checks a batch request against the platform: a DNS-1123 name, a known team and environment, one of the team's
  * namespaces, a spot pool with whole GPUs, at most a node's GPUs per pod, parallelism within completions and the
- * minimum within parallelism, exit codes from 1 to 255. Not the quota: that is the store's (see
+ * minimum within parallelism, exit codes from 1 to 255, no `NVIDIA_*` or `CUDA_MPS_*` variables in `env` (the device
+ * plugin sets them). Not the quota: that is the store's (see
  * {@link batchPodsAtOnce}).
  *
  * @throws GpuDomainError saying what is wrong and what is allowed.
@@ -103,6 +105,7 @@ export function resolveBatchJob(
   if (request.image.trim() === '') {
     throw outOfRange('image must name a container image; got ""');
   }
+  checkUserEnv(request.env);
   const nonRetriableExitCodes = [
     ...new Set(
       request.nonRetriableExitCodes ?? DEFAULT_NON_RETRIABLE_EXIT_CODES,
