@@ -15,6 +15,7 @@ import { AuthorizedBatchJobs } from './batch/AuthorizedBatchJobs';
 import { BatchJobs } from './batch/BatchJobs';
 import { ClusterTarget } from './cluster';
 import { GpuStore } from './database';
+import { answersWithoutAddresses } from './routes/answersWithoutAddresses';
 import { registerApprovalsRoutes } from './routes/approvals';
 import { registerAuditRoutes } from './routes/audit';
 import { registerBatchJobsRoutes } from './routes/batchJobs';
@@ -54,7 +55,8 @@ export interface RouterOptions {
  * request against the spec (a 400 naming the field otherwise) and serves the spec at `/openapi.json`, with the
  * routes of each concept registered on it, over the authorized services that decide the caller's permissions.
  * In front of it, the JSON body parser (413 past its limit, outside the validator, which would turn any error into
- * a 400) and the NUL character check; behind it, the errors as callers get them (`publicErrors`).
+ * a 400) and the NUL character check; behind it, the errors as callers get them (`publicErrors`). No answer's
+ * messages name internal addresses (`answersWithoutAddresses`).
  */
 export async function createRouter(
   options: RouterOptions,
@@ -103,6 +105,7 @@ export async function createRouter(
     registerUsageRoutes(router, { httpAuth, usage });
   }
   const edge = express.Router();
+  edge.use(answersWithoutAddresses());
   edge.use(jsonBody());
   edge.use(router);
   edge.use(publicErrors(options.logger));

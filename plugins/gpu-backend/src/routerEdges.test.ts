@@ -62,7 +62,10 @@ describe.each(databases.eachSupportedId())(
       message: RegExp,
     ) {
       const answer = await res;
-      expect({ status: answer.status, message: answer.body.error?.message }).toEqual({
+      expect({
+        status: answer.status,
+        message: answer.body.error?.message,
+      }).toEqual({
         status,
         message: expect.stringMatching(message),
       });
@@ -205,7 +208,10 @@ describe.each(databases.eachSupportedId())(
           http
             .put('/api/gpu/teams/ml-platform/quota')
             .set(as('alice'))
-            .send({ pools: { 'l4-ondemand': 1 }, monthlyBudget: '1e999999999' }),
+            .send({
+              pools: { 'l4-ondemand': 1 },
+              monthlyBudget: '1e999999999',
+            }),
           400,
           /too large/,
         );
@@ -214,6 +220,37 @@ describe.each(databases.eachSupportedId())(
           .set(as('alice'))
           .expect(200);
         expect(stored.body.pools['l4-ondemand']).toBe(4);
+      });
+    });
+
+    describe('answers name no internal address', () => {
+      it("takes a cluster's address out of a stored status reason, in the service, the list and an error", async () => {
+        const created = await http
+          .post('/api/gpu/services')
+          .set(as('bob'))
+          .send({ request: { ...mlRequest, name: 'edge-reason' } })
+          .expect(201);
+        const reason =
+          'Deployment ml-platform/edge-reason on cluster gpu failed after 3 attempts: request to https://127.0.0.1:17802/apis/apps/v1 failed, reason: connect ECONNREFUSED 127.0.0.1:17802';
+        await knex('services')
+          .where({ id: created.body.id })
+          .update({ status_reason: reason });
+        const one = await http
+          .get(`/api/gpu/services/${created.body.id}`)
+          .set(as('bob'))
+          .expect(200);
+        expect(one.body.statusReason).toBe(
+          'Deployment ml-platform/edge-reason on cluster gpu failed after 3 attempts: request to (address withheld) failed, reason: connect ECONNREFUSED (address withheld)',
+        );
+        expect(one.body.endpoint).toMatch(
+          /^http:\/\/.*\.svc\.cluster\.local:8000$/,
+        );
+        const list = await http
+          .get('/api/gpu/services?search=edge-reason')
+          .set(as('bob'))
+          .expect(200);
+        expect(JSON.stringify(list.body)).not.toContain('127.0.0.1');
+        expect(list.body.items[0].statusReason).toContain('(address withheld)');
       });
     });
 
@@ -227,7 +264,8 @@ describe.each(databases.eachSupportedId())(
           expect(res.body.error).toEqual(
             expect.objectContaining({
               name: 'ServiceUnavailableError',
-              message: 'The GPU database is unavailable; try again in 5 seconds',
+              message:
+                'The GPU database is unavailable; try again in 5 seconds',
             }),
           );
           expect(JSON.stringify(res.body)).not.toMatch(
@@ -263,7 +301,8 @@ async function makeUnavailable(
   // The server TestDatabases connects to, as the test environment names it.
   const admin = createKnex({
     client: 'pg',
-    connection: process.env.BACKSTAGE_TEST_DATABASE_POSTGRES15_CONNECTION_STRING,
+    connection:
+      process.env.BACKSTAGE_TEST_DATABASE_POSTGRES15_CONNECTION_STRING,
   });
   await admin.raw(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
   await admin.raw(

@@ -1,8 +1,12 @@
-import { BackstageCredentials, LoggerService } from '@backstage/backend-plugin-api';
+import {
+  BackstageCredentials,
+  LoggerService,
+} from '@backstage/backend-plugin-api';
 import { ActionsRegistryService } from '@backstage/backend-plugin-api/alpha';
 import { Config, readDurationFromConfig } from '@backstage/config';
 import { ServiceUnavailableError } from '@backstage/errors';
 import { durationToMilliseconds } from '@backstage/types';
+import { messagesWithoutAddresses } from '../errors/messagesWithoutAddresses';
 import { toPublicError } from '../errors/publicError';
 
 /** At most `limit` action calls per caller in each window of `windowMs`. */
@@ -18,7 +22,9 @@ export interface ActionRateLimit {
  * without a gpu entry, or has no gpu entry. Backstage's defaults fill what the entry leaves out: a 1-minute window,
  * 5 calls (express-rate-limit's).
  */
-export function readActionRateLimit(config: Config): ActionRateLimit | undefined {
+export function readActionRateLimit(
+  config: Config,
+): ActionRateLimit | undefined {
   const rateLimit = config.getOptional('backend.rateLimit');
   if (rateLimit === undefined || rateLimit === false) return undefined;
   const gpu = config.getOptionalConfig('backend.rateLimit.plugin.gpu');
@@ -34,7 +40,9 @@ export function readActionRateLimit(config: Config): ActionRateLimit | undefined
 function limitOf(config: Config): ActionRateLimit {
   return {
     windowMs: config.has('window')
-      ? durationToMilliseconds(readDurationFromConfig(config, { key: 'window' }))
+      ? durationToMilliseconds(
+          readDurationFromConfig(config, { key: 'window' }),
+        )
       : 60_000,
     limit: config.getOptionalNumber('incomingRequestLimit') ?? 5,
   };
@@ -55,7 +63,10 @@ function callerKey(credentials: BackstageCredentials): string | undefined {
 
 /** Fixed windows of calls per caller; windows that ended are dropped as the map grows. */
 class CallCounter {
-  private readonly windows = new Map<string, { start: number; calls: number }>();
+  private readonly windows = new Map<
+    string,
+    { start: number; calls: number }
+  >();
 
   constructor(
     private readonly rateLimit: ActionRateLimit,
@@ -79,15 +90,16 @@ class CallCounter {
 
   private dropEnded(now: number): void {
     for (const [key, window] of this.windows) {
-      if (now - window.start >= this.rateLimit.windowMs) this.windows.delete(key);
+      if (now - window.start >= this.rateLimit.windowMs)
+        this.windows.delete(key);
     }
   }
 }
 
 /**
  * The registry with every action guarded: calls past the rate limit of their caller are refused before the action
- * runs, and an action's error reaches the caller as `toPublicError` makes it (503 while the database is unavailable,
- * no internal addresses). A refusal for the rate limit is a `ServiceUnavailableError` (the MCP actions backend turns
+ * runs, an action's error reaches the caller as `toPublicError` makes it (503 while the database is unavailable,
+ * no internal addresses), and its output's messages name no internal address (`messagesWithoutAddresses`). A refusal for the rate limit is a `ServiceUnavailableError` (the MCP actions backend turns
  * only Backstage's known errors into tool results an agent reads) with HTTP status 429 for direct callers of the
  * actions endpoint.
  */
@@ -109,7 +121,8 @@ export function withGuards(
         ...action,
         action: async context => {
           const key = counter && callerKey(context.credentials);
-          const waitSeconds = key !== undefined ? counter!.take(key) : undefined;
+          const waitSeconds =
+            key !== undefined ? counter!.take(key) : undefined;
           if (waitSeconds !== undefined) {
             throw Object.assign(
               new ServiceUnavailableError(
@@ -121,7 +134,13 @@ export function withGuards(
             );
           }
           try {
-            return await action.action(context);
+            const result = await action.action(context);
+            return (
+              result && {
+                ...result,
+                output: messagesWithoutAddresses(result.output),
+              }
+            );
           } catch (error) {
             throw toPublicError(error, logger).error;
           }
