@@ -10,6 +10,7 @@ import { permissionApiRef } from '@backstage/plugin-permission-react';
 import {
   formatUsd,
   GpuServiceView,
+  ServiceRequest,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { configure, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
@@ -215,7 +216,9 @@ describe('Change tier or size from the entity', () => {
       within(dialog).getByRole('button', { name: 'Apply the change' }),
     ).toBeDisabled();
     expect(
-      api.callsOf('quote').some(([request]) => request.replicas === 0),
+      api
+        .callsOf('quote')
+        .some(([request]) => (request as ServiceRequest).replicas === 0),
     ).toBe(false);
   });
 
