@@ -148,7 +148,7 @@ export const spec = {
       post: {
         operationId: 'createQuote',
         summary:
-          'Every feasible tier and pool with cost, quota and policy verdict, and a recommendation.',
+          "Every feasible tier and pool with cost, quota and policy verdict, and a recommendation. The team's quota, use and budget only for callers who may read the team's quota (its members and the platform team); others get fit and price (teamFiguresWithheld).",
         requestBody: {
           required: true,
           content: {
@@ -2151,8 +2151,6 @@ export const spec = {
           'gpuEquivalents',
           'cost',
           'throughput',
-          'quota',
-          'budget',
           'verdict',
           'reasons',
         ],
@@ -2255,6 +2253,8 @@ export const spec = {
             },
           },
           quota: {
+            description:
+              "The team's quota on the pool after this option; absent when the quote withholds the team's figures.",
             type: 'object',
             additionalProperties: false,
             required: [
@@ -2287,6 +2287,8 @@ export const spec = {
             },
           },
           budget: {
+            description:
+              "The team's monthly budget after this option; absent when the quote withholds the team's figures.",
             type: 'object',
             additionalProperties: false,
             required: [
@@ -2315,6 +2317,8 @@ export const spec = {
             },
           },
           verdict: {
+            description:
+              "By the team's quota and budget and the platform's policy; when the quote withholds the team's figures, by the platform's policy only (tier, dedicated GPU limit, spot in production).",
             type: 'string',
             enum: ['allowed', 'needs-approval', 'forbidden'],
           },
@@ -2418,6 +2422,11 @@ export const spec = {
           },
           recommended: {
             $ref: '#/components/schemas/QuoteOption',
+          },
+          teamFiguresWithheld: {
+            description:
+              "Present when the caller may not read the team's quota (GET /teams/{team}/quota would answer 403): the options then show fit and price without the team's quota, use and budget.",
+            type: 'string',
           },
         },
       },

@@ -23,4 +23,8 @@ export interface Quote {
   options: Array<QuoteOption>;
   unavailable: Array<UnavailableOption>;
   recommended?: QuoteOption;
+  /**
+   * Present when the caller may not read the team\'s quota (GET /teams/{team}/quota would answer 403): the options then show fit and price without the team\'s quota, use and budget.
+   */
+  teamFiguresWithheld?: string;
 }

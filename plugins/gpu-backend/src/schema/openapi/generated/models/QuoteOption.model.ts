@@ -27,8 +27,11 @@ export interface QuoteOption {
   gpuEquivalents: number;
   cost: QuoteOptionCost;
   throughput: QuoteOptionThroughput;
-  quota: QuoteOptionQuota;
-  budget: QuoteOptionBudget;
+  quota?: QuoteOptionQuota;
+  budget?: QuoteOptionBudget;
+  /**
+   * By the team\'s quota and budget and the platform\'s policy; when the quote withholds the team\'s figures, by the platform\'s policy only (tier, dedicated GPU limit, spot in production).
+   */
   verdict: QuoteOptionVerdictEnum;
   reasons: Array<string>;
 }

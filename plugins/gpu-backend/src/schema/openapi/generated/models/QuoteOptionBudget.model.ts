@@ -5,6 +5,7 @@
 // ******************************************************************
 
 /**
+ * The team\'s monthly budget after this option; absent when the quote withholds the team\'s figures.
  * @public
  */
 export interface QuoteOptionBudget {

@@ -5,6 +5,7 @@
 // ******************************************************************
 
 /**
+ * The team\'s quota on the pool after this option; absent when the quote withholds the team\'s figures.
  * @public
  */
 export interface QuoteOptionQuota {
