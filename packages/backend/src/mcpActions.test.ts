@@ -398,6 +398,35 @@ describe('MCP actions', () => {
     expect(await listed()).toBe(before);
   });
 
+  it("limits each caller's gpu tool calls as app-config limits REST requests (300 a minute), not another caller's", async () => {
+    const carol = await connect(await proxiedToken('carol'), 'carol');
+    const quote = () =>
+      call(carol, 'gpu.quote-gpu-service', summariser('limited', 'search'));
+    let accepted = 0;
+    let refused: Awaited<ReturnType<typeof quote>> | undefined;
+    for (let i = 0; i < 400 && !refused; i++) {
+      const result = await quote();
+      if (result.isError) refused = result;
+      else accepted += 1;
+    }
+    // carol's earlier calls of this suite count too.
+    expect(accepted).toBeGreaterThan(250);
+    expect(accepted).toBeLessThanOrEqual(300);
+    expect(refused?.content[0].text).toMatch(
+      /^ServiceUnavailableError: Too many gpu tool calls: at most 300 every 60 s per caller; try again in \d+ s$/,
+    );
+    const bob = await connect(await proxiedToken('bob'), 'bob');
+    expect(
+      (
+        await call(
+          bob,
+          'gpu.quote-gpu-service',
+          summariser('other', 'ml-platform'),
+        )
+      ).isError,
+    ).toBeFalsy();
+  });
+
   it('refuses a client without a Backstage token', async () => {
     const res = await fetch(`${backend.baseUrl}/api/mcp-actions/v1`, {
       method: 'POST',
