@@ -1,4 +1,5 @@
 import { createBackend } from '@backstage/backend-defaults';
+import { catalogModuleGpuServiceBinding } from '@gpu-platform/backstage-plugin-scaffolder-backend-module-gpu';
 import { localTextPlaceholderModule } from './catalog/localTextPlaceholderModule';
 import { gpuPolicyModule } from './permissions/gpuPolicyModule';
 
@@ -22,6 +23,9 @@ backend.add(
 backend.add(import('@backstage/plugin-catalog-backend-module-logs'));
 // $text placeholders of local catalog files read files of this repository (the gpu API's definition).
 backend.add(localTextPlaceholderModule);
+// A team's component defined outside the GPU templates' directory (examples/entities.yaml's summariser) gets the id
+// of the GPU service bound to it, so its GPU card shows.
+backend.add(catalogModuleGpuServiceBinding);
 
 backend.add(import('@backstage/plugin-scaffolder-backend'));
 // publish:github:pull-request and publish:gitlab:merge-request of the GitOps templates; they need a token under

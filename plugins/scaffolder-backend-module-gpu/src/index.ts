@@ -15,3 +15,6 @@ export { createPlatformRenderAction } from './actions/platformRender';
 export { createCatalogRegisterAction } from './actions/catalogRegister';
 export { createCatalogWriteAction } from './actions/catalogWrite';
 export { LocalCatalogDirectory } from './catalog/LocalCatalogDirectory';
+export { catalogModuleGpuServiceBinding } from './catalog/catalogModuleGpuServiceBinding';
+export { GpuServiceBindingProcessor } from './catalog/GpuServiceBindingProcessor';
+export type { GpuServiceBindingLookup } from './catalog/GpuServiceBindingProcessor';

@@ -26,9 +26,20 @@ import gpuPlugin from '@gpu-platform/backstage-plugin-gpu-backend';
 /* eslint-enable @backstage/no-mixed-plugin-imports */
 import { fakeGitHub } from './__testUtils__/fakeGitHub';
 import { LocalCatalogDirectory } from './catalog/LocalCatalogDirectory';
-import scaffolderModuleGpu from './index';
+import scaffolderModuleGpu, { catalogModuleGpuServiceBinding } from './index';
 
 const ROOT_CATALOG_INFO = path.resolve(__dirname, '../../../catalog-info.yaml');
+
+/** ml-platform's report summariser, in the team's own repository. */
+const ownSummariser = {
+  apiVersion: 'backstage.io/v1alpha1',
+  kind: 'Component',
+  metadata: {
+    name: 'summariser',
+    description: 'The report summariser, from the team repository',
+  },
+  spec: { type: 'service', lifecycle: 'production', owner: 'ml-platform' },
+};
 
 type ObjectWithRef = { kind: string; metadata: { name: string } };
 const sortByRef = (objects: ObjectWithRef[]) =>
@@ -107,10 +118,15 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
   }
 
   beforeAll(async () => {
-    dir.setContent({ 'local-catalog': {} });
+    dir.setContent({
+      'local-catalog': {},
+      // The team's own component, defined outside the GPU templates' directory (as examples/entities.yaml does).
+      'team-repo': { 'catalog-info.yaml': yaml.stringify(ownSummariser) },
+    });
     const { server } = await startTestBackend({
       features: [
         catalogPlugin,
+        catalogModuleGpuServiceBinding,
         scaffolderEntityModel,
         scaffolderPlugin,
         scaffolderGithubModule,
@@ -137,6 +153,11 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
                 {
                   type: 'file',
                   target: dir.resolve('local-catalog/*.yaml'),
+                  rules: [{ allow: ['Component'] }],
+                },
+                {
+                  type: 'file',
+                  target: dir.resolve('team-repo/catalog-info.yaml'),
                   rules: [{ allow: ['Component'] }],
                 },
               ],
@@ -493,6 +514,53 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
     return body.items.filter((s: { name: string }) => s.name === name);
   }
 
+  it("binds a service to the team's own component defined elsewhere, which gets its card's annotation and is not rewritten", async () => {
+    const before = await until(
+      'the team component in the catalog',
+      async () => {
+        const { status, body } = await api(
+          'GET',
+          '/api/catalog/entities/by-name/component/default/summariser',
+        );
+        return status === 200 ? body : undefined;
+      },
+    );
+    const { task, log } = await runTask('gpu-model-service', {
+      ...serviceValues,
+      name: 'summariser',
+    });
+    expect({ status: task.status, log }).toMatchObject({
+      status: 'completed',
+    });
+    // No server path in what the user reads.
+    expect(log).not.toContain(dir.path);
+    const [service] = await servicesNamed('summariser');
+    expect(service).toMatchObject({
+      entityRef: 'component:default/summariser',
+      status: 'approved',
+    });
+    const after = await until('the annotation on the component', async () => {
+      const { body } = await api(
+        'GET',
+        '/api/catalog/entities/by-name/component/default/summariser',
+      );
+      return body?.metadata.annotations['gpu.backstage.io/service-id']
+        ? body
+        : undefined;
+    });
+    expect(after.metadata.annotations['gpu.backstage.io/service-id']).toBe(
+      service.id,
+    );
+    expect(after.metadata.uid).toBe(before.metadata.uid);
+    expect(after.metadata.description).toBe(ownSummariser.metadata.description);
+    expect(
+      fs.readFileSync(dir.resolve('team-repo/catalog-info.yaml'), 'utf8'),
+    ).toBe(yaml.stringify(ownSummariser));
+    expect(fs.readdirSync(dir.resolve('local-catalog'))).not.toContain(
+      'component-default-summariser.yaml',
+    );
+  });
+
   it('writes free text that looks like YAML inertly, and refuses an owner that would inject keys, creating nothing', async () => {
     const description =
       'Ranks tickets\nspec:\n  owner: group:default/search\n---\nkind: Location';
@@ -578,7 +646,7 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
     });
     expect(task.status).toBe('failed');
     expect(log).toMatch(
-      /component:default\/search-ranker is already in the catalog, owned by group:default\/search/,
+      /component:default\/search-ranker is owned by group:default\/search; a GPU service of group:default\/ml-platform cannot be bound to it/,
     );
     expect(fs.readFileSync(file, 'utf8')).toBe(text);
     expect(await servicesNamed('search-ranker')).toEqual([]);

@@ -86,22 +86,55 @@ describe('gpu:catalog:register', () => {
     );
   });
 
-  it('refuses an entity defined elsewhere, a path outside the workspace and a missing file', async () => {
+  it("binds the team's own component defined elsewhere as it is: no file written, the catalog asked to process it", async () => {
     const fake = fakeCatalog(local);
+    const { annotations: _bound, ...unbound } = component.metadata;
     fake.seed(
-      component,
-      'url:https://github.com/acme/summariser/blob/main/catalog-info.yaml',
+      { ...component, metadata: unbound },
+      'file:/srv/backstage/examples/entities.yaml',
     );
+    // The catalog's binding processor gives the entity its service id when it processes it.
+    const refresh = fake.catalog.refreshEntity.bind(fake.catalog);
+    fake.catalog.refreshEntity = async (ref, options) => {
+      await refresh(ref, options);
+      const entity = fake.entities.get('component:default/summariser');
+      if (ref === 'component:default/summariser' && entity) {
+        entity.metadata.annotations = {
+          ...entity.metadata.annotations,
+          ...component.metadata.annotations,
+        };
+      }
+    };
     const action = createCatalogRegisterAction({
       catalog: fake.catalog,
       userInfo,
       localCatalog: local,
     });
-    await expect(
-      action.handler(mockContext({}, { workspacePath: workspace })),
-    ).rejects.toMatchObject({
-      name: 'ConflictError',
-      message: /already in the catalog, defined in url:https:\/\/github.com/,
+    const ctx = mockContext({}, { workspacePath: workspace });
+    await action.handler(ctx);
+    expect(outputsOf(ctx)).toEqual({
+      entityRef: 'component:default/summariser',
+    });
+    expect(fs.readdirSync(local.directory)).toEqual([]);
+    expect(fake.calls).toContain('refreshEntity component:default/summariser');
+    expect(fake.calls).not.toContain(
+      `refreshEntity ${local.locationEntityRef}`,
+    );
+    expect(
+      fake.entities.get('component:default/summariser')?.metadata.annotations,
+    ).toMatchObject({
+      'backstage.io/managed-by-location':
+        'file:/srv/backstage/examples/entities.yaml',
+      'gpu.backstage.io/service-id': '6a1f0d52-53f6-4a55-9b8e-0d7e4c0f4d11',
+    });
+  });
+
+  it('refuses a path outside the workspace and a missing file', async () => {
+    const fake = fakeCatalog(local);
+    const action = createCatalogRegisterAction({
+      catalog: fake.catalog,
+      userInfo,
+      localCatalog: local,
     });
     await expect(
       action.handler(
@@ -155,9 +188,9 @@ describe('gpu:catalog:register', () => {
             mockContext({}, { workspacePath: workspace, isDryRun }),
           ),
         ).rejects.toMatchObject({
-          name: 'ConflictError',
+          name: 'NotAllowedError',
           message:
-            /component:default\/summariser is already in the catalog, owned by group:default\/search/,
+            /^component:default\/summariser is owned by group:default\/search; a GPU service of group:default\/ml-platform cannot be bound to it/,
         });
       }
       expect(yaml.parse(fs.readFileSync(theirFile(), 'utf8'))).toEqual(theirs);
@@ -189,9 +222,9 @@ describe('gpu:catalog:register', () => {
       await expect(
         action.handler(mockContext({}, { workspacePath: workspace })),
       ).rejects.toMatchObject({
-        name: 'ConflictError',
+        name: 'NotAllowedError',
         message:
-          /already defines component:default\/summariser, owned by group:default\/search/,
+          /^component:default\/summariser is owned by group:default\/search \(file component-default-summariser.yaml of the local catalog directory\)/,
       });
       expect(yaml.parse(fs.readFileSync(theirFile(), 'utf8'))).toEqual(theirs);
       expect(fs.readdirSync(local.directory)).toEqual([

@@ -18,6 +18,7 @@ import { pathToFileURL } from 'node:url';
 import yaml from 'yaml';
 import { z as zod } from 'zod/v3';
 import { LocalCatalogDirectory } from '../catalog/LocalCatalogDirectory';
+import { GPU_SERVICE_ID_ANNOTATION } from '../catalog/serviceIdAnnotation';
 import { assertMemberOf, assertNoTakeover } from '../catalog/teamOwnership';
 import { examples } from './catalogRegister.examples';
 import { parseActionInput } from './parseActionInput';
@@ -173,14 +174,25 @@ export function createCatalogRegisterAction(options: {
             .join('; ')}`,
         );
       }
-      // Another team's component, or one defined elsewhere, is never taken over; the team's own is re-registered.
-      await assertNoTakeover({
+      // Another team's component is never taken over; the team's own is re-registered, or bound where it is defined.
+      const existing = await assertNoTakeover({
         catalog,
         localCatalog,
         entityRef,
         ownerGroup,
         credentials,
       });
+      if (existing && !existing.definedHere) {
+        await bindInPlace(ctx, {
+          catalog,
+          entityRef,
+          serviceId: entity.metadata.annotations?.[GPU_SERVICE_ID_ANNOTATION],
+          credentials,
+          waitForEntitySeconds: input.waitForEntitySeconds,
+        });
+        ctx.output('entityRef', entityRef);
+        return;
+      }
       if (ctx.isDryRun) {
         ctx.logger.info(`Dry run: would register ${entityRef} from ${target}`);
         ctx.output('entityRef', entityRef);
@@ -217,6 +229,54 @@ export function createCatalogRegisterAction(options: {
       ctx.output('entityRef', entityRef);
     },
   });
+}
+
+/**
+ * A team's component defined in another source (a repository's catalog-info.yaml, a config location) is not written
+ * again: the GPU service is bound to it by its ref, and the catalog's GPU service binding processor gives it the
+ * service id annotation when it processes it next. This asks the catalog to do so now and waits until it shows the
+ * annotation, or says when it will.
+ */
+async function bindInPlace(
+  ctx: {
+    isDryRun?: boolean;
+    logger: { info(message: string): void; warn(message: string): void };
+    signal?: AbortSignal;
+  },
+  options: {
+    catalog: CatalogService;
+    entityRef: string;
+    serviceId?: string;
+    credentials: BackstageCredentials;
+    waitForEntitySeconds: number;
+  },
+): Promise<void> {
+  const { catalog, entityRef, serviceId, credentials } = options;
+  if (ctx.isDryRun) {
+    ctx.logger.info(
+      `Dry run: ${entityRef} is the team's, defined outside the GPU templates' catalog directory; it would be bound as it is`,
+    );
+    return;
+  }
+  await catalog.refreshEntity(entityRef, { credentials });
+  const deadline = Date.now() + options.waitForEntitySeconds * 1000;
+  for (;;) {
+    const entity = await catalog.getEntityByRef(entityRef, { credentials });
+    const bound = entity?.metadata.annotations?.[GPU_SERVICE_ID_ANNOTATION];
+    if (bound && (!serviceId || bound === serviceId)) {
+      ctx.logger.info(
+        `${entityRef} is the team's own component: bound as it is, with ${GPU_SERVICE_ID_ANNOTATION}: ${bound}`,
+      );
+      return;
+    }
+    if (Date.now() >= deadline || ctx.signal?.aborted) {
+      ctx.logger.warn(
+        `${entityRef} is the team's own component, bound as it is; the catalog shows its GPU card once it processes the entity again`,
+      );
+      return;
+    }
+    await sleep(POLL_MS);
+  }
 }
 
 async function waitForEntity(

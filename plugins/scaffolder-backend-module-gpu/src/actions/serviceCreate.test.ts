@@ -252,10 +252,10 @@ describe('gpu:service:create', () => {
         await expect(
           create.handler(mockContext(summariserOnDedicatedL4, { isDryRun })),
         ).rejects.toMatchObject({
-          name: 'ConflictError',
+          name: 'NotAllowedError',
           message:
-            'component:default/summariser is already in the catalog, owned by group:default/search; it cannot be ' +
-            'registered or bound to a GPU service for group:default/ml-platform: choose another name',
+            'component:default/summariser is owned by group:default/search; a GPU service of group:default/ml-platform ' +
+            'cannot be bound to it, and it cannot be registered for group:default/ml-platform: choose another name',
         });
       }
       expect(backend.requests).toEqual([]);
@@ -266,24 +266,27 @@ describe('gpu:service:create', () => {
       ]);
     });
 
-    it("refuses a component of the team's defined outside the local catalog directory", async () => {
-      const { action: create } = await withExisting(
+    it("binds the service to a component of the team's defined outside the local catalog directory, leaving it as it is", async () => {
+      const {
+        fake,
+        before,
+        action: create,
+      } = await withExisting(
         'group:default/ml-platform',
-        'url:https://github.com/acme/summariser/blob/main/catalog-info.yaml',
+        'file:/srv/backstage/examples/entities.yaml',
       );
-      await expect(
-        create.handler(
-          mockContext({
-            ...summariserOnDedicatedL4,
-            entityRef: 'component:default/summariser',
-          }),
-        ),
-      ).rejects.toMatchObject({
-        name: 'ConflictError',
-        message:
-          /defined in url:https:\/\/github.com\/acme\/summariser\/blob\/main\/catalog-info.yaml \(owned by group:default\/ml-platform\)/,
+      const ctx = mockContext({
+        ...summariserOnDedicatedL4,
+        entityRef: 'component:default/summariser',
       });
-      expect(backend.requests).toEqual([]);
+      await create.handler(ctx);
+      expect(outputsOf(ctx)).toMatchObject({
+        status: 'approved',
+        entityRef: 'component:default/summariser',
+      });
+      expect(posts()).toHaveLength(1);
+      expect(fake.entities.get('component:default/summariser')).toEqual(before);
+      expect(fs.readdirSync(local.directory)).toEqual([]);
     });
 
     it("binds the service to the team's own component from the local catalog directory (owner written as a bare name)", async () => {
@@ -305,9 +308,11 @@ describe('gpu:service:create', () => {
       await expect(
         create.handler(mockContext(summariserOnDedicatedL4)),
       ).rejects.toMatchObject({
-        name: 'ConflictError',
+        name: 'NotAllowedError',
         message:
-          /already defines component:default\/summariser, owned by group:default\/search/,
+          'component:default/summariser is owned by group:default/search (file component-default-summariser.yaml ' +
+          'of the local catalog directory); it cannot be registered or bound for group:default/ml-platform: ' +
+          'choose another name',
       });
       expect(backend.requests).toEqual([]);
     });

@@ -137,8 +137,8 @@ function assertOwnerIsTeam(owner: string, team: string, teamGroup: string) {
  * `gpu:service:create`: creates a GPU model service through the gpu backend, on behalf of the user who runs the
  * template. Idempotent: the backend call runs inside a task checkpoint and carries a request key derived from the
  * task and the entity, so a retried task never creates twice. It never binds a service to another team's
- * component: an `entityRef` already in the catalog must be owned by the team's Group and managed by the local
- * catalog directory (the check runs before anything is created or previewed).
+ * component: an `entityRef` already in the catalog must be owned by the team's Group, wherever it is defined (a
+ * 403 naming the owner otherwise; the check runs before anything is created or previewed).
  *
  * @public
  */

@@ -4,7 +4,7 @@ import {
   parseEntityRef,
   stringifyEntityRef,
 } from '@backstage/catalog-model';
-import { ConflictError } from '@backstage/errors';
+import { ConflictError, NotAllowedError } from '@backstage/errors';
 import { locationSpecToMetadataName } from '@backstage/plugin-catalog-node';
 import { ownerGroupOf } from '@gpu-platform/backstage-plugin-gpu-common';
 import { randomUUID } from 'node:crypto';
@@ -94,7 +94,7 @@ export class LocalCatalogDirectory {
   /**
    * Writes an entity's catalog-info file (`fileFor` its ref), serialised with the `yaml` library, and answers its
    * path. A file already there is only replaced when it holds the same entity owned by `ownerGroup` (a team
-   * re-registering its own component); otherwise nothing is written and a `ConflictError` names its owner. This
+   * re-registering its own component); otherwise nothing is written and a `NotAllowedError` names its owner. This
    * holds even when the catalog does not show the entity to the caller: the check reads the file itself. A new file
    * is created exclusively, so two tasks racing for one name cannot both win.
    */
@@ -137,7 +137,8 @@ export class LocalCatalogDirectory {
 
   /**
    * Checks, without writing, that the file of `entityRef` could be written for `ownerGroup` (it is absent, or holds
-   * that entity owned by that group); `ConflictError` naming the owner otherwise. Actions call it before anything
+   * that entity owned by that group); `NotAllowedError` naming the owner otherwise (`ConflictError` when it holds
+   * another entity). Actions call it before anything
    * is created, so that the write at the end cannot be refused after the fact.
    */
   async assertWritable(entityRef: string, ownerGroup: string): Promise<void> {
@@ -175,9 +176,19 @@ export class LocalCatalogDirectory {
         ? stringifyEntityRef(existing)
         : undefined;
     const owner = existing?.metadata ? ownerGroupOf(existing) : undefined;
-    if (existingRef !== entityRef || owner !== ownerGroup) {
+    // The message names the file, never the server's directory.
+    if (existingRef === entityRef && owner !== ownerGroup) {
+      throw new NotAllowedError(
+        `${entityRef} is owned by ${owner ?? 'nobody'} (file ${path.basename(
+          file,
+        )} of the local catalog directory); it cannot be registered or bound for ${ownerGroup}: choose another name`,
+      );
+    }
+    if (existingRef !== entityRef) {
       throw new ConflictError(
-        `${file} in the local catalog directory already defines ${
+        `File ${path.basename(
+          file,
+        )} of the local catalog directory already defines ${
           existingRef ?? 'something that is not an entity'
         }, owned by ${
           owner ?? 'nobody'

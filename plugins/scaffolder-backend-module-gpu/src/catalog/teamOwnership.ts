@@ -3,7 +3,7 @@ import {
   UserInfoService,
 } from '@backstage/backend-plugin-api';
 import { ANNOTATION_LOCATION, Entity } from '@backstage/catalog-model';
-import { ConflictError, NotAllowedError } from '@backstage/errors';
+import { NotAllowedError } from '@backstage/errors';
 import { CatalogService } from '@backstage/plugin-catalog-node';
 import { ownerGroupOf } from '@gpu-platform/backstage-plugin-gpu-common';
 import { LocalCatalogDirectory } from './LocalCatalogDirectory';
@@ -19,15 +19,26 @@ function ownerOf(entity: Entity): string {
   );
 }
 
+/** An entity already in the catalog that a team's GPU service may be bound to. */
+export interface BindableEntity {
+  entity: Entity;
+  /**
+   * Whether the entity is defined in the local catalog directory of the GPU templates (its file may be rewritten);
+   * false for a team's component defined in another source (a repository's catalog-info.yaml, a config location),
+   * which is bound as it is and never rewritten.
+   */
+  definedHere: boolean;
+}
+
 /**
  * Refuses to take over a catalog entity: when `entityRef` is already in the catalog (read with the initiator's
- * credentials), it must be owned by `ownerGroup` (its spec.owner resolves to that Group) and be managed by the local
- * catalog directory of this module (`backstage.io/managed-by-location` is a file in it), so that re-registering a
- * team's own component stays possible and nobody rewrites another team's, or one defined in another source. When
- * the catalog does not show it (not read yet, or hidden from the user), a file for it in the local catalog directory
- * must be the team's. Answers the existing entity, undefined when there is none.
+ * credentials), it must be owned by `ownerGroup` (its spec.owner resolves to that Group). A team's own component is
+ * bindable wherever it is defined: the answer says whether it is defined in the local catalog directory of this
+ * module (`backstage.io/managed-by-location` is a file in it), whose file may be rewritten, or elsewhere, where it
+ * is left as it is. When the catalog does not show it (not read yet, or hidden from the user), a file for it in the
+ * local catalog directory must be the team's. Answers undefined when there is no such entity.
  *
- * @throws ConflictError naming the owner (and the source when it is not the local catalog directory).
+ * @throws NotAllowedError naming the owner when the entity is another team's.
  */
 export async function assertNoTakeover(options: {
   catalog: CatalogService;
@@ -35,7 +46,7 @@ export async function assertNoTakeover(options: {
   entityRef: string;
   ownerGroup: string;
   credentials: BackstageCredentials;
-}): Promise<Entity | undefined> {
+}): Promise<BindableEntity | undefined> {
   const { catalog, localCatalog, entityRef, ownerGroup, credentials } = options;
   const existing = await catalog.getEntityByRef(entityRef, { credentials });
   if (!existing) {
@@ -43,26 +54,18 @@ export async function assertNoTakeover(options: {
     await localCatalog?.assertWritable(entityRef, ownerGroup);
     return undefined;
   }
-  const owner = ownerGroupOf(existing);
-  if (owner !== ownerGroup) {
-    throw new ConflictError(
-      `${entityRef} is already in the catalog, owned by ${ownerOf(
+  if (ownerGroupOf(existing) !== ownerGroup) {
+    throw new NotAllowedError(
+      `${entityRef} is owned by ${ownerOf(
         existing,
-      )}; it cannot be registered or bound to a GPU service for ${ownerGroup}: choose another name`,
+      )}; a GPU service of ${ownerGroup} cannot be bound to it, and it cannot be registered for ${ownerGroup}: choose another name`,
     );
   }
   const managedBy = existing.metadata.annotations?.[ANNOTATION_LOCATION];
-  if (!localCatalog?.owns(managedBy)) {
-    throw new ConflictError(
-      `${entityRef} is already in the catalog, defined in ${
-        managedBy ?? 'an unknown location'
-      } (owned by ${owner}), not in the local catalog directory of the GPU templates` +
-        `${
-          localCatalog ? ` (${localCatalog.directory})` : ''
-        }; choose another name, or change it where it is defined`,
-    );
-  }
-  return existing;
+  return {
+    entity: existing,
+    definedHere: localCatalog?.owns(managedBy) !== undefined,
+  };
 }
 
 /**
