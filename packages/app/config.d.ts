@@ -11,6 +11,14 @@ export interface Config {
        * @visibility frontend
        */
       proxyProvider?: string;
+      /**
+       * Offer the demo's second user, Alice of the platform team, beside the guest (the backend's
+       * `auth.providers.demoApprover`, development only): she approves what the guest requests, which the guest,
+       * having made the requests, may not (four eyes).
+       *
+       * @visibility frontend
+       */
+      demoApprover?: boolean;
     };
   };
 }

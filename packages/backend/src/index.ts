@@ -1,5 +1,6 @@
 import { createBackend } from '@backstage/backend-defaults';
 import { catalogModuleGpuServiceBinding } from '@gpu-platform/backstage-plugin-scaffolder-backend-module-gpu';
+import { demoApproverAuthModule } from './auth/demoApproverProvider';
 import { localTextPlaceholderModule } from './catalog/localTextPlaceholderModule';
 import { gpuPolicyModule } from './permissions/gpuPolicyModule';
 
@@ -10,6 +11,8 @@ backend.add(import('@backstage/plugin-proxy-backend'));
 
 backend.add(import('@backstage/plugin-auth-backend'));
 backend.add(import('@backstage/plugin-auth-backend-module-guest-provider'));
+// The demo's second user, the platform approver alice (auth.providers.demoApprover; development only).
+backend.add(demoApproverAuthModule);
 // Sign-in behind an authenticating proxy (oauth2-proxy's X-Forwarded-User header); only active where
 // auth.providers.oauth2Proxy is configured (app-config.e2e.yaml), see packages/app/README.md.
 backend.add(

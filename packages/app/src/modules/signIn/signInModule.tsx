@@ -1,5 +1,6 @@
 import { createFrontendModule } from '@backstage/frontend-plugin-api';
 import { SignInPageBlueprint } from '@backstage/plugin-app-react';
+import { demoApproverAuthApi } from './demoApproverAuth';
 
 /** Replaces the app plugin's sign-in page (`sign-in-page:app`, guest only) with {@link AppSignInPage}. */
 export const appSignInPage = SignInPageBlueprint.make({
@@ -13,5 +14,5 @@ export const appSignInPage = SignInPageBlueprint.make({
 
 export const signInModule = createFrontendModule({
   pluginId: 'app',
-  extensions: [appSignInPage],
+  extensions: [appSignInPage, demoApproverAuthApi],
 });
