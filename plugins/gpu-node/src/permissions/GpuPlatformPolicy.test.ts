@@ -16,6 +16,21 @@ import {
   gpuServiceReadPermission,
   gpuServiceUpdatePermission,
 } from '@gpu-platform/backstage-plugin-gpu-common';
+import {
+  catalogEntityDeletePermission,
+  catalogEntityReadPermission,
+  catalogLocationDeletePermission,
+} from '@backstage/plugin-catalog-common/alpha';
+import {
+  kubernetesClustersReadPermission,
+  kubernetesProxyPermission,
+  kubernetesResourcesReadPermission,
+} from '@backstage/plugin-kubernetes-common';
+import {
+  taskCancelPermission,
+  taskCreatePermission,
+  taskReadPermission,
+} from '@backstage/plugin-scaffolder-common/alpha';
 import { GpuPlatformPolicy } from './GpuPlatformPolicy';
 import { GpuServiceResource } from './gpuServiceResource';
 import { gpuServicePermissionRules } from './rules';
@@ -115,16 +130,97 @@ describe('GpuPlatformPolicy', () => {
     );
   });
 
-  it('matches platform groups case-insensitively, and leaves other plugins alone', async () => {
+  it('matches platform groups case-insensitively', async () => {
     const upper = user('ops', []);
     upper.info.ownershipEntityRefs.push('group:default/Platform-Team');
     expect((await decide(gpuApprovePermission, upper)).result).toBe(
       AuthorizeResult.ALLOW,
     );
-    const other = createPermission({
-      name: 'catalog.entity.read',
-      attributes: { action: 'read' },
+    expect((await decide(kubernetesProxyPermission, upper)).result).toBe(
+      AuthorizeResult.ALLOW,
+    );
+  });
+
+  describe("other plugins' permissions", () => {
+    it('keeps the Kubernetes proxy and plugin-wide object reads to the platform team', async () => {
+      for (const permission of [
+        kubernetesProxyPermission,
+        kubernetesResourcesReadPermission,
+      ]) {
+        expect(await decide(permission, alice)).toEqual({
+          result: AuthorizeResult.ALLOW,
+        });
+        expect(await decide(permission, bob)).toEqual({
+          result: AuthorizeResult.DENY,
+        });
+      }
+      expect((await decide(kubernetesClustersReadPermission, bob)).result).toBe(
+        AuthorizeResult.ALLOW,
+      );
     });
-    expect((await decide(other, bob)).result).toBe(AuthorizeResult.ALLOW);
+
+    it('lets users read and cancel only the scaffolder tasks they created', async () => {
+      for (const permission of [taskReadPermission, taskCancelPermission]) {
+        expect(await decide(permission, alice)).toEqual({
+          result: AuthorizeResult.ALLOW,
+        });
+        expect(await decide(permission, bob)).toEqual({
+          result: AuthorizeResult.CONDITIONAL,
+          pluginId: 'scaffolder',
+          resourceType: 'scaffolder-task',
+          conditions: {
+            rule: 'IS_TASK_OWNER',
+            resourceType: 'scaffolder-task',
+            params: { createdBy: ['user:default/bob'] },
+          },
+        });
+      }
+      expect((await decide(taskCreatePermission, bob)).result).toBe(
+        AuthorizeResult.ALLOW,
+      );
+    });
+
+    it('lets users delete only the catalog entities they own, and no location', async () => {
+      expect(await decide(catalogEntityDeletePermission, alice)).toEqual({
+        result: AuthorizeResult.ALLOW,
+      });
+      expect(await decide(catalogEntityDeletePermission, bob)).toEqual({
+        result: AuthorizeResult.CONDITIONAL,
+        pluginId: 'catalog',
+        resourceType: 'catalog-entity',
+        conditions: {
+          rule: 'IS_ENTITY_OWNER',
+          resourceType: 'catalog-entity',
+          params: {
+            claims: ['user:default/bob', 'group:default/ml-platform'],
+          },
+        },
+      });
+      expect((await decide(catalogLocationDeletePermission, bob)).result).toBe(
+        AuthorizeResult.DENY,
+      );
+      expect(
+        (await decide(catalogLocationDeletePermission, alice)).result,
+      ).toBe(AuthorizeResult.ALLOW);
+    });
+
+    it('allows the rest to signed-in users and nothing to callers without a user', async () => {
+      const other = createPermission({
+        name: 'search.query',
+        attributes: { action: 'read' },
+      });
+      expect((await decide(other, bob)).result).toBe(AuthorizeResult.ALLOW);
+      expect((await decide(catalogEntityReadPermission, bob)).result).toBe(
+        AuthorizeResult.ALLOW,
+      );
+      for (const permission of [
+        other,
+        catalogEntityReadPermission,
+        taskReadPermission,
+        kubernetesClustersReadPermission,
+      ]) {
+        expect((await decide(permission)).result).toBe(AuthorizeResult.DENY);
+      }
+    });
   });
 });

@@ -16,6 +16,7 @@ import {
   createGpuServiceConditionalDecision,
   gpuServiceConditions,
 } from './conditions';
+import { decideAppPermission } from './appPermissionDecisions';
 
 const GPU_PERMISSION_NAMES = new Set(gpuPermissions.map(p => p.name));
 
@@ -29,8 +30,11 @@ const GPU_PERMISSION_NAMES = new Set(gpuPermissions.map(p => p.name));
  * nothing platform-wide. Quoting and reading the platform need no permission, only a signed-in user. Nobody approves
  * their own request whatever a policy says: the gpu backend refuses it.
  *
- * Every other plugin's permission is allowed: an app with its own rules for them calls this policy for the
- * permissions whose names start with `gpu.` only.
+ * Other plugins' permissions: the platform groups may do everything; other signed-in users read and cancel the
+ * scaffolder tasks they created, delete the catalog entities they own, do everything else except use the Kubernetes
+ * proxy, read Kubernetes objects through the plugin-wide permission, or delete catalog locations; callers without a
+ * user are denied (see `decideAppPermission`). Safe to install as an app's policy; an app with its own rules for
+ * other plugins calls this policy for the permissions whose names start with `gpu.` only.
  *
  * @public
  */
@@ -48,14 +52,14 @@ export class GpuPlatformPolicy implements PermissionPolicy {
     user?: PolicyQueryUser,
   ): Promise<PolicyDecision> {
     const { permission } = request;
-    if (!GPU_PERMISSION_NAMES.has(permission.name)) {
-      return { result: AuthorizeResult.ALLOW };
-    }
     const claims = user?.info.ownershipEntityRefs ?? [];
     if (
       claims.some(c => this.platformGroups.has(c.toLocaleLowerCase('en-US')))
     ) {
       return { result: AuthorizeResult.ALLOW };
+    }
+    if (!GPU_PERMISSION_NAMES.has(permission.name)) {
+      return decideAppPermission(permission, user);
     }
     if (user && isResourcePermission(permission, GPU_SERVICE_RESOURCE_TYPE)) {
       return createGpuServiceConditionalDecision(

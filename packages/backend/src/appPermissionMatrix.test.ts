@@ -1,0 +1,409 @@
+/*
+ * The permissions of other plugins that GpuPlatformPolicy decides, on the real backend (every plugin of src/index.ts,
+ * as a child process) with users signed in through the oauth2Proxy provider as behind an authenticating proxy:
+ * alice (platform team), bob (ml-platform), carol (search) of examples/org.yaml, and a caller that is not signed in.
+ * The Kubernetes plugin reads a loopback stand-in for a cluster's API server; the scaffolder runs a template of
+ * one `debug:wait` step, so each task is still running when it is read or cancelled.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import {
+  BackendProcess,
+  freePort,
+  startBackendProcess,
+} from './__testUtils__/startBackendProcess';
+
+jest.setTimeout(240_000);
+
+type Role = 'alice' | 'bob' | 'carol' | 'none';
+const ROLES: Role[] = ['alice', 'bob', 'carol', 'none'];
+const REPO_ROOT = path.resolve(__dirname, '../../..');
+
+/** The catalog file of this suite: ml-platform's service with Kubernetes objects, components to delete, a template. */
+function catalogFile(): string {
+  const component = (name: string, owner: string, extra = '') => `---
+apiVersion: backstage.io/v1alpha1
+kind: Component
+metadata:
+  name: ${name}
+  annotations:
+    backstage.io/kubernetes-id: ${name}${extra}
+spec:
+  type: service
+  lifecycle: production
+  owner: group:default/${owner}
+`;
+  return [
+    component('ml-chat', 'ml-platform'),
+    ...ROLES.map(role => component(`ml-doomed-${role}`, 'ml-platform')),
+    `---
+apiVersion: scaffolder.backstage.io/v1beta3
+kind: Template
+metadata:
+  name: slow-task
+spec:
+  owner: group:default/search
+  type: service
+  parameters: []
+  steps:
+    - id: wait
+      name: Wait
+      action: debug:wait
+      input:
+        minutes: 5
+`,
+  ].join('');
+}
+
+/** A stand-in for a cluster's API server: every GET answers an empty list, and the requests are recorded. */
+async function fakeApiServer(): Promise<{
+  url: string;
+  server: Server;
+  paths: string[];
+}> {
+  const paths: string[] = [];
+  const server = createServer((req, res) => {
+    paths.push(req.url ?? '');
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ kind: 'List', apiVersion: 'v1', items: [] }));
+  });
+  await new Promise<void>(ok => server.listen(0, '127.0.0.1', ok));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, server, paths };
+}
+
+describe('permissions of the Kubernetes, scaffolder and catalog plugins under GpuPlatformPolicy', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gpu-app-permissions-'));
+  let backend: BackendProcess;
+  let cluster: Awaited<ReturnType<typeof fakeApiServer>>;
+  const tokens: Partial<Record<Role, string>> = {};
+
+  const call = (
+    role: Role,
+    route: string,
+    init: RequestInit & { headers?: Record<string, string> } = {},
+  ) =>
+    fetch(`${backend.baseUrl}${route}`, {
+      ...init,
+      headers: {
+        ...(role === 'none' ? {} : { authorization: `Bearer ${tokens[role]}` }),
+        ...(init.body ? { 'content-type': 'application/json' } : {}),
+        ...init.headers,
+      },
+    });
+
+  const signIn = (user?: string) =>
+    fetch(`${backend.baseUrl}/api/auth/oauth2Proxy/refresh`, {
+      headers: {
+        'x-requested-with': 'XMLHttpRequest',
+        ...(user ? { 'x-forwarded-user': user } : {}),
+      },
+    });
+
+  async function waitFor<T>(what: string, read: () => Promise<T | undefined>) {
+    for (let i = 0; i < 240; i++) {
+      const value = await read();
+      if (value !== undefined) return value;
+      await new Promise(r => setTimeout(r, 500));
+    }
+    throw new Error(`timed out waiting for ${what}`);
+  }
+
+  beforeAll(async () => {
+    cluster = await fakeApiServer();
+    const entities = path.join(dir, 'entities.yaml');
+    writeFileSync(entities, catalogFile());
+    backend = await startBackendProcess({
+      port: await freePort(),
+      configFile: path.join(dir, 'config.json'),
+      config: {
+        auth: {
+          providers: {
+            oauth2Proxy: {
+              signIn: {
+                resolvers: [
+                  { resolver: 'forwardedUserMatchingUserEntityName' },
+                ],
+              },
+            },
+          },
+        },
+        catalog: {
+          locations: [
+            {
+              type: 'file',
+              target: path.join(REPO_ROOT, 'examples/org.yaml'),
+              rules: [{ allow: ['User', 'Group'] }],
+            },
+            {
+              type: 'file',
+              target: entities,
+              rules: [{ allow: ['Component', 'Template'] }],
+            },
+            // What scaffolder.gpu.catalogDirectory writes must stay readable (the module checks at start-up).
+            {
+              type: 'file',
+              target: '../../local-catalog/*.yaml',
+              rules: [{ allow: ['Component'] }],
+            },
+          ],
+        },
+        kubernetes: {
+          serviceLocatorMethod: { type: 'multiTenant' },
+          clusterLocatorMethods: [
+            {
+              type: 'config',
+              clusters: [
+                {
+                  name: 'local',
+                  url: cluster.url,
+                  authProvider: 'serviceAccount',
+                  serviceAccountToken: 'token-of-the-backstage-service-account',
+                  skipMetricsLookup: true,
+                },
+              ],
+            },
+          ],
+        },
+      },
+    });
+    // Users sign in once the catalog has read examples/org.yaml.
+    for (const role of ['alice', 'bob', 'carol'] as const) {
+      tokens[role] = await waitFor(`${role} to sign in`, async () => {
+        const res = await signIn(role);
+        return res.ok ? (await res.json()).backstageIdentity.token : undefined;
+      });
+    }
+    await waitFor('the suite entities', async () => {
+      const res = await call(
+        'alice',
+        '/api/catalog/entities/by-name/template/default/slow-task',
+      );
+      const doomed = await call(
+        'alice',
+        '/api/catalog/entities/by-name/component/default/ml-doomed-none',
+      );
+      return res.ok && doomed.ok ? true : undefined;
+    });
+  });
+
+  afterAll(async () => {
+    await backend?.stop();
+    await new Promise(ok => cluster?.server.close(ok));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe('sign-in through the proxy', () => {
+    it('answers 401, not 500, for a user the catalog does not have or no forwarded user', async () => {
+      for (const res of [await signIn('mallory'), await signIn()]) {
+        expect(res.status).toBe(401);
+        const body = await res.json();
+        expect(body.error.name).toBe('AuthenticationError');
+        expect(body.error.message).not.toMatch(/mallory|catalog.*query/i);
+      }
+    });
+  });
+
+  describe('the Kubernetes plugin', () => {
+    it.each([
+      ['alice', 200],
+      ['bob', 403],
+      ['carol', 403],
+      ['none', 401],
+    ] as const)(
+      "the proxy to ml-platform's pods as %s answers %i",
+      async (role, status) => {
+        const before = cluster.paths.length;
+        const res = await call(
+          role,
+          '/api/kubernetes/proxy/api/v1/namespaces/ml-platform/pods',
+          { headers: { 'backstage-kubernetes-cluster': 'local' } },
+        );
+        expect(res.status).toBe(status);
+        // Only an allowed call reaches the cluster.
+        expect(cluster.paths.length > before).toBe(status === 200);
+      },
+    );
+
+    it.each([
+      ['alice', 200],
+      ['bob', 200],
+      ['carol', 403],
+      ['none', 401],
+    ] as const)(
+      "the objects of ml-platform's component as %s: %i",
+      async (role, status) => {
+        const before = cluster.paths.length;
+        const workloads = await call(
+          role,
+          '/api/kubernetes/resources/workloads/query',
+          {
+            method: 'POST',
+            body: JSON.stringify({
+              entityRef: 'component:default/ml-chat',
+              auth: {},
+            }),
+          },
+        );
+        expect(workloads.status).toBe(status);
+        const entity = await call(
+          'alice',
+          '/api/catalog/entities/by-name/component/default/ml-chat',
+        );
+        const byService = await call(role, '/api/kubernetes/services/ml-chat', {
+          method: 'POST',
+          body: JSON.stringify({ entity: await entity.json(), auth: {} }),
+        });
+        expect(byService.status).toBe(status);
+        // Allowed reads ask the cluster for the component's objects by its label; refused ones never reach it.
+        const asked = cluster.paths
+          .slice(before)
+          .filter(p =>
+            decodeURIComponent(p).includes(
+              'backstage.io/kubernetes-id=ml-chat',
+            ),
+          );
+        expect(asked.length > 0).toBe(status === 200);
+      },
+    );
+
+    it('lists the configured clusters to every signed-in user', async () => {
+      for (const role of ['alice', 'bob', 'carol'] as const) {
+        expect((await call(role, '/api/kubernetes/clusters')).status).toBe(200);
+      }
+      expect((await call('none', '/api/kubernetes/clusters')).status).toBe(401);
+    });
+  });
+
+  describe('scaffolder tasks', () => {
+    const startTask = async (role: Role): Promise<string> => {
+      const res = await call(role, '/api/scaffolder/v2/tasks', {
+        method: 'POST',
+        body: JSON.stringify({
+          templateRef: 'template:default/slow-task',
+          values: {},
+        }),
+      });
+      expect(res.status).toBe(201);
+      const { id } = await res.json();
+      // Running (a worker claimed it), so reading and cancelling act on a task in progress.
+      await waitFor(`task ${id} to run`, async () => {
+        const task = await call(role, `/api/scaffolder/v2/tasks/${id}`);
+        return (await task.json()).status === 'processing' ? true : undefined;
+      });
+      return id;
+    };
+
+    it.each([
+      ['alice', 200],
+      ['bob', 403],
+      ['carol', 200],
+      ['none', 401],
+    ] as const)("carol's task read as %s: %i", async (role, status) => {
+      const id = await startTask('carol');
+      try {
+        expect(
+          (await call(role, `/api/scaffolder/v2/tasks/${id}`)).status,
+        ).toBe(status);
+        expect(
+          (await call(role, `/api/scaffolder/v2/tasks/${id}/events`)).status,
+        ).toBe(status);
+      } finally {
+        await call('carol', `/api/scaffolder/v2/tasks/${id}/cancel`, {
+          method: 'POST',
+        });
+      }
+    });
+
+    it.each([
+      ['alice', 200],
+      ['bob', 403],
+      ['carol', 200],
+      ['none', 401],
+    ] as const)("carol's task cancelled by %s: %i", async (role, status) => {
+      const id = await startTask('carol');
+      try {
+        const res = await call(role, `/api/scaffolder/v2/tasks/${id}/cancel`, {
+          method: 'POST',
+        });
+        expect(res.status).toBe(status);
+      } finally {
+        await call('carol', `/api/scaffolder/v2/tasks/${id}/cancel`, {
+          method: 'POST',
+        });
+      }
+    });
+
+    it("lists carol's task to carol and the platform team only", async () => {
+      const id = await startTask('carol');
+      try {
+        const listed = async (role: Role) => {
+          const res = await call(role, '/api/scaffolder/v2/tasks');
+          expect(res.status).toBe(200);
+          return (await res.json()).tasks.map((t: { id: string }) => t.id);
+        };
+        expect(await listed('alice')).toContain(id);
+        expect(await listed('carol')).toContain(id);
+        expect(await listed('bob')).not.toContain(id);
+        expect((await call('none', '/api/scaffolder/v2/tasks')).status).toBe(
+          401,
+        );
+      } finally {
+        await call('carol', `/api/scaffolder/v2/tasks/${id}/cancel`, {
+          method: 'POST',
+        });
+      }
+    });
+  });
+
+  describe('catalog deletes', () => {
+    it.each([
+      ['alice', 204],
+      ['bob', 204],
+      ['carol', 403],
+      ['none', 401],
+    ] as const)(
+      'an ml-platform component deleted by %s: %i',
+      async (role, status) => {
+        const entity = await (
+          await call(
+            'alice',
+            `/api/catalog/entities/by-name/component/default/ml-doomed-${role}`,
+          )
+        ).json();
+        const res = await call(
+          role,
+          `/api/catalog/entities/by-uid/${entity.metadata.uid}`,
+          {
+            method: 'DELETE',
+          },
+        );
+        expect(res.status).toBe(status);
+        const after = await call(
+          'alice',
+          `/api/catalog/entities/by-uid/${entity.metadata.uid}`,
+        );
+        expect(after.status).toBe(status === 204 ? 404 : 200);
+      },
+    );
+
+    it('lets only the platform team delete a location', async () => {
+      // A location id that does not exist: the permission is checked first, so the platform team gets past it to 404.
+      const id = '00000000-0000-4000-8000-000000000000';
+      for (const [role, status] of [
+        ['carol', 403],
+        ['bob', 403],
+        ['none', 401],
+        ['alice', 404],
+      ] as const) {
+        const res = await call(role, `/api/catalog/locations/${id}`, {
+          method: 'DELETE',
+        });
+        expect({ role, status: res.status }).toEqual({ role, status });
+      }
+    });
+  });
+});
