@@ -1,7 +1,9 @@
 import { createBackend } from '@backstage/backend-defaults';
 import { catalogModuleGpuServiceBinding } from '@gpu-platform/backstage-plugin-scaffolder-backend-module-gpu';
 import { demoApproverAuthModule } from './auth/demoApproverProvider';
+import { oauth2ProxySignInModule } from './auth/oauth2ProxySignInModule';
 import { localTextPlaceholderModule } from './catalog/localTextPlaceholderModule';
+import { kubernetesOwnedObjectsModule } from './kubernetes/kubernetesOwnedObjectsModule';
 import { gpuPolicyModule } from './permissions/gpuPolicyModule';
 
 const backend = createBackend();
@@ -14,10 +16,9 @@ backend.add(import('@backstage/plugin-auth-backend-module-guest-provider'));
 // The demo's second user, the platform approver alice (auth.providers.demoApprover; development only).
 backend.add(demoApproverAuthModule);
 // Sign-in behind an authenticating proxy (oauth2-proxy's X-Forwarded-User header); only active where
-// auth.providers.oauth2Proxy is configured (app-config.e2e.yaml), see packages/app/README.md.
-backend.add(
-  import('@backstage/plugin-auth-backend-module-oauth2-proxy-provider'),
-);
+// auth.providers.oauth2Proxy is configured (app-config.e2e.yaml), see packages/app/README.md. A user the catalog
+// does not have gets 401.
+backend.add(oauth2ProxySignInModule);
 
 backend.add(import('@backstage/plugin-catalog-backend'));
 backend.add(
@@ -44,6 +45,8 @@ backend.add(import('@backstage/plugin-search-backend'));
 backend.add(import('@backstage/plugin-search-backend-module-catalog'));
 
 backend.add(import('@backstage/plugin-kubernetes-backend'));
+// The policy keeps the plugin-wide Kubernetes reads to the platform groups; owners read their entities' objects.
+backend.add(kubernetesOwnedObjectsModule);
 backend.add(import('@backstage/plugin-user-settings-backend'));
 backend.add(import('@backstage/plugin-notifications-backend'));
 backend.add(import('@backstage/plugin-signals-backend'));
