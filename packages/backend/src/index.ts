@@ -1,6 +1,7 @@
 import { createBackend } from '@backstage/backend-defaults';
 import { catalogModuleGpuServiceBinding } from '@gpu-platform/backstage-plugin-scaffolder-backend-module-gpu';
 import { demoApproverAuthModule } from './auth/demoApproverProvider';
+import { guestSignInGuard } from './auth/guestSignInGuard';
 import { oauth2ProxySignInModule } from './auth/oauth2ProxySignInModule';
 import { localTextPlaceholderModule } from './catalog/localTextPlaceholderModule';
 import { kubernetesOwnedObjectsModule } from './kubernetes/kubernetesOwnedObjectsModule';
@@ -19,6 +20,8 @@ backend.add(demoApproverAuthModule);
 // auth.providers.oauth2Proxy is configured (app-config.e2e.yaml), see packages/app/README.md. A user the catalog
 // does not have gets 401.
 backend.add(oauth2ProxySignInModule);
+// Outside development, guest sign-in beside another provider stops the start-up.
+backend.add(guestSignInGuard);
 
 backend.add(import('@backstage/plugin-catalog-backend'));
 backend.add(
