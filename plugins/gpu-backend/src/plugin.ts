@@ -31,6 +31,7 @@ import {
   KubernetesClientFactory,
 } from './cluster';
 import { DatabaseGpuStore } from './database';
+import { assertDurableDatabaseForApply } from './durableDatabase';
 import { RunPeriodStore } from './database/runPeriods';
 import { createPlatformChecks } from './platformChecks';
 import { createRouter } from './router';
@@ -95,6 +96,11 @@ export const gpuPlugin = createBackendPlugin({
         const reconcileSettings = readReconcileSettings(config);
         const serviceDefaults = readServiceDefaults(config, platform);
         const clusterConfig = ClusterConfig.fromConfig(config);
+        await assertDurableDatabaseForApply({
+          database,
+          clusters: clusterConfig.list(),
+          nodeEnv: process.env.NODE_ENV,
+        });
         const target = clusterConfig.defaultTarget();
         const statusSettings = readStatusSettings(config);
         const factory = new KubernetesClientFactory();
