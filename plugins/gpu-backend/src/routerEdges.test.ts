@@ -43,7 +43,14 @@ describe.each(databases.eachSupportedId())(
         features: [
           gpuPlugin,
           mockServices.rootConfig.factory({
-            data: { gpu: demoPlatformConfig, permission: { enabled: true } },
+            data: {
+              // A Prometheus that refuses connections: cost cards degrade to allocation with a reason.
+              gpu: {
+                ...demoPlatformConfig,
+                prometheus: { baseUrl: 'http://127.0.0.1:1' },
+              },
+              permission: { enabled: true },
+            },
           }),
           mockServices.database.factory({ knex }),
           demoUserInfo(),
@@ -251,6 +258,25 @@ describe.each(databases.eachSupportedId())(
           .expect(200);
         expect(JSON.stringify(list.body)).not.toContain('127.0.0.1');
         expect(list.body.items[0].statusReason).toContain('(address withheld)');
+      });
+
+      it("takes Prometheus's address out of a cost card's reason", async () => {
+        const created = await http
+          .post('/api/gpu/services')
+          .set(as('bob'))
+          .send({ request: { ...mlRequest, name: 'edge-cost' } })
+          .expect(201);
+        // Held for a moment, so that the card asks Prometheus about the window.
+        await new Promise(resolve => setTimeout(resolve, 1100));
+        const cost = await http
+          .get(`/api/gpu/services/${created.body.id}/cost`)
+          .set(as('bob'))
+          .expect(200);
+        expect(cost.body.metrics).toEqual({
+          state: 'unavailable',
+          reason: expect.stringMatching(/Prometheus/),
+        });
+        expect(JSON.stringify(cost.body)).not.toContain('127.0.0.1');
       });
     });
 
