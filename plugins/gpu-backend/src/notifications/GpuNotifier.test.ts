@@ -13,6 +13,9 @@ const service: ServiceRecord = {
   tier: 'dedicated',
   pool: 'spot-l4',
   status: 'pending-approval',
+  reason: 'AwaitingApproval',
+  generation: 1,
+  statusChangedAt: '2026-11-01T00:00:00.000Z',
   request: {
     name: 'chat',
     team: 'ml-platform',
@@ -275,7 +278,7 @@ describe('GpuNotifier', () => {
     );
   });
 
-  it('broadcasts changes on gpu:service-changes; a failed publish is logged', async () => {
+  it("signals changes on gpu:service-changes to the team's and the platform groups' members only; a failed publish is logged", async () => {
     const { notifier, signals, logger } = setup();
     await notifier.changed({
       kind: 'service',
@@ -285,7 +288,10 @@ describe('GpuNotifier', () => {
       status: 'ready',
     });
     expect(signals.publish).toHaveBeenCalledWith({
-      recipients: { type: 'broadcast' },
+      recipients: {
+        type: 'user',
+        entityRef: ['group:default/ml-platform', 'group:default/platform-team'],
+      },
       channel: 'gpu:service-changes',
       message: {
         kind: 'service',

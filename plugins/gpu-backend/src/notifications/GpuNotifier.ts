@@ -106,7 +106,8 @@ export interface GpuNotifierOptions {
  * - the requester: the decision (approved or rejected, by whom, with the comment), linking to the entity page;
  * - the owning team and the requester: a failed apply or teardown, and a service that became ready; scoped per
  *   service together with the decision, so the newest state of a service replaces the last one;
- * - every signed-in browser: a {@link GpuServiceChangeSignal} on `gpu:service-changes` for every change.
+ * - the browsers of the team's members and of the platform groups: a {@link GpuServiceChangeSignal} on
+ *   `gpu:service-changes` for every change of the team's services and quota.
  *
  * Best effort, never in the way of the change it reports: the store write has happened when this is called, sends
  * run one after another in the background (so two updates of one scope arrive in order), and a failed send is
@@ -266,11 +267,21 @@ export class GpuNotifier {
     });
   }
 
-  /** Publishes a change on `gpu:service-changes` to every signed-in browser. */
+  /**
+   * Publishes a change on `gpu:service-changes` to the browsers of the team's members and the platform groups'.
+   * Recipients are group refs only: the signals backend gives a socket that sent no token the identity
+   * `user:default/guest` with no groups, so no group reaches it.
+   */
   async changed(signal: GpuServiceChangeSignal): Promise<void> {
     try {
       await this.options.signals.publish<GpuServiceChangeSignal>({
-        recipients: { type: 'broadcast' },
+        recipients: {
+          type: 'user',
+          entityRef: [
+            teamGroup(signal.team),
+            ...this.options.platformGroups.filter(ref => /^group:/i.test(ref)),
+          ],
+        },
         channel: GPU_SERVICE_CHANGES_CHANNEL,
         message: signal,
       });
