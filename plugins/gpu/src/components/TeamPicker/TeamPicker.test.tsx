@@ -1,5 +1,7 @@
 import { Entity } from '@backstage/catalog-model';
+import { identityApiRef } from '@backstage/frontend-plugin-api';
 import {
+  mockApis,
   renderInTestApp,
   TestApiProvider,
 } from '@backstage/frontend-test-utils';
@@ -29,6 +31,17 @@ const group = (name: string): Entity => ({
 // The example org: the demo platform gives ml-platform and search quota, platform-team none.
 const groups = [group('platform-team'), group('search'), group('ml-platform')];
 
+/** A user who is a member of `teams` (examples/org.yaml's guest: ml-platform and platform-team). */
+function memberOf(...teams: string[]) {
+  return mockApis.identity({
+    userEntityRef: 'user:default/guest',
+    ownershipEntityRefs: [
+      'user:default/guest',
+      ...teams.map(t => `group:default/${t}`),
+    ],
+  });
+}
+
 function Field(props: { onValue: (value: string | undefined) => void }) {
   const [value, setValue] = useState<string | undefined>();
   const fieldProps = {
@@ -53,6 +66,7 @@ async function renderedOptions(api: FakeGpuApi) {
       apis={[
         [gpuApiRef, api],
         [catalogApiRef, catalogApiMock({ entities: groups })],
+        [identityApiRef, memberOf('platform-team', 'search', 'ml-platform')],
       ]}
     >
       <Field onValue={() => {}} />
@@ -87,6 +101,7 @@ describe('TeamPicker', () => {
         apis={[
           [gpuApiRef, api],
           [catalogApiRef, catalogApiMock({ entities: groups })],
+          [identityApiRef, memberOf('ml-platform', 'platform-team')],
         ]}
       >
         <Field onValue={onValue} />
@@ -97,12 +112,14 @@ describe('TeamPicker', () => {
     const options = within(select).getAllByRole(
       'option',
     ) as HTMLOptionElement[];
+    // Only the user's teams (search is not one); their own team without a quota record says why, in its words.
     expect(options.map(o => [o.textContent, o.disabled])).toEqual([
       ['Choose a team', false],
       ['ml-platform', false],
-      ['search', false],
-      // Not among the quota records GET /quotas answers with.
-      ['platform-team (no GPU quota): not a GPU platform team of yours', true],
+      [
+        'platform-team (no GPU quota): no quota yet; the platform team sets team quotas on the GPU page',
+        true,
+      ],
     ]);
 
     await userEvent.selectOptions(select, 'group:default/ml-platform');
@@ -151,6 +168,7 @@ describe('TeamPicker', () => {
         apis={[
           [gpuApiRef, api],
           [catalogApiRef, catalogApiMock({ entities: groups })],
+          [identityApiRef, memberOf('ml-platform')],
         ]}
       >
         <Field onValue={() => {}} />

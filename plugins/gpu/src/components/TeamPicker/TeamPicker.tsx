@@ -1,4 +1,4 @@
-import { useApi } from '@backstage/frontend-plugin-api';
+import { identityApiRef, useApi } from '@backstage/frontend-plugin-api';
 import { catalogApiRef } from '@backstage/plugin-catalog-react';
 import { FieldExtensionComponentProps } from '@backstage/plugin-scaffolder-react';
 import { WarningPanel } from '@backstage/core-components';
@@ -10,7 +10,8 @@ import { errorMessage } from '../common';
 import { optionLabel, quotaText, teamOptions } from './teamOptions';
 
 /**
- * The `GpuTeamPicker` scaffolder field: the owning team, from the catalog's groups, with each team's quota from one
+ * The `GpuTeamPicker` scaffolder field: the owning team, from the catalog's groups the user is a member of (the
+ * identity's ownership refs), with each team's quota from one
  * `GET /quotas` (what the caller may read of every team's quota and what is held). Teams without GPU quota on any
  * pool, or whose quota the caller cannot read, are listed as such with the reason and cannot be chosen; a team whose
  * quota is all held says so (a new service waits for approval); the chosen team's quota left per pool is shown under
@@ -42,10 +43,17 @@ export function TeamPicker(props: FieldExtensionComponentProps<string>) {
       ).items,
     [catalogApi],
   );
+  const identityApi = useApi(identityApiRef);
+  const memberOf = useAsync(
+    async () => (await identityApi.getBackstageIdentity()).ownershipEntityRefs,
+    [identityApi],
+  );
   const options =
-    groups.value && quotas.value ? teamOptions(groups.value, quotas.value) : [];
+    groups.value && quotas.value && memberOf.value
+      ? teamOptions(groups.value, quotas.value, memberOf.value)
+      : [];
   const chosen = options.find(o => o.ref === formData);
-  const loadError = groups.error ?? quotas.error;
+  const loadError = groups.error ?? quotas.error ?? memberOf.error;
   const errors = rawErrors?.filter(Boolean) ?? [];
   const id = idSchema?.$id ?? 'gpu-team';
 
@@ -73,7 +81,7 @@ export function TeamPicker(props: FieldExtensionComponentProps<string>) {
         }
       >
         <option value="">
-          {groups.loading || quotas.loading
+          {groups.loading || quotas.loading || memberOf.loading
             ? 'Loading teams…'
             : 'Choose a team'}
         </option>

@@ -25,8 +25,12 @@ export interface TeamOption {
   usedUp: boolean;
 }
 
-/** Why a team absent from `GET /quotas` has none: the route leaves out teams without a record and others' teams. */
-export const NOT_A_QUOTA_TEAM = 'not a GPU platform team of yours';
+/**
+ * Why a team of yours absent from `GET /quotas` has none: the route answers every record of the caller's teams, so it
+ * has no quota record yet.
+ */
+export const NOT_A_QUOTA_TEAM =
+  'no quota yet; the platform team sets team quotas on the GPU page';
 /** Why a team whose record gives no pool any GPUs has none. */
 export const NO_POOL_QUOTA = 'none on any pool';
 
@@ -64,15 +68,21 @@ export function teamOption(
 }
 
 /**
- * The catalog's groups with their GPU quota from `GET /quotas` (the quota records the caller may read): teams with
- * quota first, then those without, each by name.
+ * The catalog's groups the user is a member of (`memberOf`: the user's ownership refs; the backend lets members of a
+ * team create its services, nobody else), with their GPU quota from `GET /quotas` (the quota records the caller may
+ * read): teams with quota first, then those without, each by name.
  */
 export function teamOptions(
   groups: Entity[],
   quotas: TeamQuotaView[],
+  memberOf: readonly string[],
 ): TeamOption[] {
   const byTeam = new Map(quotas.map(q => [q.team, q]));
+  const mine = new Set(memberOf.map(ref => ref.toLocaleLowerCase('en-US')));
   return groups
+    .filter(group =>
+      mine.has(stringifyEntityRef(group).toLocaleLowerCase('en-US')),
+    )
     .map(group =>
       teamOption(
         stringifyEntityRef(group),
