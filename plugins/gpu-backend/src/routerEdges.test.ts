@@ -161,6 +161,19 @@ describe.each(databases.eachSupportedId())(
         );
       });
 
+      it('refuses env on a service request: services take no user-supplied environment', async () => {
+        await expectRefused(
+          http
+            .post('/api/gpu/services')
+            .set(as('bob'))
+            .send({
+              request: { ...mlRequest, env: { NVIDIA_VISIBLE_DEVICES: 'all' } },
+            }),
+          400,
+          /^request\/body\/request must NOT have additional properties$/,
+        );
+      });
+
       it('refuses an audit cursor of 23 digits', async () => {
         await expectRefused(
           http
