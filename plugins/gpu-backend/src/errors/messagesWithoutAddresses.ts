@@ -27,19 +27,36 @@ function scrub(value: unknown, inMessage: boolean, depth: number): unknown {
   }
   if (value === null || typeof value !== 'object' || depth > 64) return value;
   if (Array.isArray(value)) {
-    let changed = false;
-    const items = value.map(item => {
+    let items: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i];
+      // Numbers, booleans and (outside messages) strings cannot change: the common case, kept cheap.
+      if (
+        typeof item !== 'object' &&
+        !(inMessage && typeof item === 'string')
+      ) {
+        continue;
+      }
       const next = scrub(item, inMessage, depth + 1);
-      changed ||= next !== item;
-      return next;
-    });
-    return changed ? items : value;
+      if (next !== item) {
+        items ??= value.slice();
+        items[i] = next;
+      }
+    }
+    return items ?? value;
   }
   let copy: Record<string, unknown> | undefined;
-  for (const [key, item] of Object.entries(value)) {
-    const next = scrub(item, inMessage || MESSAGE_KEYS.has(key), depth + 1);
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    if (!Object.prototype.hasOwnProperty.call(record, key)) continue;
+    const item = record[key];
+    const message = inMessage || MESSAGE_KEYS.has(key);
+    if (typeof item !== 'object' && !(message && typeof item === 'string')) {
+      continue;
+    }
+    const next = scrub(item, message, depth + 1);
     if (next !== item) {
-      copy ??= { ...(value as Record<string, unknown>) };
+      copy ??= { ...record };
       copy[key] = next;
     }
   }

@@ -5,7 +5,10 @@ import {
   serializeError,
   ServiceUnavailableError,
 } from '@backstage/errors';
-import { isDatabaseDataException, isDatabaseUnavailable } from './databaseErrors';
+import {
+  isDatabaseDataException,
+  isDatabaseUnavailable,
+} from './databaseErrors';
 import {
   containsInternalAddress,
   withoutInternalAddresses,
@@ -80,7 +83,9 @@ export function toPublicError(
       error: String(raw),
     });
     // knex prefixes the statement: keep the server's own words after it.
-    const reason = String((raw as Error).message).split(' - ').pop();
+    const reason = String((raw as Error).message)
+      .split(' - ')
+      .pop();
     return {
       error: new InputError(
         `A value of the request cannot be stored: ${withoutInternalAddresses(
