@@ -213,7 +213,8 @@ describe('GpuNotifier', () => {
     await notifier.failed({
       ...applied,
       status: 'failed',
-      statusReason: 'Teardown failed: connection refused',
+      statusReason:
+        'Teardown failed: request to https://10.0.0.1:6443/apis failed, reason: connect ECONNREFUSED 10.0.0.1:6443',
     });
     await notifier.ready({ ...applied, status: 'ready' });
     for (const options of sent) {
@@ -234,6 +235,9 @@ describe('GpuNotifier', () => {
     ]);
     expect(sent[0].payload.description).toBe(
       'Forbidden: quota exceeded (quota stays reserved; ...)',
+    );
+    expect(sent[1].payload.description).toBe(
+      'Teardown failed: request to (address withheld) failed, reason: connect ECONNREFUSED (address withheld)',
     );
     expect(sent[2].payload.description).toBe(
       'llama-3.1-8b, dedicated on spot-l4, 1 replica, production: its Deployment is available in cluster gpu-eu.',

@@ -10,6 +10,7 @@ import {
   GpuServiceChangeSignal,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { ApprovalRecord, ServiceRecord } from '../database';
+import { withoutInternalAddresses } from '../errors/internalAddresses';
 
 /** The governance page, where approvers decide (the frontend plugin's route). */
 export const GOVERNANCE_PAGE_LINK = '/gpu';
@@ -233,8 +234,9 @@ export class GpuNotifier {
         title: `${teardown ? 'Deleting' : 'Applying'} ${service.name} (${
           service.team
         }) failed`,
+        // The reason may carry a cluster's error as it came (`connect ECONNREFUSED 10.0.0.1:6443`).
         description:
-          service.statusReason ??
+          withoutInternalAddresses(service.statusReason) ??
           `The service is failed${
             service.cluster ? ` in cluster ${service.cluster}` : ''
           }.`,
