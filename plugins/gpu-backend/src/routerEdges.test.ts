@@ -174,6 +174,35 @@ describe.each(databases.eachSupportedId())(
         );
       });
 
+      it('refuses list cursors of a time no page ends at or with a NUL character', async () => {
+        const cursor = (items: unknown[]) =>
+          Buffer.from(JSON.stringify(items)).toString('base64url');
+        for (const bad of [
+          cursor(['+200000-01-01T00:00:00.000Z', 'x']),
+          cursor(['2026-01-01T00:00:00.000Z', 'a\u0000']),
+        ]) {
+          await expectRefused(
+            http.get(`/api/gpu/services?cursor=${bad}`).set(as('bob')),
+            400,
+            /^cursor must be the nextCursor of a previous page/,
+          );
+        }
+        await expectRefused(
+          http
+            .get(
+              `/api/gpu/approvals?cursor=${cursor([
+                'requestedAt',
+                'asc',
+                '+200000-01-01T00:00:00.000Z',
+                'x',
+              ])}`,
+            )
+            .set(as('alice')),
+          400,
+          /^cursor must be the nextCursor of a previous page/,
+        );
+      });
+
       it('refuses an audit cursor of 23 digits', async () => {
         await expectRefused(
           http

@@ -50,8 +50,28 @@ const BAD_STRINGS: Array<[string, string]> = [
   ['a long string', 'x'.repeat(5_000)],
   ['an empty string', ''],
   ['unicode', '\u202e\ud83d\ude00'],
-  ['a base64 cursor of the wrong shape', Buffer.from('[1,2,3]').toString('base64url')],
-  ['a base64 cursor of a huge time', Buffer.from(JSON.stringify(['+275760-09-13T00:00:00.001Z', 'x'])).toString('base64url')],
+  [
+    'a base64 cursor of the wrong shape',
+    Buffer.from('[1,2,3]').toString('base64url'),
+  ],
+  [
+    'a base64 cursor of a huge time',
+    Buffer.from(JSON.stringify(['+275760-09-13T00:00:00.001Z', 'x'])).toString(
+      'base64url',
+    ),
+  ],
+  [
+    'a base64 cursor of a time past what PostgreSQL stores',
+    Buffer.from(JSON.stringify(['+200000-01-01T00:00:00.000Z', 'x'])).toString(
+      'base64url',
+    ),
+  ],
+  [
+    'a base64 cursor with a NUL character',
+    Buffer.from(
+      JSON.stringify(['2026-01-01T00:00:00.000Z', 'a\u0000']),
+    ).toString('base64url'),
+  ],
   ['an ascending cursor of 20 digits', 'asc.99999999999999999999'],
   ['SQL', "' OR 1=1 --"],
   ['a LIKE wildcard', '%_\\'],
@@ -107,7 +127,11 @@ function sample(spec: Schema, raw: Schema, depth = 0): unknown {
 }
 
 /** Every property path of an object schema, one level down into objects (`request.replicas`). */
-function propertyPaths(spec: Schema, raw: Schema, prefix: string[] = []): string[][] {
+function propertyPaths(
+  spec: Schema,
+  raw: Schema,
+  prefix: string[] = [],
+): string[][] {
   const schema = resolve(spec, raw);
   if (schema.type !== 'object' || !schema.properties) return [];
   return Object.entries(schema.properties).flatMap(([key, child]) => {
@@ -212,12 +236,24 @@ export function badInputs(
           ['a body that is a string', { rawBody: JSON.stringify(NUL) }],
           ['a body that is null', { rawBody: 'null' }],
           ['malformed JSON', { rawBody: '{"name": ' }],
-          ['a body nested 5,000 deep', { rawBody: `${'['.repeat(5000)}${']'.repeat(5000)}` }],
-          ['a body of 1 MB', { body: { ...(baseBody as object), pad: 'x'.repeat(1024 * 1024) } }],
+          [
+            'a body nested 5,000 deep',
+            { rawBody: `${'['.repeat(5000)}${']'.repeat(5000)}` },
+          ],
+          [
+            'a body of 1 MB',
+            { body: { ...(baseBody as object), pad: 'x'.repeat(1024 * 1024) } },
+          ],
           ['a NUL in a key', { body: { ...(baseBody as object), [NUL]: 1 } }],
         ];
         for (const [what, change] of wholeBodies) {
-          operationCases.push({ ...base, what, path: fill({}), body: undefined, ...change });
+          operationCases.push({
+            ...base,
+            what,
+            path: fill({}),
+            body: undefined,
+            ...change,
+          });
         }
       }
       cases.push(...bounded(operationCases, maxPerOperation));

@@ -5,7 +5,7 @@ import {
   SortOrder,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
-import { decodeCursorArray, invalidCursor } from './paging';
+import { cursorTime, decodeCursorArray, invalidCursor } from './paging';
 import { DbTime, toIso } from './rows';
 
 /** How one `orderBy` of the approvals sorts: the stored column and how its values read in a cursor. */
@@ -148,9 +148,7 @@ function decodeApprovalCursor(
     );
   }
   if (sort.key.kind === 'time') {
-    const at = typeof key === 'string' ? new Date(key) : undefined;
-    if (!at || Number.isNaN(at.getTime())) throw invalid();
-    return { key: at, id };
+    return { key: cursorTime(key, cursor), id };
   }
   if (sort.key.kind === 'integer') {
     if (typeof key !== 'number' || !Number.isSafeInteger(key)) throw invalid();

@@ -57,19 +57,32 @@ export function decodeCursorArray(
   if (
     !Array.isArray(parsed) ||
     parsed.length !== length ||
-    strings.some(i => typeof parsed[i] !== 'string')
+    strings.some(i => typeof parsed[i] !== 'string') ||
+    // No id or key of a page has one; PostgreSQL cannot compare text with one.
+    parsed.some(item => typeof item === 'string' && item.includes('\u0000'))
   ) {
     throw invalidCursor(cursor);
   }
   return parsed;
 }
 
+/**
+ * The time a cursor carries (an ISO 8601 string); {@link invalidCursor} for anything else, or a time outside the
+ * years a page can end in (PostgreSQL refuses timestamps past 294276, which JavaScript dates reach).
+ */
+export function cursorTime(value: unknown, cursor: string): Date {
+  const at = typeof value === 'string' ? new Date(value) : undefined;
+  const year = at?.getUTCFullYear() ?? NaN;
+  if (!at || Number.isNaN(at.getTime()) || year < 1970 || year > 9999) {
+    throw invalidCursor(cursor);
+  }
+  return at;
+}
+
 /** Reads a cursor made by {@link encodeCursor}; anything else is an `InputError`. */
 export function decodeCursor(cursor: string): Keyset {
   const [iso, id] = decodeCursorArray(cursor, 2, [0, 1]) as [string, string];
-  const at = new Date(iso);
-  if (Number.isNaN(at.getTime())) throw invalidCursor(cursor);
-  return { at, id };
+  return { at: cursorTime(iso, cursor), id };
 }
 
 /** The page size asked for, checked. */
