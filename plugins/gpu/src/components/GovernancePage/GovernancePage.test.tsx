@@ -204,6 +204,12 @@ describe('GovernancePage', () => {
     expect(api.callsOf('decideApproval')).toEqual([
       ['appr-1', 'approve', { comment: 'launch week', allowOverQuota: true }],
     ]);
+    // The row and its button are gone: focus goes to what the decision did, not to the page.
+    const outcome = await screen.findByTestId('last-decision');
+    expect(outcome).toHaveTextContent(
+      /^Approved big-summariser: the service is now /,
+    );
+    await waitFor(() => expect(outcome).toHaveFocus());
     expect(
       await screen.findByText('No request is waiting for approval.'),
     ).toBeInTheDocument();
@@ -296,6 +302,8 @@ describe('GovernancePage', () => {
     await renderPage(api);
     await clickWhenEnabled('Edit quota of search');
     const dialog = await screen.findByRole('dialog');
+    // The dialog is named by its title.
+    expect(dialog).toHaveAccessibleName('Quota of search');
     const spot = within(dialog).getByLabelText('Quota in spot-l4');
     expect(spot).toHaveValue('6');
     await user.clear(spot);

@@ -95,6 +95,12 @@ export function PendingApprovalsTable(props: {
     decision: 'approve' | 'reject';
   }>();
   const [lastDecision, setLastDecision] = useState<string>();
+  // After a decision its row leaves the queue, and with it the button that opened the dialog: focus moves to the
+  // decision's outcome instead of dropping to the page.
+  const decisionStatus = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (lastDecision) decisionStatus.current?.focus();
+  }, [lastDecision]);
   const identityApi = useApi(identityApiRef);
   // Four eyes: the backend refuses a decision on one's own request, so its buttons are disabled here.
   const { value: me } = useAsync(
@@ -276,15 +282,26 @@ export function PendingApprovalsTable(props: {
           title="Could not load pending approvals"
         />
       )}
+      {lastDecision && (
+        <Typography
+          variant="body2"
+          role="status"
+          tabIndex={-1}
+          ref={decisionStatus}
+          data-testid="last-decision"
+          style={{ marginBottom: 8 }}
+        >
+          {lastDecision}
+        </Typography>
+      )}
       <div className={sortArrows.table}>
         <Table<ApprovalListItem>
           tableRef={tableRef}
           title="Pending approvals"
           subtitle={
-            lastDecision ??
-            (denied
+            denied
               ? 'You may see requests but not decide them.'
-              : describeSort(sort))
+              : describeSort(sort)
           }
           options={{
             paging: true,

@@ -82,8 +82,14 @@ export function QuotaEditDialog(props: {
   }
 
   return (
-    <Dialog open onClose={saving ? undefined : onClose} fullWidth maxWidth="sm">
-      <DialogTitle>Quota of {quota.team}</DialogTitle>
+    <Dialog
+      open
+      onClose={saving ? undefined : onClose}
+      fullWidth
+      maxWidth="sm"
+      aria-labelledby="gpu-quota-edit-title"
+    >
+      <DialogTitle id="gpu-quota-edit-title">Quota of {quota.team}</DialogTitle>
       <DialogContent>
         <Typography variant="body2" paragraph>
           GPU-equivalents per pool (a MIG slice weighs the larger of its compute
