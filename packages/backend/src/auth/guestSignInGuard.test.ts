@@ -1,7 +1,9 @@
 import { ConfigReader } from '@backstage/config';
+
+type ConfigData = NonNullable<ConstructorParameters<typeof ConfigReader>[0]>;
 import { unsafeGuestSignIn } from './guestSignInGuard';
 
-const config = (providers: Record<string, unknown>) =>
+const config = (providers: ConfigData) =>
   new ConfigReader({ auth: { providers } });
 const guestOutsideDevelopment = {
   guest: { dangerouslyAllowOutsideDevelopment: true },
