@@ -379,6 +379,20 @@ export interface Config {
       /** Per-query timeout in milliseconds (default 5000). */
       timeout?: number;
       /**
+       * Milliseconds one API request (a usage or cost card, a team's cost) gives Prometheus for all its queries,
+       * waiting for a slot included (default 8000; at least `timeout`). Past it the request answers with what it
+       * has, allocation cost at least, and says why usage is missing.
+       */
+      requestDeadline?: number;
+      /**
+       * After `failures` consecutive queries without an answer (timed out or not connected; default 5), queries are
+       * refused at once for `openFor` milliseconds (default 30000); then one probe query decides whether to close.
+       */
+      circuitBreaker?: {
+        failures?: number;
+        openFor?: number;
+      };
+      /**
        * Most PromQL HTTP requests in flight at once: `perRequest` for one API request (default 4) and `overall` for
        * the whole backend process (default 16). Further queries wait for a free slot.
        */

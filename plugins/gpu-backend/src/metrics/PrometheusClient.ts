@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CircuitBreaker } from './CircuitBreaker';
 import { PrometheusSettings } from './PrometheusConfig';
 import { Semaphore } from './Semaphore';
 
@@ -6,11 +7,25 @@ function withWarnings(warnings: string[] | undefined) {
   return warnings ? { warnings } : {};
 }
 
-/** Bounds on concurrent PromQL HTTP requests: the process-wide semaphore and the size of each client's own. */
+/** The time an API request gives Prometheus, shared by all its queries: the end (epoch ms) and the budget it came from. */
+export interface RequestDeadline {
+  at: number;
+  budgetMs: number;
+}
+
+/**
+ * Bounds on PromQL HTTP requests: the process-wide semaphore, the size of each client's own, the API request's
+ * deadline and the circuit breaker of the Prometheus.
+ */
 export interface QueryLimits {
   overall?: Semaphore;
   perRequest?: number;
+  deadline?: RequestDeadline;
+  breaker?: CircuitBreaker;
 }
+
+/** How a query ended, for the circuit breaker: Prometheus answered, left it without an answer, or our deadline cut it. */
+type Outcome = 'answered' | 'no-answer' | 'cut';
 
 /** One series of an instant vector: its labels and value. */
 export interface InstantSample {
@@ -190,11 +205,14 @@ type ApiData = {
 /**
  * A thin client of the Prometheus HTTP API (`/api/v1/query`, `/api/v1/query_range`), POSTing form-encoded queries
  * (selectors for many services exceed URL limits). It never throws for Prometheus failures: every outcome is a
- * {@link QueryResult}, so callers can still answer with allocation cost.
+ * {@link QueryResult}, so callers can still answer with allocation cost. With a deadline, a query still waiting for
+ * a slot or an answer when it passes ends at once with a reason; with a circuit breaker, queries are refused at once
+ * while it is open.
  */
 export class PrometheusClient {
   private count = 0;
   private readonly perRequest?: Semaphore;
+  private readonly deadlineSignal?: AbortSignal;
 
   constructor(
     private readonly settings: Pick<
@@ -206,6 +224,9 @@ export class PrometheusClient {
   ) {
     this.perRequest = limits?.perRequest
       ? new Semaphore(limits.perRequest)
+      : undefined;
+    this.deadlineSignal = limits?.deadline
+      ? AbortSignal.timeout(Math.max(0, limits.deadline.at - Date.now()))
       : undefined;
   }
 
@@ -283,19 +304,71 @@ export class PrometheusClient {
   ): Promise<QueryResult<ApiData>> {
     const perRequest = this.perRequest;
     const overall = this.limits?.overall;
+    const deadline = this.deadlineSignal;
     const send = () =>
       overall
-        ? overall.run(() => this.send(path, form))
-        : this.send(path, form);
-    return perRequest ? perRequest.run(send) : send();
+        ? overall.run(() => this.admitAndSend(path, form), deadline)
+        : this.admitAndSend(path, form);
+    try {
+      return await (perRequest ? perRequest.run(send, deadline) : send());
+    } catch (error) {
+      if (deadline?.aborted) return this.outOfTime();
+      throw error;
+    }
+  }
+
+  private outOfTime(): QueryResult<ApiData> {
+    return {
+      ok: false,
+      reason: `Prometheus did not answer within this request's ${this.limits?.deadline?.budgetMs} ms`,
+    };
+  }
+
+  /** Sends the query if the circuit breaker lets it, and tells the breaker how it ended. */
+  private async admitAndSend(
+    path: string,
+    form: Record<string, string>,
+  ): Promise<QueryResult<ApiData>> {
+    const breaker = this.limits?.breaker;
+    const admission = breaker?.admit() ?? { allowed: true, probe: false };
+    if (!admission.allowed) {
+      return { ok: false, reason: admission.reason };
+    }
+    const { outcome, result } = await this.send(path, form);
+    if (outcome === 'answered') breaker?.succeeded(admission.probe);
+    else if (outcome === 'no-answer') breaker?.failed(admission.probe);
+    else breaker?.abandoned(admission.probe);
+    return result;
+  }
+
+  /** An abort: our deadline's (`cut`), or the query's own timeout (`no-answer`). */
+  private aborted(
+    error: unknown,
+  ): { outcome: Outcome; result: QueryResult<ApiData> } | undefined {
+    const name = (error as Error)?.name;
+    if (name !== 'TimeoutError' && name !== 'AbortError') return undefined;
+    if (this.deadlineSignal?.aborted) {
+      return { outcome: 'cut', result: this.outOfTime() };
+    }
+    return {
+      outcome: 'no-answer',
+      result: {
+        ok: false,
+        reason: `Prometheus did not answer within ${this.settings.timeoutMs} ms`,
+      },
+    };
   }
 
   private async send(
     path: string,
     form: Record<string, string>,
-  ): Promise<QueryResult<ApiData>> {
+  ): Promise<{ outcome: Outcome; result: QueryResult<ApiData> }> {
     this.count += 1;
     const { baseUrl, authorization, timeoutMs } = this.settings;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = this.deadlineSignal
+      ? AbortSignal.any([timeout, this.deadlineSignal])
+      : timeout;
     let response: Response;
     try {
       response = await this.fetchImpl(`${baseUrl}${path}`, {
@@ -309,34 +382,27 @@ export class PrometheusClient {
           ...form,
           timeout: `${timeoutMs}ms`,
         }).toString(),
-        signal: AbortSignal.timeout(timeoutMs),
+        signal,
       });
     } catch (error) {
-      const name = (error as Error)?.name;
-      if (name === 'TimeoutError' || name === 'AbortError') {
-        return {
-          ok: false,
-          reason: `Prometheus did not answer within ${timeoutMs} ms`,
-        };
-      }
-      return {
-        ok: false,
-        reason: `Prometheus is unreachable at ${baseUrl}: ${
-          (error as Error)?.message ?? String(error)
-        }`,
-      };
+      return (
+        this.aborted(error) ?? {
+          outcome: 'no-answer',
+          result: {
+            ok: false,
+            reason: `Prometheus is unreachable at ${baseUrl}: ${
+              (error as Error)?.message ?? String(error)
+            }`,
+          },
+        }
+      );
     }
     let json: unknown;
     try {
       json = await response.json();
     } catch (error) {
-      const name = (error as Error)?.name;
-      if (name === 'TimeoutError' || name === 'AbortError') {
-        return {
-          ok: false,
-          reason: `Prometheus did not answer within ${timeoutMs} ms`,
-        };
-      }
+      const aborted = this.aborted(error);
+      if (aborted) return aborted;
       json = undefined;
     }
     const parsed = envelopeSchema.safeParse(json);
@@ -348,8 +414,14 @@ export class PrometheusClient {
       if (body?.error) detail = `${body.errorType ?? 'error'}: ${body.error}`;
       else if (response.ok)
         detail = 'the answer is not a Prometheus API response';
-      return { ok: false, reason: `Prometheus query failed (${detail})` };
+      return {
+        outcome: 'answered',
+        result: { ok: false, reason: `Prometheus query failed (${detail})` },
+      };
     }
-    return { ok: true, data: { ...body.data, warnings: body.warnings } };
+    return {
+      outcome: 'answered',
+      result: { ok: true, data: { ...body.data, warnings: body.warnings } },
+    };
   }
 }

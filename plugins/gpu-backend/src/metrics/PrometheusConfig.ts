@@ -1,5 +1,9 @@
 import { Config } from '@backstage/config';
 import { InputError } from '@backstage/errors';
+import {
+  CircuitBreakerSettings,
+  DEFAULT_CIRCUIT_BREAKER,
+} from './CircuitBreaker';
 
 /** Label names of the DCGM exporter series, after the scrape. */
 export interface DcgmLabelNames {
@@ -19,12 +23,16 @@ export interface PrometheusSettings {
   /** Value of the `Authorization` header, if any. */
   authorization?: string;
   timeoutMs: number;
+  /** What one API request gives Prometheus for all its queries. */
+  requestDeadlineMs: number;
+  circuitBreaker: CircuitBreakerSettings;
   labels: DcgmLabelNames;
   /** Most PromQL HTTP requests in flight at once: per API request, and over the whole process. */
   concurrency: { perRequest: number; overall: number };
 }
 
 export const DEFAULT_PROMETHEUS_TIMEOUT_MS = 5000;
+export const DEFAULT_PROMETHEUS_REQUEST_DEADLINE_MS = 8000;
 export const DEFAULT_PROMETHEUS_CONCURRENCY = { perRequest: 4, overall: 16 };
 
 function concurrencyLimit(
@@ -85,6 +93,29 @@ export function readPrometheusConfig(
       `Invalid gpu.prometheus.timeout ${timeoutMs}: expected 1 to 120000 milliseconds`,
     );
   }
+  const requestDeadlineMs =
+    section.getOptionalNumber('requestDeadline') ??
+    Math.max(DEFAULT_PROMETHEUS_REQUEST_DEADLINE_MS, timeoutMs);
+  if (!(requestDeadlineMs >= timeoutMs && requestDeadlineMs <= 300_000)) {
+    throw new InputError(
+      `Invalid gpu.prometheus.requestDeadline ${requestDeadlineMs}: expected from gpu.prometheus.timeout (${timeoutMs}) to 300000 milliseconds`,
+    );
+  }
+  const breaker = section.getOptionalConfig('circuitBreaker');
+  const failures =
+    breaker?.getOptionalNumber('failures') ?? DEFAULT_CIRCUIT_BREAKER.failures;
+  if (!(Number.isInteger(failures) && failures >= 1 && failures <= 1000)) {
+    throw new InputError(
+      `Invalid gpu.prometheus.circuitBreaker.failures ${failures}: expected an integer from 1 to 1000`,
+    );
+  }
+  const openMs =
+    breaker?.getOptionalNumber('openFor') ?? DEFAULT_CIRCUIT_BREAKER.openMs;
+  if (!(openMs >= 100 && openMs <= 3_600_000)) {
+    throw new InputError(
+      `Invalid gpu.prometheus.circuitBreaker.openFor ${openMs}: expected 100 to 3600000 milliseconds`,
+    );
+  }
   const auth = section.getOptionalConfig('auth');
   let authorization: string | undefined;
   if (auth?.has('token')) {
@@ -106,6 +137,8 @@ export function readPrometheusConfig(
     baseUrl: baseUrl.replace(/\/+$/, ''),
     authorization,
     timeoutMs,
+    requestDeadlineMs,
+    circuitBreaker: { failures, openMs },
     labels: {
       pod: labelName(labels, 'pod'),
       namespace: labelName(labels, 'namespace'),

@@ -1,10 +1,15 @@
 /**
  * A counting semaphore: at most `max` tasks run at once, the others wait in FIFO order. Used to bound concurrent
- * PromQL HTTP requests per API request and per process.
+ * PromQL HTTP requests per API request and per process. A waiting task gives up its place when its signal aborts.
  */
 export class Semaphore {
   private running = 0;
   private readonly waiting: Array<() => void> = [];
+
+  /** Tasks waiting for a slot now. */
+  get queued(): number {
+    return this.waiting.length;
+  }
 
   constructor(readonly max: number) {
     if (!(Number.isInteger(max) && max >= 1)) {
@@ -19,9 +24,12 @@ export class Semaphore {
     return this.running;
   }
 
-  /** Runs `task` when a slot is free, releasing the slot when it settles. */
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    await this.acquire();
+  /**
+   * Runs `task` when a slot is free, releasing the slot when it settles. Rejects with the signal's reason, without
+   * running `task`, when `signal` aborts before a slot is free.
+   */
+  async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    await this.acquire(signal);
     try {
       return await task();
     } finally {
@@ -29,12 +37,25 @@ export class Semaphore {
     }
   }
 
-  private acquire(): Promise<void> {
+  private acquire(signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
     if (this.running < this.max) {
       this.running += 1;
       return Promise.resolve();
     }
-    return new Promise(resolve => this.waiting.push(resolve));
+    return new Promise((resolve, reject) => {
+      const waiter = () => {
+        signal?.removeEventListener('abort', giveUp);
+        resolve();
+      };
+      const giveUp = () => {
+        const index = this.waiting.indexOf(waiter);
+        if (index >= 0) this.waiting.splice(index, 1);
+        reject(signal!.reason);
+      };
+      signal?.addEventListener('abort', giveUp, { once: true });
+      this.waiting.push(waiter);
+    });
   }
 
   private release(): void {

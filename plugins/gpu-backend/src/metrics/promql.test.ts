@@ -67,6 +67,8 @@ describe('readPrometheusConfig', () => {
     expect(defaults).toEqual({
       baseUrl: 'http://p:9090',
       timeoutMs: 5000,
+      requestDeadlineMs: 8000,
+      circuitBreaker: { failures: 5, openMs: 30_000 },
       concurrency: { perRequest: 4, overall: 16 },
       labels: {
         pod: undefined,

@@ -9,6 +9,7 @@ import {
 import { DateTime } from 'luxon';
 import { ServiceAllocation } from './AllocationReader';
 import { CostSnapshot } from './CostSnapshotStore';
+import { CircuitBreaker } from '../metrics/CircuitBreaker';
 import { Semaphore } from '../metrics/Semaphore';
 import { dailySnapshots } from './dailySnapshots';
 import { CapacitySource, MeasuredCapacities } from './measuredCapacities';
@@ -40,6 +41,9 @@ export class UsageService {
       prometheusQueries: options.prometheus
         ? new Semaphore(options.prometheus.concurrency.overall)
         : undefined,
+      prometheusBreaker: options.prometheus
+        ? new CircuitBreaker(options.prometheus.circuitBreaker)
+        : undefined,
       measurements: new WindowCache(),
       vllmQueries: new WindowCache(),
     };
@@ -64,6 +68,14 @@ export class UsageService {
     return this.context.prometheus !== undefined;
   }
 
+  /** The context of one API request: its queries share a deadline of `gpu.prometheus.requestDeadline`. */
+  private request(): UsageContext {
+    const budgetMs = this.context.prometheus?.requestDeadlineMs;
+    return budgetMs === undefined
+      ? this.context
+      : { ...this.context, deadline: { at: Date.now() + budgetMs, budgetMs } };
+  }
+
   private async load(id: string): Promise<ServiceAllocation> {
     const allocation = await this.context.reader.get(id);
     if (!allocation) {
@@ -75,7 +87,7 @@ export class UsageService {
   /** `GET /services/:id/usage`. */
   async serviceUsage(id: string, windowParam: unknown): Promise<ServiceUsage> {
     const window = parseUsageWindow(windowParam, this.now());
-    return serviceUsage(this.context, await this.load(id), window);
+    return serviceUsage(this.request(), await this.load(id), window);
   }
 
   /** The cost of every service that held GPUs on the UTC day starting at `day`: what the snapshot task stores. */
@@ -89,18 +101,18 @@ export class UsageService {
   /** `GET /services/:id/cost`. */
   async serviceCost(id: string, windowParam: unknown): Promise<ServiceCost> {
     const window = parseUsageWindow(windowParam, this.now());
-    return serviceCost(this.context, await this.load(id), window);
+    return serviceCost(this.request(), await this.load(id), window);
   }
 
   /** `GET /teams/:team/cost`. */
   async teamCost(team: string, windowParam: unknown): Promise<TeamCost> {
     const window = parseUsageWindow(windowParam, this.now());
-    return teamCost(this.context, team, window);
+    return teamCost(this.request(), team, window);
   }
 
   /** `GET /overview`: every service and team, with a constant number of PromQL queries. */
   async overview(windowParam: unknown): Promise<Overview> {
     const window = parseUsageWindow(windowParam, this.now());
-    return overview(this.context, window);
+    return overview(this.request(), window);
   }
 }

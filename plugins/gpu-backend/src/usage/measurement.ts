@@ -12,6 +12,7 @@ import { Attribution, attributeUsage, AttributionTarget } from './attribution';
 import { metricsStatus, NOT_CONFIGURED } from './metricsStatus';
 import { serviceSlice } from './serviceSlice';
 import { UsageContext } from './usageContext';
+import { MEASUREMENT_TTL_MS } from './windowCache';
 
 /** Above this many services, queries select every pod and filter in code instead of a regex of names. */
 export const REGEX_SCOPE_LIMIT = 50;
@@ -62,7 +63,8 @@ export function usageTarget(
 
 /**
  * A new client for one API request when Prometheus is configured: it counts its own queries, runs at most
- * `concurrency.perRequest` at once and shares the process-wide `concurrency.overall` bound.
+ * `concurrency.perRequest` at once, shares the process-wide `concurrency.overall` bound and circuit breaker, and
+ * the request's deadline.
  */
 export function prometheusClient(
   context: UsageContext,
@@ -72,6 +74,8 @@ export function prometheusClient(
     ? new PrometheusClient(prometheus, fetchImpl, {
         perRequest: prometheus.concurrency.perRequest,
         overall: prometheusQueries,
+        breaker: context.prometheusBreaker,
+        deadline: context.deadline,
       })
     : undefined;
 }
@@ -128,7 +132,14 @@ export async function measure(
     step: window.step,
     only: only ? [...only].sort() : 'all',
   });
-  return context.measurements.get(key, window.end, run);
+  // A complete answer holds for its step (the figures change at step granularity); one missing what Prometheus did
+  // not answer in time, only for the cache's short TTL, so it is asked again soon.
+  return context.measurements.get(key, window.end, run, measurement =>
+    measurement.status.state === 'available' ||
+    measurement.status.state === 'no-data'
+      ? Math.max(MEASUREMENT_TTL_MS, window.step * 1000)
+      : MEASUREMENT_TTL_MS,
+  );
 }
 
 /** The status for one service: the global one, or `no-data` when Prometheus answered without its series. */

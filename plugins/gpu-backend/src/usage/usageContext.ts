@@ -1,12 +1,13 @@
 import { Platform, PoolPrice } from '@gpu-platform/backstage-plugin-gpu-common';
 import { DateTime } from 'luxon';
 import { QuotaRecord } from '../database';
+import { CircuitBreaker } from '../metrics/CircuitBreaker';
 import { PrometheusSettings } from '../metrics/PrometheusConfig';
 import { Semaphore } from '../metrics/Semaphore';
 import { AllocationReader } from './AllocationReader';
 import { CostSnapshotStore } from './CostSnapshotStore';
 import type { CapacitySource } from './measuredCapacities';
-import type { QueryResult } from '../metrics/PrometheusClient';
+import type { QueryResult, RequestDeadline } from '../metrics/PrometheusClient';
 import type { Measurement } from './measurement';
 import type { WindowCache } from './windowCache';
 
@@ -34,6 +35,10 @@ export interface UsageContext extends UsageServiceOptions {
   prices: ReadonlyMap<string, PoolPrice>;
   /** Process-wide bound on PromQL HTTP requests in flight (`gpu.prometheus.concurrency.overall`). */
   prometheusQueries?: Semaphore;
+  /** The circuit breaker of the configured Prometheus, shared by every request. */
+  prometheusBreaker?: CircuitBreaker;
+  /** The deadline of the API request being answered, shared by all its queries; none for background tasks. */
+  deadline?: RequestDeadline;
   /** Measurements shared by the routes for a short while (see `windowCache.ts`). */
   measurements?: WindowCache<Measurement>;
   /** Measured sustained tokens/s of running services by slice shape (see `measuredCapacities.ts`). */
