@@ -16,7 +16,7 @@ import {
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { ReactNode, useState } from 'react';
 import { gpuApiRef } from '../../api';
-import { errorMessage } from '../common';
+import { ErrorText, errorMessage } from '../common';
 import { describeQuotaEffect } from './describeQuotaEffect';
 import { describeRequest } from './describeRequest';
 
@@ -173,11 +173,7 @@ export function DecisionDialog(props: {
             label="Approve even if it does not fit the team's quota or budget"
           />
         )}
-        {error && (
-          <Typography color="error" role="alert">
-            {error}
-          </Typography>
-        )}
+        {error && <ErrorText>{error}</ErrorText>}
       </DialogContent>
       <DialogActions>
         <Button onClick={onClose} disabled={submitting}>

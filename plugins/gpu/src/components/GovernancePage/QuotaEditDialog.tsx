@@ -14,7 +14,7 @@ import TextField from '@material-ui/core/TextField';
 import Typography from '@material-ui/core/Typography';
 import { useState } from 'react';
 import { gpuApiRef } from '../../api';
-import { errorMessage, formatGpuEquivalents } from '../common';
+import { errorMessage, formatGpuEquivalents, ErrorText } from '../common';
 import { QuotaFormValues, validateQuotaForm } from './validateQuotaForm';
 
 function budgetText(micros: number): string {
@@ -149,9 +149,7 @@ export function QuotaEditDialog(props: {
           </Grid>
         </Grid>
         {saveError && (
-          <Typography color="error" role="alert" style={{ marginTop: 16 }}>
-            {saveError}
-          </Typography>
+          <ErrorText style={{ marginTop: 16 }}>{saveError}</ErrorText>
         )}
       </DialogContent>
       <DialogActions>

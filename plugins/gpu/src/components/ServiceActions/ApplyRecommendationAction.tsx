@@ -16,7 +16,7 @@ import Typography from '@material-ui/core/Typography';
 import { useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
 import { gpuApiRef } from '../../api';
-import { errorMessage } from '../common';
+import { ErrorText, errorMessage } from '../common';
 import { canChange } from './ChangeServiceAction';
 import { costEffect } from './changeChoices';
 import {
@@ -91,15 +91,15 @@ function ChangeDialog(props: {
         </Typography>
         {quote.loading && <LinearProgress aria-label="Quoting the change" />}
         {quote.error && (
-          <Typography variant="body2" color="error" role="alert">
+          <ErrorText>
             Could not quote the change: {errorMessage(quote.error)}
-          </Typography>
+          </ErrorText>
         )}
         {quote.value && !option && (
-          <Typography variant="body2" color="error" role="alert">
+          <ErrorText>
             The backend offers no way to run {service.name} on {targetSlice}{' '}
             now.
-          </Typography>
+          </ErrorText>
         )}
         {option && (
           <>
@@ -124,11 +124,7 @@ function ChangeDialog(props: {
             </Typography>
           </>
         )}
-        {error && (
-          <Typography variant="body2" color="error" role="alert">
-            Could not apply the change: {error}
-          </Typography>
-        )}
+        {error && <ErrorText>Could not apply the change: {error}</ErrorText>}
       </DialogContent>
       <DialogActions>
         <Button onClick={onClose} disabled={submitting}>

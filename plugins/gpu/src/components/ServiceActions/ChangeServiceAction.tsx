@@ -19,7 +19,7 @@ import Typography from '@material-ui/core/Typography';
 import { useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
 import { gpuApiRef } from '../../api';
-import { errorMessage } from '../common';
+import { ErrorText, errorMessage } from '../common';
 import {
   describePlacement,
   monthlyCostMicros,
@@ -60,9 +60,9 @@ function ApprovalEffect(props: { option: QuoteOption }) {
   const { option } = props;
   if (option.verdict === 'forbidden') {
     return (
-      <Typography variant="body2" color="error" data-testid="change-approval">
+      <ErrorText role={undefined} data-testid="change-approval">
         Not allowed: {option.reasons.join('; ')}.
-      </Typography>
+      </ErrorText>
     );
   }
   return (
@@ -198,19 +198,19 @@ function ChangeServiceDialog(props: {
           <LinearProgress aria-label="Quoting the change" />
         )}
         {quote.error && (
-          <Typography variant="body2" color="error" role="alert">
+          <ErrorText>
             Could not quote the change: {errorMessage(quote.error)}
-          </Typography>
+          </ErrorText>
         )}
         {replicasValid && quote.value && !option && (
-          <Typography variant="body2" color="error" role="alert">
+          <ErrorText>
             {service.name} does not fit {tier} on {pool} with{' '}
             {replicasWord(replicas)}
             {quote.value.unavailable[0]
               ? `: ${quote.value.unavailable[0].reason}`
               : ''}
             .
-          </Typography>
+          </ErrorText>
         )}
         {option && !quote.loading && (
           <>
@@ -228,9 +228,9 @@ function ChangeServiceDialog(props: {
           </Typography>
         )}
         {error && (
-          <Typography variant="body2" color="error" role="alert">
+          <ErrorText>
             Could not change {service.name}: {error}
-          </Typography>
+          </ErrorText>
         )}
       </DialogContent>
       <DialogActions>

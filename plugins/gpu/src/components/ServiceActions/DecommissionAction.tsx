@@ -12,7 +12,7 @@ import DialogTitle from '@material-ui/core/DialogTitle';
 import Typography from '@material-ui/core/Typography';
 import { useState } from 'react';
 import { gpuApiRef } from '../../api';
-import { errorMessage } from '../common';
+import { ErrorText, errorMessage } from '../common';
 import { describeDecommission } from './describeDecommission';
 
 /** Statuses from which a service can be decommissioned (it holds something, or asks to). */
@@ -87,11 +87,7 @@ export function DecommissionAction(props: {
                 {line}
               </Typography>
             ))}
-            {error && (
-              <Typography variant="body2" color="error" role="alert">
-                Could not decommission: {error}
-              </Typography>
-            )}
+            {error && <ErrorText>Could not decommission: {error}</ErrorText>}
           </DialogContent>
           <DialogActions>
             <Button onClick={() => setOpen(false)} disabled={submitting}>

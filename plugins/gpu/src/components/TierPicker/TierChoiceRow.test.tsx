@@ -122,3 +122,48 @@ describe('TierChoiceRow capacity', () => {
     );
   });
 });
+
+/**
+ * The background colour the cascade gives `element`: of the style rules that match it and set one, the most specific
+ * (classes and pseudo-classes counted; the later on a tie). jsdom's getComputedStyle ignores specificity.
+ */
+function cascadedBackground(element: Element): string | undefined {
+  let best: { specificity: number; value: string } | undefined;
+  for (const sheet of Array.from(document.styleSheets)) {
+    for (const rule of Array.from(sheet.cssRules)) {
+      if (!(rule instanceof CSSStyleRule)) continue;
+      const value = rule.style.getPropertyValue('background-color');
+      if (!value) continue;
+      for (const selector of rule.selectorText.split(',')) {
+        const plain = selector.trim().replace(/:hover/g, '');
+        if (!element.matches(plain)) continue;
+        const specificity = (selector.match(/[.:]/g) ?? []).length;
+        if (!best || specificity >= best.specificity) {
+          best = { specificity, value };
+        }
+      }
+    }
+  }
+  return best?.value;
+}
+
+describe('TierChoiceRow selection', () => {
+  it('marks the chosen row in the primary colour, not the pink of an error', async () => {
+    const choice = tierChoices(demoQuote(summariserOnL4)).find(
+      c => c.key === 'dedicated/l4-ondemand',
+    )!;
+    await renderInTestApp(
+      <Table>
+        <TableBody>
+          <TierChoiceRow choice={choice} selected onSelect={() => {}} />
+        </TableBody>
+      </Table>,
+    );
+    const row = screen.getByTestId('tier-choice-dedicated/l4-ondemand');
+    const background = cascadedBackground(row)!;
+    const [r, g, b] = background.match(/\d+(\.\d+)?/g)!.map(Number);
+    // Backstage's primary is blue; its secondary, MUI's selected row colour, is pink.
+    expect(b).toBeGreaterThan(r);
+    expect(b).toBeGreaterThan(g);
+  });
+});

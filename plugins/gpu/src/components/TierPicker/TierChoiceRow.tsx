@@ -21,7 +21,7 @@ import {
   tokenPricesText,
 } from './describeChoice';
 import { TierChoice } from './tierChoices';
-import { useCaptionStyles } from './useCaptionStyles';
+import { useCaptionStyles, useChoiceRowStyles } from './useCaptionStyles';
 
 const NO_WRAP = { whiteSpace: 'nowrap' } as const;
 // Columns of short figures keep a readable width beside the long token-price captions.
@@ -47,6 +47,7 @@ export function TierChoiceRow(props: {
   const { choice, name, selected, disabled, onSelect } = props;
   const { option, unavailable } = choice;
   const classes = useCaptionStyles();
+  const rowClasses = useChoiceRowStyles();
   const selectable = !!option && option.verdict !== 'forbidden' && !disabled;
   const spot = option ? spotText(option) : undefined;
   const label = `${TIER_LABELS[choice.tier]} on ${choice.pool}${
@@ -57,6 +58,7 @@ export function TierChoiceRow(props: {
     <TableRow
       hover={selectable}
       selected={selected}
+
       data-testid={`tier-choice-${choice.key}`}
       onClick={selectable ? () => onSelect(choice) : undefined}
       style={selectable ? { cursor: 'pointer' } : undefined}
