@@ -145,7 +145,15 @@ describeOnLocalCluster(
         const deleted = await api(`/services/${service.id}`, {
           method: 'DELETE',
         });
-        expect((await deleted.json()).status).toBe('deleted');
+        expect(['deleting', 'deleted']).toContain((await deleted.json()).status);
+        await eventually(
+          'the service deleted',
+          async () => {
+            const res = await api(`/services/${service.id}`);
+            return (await res.json()).status === 'deleted' ? true : undefined;
+          },
+          { timeoutMs: 60_000, intervalMs: 500 },
+        );
       } finally {
         await gate.remove();
       }

@@ -109,10 +109,11 @@ describeOnLocalCluster('faults on a real API server', kubeconfig => {
     expect(service.status).toBe('applying');
     expect(await reserved()).toBe(1);
 
+    // The DELETE records the deletion and answers; the reconciler deletes once the apply in flight has ended.
     const deleted = await http
       .delete(`/api/gpu/services/${service.id}`)
       .expect(200);
-    expect(deleted.body.status).toBe('deleted');
+    expect(deleted.body.status).toBe('deleting');
 
     // The held PATCH now creates the Deployment; the apply sees it lost and removes it again.
     gate.open();
@@ -121,8 +122,10 @@ describeOnLocalCluster('faults on a real API server', kubeconfig => {
     await eventually('no Deployment left', async () =>
       (await deploymentNames()).includes('raced') ? undefined : true,
     );
-    const after = await http.get(`/api/gpu/services/${service.id}`).expect(200);
-    expect(after.body.status).toBe('deleted');
+    await eventually('the service deleted', async () => {
+      const res = await http.get(`/api/gpu/services/${service.id}`).expect(200);
+      return res.body.status === 'deleted' ? true : undefined;
+    });
     expect(await reserved()).toBe(0);
     // And it stays so: the status refresh does not bring it back.
     await new Promise(r => setTimeout(r, 3000));
@@ -134,18 +137,15 @@ describeOnLocalCluster('faults on a real API server', kubeconfig => {
   });
 
   it('an API server restarted in the middle of an apply ends consistent: the apply completes or fails with the cluster’s message, and a retry completes it', async () => {
-    let answered: unknown;
-    const creating = http
+    // The create answers at once; the reconciler's apply is what the restart interrupts.
+    const created = await http
       .post('/api/gpu/services')
       .send({ request: { ...chat, name: 'restarted' } })
-      .then(res => {
-        answered = res.body;
-        return res;
-      });
-    await eventually('the Deployment held in admission', async () => {
-      if (answered) throw new Error(`answered: ${JSON.stringify(answered)}`);
-      return gate.held() > 0 ? true : undefined;
-    });
+      .expect(201);
+    expect(created.body.status).toBe('applying');
+    await eventually('the Deployment held in admission', async () =>
+      gate.held() > 0 ? true : undefined,
+    );
     // The API server goes down with the request in flight and comes back.
     const restart = promisify(execFile)(
       resolve(SCRIPTS, 'cluster'),
@@ -155,21 +155,22 @@ describeOnLocalCluster('faults on a real API server', kubeconfig => {
     await new Promise(r => setTimeout(r, 500));
     gate.open();
     await restart;
-    const created = await creating;
-    let status: string = created.body.status;
     const id: string = created.body.id;
-    // Failing is allowed (the retries may end before the API server is back), but only with the cluster's message.
+    const settled = () =>
+      eventually('the apply ended', async () => {
+        const res = await http.get(`/api/gpu/services/${id}`).expect(200);
+        return res.body.status === 'applying' ? undefined : res.body;
+      });
+    let service = await settled();
+    // Failing is allowed (the retries may end before the API server is back), but only with a reason code.
     expect(
-      status === 'failed' &&
-        !/quota stays reserved/.test(created.body.statusReason),
+      service.status === 'failed' && service.reason !== 'ApplyFailed',
     ).toBe(false);
-    if (status === 'failed') {
-      const retried = await http
-        .post(`/api/gpu/services/${id}/retry`)
-        .expect(200);
-      status = retried.body.status;
+    if (service.status === 'failed') {
+      await http.post(`/api/gpu/services/${id}/retry`).expect(200);
+      service = await settled();
     }
-    expect(['starting', 'ready']).toContain(status);
+    expect(['starting', 'ready']).toContain(service.status);
     await eventually('the service ready', async () => {
       const res = await http.get(`/api/gpu/services/${id}`).expect(200);
       return res.body.status === 'ready' ? true : undefined;
@@ -186,6 +187,8 @@ describeOnLocalCluster('faults on a real API server', kubeconfig => {
     );
     expect(await reserved()).toBe(1);
     await http.delete(`/api/gpu/services/${id}`).expect(200);
-    expect(await reserved()).toBe(0);
+    await eventually('the quota released', async () =>
+      (await reserved()) === 0 ? true : undefined,
+    );
   });
 });

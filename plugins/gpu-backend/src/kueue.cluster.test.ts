@@ -102,7 +102,12 @@ describeOnLocalCluster(
 
     async function deleteService(id: string) {
       const res = await http.delete(`/api/gpu/services/${id}`).expect(200);
-      expect(res.body.status).toBe('deleted');
+      expect(['deleting', 'deleted']).toContain(res.body.status);
+      // Like a finalizer: deleted, and its quota released, once the cluster has confirmed the objects are gone.
+      await eventually(`service ${id} deleted`, async () => {
+        const after = await http.get(`/api/gpu/services/${id}`).expect(200);
+        return after.body.status === 'deleted' ? true : undefined;
+      });
     }
 
     async function readClusterQueue(): Promise<ClusterQueueObject> {

@@ -41,15 +41,21 @@ import { InterruptedApplyResumer } from './services/InterruptedApplyResumer';
 import { ServiceManager } from './services/ServiceManager';
 import { ServiceStatusRefresher } from './services/ServiceStatusRefresher';
 import {
+  APPLY_RESUME_TASK_ID,
   readStatusSettings,
   scheduleStatusTasks,
+  STATUS_REFRESH_TASK_ID,
 } from './services/scheduleStatusTasks';
 import {
+  PLATFORM_RECONCILE_TASK_ID,
   PlatformReconciler,
   readReconcileSettings,
   reconciledClusters,
   schedulePlatformReconciler,
 } from './reconciler';
+import { LoopTrigger } from './reconciler/LoopTrigger';
+import { ServiceWorkQueue } from './reconciler/ServiceWorkQueue';
+import { triggeringStore } from './reconciler/triggeringStore';
 import { createUsage } from './usage';
 import { GpuNotifier, notifyingStore } from './notifications';
 
@@ -118,8 +124,9 @@ export const gpuPlugin = createBackendPlugin({
           mode: target.mode,
         });
 
-        // Every committed change of a service or quota is notified and signalled (see GpuNotifier).
-        const store = notifyingStore(
+        // Every committed change of a service or quota is notified and signalled (see GpuNotifier), and starts the
+        // loops that drive the cluster towards it (see triggeringStore).
+        const notifying = notifyingStore(
           await DatabaseGpuStore.create({
             database,
             platform,
@@ -133,6 +140,16 @@ export const gpuPlugin = createBackendPlugin({
             logger,
             platformGroups: readPlatformGroups(config),
           }),
+        );
+        const store = triggeringStore(
+          notifying,
+          new LoopTrigger({ scheduler, logger }),
+          {
+            platform: PLATFORM_RECONCILE_TASK_ID,
+            services: applier
+              ? [APPLY_RESUME_TASK_ID, STATUS_REFRESH_TASK_ID]
+              : undefined,
+          },
         );
         permissionsRegistry.addPermissions([
           gpuQuotaReadPermission,
@@ -165,7 +182,13 @@ export const gpuPlugin = createBackendPlugin({
           store,
           capacities: usage.capacities,
         });
-        const services = new ServiceManager({
+        // The reconciler's work queue: writes record desired state and return; the queue's worker applies or tears
+        // down (one service at a time per id, a few at once), and the scheduled resume takes over what a stopped
+        // replica left (see InterruptedApplyResumer).
+        const queue = applier
+          ? new ServiceWorkQueue(id => services.reconcile(id), logger)
+          : undefined;
+        const services: ServiceManager = new ServiceManager({
           platform,
           store,
           quotes,
@@ -173,6 +196,7 @@ export const gpuPlugin = createBackendPlugin({
           applier,
           logger,
           serviceDefaults,
+          queue,
         });
         const statuses = new ServiceStatusRefresher({
           store,
@@ -180,6 +204,7 @@ export const gpuPlugin = createBackendPlugin({
           runs: new RunPeriodStore(await database.getClient()),
           logger,
           statusReadTimeoutMs: statusSettings.readTimeoutMs,
+          repair: (service, why) => services.repair(service, why),
         });
         const resumer = new InterruptedApplyResumer({
           services,

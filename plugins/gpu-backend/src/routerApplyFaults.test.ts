@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { devSummariser } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
+import { settledService } from './__testUtils__/settledService';
 import { setupFakeClusterServer } from './__testUtils__/setupFakeClusterServer';
 import { startApplyClusterBackend } from './__testUtils__/startApplyClusterBackend';
 
@@ -59,13 +60,16 @@ describe('applying to a cluster that fails half-way', () => {
       .send({ request: devSummariser })
       .expect(201);
     const id = created.body.id;
-    expect(created.body).toMatchObject({
+    expect(created.body.status).toBe('applying');
+    const failed = await settledService(http, id);
+    expect(failed).toMatchObject({
       status: 'failed',
+      reason: 'ApplyFailed',
       mode: 'apply',
       cluster: 'gpu-eu',
     });
-    expect(created.body.statusReason).toMatch(/etcdserver: request timed out/);
-    expect(created.body.statusReason).toMatch(/quota stays reserved/);
+    expect(failed.statusReason).toMatch(/etcdserver: request timed out/);
+    expect(failed.statusReason).toMatch(/quota stays reserved/);
 
     // The model cache went in before the Deployment failed; the Deployment was tried ATTEMPTS times.
     const patches = api.requests
@@ -92,8 +96,10 @@ describe('applying to a cluster that fails half-way', () => {
       .post(`/api/gpu/services/${id}/retry`)
       .expect(200);
     // Applied again: the service starts, and is ready once its Deployment is available.
-    expect(retried.body).toMatchObject({
+    expect(retried.body.status).toBe('applying');
+    expect(await settledService(http, id)).toMatchObject({
       status: 'starting',
+      reason: 'Applied',
       statusReason: 'Applied; waiting for the Deployment to become available',
       gpuEquivalents: 1,
     });
@@ -102,18 +108,9 @@ describe('applying to a cluster that fails half-way', () => {
       metadata: { name: string; namespace?: string };
     }[];
     const applied = api.requests.filter(r => r.method === 'PATCH');
-    // One server-side apply per object, each with the apply content type: first the platform objects the team's
-    // queue needs (not part of the service's manifests), then every stored manifest in order.
-    const platform = applied.filter(
-      r =>
-        (r.body as { metadata: { labels?: Record<string, string> } }).metadata
-          .labels?.['gpu.backstage.io/scope'] === 'platform',
-    );
-    expect(platform.map(r => (r.body as { kind: string }).kind)).toContain(
-      'ClusterQueue',
-    );
-    expect(applied.slice(0, platform.length)).toEqual(platform);
-    expect(applied.slice(platform.length).map(r => r.body)).toEqual(manifests);
+    // One server-side apply per stored manifest, in order, each with the apply content type; nothing cluster-wide
+    // (the platform loop owns the Kueue objects the team's queue points at).
+    expect(applied.map(r => r.body)).toEqual(manifests);
     expect(new Set(applied.map(r => r.path)).size).toBe(applied.length);
     expect(
       applied.every(r => r.contentType === 'application/apply-patch+yaml'),
@@ -149,8 +146,9 @@ describe('applying to a cluster that fails half-way', () => {
       .post('/api/gpu/services')
       .send({ request: devSummariser })
       .expect(201);
-    expect(created.body.status).toBe('failed');
-    expect(created.body.statusReason).toMatch(
+    const failed = await settledService(http, created.body.id);
+    expect(failed.status).toBe('failed');
+    expect(failed.statusReason).toMatch(
       new RegExp(
         `^Deployment ${TEAM}/summariser on cluster 'gpu-eu' failed after ${ATTEMPTS} attempts: .+ \\(quota stays reserved; retry the apply or delete the service\\)$`,
       ),
@@ -162,7 +160,10 @@ describe('applying to a cluster that fails half-way', () => {
     const retried = await http
       .post(`/api/gpu/services/${created.body.id}/retry`)
       .expect(200);
-    expect(retried.body.status).toBe('starting');
+    expect(retried.body.status).toBe('applying');
+    expect((await settledService(http, created.body.id)).status).toBe(
+      'starting',
+    );
     expect(api.live(DEPLOYMENT)).toBeDefined();
     expect(transitions(await auditOf(http, created.body.id))).toEqual([
       'approved->applying',
@@ -179,7 +180,7 @@ describe('applying to a cluster that fails half-way', () => {
       .send({ request: devSummariser })
       .expect(201);
     const id = created.body.id;
-    expect(created.body.status).toBe('starting');
+    expect((await settledService(http, id)).status).toBe('starting');
     api.faults.push({
       method: 'DELETE',
       path: DEPLOYMENT,
@@ -188,19 +189,22 @@ describe('applying to a cluster that fails half-way', () => {
       message: 'apiserver is shutting down',
     });
 
-    const failed = await http.delete(`/api/gpu/services/${id}`).expect(200);
-    expect(failed.body.status).toBe('failed');
-    expect(failed.body.statusReason).toMatch(
+    const deleting = await http.delete(`/api/gpu/services/${id}`).expect(200);
+    expect(deleting.body.status).toBe('deleting');
+    const failed = await settledService(http, id);
+    expect(failed).toMatchObject({ status: 'failed', reason: 'TeardownFailed' });
+    expect(failed.statusReason).toMatch(
       /Teardown failed: .*apiserver is shutting down/,
     );
-    expect(failed.body.statusReason).toMatch(/quota stays reserved/);
+    expect(failed.statusReason).toMatch(/quota stays reserved/);
     expect(await reserved(http)).toBe(1);
     expect(api.live(DEPLOYMENT)).toBeDefined();
 
     const retried = await http
       .post(`/api/gpu/services/${id}/retry`)
       .expect(200);
-    expect(retried.body.status).toBe('deleted');
+    expect(retried.body.status).toBe('deleting');
+    expect((await settledService(http, id)).status).toBe('deleted');
     expect(api.live(DEPLOYMENT)).toBeUndefined();
     expect(api.live(MODEL_CACHE)).toBeUndefined();
     expect(await reserved(http)).toBe(0);
@@ -243,12 +247,16 @@ describe('applying to a cluster that fails half-way', () => {
       failure: 500,
       times: ATTEMPTS,
     });
+    await settledService(http, created.body.id);
     await http.delete(`/api/gpu/services/${created.body.id}`).expect(200);
+    expect((await settledService(http, created.body.id)).status).toBe(
+      'failed',
+    );
     expect(await reserved(http)).toBe(1);
-    const deleted = await http
-      .delete(`/api/gpu/services/${created.body.id}`)
-      .expect(200);
-    expect(deleted.body.status).toBe('deleted');
+    await http.delete(`/api/gpu/services/${created.body.id}`).expect(200);
+    expect((await settledService(http, created.body.id)).status).toBe(
+      'deleted',
+    );
     expect(await reserved(http)).toBe(0);
   });
 });

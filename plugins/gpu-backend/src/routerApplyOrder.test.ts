@@ -1,4 +1,5 @@
 import { devSummariser } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
+import { settledService } from './__testUtils__/settledService';
 import { setupFakeClusterServer } from './__testUtils__/setupFakeClusterServer';
 import { startApplyClusterBackend } from './__testUtils__/startApplyClusterBackend';
 import type { RecordedRequest } from './cluster/__testUtils__/fakeKubernetesApi';
@@ -47,57 +48,75 @@ function kindOrder(sent: ReturnType<typeof patches>) {
   return [...new Set(sent.map(p => p.object.kind))];
 }
 
-describe('applying a service to a fresh cluster', () => {
-  it('sends the platform objects its queue needs, then the team queue, then the workload', async () => {
+describe('applying a service', () => {
+  it("sends only the team's namespaced objects and the service's own; a quota change starts the platform loop, which delivers the cluster-wide Kueue objects", async () => {
     const { api, http } = await startApplyClusterBackend(server, {
       groups: [TEAM, 'platform-team'],
     });
-    // The governance page lowered the team's L4 quota from app-config's 4; the reconciler has not run yet.
+    // The governance page lowers the team's L4 quota from app-config's 4: the write starts the platform loop at once
+    // (not at its next 10-minute period), which delivers the ClusterQueue with the stored quota.
     await http
       .put(`/api/gpu/teams/${TEAM}/quota`)
       .send({ pools: { 'l4-ondemand': 3 }, monthlyBudget: '60000' })
       .expect(200);
-    expect(api.requests).toEqual([]);
+    const clusterQueue = `${KUEUE}/clusterqueues/gpu-${TEAM}`;
+    const deadline = Date.now() + 20_000;
+    while (!api.live(clusterQueue) && Date.now() < deadline) {
+      await new Promise(resolve => setTimeout(resolve, 100));
+    }
+    const queue = api.live(clusterQueue) as unknown as SentObject;
+    expect(queue).toBeDefined();
+    const l4 = queue
+      .spec!.resourceGroups!.flatMap(g => g.flavors)
+      .find(f => f.name === 'l4-ondemand')!;
+    expect(
+      l4.resources.find(r => r.name === 'nvidia.com/gpu')?.nominalQuota,
+    ).toBe('3');
 
     const created = await http
       .post('/api/gpu/services')
       .send({ request: devSummariser })
       .expect(201);
-    expect(created.body.status).toBe('starting');
+    // The create records the desired state and answers; the reconciler applies it.
+    expect(created.body).toMatchObject({
+      status: 'applying',
+      reason: 'Applying',
+    });
+    expect(await settledService(http, created.body.id)).toMatchObject({
+      status: 'starting',
+      reason: 'Applied',
+      generation: 1,
+      observedGeneration: 1,
+    });
 
-    const sent = patches(api.requests);
-    expect(kindOrder(sent)).toEqual([
-      ...PLATFORM_KINDS,
+    // The service's objects went in apply order, one server-side apply each, none of them cluster-wide.
+    const detail = await http
+      .get(`/api/gpu/services/${created.body.id}`)
+      .expect(200);
+    const stored = detail.body.manifests as SentObject[];
+    expect(stored.map(m => m.kind)).toEqual([
       'LocalQueue',
       'PersistentVolumeClaim',
       'Service',
       'Deployment',
     ]);
-    const index = (kind: string) => sent.findIndex(p => p.object.kind === kind);
-    expect(index('ClusterQueue')).toBeLessThan(index('LocalQueue'));
-    expect(index('LocalQueue')).toBeLessThan(index('Deployment'));
-    expect(sent.map(p => p.path)).toContain(LOCAL_QUEUE);
-
-    // Only the team's ClusterQueue, with the stored quota, and exactly the flavors it lists.
-    const queues = sent.filter(p => p.object.kind === 'ClusterQueue');
-    expect(queues).toHaveLength(1);
-    const queue = queues[0].object;
-    expect(queue.metadata.labels?.['gpu.backstage.io/team']).toBe(TEAM);
-    const flavors = queue.spec!.resourceGroups!.flatMap(g => g.flavors);
-    const l4 = flavors.find(f => f.name === 'l4-ondemand')!;
-    expect(
-      l4.resources.find(r => r.name === 'nvidia.com/gpu')?.nominalQuota,
-    ).toBe('3');
-    expect(
-      sent
-        .filter(p => p.object.kind === 'ResourceFlavor')
-        .map(p => p.object.metadata.name)
-        .sort(),
-    ).toEqual(flavors.map(f => f.name).sort());
-    expect(api.live(queues[0].path)).toBeDefined();
+    expect(stored.every(m => m.metadata.namespace === TEAM)).toBe(true);
+    const own = patches(api.requests).filter(
+      p =>
+        p.object.metadata.labels?.['gpu.backstage.io/service-id'] ===
+        created.body.id,
+    );
+    expect(own.map(p => p.object.kind)).toEqual([
+      'PersistentVolumeClaim',
+      'Service',
+      'Deployment',
+    ]);
+    expect(new Set(own.map(p => p.path)).size).toBe(own.length);
+    expect(api.live(LOCAL_QUEUE)).toBeDefined();
+    expect(api.live(DEPLOYMENT)).toBeDefined();
 
     // Platform objects are not the service's: no service ownership label, not in its stored manifests.
-    for (const { object } of sent.filter(p =>
+    for (const { object } of patches(api.requests).filter(p =>
       PLATFORM_KINDS.includes(p.object.kind),
     )) {
       expect(object.metadata.labels).toMatchObject({
@@ -107,16 +126,9 @@ describe('applying a service to a fresh cluster', () => {
         'gpu.backstage.io/service-id',
       );
     }
-    const detail = await http
-      .get(`/api/gpu/services/${created.body.id}`)
-      .expect(200);
-    const stored = (detail.body.manifests as SentObject[]).map(m => m.kind);
-    expect(stored).toContain('LocalQueue');
-    expect(stored).toContain('Deployment');
-    expect(stored.filter(k => PLATFORM_KINDS.includes(k))).toEqual([]);
   });
 
-  it('re-applies the unchanged platform and team objects with server-side applies only, and teardown keeps them', async () => {
+  it('re-applies the unchanged team objects with server-side applies only, and teardown keeps them', async () => {
     const { api, http } = await startApplyClusterBackend(server, {
       groups: [TEAM],
     });
@@ -124,11 +136,13 @@ describe('applying a service to a fresh cluster', () => {
       .post('/api/gpu/services')
       .send({ request: devSummariser })
       .expect(201);
-    expect(first.body.status).toBe('starting');
+    expect((await settledService(http, first.body.id)).status).toBe(
+      'starting',
+    );
     const shared = patches(api.requests).filter(
       p => !p.object.metadata.labels?.['gpu.backstage.io/service-id'],
     );
-    expect(kindOrder(shared)).toEqual([...PLATFORM_KINDS, 'LocalQueue']);
+    expect(kindOrder(shared)).toEqual(['LocalQueue']);
     const versions = () =>
       shared.map(p => api.live(p.path)?.metadata.resourceVersion);
     const before = versions();
@@ -138,7 +152,9 @@ describe('applying a service to a fresh cluster', () => {
       .post('/api/gpu/services')
       .send({ request: { ...devSummariser, name: 'summariser-b' } })
       .expect(201);
-    expect(second.body.status).toBe('starting');
+    expect((await settledService(http, second.body.id)).status).toBe(
+      'starting',
+    );
     const mutating = api.requests.filter(r => MUTATING.includes(r.method));
     expect(mutating.every(r => r.method === 'PATCH')).toBe(true);
     expect(
@@ -148,6 +164,9 @@ describe('applying a service to a fresh cluster', () => {
     expect(versions()).toEqual(before);
 
     await http.delete(`/api/gpu/services/${first.body.id}`).expect(200);
+    expect((await settledService(http, first.body.id)).status).toBe(
+      'deleted',
+    );
     expect(api.live(DEPLOYMENT)).toBeUndefined();
     expect(api.live(LOCAL_QUEUE)).toBeDefined();
     for (const { path } of shared) {
@@ -166,7 +185,9 @@ describe('applying a service to a fresh cluster', () => {
       .post('/api/gpu/services')
       .send({ request: { ...devSummariser, environment: 'production' } })
       .expect(201);
-    expect(created.body.status).toBe('starting');
+    expect((await settledService(http, created.body.id)).status).toBe(
+      'starting',
+    );
     const detail = await http
       .get(`/api/gpu/services/${created.body.id}`)
       .expect(200);
@@ -186,7 +207,14 @@ describe('applying a service to a fresh cluster', () => {
     const deleted = await http
       .delete(`/api/gpu/services/${created.body.id}`)
       .expect(200);
-    expect(deleted.body).toMatchObject({ status: 'deleted' });
+    expect(deleted.body).toMatchObject({
+      status: 'deleting',
+      reason: 'Deleting',
+    });
+    expect(await settledService(http, created.body.id)).toMatchObject({
+      status: 'deleted',
+      reason: 'Deleted',
+    });
     expect(
       api.requests.filter(r => r.method === 'DELETE').map(r => r.path),
     ).toContain(path);

@@ -1,6 +1,9 @@
 import { devSummariser } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 import { setupFakeClusterServer } from './__testUtils__/setupFakeClusterServer';
 import { startApplyClusterBackend } from './__testUtils__/startApplyClusterBackend';
+import { settledService } from './__testUtils__/settledService';
+
+jest.setTimeout(30_000);
 
 const server = setupFakeClusterServer();
 
@@ -50,9 +53,12 @@ describe('a service recorded in GitOps mode on a cluster Backstage applies to', 
       .send({ request: devSummariser })
       .expect(201);
     expect({ ...applied.body, request: undefined }).toMatchObject({
-      status: 'starting',
+      status: 'applying',
       mode: 'apply',
     });
+    expect((await settledService(http, applied.body.id)).status).toBe(
+      'starting',
+    );
     expect(
       api.requests.filter(r => r.method === 'PATCH').length,
     ).toBeGreaterThan(0);

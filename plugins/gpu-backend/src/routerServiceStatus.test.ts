@@ -6,6 +6,7 @@ import { mockServices } from '@backstage/backend-test-utils';
 import { devSummariser } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 import request from 'supertest';
 import { setupFakeClusterServer } from './__testUtils__/setupFakeClusterServer';
+import { settledService } from './__testUtils__/settledService';
 import { startApplyClusterBackend } from './__testUtils__/startApplyClusterBackend';
 import { simulatedControllers } from './cluster/__testUtils__/simulatedControllers';
 import {
@@ -76,8 +77,10 @@ describe('service status from the cluster', () => {
       .send({ request: devSummariser })
       .expect(201);
     const id = created.body.id;
-    expect(created.body).toMatchObject({
+    expect(created.body).toMatchObject({ status: 'applying', reason: 'Applying' });
+    expect(await settledService(http, id)).toMatchObject({
       status: 'starting',
+      reason: 'Applied',
       statusReason: 'Applied; waiting for the Deployment to become available',
     });
     // Starting holds the quota like ready.
@@ -86,6 +89,7 @@ describe('service status from the cluster', () => {
     // Nothing rolled out yet: the detail says so, in the cluster block.
     const fresh = await http.get(`/api/gpu/services/${id}`).expect(200);
     expect(fresh.body.status).toBe('starting');
+    expect(fresh.body.reason).toBe('RolloutInProgress');
     expect(fresh.body.statusReason).toBe(
       'Waiting for the Deployment: the Deployment controller has not yet observed generation 1',
     );
@@ -106,6 +110,7 @@ describe('service status from the cluster', () => {
     const waiting = await http.get(`/api/gpu/services/${id}`).expect(200);
     expect(waiting.body).toMatchObject({
       status: 'starting',
+      reason: 'KueuePending',
       statusReason: `Waiting for Kueue admission: ${QUOTA_MESSAGE}`,
       clusterStatus: {
         admission: {
@@ -137,7 +142,18 @@ describe('service status from the cluster', () => {
     await scheduler.triggerTask(STATUS_REFRESH_TASK_ID);
     const ready = await http.get(`/api/gpu/services/${id}`).expect(200);
     expect(ready.body.status).toBe('ready');
+    expect(ready.body.reason).toBe('Available');
     expect(ready.body.statusReason).toBeUndefined();
+    expect(ready.body.conditions).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          type: 'Available',
+          status: 'True',
+          reason: 'Available',
+          observedGeneration: 1,
+        }),
+      ]),
+    );
     expect(ready.body.clusterStatus).toMatchObject({
       deployment: { available: true, availableReplicas: 1 },
       admission: {
@@ -171,6 +187,7 @@ describe('service status from the cluster', () => {
     await scheduler.triggerTask(STATUS_REFRESH_TASK_ID);
     const lost = await http.get(`/api/gpu/services/${id}`).expect(200);
     expect(lost.body.status).toBe('starting');
+    expect(lost.body.reason).toBe('CrashLoopBackOff');
     expect(lost.body.statusReason).toMatch(
       new RegExp(
         `^Availability lost: Pod ${crashing.metadata.name}: CrashLoopBackOff: back-off`,
@@ -206,6 +223,7 @@ describe('service status from the cluster', () => {
       .post('/api/gpu/services')
       .send({ request: devSummariser })
       .expect(201);
+    await settledService(http, created.body.id);
 
     // The API server is gone (connection refused).
     api.faults.push({
@@ -280,30 +298,32 @@ describe('service status from the cluster', () => {
 });
 
 describe('a DELETE while the apply is in flight', () => {
-  it('wins: the service stays deleted, its quota released, and the objects the apply created afterwards are swept', async () => {
+  it('wins: the reconciler finishes the apply, then deletes everything it applied, and only then releases the quota', async () => {
     const { http, api } = await start();
     const hold = api.hold('PATCH', `${DEPLOYMENT}${SSA}`);
-    const creating = http
+    const created = await http
       .post('/api/gpu/services')
       .send({ request: devSummariser })
-      .then(res => res);
+      .expect(201);
+    const id = created.body.id;
+    expect(created.body.status).toBe('applying');
     await hold.reached;
 
-    const listed = await http.get(`/api/gpu/services?team=${TEAM}`).expect(200);
-    const id = listed.body.items[0].id;
-    expect(listed.body.items[0].status).toBe('applying');
+    // The DELETE records the deletion and answers; the objects are deleted once the apply in flight has ended.
+    const deleting = await http.delete(`/api/gpu/services/${id}`).expect(200);
+    expect(deleting.body).toMatchObject({
+      status: 'deleting',
+      reason: 'Deleting',
+    });
+    // Like a finalizer: the quota stays held until the cluster confirms the objects are gone.
+    expect(await reserved(http)).toBe(1);
 
-    // The teardown deletes what exists now (the model cache and Service; the Deployment is still being sent).
-    const deleted = await http.delete(`/api/gpu/services/${id}`).expect(200);
-    expect(deleted.body.status).toBe('deleted');
-    expect(await reserved(http)).toBe(0);
-    expect(api.live(DEPLOYMENT)).toBeUndefined();
-
-    // The apply goes on: the Deployment (and what follows) is created, then the apply finds the service deleted.
     hold.release();
-    const created = await creating;
-    expect(created.status).toBe(201);
-    expect(created.body.status).toBe('deleted');
+    expect(await settledService(http, id)).toMatchObject({
+      status: 'deleted',
+      reason: 'Deleted',
+      statusReason: 'Deleted from the cluster',
+    });
 
     // Nothing of the service is left running without quota, and it was not brought back.
     expect(api.live(DEPLOYMENT)).toBeUndefined();
@@ -325,19 +345,16 @@ describe('a DELETE while the apply is in flight', () => {
     ]);
   });
 
-  it('says so when that second sweep fails too, and a DELETE of the deleted service removes what is left', async () => {
+  it('keeps the quota and says why when the cluster refuses the deletion, and a DELETE completes it', async () => {
     const { http, api } = await start();
-    const hold = api.hold('PATCH', `${DEPLOYMENT}${SSA}`);
-    const creating = http
+    const created = await http
       .post('/api/gpu/services')
       .send({ request: devSummariser })
-      .then(res => res);
-    await hold.reached;
-    const listed = await http.get(`/api/gpu/services?team=${TEAM}`).expect(200);
-    const id = listed.body.items[0].id;
-    await http.delete(`/api/gpu/services/${id}`).expect(200);
+      .expect(201);
+    const id = created.body.id;
+    await settledService(http, id);
 
-    // The cluster refuses every attempt to delete the Deployment the apply creates after the teardown.
+    // The cluster refuses every attempt to delete the Deployment.
     api.faults.push({
       method: 'DELETE',
       path: DEPLOYMENT,
@@ -345,19 +362,21 @@ describe('a DELETE while the apply is in flight', () => {
       times: 5,
       message: 'apiserver is shutting down',
     });
-    hold.release();
-    const created = await creating;
-    expect(created.body).toMatchObject({
-      status: 'deleted',
+    await http.delete(`/api/gpu/services/${id}`).expect(200);
+    const failed = await settledService(http, id);
+    expect(failed).toMatchObject({
+      status: 'failed',
+      reason: 'TeardownFailed',
       statusReason: expect.stringMatching(
-        /^Deleted, but objects applied while it was being deleted may remain: .*apiserver is shutting down; delete the service again to remove them$/,
+        /^Teardown failed: .*apiserver is shutting down.*quota stays reserved; retry the delete\)$/,
       ),
     });
     expect(api.live(DEPLOYMENT)).toBeDefined();
-    expect(await reserved(http)).toBe(0);
+    expect(await reserved(http)).toBe(1);
 
     const again = await http.delete(`/api/gpu/services/${id}`).expect(200);
-    expect(again.body).toMatchObject({
+    expect(again.body.status).toBe('deleting');
+    expect(await settledService(http, id)).toMatchObject({
       status: 'deleted',
       statusReason: 'Deleted from the cluster',
     });

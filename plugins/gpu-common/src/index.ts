@@ -6,6 +6,7 @@
  */
 
 export * from './api/clusterStatus';
+export * from './api/conditions';
 export * from './api/drift';
 export * from './api/platformManifests';
 export * from './api/types';

@@ -7,8 +7,16 @@ import { fakeKubernetesApi } from '../cluster/__testUtils__/fakeKubernetesApi';
 import { gpuPlugin } from '../plugin';
 import { userInGroups } from './userInGroups';
 
-/** API server URL of the fake cluster `gpu-eu`. */
-export const FAKE_CLUSTER_URL = 'https://k8s.test:6443';
+/**
+ * API server URL of the fake cluster `gpu-eu` of the n-th backend started: each backend has an API server of its own,
+ * so the loops of a backend started by an earlier test of the file (they run until the file ends) never act on a
+ * later test's cluster.
+ */
+export function fakeClusterUrl(n: number): string {
+  return `https://k8s-${n}.test:6443`;
+}
+
+let started = 0;
 
 export interface ApplyClusterBackendOptions {
   /** Groups the caller is a member of; the mock user's own memberships when absent. */
@@ -27,7 +35,8 @@ export async function startApplyClusterBackend(
   server: SetupServer,
   { groups, gpu = {}, features = [] }: ApplyClusterBackendOptions = {},
 ) {
-  const api = fakeKubernetesApi(FAKE_CLUSTER_URL);
+  const url = fakeClusterUrl(++started);
+  const api = fakeKubernetesApi(url);
   server.use(...api.handlers);
   const { server: http } = await startTestBackend({
     features: [
@@ -47,7 +56,7 @@ export async function startApplyClusterBackend(
                 clusters: [
                   {
                     name: 'gpu-eu',
-                    url: FAKE_CLUSTER_URL,
+                    url,
                     authProvider: 'serviceAccount',
                     serviceAccountToken: 'sa-token',
                   },

@@ -429,6 +429,7 @@ describe.each(databases.eachSupportedId())('DatabaseGpuStore on %p', id => {
     const applying = await store.updateServiceStatus({
       id: service.id,
       status: 'applying',
+      reason: 'Applying',
       manifests: [
         { apiVersion: 'v1', kind: 'Service', metadata: { name: 'a' } },
       ],
@@ -439,6 +440,7 @@ describe.each(databases.eachSupportedId())('DatabaseGpuStore on %p', id => {
       store.updateServiceStatus({
         id: service.id,
         status: 'deleting',
+        reason: 'Deleting',
         expectedStatus: ['ready', 'failed'],
         actor: USER,
       }),
@@ -450,6 +452,7 @@ describe.each(databases.eachSupportedId())('DatabaseGpuStore on %p', id => {
     const failed = await store.updateServiceStatus({
       id: service.id,
       status: 'failed',
+      reason: 'ApplyFailed',
       statusReason: 'Deployment a: 500 etcd timeout',
       releaseReservation: true,
       actor: USER,
@@ -463,7 +466,7 @@ describe.each(databases.eachSupportedId())('DatabaseGpuStore on %p', id => {
       expect.objectContaining({ state: 'released' }),
     ]);
     await expect(
-      store.updateServiceStatus({ id: 'x', status: 'ready', actor: USER }),
+      store.updateServiceStatus({ id: 'x', status: 'ready', reason: 'Available', actor: USER }),
     ).rejects.toThrow(NotFoundError);
     expect(await store.getService('x')).toBeUndefined();
     expect(await store.getService(crypto.randomUUID())).toBeUndefined();
@@ -474,6 +477,7 @@ describe.each(databases.eachSupportedId())('DatabaseGpuStore on %p', id => {
     const starting = await store.updateServiceStatus({
       id: service.id,
       status: 'starting',
+      reason: 'RolloutInProgress',
       statusReason: 'Applied',
       actor: USER,
     });
@@ -485,6 +489,7 @@ describe.each(databases.eachSupportedId())('DatabaseGpuStore on %p', id => {
     const ready = await store.updateServiceStatus({
       id: service.id,
       status: 'ready',
+      reason: 'Available',
       expectedStatus: ['starting'],
       expectedUpdatedAt: starting.updatedAt,
       actor: 'system:refresh',
@@ -494,6 +499,7 @@ describe.each(databases.eachSupportedId())('DatabaseGpuStore on %p', id => {
       store.updateServiceStatus({
         id: service.id,
         status: 'starting',
+        reason: 'RolloutInProgress',
         statusReason: 'Availability lost',
         expectedStatus: ['starting', 'ready'],
         expectedUpdatedAt: starting.updatedAt,
@@ -508,6 +514,7 @@ describe.each(databases.eachSupportedId())('DatabaseGpuStore on %p', id => {
       const after = await store.updateServiceStatus({
         id: service.id,
         status: 'ready',
+        reason: 'Available',
         statusReason: `write ${i}`,
         expectedUpdatedAt: before!.updatedAt,
         actor: USER,
@@ -522,6 +529,7 @@ describe.each(databases.eachSupportedId())('DatabaseGpuStore on %p', id => {
     await store.updateServiceStatus({
       id: service.id,
       status: 'deleted',
+      reason: 'Deleted',
       releaseReservation: true,
       actor: USER,
     });
@@ -529,6 +537,7 @@ describe.each(databases.eachSupportedId())('DatabaseGpuStore on %p', id => {
       store.updateServiceStatus({
         id: service.id,
         status: 'starting',
+        reason: 'RolloutInProgress',
         expectedStatus: ['ready'],
         expectedUpdatedAt: beforeDelete!.updatedAt,
         actor: 'system:refresh',
@@ -559,6 +568,7 @@ describe.each(databases.eachSupportedId())('DatabaseGpuStore on %p', id => {
     await store.updateServiceStatus({
       id: service.id,
       status: 'applying',
+      reason: 'Applying',
       actor: USER,
     });
     await expect(store.replaceReservation(change)).rejects.toThrow(
@@ -567,6 +577,7 @@ describe.each(databases.eachSupportedId())('DatabaseGpuStore on %p', id => {
     await store.updateServiceStatus({
       id: service.id,
       status: 'starting',
+      reason: 'RolloutInProgress',
       actor: USER,
     });
     expect((await store.replaceReservation(change)).outcome).toBe('replaced');
@@ -584,6 +595,7 @@ describe.each(databases.eachSupportedId())('DatabaseGpuStore on %p', id => {
     await store.updateServiceStatus({
       id: service.id,
       status: 'deleted',
+      reason: 'Deleted',
       releaseReservation: true,
       actor: USER,
     });
@@ -667,6 +679,7 @@ describe.each(databases.eachSupportedId())('DatabaseGpuStore on %p', id => {
     await store.updateServiceStatus({
       id: service.id,
       status: 'ready',
+      reason: 'Available',
       actor: USER,
     });
     await store.releaseReservation({ serviceId: service.id, actor: USER });

@@ -19,7 +19,9 @@ import { withHeld } from './ledger';
 import { readMonthSpend, restOfMonthCost } from './monthSpend';
 import {
   AdmissionPolicy,
+  Amounts,
   ApprovalReason,
+  LedgerSnapshot,
   OVER_BUDGET,
   OVER_QUOTA,
   ReservationRecord,
@@ -32,23 +34,6 @@ import {
   fromGpuUnits,
   toGpuUnits,
 } from './units';
-
-/** Amounts of a reservation request, validated and in stored units. */
-export interface Amounts {
-  gpuUnits: number;
-  monthlyCostMicros: number;
-}
-
-/** What is known about a team when a reservation asks to be held. */
-export interface LedgerSnapshot {
-  team: string;
-  pool: string;
-  /** Undefined when the team has no quota at all. */
-  nominalGpuUnits?: number;
-  heldGpuUnits: number;
-  monthlyBudgetMicros?: number;
-  heldMonthlyCostMicros: number;
-}
 
 /** Reasons a reservation does not fit, by gpu-common's quota rule (`quotaFit`, `budgetFit`); empty when it fits. */
 export function overQuotaReasons(

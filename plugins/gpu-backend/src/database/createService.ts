@@ -1,7 +1,7 @@
 import { ConflictError } from '@backstage/errors';
 import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
-import { Amounts, assess, decide } from './admission';
+import { assess, decide } from './admission';
 import { insertApproval } from './approvals';
 import { writeAuditEvent } from './audit';
 import { GovernanceContext, governanceReasons } from './governance';
@@ -17,7 +17,13 @@ import {
   toServiceRecord,
 } from './rows';
 import { readService } from './services';
-import { CreateServiceInput, CreateServiceResult } from './types';
+import {
+  Amounts,
+  ClusterMode,
+  CreateServiceInput,
+  CreateServiceResult,
+  ServiceReason,
+} from './types';
 
 export const REQUEST_KEY_INDEX = {
   name: 'services_team_request_key_uniq',
@@ -65,6 +71,9 @@ export async function createServiceInTransaction(
     tier: input.tier,
     pool: input.pool,
     status: decision.pending ? 'pending-approval' : 'approved',
+    reason: decision.pending ? 'AwaitingApproval' : approvedReason(input.mode),
+    generation: 1,
+    status_changed_at: now,
     status_reason: decision.pending
       ? decision.reasons.map(r => r.message).join('; ')
       : null,
@@ -165,4 +174,16 @@ function canonicalJson(value: unknown): string {
         )
       : v,
   );
+}
+
+/** The reason of a service approved at creation: the reconciler applies it, or it is only rendered. */
+function approvedReason(mode: ClusterMode): ServiceReason {
+  switch (mode) {
+    case 'gitops':
+      return 'RenderedForGitOps';
+    case 'dry-run':
+      return 'DryRun';
+    default:
+      return 'Applying';
+  }
 }

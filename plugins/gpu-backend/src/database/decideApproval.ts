@@ -95,6 +95,7 @@ export async function decideApprovalInTransaction(
     if (approval.kind === 'create') {
       after = await setServiceStatus(tx, service, {
         status: 'rejected',
+        reason: 'Rejected',
         statusReason: `Rejected by ${input.actor}${
           input.comment ? `: ${input.comment}` : ''
         }`,
@@ -161,6 +162,7 @@ export async function decideApprovalInTransaction(
           now,
           {
             status: 'approved',
+            reason: 'Approved',
             statusReason: `Change approved by ${input.actor}${
               input.comment ? `: ${input.comment}` : ''
             }${granted}`,
@@ -168,6 +170,7 @@ export async function decideApprovalInTransaction(
         )
       : await setServiceStatus(tx, service, {
           status: 'approved',
+          reason: 'Approved',
           statusReason: `Approved by ${input.actor}${
             input.comment ? `: ${input.comment}` : ''
           }${granted}`,

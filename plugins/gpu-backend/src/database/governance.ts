@@ -12,9 +12,14 @@ import {
   spotInProductionReason,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
-import type { Amounts } from './admission';
+
 import { isPostgres } from './transactions';
-import { ApprovalReason, ApprovalRecord, ServiceRecord } from './types';
+import {
+  Amounts,
+  ApprovalReason,
+  ApprovalRecord,
+  ServiceRecord,
+} from './types';
 import { formatGpuUnits, readInteger } from './units';
 
 /** What the store needs of the platform to govern admission: pools (capacity, price, capacity type), GPU models, environments. */

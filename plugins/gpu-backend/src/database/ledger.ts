@@ -1,7 +1,7 @@
 import { ConflictError } from '@backstage/errors';
 import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
-import { Amounts, LedgerSnapshot } from './admission';
+
 import { setApprovalState } from './approvals';
 import { writeAuditEvent } from './audit';
 import {
@@ -14,7 +14,12 @@ import {
 } from './rows';
 import { isUuid } from './services';
 import { isPostgres } from './transactions';
-import { ReservationRecord, ServiceRecord } from './types';
+import {
+  Amounts,
+  LedgerSnapshot,
+  ReservationRecord,
+  ServiceRecord,
+} from './types';
 import { readInteger } from './units';
 
 /** A ledger snapshot before the held amounts are summed. */

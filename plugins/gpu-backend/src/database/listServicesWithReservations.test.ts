@@ -112,6 +112,7 @@ describe.each(databases.eachSupportedId())(
       await store.updateServiceStatus({
         id: gone.service.id,
         status: 'deleted',
+        reason: 'Deleted',
         releaseReservation: true,
         actor: USER,
       });

@@ -1,9 +1,3 @@
-import { PermissionCriteria } from '@backstage/plugin-permission-common';
-import {
-  ApprovalOrderBy,
-  SortOrder,
-} from '@gpu-platform/backstage-plugin-gpu-common';
-import { GpuServiceQuery } from '@gpu-platform/backstage-plugin-gpu-node';
 import { Knex } from 'knex';
 import {
   approvalSort,
@@ -30,42 +24,11 @@ import {
 import { withLedger } from './serviceQueries';
 import { whereServiceVisible } from './serviceVisibility';
 import {
+  ApprovalPageQuery,
   ApprovalRecord,
-  ApprovalState,
   ServiceListing,
-  ServiceStatus,
+  ServicePageQuery,
 } from './types';
-
-/** Filters, visibility and paging of {@link listServicePage}; newest first. */
-export interface ServicePageQuery {
-  team?: string;
-  status?: ServiceStatus;
-  entityRef?: string;
-  environment?: string;
-  /** Matches the service or team name, case-insensitively. */
-  search?: string;
-  /** Only services this permission filter allows; all when absent. */
-  visibleTo?: PermissionCriteria<GpuServiceQuery>;
-  /** 1 to 200; 50 when absent. */
-  limit?: number;
-  cursor?: string;
-}
-
-/** Filters, order, visibility and paging of {@link listApprovalPage}; oldest first (the queue's order) by default. */
-export interface ApprovalPageQuery {
-  state?: ApprovalState;
-  team?: string;
-  /** Matches the service or team name, or the requester, case-insensitively. */
-  search?: string;
-  /** `requestedAt` when absent; ties by approval id. */
-  orderBy?: ApprovalOrderBy;
-  /** `asc` when absent. */
-  order?: SortOrder;
-  /** Only approvals of services this permission filter allows; all when absent. */
-  visibleTo?: PermissionCriteria<GpuServiceQuery>;
-  limit?: number;
-  cursor?: string;
-}
 
 const LIKE_ESCAPE = "escape '\\'";
 

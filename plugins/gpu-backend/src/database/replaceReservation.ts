@@ -1,6 +1,6 @@
 import { ConflictError } from '@backstage/errors';
 import { Knex } from 'knex';
-import { Amounts, assess, decide } from './admission';
+import { assess, decide } from './admission';
 import { insertApproval } from './approvals';
 import { GovernanceContext, governanceReasons } from './governance';
 import {
@@ -17,6 +17,7 @@ import {
   readService,
 } from './services';
 import {
+  Amounts,
   ReplaceReservationInput,
   ReplaceReservationResult,
   ServiceStatus,

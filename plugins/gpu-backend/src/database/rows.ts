@@ -8,6 +8,7 @@ import {
   ReservationState,
   ServiceRecord,
   ServiceStatus,
+  ServiceReason,
   ApprovalKind,
   ApprovalState,
 } from './types';
@@ -27,6 +28,10 @@ export interface ServiceRow {
   pool: string;
   status: string;
   status_reason: string | null;
+  reason: string;
+  generation: number | string;
+  observed_generation: number | string | null;
+  status_changed_at: DbTime | null;
   request: string;
   placement: string;
   quote: string | null;
@@ -139,7 +144,14 @@ export function toServiceRecord(row: ServiceRow): ServiceRecord {
     tier: row.tier as ServiceRecord['tier'],
     pool: row.pool,
     status: row.status as ServiceStatus,
+    reason: row.reason as ServiceReason,
     statusReason: optional(row.status_reason),
+    generation: readInteger(row.generation),
+    observedGeneration:
+      row.observed_generation === null
+        ? undefined
+        : readInteger(row.observed_generation),
+    statusChangedAt: toIso(row.status_changed_at ?? row.updated_at),
     request: JSON.parse(row.request),
     placement: JSON.parse(row.placement),
     quote: parseJson<JsonObject>(row.quote),

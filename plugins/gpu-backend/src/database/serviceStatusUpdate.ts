@@ -9,6 +9,7 @@ import {
   lockService,
   nextUpdatedAt,
   readService,
+  statusColumns,
 } from './services';
 import {
   SERVICE_STATUSES,
@@ -38,8 +39,10 @@ export async function updateServiceStatusInTransaction(
   await tx<ServiceRow>('services')
     .where({ id: input.id })
     .update({
-      status: input.status,
-      status_reason: input.statusReason ?? null,
+      ...statusColumns(before, input, now),
+      ...(input.observedCurrentGeneration && {
+        observed_generation: before.generation,
+      }),
       ...(input.manifests !== undefined && {
         manifests: toJson(input.manifests),
       }),

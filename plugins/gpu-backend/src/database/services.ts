@@ -3,7 +3,11 @@ import { Knex } from 'knex';
 import { writeAuditEvent } from './audit';
 import { serviceAuditView, ServiceRow, toJson, toServiceRecord } from './rows';
 import { isPostgres } from './transactions';
-import { ServiceChange, ServiceRecord, ServiceStatus } from './types';
+import {
+  ServiceChange,
+  ServiceRecord,
+  ServiceStatusWrite,
+} from './types';
 
 export async function readService(
   tx: Knex.Transaction,
@@ -42,23 +46,40 @@ export function nextUpdatedAt(before: ServiceRecord, now = new Date()): Date {
   return now.getTime() > previous ? now : new Date(previous + 1);
 }
 
+/**
+ * The status columns of a write: the status, its reason code and sentence, and the transition time when the status or
+ * the reason changes (a new sentence alone is no transition).
+ */
+export function statusColumns(
+  before: ServiceRecord,
+  write: ServiceStatusWrite,
+  now: Date,
+): Partial<ServiceRow> {
+  const transition =
+    before.status !== write.status || before.reason !== write.reason;
+  return {
+    status: write.status,
+    reason: write.reason,
+    status_reason: write.statusReason ?? null,
+    ...(transition && { status_changed_at: now }),
+  };
+}
+
 export async function setServiceStatus(
   tx: Knex.Transaction,
   before: ServiceRecord,
-  options: {
-    status: ServiceStatus;
-    statusReason?: string;
+  options: ServiceStatusWrite & {
     actor: string;
     now: Date;
   },
 ): Promise<ServiceRecord> {
+  const updatedAt = nextUpdatedAt(before, options.now);
   await tx<ServiceRow>('services')
     .where({ id: before.id })
     .update({
-      status: options.status,
-      status_reason: options.statusReason ?? null,
+      ...statusColumns(before, options, updatedAt),
       updated_by: options.actor,
-      updated_at: nextUpdatedAt(before, options.now),
+      updated_at: updatedAt,
     });
   const after = await readService(tx, before.id);
   await writeAuditEvent(tx, {
@@ -103,11 +124,13 @@ export async function applyServiceChange(
   change: ServiceChange,
   actor: string,
   now: Date,
-  status?: { status: ServiceStatus; statusReason?: string },
+  status?: ServiceStatusWrite,
 ): Promise<ServiceRecord> {
+  const updatedAt = nextUpdatedAt(before, now);
   await tx<ServiceRow>('services')
     .where({ id: before.id })
     .update({
+      generation: before.generation + 1,
       tier: change.tier,
       pool: change.pool,
       request: JSON.stringify(change.request),
@@ -116,18 +139,16 @@ export async function applyServiceChange(
       ...(change.manifests !== undefined && {
         manifests: toJson(change.manifests),
       }),
-      ...(status !== undefined && {
-        status: status.status,
-        status_reason: status.statusReason ?? null,
-      }),
+      ...(status !== undefined && statusColumns(before, status, updatedAt)),
       updated_by: actor,
-      updated_at: nextUpdatedAt(before, now),
+      updated_at: updatedAt,
     });
   const after = await readService(tx, before.id);
   for (const action of ['service.change', 'service.status']) {
     if (
       action === 'service.status' &&
       before.status === after.status &&
+      before.reason === after.reason &&
       before.statusReason === after.statusReason
     ) {
       continue;

@@ -1,18 +1,22 @@
+import type { PermissionCriteria } from '@backstage/plugin-permission-common';
 import type { JsonObject } from '@backstage/types';
 import type {
+  ApprovalOrderBy,
   ApprovalOverage,
   ClusterDriftReport,
   MonthSpend,
   Placement,
+  ServiceReason,
   ServiceStatus,
   ServiceRequest,
   SharingTier,
   SortOrder,
   TeamAllowance,
 } from '@gpu-platform/backstage-plugin-gpu-common';
+import type { GpuServiceQuery } from '@gpu-platform/backstage-plugin-gpu-node';
 import type { ClusterMode } from '../cluster/types';
 
-export type { ServiceStatus };
+export type { ServiceReason, ServiceStatus };
 
 /** Every {@link ServiceStatus}. */
 export const SERVICE_STATUSES: readonly ServiceStatus[] = [
@@ -50,7 +54,15 @@ export interface ServiceRecord {
   tier: SharingTier;
   pool: string;
   status: ServiceStatus;
+  /** Why it has its status (the code its conditions and the UI switch on). */
+  reason: ServiceReason;
   statusReason?: string;
+  /** Spec generation: 1 at creation, one more at every accepted change. */
+  generation: number;
+  /** The generation last applied to the cluster; undefined when nothing was applied. */
+  observedGeneration?: number;
+  /** When the status or its reason last changed. */
+  statusChangedAt: string;
   request: ServiceRequest;
   placement: Placement;
   /** Quote summary the request was decided on (shape owned by the caller). */
@@ -193,8 +205,11 @@ export interface ServiceListing {
 export interface UpdateServiceStatusInput {
   id: string;
   status: ServiceStatus;
+  reason: ServiceReason;
   /** Cleared when omitted. */
   statusReason?: string;
+  /** Records that the service's current generation is applied to the cluster. */
+  observedCurrentGeneration?: boolean;
   /** Only update when the current status is one of these (else `ConflictError`). */
   expectedStatus?: ServiceStatus[];
   /**
@@ -208,6 +223,13 @@ export interface UpdateServiceStatusInput {
   /** Release the service's held or pending reservation in the same transaction. */
   releaseReservation?: boolean;
   actor: string;
+}
+
+/** A status with the reason code and the sentence that go with it. */
+export interface ServiceStatusWrite {
+  status: ServiceStatus;
+  reason: ServiceReason;
+  statusReason?: string;
 }
 
 /** The service fields a change (PATCH) may set. */
@@ -237,7 +259,7 @@ export interface ReplaceReservationInput {
    * write: `applying` for the apply that follows, `approved` for a service that is only rendered. Unchanged when
    * omitted, and when the change waits for approval.
    */
-  status?: { status: ServiceStatus; statusReason?: string };
+  status?: ServiceStatusWrite;
   actor: string;
 }
 
@@ -391,11 +413,57 @@ export interface AuditEventPage {
   totalCount: number;
 }
 
+/** Filters, visibility and paging of {@link listServicePage}; newest first. */
+export interface ServicePageQuery {
+  team?: string;
+  status?: ServiceStatus;
+  entityRef?: string;
+  environment?: string;
+  /** Matches the service or team name, case-insensitively. */
+  search?: string;
+  /** Only services this permission filter allows; all when absent. */
+  visibleTo?: PermissionCriteria<GpuServiceQuery>;
+  /** 1 to 200; 50 when absent. */
+  limit?: number;
+  cursor?: string;
+}
+
+/** Filters, order, visibility and paging of {@link listApprovalPage}; oldest first (the queue's order) by default. */
+export interface ApprovalPageQuery {
+  state?: ApprovalState;
+  team?: string;
+  /** Matches the service or team name, or the requester, case-insensitively. */
+  search?: string;
+  /** `requestedAt` when absent; ties by approval id. */
+  orderBy?: ApprovalOrderBy;
+  /** `asc` when absent. */
+  order?: SortOrder;
+  /** Only approvals of services this permission filter allows; all when absent. */
+  visibleTo?: PermissionCriteria<GpuServiceQuery>;
+  limit?: number;
+  cursor?: string;
+}
+
+/** Amounts of a reservation request, validated and in stored units. */
+export interface Amounts {
+  gpuUnits: number;
+  monthlyCostMicros: number;
+}
+
+/** What is known about a team when a reservation asks to be held. */
+export interface LedgerSnapshot {
+  team: string;
+  pool: string;
+  /** Undefined when the team has no quota at all. */
+  nominalGpuUnits?: number;
+  heldGpuUnits: number;
+  monthlyBudgetMicros?: number;
+  heldMonthlyCostMicros: number;
+}
+
 export type { CountedPage, Page } from './paging';
-export type { ApprovalPageQuery, ServicePageQuery } from './pagedLists';
 import type { AuditInput } from './audit';
 import type { CountedPage, Page } from './paging';
-import type { ApprovalPageQuery, ServicePageQuery } from './pagedLists';
 
 /**
  * Persistence of the gpu plugin: services, the quota ledger, approvals and the audit

@@ -47,6 +47,7 @@ describe('notifyingStore', () => {
       await store.updateServiceStatus({
         id: 's1',
         status,
+        reason: status === 'ready' ? 'Available' : 'ApplyFailed',
         expectedStatus: [before],
         actor: 'system:test',
       });
@@ -68,6 +69,7 @@ describe('notifyingStore', () => {
     await store.updateServiceStatus({
       id: 's1',
       status: 'ready',
+      reason: 'Available',
       statusReason: 'another reason',
       expectedStatus: ['ready'],
       actor: 'system:test',
@@ -81,6 +83,7 @@ describe('notifyingStore', () => {
     await store.updateServiceStatus({
       id: 's1',
       status: 'applying',
+      reason: 'Applying',
       actor: 'system:test',
     });
     await expect(store.getService('s1')).resolves.toMatchObject({ writes: 1 });
@@ -95,6 +98,7 @@ describe('notifyingStore', () => {
       store.updateServiceStatus({
         id: 's1',
         status: 'failed',
+        reason: 'ApplyFailed',
         expectedStatus: ['applying'],
         actor: 'system:test',
       }),

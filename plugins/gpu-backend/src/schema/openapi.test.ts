@@ -24,6 +24,7 @@ import { startApplyClusterBackend } from '../__testUtils__/startApplyClusterBack
 import { simulatedControllers } from '../cluster/__testUtils__/simulatedControllers';
 import { gpuPlugin } from '../plugin';
 import { spec as generatedSpec } from './openapi';
+import { settledService } from '../__testUtils__/settledService';
 
 const SPEC = resolve(__dirname, 'openapi.yaml');
 const fakeCluster = setupFakeClusterServer();
@@ -429,8 +430,11 @@ describe('OpenAPI description of /api/gpu', () => {
       const created = await http
         .post('/api/gpu/services')
         .send({ request: devSummariser });
-      expect(created.body.status).toBe('starting');
+      expect(created.body.status).toBe('applying');
       expectConforms(created, 'post', '/services');
+      expect((await settledService(http, created.body.id)).status).toBe(
+        'starting',
+      );
       const path = `/api/gpu/services/${created.body.id}`;
 
       const controllers = simulatedControllers(cluster, {

@@ -79,6 +79,7 @@ export class InterruptedApplyResumer {
         const failed = await compareAndSet(this.options.store, {
           id: service.id,
           status: 'failed',
+          reason: 'ApplyInterrupted',
           statusReason:
             `The apply was interrupted ${
               resumes + 1
@@ -93,6 +94,7 @@ export class InterruptedApplyResumer {
       const claim = await compareAndSet(this.options.store, {
         id: service.id,
         status: 'applying',
+        reason: 'Applying',
         statusReason: `Resuming an interrupted apply (resume ${
           resumes + 1
         } of ${this.resumeAttempts}); it had not completed ${Math.round(
@@ -135,6 +137,7 @@ export class InterruptedApplyResumer {
     const claim = await compareAndSet(store, {
       id: service.id,
       status: approved ? 'applying' : 'deleting',
+      reason: approved ? 'Applying' : 'Deleting',
       statusReason: approved
         ? 'Applying an approved service that was never applied (the backend that approved it stopped first)'
         : 'Resuming an interrupted teardown (the backend deleting it stopped first)',
@@ -156,7 +159,9 @@ export class InterruptedApplyResumer {
     );
     const after = approved
       ? await services.applyClaimed(claim.service, APPLY_RESUME_ACTOR)
-      : await services.teardown(service.id, APPLY_RESUME_ACTOR);
+      : await services.teardown(service.id, APPLY_RESUME_ACTOR, {
+          inLine: true,
+        });
     summary.resumed.push({ id: service.id, status: after.status });
   }
 

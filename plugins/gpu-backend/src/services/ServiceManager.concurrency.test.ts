@@ -641,6 +641,7 @@ describe.each(databases.eachSupportedId())(
       const deleting = await first.store.updateServiceStatus({
         id: other.id,
         status: 'deleting',
+        reason: 'Deleting',
         expectedStatus: [live.status],
         expectedUpdatedAt: live.updatedAt,
         actor: USER,

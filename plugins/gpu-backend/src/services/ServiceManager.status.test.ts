@@ -338,12 +338,14 @@ describe.each(databases.eachSupportedId())('ServiceManager on %p', id => {
     let current = await store.updateServiceStatus({
       id: created.service.id,
       status: 'applying',
+      reason: 'Applying',
       actor: USER,
     });
     for (let resume = 0; resume < 2; resume++) {
       current = await store.updateServiceStatus({
         id: current.id,
         status: 'applying',
+        reason: 'Applying',
         statusReason: 'Resuming an interrupted apply',
         expectedStatus: ['applying'],
         expectedUpdatedAt: current.updatedAt,

@@ -15,6 +15,7 @@ import {
   resolveServiceSettings,
   surgeFit,
   ServiceDefaults,
+  ServiceReason,
   ServiceRequest,
   checkScaleToZero,
   UpdateServiceBody,
@@ -36,7 +37,6 @@ import {
   StoredManifest,
   UpdateServiceStatusInput,
 } from '../database';
-import { renderTeamQueueDependencies } from '../reconciler/renderKueueObjects';
 import { chooseOption, placementOf } from './chooseOption';
 import { QUOTE_SNAPSHOT_MAX_AGE_MS, QuoteService } from './QuoteService';
 import {
@@ -46,16 +46,16 @@ import {
 } from './serviceStatusWrite';
 import { APPLIED_REASON } from './statusTransition';
 
+/** Actor of the applies that repair drift (audit trail). */
+export const REPAIR_ACTOR = 'system:gpu-drift-repair';
+
 /** The id a {@link ServiceManager.preview} answers with. */
 export const PREVIEW_ID = 'dry-run';
 
 /** Attempts of a change (PATCH) whose service was written meanwhile, each computed again from the new version. */
 const MAX_CHANGE_ATTEMPTS = 10;
 
-/** Start of the reason of a service whose teardown failed. */
-const TEARDOWN_FAILED = 'Teardown failed';
-
-/** Start of the reason of a deleted service whose cluster objects may remain (see {@link ServiceManager.deploy}). */
+/** The sentence of a deleted service whose cluster objects may remain (see {@link ServiceManager.deploy}). */
 const LEFTOVERS =
   'Deleted, but objects applied while it was being deleted may remain';
 
@@ -80,6 +80,12 @@ export interface ServiceManagerOptions {
   logger: LoggerService;
   /** `gpu.serviceDefaults`, parsed once: how services render on the cluster (see `resolveServiceSettings`). */
   serviceDefaults?: ServiceDefaults;
+  /**
+   * The reconciler's work queue. With it, a create, change, retry or delete records the desired state and returns:
+   * the queue's worker ({@link ServiceManager.reconcile}) applies or tears down. Without it (tests of the lifecycle
+   * alone) the caller applies in line.
+   */
+  queue?: { add(serviceId: string): void };
 }
 
 /** A service as {@link ServiceManager.render} needs it. */
@@ -119,20 +125,18 @@ export class ServiceManager {
     const namespace = this.namespaceOf(request);
     const mode = body.mode ?? target.mode;
     const id = randomUUID();
-    // A service that is only rendered (dry-run, GitOps) is recorded with its manifests, in the same transaction:
-    // a process that stops right after leaves it complete. An applied one gets them when it is claimed for applying.
-    const manifests = this.appliesTo(mode)
-      ? undefined
-      : ((await this.render(
-          {
-            id,
-            team: request.team,
-            namespace,
-            request: { ...request, namespace },
-            placement,
-          },
-          unitsOf(option),
-        )) as StoredManifest[]);
+    // The desired state is recorded once, with the manifests rendered from it, in one transaction (a request that
+    // waits for approval is rendered when it is approved): a process that stops right after leaves it complete.
+    const manifests = (await this.render(
+      {
+        id,
+        team: request.team,
+        namespace,
+        request: { ...request, namespace },
+        placement,
+      },
+      unitsOf(option),
+    )) as StoredManifest[];
     const result = await store.createServiceWithReservation({
       id,
       name: request.name,
@@ -214,6 +218,9 @@ export class ServiceManager {
       tier: placement.tier,
       pool: placement.pool,
       status: pending ? 'pending-approval' : 'approved',
+      reason: pending ? 'AwaitingApproval' : 'DryRun',
+      generation: 1,
+      statusChangedAt: now,
       statusReason: pending
         ? `Would wait for approval: ${option.reasons.join('; ')}`
         : 'Dry-run: nothing was stored, reserved or applied',
@@ -351,7 +358,7 @@ export class ServiceManager {
     if (result.service.status !== 'applying') {
       return { service: result.service };
     }
-    return { service: await this.applyClaimed(result.service, actor) };
+    return { service: await this.applyOrQueue(result.service, actor) };
   }
 
   /**
@@ -375,7 +382,10 @@ export class ServiceManager {
     const claimed = await this.compareAndSet({
       id: service.id,
       ...deployment,
-      manifests: (await this.render(service)) as StoredManifest[],
+      // Rendered at creation or change; an approved request is rendered now.
+      manifests:
+        service.manifests ??
+        ((await this.render(service)) as StoredManifest[]),
       expectedStatus: [service.status],
       expectedUpdatedAt: service.updatedAt,
       actor,
@@ -383,7 +393,58 @@ export class ServiceManager {
     if (deployment.status !== 'applying' || !claimed.written) {
       return claimed.service;
     }
-    return this.applyClaimed(claimed.service, actor);
+    return this.applyOrQueue(claimed.service, actor);
+  }
+
+  /** Hands a service this caller moved to `applying` to the reconciler's queue, or applies it in line without one. */
+  private async applyOrQueue(
+    applying: ServiceRecord,
+    actor: string,
+  ): Promise<ServiceRecord> {
+    if (this.options.queue) {
+      this.options.queue.add(applying.id);
+      return applying;
+    }
+    return this.applyClaimed(applying, actor);
+  }
+
+  /**
+   * Applies again a `starting` or `ready` service whose objects drifted from its stored manifests (a Deployment
+   * deleted or scaled by hand): `applying` with reason `Applying`, then applied like any other (the status refresh's
+   * repair). A compare-and-set on the version read: a service written meanwhile is returned as it is.
+   */
+  async repair(service: ServiceRecord, why: string): Promise<ServiceRecord> {
+    if (!this.appliesTo(service.mode)) return service;
+    const claimed = await this.compareAndSet({
+      id: service.id,
+      status: 'applying',
+      reason: 'Applying',
+      statusReason: `Applying again: ${why}`,
+      expectedStatus: [service.status],
+      expectedUpdatedAt: service.updatedAt,
+      actor: REPAIR_ACTOR,
+    });
+    if (!claimed.written) return claimed.service;
+    return this.applyOrQueue(claimed.service, REPAIR_ACTOR);
+  }
+
+  /**
+   * The reconciler's work on one service, level-triggered: whatever the event, reads the stored service and drives
+   * its cluster towards it: an `applying` service is applied (its stored manifests, one server-side apply per
+   * object) and becomes `starting` or `failed` with a reason; a `deleting` one has its objects deleted by ownership
+   * label and, once they are gone, its reservation released. Every write is a compare-and-set on the version read, so
+   * a replica that works on the same service meanwhile never has its outcome overwritten.
+   */
+  async reconcile(serviceId: string): Promise<void> {
+    const service = await this.options.store.getService(serviceId);
+    if (!service || !this.appliesTo(service.mode)) {
+      return;
+    }
+    if (service.status === 'applying') {
+      await this.applyClaimed(service, service.updatedBy);
+    } else if (service.status === 'deleting') {
+      await this.completeTeardown(service, service.updatedBy);
+    }
   }
 
   /**
@@ -392,13 +453,15 @@ export class ServiceManager {
    */
   private deployment(service: Pick<ServiceRecord, 'mode'>): {
     status: 'applying' | 'approved';
+    reason: ServiceReason;
     statusReason?: string;
   } {
     if (this.appliesTo(service.mode)) {
-      return { status: 'applying' };
+      return { status: 'applying', reason: 'Applying' };
     }
     return {
       status: 'approved',
+      reason: service.mode === 'gitops' ? 'RenderedForGitOps' : 'DryRun',
       statusReason:
         service.mode === 'gitops'
           ? 'Rendered for GitOps: publish the manifests; nothing was applied by Backstage'
@@ -422,12 +485,7 @@ export class ServiceManager {
         `Service ${id} is ${service.status}; only a failed service can be retried`,
       );
     }
-    const { items } = await this.options.store.listAuditEvents({
-      subjectId: id,
-      action: 'service.status',
-      limit: 1,
-    });
-    if (items[0]?.before?.status === 'deleting') {
+    if (service.reason === 'TeardownFailed') {
       return this.teardown(id, actor);
     }
     return this.deploy(service, actor);
@@ -438,9 +496,14 @@ export class ServiceManager {
    * compare-and-set on the version read; when the service changed meanwhile (an apply finished), it starts over from
    * the new version.
    */
-  async teardown(id: string, actor: string): Promise<ServiceRecord> {
+  async teardown(
+    id: string,
+    actor: string,
+    options: { inLine?: boolean } = {},
+  ): Promise<ServiceRecord> {
+    const inLine = options.inLine || !this.options.queue;
     for (let attempt = 0; attempt < 5; attempt++) {
-      const done = await this.tryTeardown(await this.get(id), actor);
+      const done = await this.tryTeardown(await this.get(id), actor, inLine);
       if (done) {
         return done;
       }
@@ -466,13 +529,21 @@ export class ServiceManager {
     actor: string,
   ): Promise<ServiceRecord> {
     const { applier, logger } = this.options;
-    let outcome: Pick<UpdateServiceStatusInput, 'status' | 'statusReason'>;
+    let outcome: Pick<
+      UpdateServiceStatusInput,
+      'status' | 'reason' | 'statusReason' | 'observedCurrentGeneration'
+    >;
     try {
-      await applier!.apply([
-        ...(await this.queueDependencies(applying)),
-        ...(await this.render(applying)),
-      ]);
-      outcome = { status: 'starting', statusReason: APPLIED_REASON };
+      // Only the service's stored objects and its team's namespaced ones: the cluster-wide Kueue objects its
+      // LocalQueue points at are the platform loop's, which every write that changes them starts (see
+      // triggeringStore).
+      await applier!.apply(applying.manifests ?? []);
+      outcome = {
+        status: 'starting',
+        reason: 'Applied',
+        statusReason: APPLIED_REASON,
+        observedCurrentGeneration: true,
+      };
     } catch (error) {
       logger.warn('Applying GPU service failed', {
         serviceId: applying.id,
@@ -480,6 +551,7 @@ export class ServiceManager {
       });
       outcome = {
         status: 'failed',
+        reason: 'ApplyFailed',
         statusReason: `${
           (error as Error).message
         } (quota stays reserved; retry the apply or delete the service)`,
@@ -538,6 +610,7 @@ export class ServiceManager {
         await this.compareAndSet({
           id,
           status: 'deleted',
+          reason: 'DeletedWithLeftovers',
           statusReason: `${LEFTOVERS}: ${error.message}; delete the service again to remove them`,
           expectedStatus: ['deleted'],
           expectedUpdatedAt: service.updatedAt,
@@ -552,10 +625,15 @@ export class ServiceManager {
     }
   }
 
-  /** One teardown step from `service` as read; undefined when it changed meanwhile (start over). */
+  /**
+   * One teardown step from `service` as read; undefined when it changed meanwhile (start over). A service with objects
+   * in the cluster becomes `deleting`, then (in line, or by the reconciler) {@link ServiceManager.completeTeardown};
+   * one without is deleted and its quota released at once.
+   */
   private async tryTeardown(
     service: ServiceRecord,
     actor: string,
+    inLine: boolean,
   ): Promise<ServiceRecord | undefined> {
     const { applier } = this.options;
     const inCluster =
@@ -563,15 +641,20 @@ export class ServiceManager {
       service.mode === 'apply' &&
       Boolean(service.manifests?.length);
     if (service.status === 'deleted') {
-      return inCluster && service.statusReason?.startsWith(LEFTOVERS)
+      return inCluster && service.reason === 'DeletedWithLeftovers'
         ? this.sweepLeftovers(service, actor)
         : service;
     }
-    let current = service;
     if (inCluster) {
+      if (service.status === 'deleting' && !inLine) {
+        // Already being torn down: the reconciler finishes it.
+        this.options.queue!.add(service.id);
+        return service;
+      }
       const deleting = await this.compareAndSet({
         id: service.id,
         status: 'deleting',
+        reason: 'Deleting',
         expectedStatus: [service.status],
         expectedUpdatedAt: service.updatedAt,
         actor,
@@ -579,38 +662,67 @@ export class ServiceManager {
       if (!deleting.written) {
         return undefined;
       }
-      current = deleting.service;
-      try {
-        await applier!.deleteByOwnership(service.id, ownedKinds(service));
-      } catch (error) {
-        return (
-          await this.compareAndSet({
-            id: service.id,
-            status: 'failed',
-            statusReason: `${TEARDOWN_FAILED}: ${
-              (error as Error).message
-            } (quota stays reserved; retry the delete)`,
-            expectedStatus: ['deleting'],
-            expectedUpdatedAt: current.updatedAt,
-            actor,
-          })
-        ).service;
+      if (!inLine) {
+        this.options.queue!.add(service.id);
+        return deleting.service;
       }
+      return this.completeTeardown(deleting.service, actor);
     }
     const deleted = await this.compareAndSet({
       id: service.id,
       status: 'deleted',
+      reason: 'Deleted',
       statusReason: teardownReason(service, applier !== undefined),
       releaseReservation: true,
-      expectedStatus: [current.status],
-      expectedUpdatedAt: current.updatedAt,
+      expectedStatus: [service.status],
+      expectedUpdatedAt: service.updatedAt,
       actor,
     });
-    if (deleted.written || current.status === 'deleting') {
-      // Not written after our own `deleting`: a concurrent DELETE of the same service finished first.
-      return deleted.service;
+    return deleted.written ? deleted.service : undefined;
+  }
+
+  /**
+   * Deletes the objects of a `deleting` service by ownership label and, once the cluster has confirmed, marks it
+   * `deleted` and releases its reservation (a finalizer's order); `failed` with reason `TeardownFailed`, quota held,
+   * when the cluster refuses. When the service changed meanwhile (a concurrent DELETE finished first), the current
+   * version.
+   */
+  private async completeTeardown(
+    deleting: ServiceRecord,
+    actor: string,
+  ): Promise<ServiceRecord> {
+    try {
+      await this.options.applier!.deleteByOwnership(
+        deleting.id,
+        ownedKinds(deleting),
+      );
+    } catch (error) {
+      return (
+        await this.compareAndSet({
+          id: deleting.id,
+          status: 'failed',
+          reason: 'TeardownFailed',
+          statusReason: `Teardown failed: ${
+            (error as Error).message
+          } (quota stays reserved; retry the delete)`,
+          expectedStatus: ['deleting'],
+          expectedUpdatedAt: deleting.updatedAt,
+          actor,
+        })
+      ).service;
     }
-    return undefined;
+    return (
+      await this.compareAndSet({
+        id: deleting.id,
+        status: 'deleted',
+        reason: 'Deleted',
+        statusReason: teardownReason(deleting, true),
+        releaseReservation: true,
+        expectedStatus: ['deleting'],
+        expectedUpdatedAt: deleting.updatedAt,
+        actor,
+      })
+    ).service;
   }
 
   /** DELETE of a deleted service whose objects may remain: delete them by ownership label again. */
@@ -626,6 +738,7 @@ export class ServiceManager {
       await this.compareAndSet({
         id: service.id,
         status: 'deleted',
+        reason: 'Deleted',
         statusReason: teardownReason(service, true),
         expectedStatus: ['deleted'],
         expectedUpdatedAt: service.updatedAt,
@@ -639,22 +752,6 @@ export class ServiceManager {
     input: ConditionalStatusWrite,
   ): Promise<{ written: boolean; service: ServiceRecord }> {
     return compareAndSet(this.options.store, input);
-  }
-
-  /**
-   * The cluster-level Kueue objects the team's LocalQueue points at, as the Kueue reconciler renders them (stored
-   * quota included). Applied before the service so that a fresh cluster admits it without waiting for the
-   * reconciler; not part of the service's stored manifests, and never deleted with it (platform ownership labels).
-   */
-  private async queueDependencies(
-    service: ServiceRecord,
-  ): Promise<KubernetesObject[]> {
-    const { platform, store } = this.options;
-    return renderTeamQueueDependencies(
-      platform,
-      await store.listAllowances(),
-      service.team,
-    );
   }
 
   /**
@@ -791,7 +888,6 @@ function isTornDown(service: ServiceRecord): boolean {
   return (
     service.status === 'deleting' ||
     service.status === 'deleted' ||
-    (service.status === 'failed' &&
-      (service.statusReason ?? '').startsWith(TEARDOWN_FAILED))
+    (service.status === 'failed' && service.reason === 'TeardownFailed')
   );
 }

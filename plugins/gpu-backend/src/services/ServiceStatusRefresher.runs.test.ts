@@ -174,6 +174,7 @@ describe.each(databases.eachSupportedId())(
       await store.updateServiceStatus({
         id: serviceId,
         status: 'deleted',
+        reason: 'Deleted',
         statusReason: 'torn down',
         releaseReservation: true,
         expectedStatus: [service.status],

@@ -37,6 +37,11 @@ export interface ServiceStatusRefresherOptions {
   runs?: RunPeriodStore;
   /** Longest wait for one live status read; 5 s when omitted. */
   statusReadTimeoutMs?: number;
+  /**
+   * Applies a `starting` or `ready` service again whose objects drifted from its stored manifests (its Deployment
+   * deleted, or scaled by hand); without it drift is only reported through the status.
+   */
+  repair?: (service: ServiceRecord, why: string) => Promise<ServiceRecord>;
   /** Clock (tests). */
   now?: () => Date;
 }
@@ -134,6 +139,19 @@ export class ServiceStatusRefresher {
     if (!clusterStatus || !REFRESHED_STATUSES.includes(service.status)) {
       return { service, clusterStatus, changed: false };
     }
+    const drift = driftOf(service, clusterStatus);
+    if (drift && this.options.repair) {
+      this.options.logger.info('Repairing a drifted GPU service', {
+        serviceId: id,
+        drift,
+      });
+      const repaired = await this.options.repair(service, drift);
+      return {
+        service: repaired,
+        clusterStatus,
+        changed: repaired.updatedAt !== service.updatedAt,
+      };
+    }
     const change = decideStatus(service, clusterStatus);
     if (!change) {
       await this.recordRun(service, service, clusterStatus);
@@ -142,6 +160,7 @@ export class ServiceStatusRefresher {
     const result = await compareAndSet(this.options.store, {
       id,
       status: change.status,
+      reason: change.reason,
       statusReason: change.statusReason,
       expectedStatus: [service.status],
       expectedUpdatedAt: service.updatedAt,
@@ -221,6 +240,28 @@ export class ServiceStatusRefresher {
     }
     return summary;
   }
+}
+
+/**
+ * How the service's Deployment differs from what was applied, in words; undefined when it does not (or it cannot be
+ * told: an autoscaled Deployment's replicas are the autoscaler's).
+ */
+export function driftOf(
+  service: ServiceRecord,
+  observed: ServiceClusterStatus,
+): string | undefined {
+  const deployment = observed.deployment;
+  if (observed.error || !deployment) return undefined;
+  if (!deployment.exists) {
+    return `its Deployment ${deployment.namespace}/${deployment.name} is missing from the cluster`;
+  }
+  if (
+    !service.request.autoscaling &&
+    deployment.replicas !== service.request.replicas
+  ) {
+    return `its Deployment asks for ${deployment.replicas} replicas, not the ${service.request.replicas} requested`;
+  }
+  return undefined;
 }
 
 /** The promise's value, or an error with `message` when it takes longer than `ms`. */

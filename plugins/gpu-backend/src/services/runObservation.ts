@@ -22,7 +22,7 @@ export function observeRun(
     return {
       running: false,
       since: new Date(readAt),
-      reason: describeNotAvailable(observed),
+      reason: describeNotAvailable(observed).message,
     };
   }
   const available = deployment.conditions.find(

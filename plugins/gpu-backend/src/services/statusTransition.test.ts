@@ -48,10 +48,13 @@ describe('decideStatus', () => {
     });
     expect(
       decideStatus({ status: 'starting', statusReason: 'x' }, available),
-    ).toEqual({ status: 'ready' });
-    expect(decideStatus({ status: 'ready' }, available)).toBeUndefined();
+    ).toEqual({ status: 'ready', reason: 'Available' });
+    expect(
+      decideStatus({ status: 'ready', reason: 'Available' }, available),
+    ).toBeUndefined();
     expect(decideStatus({ status: 'starting' }, observed())).toEqual({
       status: 'starting',
+      reason: 'RolloutInProgress',
       statusReason:
         'Waiting for the Deployment: 1 of 2 updated replicas available',
     });
@@ -61,6 +64,7 @@ describe('decideStatus', () => {
     const lost = decideStatus({ status: 'ready' }, observed());
     expect(lost).toEqual({
       status: 'starting',
+      reason: 'RolloutInProgress',
       statusReason:
         'Availability lost: Waiting for the Deployment: 1 of 2 updated replicas available',
     });
@@ -119,19 +123,45 @@ describe('describeNotAvailable', () => {
           admission: pending,
         }),
       ),
-    ).toBe('Deployment ml/summariser is not in the cluster');
+    ).toEqual({
+      reason: 'DeploymentMissing',
+      message: 'Deployment ml/summariser is not in the cluster',
+    });
     expect(
       describeNotAvailable(
         observed({ admission: pending, pods: [crashing], warnings: [warning] }),
       ),
-    ).toBe(
-      "Waiting for Kueue admission (1 of 2 pods): couldn't assign flavors to pod set main: insufficient quota",
-    );
+    ).toEqual({
+      reason: 'KueuePending',
+      message:
+        "Waiting for Kueue admission (1 of 2 pods): couldn't assign flavors to pod set main: insufficient quota",
+    });
     expect(
       describeNotAvailable(observed({ pods: [crashing], warnings: [warning] })),
-    ).toBe('Pod p-1: CrashLoopBackOff: back-off 40s');
-    expect(describeNotAvailable(observed({ warnings: [warning] }))).toBe(
-      'FailedScheduling (Pod p-2): 0/3 nodes are available',
-    );
+    ).toEqual({
+      reason: 'CrashLoopBackOff',
+      message: 'Pod p-1: CrashLoopBackOff: back-off 40s',
+    });
+    expect(describeNotAvailable(observed({ warnings: [warning] }))).toEqual({
+      reason: 'WarningEvent',
+      message: 'FailedScheduling (Pod p-2): 0/3 nodes are available',
+    });
+    expect(
+      describeNotAvailable(
+        observed({
+          pods: [{ ...crashing, reason: 'ErrImagePull', message: undefined }],
+        }),
+      ).reason,
+    ).toBe('ImagePullBackOff');
+    expect(
+      describeNotAvailable(
+        observed({
+          pods: [{ ...crashing, reason: 'Unschedulable', message: 'no GPU' }],
+        }),
+      ),
+    ).toEqual({
+      reason: 'Unschedulable',
+      message: 'Pod p-1 cannot be scheduled: no GPU',
+    });
   });
 });

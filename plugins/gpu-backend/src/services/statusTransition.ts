@@ -1,5 +1,6 @@
 import type {
   ServiceClusterStatus,
+  ServiceReason,
   ServiceStatus,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 
@@ -13,23 +14,30 @@ export const APPLIED_REASON =
 /** Prefix of the reason of a `ready` service that went back to `starting`. */
 export const AVAILABILITY_LOST = 'Availability lost';
 
-/** Container reasons that will not go away by waiting. */
-const POD_FAILURES = new Set([
-  'CrashLoopBackOff',
-  'ErrImagePull',
-  'ImagePullBackOff',
-  'InvalidImageName',
-  'CreateContainerConfigError',
-  'CreateContainerError',
-  'RunContainerError',
-  'OOMKilled',
-  'Error',
+/** Container reasons that will not go away by waiting, and the service reason each one is. */
+const POD_FAILURES: ReadonlyMap<string, ServiceReason> = new Map([
+  ['CrashLoopBackOff', 'CrashLoopBackOff'],
+  ['OOMKilled', 'CrashLoopBackOff'],
+  ['Error', 'CrashLoopBackOff'],
+  ['ErrImagePull', 'ImagePullBackOff'],
+  ['ImagePullBackOff', 'ImagePullBackOff'],
+  ['InvalidImageName', 'ImagePullBackOff'],
+  ['CreateContainerConfigError', 'ContainerConfigError'],
+  ['CreateContainerError', 'ContainerConfigError'],
+  ['RunContainerError', 'ContainerConfigError'],
 ]);
 
 /** What the refresh writes, or `undefined` when the stored status and reason already say it. */
 export interface StatusChange {
   status: 'starting' | 'ready';
+  reason: ServiceReason;
   statusReason?: string;
+}
+
+/** Why a Deployment is not available: the reason code and the sentence. */
+export interface NotAvailable {
+  reason: ServiceReason;
+  message: string;
 }
 
 /**
@@ -38,7 +46,11 @@ export interface StatusChange {
  * that lost availability goes back to `starting` with the reason prefixed by "Availability lost".
  */
 export function decideStatus(
-  current: { status: ServiceStatus; statusReason?: string },
+  current: {
+    status: ServiceStatus;
+    reason?: ServiceReason;
+    statusReason?: string;
+  },
   observed: ServiceClusterStatus,
 ): StatusChange | undefined {
   if (observed.error || !observed.deployment) {
@@ -46,20 +58,23 @@ export function decideStatus(
   }
   let next: StatusChange;
   if (observed.deployment.available) {
-    next = { status: 'ready' };
+    next = { status: 'ready', reason: 'Available' };
   } else {
     const why = describeNotAvailable(observed);
     next = {
       status: 'starting',
+      reason: why.reason,
+      // Wording only: a service that was ready keeps saying so while it starts again.
       statusReason:
         current.status === 'ready' ||
         current.statusReason?.startsWith(AVAILABILITY_LOST)
-          ? `${AVAILABILITY_LOST}: ${why}`
-          : why,
+          ? `${AVAILABILITY_LOST}: ${why.message}`
+          : why.message,
     };
   }
   if (
     next.status === current.status &&
+    next.reason === current.reason &&
     (next.statusReason ?? undefined) === (current.statusReason ?? undefined)
   ) {
     return undefined;
@@ -72,10 +87,12 @@ export function decideStatus(
  * message, e.g. "couldn't assign flavors to pod set main: insufficient quota ..."), a pod failing (crash loop, image
  * pull), a pod that cannot be scheduled, the newest Warning event, else the rollout's progress.
  */
-export function describeNotAvailable(observed: ServiceClusterStatus): string {
+export function describeNotAvailable(
+  observed: ServiceClusterStatus,
+): NotAvailable {
   const { deployment, admission, pods = [], warnings = [] } = observed;
   if (deployment && !deployment.exists) {
-    return deployment.reason!;
+    return { reason: 'DeploymentMissing', message: deployment.reason! };
   }
   if (admission?.state === 'pending') {
     const of =
@@ -85,23 +102,40 @@ export function describeNotAvailable(observed: ServiceClusterStatus): string {
           } pods)`
         : '';
     const detail = admission.message ?? admission.reason ?? 'not admitted yet';
-    return `Waiting for Kueue admission${of}: ${detail}`;
+    return {
+      reason: 'KueuePending',
+      message: `Waiting for Kueue admission${of}: ${detail}`,
+    };
   }
   const failing = pods.find(p => p.reason && POD_FAILURES.has(p.reason));
   if (failing) {
-    return `Pod ${failing.name}: ${failing.reason}${
-      failing.message ? `: ${failing.message}` : ''
-    }`;
+    return {
+      reason: POD_FAILURES.get(failing.reason!)!,
+      message: `Pod ${failing.name}: ${failing.reason}${
+        failing.message ? `: ${failing.message}` : ''
+      }`,
+    };
   }
   const unschedulable = pods.find(p => p.reason === 'Unschedulable');
   if (unschedulable) {
-    return `Pod ${unschedulable.name} cannot be scheduled${
-      unschedulable.message ? `: ${unschedulable.message}` : ''
-    }`;
+    return {
+      reason: 'Unschedulable',
+      message: `Pod ${unschedulable.name} cannot be scheduled${
+        unschedulable.message ? `: ${unschedulable.message}` : ''
+      }`,
+    };
   }
   const warning = warnings[0];
   if (warning) {
-    return `${warning.reason} (${warning.object.kind} ${warning.object.name}): ${warning.message}`;
+    return {
+      reason: 'WarningEvent',
+      message: `${warning.reason} (${warning.object.kind} ${warning.object.name}): ${warning.message}`,
+    };
   }
-  return `Waiting for the Deployment: ${deployment?.reason ?? 'not available'}`;
+  return {
+    reason: 'RolloutInProgress',
+    message: `Waiting for the Deployment: ${
+      deployment?.reason ?? 'not available'
+    }`,
+  };
 }

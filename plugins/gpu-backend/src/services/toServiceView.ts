@@ -2,6 +2,7 @@ import {
   ApprovalView,
   formatUsd,
   GpuServiceView,
+  serviceConditions,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { serviceObjectNames } from '@gpu-platform/backstage-plugin-gpu-node';
 import { ApprovalRecord, ReservationRecord, ServiceRecord } from '../database';
@@ -25,7 +26,13 @@ export function toServiceView(
     entityRef: service.entityRef,
     environment: service.environment,
     status: service.status,
+    reason: service.reason,
     statusReason: service.statusReason,
+    generation: service.generation,
+    ...(service.observedGeneration !== undefined && {
+      observedGeneration: service.observedGeneration,
+    }),
+    conditions: serviceConditions(service),
     request: service.request,
     placement: service.placement,
     gpuEquivalents: reservation?.gpuEquivalents ?? 0,

@@ -32,6 +32,9 @@ function service(
     tier,
     pool,
     status: 'ready',
+    reason: 'Available',
+    generation: 1,
+    statusChangedAt: '2026-11-01T00:00:00.000Z',
     request: {
       name: 'summariser',
       team: 'ml-platform',

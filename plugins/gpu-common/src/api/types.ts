@@ -1,5 +1,6 @@
 import { Platform, SharingTier } from '../platform/types';
 import { Placement, ServiceRequest } from '../service/types';
+import type { ServiceCondition, ServiceReason } from './conditions';
 
 /**
  * How the backend treats a cluster: apply for real, hand manifests to GitOps, or only render and store.
@@ -179,8 +180,18 @@ export interface GpuServiceView {
   namespace: string;
   entityRef?: string;
   environment: string;
+  /** The summary of {@link GpuServiceView.conditions}. */
   status: ServiceStatus;
+  /** Why it has its status: the code to switch on. */
+  reason: ServiceReason;
+  /** The same in words, for people; never parsed. */
   statusReason?: string;
+  /** Spec generation: 1 at creation, one more at every accepted change. */
+  generation: number;
+  /** The generation last applied to the cluster; absent when nothing was applied. */
+  observedGeneration?: number;
+  /** Kubernetes-style conditions: Reserved, Approved, Applied, Available, Deleting. */
+  conditions: ServiceCondition[];
   request: ServiceRequest;
   placement: Placement;
   /** GPU-equivalents reserved for all replicas. */

@@ -25,6 +25,7 @@ import {
   TeamQuotaView,
   TimePoint,
   UsageWindow,
+  serviceConditions,
   validateServiceRequest,
   poolCostSplit,
   slicesFor,
@@ -48,7 +49,7 @@ export function summariserService(
 ): GpuServiceView {
   const request = validateServiceRequest(platform, summariserOnDedicatedL4);
   const pool = findPool(platform, 'l4-ondemand');
-  return {
+  const service: Omit<GpuServiceView, 'conditions'> = {
     id: '6f1c1a52-4b8e-4c55-9d1e-2f0a8f3b7c11',
     name: 'summariser',
     team: 'ml-platform',
@@ -56,7 +57,9 @@ export function summariserService(
     entityRef: 'component:default/summariser',
     environment: 'production',
     status: 'approved',
+    reason: 'DryRun',
     statusReason: 'dry-run: rendered and stored, not applied',
+    generation: 1,
     request,
     placement: { tier: 'dedicated', pool: 'l4-ondemand', gpusPerReplica: 1 },
     gpuEquivalents: 1,
@@ -72,6 +75,13 @@ export function summariserService(
     createdAt: '2026-11-01T00:00:00.000Z',
     updatedAt: '2026-11-01T00:00:00.000Z',
     ...overrides,
+  };
+  return {
+    conditions: serviceConditions({
+      ...service,
+      statusChangedAt: service.updatedAt,
+    }),
+    ...service,
   };
 }
 
@@ -113,15 +123,19 @@ export const UNREADABLE_CLUSTER_ERROR = `The cluster '${CLUSTER}' could not be r
 export function appliedSummariser(
   overrides: Partial<GpuServiceDetail> = {},
 ): GpuServiceDetail {
+  const { clusterStatus, manifests, ...view } = overrides;
   return {
     ...summariserService({
       status: 'starting',
+      reason: 'Applied',
       statusReason: 'Applied; waiting for the Deployment to become available',
       mode: 'apply',
       cluster: CLUSTER,
+      observedGeneration: 1,
+      ...view,
     }),
-    manifests: [],
-    ...overrides,
+    manifests: manifests ?? [],
+    ...(clusterStatus ? { clusterStatus } : {}),
   };
 }
 

@@ -18,6 +18,8 @@ import {
   quotaFit,
   quoteService,
   ServiceRequest,
+  serviceConditions,
+  ServiceReason,
   ServiceStatus,
   resolveServiceSettings,
   surgeFit,
@@ -241,19 +243,23 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
     const pending = reasons.length > 0;
     const mode: ClusterMode = body.mode ?? clusterMode;
     let status: ServiceStatus = 'approved';
+    let reason: ServiceReason =
+      mode === 'gitops' ? 'RenderedForGitOps' : 'DryRun';
     let statusReason =
       'Dry-run: no cluster is configured, the manifests are rendered and stored but not applied';
     if (pending) {
       status = 'pending-approval';
+      reason = 'AwaitingApproval';
       statusReason = preview
         ? `Would wait for approval: ${reasons.join('; ')}`
         : reasons.join('; ');
     } else if (preview) {
       statusReason = 'Dry-run: nothing was stored, reserved or applied';
     } else if (mode === 'apply') {
-      // As the gpu backend answers a create it applied: starting until the Deployment is available.
-      status = 'starting';
-      statusReason = 'Applied; waiting for the Deployment to become available';
+      // As the gpu backend answers a create in apply mode: recorded, the reconciler applies it.
+      status = 'applying';
+      reason = 'Applying';
+      statusReason = 'Recorded; the reconciler is applying it to the cluster';
     } else if (mode === 'gitops') {
       statusReason =
         'Rendered for GitOps: publish the manifests; nothing was applied by Backstage';
@@ -290,7 +296,17 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
         entityRef: body.entityRef,
         environment: request.environment,
         status,
+        reason,
         ...(statusReason ? { statusReason } : {}),
+        generation: 1,
+        conditions: serviceConditions({
+          status,
+          reason,
+          statusReason,
+          mode,
+          generation: 1,
+          statusChangedAt: now,
+        }),
         request: fullRequest,
         placement,
         gpuEquivalents: option.gpuEquivalents,
@@ -473,6 +489,7 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
         service.view = {
           ...service.view,
           status: 'deleted',
+          reason: 'Deleted',
           statusReason:
             service.view.mode === 'gitops'
               ? 'Deleted and quota released; remove its manifests from the GitOps repository to stop it'

@@ -1,3 +1,4 @@
+import { SERVICE_REASONS } from '@gpu-platform/backstage-plugin-gpu-common';
 import { z as zod } from 'zod/v3';
 
 /** A GPU service as the API shows it (`GpuServiceView`); fields not listed here pass through unchanged. */
@@ -20,7 +21,34 @@ export const serviceViewOutput = (z: typeof zod) =>
         .describe(
           'pending-approval, approved, applying, starting, ready, failed, rejected, deleting or deleted',
         ),
-      statusReason: z.string().optional().describe('Why it has that status'),
+      reason: z
+        .enum(SERVICE_REASONS)
+        .describe('Why it has that status, as a code to switch on'),
+      statusReason: z
+        .string()
+        .optional()
+        .describe('Why it has that status, in words for people'),
+      generation: z
+        .number()
+        .describe('Spec generation: 1 at creation, one more per change'),
+      observedGeneration: z
+        .number()
+        .optional()
+        .describe('The generation last applied to the cluster'),
+      conditions: z
+        .array(
+          z.object({
+            type: z
+              .string()
+              .describe('Reserved, Approved, Applied, Available or Deleting'),
+            status: z.enum(['True', 'False', 'Unknown']),
+            reason: z.enum(SERVICE_REASONS),
+            message: z.string().optional(),
+            observedGeneration: z.number(),
+            lastTransitionTime: z.string(),
+          }),
+        )
+        .describe('Kubernetes-style conditions; status summarises them'),
       placement: z
         .object({
           tier: z.string(),

@@ -4,6 +4,7 @@ import {
   ClusterWarning,
   GpuServiceDetail,
   ServiceClusterStatus,
+  ServiceReason,
   ServiceStatus,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import Box from '@material-ui/core/Box';
@@ -86,7 +87,7 @@ function iconOf(status: ServiceStatus, className?: string): ReactElement {
 /** The service's status in words with an icon (the words carry the meaning; the colour only repeats it). */
 export function ServiceStatusChip(props: {
   status: ServiceStatus;
-  statusReason?: string;
+  reason?: ServiceReason;
 }) {
   const classes = useStyles();
   const tone = toneOf(props.status);
@@ -98,7 +99,7 @@ export function ServiceStatusChip(props: {
         props.status,
         tone === 'neutral' ? undefined : classes[tone],
       )}
-      label={statusLabel(props.status, props.statusReason)}
+      label={statusLabel(props.status, props.reason)}
       data-testid="cluster-status-chip"
     />
   );
@@ -292,7 +293,7 @@ export function ClusterStatusSection(props: {
       <Box role="status" mt={1} mb={1}>
         <ServiceStatusChip
           status={service.status}
-          statusReason={service.statusReason}
+          reason={service.reason}
         />
         {service.status !== 'ready' && service.statusReason && (
           <Typography

@@ -398,6 +398,7 @@ describe('GpuServiceCard', () => {
         service.id,
         appliedSummariser({
           statusReason: kueueReason,
+          reason: 'KueuePending',
           clusterStatus: pendingAdmissionStatus(),
         }),
       );
@@ -474,6 +475,7 @@ describe('GpuServiceCard', () => {
         service.id,
         appliedSummariser({
           status: 'ready',
+          reason: 'Available',
           statusReason: undefined,
           clusterStatus: admittedStatus({ ready: true }),
         }),
@@ -527,6 +529,7 @@ describe('GpuServiceCard', () => {
         service.id,
         appliedSummariser({
           status: 'ready',
+          reason: 'Available',
           statusReason: undefined,
           clusterStatus: admittedStatus({ ready: true, replicas: 7 }),
         }),
@@ -552,6 +555,7 @@ describe('GpuServiceCard', () => {
         service.id,
         appliedSummariser({
           status: 'ready',
+          reason: 'Available',
           statusReason: undefined,
           clusterStatus: unreadableStatus(),
         }),
@@ -627,14 +631,17 @@ describe('GpuServiceCard', () => {
       api.serviceAnswers.set(service.id, [
         appliedSummariser({
           statusReason: kueueReason,
+          reason: 'KueuePending',
           clusterStatus: pendingAdmissionStatus(),
         }),
         appliedSummariser({
           statusReason: probeReason,
+          reason: 'RolloutInProgress',
           clusterStatus: admittedStatus({ ready: false }),
         }),
         appliedSummariser({
           status: 'ready',
+          reason: 'Available',
           statusReason: undefined,
           clusterStatus: admittedStatus({ ready: true }),
         }),
@@ -686,6 +693,7 @@ describe('GpuServiceCard', () => {
         service.id,
         appliedSummariser({
           status: 'applying',
+          reason: 'Applying',
           statusReason: undefined,
           clusterStatus: {
             ...pendingAdmissionStatus(),
@@ -714,6 +722,7 @@ describe('GpuServiceCard', () => {
         service.id,
         appliedSummariser({
           status: 'failed',
+          reason: 'ApplyFailed',
           statusReason:
             'Apply failed: deployments.apps "summariser" is forbidden: exceeded quota: ml-serving-quota',
           clusterStatus: { ...pendingAdmissionStatus(), pods: [] },

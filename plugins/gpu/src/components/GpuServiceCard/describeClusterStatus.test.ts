@@ -13,53 +13,43 @@ import {
 
 describe('statusLabel', () => {
   it.each([
-    [
-      `Waiting for Kueue admission: ${KUEUE_QUOTA_MESSAGE}`,
-      'Starting: waiting for Kueue admission',
-    ],
-    [
-      `Waiting for Kueue admission (1 of 2 pods): ${KUEUE_QUOTA_MESSAGE}`,
-      'Starting: waiting for Kueue admission',
-    ],
-    [
-      'Pod summariser-5d8f7b6c9d-x7k2p cannot be scheduled: 0/3 nodes are available: 3 Insufficient nvidia.com/gpu.',
-      'Starting: waiting for a node',
-    ],
-    [
-      'Pod summariser-5d8f7b6c9d-x7k2p: ImagePullBackOff: Back-off pulling image "vllm/vllm-openai:v0.6.3"',
-      'Starting: a pod is failing',
-    ],
-    [
-      'Availability lost: Pod summariser-5d8f7b6c9d-x7k2p: CrashLoopBackOff: back-off 5m0s restarting failed container=vllm',
-      'Starting again: a pod is failing',
-    ],
-    [
-      'Deployment ml-serving/summariser is not in the cluster',
-      'Starting: the Deployment is missing',
-    ],
-    [
-      'Applied; waiting for the Deployment to become available',
-      'Starting: waiting for the rollout',
-    ],
-    [
-      'Waiting for the Deployment: the Deployment controller has not yet observed generation 1',
-      'Starting: waiting for the rollout',
-    ],
-  ])('words starting with the reason %j as %j', (reason, label) => {
+    ['KueuePending', 'Starting: waiting for Kueue admission'],
+    ['Unschedulable', 'Starting: waiting for a node'],
+    ['ImagePullBackOff', 'Starting: an image cannot be pulled'],
+    ['CrashLoopBackOff', 'Starting: a pod is failing'],
+    ['ContainerConfigError', 'Starting: a container cannot start'],
+    ['DeploymentMissing', 'Starting: the Deployment is missing'],
+    ['Applied', 'Starting: waiting for the rollout'],
+    ['RolloutInProgress', 'Starting: waiting for the rollout'],
+    ['WarningEvent', 'Starting: see the warning below'],
+  ] as const)('words a starting service by its reason %s', (reason, label) => {
     expect(statusLabel('starting', reason)).toBe(label);
   });
 
-  it('words the other statuses', () => {
+  it('words the other statuses by their reasons', () => {
     expect(statusLabel('starting')).toBe('Starting: waiting for the rollout');
-    expect(statusLabel('ready')).toBe('Ready');
-    expect(statusLabel('applying')).toBe(
+    expect(statusLabel('ready', 'Available')).toBe('Ready');
+    expect(statusLabel('applying', 'Applying')).toBe(
       'Applying: sending the manifests to the cluster',
     );
-    expect(statusLabel('failed', 'Apply failed: forbidden')).toBe('Failed');
-    expect(statusLabel('deleting')).toBe(
+    expect(statusLabel('failed', 'ApplyFailed')).toBe(
+      'Failed: the cluster refused the apply',
+    );
+    expect(statusLabel('failed', 'TeardownFailed')).toBe(
+      'Failed: removing it from the cluster failed',
+    );
+    expect(statusLabel('deleting', 'Deleting')).toBe(
       'Deleting: removing it from the cluster',
     );
-    expect(statusLabel('pending-approval')).toBe('Pending approval');
+    expect(statusLabel('deleted', 'DeletedWithLeftovers')).toBe(
+      'Deleted: objects may remain',
+    );
+    expect(statusLabel('approved', 'DryRun')).toBe(
+      'Approved: rendered (dry-run)',
+    );
+    expect(statusLabel('pending-approval', 'AwaitingApproval')).toBe(
+      'Pending approval',
+    );
   });
 });
 

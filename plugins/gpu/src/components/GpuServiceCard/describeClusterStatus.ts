@@ -2,64 +2,65 @@ import {
   ClusterAdmissionStatus,
   ClusterDeploymentStatus,
   ClusterPodStatus,
+  ServiceReason,
   ServiceStatus,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 
-/** Prefix the backend gives the reason of a `ready` service that went back to `starting`. */
-const AVAILABILITY_LOST = 'Availability lost: ';
+/** What a `starting` service waits for, by the reason code the backend gives. */
+const STARTING_PHASES: Partial<Record<ServiceReason, string>> = {
+  Applied: 'waiting for the rollout',
+  RolloutInProgress: 'waiting for the rollout',
+  KueuePending: 'waiting for Kueue admission',
+  Unschedulable: 'waiting for a node',
+  ImagePullBackOff: 'an image cannot be pulled',
+  CrashLoopBackOff: 'a pod is failing',
+  ContainerConfigError: 'a container cannot start',
+  DeploymentMissing: 'the Deployment is missing',
+  WarningEvent: 'see the warning below',
+};
+
+/** What a `failed` service failed at, by its reason code. */
+const FAILURES: Partial<Record<ServiceReason, string>> = {
+  ApplyFailed: 'the cluster refused the apply',
+  ApplyInterrupted: 'the apply was interrupted too often',
+  TeardownFailed: 'removing it from the cluster failed',
+};
 
 /**
- * What a `starting` service waits for, from the backend's `statusReason` (the most telling cause first: Kueue, a
- * failing pod, scheduling, the Deployment).
+ * The status in words, for the status chip, from the status and its reason code: `Ready`, `Starting: waiting for
+ * Kueue admission`, `Applying: sending the manifests to the cluster`, `Failed: the cluster refused the apply`, ...
  */
-function startingPhase(reason: string): string {
-  if (reason.startsWith('Waiting for Kueue admission')) {
-    return 'waiting for Kueue admission';
-  }
-  if (/^Pod \S+ cannot be scheduled/.test(reason)) {
-    return 'waiting for a node';
-  }
-  if (/^Pod \S+: /.test(reason)) {
-    return 'a pod is failing';
-  }
-  if (/^Deployment \S+ is not in the cluster/.test(reason)) {
-    return 'the Deployment is missing';
-  }
-  return 'waiting for the rollout';
-}
-
-/**
- * The status in words, for the status chip: `Ready`, `Starting: waiting for Kueue admission`, `Starting again: a pod
- * is failing` (a ready service that lost availability), `Applying: sending the manifests to the cluster`, ...
- */
-export function statusLabel(
-  status: ServiceStatus,
-  statusReason?: string,
-): string {
+export function statusLabel(status: ServiceStatus, reason?: ServiceReason): string {
   switch (status) {
     case 'ready':
       return 'Ready';
-    case 'starting': {
-      const reason = statusReason ?? '';
-      if (reason.startsWith(AVAILABILITY_LOST)) {
-        return `Starting again: ${startingPhase(
-          reason.slice(AVAILABILITY_LOST.length),
-        )}`;
-      }
-      return `Starting: ${startingPhase(reason)}`;
-    }
+    case 'starting':
+      return `Starting: ${
+        (reason && STARTING_PHASES[reason]) ?? 'waiting for the rollout'
+      }`;
     case 'applying':
       return 'Applying: sending the manifests to the cluster';
     case 'failed':
-      return 'Failed';
+      return reason && FAILURES[reason]
+        ? `Failed: ${FAILURES[reason]}`
+        : 'Failed';
     case 'deleting':
       return 'Deleting: removing it from the cluster';
     case 'deleted':
-      return 'Deleted';
+      return reason === 'DeletedWithLeftovers'
+        ? 'Deleted: objects may remain'
+        : 'Deleted';
     case 'pending-approval':
       return 'Pending approval';
     case 'approved':
-      return 'Approved';
+      switch (reason) {
+        case 'DryRun':
+          return 'Approved: rendered (dry-run)';
+        case 'RenderedForGitOps':
+          return 'Approved: rendered for GitOps';
+        default:
+          return 'Approved';
+      }
     case 'rejected':
       return 'Rejected';
     default:

@@ -1404,6 +1404,71 @@ export const spec = {
           'deleted',
         ],
       },
+      ServiceReason: {
+        description:
+          'Why a service has its status, from a closed set (SERVICE_REASONS in gpu-common).',
+        type: 'string',
+        enum: [
+          'Reserved',
+          'Approved',
+          'AwaitingApproval',
+          'Rejected',
+          'DryRun',
+          'RenderedForGitOps',
+          'Applying',
+          'Applied',
+          'ApplyFailed',
+          'ApplyInterrupted',
+          'KueuePending',
+          'Unschedulable',
+          'ImagePullBackOff',
+          'CrashLoopBackOff',
+          'ContainerConfigError',
+          'DeploymentMissing',
+          'WarningEvent',
+          'RolloutInProgress',
+          'Available',
+          'Deleting',
+          'TeardownFailed',
+          'Deleted',
+          'DeletedWithLeftovers',
+        ],
+      },
+      ServiceCondition: {
+        description: 'A Kubernetes-style condition of a service.',
+        type: 'object',
+        additionalProperties: false,
+        required: [
+          'type',
+          'status',
+          'reason',
+          'observedGeneration',
+          'lastTransitionTime',
+        ],
+        properties: {
+          type: {
+            type: 'string',
+            enum: ['Reserved', 'Approved', 'Applied', 'Available', 'Deleting'],
+          },
+          status: {
+            type: 'string',
+            enum: ['True', 'False', 'Unknown'],
+          },
+          reason: {
+            $ref: '#/components/schemas/ServiceReason',
+          },
+          message: {
+            type: 'string',
+          },
+          observedGeneration: {
+            type: 'integer',
+          },
+          lastTransitionTime: {
+            type: 'string',
+            format: 'date-time',
+          },
+        },
+      },
       ClusterMode: {
         type: 'string',
         enum: ['apply', 'gitops', 'dry-run'],
@@ -2739,6 +2804,9 @@ export const spec = {
           'namespace',
           'environment',
           'status',
+          'reason',
+          'generation',
+          'conditions',
           'request',
           'placement',
           'gpuEquivalents',
@@ -2770,12 +2838,36 @@ export const spec = {
             type: 'string',
           },
           status: {
-            $ref: '#/components/schemas/ServiceStatus',
+            description: 'The summary of the conditions.',
+            allOf: [
+              {
+                $ref: '#/components/schemas/ServiceStatus',
+              },
+            ],
+          },
+          reason: {
+            $ref: '#/components/schemas/ServiceReason',
           },
           statusReason: {
             description:
-              "Why the service is in its status, e.g. the cluster's message of a failed apply.",
+              'Why the service is in its status in words, for people (never parsed; switch on reason).',
             type: 'string',
+          },
+          generation: {
+            description:
+              'Spec generation, 1 at creation and one more at every accepted change.',
+            type: 'integer',
+          },
+          observedGeneration: {
+            description:
+              'The generation last applied to the cluster; absent when nothing was applied.',
+            type: 'integer',
+          },
+          conditions: {
+            type: 'array',
+            items: {
+              $ref: '#/components/schemas/ServiceCondition',
+            },
           },
           request: {
             description: 'The request as stored (namespace filled in).',
@@ -2838,6 +2930,9 @@ export const spec = {
           'namespace',
           'environment',
           'status',
+          'reason',
+          'generation',
+          'conditions',
           'request',
           'placement',
           'gpuEquivalents',
@@ -2870,12 +2965,36 @@ export const spec = {
             type: 'string',
           },
           status: {
-            $ref: '#/components/schemas/ServiceStatus',
+            description: 'The summary of the conditions.',
+            allOf: [
+              {
+                $ref: '#/components/schemas/ServiceStatus',
+              },
+            ],
+          },
+          reason: {
+            $ref: '#/components/schemas/ServiceReason',
           },
           statusReason: {
             description:
-              "Why the service is in its status, e.g. the cluster's message of a failed apply.",
+              'Why the service is in its status in words, for people (never parsed; switch on reason).',
             type: 'string',
+          },
+          generation: {
+            description:
+              'Spec generation, 1 at creation and one more at every accepted change.',
+            type: 'integer',
+          },
+          observedGeneration: {
+            description:
+              'The generation last applied to the cluster; absent when nothing was applied.',
+            type: 'integer',
+          },
+          conditions: {
+            type: 'array',
+            items: {
+              $ref: '#/components/schemas/ServiceCondition',
+            },
           },
           request: {
             description: 'The request as stored (namespace filled in).',
@@ -4433,6 +4552,15 @@ export const spec = {
           spotSavingMicros: {
             $ref: '#/components/schemas/UsdMicros',
           },
+          aboveShareMicros: {
+            description:
+              "Shared tiers: busy time of the service's pods above the share it holds (more than its 1/R of an MPS GPU while its neighbours idled) at the GPU-hour price; not in usageMicros, which is capped at the allocation.",
+            allOf: [
+              {
+                $ref: '#/components/schemas/UsdMicros',
+              },
+            ],
+          },
           monthToDateMicros: {
             $ref: '#/components/schemas/UsdMicros',
           },
@@ -4699,6 +4827,21 @@ export const spec = {
           },
         },
       },
+      ServiceWithoutUsage: {
+        description:
+          'A service whose allocation is in a total but not in its usage and idle: it spent in the window and its utilisation is unknown.',
+        type: 'object',
+        additionalProperties: false,
+        required: ['serviceId', 'name'],
+        properties: {
+          serviceId: {
+            type: 'string',
+          },
+          name: {
+            type: 'string',
+          },
+        },
+      },
       TeamCost: {
         type: 'object',
         additionalProperties: false,
@@ -4761,6 +4904,23 @@ export const spec = {
           },
           spotSavingMicros: {
             $ref: '#/components/schemas/UsdMicros',
+          },
+          withoutUsage: {
+            description:
+              'Services whose allocation is in the total but not in its usage and idle (utilisation unknown).',
+            type: 'array',
+            items: {
+              $ref: '#/components/schemas/ServiceWithoutUsage',
+            },
+          },
+          aboveShareMicros: {
+            description:
+              "Sum of the services' aboveShareMicros (busy time on shared GPUs above the shares held).",
+            allOf: [
+              {
+                $ref: '#/components/schemas/UsdMicros',
+              },
+            ],
           },
           services: {
             type: 'array',
@@ -4889,6 +5049,23 @@ export const spec = {
           spotSavingMicros: {
             $ref: '#/components/schemas/UsdMicros',
           },
+          withoutUsage: {
+            description:
+              'Services whose allocation is in the total but not in its usage and idle (utilisation unknown).',
+            type: 'array',
+            items: {
+              $ref: '#/components/schemas/ServiceWithoutUsage',
+            },
+          },
+          aboveShareMicros: {
+            description:
+              "Sum of the services' aboveShareMicros (busy time on shared GPUs above the shares held).",
+            allOf: [
+              {
+                $ref: '#/components/schemas/UsdMicros',
+              },
+            ],
+          },
           services: {
             type: 'array',
             items: {
@@ -4945,6 +5122,12 @@ export const spec = {
                 },
                 projectedBudgetBurn: {
                   type: 'number',
+                },
+                withoutUsage: {
+                  type: 'array',
+                  items: {
+                    $ref: '#/components/schemas/ServiceWithoutUsage',
+                  },
                 },
               },
             },

@@ -6,6 +6,8 @@
 import { ApprovalView } from '../models/ApprovalView.model';
 import { ClusterMode } from '../models/ClusterMode.model';
 import { Placement } from '../models/Placement.model';
+import { ServiceCondition } from '../models/ServiceCondition.model';
+import { ServiceReason } from '../models/ServiceReason.model';
 import { ServiceRequest } from '../models/ServiceRequest.model';
 import { ServiceStatus } from '../models/ServiceStatus.model';
 
@@ -19,11 +21,24 @@ export interface GpuServiceView {
   namespace: string;
   entityRef?: string;
   environment: string;
-  status: ServiceStatus;
   /**
-   * Why the service is in its status, e.g. the cluster\'s message of a failed apply.
+   * The summary of the conditions.
+   */
+  status: ServiceStatus;
+  reason: ServiceReason;
+  /**
+   * Why the service is in its status in words, for people (never parsed; switch on reason).
    */
   statusReason?: string;
+  /**
+   * Spec generation, 1 at creation and one more at every accepted change.
+   */
+  generation: number;
+  /**
+   * The generation last applied to the cluster; absent when nothing was applied.
+   */
+  observedGeneration?: number;
+  conditions: Array<ServiceCondition>;
   /**
    * The request as stored (namespace filled in).
    */

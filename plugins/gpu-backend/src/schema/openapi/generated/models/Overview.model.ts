@@ -8,6 +8,7 @@ import { OverviewTeamsInner } from '../models/OverviewTeamsInner.model';
 import { PoolCost } from '../models/PoolCost.model';
 import { Recommendation } from '../models/Recommendation.model';
 import { ServiceCostSummary } from '../models/ServiceCostSummary.model';
+import { ServiceWithoutUsage } from '../models/ServiceWithoutUsage.model';
 import { UsageWindow } from '../models/UsageWindow.model';
 
 /**
@@ -46,6 +47,14 @@ export interface Overview {
    * Integer micro-dollars (1 USD = 1,000,000).
    */
   spotSavingMicros: number;
+  /**
+   * Services whose allocation is in the total but not in its usage and idle (utilisation unknown).
+   */
+  withoutUsage?: Array<ServiceWithoutUsage>;
+  /**
+   * Sum of the services\' aboveShareMicros (busy time on shared GPUs above the shares held).
+   */
+  aboveShareMicros?: number;
   services: Array<ServiceCostSummary>;
   /**
    * Per pool, in pool order: its capacity cost a month (maxNodes x node-hour price x hoursPerMonth) split by GPU units into what reservations hold now (allocated), what its MIG layout leaves unused (stranded: a layout whose slices weigh less than the GPU) and what is free (unallocated). allocated + stranded + unallocated = capacity exactly, in micro-dollars and in GPU units (1/5040 GPU).

@@ -53,6 +53,10 @@ export interface ServiceCostSummary {
    */
   spotSavingMicros?: number;
   /**
+   * Shared tiers: busy time of the service\'s pods above the share it holds (more than its 1/R of an MPS GPU while its neighbours idled) at the GPU-hour price; not in usageMicros, which is capped at the allocation.
+   */
+  aboveShareMicros?: number;
+  /**
    * Integer micro-dollars (1 USD = 1,000,000).
    */
   monthToDateMicros: number;

@@ -6,6 +6,7 @@
 import { MetricsStatus } from '../models/MetricsStatus.model';
 import { Recommendation } from '../models/Recommendation.model';
 import { ServiceCostSummary } from '../models/ServiceCostSummary.model';
+import { ServiceWithoutUsage } from '../models/ServiceWithoutUsage.model';
 import { UsageWindow } from '../models/UsageWindow.model';
 
 /**
@@ -51,6 +52,14 @@ export interface TeamCost {
    * Integer micro-dollars (1 USD = 1,000,000).
    */
   spotSavingMicros: number;
+  /**
+   * Services whose allocation is in the total but not in its usage and idle (utilisation unknown).
+   */
+  withoutUsage?: Array<ServiceWithoutUsage>;
+  /**
+   * Sum of the services\' aboveShareMicros (busy time on shared GPUs above the shares held).
+   */
+  aboveShareMicros?: number;
   services: Array<ServiceCostSummary>;
   recommendations: Array<Recommendation>;
 }

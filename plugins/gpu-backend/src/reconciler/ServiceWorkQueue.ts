@@ -1,0 +1,80 @@
+import type { LoggerService } from '@backstage/backend-plugin-api';
+
+/** How many services one replica drives at once when `concurrency` is not given. */
+export const DEFAULT_SERVICE_CONCURRENCY = 4;
+
+/**
+ * A work queue keyed by service id, as a Kubernetes controller's: an id added while it waits is not added twice, an
+ * id added while it is being worked on is worked on once more afterwards (the write that added it may have come
+ * after the worker read the service), and at most `concurrency` ids are worked on at once. Work is level-triggered:
+ * the worker reads the service's stored desired state and drives the cluster towards it, whatever the event was.
+ */
+export class ServiceWorkQueue {
+  private readonly waiting: string[] = [];
+  private readonly queued = new Set<string>();
+  private readonly active = new Set<string>();
+  private readonly dirty = new Set<string>();
+  private readonly idleWaiters: Array<() => void> = [];
+  private readonly concurrency: number;
+
+  constructor(
+    private readonly work: (serviceId: string) => Promise<void>,
+    private readonly logger: LoggerService,
+    options: { concurrency?: number } = {},
+  ) {
+    this.concurrency = options.concurrency ?? DEFAULT_SERVICE_CONCURRENCY;
+  }
+
+  /** Adds the service to the queue; returns at once. */
+  add(serviceId: string): void {
+    if (this.active.has(serviceId)) {
+      this.dirty.add(serviceId);
+      return;
+    }
+    if (this.queued.has(serviceId)) return;
+    this.queued.add(serviceId);
+    this.waiting.push(serviceId);
+    this.pump();
+  }
+
+  /** Services waiting or being worked on. */
+  get length(): number {
+    return this.waiting.length + this.active.size;
+  }
+
+  /** Resolves once nothing is waiting or being worked on (tests, shutdown). */
+  async idle(): Promise<void> {
+    if (this.length === 0) return;
+    await new Promise<void>(resolve => this.idleWaiters.push(resolve));
+  }
+
+  private pump(): void {
+    while (this.active.size < this.concurrency && this.waiting.length > 0) {
+      const id = this.waiting.shift()!;
+      this.queued.delete(id);
+      this.active.add(id);
+      this.run(id);
+    }
+    if (this.length === 0) {
+      for (const resolve of this.idleWaiters.splice(0)) resolve();
+    }
+  }
+
+  private run(id: string): void {
+    this.work(id)
+      .catch(error =>
+        this.logger.error('Reconciling a GPU service failed', {
+          serviceId: id,
+          error: String(error),
+        }),
+      )
+      .finally(() => {
+        this.active.delete(id);
+        if (this.dirty.delete(id)) {
+          this.queued.add(id);
+          this.waiting.push(id);
+        }
+        this.pump();
+      });
+  }
+}

@@ -1,0 +1,243 @@
+import type { ClusterMode, ServiceStatus } from './types';
+
+/**
+ * Why a service has its status, as a code from a closed set: what the UI, retry, notifications and agents switch on.
+ * The human sentence beside it (`statusReason`) is for people and is never parsed.
+ *
+ * @public
+ */
+export const SERVICE_REASONS = [
+  /** Quota (GPU-equivalents and budget) is held for it. */
+  'Reserved',
+  /** Allowed by policy, or approved by an approver. */
+  'Approved',
+  /** Waits for an approver: outside policy, over quota or over budget. */
+  'AwaitingApproval',
+  /** An approver refused it. */
+  'Rejected',
+  /** Approved and rendered; the cluster is dry-run, nothing is applied. */
+  'DryRun',
+  /** Approved and rendered for a GitOps repository; Backstage applies nothing. */
+  'RenderedForGitOps',
+  /** Desired state recorded; the reconciler is applying it. */
+  'Applying',
+  /** Applied; the Deployment has not reported progress yet. */
+  'Applied',
+  /** Applying failed with an error that waiting will not fix (the cluster refused an object). */
+  'ApplyFailed',
+  /** The apply was interrupted too often (backend stopped, cluster lost) and was given up. */
+  'ApplyInterrupted',
+  /** Kueue has not admitted the workload (quota, flavors). */
+  'KueuePending',
+  /** A pod cannot be scheduled on any node. */
+  'Unschedulable',
+  /** A container image cannot be pulled. */
+  'ImagePullBackOff',
+  /** A container keeps crashing (crash loop, OOM kill, error exit). */
+  'CrashLoopBackOff',
+  /** A container cannot be created or started from its configuration. */
+  'ContainerConfigError',
+  /** The Deployment is missing from the cluster. */
+  'DeploymentMissing',
+  /** A warning event on one of its objects is the most telling sign. */
+  'WarningEvent',
+  /** The rollout is progressing. */
+  'RolloutInProgress',
+  /** The Deployment is available. */
+  'Available',
+  /** The reconciler is removing its objects from the cluster. */
+  'Deleting',
+  /** Removing its objects failed; quota stays held until a retry succeeds. */
+  'TeardownFailed',
+  /** Gone from the cluster (or never applied) and quota released. */
+  'Deleted',
+  /** Deleted, but objects applied while it was being deleted may remain: a DELETE sweeps again. */
+  'DeletedWithLeftovers',
+] as const;
+
+/**
+ * A value of {@link SERVICE_REASONS}.
+ *
+ * @public
+ */
+export type ServiceReason = (typeof SERVICE_REASONS)[number];
+
+/**
+ * Whether a string is one of {@link SERVICE_REASONS}.
+ *
+ * @public
+ */
+export function isServiceReason(value: unknown): value is ServiceReason {
+  return (
+    typeof value === 'string' &&
+    (SERVICE_REASONS as readonly string[]).includes(value)
+  );
+}
+
+/**
+ * The condition types of a service, Kubernetes style.
+ *
+ * @public
+ */
+export type ServiceConditionType =
+  | 'Reserved'
+  | 'Approved'
+  | 'Applied'
+  | 'Available'
+  | 'Deleting';
+
+/**
+ * One condition of a service: `type`, `status`, a `reason` from {@link SERVICE_REASONS}, a human `message`, the
+ * spec generation it was observed at and when its status last changed.
+ *
+ * @public
+ */
+export interface ServiceCondition {
+  type: ServiceConditionType;
+  status: 'True' | 'False' | 'Unknown';
+  reason: ServiceReason;
+  message?: string;
+  /** The service's spec generation this condition describes. */
+  observedGeneration: number;
+  lastTransitionTime: string;
+}
+
+/**
+ * What {@link serviceConditions} derives the conditions from: the stored summary of a service.
+ *
+ * @public
+ */
+export interface ServiceConditionSource {
+  status: ServiceStatus;
+  reason: ServiceReason;
+  statusReason?: string;
+  mode: ClusterMode;
+  /** The spec generation: 1 at creation, one more at every accepted change. */
+  generation: number;
+  /** The generation last applied to the cluster; absent when nothing was applied. */
+  observedGeneration?: number;
+  /** When the status or its reason last changed. */
+  statusChangedAt: string;
+}
+
+/** Reasons of a `starting` service: applied, not available yet, and why. */
+const STARTING_REASONS: ReadonlySet<ServiceReason> = new Set([
+  'Applied',
+  'KueuePending',
+  'Unschedulable',
+  'ImagePullBackOff',
+  'CrashLoopBackOff',
+  'ContainerConfigError',
+  'DeploymentMissing',
+  'WarningEvent',
+  'RolloutInProgress',
+]);
+
+/**
+ * Whether a reason says the service waits in the cluster for something (Kueue, a node, a container, a rollout).
+ *
+ * @public
+ */
+export function isStartingReason(reason: ServiceReason): boolean {
+  return STARTING_REASONS.has(reason);
+}
+
+/**
+ * The Kubernetes-style conditions of a service, derived from its stored status, reason and generations. The summary
+ * `status` and these conditions say the same thing: `ready` is `Available=True`, `starting` is `Applied=True,
+ * Available=False` with the cause as reason, `failed` is `Applied=False, reason ApplyFailed` (or `Deleting=True,
+ * reason TeardownFailed`), and so on.
+ *
+ * @public
+ */
+export function serviceConditions(
+  source: ServiceConditionSource,
+): ServiceCondition[] {
+  const { status, reason, statusReason, generation, statusChangedAt } = source;
+  const at = statusChangedAt;
+  const condition = (
+    type: ServiceConditionType,
+    value: ServiceCondition['status'],
+    why: ServiceReason,
+    message?: string,
+    observedGeneration = generation,
+  ): ServiceCondition => ({
+    type,
+    status: value,
+    reason: why,
+    ...(message ? { message } : {}),
+    observedGeneration,
+    lastTransitionTime: at,
+  });
+  const applied = source.observedGeneration ?? 0;
+  switch (status) {
+    case 'pending-approval':
+      return [
+        condition('Reserved', 'False', 'AwaitingApproval', statusReason),
+        condition('Approved', 'False', 'AwaitingApproval', statusReason),
+      ];
+    case 'rejected':
+      return [
+        condition('Reserved', 'False', 'Rejected', statusReason),
+        condition('Approved', 'False', 'Rejected', statusReason),
+      ];
+    case 'approved':
+      return [
+        ...held(condition),
+        condition('Applied', 'False', reason, statusReason, applied),
+      ];
+    case 'applying':
+      return [
+        ...held(condition),
+        condition('Applied', 'False', 'Applying', statusReason, applied),
+      ];
+    case 'starting':
+      return [
+        ...held(condition),
+        condition('Applied', 'True', 'Applied', undefined, applied),
+        condition('Available', 'False', reason, statusReason, applied),
+      ];
+    case 'ready':
+      return [
+        ...held(condition),
+        condition('Applied', 'True', 'Applied', undefined, applied),
+        condition('Available', 'True', 'Available', statusReason, applied),
+      ];
+    case 'failed':
+      if (reason === 'TeardownFailed') {
+        return [
+          ...held(condition),
+          condition('Deleting', 'True', 'TeardownFailed', statusReason),
+        ];
+      }
+      return [
+        ...held(condition),
+        condition('Applied', 'False', reason, statusReason, applied),
+      ];
+    case 'deleting':
+      return [
+        ...held(condition),
+        condition('Deleting', 'True', 'Deleting', statusReason),
+      ];
+    case 'deleted':
+    default:
+      return [
+        condition('Reserved', 'False', 'Deleted', statusReason),
+        condition('Deleting', 'False', reason, statusReason),
+      ];
+  }
+}
+
+type ConditionFactory = (
+  type: ServiceConditionType,
+  value: ServiceCondition['status'],
+  why: ServiceReason,
+) => ServiceCondition;
+
+/** The quota is held and the request approved (automatically or by an approver). */
+function held(condition: ConditionFactory): ServiceCondition[] {
+  return [
+    condition('Reserved', 'True', 'Reserved'),
+    condition('Approved', 'True', 'Approved'),
+  ];
+}
