@@ -58,7 +58,7 @@ export function TierChoiceRow(props: {
     <TableRow
       hover={selectable}
       selected={selected}
-
+      classes={{ root: rowClasses.row, selected: rowClasses.selected }}
       data-testid={`tier-choice-${choice.key}`}
       onClick={selectable ? () => onSelect(choice) : undefined}
       style={selectable ? { cursor: 'pointer' } : undefined}
