@@ -21,6 +21,8 @@ export interface DeviceSteps {
   hostname: string;
   gpu: string;
   points: Map<number, number>;
+  /** How many samples each step's mean is of, when known (a gap or a pod's arrival inside a step leaves fewer). */
+  samples?: Map<number, number>;
 }
 
 /** The steps at which kube-state-metrics shows a pod holding an `nvidia.com/gpu*` resource on a node. */
@@ -36,6 +38,8 @@ export interface TokenSteps {
   namespace: string;
   pod: string;
   points: Map<number, number>;
+  /** vLLM samples of the pod in each step, when known: a step without any (missed scrapes) has unknown tokens. */
+  samples?: Map<number, number>;
 }
 
 /** The step-resolution view of the shared GPUs of a set of services (see `collectSharedSteps`). */
@@ -53,8 +57,9 @@ export interface SharedTarget {
   deployment: string;
 }
 
-/** Label marking the kube-state-metrics series in the presence answer. */
+/** Label marking the kube-state-metrics series (and the DCGM sample counts) in the presence answer. */
 const PLACEMENT = 'gpu_usage_source';
+const SAMPLES = 'dcgm-samples';
 
 /**
  * One range query for the shared GPUs of `targets`, at each step: the DCGM utilisation of every pod on the hosts
@@ -96,10 +101,16 @@ export function sharedPresenceQuery(
     labels,
     sel => `avg_over_time(${sel}[${step}])`,
   )}) and on (${host}) ${hostsOfTargets}`;
+  const counts = `label_replace(max ${dcgmBy(labels)} (${dcgmSeries(
+    DCGM.gpuUtil,
+    {},
+    labels,
+    sel => `count_over_time(${sel}[${step}])`,
+  )}),"${PLACEMENT}","${SAMPLES}","","") and on (${host}) ${hostsOfTargets}`;
   const placed = `label_replace(${onHost(
     `max by (${out.namespace},${out.pod},node) (${gpuRequests({})})`,
   )},"${PLACEMENT}","kube-state-metrics","node",".*") and on (${host}) ${hostsOfTargets}`;
-  return `(${dcgm}) or (${placed})`;
+  return `(${dcgm}) or (${placed}) or (${counts})`;
 }
 
 /** One range query: the generated tokens of `pods` in each step. */
@@ -110,7 +121,12 @@ export function sharedTokensQuery(
   const selector = `${VLLM.generationTokens}{namespace=~${promString(
     anyOf(pods.map(p => p.namespace)),
   )},pod=~${promString(anyOf(pods.map(p => p.pod)))}}`;
-  return `sum by (namespace,pod) (${stepIncrease(selector, stepSeconds)})`;
+  return `sum by (namespace,pod) (${stepIncrease(
+    selector,
+    stepSeconds,
+  )}) or label_replace(max by (namespace,pod) (count_over_time(${selector}[${windowRange(
+    stepSeconds,
+  )}])),"${PLACEMENT}","${SAMPLES}","","")`;
 }
 
 const pointsOf = (s: RangeSeries) => new Map(s.points);
@@ -137,11 +153,19 @@ export async function collectSharedSteps(options: {
   const warnings = presence.warnings ? { warnings: presence.warnings } : {};
   const util: DeviceSteps[] = [];
   const placement: PlacementSteps[] = [];
+  const samples = new Map<string, Map<number, number>>();
+  const deviceKey = (l: Record<string, string>) =>
+    `${l[out.namespace] ?? ''}/${l[out.pod] ?? ''}@${l[out.hostname] ?? ''}/${
+      l[out.gpu] ?? ''
+    }`;
   for (const s of presence.data) {
     const namespace = s.labels[out.namespace] ?? '';
     const pod = s.labels[out.pod] ?? '';
     const hostname = s.labels[out.hostname] ?? '';
-    if (s.labels[PLACEMENT]) {
+    if (s.labels[PLACEMENT] === SAMPLES) {
+      if (!s.labels[out.migInstance])
+        samples.set(deviceKey(s.labels), pointsOf(s));
+    } else if (s.labels[PLACEMENT]) {
       placement.push({
         namespace,
         pod,
@@ -158,6 +182,17 @@ export async function collectSharedSteps(options: {
       });
     }
   }
+  for (const u of util) {
+    const counts = samples.get(
+      deviceKey({
+        [out.namespace]: u.namespace,
+        [out.pod]: u.pod,
+        [out.hostname]: u.hostname,
+        [out.gpu]: u.gpu,
+      }),
+    );
+    if (counts) u.samples = counts;
+  }
   const families: SharedStepFamilies = {
     sharedUtil: { ok: true, data: util, ...warnings },
     sharedPlacement: { ok: true, data: placement },
@@ -170,15 +205,26 @@ export async function collectSharedSteps(options: {
     grid.end,
     grid.step,
   );
-  families.sharedTokens = tokens.ok
-    ? {
-        ...tokens,
-        data: tokens.data.map(s => ({
-          namespace: s.labels.namespace ?? '',
-          pod: s.labels.pod ?? '',
-          points: pointsOf(s),
-        })),
-      }
-    : tokens;
+  if (tokens.ok) {
+    const counts = new Map(
+      tokens.data
+        .filter(s => s.labels[PLACEMENT] === SAMPLES)
+        .map(s => [`${s.labels.namespace}/${s.labels.pod}`, pointsOf(s)]),
+    );
+    families.sharedTokens = {
+      ...tokens,
+      data: tokens.data
+        .filter(s => !s.labels[PLACEMENT])
+        .map(s => {
+          const samples = counts.get(`${s.labels.namespace}/${s.labels.pod}`);
+          return {
+            namespace: s.labels.namespace ?? '',
+            pod: s.labels.pod ?? '',
+            points: pointsOf(s),
+            ...(samples ? { samples } : {}),
+          };
+        }),
+    };
+  } else families.sharedTokens = tokens;
   return families;
 }

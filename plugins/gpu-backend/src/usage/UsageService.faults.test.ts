@@ -48,6 +48,14 @@ function answer(query: string) {
   });
 }
 
+/** The step samples' range query (`stepSamples.ts`) answered with no series: the window's figures are used. */
+const noStepSamples = http.post(`${PROMETHEUS}/api/v1/query_range`, () =>
+  HttpResponse.json({
+    status: 'success',
+    data: { resultType: 'matrix', result: [] },
+  }),
+);
+
 describe('UsageService when Prometheus misbehaves', () => {
   let knex: Knex;
   let ids: Record<string, string>;
@@ -129,6 +137,7 @@ describe('UsageService when Prometheus misbehaves', () => {
             )
           : answer(query);
       }),
+      noStepSamples,
     );
     const cost = await usage().serviceCost(ids.chat, '24h');
     expect(cost.metrics.state).toBe('partial');
@@ -154,6 +163,7 @@ describe('UsageService when Prometheus misbehaves', () => {
       http.post(`${PROMETHEUS}/api/v1/query`, async ({ request }) =>
         answer(new URLSearchParams(await request.text()).get('query')!),
       ),
+      noStepSamples,
     );
     const cost = await usage().serviceCost(ids.chat, '24h');
     expect(cost.metrics).toEqual({ state: 'available' });

@@ -73,7 +73,9 @@ describe('attributeUsage', () => {
       ).get('a')!.utilisation!;
     expect(at(90)).toMatchObject({ confidence: 'high', value: 0.6 });
     expect(at(48)).toMatchObject({ confidence: 'medium', coverage: 0.5 });
-    expect(at(48).note).toMatch(/measured over 50% of the window/);
+    expect(at(48).note).toMatch(
+      /measured over 50% of the time it held its GPUs/,
+    );
     expect(at(24)).toMatchObject({ confidence: 'low', coverage: 0.25 });
   });
 

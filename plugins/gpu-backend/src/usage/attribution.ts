@@ -9,8 +9,12 @@ import {
   WindowMetrics,
 } from '../metrics/collectMetrics';
 import { MIB } from '../metrics/metricNames';
+import { QueryResult } from '../metrics/PrometheusClient';
+import type { Interval } from './accrual';
 import { AttributionWindow, covered, stepsInWindow } from './coverage';
 import { sharedByService, sharedFigures } from './sharedFigures';
+import { SampleGrid, spanFigure } from './spanUsage';
+import { StepSamples } from './stepSamples';
 
 /** What attribution needs to know of a service. */
 export interface AttributionTarget {
@@ -21,6 +25,13 @@ export interface AttributionTarget {
   tier: SharingTier;
   /** GPU share of one replica (N, compute slices / 7, or 1/R). */
   gpuSharePerReplica: number;
+  /** Replicas the service runs (default 1): coverage is of every replica over the span. */
+  replicas?: number;
+  /**
+   * When within the window it held its GPUs and ran (`heldSpan`, epoch milliseconds): usage, coverage and confidence
+   * are measured over this time only. Absent: the whole window.
+   */
+  span?: readonly Interval[];
 }
 
 /** Usage of one service over a window, every figure with its method. */
@@ -50,6 +61,11 @@ export interface Attribution {
   coverage?: number;
   /** Shared tiers: the device busy time attributed to the service's pods, GPU-seconds. */
   busyGpuSeconds?: number;
+  /**
+   * Shared tiers: the part of `busyGpuSeconds` above the share the service held (a pod using more than its 1/R of an
+   * MPS GPU while its neighbours were idle), GPU-seconds: not in its usage cost (capped at its allocation).
+   */
+  aboveShareGpuSeconds?: number;
   /** Shared tiers: utilisation at each step of the window, as attributed (epoch milliseconds). */
   utilisationSeries?: Array<{ timestamp: number; value: number }>;
 }
@@ -142,7 +158,17 @@ export function attributeUsage(
   targets: AttributionTarget[],
   metrics: WindowMetrics,
   window?: AttributionWindow,
+  stepSamples?: { samples: QueryResult<StepSamples[]>; grid: SampleGrid },
 ): Map<string, Attribution> {
+  const sampled = new Map<string, StepSamples[]>();
+  if (stepSamples?.samples.ok) {
+    for (const s of stepSamples.samples.data) {
+      const k = key(s.namespace, deploymentOfPod(s.pod));
+      const list = sampled.get(k);
+      if (list) list.push(s);
+      else sampled.set(k, [s]);
+    }
+  }
   // Time each series existed, in steps: every mean below is weighted by it (a pod replaced an hour before the end
   // weighs an hour, not half). A series without a count (family not asked or failed) weighs one step.
   const steps = new Map<string, number>();
@@ -241,8 +267,36 @@ export function attributeUsage(
 
     if (!isShared(target.tier)) {
       const mig = target.tier === 'mig';
-      const engineMean = weighted(engineSeries, v => v);
-      const utilMean = weighted(series, v => v / 100);
+      let engineMean = weighted(engineSeries, v => v);
+      let utilMean = weighted(series, v => v / 100);
+      let gpus = series.length;
+      let figureCoverage = coverage;
+      const own = sampled.get(k) ?? [];
+      if (stepSamples && own.length > 0) {
+        // Over the time it held its GPUs, at the resolution of the samples (`spanUsage.ts`).
+        const replicas = target.replicas ?? 1;
+        const util = spanFigure(
+          own,
+          'util',
+          target.span,
+          stepSamples.grid,
+          replicas,
+        );
+        const engineFigure = spanFigure(
+          own,
+          'engine',
+          target.span,
+          stepSamples.grid,
+          replicas,
+        );
+        utilMean = util.value;
+        engineMean = engineFigure.value;
+        const chosen =
+          mig && engineFigure.value !== undefined ? engineFigure : util;
+        gpus = chosen.seriesPerPod * Math.max(1, replicas);
+        figureCoverage = chosen.coverage;
+        attribution.coverage = figureCoverage;
+      }
       const value = mig ? engineMean ?? utilMean : utilMean;
       const method = mig ? 'measured-mig-instance' : 'measured';
       if (value !== undefined) {
@@ -259,17 +313,17 @@ export function attributeUsage(
                 } of the service's MIG instance${
                   engineSeries.length > 1 ? 's' : ''
                 }`
-              : `DCGM GPU utilisation of the service's ${series.length} GPU${
-                  series.length === 1 ? '' : 's'
+              : `DCGM GPU utilisation of the service's ${gpus} GPU${
+                  gpus === 1 ? '' : 's'
                 }`,
           },
-          coverage,
+          figureCoverage,
         );
       }
       if (engineMean !== undefined) {
         attribution.engineActive = covered(
           { value: engineMean, method, confidence: 'high' },
-          coverage,
+          figureCoverage,
         );
       }
       const used = fbUsed.get(k);

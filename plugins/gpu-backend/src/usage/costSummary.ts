@@ -9,7 +9,12 @@ import { ServiceAllocation } from './AllocationReader';
 import { projectedSpending, runStateAt } from './accrual';
 import { allocationInRange, monthlyAllocationAt } from './allocation';
 import { billedUtilisation, split } from './costTotals';
-import { measure, prometheusClient, serviceStatus } from './measurement';
+import {
+  measure,
+  prometheusClient,
+  serviceStatus,
+  statusOfUnheld,
+} from './measurement';
 import { monthToDateCosts } from './monthToDateCosts';
 import { recommend } from './recommendations';
 import { serviceSlice } from './serviceSlice';
@@ -52,9 +57,13 @@ export async function summariseCosts(
     );
     const monthToDate = mtd.result.get(service.id)!;
     const utilisation = usage?.utilisation;
-    const figures: CostFigures = utilisation
-      ? split(held.allocationMicros, billedUtilisation(utilisation))
-      : { allocationMicros: held.allocationMicros };
+    // Nothing spent in the window: no usage, whatever the metrics say (a service torn down before it).
+    const figures: CostFigures =
+      held.allocationMicros === 0
+        ? split(0, 0)
+        : utilisation
+        ? split(held.allocationMicros, billedUtilisation(utilisation))
+        : { allocationMicros: held.allocationMicros };
     const monthlyAllocationMicros = monthlyAllocationAt(
       reservations,
       now.toMillis(),
@@ -110,6 +119,13 @@ export async function summariseCosts(
           }
         : {}),
       ...(price?.onDemand ? { spotSavingMicros: held.spotSavingMicros } : {}),
+      ...(usage?.aboveShareGpuSeconds && price
+        ? {
+            aboveShareMicros: Math.round(
+              (price.gpuHour * usage.aboveShareGpuSeconds) / 3600,
+            ),
+          }
+        : {}),
       monthToDateMicros: monthToDate.allocationMicros,
       projectedMonthMicros:
         monthToDate.allocationMicros + rest.allocationMicros,
@@ -122,7 +138,11 @@ export async function summariseCosts(
       monthToDate,
       monthlyAllocationMicros,
       recommendations,
-      status: serviceStatus(measurement, usage),
+      status: statusOfUnheld(
+        serviceStatus(measurement, usage),
+        held.hours > 0 || held.reservedHours > 0,
+        service.status === 'deleted',
+      ),
     };
   });
   return {

@@ -27,24 +27,50 @@ export function billedUtilisation(utilisation: AttributedValue): number {
   return utilisation.value * (utilisation.coverage ?? 1);
 }
 
+/** A service in a total without a usage figure (spent in the window, utilisation unknown). */
+export interface WithoutUsage {
+  serviceId: string;
+  name: string;
+}
+
+/**
+ * Totals of services: allocation, reserved, month to date, projection and spot saving of every service; usage and
+ * idle of every service that has them (a service that spent nothing in the window has 0 of each), with the services
+ * that spent but have no usage figure named in `withoutUsage` (their allocation is in the total, not split). Usage
+ * and idle are absent only when no service has them.
+ */
 export function totalsOf(summaries: ServiceCostSummary[]) {
-  const usageKnown = summaries.every(s => s.usageMicros !== undefined);
+  const known = summaries.filter(s => s.usageMicros !== undefined);
+  const withoutUsage: WithoutUsage[] = summaries
+    .filter(s => s.usageMicros === undefined)
+    .map(s => ({ serviceId: s.serviceId, name: s.name }));
   const figures: CostFigures = {
     allocationMicros: summaries.reduce((t, s) => t + s.allocationMicros, 0),
     reservedMicros: summaries.reduce((t, s) => t + s.reservedMicros, 0),
-    ...(usageKnown
+    ...(known.length > 0 || summaries.length === 0
       ? {
-          usageMicros: summaries.reduce((t, s) => t + s.usageMicros!, 0),
-          idleMicros: summaries.reduce((t, s) => t + s.idleMicros!, 0),
+          usageMicros: known.reduce((t, s) => t + s.usageMicros!, 0),
+          idleMicros: known.reduce((t, s) => t + (s.idleMicros ?? 0), 0),
         }
       : {}),
   };
   return {
     figures,
+    withoutUsage,
+    aboveShare: summaries.reduce((t, s) => t + (s.aboveShareMicros ?? 0), 0),
     monthToDate: summaries.reduce((t, s) => t + s.monthToDateMicros, 0),
     projected: summaries.reduce((t, s) => t + s.projectedMonthMicros, 0),
     spotSaving: summaries.reduce((t, s) => t + (s.spotSavingMicros ?? 0), 0),
   };
+}
+
+/** Whether a service belongs in the current lists: not deleted, or deleted but spent or held within the window. */
+export function isCurrent(summary: ServiceCostSummary): boolean {
+  return (
+    summary.status !== 'deleted' ||
+    summary.allocationMicros > 0 ||
+    summary.reservedMicros > 0
+  );
 }
 
 export function burn(monthToDate: number, projected: number, budget: number) {

@@ -35,9 +35,11 @@ export function confidenceAt(
   return confidence === 'high' ? 'medium' : 'low';
 }
 
-/** `measured over 50% of the window`, for notes. */
+/** `measured over 50% of the time it held its GPUs`, for notes. */
 export function coverageNote(coverage: number): string {
-  return `measured over ${Math.round(coverage * 100)}% of the window`;
+  return `measured over ${Math.round(
+    coverage * 100,
+  )}% of the time it held its GPUs`;
 }
 
 /** Adds coverage to a figure: lowers its confidence when short and says so in its note. */

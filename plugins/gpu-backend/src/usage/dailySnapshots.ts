@@ -51,6 +51,8 @@ export async function dailySnapshots(
       const usage = measurement.usage.get(service.id);
       const figures = usage?.utilisation
         ? split(held.allocationMicros, billedUtilisation(usage.utilisation))
+        : held.allocationMicros === 0
+        ? split(0, 0)
         : { allocationMicros: held.allocationMicros };
       return {
         serviceId: service.id,

@@ -2,6 +2,7 @@ import { MetricsStatus } from '@gpu-platform/backstage-plugin-gpu-common';
 import { serviceObjectNames } from '@gpu-platform/backstage-plugin-gpu-node';
 import {
   collectWindowMetrics,
+  FAMILY_METRIC,
   MetricScope,
   MetricTarget,
   WindowMetrics,
@@ -9,7 +10,10 @@ import {
 import { PrometheusClient } from '../metrics/PrometheusClient';
 import { ServiceAllocation } from './AllocationReader';
 import { Attribution, attributeUsage, AttributionTarget } from './attribution';
+import { heldSpan } from './heldSpan';
 import { metricsStatus, NOT_CONFIGURED } from './metricsStatus';
+import { endAlignedGrid } from './spanUsage';
+import { collectStepSamples, sampleInterval, stepCounts } from './stepSamples';
 import { serviceSlice } from './serviceSlice';
 import { UsageContext } from './usageContext';
 import { MEASUREMENT_TTL_MS } from './windowCache';
@@ -29,6 +33,12 @@ export const COST_FAMILIES: Array<keyof WindowMetrics> = [
   'sharedTokens',
 ];
 
+/** Families read from the step samples (`stepSamples.ts`) rather than asked of Prometheus. */
+const FROM_STEP_SAMPLES: Array<keyof WindowMetrics> = [
+  'seriesSteps',
+  'serviceSteps',
+];
+
 /** A measurement of services over a range: status, per-service attribution, queries issued. */
 export interface Measurement {
   status: MetricsStatus;
@@ -42,6 +52,7 @@ export type UsageTarget = AttributionTarget & MetricTarget;
 export function usageTarget(
   context: UsageContext,
   allocation: ServiceAllocation,
+  window?: { end: number; seconds: number },
 ): UsageTarget {
   const { service, reservations } = allocation;
   const slice = serviceSlice(context.platform, service);
@@ -58,6 +69,17 @@ export function usageTarget(
     shared: service.tier === 'mps' || service.tier === 'time-sliced',
     gpuSharePerReplica:
       slice?.gpuShare ?? (held ? held.gpuEquivalents / replicas : 1),
+    replicas,
+    ...(window
+      ? {
+          span: heldSpan(
+            reservations,
+            allocation.spending,
+            (window.end - window.seconds) * 1000,
+            window.end * 1000,
+          ),
+        }
+      : {}),
   };
 }
 
@@ -94,7 +116,7 @@ export async function measure(
   if (!client || !context.prometheus) {
     return { status: NOT_CONFIGURED, usage: new Map() };
   }
-  const targets = allocations.map(a => usageTarget(context, a));
+  const targets = allocations.map(a => usageTarget(context, a, window));
   if (targets.length === 0) {
     return { status: { state: 'available' }, usage: new Map() };
   }
@@ -104,24 +126,49 @@ export async function measure(
       ? { kind: 'all' }
       : { kind: 'services', targets };
   const run = async (): Promise<Measurement> => {
-    const metrics = await collectWindowMetrics({
-      client,
-      scope,
-      end: window.end,
-      windowSeconds: window.seconds,
-      stepSeconds: window.step,
-      labels: prometheus.labels,
-      only,
-      shared: targets.filter(t => t.shared),
-    });
+    const grid = endAlignedGrid(window.end, window.seconds, window.step);
+    const [metrics, samples] = await Promise.all([
+      collectWindowMetrics({
+        client,
+        scope,
+        end: window.end,
+        windowSeconds: window.seconds,
+        stepSeconds: window.step,
+        labels: prometheus.labels,
+        only: (
+          only ?? (Object.keys(FAMILY_METRIC) as Array<keyof WindowMetrics>)
+        ).filter(f => !FROM_STEP_SAMPLES.includes(f)),
+        shared: targets.filter(t => t.shared),
+      }),
+      collectStepSamples({ client, scope, grid, labels: prometheus.labels }),
+    ]);
+    // The step counts come from the step samples (one query fewer each); their failure is theirs.
+    if (samples.ok) {
+      const counts = stepCounts(samples.data);
+      metrics.seriesSteps = { ...samples, data: counts.seriesSteps };
+      metrics.serviceSteps = { ok: true, data: counts.serviceSteps };
+    } else {
+      metrics.seriesSteps = samples;
+      metrics.serviceSteps = samples;
+    }
     const status = metricsStatus(metrics);
     return {
       status,
-      usage: attributeUsage(targets, metrics, {
-        end: window.end,
-        seconds: window.seconds,
-        step: window.step,
-      }),
+      usage: attributeUsage(
+        targets,
+        metrics,
+        { end: window.end, seconds: window.seconds, step: window.step },
+        {
+          samples,
+          grid: {
+            times: grid.times,
+            step: grid.step,
+            interval: samples.ok
+              ? sampleInterval(samples.data, grid.step)
+              : grid.step,
+          },
+        },
+      ),
       metrics,
     };
   };
@@ -174,4 +221,22 @@ export function serviceStatus(
     };
   }
   return status;
+}
+
+/**
+ * A service's status in a window it held no GPUs in (created after it, torn down before it): `no-data`, whatever
+ * Prometheus said, so a deleted service never reads `available`.
+ */
+export function statusOfUnheld(
+  status: MetricsStatus,
+  heldInWindow: boolean,
+  deleted: boolean,
+): MetricsStatus {
+  if (heldInWindow || status.state === 'not-configured') return status;
+  return {
+    state: 'no-data',
+    reason: deleted
+      ? 'The service was deleted and held no GPUs in the window'
+      : 'The service held no GPUs in the window',
+  };
 }

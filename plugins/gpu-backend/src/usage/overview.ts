@@ -3,7 +3,7 @@ import {
   Overview,
   UsageWindow,
 } from '@gpu-platform/backstage-plugin-gpu-common';
-import { burn, sortRecommendations, totalsOf } from './costTotals';
+import { burn, isCurrent, sortRecommendations, totalsOf } from './costTotals';
 import { summariseCosts } from './costSummary';
 import { poolCosts } from './poolCosts';
 import { UsageContext } from './usageContext';
@@ -41,6 +41,7 @@ export async function overview(
         monthToDateMicros: teamTotals.monthToDate,
         projectedMonthMicros: teamTotals.projected,
         ...burn(teamTotals.monthToDate, teamTotals.projected, budget),
+        withoutUsage: teamTotals.withoutUsage,
       };
     });
   return {
@@ -52,9 +53,13 @@ export async function overview(
     monthToDateMicros: totals.monthToDate,
     projectedMonthMicros: totals.projected,
     spotSavingMicros: totals.spotSaving,
-    services: summaries,
+    withoutUsage: totals.withoutUsage,
+    aboveShareMicros: totals.aboveShare,
+    services: summaries.filter(isCurrent),
     teams,
     pools: poolCosts(context.platform, allocations),
-    recommendations: sortRecommendations(rows.flatMap(r => r.recommendations)),
+    recommendations: sortRecommendations(
+      rows.filter(r => isCurrent(r.summary)).flatMap(r => r.recommendations),
+    ),
   };
 }

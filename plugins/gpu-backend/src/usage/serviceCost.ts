@@ -11,6 +11,69 @@ import { summariseCosts } from './costSummary';
 import { serviceTokenFigures } from './serviceTokenFigures';
 import { dayOf, UsageContext } from './usageContext';
 
+/** The stored days of a service within a window (across month boundaries), by day. */
+async function windowSnapshots(
+  context: UsageContext,
+  serviceId: string,
+  windowStart: DateTime,
+  now: DateTime,
+): Promise<Map<string, CostSnapshot>> {
+  const fromDay = windowStart.startOf('day');
+  const toDay = now.startOf('day').minus({ days: 1 });
+  if (toDay < fromDay) return new Map();
+  const list = await context.snapshots.list({
+    serviceIds: [serviceId],
+    fromDay: dayOf(fromDay),
+    toDay: dayOf(toDay),
+  });
+  return new Map(list.map(s => [s.day, s]));
+}
+
+function snapshotEntry(snapshot: CostSnapshot): DailyCost {
+  return {
+    date: snapshot.day,
+    source: 'snapshot',
+    allocationMicros: snapshot.allocationMicros,
+    ...(snapshot.usageMicros !== undefined
+      ? {
+          usageMicros: snapshot.usageMicros,
+          idleMicros: snapshot.idleMicros,
+        }
+      : {}),
+    ...(snapshot.utilisation !== undefined
+      ? { utilisation: snapshot.utilisation }
+      : {}),
+    ...(snapshot.generatedTokens !== undefined
+      ? { generatedTokens: snapshot.generatedTokens }
+      : {}),
+  };
+}
+
+/** A stored day cut to the part of it inside the window: that part's allocation, usage in the day's proportion. */
+function trimmed(snapshot: CostSnapshot, allocationMicros: number): DailyCost {
+  const entry = snapshotEntry(snapshot);
+  const ratio =
+    snapshot.allocationMicros > 0
+      ? allocationMicros / snapshot.allocationMicros
+      : 0;
+  return {
+    ...entry,
+    allocationMicros,
+    ...(snapshot.usageMicros !== undefined
+      ? (() => {
+          const usageMicros = Math.min(
+            allocationMicros,
+            Math.round(snapshot.usageMicros * ratio),
+          );
+          return { usageMicros, idleMicros: allocationMicros - usageMicros };
+        })()
+      : {}),
+    ...(snapshot.generatedTokens !== undefined
+      ? { generatedTokens: Math.round(snapshot.generatedTokens * ratio) }
+      : {}),
+  };
+}
+
 /** `GET /services/:id/cost`: one service's cost over a window, its month to date, daily history and recommendations. */
 export async function serviceCost(
   context: UsageContext,
@@ -18,7 +81,7 @@ export async function serviceCost(
   window: UsageWindow,
 ): Promise<ServiceCost> {
   const id = allocation.service.id;
-  const { rows, month, snapshots, now } = await summariseCosts(
+  const { rows, month, now } = await summariseCosts(
     context,
     [allocation],
     window,
@@ -26,37 +89,22 @@ export async function serviceCost(
   const [row] = rows;
   const { service, reservations, spending } = allocation;
   const price = context.prices.get(service.pool);
-  const stored = snapshots.get(id) ?? new Map<string, CostSnapshot>();
-  const daily: DailyCost[] = [];
   const windowStart = DateTime.fromISO(window.start, { zone: 'utc' });
+  const stored = await windowSnapshots(context, id, windowStart, now);
+  const daily: DailyCost[] = [];
   for (
     let day = windowStart.startOf('day');
     day < now;
     day = day.plus({ days: 1 })
   ) {
+    const dayEnd = day.plus({ days: 1 });
+    const from = Math.max(day.toMillis(), windowStart.toMillis());
+    const to = Math.min(dayEnd.toMillis(), now.toMillis());
     const snapshot = stored.get(dayOf(day));
-    if (snapshot) {
-      daily.push({
-        date: snapshot.day,
-        source: 'snapshot',
-        allocationMicros: snapshot.allocationMicros,
-        ...(snapshot.usageMicros !== undefined
-          ? {
-              usageMicros: snapshot.usageMicros,
-              idleMicros: snapshot.idleMicros,
-            }
-          : {}),
-        ...(snapshot.utilisation !== undefined
-          ? { utilisation: snapshot.utilisation }
-          : {}),
-        ...(snapshot.generatedTokens !== undefined
-          ? { generatedTokens: snapshot.generatedTokens }
-          : {}),
-      });
+    if (snapshot && from === day.toMillis() && to === dayEnd.toMillis()) {
+      daily.push(snapshotEntry(snapshot));
       continue;
     }
-    const from = Math.max(day.toMillis(), windowStart.toMillis());
-    const to = Math.min(day.plus({ days: 1 }).toMillis(), now.toMillis());
     const live = allocationInRange(
       reservations,
       context.prices,
@@ -64,6 +112,11 @@ export async function serviceCost(
       to,
       spending,
     );
+    if (snapshot) {
+      // The window holds part of the day: the part's allocation, split as the day's was.
+      daily.push(trimmed(snapshot, live.allocationMicros));
+      continue;
+    }
     daily.push({
       date: dayOf(day),
       source: 'live',

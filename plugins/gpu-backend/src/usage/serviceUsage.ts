@@ -10,6 +10,7 @@ import {
   measure,
   prometheusClient,
   serviceStatus,
+  statusOfUnheld,
   usageTarget,
 } from './measurement';
 import { serviceSlice } from './serviceSlice';
@@ -72,7 +73,11 @@ export async function serviceUsage(
       ? { migProfile: service.placement.migProfile }
       : {}),
     window,
-    metrics: serviceStatus(measurement, usage),
+    metrics: statusOfUnheld(
+      serviceStatus(measurement, usage),
+      held.hours > 0 || held.reservedHours > 0,
+      service.status === 'deleted',
+    ),
     gpuEquivalents: held.gpuEquivalentsAtEnd,
     ...(usage?.utilisation ? { utilisation: usage.utilisation } : {}),
     ...(usage?.engineActive ? { engineActive: usage.engineActive } : {}),

@@ -130,19 +130,33 @@ function seriesOf(h: History) {
   return { util, placement, tokens };
 }
 
-/** Device busy time (GPU-steps) recomputed from the history's parameters. */
+/**
+ * Device busy time (GPU-steps) recomputed from the history's parameters. An exporter reports per-pod values when, at
+ * most of the steps two or more pods were there, their values differ; otherwise a step's values are the device's
+ * (their mean where they differ, as at a step where a pod arrives or leaves).
+ */
 function expectedBusy(h: History, d: History['devices'][number]): number {
+  const presentAt = (i: number) =>
+    d.pods.filter(p => i >= p.from && i <= p.until);
+  const differs = (values: number[]) =>
+    Math.max(...values) - Math.min(...values) > 1e-6;
+  let differ = 0;
+  let same = 0;
+  h.steps.forEach((_, i) => {
+    const present = presentAt(i);
+    if (d.mode !== 'per-pod' || d.gaps[i] || present.length < 2) return;
+    if (differs(present.map(p => p.own[i]))) differ += 1;
+    else same += 1;
+  });
+  const perPod = differ > same;
   let busy = 0;
   h.steps.forEach((_, i) => {
-    const present = d.pods.filter(p => i >= p.from && i <= p.until);
+    const present = presentAt(i);
     if (d.gaps[i] || present.length === 0) return;
     if (d.mode === 'per-pod') {
-      // Equal values read as one copied value: the device's busy time is that value.
       const values = present.map(p => p.own[i]);
-      const same = Math.max(...values) - Math.min(...values) <= 1e-6;
-      busy += same
-        ? values[0] / 100
-        : Math.min(1, values.reduce((a, b) => a + b, 0) / 100);
+      const sum = values.reduce((a, b) => a + b, 0);
+      busy += perPod ? Math.min(1, sum / 100) : sum / values.length / 100;
     } else busy += d.util[i] / 100;
   });
   return busy;

@@ -3,12 +3,13 @@ import {
   PlacementSteps,
   TokenSteps,
 } from '../metrics/sharedQueries';
+import { samplesPerStep } from './stepSamples';
 
 /**
  * How a shared GPU's busy time was split at a step:
  * - `tokens`: the device's value split among the pods present by their share of the tokens generated in the step;
  * - `even`: split equally (a pod present has no token series, or no pod generated any);
- * - `per-pod`: the exporter reported a different value for each pod (per-pod accounting): each keeps its own.
+ * - `per-pod`: the exporter reports a different value for each pod (per-pod accounting): each keeps its own.
  */
 export type StepSplit = 'tokens' | 'even' | 'per-pod';
 
@@ -33,6 +34,13 @@ export interface SharedPodUsage {
   splits: Record<StepSplit, number>;
   /** Steps at which the exporter labelled only one of the pods on the device (its value read as the device's). */
   onePodSteps: number;
+  /** Steps at which the pod had a token series but no value (missed vLLM scrapes): its tokens were unknown there. */
+  unknownTokenSteps: number;
+  /**
+   * The part of each step (0 to 1) the pod was sampled on the device: its samples in the step / the exporter's samples
+   * per step (1 when sample counts are not known, or for a pod kube-state-metrics places there).
+   */
+  presentAt: Map<number, number>;
   /** Most other pods on the device at one step. */
   neighbours: number;
 }
@@ -65,17 +73,96 @@ function grouped<T, K>(items: T[], keyOf: (item: T) => K): Map<K, T[]> {
   return groups;
 }
 
+interface Labelled {
+  namespace: string;
+  pod: string;
+  value: number;
+  /** Samples in the step, when known. */
+  samples?: number;
+}
+
+/** The pods with a DCGM value on a device at step t (the highest value where a pod has several series). */
+function labelledAt(series: DeviceSteps[], t: number): Map<string, Labelled> {
+  const labelled = new Map<string, Labelled>();
+  for (const s of series) {
+    const v = s.points.get(t);
+    if (v === undefined || !Number.isFinite(v)) continue;
+    const k = podKey(s);
+    const value = Math.min(100, Math.max(0, v));
+    const samples = s.samples?.get(t);
+    const seen = labelled.get(k);
+    if (!seen || seen.value < value)
+      labelled.set(k, {
+        namespace: s.namespace,
+        pod: s.pod,
+        value,
+        ...(samples !== undefined ? { samples } : {}),
+      });
+  }
+  return labelled;
+}
+
+/**
+ * Whether a device's exporter reports per-pod values: at most of the steps where two or more pods were sampled over
+ * the same part of the step (the same number of samples), their values differ. Decided once per device, so a step
+ * where a pod arrives or leaves (its mean over part of the step differs from the others') reads as what it is, the
+ * device's value, and not as per-pod values adding up to more than the device was busy.
+ */
+function reportsPerPod(series: DeviceSteps[], steps: number[]): boolean {
+  let differ = 0;
+  let same = 0;
+  for (const t of steps) {
+    const labelled = [...labelledAt(series, t).values()];
+    if (labelled.length < 2) continue;
+    const most = Math.max(...labelled.map(l => l.samples ?? 0));
+    const full = labelled.filter(l => (l.samples ?? 0) === most);
+    if (full.length < 2) continue;
+    const values = full.map(l => l.value);
+    if (Math.max(...values) - Math.min(...values) <= SAME_VALUE) same += 1;
+    else differ += 1;
+  }
+  return differ > same;
+}
+
+/**
+ * Shares (adding up to 1) of a step's busy time among pods present for `parts` of it (0 to 1) at `rates` (their
+ * tokens per unit of time present, or 1 each for an even split). Pods present for part of a step are taken to be
+ * there together with those present longer (an arrival or a departure inside the step): the step is cut where each
+ * pod's presence ends, and each piece is split among the pods there by their rates, evenly when none generated any.
+ * A pod alone for part of the step gets all of that part.
+ */
+export function nestedShares(parts: number[], rates: number[]): number[] {
+  const order = parts.map((_, i) => i).sort((a, b) => parts[b] - parts[a]);
+  const shares = parts.map(() => 0);
+  const top = parts[order[0]] ?? 0;
+  if (top <= 0) return parts.map(() => 1 / Math.max(1, parts.length));
+  for (let k = 1; k <= order.length; k++) {
+    const piece =
+      parts[order[k - 1]] - (k < order.length ? parts[order[k]] : 0);
+    if (piece <= 0) continue;
+    const there = order.slice(0, k);
+    const total = there.reduce((t, i) => t + rates[i], 0);
+    for (const i of there) {
+      shares[i] += (piece * (total > 0 ? rates[i] / total : 1 / k)) / top;
+    }
+  }
+  return shares;
+}
+
 /**
  * Splits the busy time of shared GPUs step by step among the pods present at each step:
  *
  * - present: the pods with a DCGM series on the GPU at the step, plus the pods kube-state-metrics places on its node
  *   then (when the node has that one GPU in view), so an exporter that labels one pod of several does not give it the
- *   others' share;
- * - if every labelled pod reports the same value, it is the device's value copied to each (or the one labelled pod's,
- *   which is the device's): it is split among all the pods present, by their tokens in the step when every one has a
- *   token series and some generated any, else equally;
- * - if the values differ, they are per-pod values: each pod keeps its own, scaled down so the device is never more
- *   than 100% busy; pods without a series get nothing.
+ *   others' share; each for the part of the step it was sampled (its samples / the exporter's samples per step);
+ * - a device whose exporter copies the device's value to each pod (or labels one pod): the device was busy the value
+ *   of the pod sampled over most of the step, times the part of the step sampled (a gap inside a step is not busy
+ *   time); that is split among the pods present by their tokens in the step when every one of them has a known token
+ *   count and some generated any, else by the part of the step each was present (the rule for no tokens, also where
+ *   a pod's vLLM scrapes were missed: its tokens are unknown there, never 0);
+ * - a device whose exporter reports per-pod values (`reportsPerPod`): each pod keeps its own value times the part of
+ *   the step it was sampled, all scaled down so the device is never more than 100% busy; pods without a series get
+ *   nothing.
  *
  * A step at which no pod has a DCGM value is not measured (no busy time, no presence). The busy time of a measured
  * step is always given out in full: the pods' `busy` on a device add up to its `busy`.
@@ -90,7 +177,24 @@ export function attributeSharedSteps(input: {
   const devicesOfHost = grouped([...byDevice.keys()], k =>
     k.slice(0, k.lastIndexOf('/')),
   );
-  const tokensOf = new Map(input.tokens.map(t => [podKey(t), t.points]));
+  // A step without any vLLM sample of a pod (missed scrapes) has unknown tokens, whatever a longer range extrapolates.
+  const tokensOf = new Map(
+    input.tokens.map(t => [
+      podKey(t),
+      t.samples
+        ? new Map(
+            [...t.points].filter(([time]) => (t.samples!.get(time) ?? 0) > 0),
+          )
+        : t.points,
+    ]),
+  );
+  // The exporter's samples per step (0 when the counts are not known).
+  const counted = input.util.flatMap(s => (s.samples ? [s.samples] : []));
+  const step =
+    input.steps.length > 1 ? input.steps[1] - input.steps[0] : Infinity;
+  const perStep = counted.length > 0 ? samplesPerStep(counted, step) : 0;
+  const partOfStep = (samples: number | undefined) =>
+    perStep > 0 && samples !== undefined ? Math.min(1, samples / perStep) : 1;
   const pods = new Map<string, SharedPodUsage>();
   const devices = new Map<string, SharedDeviceBusy>();
   const usage = (device: string, namespace: string, pod: string) => {
@@ -104,11 +208,13 @@ export function attributeSharedSteps(input: {
         busy: 0,
         busyAt: new Map(),
         steps: new Set(),
+        presentAt: new Map(),
         deviceBusy: 0,
         tokens: 0,
         deviceTokens: 0,
         splits: { tokens: 0, even: 0, 'per-pod': 0 },
         onePodSteps: 0,
+        unknownTokenSteps: 0,
         neighbours: 0,
       };
       pods.set(k, entry);
@@ -123,75 +229,94 @@ export function attributeSharedSteps(input: {
       devicesOfHost.get(host)?.length === 1
         ? input.placement.filter(p => p.hostname === host)
         : [];
+    const perPod = reportsPerPod(series, input.steps);
     const total: SharedDeviceBusy = { busy: 0, steps: 0 };
     for (const t of input.steps) {
-      const labelled = new Map<
-        string,
-        { namespace: string; pod: string; value: number }
-      >();
-      for (const s of series) {
-        const v = s.points.get(t);
-        if (v === undefined || !Number.isFinite(v)) continue;
-        const k = podKey(s);
-        const value = Math.min(100, Math.max(0, v));
-        const seen = labelled.get(k);
-        if (!seen || seen.value < value)
-          labelled.set(k, { namespace: s.namespace, pod: s.pod, value });
-      }
+      const labelled = labelledAt(series, t);
       if (labelled.size === 0) continue;
-      const values = [...labelled.values()].map(l => l.value);
-      const copied = Math.max(...values) - Math.min(...values) <= SAME_VALUE;
       total.steps += 1;
-      if (!copied) {
-        const sum = values.reduce((a, b) => a + b, 0) / 100;
+      if (perPod) {
+        const own = [...labelled.values()].map(
+          l => (l.value / 100) * partOfStep(l.samples),
+        );
+        const sum = own.reduce((a, b) => a + b, 0);
         const scale = sum > 1 ? 1 / sum : 1;
         const deviceBusy = Math.min(1, sum);
         total.busy += deviceBusy;
-        for (const l of labelled.values()) {
+        [...labelled.values()].forEach((l, i) => {
           const entry = usage(device, l.namespace, l.pod);
-          entry.busy += (l.value / 100) * scale;
-          entry.busyAt.set(t, (l.value / 100) * scale);
+          entry.busy += own[i] * scale;
+          entry.busyAt.set(t, own[i] * scale);
           entry.steps.add(t);
+          entry.presentAt.set(t, partOfStep(l.samples));
           entry.deviceBusy += deviceBusy;
           entry.splits['per-pod'] += 1;
           entry.neighbours = Math.max(entry.neighbours, labelled.size - 1);
-        }
+        });
         continue;
       }
+      // The device's value: that of the pods sampled over most of the step (a pod arriving or leaving saw part of it).
+      const list = [...labelled.values()];
+      const most = Math.max(...list.map(l => l.samples ?? 0));
+      const reference = list.filter(l => (l.samples ?? 0) === most);
+      const value =
+        reference.reduce((a, l) => a + l.value, 0) / reference.length;
+      const sampled = partOfStep(reference[0].samples);
       const present = new Map(
-        [...labelled.values()].map(l => [
+        list.map(l => [
           podKey(l),
-          { namespace: l.namespace, pod: l.pod },
+          {
+            namespace: l.namespace,
+            pod: l.pod,
+            part: partOfStep(l.samples),
+          },
         ]),
       );
       for (const p of placed) {
         if (p.steps.has(t) && !present.has(podKey(p)))
-          present.set(podKey(p), { namespace: p.namespace, pod: p.pod });
+          present.set(podKey(p), {
+            namespace: p.namespace,
+            pod: p.pod,
+            part: sampled,
+          });
       }
-      const deviceBusy = values[0] / 100;
+      const deviceBusy = (value / 100) * sampled;
       total.busy += deviceBusy;
-      const work = [...present.keys()].map(k => {
+      const keys = [...present.keys()];
+      const work = keys.map(k => {
         const points = tokensOf.get(k);
-        return points ? points.get(t) ?? 0 : undefined;
+        return points ? points.get(t) : undefined;
       });
+      const missed = keys.map(
+        (k, i) => tokensOf.has(k) && work[i] === undefined,
+      );
       const known = work.every(w => w !== undefined && Number.isFinite(w));
       const deviceTokens = known
         ? work.reduce((a: number, b) => a + Math.max(0, b ?? 0), 0)
         : 0;
       const byTokens = known && deviceTokens > 0;
-      [...present.values()].forEach((p, i) => {
+      const pods = [...present.values()];
+      const shares = nestedShares(
+        pods.map(p => p.part),
+        pods.map((p, i) =>
+          byTokens ? Math.max(0, work[i] ?? 0) / Math.max(p.part, 1e-9) : 1,
+        ),
+      );
+      pods.forEach((p, i) => {
         const entry = usage(device, p.namespace, p.pod);
         const mine = Math.max(0, work[i] ?? 0);
-        const share = byTokens ? mine / deviceTokens : 1 / present.size;
+        const share = shares[i];
         entry.busy += deviceBusy * share;
         entry.busyAt.set(t, deviceBusy * share);
         entry.steps.add(t);
+        entry.presentAt.set(t, p.part);
         entry.deviceBusy += deviceBusy;
         entry.splits[byTokens ? 'tokens' : 'even'] += 1;
         if (byTokens) {
           entry.tokens += mine;
           entry.deviceTokens += deviceTokens;
         }
+        if (missed.some(Boolean)) entry.unknownTokenSteps += 1;
         if (labelled.size === 1 && present.size > 1) entry.onePodSteps += 1;
         entry.neighbours = Math.max(entry.neighbours, present.size - 1);
       });

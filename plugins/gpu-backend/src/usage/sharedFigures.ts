@@ -8,6 +8,7 @@ import { MIB } from '../metrics/metricNames';
 import { stepGrid } from '../metrics/stepGrid';
 import type { Attribution, AttributionTarget } from './attribution';
 import { AttributionWindow, covered } from './coverage';
+import { stepWeight } from './heldSpan';
 import {
   attributeSharedSteps,
   SharedPodUsage,
@@ -78,6 +79,7 @@ function note(
     .filter(s => s !== split && splits[s] > 0)
     .map(s => `${SHORT[s]} at ${splits[s]} of ${all} steps`);
   const onePod = total(pods, p => p.onePodSteps);
+  const unknownTokens = total(pods, p => p.unknownTokenSteps);
   return [
     `${
       target.tier === 'mps' ? 'MPS' : 'time-sliced'
@@ -88,6 +90,11 @@ function note(
     ...(onePod > 0
       ? [
           `the exporter labelled one pod of the GPU at ${onePod} steps: its value is read as the device's and split with the pods kube-state-metrics places on the node`,
+        ]
+      : []),
+    ...(unknownTokens > 0
+      ? [
+          `tokens unknown at ${unknownTokens} steps (vLLM scrapes missed): split by the time each pod was present there, as without tokens`,
         ]
       : []),
   ].join('; ');
@@ -116,10 +123,12 @@ function stepUtilisation(
 }
 
 /**
- * A shared-tier service's figures from its pods' step-by-step attribution: utilisation = busy time attributed /
- * (share held per replica x the steps its pods were present), capped at 1; coverage = the steps any of its pods was
- * present / the window's steps, so usage billed (utilisation x coverage) is busy time / (share x window). The method
- * is the split used at most of its steps.
+ * A shared-tier service's figures from its pods' step-by-step attribution, over the time it held its GPUs
+ * (`target.span`; each step counts for the part of it inside the span): utilisation = busy time attributed / (share
+ * held per replica x the time its pods were present), capped at 1; coverage = the time its pods were present /
+ * (replicas x the span), so usage billed (utilisation x coverage) is busy time / (share held x span) and usage cost
+ * is busy GPU-hours x the price. Busy time above the share held (a pod using more than 1/R of an MPS GPU) is
+ * `aboveShareGpuSeconds`. The method is the split used at most of its steps.
  */
 export function sharedFigures(options: {
   target: AttributionTarget;
@@ -131,9 +140,32 @@ export function sharedFigures(options: {
   seriesCount: number;
 }): Partial<Attribution> {
   const { target, pods, window, memory, peakMemory, power } = options;
-  const busy = total(pods, p => p.busy);
-  const podSteps = total(pods, p => p.steps.size);
-  const held = target.gpuSharePerReplica * podSteps;
+  const step = window?.step ?? 1;
+  const weight = (t: number) => (window ? stepWeight(target.span, t, step) : 1);
+  const times = window
+    ? stepGrid(window.end, window.seconds, window.step).times
+    : [];
+  const spanSteps = times.reduce((t, time) => t + weight(time), 0);
+  const inSpan = (pod: SharedPodUsage) =>
+    [...pod.busyAt.keys()].filter(t => weight(t) > 0);
+  // A step partly inside the span counts the pod's presence there up to that part (all of it when the pod was
+  // there only then), and its busy time in the same proportion.
+  const inside = (p: SharedPodUsage, time: number) => {
+    const part = p.presentAt.get(time) ?? 1;
+    const w = weight(time);
+    return w >= 1 ? 1 : part > 0 ? Math.min(part, w) / part : 0;
+  };
+  const busy = total(pods, p =>
+    [...p.busyAt].reduce((t, [time, b]) => t + inside(p, time) * b, 0),
+  );
+  const present = total(pods, p =>
+    [...p.presentAt].reduce(
+      (t, [time, part]) =>
+        t + (weight(time) >= 1 ? part : Math.min(part, weight(time))),
+      0,
+    ),
+  );
+  const held = target.gpuSharePerReplica * present;
   const splits: Record<StepSplit, number> = {
     tokens: total(pods, p => p.splits.tokens),
     even: total(pods, p => p.splits.even),
@@ -143,25 +175,30 @@ export function sharedFigures(options: {
     (best, s) => (splits[s] > splits[best] ? s : best),
     'per-pod' as StepSplit,
   );
-  const windowSteps = window
-    ? stepGrid(window.end, window.seconds, window.step).times.length
-    : undefined;
-  const covering = new Set(pods.flatMap(p => [...p.steps])).size;
+  const replicas = Math.max(1, target.replicas ?? 1);
   const coverage =
-    windowSteps !== undefined ? Math.min(1, covering / windowSteps) : undefined;
+    window !== undefined
+      ? spanSteps > 0
+        ? Math.min(1, present / (replicas * spanSteps))
+        : 0
+      : undefined;
   const tokens = total(pods, p => p.tokens);
   const deviceTokens = total(pods, p => p.deviceTokens);
+  const measuredInSpan = pods.some(p => inSpan(p).length > 0);
   const result: Partial<Attribution> = {
     seriesCount: Math.max(
       options.seriesCount,
       new Set(pods.map(p => p.device)).size,
     ),
     ...(coverage !== undefined ? { coverage } : {}),
-    ...(window ? { busyGpuSeconds: busy * window.step } : {}),
+    ...(window ? { busyGpuSeconds: busy * step } : {}),
+    ...(window && held > 0 && busy > held
+      ? { aboveShareGpuSeconds: (busy - held) * step }
+      : {}),
     shareOfDevice: deviceTokens > 0 ? tokens / deviceTokens : undefined,
     utilisationSeries: stepUtilisation(pods, target.gpuSharePerReplica),
   };
-  if (held > 0) {
+  if (held > 0 && measuredInSpan) {
     result.utilisation = covered(
       {
         value: Math.min(1, busy / held),

@@ -6,6 +6,7 @@ import {
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   burn,
+  isCurrent,
   monthElapsed,
   sortRecommendations,
   totalsOf,
@@ -48,7 +49,11 @@ export async function teamCost(
     ...burn(totals.monthToDate, totals.projected, budget),
     monthElapsed: monthElapsed(now),
     spotSavingMicros: totals.spotSaving,
-    services: rows.map(r => r.summary),
-    recommendations: sortRecommendations(rows.flatMap(r => r.recommendations)),
+    withoutUsage: totals.withoutUsage,
+    aboveShareMicros: totals.aboveShare,
+    services: rows.map(r => r.summary).filter(isCurrent),
+    recommendations: sortRecommendations(
+      rows.filter(r => isCurrent(r.summary)).flatMap(r => r.recommendations),
+    ),
   };
 }

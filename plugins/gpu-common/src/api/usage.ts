@@ -360,8 +360,24 @@ export interface ServiceCostSummary extends CostFigures {
   generatedTokens?: number;
   costPerThousandTokensMicros?: UsdMicros;
   spotSavingMicros?: UsdMicros;
+  /**
+   * Shared tiers: the busy time of the service's pods above the share it holds (a pod using more than its 1/R of an
+   * MPS GPU while its neighbours idled) at the GPU-hour price. Not in `usageMicros`, which is capped at the allocation.
+   */
+  aboveShareMicros?: UsdMicros;
   monthToDateMicros: UsdMicros;
   projectedMonthMicros: UsdMicros;
+}
+
+/**
+ * A service counted in a total without a usage figure: it spent in the window but its utilisation is unknown, so its
+ * allocation is in the total's allocation and not in its usage or idle.
+ *
+ * @public
+ */
+export interface ServiceWithoutUsage {
+  serviceId: string;
+  name: string;
 }
 
 /**
@@ -385,6 +401,11 @@ export interface TeamCost extends CostFigures {
   /** Share of the month elapsed, 0 to 1: burn above it means over pace. */
   monthElapsed: number;
   spotSavingMicros: UsdMicros;
+  /** The services whose allocation is in the total but not in its usage and idle (utilisation unknown). */
+  withoutUsage?: ServiceWithoutUsage[];
+  /** Sum of the services' `aboveShareMicros`: busy time on shared GPUs above the shares held, in no usage figure. */
+  aboveShareMicros?: UsdMicros;
+  /** Current services: deleted ones leave the list once they held nothing in the window (their cost stays in the totals). */
   services: ServiceCostSummary[];
   recommendations: Recommendation[];
 }
@@ -404,6 +425,11 @@ export interface Overview extends CostFigures {
   monthToDateMicros: UsdMicros;
   projectedMonthMicros: UsdMicros;
   spotSavingMicros: UsdMicros;
+  /** The services whose allocation is in the total but not in its usage and idle (utilisation unknown). */
+  withoutUsage?: ServiceWithoutUsage[];
+  /** Sum of the services' `aboveShareMicros`: busy time on shared GPUs above the shares held, in no usage figure. */
+  aboveShareMicros?: UsdMicros;
+  /** Current services: deleted ones leave the list once they held nothing in the window (their cost stays in the totals). */
   services: ServiceCostSummary[];
   /**
    * Per pool, in pool order: its capacity cost a month (maxNodes x node price) split into what reservations hold now,
@@ -418,6 +444,7 @@ export interface Overview extends CostFigures {
       projectedMonthMicros: UsdMicros;
       budgetBurn?: number;
       projectedBudgetBurn?: number;
+      withoutUsage?: ServiceWithoutUsage[];
     }
   >;
   recommendations: Recommendation[];

@@ -132,6 +132,8 @@ export interface HistoryService {
   dcgmGaps?: HistoryGap[];
   /** vLLM served no traffic then (still scraped): its token and request counters stay flat. */
   idle?: HistoryGap[];
+  /** vLLM was not scraped then (missed scrapes): no vLLM samples, while its counters kept counting. */
+  vllmGaps?: HistoryGap[];
 }
 
 /**
@@ -392,6 +394,9 @@ export function* openMetricsLines(spec: HistorySpec): Generator<string> {
         );
       }
       if (service.withoutVllm) continue;
+      const scraped = (t: number) =>
+        !(service.vllmGaps ?? []).some(g => t > g.after && t <= g.until);
+      current = t => podAlive(t) && scraped(t);
       // Counters count from the pod's last restart before t (a restart right after the sample at its time), over the
       // seconds that were not idle.
       const restarts = pod.restarts ?? [];

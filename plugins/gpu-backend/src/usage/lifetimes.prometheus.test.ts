@@ -1,0 +1,349 @@
+import { mockServices, TestDatabases } from '@backstage/backend-test-utils';
+import { ConfigReader } from '@backstage/config';
+import {
+  demoPlatformConfig,
+  parsePlatform,
+  ServiceCost,
+} from '@gpu-platform/backstage-plugin-gpu-common';
+import { Knex } from 'knex';
+import { DateTime } from 'luxon';
+import { DatabaseGpuStore } from '../database';
+import { readPrometheusConfig } from '../metrics/PrometheusConfig';
+import {
+  historyEnd,
+  PrometheusWithHistory,
+  prometheusVersionsUnderTest,
+  startPrometheusWithHistory,
+} from '../testUtils/prometheus';
+import { lifetimeScenario } from './__testUtils__/lifetimeScenario';
+import { seedUsageServices } from './__testUtils__/seedUsageServices';
+import { AllocationReader } from './AllocationReader';
+import { CostSnapshotStore } from './CostSnapshotStore';
+import { storeDailySnapshots } from './snapshotTask';
+import { UsageService } from './UsageService';
+
+jest.setTimeout(600_000);
+
+const DAY = 86400;
+const databases = TestDatabases.create({ ids: ['SQLITE_3'] });
+const platform = parsePlatform(demoPlatformConfig);
+const prometheusVersions = prometheusVersionsUnderTest();
+// A new seed each run unless GPU_LIFETIME_SEED repeats one (the test names print it).
+const seed = Number(
+  process.env.GPU_LIFETIME_SEED ?? Math.floor(Math.random() * 2 ** 31),
+);
+
+/** Within 1% of plain arithmetic (and 2 micro-dollars of rounding). */
+function expectWithin(
+  label: string,
+  actual: number | undefined,
+  expected: number,
+) {
+  const error = Math.abs((actual ?? NaN) - expected);
+  const allowed = expected * 0.01 + 2;
+  if (!(error <= allowed)) {
+    throw new Error(
+      `${label}: ${actual} micro-dollars, plain arithmetic says ${Math.round(
+        expected,
+      )} (${((error / Math.max(1, expected)) * 100).toFixed(2)}% off)`,
+    );
+  }
+  return error / Math.max(1, expected);
+}
+
+describe('Prometheus versions under test', () => {
+  it('has every required version, and at least one', () => {
+    expect(prometheusVersions.missing).toEqual([]);
+    expect(prometheusVersions.available.length).toBeGreaterThan(0);
+  });
+});
+
+describe.each(prometheusVersions.available)(
+  `usage of services that live part of a window (seed ${seed}), Prometheus $version`,
+  binaries => {
+    const end = historyEnd(300);
+    const scenario = lifetimeScenario({ end, seed });
+    const now = DateTime.fromSeconds(end, { zone: 'utc' });
+    let prometheus: PrometheusWithHistory;
+    let knex: Knex;
+    let store: DatabaseGpuStore;
+    let ids: Record<string, string>;
+    let snapshots: CostSnapshotStore;
+    const worst: Record<string, number> = {};
+    const note = (figure: string, error: number) => {
+      worst[figure] = Math.max(worst[figure] ?? 0, error);
+    };
+
+    function usageService() {
+      return new UsageService({
+        platform,
+        reader: new AllocationReader(knex),
+        snapshots,
+        quotas: store,
+        prometheus: readPrometheusConfig(
+          new ConfigReader({
+            gpu: { prometheus: { baseUrl: prometheus.url, timeout: 20000 } },
+          }),
+        ),
+        now: () => now,
+      });
+    }
+
+    beforeAll(async () => {
+      [prometheus, knex] = await Promise.all([
+        startPrometheusWithHistory(scenario.spec, {
+          binaries,
+          maxBlockDuration: '240h',
+        }),
+        databases.init('SQLITE_3'),
+      ]);
+      store = await DatabaseGpuStore.create({
+        database: mockServices.database({ knex }),
+        platform,
+      });
+      snapshots = new CostSnapshotStore(knex);
+      ids = await seedUsageServices({
+        store,
+        knex,
+        platform,
+        services: scenario.seeded,
+      });
+      await storeDailySnapshots({ usage: usageService(), snapshots, now });
+    });
+
+    afterAll(async () => {
+      await prometheus?.stop();
+      // The measured error of each figure, for the record.
+      // eslint-disable-next-line no-console
+      console.log(
+        `seed ${seed}, Prometheus ${
+          binaries.version
+        }: largest error per figure ${JSON.stringify(
+          Object.fromEntries(
+            Object.entries(worst).map(([k, v]) => [
+              k,
+              `${(v * 100).toFixed(3)}%`,
+            ]),
+          ),
+        )}; parameters ${JSON.stringify(scenario.parameters)}`,
+      );
+    });
+
+    const windows = [
+      ['24h', DAY],
+      ['30d', 30 * DAY],
+    ] as const;
+
+    it.each(windows)(
+      'bills each service its usage over the time it held its GPUs on the %s card',
+      async (label, seconds) => {
+        const usage = usageService();
+        for (const name of scenario.names) {
+          const cost: ServiceCost = await usage.serviceCost(ids[name], label);
+          const expected = scenario.usageMicros(name, end - seconds, end);
+          expectWithin(
+            `${name} allocation (${label})`,
+            cost.allocationMicros,
+            scenario.allocationMicros(name, end - seconds, end),
+          );
+          if (expected === undefined) {
+            expect(cost.usageMicros).toBeUndefined();
+            continue;
+          }
+          note(
+            `card ${label}`,
+            expectWithin(
+              `${name} usage (${label})`,
+              cost.usageMicros,
+              expected,
+            ),
+          );
+          expect(cost.usageMicros! + cost.idleMicros!).toBe(
+            cost.allocationMicros,
+          );
+          if (cost.allocationMicros === 0) {
+            // Held nothing in the window: never `available`.
+            expect(cost.metrics.state).toBe('no-data');
+            continue;
+          }
+          if (name !== 'gappy' && cost.utilisation) {
+            // Nothing missing inside the time it held its GPUs: full coverage, full confidence.
+            expect(cost.utilisation.coverage).toBeGreaterThan(0.99);
+            expect(cost.utilisation.note ?? '').not.toMatch(/measured over/);
+          }
+        }
+      },
+    );
+
+    it('bills a shared GPU its busy time exactly once, arrivals and departures included', async () => {
+      const usage = usageService();
+      const [steady, visitor] = await Promise.all([
+        usage.serviceCost(ids['ts-steady'], '24h'),
+        usage.serviceCost(ids['ts-visitor'], '24h'),
+      ]);
+      const busy =
+        scenario.usageMicros('ts-steady', end - DAY, end)! +
+        scenario.usageMicros('ts-visitor', end - DAY, end)!;
+      note(
+        'shared GPU busy',
+        expectWithin(
+          'shared GPU',
+          steady.usageMicros! + visitor.usageMicros!,
+          busy,
+        ),
+      );
+      // The steady pod's missed vLLM scrapes are unknown tokens, split as without tokens, and said.
+      expect(steady.utilisation!.note).toMatch(/tokens unknown at \d+ steps/);
+    });
+
+    it.each(windows)(
+      'adds every service with a figure into the team cost and the overview (%s), naming those without',
+      async (label, seconds) => {
+        const usage = usageService();
+        const overview = await usage.overview(label);
+        let total = 0;
+        for (const team of scenario.teams) {
+          const cost = await usage.teamCost(team, label);
+          const names = scenario.names.filter(n => scenario.teamOf(n) === team);
+          const expected = names.reduce(
+            (t, n) => t + (scenario.usageMicros(n, end - seconds, end) ?? 0),
+            0,
+          );
+          total += expected;
+          note(
+            `team ${label}`,
+            expectWithin(
+              `${team} usage (${label})`,
+              cost.usageMicros,
+              expected,
+            ),
+          );
+          expect(cost.withoutUsage?.map(s => s.name)).toEqual(
+            names.filter(n => n === 'blind'),
+          );
+          const row = overview.teams.find(t => t.team === team)!;
+          expect(row.usageMicros).toBe(cost.usageMicros);
+          // Deleted services leave the list once they held nothing in the window.
+          const listed = cost.services.map(s => s.name).sort();
+          expect(listed).toEqual(
+            names
+              .filter(n => scenario.allocationMicros(n, end - seconds, end) > 0)
+              .sort(),
+          );
+        }
+        note(
+          `overview ${label}`,
+          expectWithin(
+            `overview usage (${label})`,
+            overview.usageMicros,
+            total,
+          ),
+        );
+        expect(overview.withoutUsage?.map(s => s.name)).toEqual(['blind']);
+        expect(
+          overview.usageMicros! +
+            overview.idleMicros! +
+            overview.services
+              .filter(s => s.usageMicros === undefined)
+              .reduce((t, s) => t + s.allocationMicros, 0),
+        ).toBe(overview.allocationMicros);
+        for (const pool of overview.pools) {
+          expect(
+            pool.allocatedMicros + pool.strandedMicros + pool.unallocatedMicros,
+          ).toBe(pool.capacityMicros);
+        }
+      },
+    );
+
+    it('builds month to date and daily snapshots from usage over the time held', async () => {
+      const usage = usageService();
+      const monthStart = now.startOf('month').toSeconds();
+      for (const name of scenario.names) {
+        const cost = await usage.serviceCost(ids[name], '24h');
+        const expected = scenario.usageMicros(name, monthStart, end);
+        if (expected === undefined) {
+          expect(cost.monthToDate.usageMicros).toBeUndefined();
+          continue;
+        }
+        note(
+          'month to date',
+          expectWithin(
+            `${name} month to date`,
+            cost.monthToDate.usageMicros,
+            expected,
+          ),
+        );
+      }
+      const stored = await snapshots.list({
+        serviceIds: Object.values(ids),
+        fromDay: now.minus({ days: 31 }).toISODate()!,
+        toDay: now.toISODate()!,
+      });
+      expect(stored.length).toBeGreaterThan(20);
+      for (const snapshot of stored) {
+        const name = scenario.names.find(n => ids[n] === snapshot.serviceId)!;
+        const dayStart = DateTime.fromISO(snapshot.day, {
+          zone: 'utc',
+        }).toSeconds();
+        const expected = scenario.usageMicros(name, dayStart, dayStart + DAY);
+        if (expected === undefined) continue;
+        note(
+          'daily snapshot',
+          expectWithin(
+            `${name} on ${snapshot.day}`,
+            snapshot.usageMicros,
+            expected,
+          ),
+        );
+      }
+    });
+
+    it('trims daily entries to the window and reads last month from its snapshots on the 30-day card', async () => {
+      const usage = usageService();
+      for (const [label, seconds] of [
+        ['PT6H', 6 * 3600],
+        ['24h', DAY],
+        ['30d', 30 * DAY],
+      ] as const) {
+        const cost = await usage.serviceCost(ids['gappy'], label);
+        const sum = cost.daily.reduce((t, d) => t + d.allocationMicros, 0);
+        note(
+          'daily entries',
+          expectWithin(
+            `gappy daily allocation (${label})`,
+            sum,
+            cost.allocationMicros,
+          ),
+        );
+        for (const day of cost.daily) {
+          const midnight = DateTime.fromISO(day.date, {
+            zone: 'utc',
+          }).toSeconds();
+          // A day the window holds in part is that part's allocation (checked in the sum above), its usage in the
+          // stored day's proportion: only whole stored days are plain arithmetic.
+          if (day.source !== 'snapshot' || midnight < end - seconds) continue;
+          const dayStart = midnight;
+          note(
+            'daily entries',
+            expectWithin(
+              `gappy on ${day.date} (${label})`,
+              day.usageMicros,
+              scenario.usageMicros(
+                'gappy',
+                dayStart,
+                Math.min(end, dayStart + DAY - (dayStart % DAY)),
+              )!,
+            ),
+          );
+        }
+      }
+      const month = await usage.serviceCost(ids['gappy'], '30d');
+      const lastMonth = month.daily.filter(
+        d =>
+          d.date < now.startOf('month').toISODate()! && d.allocationMicros > 0,
+      );
+      expect(lastMonth.length).toBeGreaterThan(0);
+      expect(lastMonth.every(d => d.source === 'snapshot')).toBe(true);
+    });
+  },
+);
