@@ -3,7 +3,8 @@
  * as a child process) with users signed in through the oauth2Proxy provider as behind an authenticating proxy:
  * alice (platform team), bob (ml-platform), carol (search) of examples/org.yaml, and a caller that is not signed in.
  * The Kubernetes plugin reads a loopback stand-in for a cluster's API server; the scaffolder runs a template of
- * one `debug:wait` step, so each task is still running when it is read or cancelled.
+ * one `debug:wait` step, so each task is still running when it is read or cancelled; the gpu plugin's change signals
+ * are received on WebSockets of the signals backend, with each user's token and with none.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
@@ -75,7 +76,7 @@ async function fakeApiServer(): Promise<{
   return { url: `http://127.0.0.1:${port}`, server, paths };
 }
 
-describe('permissions of the Kubernetes, scaffolder and catalog plugins under GpuPlatformPolicy', () => {
+describe('permissions of the Kubernetes, scaffolder, catalog and signals plugins under GpuPlatformPolicy', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'gpu-app-permissions-'));
   let backend: BackendProcess;
   let cluster: Awaited<ReturnType<typeof fakeApiServer>>;
@@ -355,6 +356,97 @@ describe('permissions of the Kubernetes, scaffolder and catalog plugins under Gp
         await call('carol', `/api/scaffolder/v2/tasks/${id}/cancel`, {
           method: 'POST',
         });
+      }
+    });
+  });
+
+  describe('signals of GPU service changes', () => {
+    /** A WebSocket on /api/signals subscribed to gpu:service-changes, with the user's token or none; its messages. */
+    async function listen(role: Role) {
+      const url = `${backend.baseUrl.replace(/^http/, 'ws')}/api/signals`;
+      const messages: unknown[] = [];
+      // The signals backend starts handling upgrades on the first request that reaches it: try again until open.
+      const socket = await waitFor(
+        `a signals socket for ${role}`,
+        () =>
+          new Promise<WebSocket | undefined>(resolve => {
+            const ws =
+              role === 'none'
+                ? new WebSocket(url)
+                : new WebSocket(url, tokens[role]);
+            const giveUp = setTimeout(() => {
+              ws.close();
+              resolve(undefined);
+            }, 2000);
+            ws.onopen = () => {
+              clearTimeout(giveUp);
+              resolve(ws);
+            };
+            ws.onerror = () => {
+              clearTimeout(giveUp);
+              resolve(undefined);
+            };
+          }),
+      );
+      socket.onmessage = event => messages.push(JSON.parse(String(event.data)));
+      socket.send(
+        JSON.stringify({ action: 'subscribe', channel: 'gpu:service-changes' }),
+      );
+      return { socket, messages };
+    }
+
+    it("reach ml-platform's members and the platform team, not carol nor a socket without a token", async () => {
+      const sockets = {
+        alice: await listen('alice'),
+        bob: await listen('bob'),
+        carol: await listen('carol'),
+        none: await listen('none'),
+      };
+      try {
+        await new Promise(r => setTimeout(r, 500));
+        const created = await call('bob', '/api/gpu/services', {
+          method: 'POST',
+          body: JSON.stringify({
+            request: {
+              name: 'signalled',
+              team: 'ml-platform',
+              model: 'llama-3.1-8b',
+              runtime: 'vllm',
+              dtype: 'bf16',
+              maxModelLen: 8192,
+              concurrency: 64,
+              replicas: 1,
+              environment: 'dev',
+              tier: 'dedicated',
+              pool: 'l4-ondemand',
+            },
+          }),
+        });
+        expect(created.status).toBe(201);
+        const { id } = await created.json();
+        for (
+          let i = 0;
+          i < 40 &&
+          (sockets.bob.messages.length === 0 ||
+            sockets.alice.messages.length === 0);
+          i++
+        ) {
+          await new Promise(r => setTimeout(r, 250));
+        }
+        expect(sockets.bob.messages).toContainEqual({
+          channel: 'gpu:service-changes',
+          message: expect.objectContaining({
+            serviceId: id,
+            team: 'ml-platform',
+          }),
+        });
+        // Give any stray message time to arrive before counting none.
+        await new Promise(r => setTimeout(r, 1000));
+        expect(sockets.carol.messages).toEqual([]);
+        expect(sockets.none.messages).toEqual([]);
+        await call('bob', `/api/gpu/services/${id}`, { method: 'DELETE' });
+      } finally {
+        for (const { socket } of Object.values(sockets)) socket.close();
       }
     });
   });
