@@ -350,6 +350,19 @@ export interface Config {
           };
       /** How often an interrupted apply is resumed before the service becomes `failed` (default 3). */
       resumeAttempts?: number;
+      /**
+       * How long the reconciler keeps trying an apply the cluster could not take for a passing reason (no answer, a
+       * conflict, throttling, a server error), with growing pauses, before the service becomes `failed` with reason
+       * `ApplyFailed` (default 5 minutes). Errors the cluster will repeat (an invalid object, a refused permission)
+       * fail at once.
+       */
+      retryFor?:
+        | string
+        | {
+            hours?: number;
+            minutes?: number;
+            seconds?: number;
+          };
     };
 
     /**

@@ -1,5 +1,8 @@
 // @ts-check
 
+/** Statuses of services whose spec reached the cluster. */
+const APPLIED = new Set(['starting', 'ready', 'deleting']);
+
 /**
  * Services record why they have their status as a reason code (`SERVICE_REASONS` in gpu-common), the generation of
  * their spec, the generation last applied, and when the status or reason last changed: what their Kubernetes-style
@@ -49,9 +52,6 @@ exports.up = async function up(knex) {
       });
   }
 };
-
-/** Statuses of services whose spec reached the cluster. */
-const APPLIED = new Set(['starting', 'ready', 'deleting']);
 
 /**
  * The reason code of a service written before reasons were recorded.

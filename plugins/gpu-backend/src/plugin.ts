@@ -185,10 +185,8 @@ export const gpuPlugin = createBackendPlugin({
         // The reconciler's work queue: writes record desired state and return; the queue's worker applies or tears
         // down (one service at a time per id, a few at once), and the scheduled resume takes over what a stopped
         // replica left (see InterruptedApplyResumer).
-        const queue = applier
-          ? new ServiceWorkQueue(id => services.reconcile(id), logger)
-          : undefined;
-        const services: ServiceManager = new ServiceManager({
+        const queue = applier ? new ServiceWorkQueue(logger) : undefined;
+        const services = new ServiceManager({
           platform,
           store,
           quotes,
@@ -197,7 +195,9 @@ export const gpuPlugin = createBackendPlugin({
           logger,
           serviceDefaults,
           queue,
+          applyRetryForMs: statusSettings.applyRetryForMs,
         });
+        queue?.start(id => services.reconcile(id));
         const statuses = new ServiceStatusRefresher({
           store,
           statusReader,

@@ -15,8 +15,12 @@ const ATTEMPTS = 5;
 
 const server = setupFakeClusterServer();
 
-async function start() {
-  return startApplyClusterBackend(server, { groups: [TEAM] });
+/** A backend whose reconciler gives a failed apply up at once (`gpu.apply.retryFor` of 1 ms) unless told otherwise. */
+async function start(retryFor: Record<string, number> = { milliseconds: 1 }) {
+  return startApplyClusterBackend(server, {
+    groups: [TEAM],
+    gpu: { apply: { retryFor } },
+  });
 }
 
 /** The team's held GPU-equivalents on the summariser's pool. */
@@ -258,5 +262,42 @@ describe('applying to a cluster that fails half-way', () => {
       'deleted',
     );
     expect(await reserved(http)).toBe(0);
+  });
+
+  it('keeps applying through a passing failure of the cluster, with no retry by hand', async () => {
+    const { api, http } = await start({ minutes: 5 });
+    // The API server answers 503 to every attempt of the first pass at the Deployment, then recovers.
+    api.faults.push({
+      method: 'PATCH',
+      path: `${DEPLOYMENT}${SSA}`,
+      failure: 503,
+      times: ATTEMPTS,
+      message: 'apiserver is shutting down',
+    });
+    const created = await http
+      .post('/api/gpu/services')
+      .send({ request: devSummariser })
+      .expect(201);
+    const id = created.body.id;
+    // The loop says why it waits, then applies again by itself.
+    const settled = await settledService(http, id);
+    expect(settled).toMatchObject({ status: 'starting', reason: 'Applied' });
+    expect(api.live(DEPLOYMENT)).toBeDefined();
+    expect(await reserved(http)).toBe(1);
+    const events = await auditOf(http, id);
+    expect(transitions(events)).toEqual([
+      'approved->applying',
+      'applying->applying',
+      'applying->starting',
+    ]);
+    const waiting = events.find(
+      e =>
+        e.action === 'service.status' &&
+        e.before?.status === 'applying' &&
+        e.after?.status === 'applying',
+    ) as { after?: { statusReason?: string } } | undefined;
+    expect(waiting?.after?.statusReason).toMatch(
+      /^The cluster could not take the apply yet \(.*apiserver is shutting down\); trying again in \d+ s$/,
+    );
   });
 });

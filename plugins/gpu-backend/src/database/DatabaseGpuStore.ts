@@ -13,12 +13,7 @@ import { checkPolicy, checkReservation } from './admission';
 import { previewApproval } from './approvalPreview';
 import { getApproval, listApprovals } from './approvals';
 import { AuditInput, queryAuditEvents, writeAuditEvent } from './audit';
-import {
-  ApprovalPageQuery,
-  listApprovalPage,
-  listServicePage,
-  ServicePageQuery,
-} from './pagedLists';
+import { listApprovalPage, listServicePage } from './pagedLists';
 import {
   createServiceInTransaction,
   findByRequestKey,
@@ -56,6 +51,7 @@ import {
 } from './serviceStatusUpdate';
 import { isRetryableTransactionError, isUniqueViolation } from './transactions';
 import {
+  ApprovalPageQuery,
   ApprovalRecord,
   AuditEventPage,
   CreateServiceInput,
@@ -66,13 +62,14 @@ import {
   ListAuditEventsQuery,
   ListServicesFilter,
   QuotaRecord,
-  TeamLedger,
   QuotaSpec,
   ReplaceReservationInput,
   ReplaceReservationResult,
   ReservationRecord,
   ServiceListing,
+  ServicePageQuery,
   ServiceRecord,
+  TeamLedger,
   UpdateServiceStatusInput,
 } from './types';
 

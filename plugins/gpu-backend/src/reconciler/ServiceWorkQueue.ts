@@ -16,13 +16,19 @@ export class ServiceWorkQueue {
   private readonly dirty = new Set<string>();
   private readonly idleWaiters: Array<() => void> = [];
   private readonly concurrency: number;
+  private work?: (serviceId: string) => Promise<void>;
 
   constructor(
-    private readonly work: (serviceId: string) => Promise<void>,
     private readonly logger: LoggerService,
     options: { concurrency?: number } = {},
   ) {
     this.concurrency = options.concurrency ?? DEFAULT_SERVICE_CONCURRENCY;
+  }
+
+  /** Starts working on what is queued (and is queued later) with `work`. */
+  start(work: (serviceId: string) => Promise<void>): void {
+    this.work = work;
+    this.pump();
   }
 
   /** Adds the service to the queue; returns at once. */
@@ -37,6 +43,11 @@ export class ServiceWorkQueue {
     this.pump();
   }
 
+  /** Adds the service to the queue after `delayMs` (a retry with backoff); the wait keeps no process alive. */
+  addAfter(serviceId: string, delayMs: number): void {
+    setTimeout(() => this.add(serviceId), delayMs).unref();
+  }
+
   /** Services waiting or being worked on. */
   get length(): number {
     return this.waiting.length + this.active.size;
@@ -49,7 +60,11 @@ export class ServiceWorkQueue {
   }
 
   private pump(): void {
-    while (this.active.size < this.concurrency && this.waiting.length > 0) {
+    while (
+      this.work &&
+      this.active.size < this.concurrency &&
+      this.waiting.length > 0
+    ) {
       const id = this.waiting.shift()!;
       this.queued.delete(id);
       this.active.add(id);
@@ -61,7 +76,7 @@ export class ServiceWorkQueue {
   }
 
   private run(id: string): void {
-    this.work(id)
+    this.work!(id)
       .catch(error =>
         this.logger.error('Reconciling a GPU service failed', {
           serviceId: id,

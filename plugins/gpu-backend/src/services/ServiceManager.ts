@@ -27,7 +27,13 @@ import {
   renderTeamManifests,
 } from '@gpu-platform/backstage-plugin-gpu-node';
 import { KubernetesObject } from '@kubernetes/client-node';
-import { ClusterApplier, ClusterTarget, OwnedKind } from '../cluster';
+import {
+  ClusterApplier,
+  ClusterTarget,
+  KubernetesApplyError,
+  KubernetesRequestError,
+  OwnedKind,
+} from '../cluster';
 import {
   AdmissionPolicy,
   ApprovalRecord,
@@ -45,6 +51,9 @@ import {
   getService,
 } from './serviceStatusWrite';
 import { APPLIED_REASON } from './statusTransition';
+
+/** How long the reconciler retries an apply that failed for a passing reason when not configured. */
+const DEFAULT_APPLY_RETRY_FOR_MS = 5 * 60_000;
 
 /** Actor of the applies that repair drift (audit trail). */
 export const REPAIR_ACTOR = 'system:gpu-drift-repair';
@@ -85,7 +94,17 @@ export interface ServiceManagerOptions {
    * the queue's worker ({@link ServiceManager.reconcile}) applies or tears down. Without it (tests of the lifecycle
    * alone) the caller applies in line.
    */
-  queue?: { add(serviceId: string): void };
+  queue?: {
+    add(serviceId: string): void;
+    addAfter(serviceId: string, delayMs: number): void;
+  };
+  /**
+   * How long the reconciler keeps trying an apply the cluster could not take for a passing reason before the service
+   * becomes `failed` (`gpu.apply.retryFor`; 5 minutes when omitted). Only with a queue.
+   */
+  applyRetryForMs?: number;
+  /** Clock (tests). */
+  now?: () => Date;
 }
 
 /** A service as {@link ServiceManager.render} needs it. */
@@ -549,6 +568,10 @@ export class ServiceManager {
         serviceId: applying.id,
         error: String(error),
       });
+      const retry = this.transientRetryDelay(applying, error);
+      if (retry !== undefined) {
+        return this.retryLater(applying, error as Error, retry, actor);
+      }
       outcome = {
         status: 'failed',
         reason: 'ApplyFailed',
@@ -569,6 +592,64 @@ export class ServiceManager {
       return result.service;
     }
     return this.sweepAfterTeardown(result.service, applying, actor);
+  }
+
+  /**
+   * The pause before the reconciler applies again a service whose apply the cluster could not take for a passing
+   * reason (no answer, a conflict, throttling, a server error): half the time it has been trying, from 1 s to 30 s.
+   * Undefined when the error will repeat, without a queue, or once `applyRetryForMs` has passed since it started
+   * applying: then it fails.
+   */
+  private transientRetryDelay(
+    applying: ServiceRecord,
+    error: unknown,
+  ): number | undefined {
+    const { queue, applyRetryForMs = DEFAULT_APPLY_RETRY_FOR_MS } = this.options;
+    if (
+      !queue ||
+      !(error instanceof KubernetesApplyError) ||
+      !(error.cause instanceof KubernetesRequestError) ||
+      !error.cause.retryable
+    ) {
+      return undefined;
+    }
+    const trying = this.now().getTime() - Date.parse(applying.statusChangedAt);
+    if (trying >= applyRetryForMs) {
+      return undefined;
+    }
+    return Math.min(30_000, Math.max(1_000, trying / 2));
+  }
+
+  /** Keeps the service `applying`, saying why, and has the queue apply it again after `delayMs`. */
+  private async retryLater(
+    applying: ServiceRecord,
+    error: Error,
+    delayMs: number,
+    actor: string,
+  ): Promise<ServiceRecord> {
+    const written = await this.compareAndSet({
+      id: applying.id,
+      status: 'applying',
+      reason: 'Applying',
+      statusReason: `The cluster could not take the apply yet (${
+        error.message
+      }); trying again in ${Math.round(delayMs / 1000)} s`,
+      expectedStatus: ['applying'],
+      expectedUpdatedAt: applying.updatedAt,
+      actor,
+    });
+    if (written.written) {
+      this.options.queue!.addAfter(applying.id, delayMs);
+      return written.service;
+    }
+    if (isTornDown(written.service)) {
+      return this.sweepAfterTeardown(written.service, applying, actor);
+    }
+    return written.service;
+  }
+
+  private now(): Date {
+    return this.options.now?.() ?? new Date();
   }
 
   /** The teardown won over an apply in flight: delete by ownership label again, now that every PATCH is done. */

@@ -117,9 +117,10 @@ export class ServiceStatusRefresher {
       return {
         cluster: statusReader.cluster,
         observedAt,
+        // The service's status stays the last one stored; the reader says so (the API documents it).
         error: `The cluster '${statusReader.cluster}' could not be read: ${
           (error as Error).message
-        }; the status is the last one stored`,
+        }`,
       };
     }
   }

@@ -23,6 +23,9 @@ export const DEFAULT_STATUS_READ_TIMEOUT: HumanDuration = { seconds: 5 };
 /** Age of an `applying` service that counts as interrupted when `gpu.apply.resumeAfter` is not set. */
 export const DEFAULT_RESUME_AFTER: HumanDuration = { minutes: 2 };
 
+/** How long the reconciler retries an apply the cluster could not take for a passing reason, when `gpu.apply.retryFor` is not set. */
+export const DEFAULT_APPLY_RETRY_FOR: HumanDuration = { minutes: 5 };
+
 /** Resumes of one interrupted apply when `gpu.apply.resumeAttempts` is not set. */
 export const DEFAULT_RESUME_ATTEMPTS = 3;
 
@@ -32,6 +35,8 @@ export interface StatusSettings {
   readTimeoutMs: number;
   resumeAfterMs: number;
   resumeAttempts: number;
+  /** How long the reconciler retries an apply that failed for a passing reason. */
+  applyRetryForMs: number;
 }
 
 function duration(
@@ -80,6 +85,9 @@ export function readStatusSettings(config: RootConfigService): StatusSettings {
       duration(config, 'gpu.apply.resumeAfter', DEFAULT_RESUME_AFTER),
     ),
     resumeAttempts,
+    applyRetryForMs: durationToMilliseconds(
+      duration(config, 'gpu.apply.retryFor', DEFAULT_APPLY_RETRY_FOR),
+    ),
   };
 }
 

@@ -120,28 +120,6 @@ export interface ServiceConditionSource {
   statusChangedAt: string;
 }
 
-/** Reasons of a `starting` service: applied, not available yet, and why. */
-const STARTING_REASONS: ReadonlySet<ServiceReason> = new Set([
-  'Applied',
-  'KueuePending',
-  'Unschedulable',
-  'ImagePullBackOff',
-  'CrashLoopBackOff',
-  'ContainerConfigError',
-  'DeploymentMissing',
-  'WarningEvent',
-  'RolloutInProgress',
-]);
-
-/**
- * Whether a reason says the service waits in the cluster for something (Kueue, a node, a container, a rollout).
- *
- * @public
- */
-export function isStartingReason(reason: ServiceReason): boolean {
-  return STARTING_REASONS.has(reason);
-}
-
 /**
  * The Kubernetes-style conditions of a service, derived from its stored status, reason and generations. The summary
  * `status` and these conditions say the same thing: `ready` is `Available=True`, `starting` is `Applied=True,

@@ -114,7 +114,7 @@ export const READINESS_PROBE_MESSAGE =
   'Readiness probe failed: Get "http://10.48.2.17:8000/health": dial tcp 10.48.2.17:8000: connect: connection refused';
 
 /** The backend's error when the cluster does not answer in time. */
-export const UNREADABLE_CLUSTER_ERROR = `The cluster '${CLUSTER}' could not be read: no answer within 5000 ms; the status is the last one stored`;
+export const UNREADABLE_CLUSTER_ERROR = `The cluster '${CLUSTER}' could not be read: no answer within 5000 ms`;
 
 /**
  * The summariser in apply mode, as `GET /services/:id` answers it: `status`, `statusReason` and `clusterStatus` as

@@ -34,12 +34,8 @@ import {
   statusLabel,
 } from './describeClusterStatus';
 import { Figure } from './Figure';
+import { ServiceConditions } from './ServiceConditions';
 import { SERVICE_POLL_INTERVAL_MS } from './useGpuServiceData';
-
-/** The backend's error ends with a note this section already makes in its own words. */
-function withoutStoredNote(error: string): string {
-  return error.replace(/;? *the status is the last one stored\.?$/, '');
-}
 
 /** Pods and warnings listed before "and N more". */
 const LIST_LIMIT = 5;
@@ -304,15 +300,14 @@ export function ClusterStatusSection(props: {
             {service.statusReason}
           </Typography>
         )}
+        <ServiceConditions conditions={service.conditions ?? []} />
       </Box>
       {clusterStatus.error ? (
         <WarningPanel
           defaultExpanded
           severity="warning"
           title="The cluster could not be read"
-          message={`The status shown is the last one stored, not what the cluster says now. ${withoutStoredNote(
-            clusterStatus.error,
-          )}.`}
+          message={`The status shown is the last one stored, not what the cluster says now. ${clusterStatus.error}.`}
         />
       ) : (
         <ClusterFacts clusterStatus={clusterStatus} idPrefix={idPrefix} />

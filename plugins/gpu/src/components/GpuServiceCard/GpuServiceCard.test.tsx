@@ -434,6 +434,9 @@ describe('GpuServiceCard', () => {
       expect(screen.getByTestId('cluster-status-reason')).toHaveTextContent(
         kueueReason,
       );
+      expect(screen.getByTestId('service-conditions')).toHaveTextContent(
+        'Conditions: Reserved: yes · Approved: yes · Applied: yes · Available: no (KueuePending)',
+      );
       expect(screen.getByTestId('cluster-status-observed')).toHaveTextContent(
         'Cluster gpu-eu, read just now · refreshes every 5 s while it is starting',
       );
@@ -729,7 +732,7 @@ describe('GpuServiceCard', () => {
         }),
       );
       await elapse(5_000);
-      await waitFor(() => expect(chip()).toHaveTextContent(/^Failed$/));
+      await waitFor(() => expect(chip()).toHaveTextContent(/^Failed: the cluster refused the apply$/));
       expect(
         screen.queryByTestId('service-refresh-error'),
       ).not.toBeInTheDocument();

@@ -15,18 +15,17 @@ const METHODS: Record<AttributedValue['method'], string> = {
 const FULL_COVERAGE = 0.9;
 
 /**
- * How a figure was obtained and how far to trust it, for the caption under it; when it was measured over less than
- * 90% of the window, `measured over 50% of the window` too.
+ * How a figure was obtained and how far to trust it, for the caption under it: the backend's note when it gives one
+ * (it says itself how much was measured), else the method and confidence, with `measured over 50% of the window`
+ * when the figure covers less than 90% of it.
  */
 export function describeAttribution(value: AttributedValue): string {
-  const text =
-    value.note ?? `${METHODS[value.method]}, ${value.confidence} confidence`;
+  if (value.note) {
+    return value.note;
+  }
+  const text = `${METHODS[value.method]}, ${value.confidence} confidence`;
   const coverage = value.coverage;
-  if (
-    coverage === undefined ||
-    coverage >= FULL_COVERAGE ||
-    /measured over \d+% of the window/.test(text)
-  ) {
+  if (coverage === undefined || coverage >= FULL_COVERAGE) {
     return text;
   }
   return `${text}; measured over ${Math.round(coverage * 100)}% of the window`;
