@@ -20,8 +20,8 @@
  *    the service's pod (pod integration: one Workload per pod, owned by it), and to a watch seeing it.
  *
  * Run from the repository root with `yarn bench:apply [--services <n>] [--concurrency <n>] [--rounds <n>]
- * [--port-base <port>]`; results go to bench/results/apply.json. Needs Go (scripts/cluster builds the control plane
- * on first use).
+ * [--quiet-seconds <s>] [--port-base <port>] [--smoke] [--out <dir>]`; results go to bench/results/apply.json.
+ * Needs Go (scripts/cluster builds the control plane on first use).
  */
 import { ConfigReader } from '@backstage/config';
 import { loadConfig } from '@backstage/config-loader';
@@ -38,7 +38,7 @@ import {
   Watch,
 } from '@kubernetes/client-node';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { request as httpsRequest, RequestOptions } from 'node:https';
 import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -60,27 +60,29 @@ import {
 } from '../plugins/gpu-backend/src/reconciler/renderKueueObjects';
 import { KUEUE_RECONCILE_TASK_ID } from '../plugins/gpu-backend/src/reconciler/schedulePlatformReconciler';
 import { eventually } from '../plugins/gpu-backend/src/testUtils/localCluster';
+import { parseCli } from './cli';
 import { BenchBackend, startBackend } from './httpBackend';
 import { quantile } from './stats';
 
-function argument(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? Number(process.argv[index + 1]) : fallback;
-}
-
+const cli = parseCli();
 const REPO_ROOT = resolve(__dirname, '..');
 const PLATFORM_FILE = 'bench/applyPlatform.yaml';
-const SERVICES = argument('services', 100);
-const ROUNDS = argument('rounds', 5);
-const PORT_BASE = argument('port-base', 16740);
+const SERVICES = cli.number('services', { full: 100, smoke: 4 });
+const ROUNDS = Math.max(1, cli.number('rounds', { full: 5, smoke: 1 }));
+/** The smoke run has ports of its own, so it never meets a full run (or the test command's cluster, 16540). */
+const PORT_BASE = cli.number('port-base', { full: 16740, smoke: 16840 });
 /** POSTs in flight at once while creating the services. */
-const CONCURRENCY = argument('concurrency', 1);
+const CONCURRENCY = Math.max(
+  1,
+  cli.number('concurrency', { full: 1, smoke: 1 }),
+);
 const CLUSTER_NAME = 'bench';
 const TEAM = 'bench-apply';
 const NAMESPACE = 'bench-apply';
 const TARGET_REQUESTS_PER_OBJECT = 1;
 const TARGET_RATIO = 1.3;
-const QUIET_WINDOW_MS = 10_000;
+const QUIET_WINDOW_MS =
+  cli.number('quiet-seconds', { full: 10, smoke: 2 }) * 1000;
 /** kwok's node heartbeats (and the API server's identity lease): renewed all the time, whoever else is busy. */
 const LEASES = 'coordination.k8s.io/leases';
 const MUTATING = new Set([
@@ -100,6 +102,8 @@ const TIERS: Array<{ tier: SharingTier; pool: string }> = [
   { tier: 'time-sliced', pool: 't4-timeslice' },
 ];
 const RUNTIMES: Runtime[] = ['vllm', 'ollama'];
+/** A created service's status in the POST's answer. */
+const APPLYING_OR_APPLIED = new Set(['applying', 'starting', 'ready']);
 
 function log(message: string) {
   process.stdout.write(
@@ -547,6 +551,11 @@ async function main() {
     const beforeBackend = await readCounters(kc);
     backend = await startBackend({
       configFiles: [PLATFORM_FILE],
+      // Apply mode needs a durable database (the plugin refuses SQLite in memory): files in the run's directory.
+      database: {
+        client: 'better-sqlite3',
+        connection: { directory: join(dir, 'database') },
+      },
       config: {
         gpu: {
           clusters: [
@@ -592,7 +601,8 @@ async function main() {
       });
       const postMs = performance.now() - start;
       const postAcceptedAt = Date.now();
-      if (res.status !== 201 || res.body.status !== 'starting') {
+      // The backend applies in the POST (201 starting) or right after it (201 applying, then starting).
+      if (res.status !== 201 || !APPLYING_OR_APPLIED.has(res.body.status)) {
         throw new Error(
           `POST ${request.name}: ${res.status} ${JSON.stringify(res.body)}`,
         );
@@ -608,6 +618,27 @@ async function main() {
         manifests: [],
       };
     });
+    // Every service applied (the counters must hold all its requests): its status past applying.
+    await eventually(
+      `every service applied`,
+      async () => {
+        const statuses = await Promise.all(
+          created.map(async s => {
+            const res = await api(backend!, 'GET', `/api/gpu/services/${s.id}`);
+            if (res.body.status === 'failed') {
+              throw new Error(
+                `${s.name} failed: ${JSON.stringify(res.body.statusReason)}`,
+              );
+            }
+            return res.body.status as string;
+          }),
+        );
+        return statuses.every(status => status !== 'applying')
+          ? true
+          : undefined;
+      },
+      { timeoutMs: 300_000, intervalMs: 500 },
+    );
     const afterCreate = await readCounters(kc);
     const cpuAfterCreate = backend.cpuSeconds();
     const createSeconds = (Date.now() - createStartedAt) / 1000;
@@ -624,13 +655,24 @@ async function main() {
     });
 
     // --- requests per applied object ---
-    const applied = created.flatMap(s => [
-      ...queueDependencies,
-      ...s.manifests,
-    ]);
+    // Each service's stored manifests. The team's queue objects (ResourceFlavors, Cohort, WorkloadPriorityClasses,
+    // ClusterQueue) are counted apart: the backend applied them before every service once, now only when they
+    // differ from what it applied last (the reconciler's first pass applied them), so their count is not per service.
+    const applied = created.flatMap(s => s.manifests);
     const resources = await resourcesOf(kc, applied);
     const appliedResources = new Set(resources.values());
+    const queueResources = new Set(
+      (await resourcesOf(kc, queueDependencies)).values(),
+    );
     const createRows = diffCounters(beforeCreate, afterCreate);
+    const queueDependencyApplyRequests = createRows
+      .filter(
+        r =>
+          r.verb === 'APPLY' &&
+          queueResources.has(resourceName(r)) &&
+          !appliedResources.has(resourceName(r)),
+      )
+      .reduce((sum, r) => sum + r.count, 0);
     const byKind = [...resources.entries()].map(([kind, resource]) => {
       const objects = applied.filter(o => kindOf(o) === kind).length;
       const rows = createRows.filter(
@@ -659,6 +701,7 @@ async function main() {
       applyRequests,
       perObject: applyRequests / applied.length,
       byKind,
+      queueDependencyApplyRequests,
       // Not the backend's: on persistentvolumeclaims these are kwok's PVC stages and the volume binder of the
       // controller manager (the apply-time passes below re-apply the same PVCs and show no such request).
       otherMutatingOnAppliedResources: createMutating.filter(
@@ -671,7 +714,9 @@ async function main() {
     log(
       `requests per object: ${applyRequests} APPLY for ${
         applied.length
-      } objects = ${requestsPerObject.perObject.toFixed(3)}`,
+      } objects = ${requestsPerObject.perObject.toFixed(
+        3,
+      )}; ${queueDependencyApplyRequests} APPLY of the team's queue objects`,
     );
 
     // --- create to admission ---
@@ -950,6 +995,7 @@ async function main() {
 
     const results = {
       date: new Date().toISOString(),
+      smoke: cli.smoke,
       machine: { cpus: cpus().length, loadAverage: loadavg() },
       cluster: {
         kubernetes: version,
@@ -987,17 +1033,8 @@ async function main() {
       admission,
       totalSeconds: (Date.now() - t0) / 1000,
     };
-    const out = join(REPO_ROOT, 'bench/results');
-    mkdirSync(out, { recursive: true });
-    writeFileSync(
-      join(out, 'apply.json'),
-      `${JSON.stringify(results, null, 2)}\n`,
-    );
-    log(
-      `results in bench/results/apply.json (${results.totalSeconds.toFixed(
-        0,
-      )} s)`,
-    );
+    const file = cli.writeResults('apply', results);
+    log(`results in ${file} (${results.totalSeconds.toFixed(0)} s)`);
     process.stdout.write(
       `${[
         `requests per applied object: ${requestsPerObject.perObject.toFixed(

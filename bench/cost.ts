@@ -1,36 +1,42 @@
 /**
- * Cost benchmark of the gpu backend against a real Prometheus (/usr/bin/prometheus, loaded with generated DCGM and
- * vLLM history through `promtool tsdb create-blocks-from openmetrics`):
+ * Cost benchmark of the gpu backend against a real Prometheus, on every version the environment names
+ * (`GPU_PROMETHEUS_BINARIES`, as the Prometheus integration tests read it: Debian's 2.x in /usr/bin and the 3.x that
+ * `scripts/prometheus3 bin` prints), each loaded with generated DCGM and vLLM history through `promtool tsdb
+ * create-blocks-from openmetrics`:
  *
  * - **Cost card**: `GET /services/:id/cost?window=30d` for one dedicated service over 30 days of 1-minute data, next
  *   to the raw PromQL the route issues (recorded from the route, then replayed straight to Prometheus with the same
- *   concurrency). Target: route <= 1.5x raw.
- * - **Overview**: `GET /overview` for 1,000 services of every tier: the PromQL query count (and the count for 10
- *   services, which must be the same), route time and raw PromQL time.
+ *   concurrency). Target: route <= 1.1x raw.
+ * - **Overview**: `GET /overview` for 10,000 services of every tier: the PromQL query count (and the count for 12
+ *   services, which must not be smaller), route time and raw PromQL time. Target: route <= 1.2x raw.
  *
- * Run from the repository root with `yarn bench:cost [--rounds <n>] [--services <n>]`; results go to
- * bench/results/cost.json (`--only overview` measures the overview alone and writes nothing).
+ * Every timed route call goes to a usage service of its own, so the usage service's short-lived cache of
+ * measurements (`windowCache.ts`) never answers a timed request without asking Prometheus.
+ *
+ * Run from the repository root with `yarn bench:cost [--rounds <n>] [--services <n>] [--days <n>] [--smoke]
+ * [--out <dir>]`; results go to bench/results/cost.json (`--only overview` measures the overview alone and writes
+ * nothing).
  */
 import { MiddlewareFactory } from '@backstage/backend-defaults/rootHttpRouter';
 import { mockServices } from '@backstage/backend-test-utils';
 import { ConfigReader } from '@backstage/config';
 import express from 'express';
 import knexFactory, { Knex } from 'knex';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
-import { join } from 'node:path';
 import { demoPlatformConfig, parsePlatform } from '../plugins/gpu-common/src';
 import {
   HistoryService,
   HistorySpec,
   historyEnd,
   podName,
+  PrometheusBinaries,
+  prometheusVersionsUnderTest,
   startPrometheusWithHistory,
 } from '../plugins/gpu-backend/src/testUtils/prometheus';
+import { benchUsageRoutes } from './usageRoutes';
 import { DatabaseGpuStore } from '../plugins/gpu-backend/src/database';
 import { readPrometheusConfig } from '../plugins/gpu-backend/src/metrics/PrometheusConfig';
-import { createUsageRouter } from '../plugins/gpu-backend/src/routes/usageRouter';
 import {
   seedUsageServices,
   SeededService,
@@ -39,16 +45,15 @@ import { AllocationReader } from '../plugins/gpu-backend/src/usage/AllocationRea
 import { CostSnapshotStore } from '../plugins/gpu-backend/src/usage/CostSnapshotStore';
 import { UsageService } from '../plugins/gpu-backend/src/usage/UsageService';
 import { DateTime } from 'luxon';
+import { parseCli } from './cli';
 import { quantile } from './stats';
 
-function argument(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? Number(process.argv[index + 1]) : fallback;
-}
-
-const ROUNDS = argument('rounds', 15);
-const OVERVIEW_SERVICES = argument('services', 1000);
-const TARGET_RATIO = 1.5;
+const cli = parseCli();
+const ROUNDS = Math.max(1, cli.number('rounds', { full: 15, smoke: 1 }));
+const OVERVIEW_SERVICES = cli.number('services', { full: 10_000, smoke: 20 });
+const CARD_DAYS = cli.number('days', { full: 30, smoke: 2 });
+const CARD_TARGET_RATIO = 1.1;
+const OVERVIEW_TARGET_RATIO = 1.2;
 const platform = parsePlatform(demoPlatformConfig);
 
 interface Recorded {
@@ -81,14 +86,6 @@ async function replay(baseUrl: string, queries: Recorded[]): Promise<number> {
   return performance.now() - start;
 }
 
-async function timeRoute(url: string): Promise<number> {
-  const start = performance.now();
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-  await response.json();
-  return performance.now() - start;
-}
-
 function summary(samples: number[]) {
   const sorted = [...samples].sort((a, b) => a - b);
   return {
@@ -98,21 +95,26 @@ function summary(samples: number[]) {
   };
 }
 
+interface BenchContext {
+  prometheusUrl: string;
+  ids: Record<string, string>;
+  log: Recorded[];
+  knex: Knex;
+  usage: (reader?: Pick<AllocationReader, 'list' | 'get'>) => UsageService;
+  /** GET `path` from a fresh usage service's routes (its caches empty), returning ms. */
+  timeRoute: (path: string) => Promise<number>;
+}
+
 async function withBackend(
+  binaries: PrometheusBinaries,
   spec: HistorySpec,
   services: SeededService[],
-  run: (ctx: {
-    prometheusUrl: string;
-    baseUrl: string;
-    ids: Record<string, string>;
-    log: Recorded[];
-    knex: Knex;
-    usage: (reader?: Pick<AllocationReader, 'list' | 'get'>) => UsageService;
-  }) => Promise<void>,
+  run: (ctx: BenchContext) => Promise<void>,
 ) {
   const started = performance.now();
   const prometheus = await startPrometheusWithHistory(spec, {
     maxBlockDuration: '744h',
+    binaries,
   });
   const loadSeconds = (performance.now() - started) / 1000;
   const knex = knexFactory({
@@ -144,10 +146,17 @@ async function withBackend(
       fetchImpl: recordingFetch(log),
       now: () => now,
     });
+  // The routes the plugin mounts (spec validation, permissions allowing everyone) over the usage service of the
+  // moment: each timed request gets a new one, with empty caches, behind the same (warm) router.
+  let current = usage();
+  const delegate = new Proxy({} as UsageService, {
+    get: (_, key: keyof UsageService) => {
+      const value = current[key];
+      return typeof value === 'function' ? value.bind(current) : value;
+    },
+  });
   const app = express()
-    .use(
-      createUsageRouter({ httpAuth: mockServices.httpAuth(), usage: usage() }),
-    )
+    .use(benchUsageRoutes({ usage: delegate, store, platform }))
     .use(
       MiddlewareFactory.create({
         config: mockServices.rootConfig(),
@@ -157,17 +166,31 @@ async function withBackend(
   const server = app.listen(0, '127.0.0.1');
   await new Promise(resolve => server.once('listening', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const timeRoute = async (path: string) => {
+    current = usage();
+    const start = performance.now();
+    const response = await fetch(`${baseUrl}${path}`);
+    if (!response.ok) {
+      throw new Error(
+        `${path}: HTTP ${response.status} ${await response.text()}`,
+      );
+    }
+    await response.json();
+    return performance.now() - start;
+  };
   process.stdout.write(
-    `  history loaded into Prometheus in ${loadSeconds.toFixed(1)} s\n`,
+    `  Prometheus ${binaries.version}: history loaded in ${loadSeconds.toFixed(
+      1,
+    )} s\n`,
   );
   try {
     await run({
       prometheusUrl: prometheus.url,
-      baseUrl,
       ids,
       log,
       usage,
       knex,
+      timeRoute,
     });
   } finally {
     server.close();
@@ -178,39 +201,43 @@ async function withBackend(
 }
 
 async function compare(
-  routeUrl: string,
-  prometheusUrl: string,
-  log: Recorded[],
+  { timeRoute, prometheusUrl, log }: BenchContext,
+  routePath: string,
+  target: number,
 ) {
   // Warm up both, then alternate them so machine noise hits both alike.
   log.length = 0;
-  await timeRoute(routeUrl);
+  await timeRoute(routePath);
   const queries = [...log];
   await replay(prometheusUrl, queries);
   const route: number[] = [];
   const raw: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     if (round % 2 === 0) {
-      route.push(await timeRoute(routeUrl));
+      route.push(await timeRoute(routePath));
       raw.push(await replay(prometheusUrl, queries));
     } else {
       raw.push(await replay(prometheusUrl, queries));
-      route.push(await timeRoute(routeUrl));
+      route.push(await timeRoute(routePath));
     }
   }
   const routeStats = summary(route);
   const rawStats = summary(raw);
+  const ratioP50 = Number((routeStats.p50Ms / rawStats.p50Ms).toFixed(3));
   return {
     queries: queries.length,
     route: routeStats,
     rawPromql: rawStats,
-    ratioP50: Number((routeStats.p50Ms / rawStats.p50Ms).toFixed(3)),
+    ratioP50,
+    target,
+    met: ratioP50 <= target,
   };
 }
 
-async function costCard() {
+async function costCard(binaries: PrometheusBinaries) {
   const end = historyEnd(60);
-  const days = 30;
+  const days = CARD_DAYS;
+  const window = days === 30 ? '30d' : `P${days}D`;
   const chat: HistoryService = {
     name: 'chat',
     namespace: 'ml-serving',
@@ -228,6 +255,7 @@ async function costCard() {
   const spec: HistorySpec = { end, days, stepSeconds: 60, services: [chat] };
   let result: Awaited<ReturnType<typeof compare>> | undefined;
   const loadSeconds = await withBackend(
+    binaries,
     spec,
     [
       {
@@ -241,22 +269,21 @@ async function costCard() {
         heldAt: new Date((end - 40 * 86400) * 1000).toISOString(),
       },
     ],
-    async ({ prometheusUrl, baseUrl, ids, log }) => {
+    async ctx => {
       result = await compare(
-        `${baseUrl}/services/${ids.chat}/cost?window=30d`,
-        prometheusUrl,
-        log,
+        ctx,
+        `/services/${ctx.ids.chat}/cost?window=${window}`,
+        CARD_TARGET_RATIO,
       );
     },
   );
   return {
     days,
+    window,
     stepSeconds: 60,
     samplesPerSeries: days * 1440 + 1,
     historyLoadSeconds: Number(loadSeconds.toFixed(1)),
     ...result!,
-    target: TARGET_RATIO,
-    met: result!.ratioP50 <= TARGET_RATIO,
   };
 }
 
@@ -266,7 +293,7 @@ function fleet(count: number, end: number) {
   const seeded: SeededService[] = [];
   const heldAt = new Date((end - 3 * 86400) * 1000).toISOString();
   for (let i = 0; i < count; i++) {
-    const name = `svc-${String(i).padStart(4, '0')}`;
+    const name = `svc-${String(i).padStart(5, '0')}`;
     const namespace = `team-${i % 20}`;
     const kind = i % 5;
     const util = { mean: 15 + ((i * 37) % 70), amplitude: 5 };
@@ -371,7 +398,7 @@ function fleet(count: number, end: number) {
   return { services, seeded, sharedDevices };
 }
 
-async function overview() {
+async function overview(binaries: PrometheusBinaries) {
   const end = historyEnd(300);
   const { services, seeded, sharedDevices } = fleet(OVERVIEW_SERVICES, end);
   const spec: HistorySpec = {
@@ -384,30 +411,22 @@ async function overview() {
   let result: Awaited<ReturnType<typeof compare>> | undefined;
   let queriesForFew = 0;
   let queryCount = 0;
-  const loadSeconds = await withBackend(
-    spec,
-    seeded,
-    async ({ prometheusUrl, baseUrl, log, usage, knex }) => {
-      result = await compare(
-        `${baseUrl}/overview?window=24h`,
-        prometheusUrl,
-        log,
-      );
-      queryCount = (await usage().overview('24h')).queryCount;
-      // The same data with only 12 of the services stored (3 of each tier): the query count must not grow.
-      const reader = new AllocationReader(knex);
-      const few = {
-        get: (id: string) => reader.get(id),
-        list: async (filter?: { team?: string; ids?: string[] }) => {
-          const all = await reader.list(filter);
-          return ['dedicated', 'mig', 'mps', 'time-sliced'].flatMap(tier =>
-            all.filter(a => a.service.tier === tier).slice(0, 3),
-          );
-        },
-      };
-      queriesForFew = (await usage(few).overview('24h')).queryCount;
-    },
-  );
+  const loadSeconds = await withBackend(binaries, spec, seeded, async ctx => {
+    result = await compare(ctx, '/overview?window=24h', OVERVIEW_TARGET_RATIO);
+    queryCount = (await ctx.usage().overview('24h')).queryCount;
+    // The same data with only 12 of the services stored (3 of each tier): the query count must not grow.
+    const reader = new AllocationReader(ctx.knex);
+    const few = {
+      get: (id: string) => reader.get(id),
+      list: async (filter?: { team?: string; ids?: string[] }) => {
+        const all = await reader.list(filter);
+        return ['dedicated', 'mig', 'mps', 'time-sliced'].flatMap(tier =>
+          all.filter(a => a.service.tier === tier).slice(0, 3),
+        );
+      },
+    };
+    queriesForFew = (await ctx.usage(few).overview('24h')).queryCount;
+  });
   return {
     services: OVERVIEW_SERVICES,
     days: 1,
@@ -415,53 +434,72 @@ async function overview() {
     historyLoadSeconds: Number(loadSeconds.toFixed(1)),
     queryCount,
     queryCountFor12Services: queriesForFew,
-    /** Every-pod scope above 50 services: 20 queries; a regex of names below, plus 2 per measured window for shared GPUs' neighbours. */
+    /** Every-pod scope above 50 services: a fixed set of queries; a regex of names below, plus 2 per measured window for shared GPUs' neighbours. */
     queryCountBounded: queryCount <= queriesForFew,
     ...result!,
-    target: TARGET_RATIO,
-    met: result!.ratioP50 <= TARGET_RATIO,
   };
 }
 
-const ONLY = process.argv.includes('--only')
-  ? process.argv[process.argv.indexOf('--only') + 1]
-  : undefined;
+/** One binary per major version among those the environment names (GPU_PROMETHEUS_BINARIES, default /usr/bin). */
+function prometheusVersions(): PrometheusBinaries[] {
+  const { available, missing } = prometheusVersionsUnderTest();
+  if (missing.length > 0) throw new Error(missing.join('\n'));
+  if (available.length === 0) {
+    throw new Error(
+      'no Prometheus: set GPU_PROMETHEUS_BINARIES to directories holding prometheus and promtool',
+    );
+  }
+  const byMajor = new Map<number, PrometheusBinaries>();
+  for (const binaries of available) {
+    if (!byMajor.has(binaries.major)) byMajor.set(binaries.major, binaries);
+  }
+  return [...byMajor.values()];
+}
 
 async function main() {
-  if (ONLY === 'overview') {
-    process.stdout.write(`${JSON.stringify(await overview(), null, 2)}\n`);
+  const versions = prometheusVersions();
+  if (cli.string('only', '') === 'overview') {
+    for (const binaries of versions) {
+      process.stdout.write(
+        `${JSON.stringify(await overview(binaries), null, 2)}\n`,
+      );
+    }
     return;
   }
-  process.stdout.write(
-    `cost card, one service, 30 days of 1-minute data (${ROUNDS} rounds)\n`,
-  );
-  const card = await costCard();
-  process.stdout.write(`${JSON.stringify(card, null, 2)}\n`);
-  process.stdout.write(
-    `overview, ${OVERVIEW_SERVICES} services (${ROUNDS} rounds)\n`,
-  );
-  const all = await overview();
-  process.stdout.write(`${JSON.stringify(all, null, 2)}\n`);
+  const runs = [];
+  for (const binaries of versions) {
+    process.stdout.write(
+      `Prometheus ${binaries.version}: cost card, one service, ${CARD_DAYS} days of 1-minute data (${ROUNDS} rounds)\n`,
+    );
+    const card = await costCard(binaries);
+    process.stdout.write(`${JSON.stringify(card, null, 2)}\n`);
+    process.stdout.write(
+      `Prometheus ${binaries.version}: overview, ${OVERVIEW_SERVICES} services (${ROUNDS} rounds)\n`,
+    );
+    const all = await overview(binaries);
+    process.stdout.write(`${JSON.stringify(all, null, 2)}\n`);
+    runs.push({
+      version: binaries.version,
+      major: binaries.major,
+      binary: binaries.prometheus,
+      costCard: card,
+      overview: all,
+    });
+  }
   const results = {
     generatedAt: new Date().toISOString(),
+    smoke: cli.smoke,
     machine: {
       cpus: cpus().length,
       cpuModel: cpus()[0]?.model,
       node: process.version,
     },
-    prometheus:
-      '/usr/bin/prometheus (Debian 2.42), history backfilled with promtool',
+    history: 'generated DCGM and vLLM series, backfilled with promtool',
     rounds: ROUNDS,
-    costCard: card,
-    overview: all,
+    prometheus: runs,
   };
-  const dir = join(__dirname, 'results');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(
-    join(dir, 'cost.json'),
-    `${JSON.stringify(results, null, 2)}\n`,
-  );
-  process.stdout.write(`written to bench/results/cost.json\n`);
+  const file = cli.writeResults('cost', results);
+  process.stdout.write(`written to ${file}\n`);
 }
 
 main().catch(error => {

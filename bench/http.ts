@@ -1,27 +1,37 @@
 /**
  * HTTP benchmark of the gpu backend: starts the real backend (bench/httpBackend.ts), then with autocannon measures
- * `POST /api/gpu/quote` next to a trivial authenticated route of the same backend (`GET /api/gpu/platform`: auth
- * check and a preloaded object serialised) at 50 connections, alternating runs, and the creation throughput of
- * `POST /api/gpu/services` with 1,000 services already stored. Run from the repository root with
- * `yarn bench:http [--duration <s>] [--rounds <n>] [--services <n>]`; results go to bench/results/http.json.
+ * `POST /api/gpu/quote` next to a minimal authenticated route of the same backend (`GET
+ * /api/bench-constant/constant`, bench/constantRoute.cjs: the auth check, then a constant) at 50 connections,
+ * alternating runs, and the creation throughput of
+ * `POST /api/gpu/services` with `--services` already stored. Run from the repository root with
+ * `yarn bench:http [--duration <s>] [--rounds <n>] [--services <n>] [--created <n>] [--smoke] [--out <dir>]`;
+ * results go to bench/results/http.json.
  */
 import autocannon from 'autocannon';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import knexFactory from 'knex';
 import { cpus } from 'node:os';
-import { join } from 'node:path';
+import { parseCli } from './cli';
 import { BenchBackend, startBackend } from './httpBackend';
 
-function argument(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? Number(process.argv[index + 1]) : fallback;
-}
-
+const cli = parseCli();
 const CONNECTIONS = 50;
-const DURATION_S = argument('duration', 6);
-const ROUNDS = argument('rounds', 5);
-const EXISTING_SERVICES = argument('services', 1000);
-const CREATED_SERVICES = 300;
-const TARGET_RATIO = 2;
+const DURATION_S = cli.number('duration', { full: 6, smoke: 1 });
+const WARMUP_S = cli.number('warmup', { full: 2, smoke: 1 });
+const ROUNDS = Math.max(1, cli.number('rounds', { full: 5, smoke: 1 }));
+const EXISTING_SERVICES = cli.number('services', {
+  full: 10_000,
+  smoke: 20,
+});
+const CREATED_SERVICES = cli.number('created', { full: 300, smoke: 20 });
+const TEAMS = Math.max(1, cli.number('teams', { full: 100, smoke: 3 }));
+const TARGET_RATIO = 1.5;
+const CREATION_TARGET_PER_SECOND = 200;
+const DATABASES = cli.string('databases', 'sqlite,postgres').split(',');
+const POSTGRES_URL = cli.string(
+  'postgres',
+  process.env.BACKSTAGE_TEST_DATABASE_POSTGRES15_CONNECTION_STRING ??
+    'postgresql://postgres:postgres@127.0.0.1:5432',
+);
 
 /** The report summariser, quoted over every pool of app-config's platform. */
 const QUOTE_REQUEST = {
@@ -37,14 +47,37 @@ const QUOTE_REQUEST = {
   expectedTokensPerSecond: 600,
 };
 
-function serviceRequest(name: string) {
+function serviceRequest(name: string, team = QUOTE_REQUEST.team) {
   return {
     ...QUOTE_REQUEST,
     name,
+    team,
     replicas: 1,
     tier: 'dedicated',
     pool: 'l4-ondemand',
   };
+}
+
+/**
+ * `count` teams for the backend's config (`gpu.teams`, replacing app-config's): the quote's team, ml-platform, and
+ * `bench-team-<n>`, each with room for its share of the stored services and the created ones.
+ */
+function benchTeams(count: number) {
+  const room = { 'l4-ondemand': 100_000 };
+  return [
+    {
+      name: QUOTE_REQUEST.team,
+      namespaces: [QUOTE_REQUEST.team],
+      gpuQuota: room,
+      monthlyBudget: '1000000000',
+    },
+    ...Array.from({ length: Math.max(0, count - 1) }, (_, i) => ({
+      name: `bench-team-${i}`,
+      namespaces: [`bench-team-${i}`],
+      gpuQuota: room,
+      monthlyBudget: '1000000000',
+    })),
+  ];
 }
 
 interface Run {
@@ -95,8 +128,10 @@ async function load(
   };
 }
 
+/** bench/constantRoute.cjs: the auth check every gpu route makes, then a constant. */
+const TRIVIAL_PATH = '/api/bench-constant/constant';
 const trivial = (backend: BenchBackend, seconds = DURATION_S) =>
-  load(backend, { method: 'GET', path: '/api/gpu/platform', seconds });
+  load(backend, { method: 'GET', path: TRIVIAL_PATH, seconds });
 const quote = (backend: BenchBackend, seconds = DURATION_S) =>
   load(backend, {
     method: 'POST',
@@ -178,29 +213,40 @@ async function api(
   return res.json();
 }
 
-/** Stores `count` services through the API, 10 at a time, after giving the team room for them. */
-async function seedServices(backend: BenchBackend, count: number) {
-  await api(backend, 'PUT', '/api/gpu/teams/ml-platform/quota', {
-    pools: { 'l4-ondemand': 100_000 },
-    monthlyBudget: '1000000000',
-  });
+/** Stores `count` services through the API, 10 at a time, spread over the teams; checks that all are listed. */
+async function seedServices(
+  backend: BenchBackend,
+  count: number,
+  teams: Array<{ name: string }>,
+) {
   let next = 0;
   const worker = async () => {
     while (next < count) {
-      const name = `seed-${next++}`;
+      const index = next++;
       await api(backend, 'POST', '/api/gpu/services', {
-        request: serviceRequest(name),
+        request: serviceRequest(
+          `seed-${index}`,
+          teams[index % teams.length].name,
+        ),
       });
     }
   };
   await Promise.all(Array.from({ length: 10 }, worker));
-  const { items } = await api(
-    backend,
-    'GET',
-    '/api/gpu/services?team=ml-platform',
-  );
-  if (items.length !== count) {
-    throw new Error(`expected ${count} stored services, found ${items.length}`);
+  let listed = 0;
+  let cursor: string | undefined;
+  do {
+    const page = await api(
+      backend,
+      'GET',
+      `/api/gpu/services?limit=200${
+        cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''
+      }`,
+    );
+    listed += page.items.length;
+    cursor = page.nextCursor;
+  } while (cursor);
+  if (listed !== count) {
+    throw new Error(`expected ${count} stored services, found ${listed}`);
   }
 }
 
@@ -249,69 +295,160 @@ async function creation(backend: BenchBackend, count: number) {
   };
 }
 
-async function main() {
-  const backend = await startBackend();
-  try {
-    // Warm up both routes (JIT, connection pools) without recording.
-    await trivial(backend, 2);
-    await quote(backend, 2);
-    const latency = await alternate(backend, ROUNDS);
-    console.table({
-      'GET /api/gpu/platform': {
-        p50Ms: latency.trivial.p50Ms,
-        p99Ms: latency.trivial.p99Ms,
-      },
-      'POST /api/gpu/quote': {
-        p50Ms: latency.quote.p50Ms,
-        p99Ms: latency.quote.p99Ms,
-      },
-    });
-    console.log(
-      `p99 quote / p99 trivial = ${latency.p99Ratio} (target <= ${TARGET_RATIO}); ` +
-        `CPU per request quote / trivial = ${latency.cpuPerRequestRatio}`,
-    );
-
-    await seedServices(backend, EXISTING_SERVICES);
-    const withServices = await alternate(backend, 1);
-    const created = await creation(backend, CREATED_SERVICES);
-    console.table({ 'POST /api/gpu/services': created });
-
-    const results = {
-      benchmark: 'gpu backend over HTTP',
-      date: new Date().toISOString(),
-      machine: { cpus: cpus().length, node: process.version },
-      settings: {
-        connections: CONNECTIONS,
-        durationSeconds: DURATION_S,
-        rounds: ROUNDS,
-      },
-      trivialRoute:
-        'GET /api/gpu/platform (signed-in guest; auth check and the preloaded platform serialised)',
-      quoteRoute:
-        'POST /api/gpu/quote (the report summariser over every pool of app-config)',
-      latency: { ...latency, targetP99Ratio: TARGET_RATIO },
-      latencyWith1000Services: {
-        trivialP99Ms: withServices.trivial.p99Ms,
-        quoteP99Ms: withServices.quote.p99Ms,
-        p99Ratio: withServices.p99Ratio,
-        trivialCpuMsPerRequest: withServices.trivial.cpuMsPerRequest,
-        quoteCpuMsPerRequest: withServices.quote.cpuMsPerRequest,
-        cpuPerRequestRatio: withServices.cpuPerRequestRatio,
-      },
-      creation: {
-        ...created,
-        mode: 'dry-run (no cluster configured): validate, quote, reserve, render, store',
+/** `backend.database` of each database the creation is measured on. */
+function databaseConfig(database: string): {
+  config: Record<string, unknown>;
+  drop?: () => Promise<void>;
+} {
+  if (database === 'sqlite') {
+    return {
+      config: { client: 'better-sqlite3', connection: ':memory:' },
+    };
+  }
+  if (database === 'postgres') {
+    // A prefix of its own, so the run's databases (one per plugin) are new, and dropped afterwards.
+    const prefix = `bench_${process.pid}_${Date.now()}_`;
+    const connection = POSTGRES_URL;
+    return {
+      config: { client: 'pg', connection, prefix },
+      drop: async () => {
+        const knex = knexFactory({ client: 'pg', connection });
+        try {
+          const { rows } = await knex.raw(
+            'SELECT datname FROM pg_database WHERE datname LIKE ?',
+            [`${prefix}%`],
+          );
+          for (const { datname } of rows as Array<{ datname: string }>) {
+            await knex.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [
+              datname,
+            ]);
+          }
+        } finally {
+          await knex.destroy();
+        }
       },
     };
-    mkdirSync(join(__dirname, 'results'), { recursive: true });
-    writeFileSync(
-      join(__dirname, 'results', 'http.json'),
-      `${JSON.stringify(results, null, 2)}\n`,
-    );
-    console.log('Wrote bench/results/http.json');
-  } finally {
-    backend.stop();
   }
+  throw new Error(`--databases: sqlite or postgres, got ${database}`);
+}
+
+function printLatency(
+  title: string,
+  latency: Awaited<ReturnType<typeof alternate>>,
+) {
+  console.log(title);
+  console.table({
+    [`GET ${TRIVIAL_PATH}`]: {
+      p50Ms: latency.trivial.p50Ms,
+      p99Ms: latency.trivial.p99Ms,
+      cpuMsPerRequest: latency.trivial.cpuMsPerRequest,
+    },
+    'POST /api/gpu/quote': {
+      p50Ms: latency.quote.p50Ms,
+      p99Ms: latency.quote.p99Ms,
+      cpuMsPerRequest: latency.quote.cpuMsPerRequest,
+    },
+  });
+  console.log(
+    `p99 quote / p99 trivial = ${latency.p99Ratio} (target <= ${TARGET_RATIO}); ` +
+      `CPU per request quote / trivial = ${latency.cpuPerRequestRatio}`,
+  );
+}
+
+/**
+ * On each database: start the backend, store the services (timed: the creation rate as the store fills), create
+ * more (timed, 10 connections). On the first, quote and trivial latency before and after storing them.
+ */
+async function main() {
+  const teams = benchTeams(TEAMS);
+  let latency: Awaited<ReturnType<typeof alternate>> | undefined;
+  let withServices: Awaited<ReturnType<typeof alternate>> | undefined;
+  const creations = [];
+  for (const [index, database] of DATABASES.entries()) {
+    const { config, drop } = databaseConfig(database);
+    const backend = await startBackend({
+      constantRoute: true,
+      config: { gpu: { teams } },
+      database: config,
+    });
+    try {
+      if (index === 0) {
+        // Warm up both routes (JIT, connection pools) without recording.
+        await trivial(backend, WARMUP_S);
+        await quote(backend, WARMUP_S);
+        latency = await alternate(backend, ROUNDS);
+        printLatency('Nothing stored', latency);
+      }
+      const seedStarted = Date.now();
+      const cpuBeforeSeed = backend.cpuSeconds();
+      await seedServices(backend, EXISTING_SERVICES, teams);
+      const seedSeconds = (Date.now() - seedStarted) / 1000;
+      const seedCpu = backend.cpuSeconds();
+      console.log(
+        `${database}: stored ${EXISTING_SERVICES} services of ${teams.length} teams in ${seedSeconds} s`,
+      );
+      if (index === 0) {
+        withServices = await alternate(backend, ROUNDS);
+        printLatency(
+          `${EXISTING_SERVICES} services of ${teams.length} teams stored`,
+          withServices,
+        );
+      }
+      const created = await creation(backend, CREATED_SERVICES);
+      console.table({ [`POST /api/gpu/services (${database})`]: created });
+      creations.push({
+        database,
+        seeding: {
+          services: EXISTING_SERVICES,
+          connections: 10,
+          seconds: round2(seedSeconds),
+          perSecond: round2(EXISTING_SERVICES / seedSeconds),
+          cpuMsPerService:
+            cpuBeforeSeed === undefined || seedCpu === undefined
+              ? undefined
+              : round3(((seedCpu - cpuBeforeSeed) * 1000) / EXISTING_SERVICES),
+        },
+        ...created,
+        target: CREATION_TARGET_PER_SECOND,
+        met: created.perSecond >= CREATION_TARGET_PER_SECOND,
+      });
+    } finally {
+      await backend.stopAndWait();
+      await drop?.();
+    }
+  }
+
+  const results = {
+    benchmark: 'gpu backend over HTTP',
+    date: new Date().toISOString(),
+    smoke: cli.smoke,
+    machine: { cpus: cpus().length, node: process.version },
+    settings: {
+      connections: CONNECTIONS,
+      durationSeconds: DURATION_S,
+      warmupSeconds: WARMUP_S,
+      rounds: ROUNDS,
+      servicesStored: EXISTING_SERVICES,
+      teams: teams.length,
+      servicesCreated: CREATED_SERVICES,
+      databases: DATABASES,
+    },
+    trivialRoute: `GET ${TRIVIAL_PATH} (signed-in guest; the auth check of every gpu route, then a constant serialised)`,
+    quoteRoute:
+      'POST /api/gpu/quote (the report summariser over every pool of app-config)',
+    latency: { ...latency!, targetP99Ratio: TARGET_RATIO },
+    latencyWithServicesStored: {
+      services: EXISTING_SERVICES,
+      teams: teams.length,
+      database: DATABASES[0],
+      ...withServices!,
+      targetP99Ratio: TARGET_RATIO,
+    },
+    creation: creations,
+    creationMode:
+      'dry-run (no cluster configured): validate, quote, reserve, render, store',
+  };
+  console.log(`Wrote ${cli.writeResults('http', results)}`);
 }
 
 main().catch(error => {

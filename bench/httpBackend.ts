@@ -68,6 +68,10 @@ export interface BenchBackendOptions {
   configFiles?: string[];
   /** More config (top-level keys other than `backend`), after those files. */
   config?: Record<string, unknown>;
+  /** `backend.database` (default SQLite in memory: every run starts empty). */
+  database?: Record<string, unknown>;
+  /** Adds `GET /api/bench-constant/constant`, an authenticated route answering a constant (bench/constantRoute.cjs). */
+  constantRoute?: boolean;
 }
 
 export async function startBackend(
@@ -88,7 +92,10 @@ export async function startBackend(
         baseUrl,
         listen: { port },
         // Not the data/ files of app-config.yaml: every benchmark run starts empty.
-        database: { client: 'better-sqlite3', connection: ':memory:' },
+        database: options.database ?? {
+          client: 'better-sqlite3',
+          connection: ':memory:',
+        },
         auth: {
           externalAccess: [
             {
@@ -108,7 +115,9 @@ export async function startBackend(
     [
       '--require',
       transform,
-      'src/index.ts',
+      options.constantRoute
+        ? resolve(__dirname, 'constantRoute.cjs')
+        : 'src/index.ts',
       '--config',
       '../../app-config.yaml',
       ...(options.configFiles ?? []).flatMap(file => [
@@ -146,6 +155,15 @@ export async function startBackend(
       process.kill(-child.pid, 'SIGTERM');
     }
   };
+  // The backend runs in a process group of its own: stop it when the benchmark ends, also on Ctrl-C or a timeout's
+  // SIGTERM (after any handler of the benchmark's own, which may have more to stop).
+  process.once('exit', stop);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      stop();
+      if (process.listenerCount(signal) === 0) process.exit(130);
+    });
+  }
 
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;
   for (;;) {
@@ -153,6 +171,11 @@ export async function startBackend(
       throw new Error(
         `backend exited with ${exitCode} during start-up:\n${log}`,
       );
+    }
+    // A plugin that fails at start-up fails the backend, which may wait for the others before it exits.
+    if (log.includes('Backend startup failed')) {
+      stop();
+      throw new Error(`backend start-up failed:\n${log}`);
     }
     if (Date.now() > deadline) {
       stop();

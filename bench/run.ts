@@ -1,12 +1,10 @@
 /**
  * Benchmarks the gpu domain core: quote latency against a 50-pool platform and the placement planner on mixes of
  * 100, 1,000 and 10,000 services. Run from the repository root with `yarn bench` (or
- * `node --require sucrase/register bench/run.ts [--name <name>] [--iterations <n>]`); results go to
- * `bench/results/<name>.json` and a table is printed.
+ * `node --require sucrase/register bench/run.ts [--name <name>] [--iterations <n>] [--mixes <n,n,...>]
+ * [--rounds <n>] [--smoke] [--out <dir>]`); results go to `bench/results/<name>.json` and a table is printed.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { join } from 'node:path';
 import {
   PlacementPlan,
   planPlacement,
@@ -18,22 +16,25 @@ import {
 import { generatePlatform } from './generatePlatform';
 import { generateServices } from './generateServices';
 import { generateSliceMix } from './generateSliceMix';
+import { parseCli } from './cli';
 import { createRandom } from './random';
 import { quantile, timeInterleaved } from './stats';
 
 const POOLS = 50;
-const MIXES = [100, 1_000, 10_000];
 const SEED = 20261129;
 
-function argument(name: string, fallback: string): string {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 && process.argv[index + 1]
-    ? process.argv[index + 1]
-    : fallback;
+const cli = parseCli();
+const name = cli.string('name', 'domain-core');
+const iterations = cli.number('iterations', { full: 20_000, smoke: 300 });
+/** Planner runs per mix (the median is reported). */
+const rounds = Math.max(1, cli.number('rounds', { full: 3, smoke: 1 }));
+const MIXES = cli
+  .string('mixes', cli.smoke ? '50,200' : '100,1000,10000')
+  .split(',')
+  .map(Number);
+if (MIXES.some(count => !Number.isInteger(count) || count <= 0)) {
+  throw new Error(`--mixes must be positive integers, got ${MIXES}`);
 }
-
-const name = argument('name', 'domain-core');
-const iterations = Number(argument('iterations', '20000'));
 const platform = generatePlatform(createRandom(SEED), POOLS);
 
 /** The report summariser, quoted over every pool. */
@@ -75,7 +76,7 @@ function round(value: number, digits: number): number {
   return Math.round(value * factor) / factor;
 }
 
-const warmup = Math.min(2000, iterations);
+const warmup = Math.min(2000, Math.ceil(iterations / 10));
 const sample = quoteService(platform, request, usage);
 const [baseline, quote, quoteAndJson] = timeInterleaved(
   [
@@ -145,7 +146,7 @@ const plannerResults = MIXES.map(count => {
     platform,
     count,
   );
-  const runs = count >= 10_000 ? 1 : 3;
+  const runs = rounds;
   const optionMillis: number[] = [];
   const packMillis: number[] = [];
   let plan = planPlacement(platform, []);
@@ -172,7 +173,7 @@ const plannerResults = MIXES.map(count => {
 /** Packing stress: random slices of random pools, so every pool packs a mixture of sizes. */
 const stressResults = MIXES.map(count => {
   const items = generateSliceMix(createRandom(SEED - count), platform, count);
-  const runs = count >= 10_000 ? 1 : 3;
+  const runs = rounds;
   const packMillis: number[] = [];
   let plan = planPlacement(platform, []);
   for (let run = 0; run < runs; run++) {
@@ -197,14 +198,13 @@ const results = {
   node: process.version,
   cpu: `${cpus()[0]?.model ?? 'unknown'} x ${cpus().length}`,
   seed: SEED,
+  smoke: cli.smoke,
+  plannerRounds: rounds,
   quote: quoteResult,
   planner: [...plannerResults, ...stressResults],
 };
 
-const directory = join(__dirname, 'results');
-mkdirSync(directory, { recursive: true });
-const file = join(directory, `${name}.json`);
-writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+const file = cli.writeResults(name, results);
 
 function table(rows: Array<Record<string, string | number>>): string {
   const columns = Object.keys(rows[0]);

@@ -1,0 +1,56 @@
+/**
+ * The full benchmarks, one after another, writing bench/results/ and then the README tables from them
+ * (`yarn bench:all`). Options: `--only <name,...>` (domain-core, http, cost, apply), `--rounds <n>` for every
+ * benchmark, and any benchmark's own option as `--<name>.<option> <value>`, e.g. `--http.services 10000
+ * --cost.services 10000 --apply.services 100`; `--timeout <s>` per benchmark (default 3600). The cost benchmark
+ * runs on each Prometheus of GPU_PROMETHEUS_BINARIES (e.g. `/usr/bin:$(scripts/prometheus3 bin)`).
+ */
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { selectBenchmarks } from './benchmarks';
+import { parseCli } from './cli';
+import { runBenchmark } from './runBenchmark';
+
+/** The arguments of `--<name>.<option> <value>` for benchmark `name`, as `--<option> <value>`. */
+function argumentsFor(name: string, argv: readonly string[]): string[] {
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const prefix = `--${name}.`;
+    if (argv[i].startsWith(prefix)) {
+      args.push(`--${argv[i].slice(prefix.length)}`, argv[i + 1]);
+      i++;
+    }
+  }
+  return args;
+}
+
+async function main() {
+  const cli = parseCli();
+  const benchmarks = selectBenchmarks(cli.string('only', '') || undefined);
+  const rounds = cli.string('rounds', '');
+  const timeout = cli.number('timeout', { full: 3600, smoke: 3600 });
+  const report: string[] = [];
+  for (const benchmark of benchmarks) {
+    const args = [
+      ...(rounds ? ['--rounds', rounds] : []),
+      ...argumentsFor(benchmark.name, process.argv),
+    ];
+    process.stdout.write(
+      `\n=== bench ${benchmark.name} ${args.join(' ')} (${benchmark.what})\n`,
+    );
+    const seconds = await runBenchmark(benchmark.script, args, timeout);
+    report.push(`${benchmark.name}: ${(seconds / 60).toFixed(1)} min`);
+  }
+  const readme = spawnSync(
+    process.execPath,
+    ['--require', 'sucrase/register', 'bench/readme.ts'],
+    { cwd: resolve(__dirname, '..'), stdio: 'inherit' },
+  );
+  if (readme.status !== 0) throw new Error('bench/readme.ts failed');
+  process.stdout.write(`\n${report.join('\n')}\n`);
+}
+
+main().catch(error => {
+  process.stderr.write(`${error?.stack ?? error}\n`);
+  process.exit(1);
+});

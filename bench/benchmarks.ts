@@ -1,0 +1,40 @@
+/** The benchmarks, by the name of their results file (`bench/results/<name>.json`). */
+export const BENCHMARKS = [
+  {
+    name: 'domain-core',
+    script: 'run.ts',
+    what: 'quote and placement planner in process (gpu-common)',
+  },
+  {
+    name: 'http',
+    script: 'http.ts',
+    what: 'the real backend over HTTP: quote vs a trivial route, creation throughput',
+  },
+  {
+    name: 'cost',
+    script: 'cost.ts',
+    what: 'cost card and overview vs raw PromQL on each Prometheus of GPU_PROMETHEUS_BINARIES',
+  },
+  {
+    name: 'apply',
+    script: 'apply.ts',
+    what: 'applying to a local control plane of its own (scripts/cluster), Kueue admission',
+  },
+] as const;
+
+export type BenchmarkName = (typeof BENCHMARKS)[number]['name'];
+
+/** The benchmarks `--only a,b` names (all without it); an unknown name is an error. */
+export function selectBenchmarks(only: string | undefined) {
+  if (!only) return [...BENCHMARKS];
+  const names = only.split(',').map(name => name.trim());
+  const unknown = names.filter(name => !BENCHMARKS.some(b => b.name === name));
+  if (unknown.length > 0) {
+    throw new Error(
+      `unknown benchmark ${unknown.join(', ')}: choose from ${BENCHMARKS.map(
+        b => b.name,
+      ).join(', ')}`,
+    );
+  }
+  return BENCHMARKS.filter(b => names.includes(b.name));
+}

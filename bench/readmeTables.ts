@@ -1,0 +1,340 @@
+/**
+ * The tables of bench/README.md, built from results files: each sits between `<!-- results:<name> -->` and
+ * `<!-- /results:<name> -->` in the README, and `yarn bench:readme` (bench/readme.ts) rewrites them from
+ * bench/results/. The smoke run renders them from its own results, so a field they read cannot go missing.
+ */
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type Results = any;
+
+function table(header: string[], rows: Array<Array<string | number>>) {
+  const cells = [header, ...rows.map(r => r.map(String))];
+  const widths = header.map((_, i) =>
+    Math.max(3, ...cells.map(row => row[i].length)),
+  );
+  const line = (row: string[]) =>
+    `| ${row.map((cell, i) => cell.padEnd(widths[i])).join(' | ')} |`;
+  return [
+    line(header),
+    line(widths.map(w => '-'.repeat(w))),
+    ...rows.map(r => line(r.map(String))),
+  ].join('\n');
+}
+
+function need(value: unknown, what: string): any {
+  if (value === undefined || value === null) {
+    throw new Error(`the results have no ${what}`);
+  }
+  return value;
+}
+
+const n = (value: number, digits = 0) =>
+  need(value, 'number').toLocaleString('en-US', {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  });
+const met = (ok: boolean) => (ok ? 'met' : '**missed**');
+
+function domainCore(r: Results): Record<string, string> {
+  const quote = need(r.quote, 'quote');
+  const planner: Results[] = need(r.planner, 'planner');
+  return {
+    'domain-core-quote': table(
+      ['call (in process)', 'p50 µs', 'p99 µs', 'max µs'],
+      [
+        ['trivial endpoint (JSON of a field)', quote.baseline],
+        ['quoteService', quote.quote],
+        ['quoteService + JSON', quote.quoteAndJson],
+      ].map(([call, l]: any) => [
+        call,
+        n(l.p50Micros, 1),
+        n(l.p99Micros, 1),
+        n(l.maxMicros, 1),
+      ]),
+    ),
+    'domain-core-planner': table(
+      [
+        'mix',
+        'services',
+        'replicas',
+        'unplaced',
+        'GPUs',
+        'lower bound',
+        'ratio',
+        'worst pool',
+        'GPUs saved',
+        'options ms',
+        'pack ms',
+        'total ms',
+      ],
+      planner.map(p => [
+        p.mix,
+        n(p.services),
+        n(p.replicas),
+        n(p.unplaced),
+        n(p.gpusUsed),
+        n(p.lowerBound),
+        n(p.ratio, 3),
+        p.worstPool ? n(p.worstPool.ratio, 3) : '-',
+        `${n(p.gpusSaved)} (${p.savedPercent}%)`,
+        n(p.optionsMillis, 1),
+        n(p.packMillis, 1),
+        n(p.totalMillis, 1),
+      ]),
+    ),
+  };
+}
+
+function http(r: Results): Record<string, string> {
+  const empty = need(r.latency, 'latency');
+  const stored = need(r.latencyWithServicesStored, 'latencyWithServicesStored');
+  const creations: Results[] = need(r.creation, 'creation');
+  const latencyRow = (what: string, l: Results) => [
+    what,
+    `${l.trivial.p50Ms} / ${l.trivial.p99Ms}`,
+    `${l.quote.p50Ms} / ${l.quote.p99Ms}`,
+    `${n(l.p99Ratio, 2)} (<= ${l.targetP99Ratio ?? stored.targetP99Ratio} ${met(
+      l.meetsTarget,
+    )})`,
+    `${l.trivial.cpuMsPerRequest} / ${l.quote.cpuMsPerRequest} (${l.cpuPerRequestRatio}x)`,
+  ];
+  return {
+    'http-latency': table(
+      [
+        'stored',
+        'trivial p50 / p99 ms',
+        'quote p50 / p99 ms',
+        'p99 ratio (target)',
+        'CPU ms per request, trivial / quote',
+      ],
+      [
+        latencyRow('nothing', empty),
+        latencyRow(
+          `${n(stored.services)} services of ${n(stored.teams)} teams (${
+            stored.database
+          })`,
+          stored,
+        ),
+      ],
+    ),
+    'http-creation': table(
+      [
+        'database',
+        'storing the first services: per second, CPU ms each',
+        'then created',
+        'per second (target)',
+        'p50 / p99 ms',
+        'CPU ms per service',
+      ],
+      creations.map(c => [
+        c.database,
+        `${n(c.seeding.services)}: ${n(c.seeding.perSecond, 1)}/s, ${n(
+          c.seeding.cpuMsPerService,
+          2,
+        )} ms`,
+        n(c.created),
+        `${n(c.perSecond, 1)} (>= ${c.target} ${met(c.met)})`,
+        `${c.p50Ms} / ${c.p99Ms}`,
+        n(c.cpuMsPerService, 2),
+      ]),
+    ),
+  };
+}
+
+function cost(r: Results): Record<string, string> {
+  const runs: Results[] = need(r.prometheus, 'prometheus runs');
+  const row = (version: string, what: string, c: Results) => [
+    version,
+    what,
+    n(c.queries),
+    n(c.route.p50Ms, 1),
+    n(c.rawPromql.p50Ms, 1),
+    `${n(c.ratioP50, 3)}x`,
+    `<= ${c.target}x ${met(c.met)}`,
+  ];
+  return {
+    cost: table(
+      [
+        'Prometheus',
+        'view',
+        'PromQL queries',
+        'route p50 ms',
+        'raw PromQL p50 ms',
+        'ratio',
+        'target',
+      ],
+      runs.flatMap(run => [
+        row(
+          run.version,
+          `cost card, ${run.costCard.days} days of 1-minute data`,
+          run.costCard,
+        ),
+        row(
+          run.version,
+          `overview, ${n(run.overview.services)} services, a day (${
+            run.overview.queryCount
+          } queries; ${run.overview.queryCountFor12Services} for 12)`,
+          run.overview,
+        ),
+      ]),
+    ),
+  };
+}
+
+function apply(r: Results): Record<string, string> {
+  const perObject = need(r.requestsPerObject, 'requestsPerObject');
+  const timing = need(r.applyTiming, 'applyTiming');
+  const reconcile = need(r.reconcile, 'reconcile');
+  const admission = need(r.admission, 'admission');
+  return {
+    apply: table(
+      ['measure', 'target', 'measured'],
+      [
+        [
+          'APPLY requests per applied object',
+          '1',
+          `${n(perObject.perObject, 3)} (${n(perObject.applyRequests)} for ${n(
+            perObject.objects,
+          )} objects of ${n(perObject.services)} services; ${
+            perObject.queueDependencyApplyRequests
+          } of the team's queue objects)`,
+        ],
+        [
+          `apply time, product / plain loop (${n(
+            timing.objectsPerPass,
+          )} objects)`,
+          `<= ${timing.target}`,
+          `${n(timing.ratioOfMedians, 2)}: ${n(timing.productMs.median)} / ${n(
+            timing.plainMs.median,
+          )} ms`,
+        ],
+        [
+          'mutating requests of a reconcile with nothing changed',
+          '0',
+          `${reconcile.mutatingOnKueueObjects} on Kueue objects (${reconcile.readsOfKueueObjects} GETs)`,
+        ],
+        [
+          'create to admission, from the 201 / from the POST sent',
+          '',
+          `median ${admission.fromPostAcceptedSeconds.median} / ${admission.fromPostSentSeconds.median} s`,
+        ],
+      ],
+    ),
+  };
+}
+
+const RENDERERS: Record<string, (r: Results) => Record<string, string>> = {
+  'domain-core': domainCore,
+  http,
+  cost,
+  apply,
+};
+
+/** The issue's targets at ten times the first sizes, each against what the latest results measured. */
+function targets(results: Record<string, Results>): string {
+  const rows: Array<Array<string | number>> = [];
+  const http = results.http;
+  if (http) {
+    const stored = http.latencyWithServicesStored;
+    rows.push([
+      `quote p99 / minimal authenticated route p99, ${n(
+        stored.services,
+      )} services of ${n(stored.teams)} teams stored, ${
+        http.settings.connections
+      } connections`,
+      `<= ${stored.targetP99Ratio}`,
+      `${n(stored.p99Ratio, 2)} ${met(stored.meetsTarget)} (CPU per request ${
+        stored.cpuPerRequestRatio
+      }x)`,
+    ]);
+    for (const c of http.creation) {
+      rows.push([
+        `services created per second, ${n(c.existingServices)} stored, ${
+          c.database
+        }`,
+        `>= ${c.target}`,
+        `${n(c.perSecond, 1)} ${met(c.met)} (${n(
+          c.cpuMsPerService,
+          1,
+        )} ms backend CPU each)`,
+      ]);
+    }
+  }
+  const core = results['domain-core'];
+  if (core) {
+    rows.push([
+      `quote body for ${core.quote.pools} pools (JSON)`,
+      '<= 10 KB',
+      `${n(core.quote.jsonBytes / 1000, 1)} KB ${met(
+        core.quote.jsonBytes <= 10_000,
+      )}`,
+    ]);
+    const largest = core.planner
+      .filter((p: Results) => p.mix === 'service requests')
+      .sort((a: Results, b: Results) => b.services - a.services)[0];
+    rows.push([
+      `planner on ${n(largest.services)} requests: GPUs / lower bound, time`,
+      '1.0x, <= 500 ms',
+      `${n(largest.ratio, 3)}x ${met(largest.ratio <= 1.0001)}, ${n(
+        largest.totalMillis,
+      )} ms ${met(largest.totalMillis <= 500)}`,
+    ]);
+  }
+  const cost = results.cost;
+  if (cost) {
+    for (const run of cost.prometheus) {
+      rows.push([
+        `cost card over ${run.costCard.days} days / raw PromQL, Prometheus ${run.version}`,
+        `<= ${run.costCard.target}`,
+        `${n(run.costCard.ratioP50, 2)} ${met(run.costCard.met)}`,
+      ]);
+      rows.push([
+        `overview of ${n(
+          run.overview.services,
+        )} services over a day / raw PromQL, Prometheus ${run.version}`,
+        `<= ${run.overview.target}, constant queries`,
+        `${n(run.overview.ratioP50, 2)} ${met(run.overview.met)}, ${
+          run.overview.queryCount
+        } queries (${
+          run.overview.queryCountFor12Services
+        } for 12 services) ${met(run.overview.queryCountBounded)}`,
+      ]);
+    }
+  }
+  return table(['target', 'goal', 'measured'], rows);
+}
+
+/** The README tables of each results file given (by benchmark name), by table name. */
+export function renderTables(
+  results: Record<string, unknown>,
+): Record<string, string> {
+  const tables: Record<string, string> = {};
+  for (const [name, value] of Object.entries(results)) {
+    const render = RENDERERS[name];
+    if (!render) throw new Error(`no README tables for results ${name}`);
+    Object.assign(tables, render(value));
+  }
+  tables.targets = targets(results as Record<string, Results>);
+  return tables;
+}
+
+/** `readme` with each table between its markers replaced; a marker pair that is missing is an error. */
+export function replaceTables(
+  readme: string,
+  tables: Record<string, string>,
+): string {
+  let out = readme;
+  for (const [name, markdown] of Object.entries(tables)) {
+    const open = `<!-- results:${name} -->`;
+    const close = `<!-- /results:${name} -->`;
+    const start = out.indexOf(open);
+    const end = out.indexOf(close);
+    if (start < 0 || end < start) {
+      throw new Error(`bench/README.md has no ${open} ... ${close}`);
+    }
+    out = `${out.slice(0, start + open.length)}\n\n${markdown}\n\n${out.slice(
+      end,
+    )}`;
+  }
+  return out;
+}
