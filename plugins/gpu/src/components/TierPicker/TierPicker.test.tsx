@@ -402,6 +402,15 @@ describe('TierPicker', () => {
     expect(
       screen.getByRole('columnheader', { name: 'Per 1K output tokens' }),
     ).toBeInTheDocument();
+    // "3 of 4 left" is what the team has left once this request holds its share, in words, not "GPU-eq".
+    expect(
+      screen.getByRole('columnheader', {
+        name: 'Team quota left after this (GPU-equivalents)',
+      }),
+    ).toHaveAttribute(
+      'title',
+      'A GPU-equivalent is one whole GPU; a MIG slice or shared GPU counts as its share of one',
+    );
     expect(await screen.findByTestId('tier-picker-month')).toHaveTextContent(
       "A month is 730 h (the platform's billing month, not the calendar month); costs cover every replica.",
     );

@@ -192,7 +192,9 @@ export function TierPicker(props: TierPickerProps) {
                   <TableCell style={{ whiteSpace: 'nowrap' }}>
                     Isolation
                   </TableCell>
-                  <TableCell>Quota (GPU-eq)</TableCell>
+                  <TableCell title="A GPU-equivalent is one whole GPU; a MIG slice or shared GPU counts as its share of one">
+                    Team quota left after this (GPU-equivalents)
+                  </TableCell>
                   <TableCell>Policy</TableCell>
                 </TableRow>
               </TableHead>
