@@ -216,12 +216,14 @@ export async function collectSharedSteps(options: {
       data: tokens.data
         .filter(s => !s.labels[PLACEMENT])
         .map(s => {
-          const samples = counts.get(`${s.labels.namespace}/${s.labels.pod}`);
+          const vllmSamples = counts.get(
+            `${s.labels.namespace}/${s.labels.pod}`,
+          );
           return {
             namespace: s.labels.namespace ?? '',
             pod: s.labels.pod ?? '',
             points: pointsOf(s),
-            ...(samples ? { samples } : {}),
+            ...(vllmSamples ? { samples: vllmSamples } : {}),
           };
         }),
     };

@@ -275,7 +275,7 @@ export function attributeUsage(
       if (stepSamples && own.length > 0) {
         // Over the time it held its GPUs, at the resolution of the samples (`spanUsage.ts`).
         const replicas = target.replicas ?? 1;
-        const util = spanFigure(
+        const utilFigure = spanFigure(
           own,
           'util',
           target.span,
@@ -289,10 +289,10 @@ export function attributeUsage(
           stepSamples.grid,
           replicas,
         );
-        utilMean = util.value;
+        utilMean = utilFigure.value;
         engineMean = engineFigure.value;
         const chosen =
-          mig && engineFigure.value !== undefined ? engineFigure : util;
+          mig && engineFigure.value !== undefined ? engineFigure : utilFigure;
         gpus = chosen.seriesPerPod * Math.max(1, replicas);
         figureCoverage = chosen.coverage;
         attribution.coverage = figureCoverage;

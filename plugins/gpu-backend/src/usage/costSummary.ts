@@ -58,12 +58,10 @@ export async function summariseCosts(
     const monthToDate = mtd.result.get(service.id)!;
     const utilisation = usage?.utilisation;
     // Nothing spent in the window: no usage, whatever the metrics say (a service torn down before it).
-    const figures: CostFigures =
-      held.allocationMicros === 0
-        ? split(0, 0)
-        : utilisation
-        ? split(held.allocationMicros, billedUtilisation(utilisation))
-        : { allocationMicros: held.allocationMicros };
+    let figures: CostFigures = { allocationMicros: held.allocationMicros };
+    if (held.allocationMicros === 0) figures = split(0, 0);
+    else if (utilisation)
+      figures = split(held.allocationMicros, billedUtilisation(utilisation));
     const monthlyAllocationMicros = monthlyAllocationAt(
       reservations,
       now.toMillis(),

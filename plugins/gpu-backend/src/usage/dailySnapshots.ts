@@ -1,3 +1,4 @@
+import { CostFigures } from '@gpu-platform/backstage-plugin-gpu-common';
 import { DateTime } from 'luxon';
 import { allocationInRange } from './allocation';
 import { CostSnapshot } from './CostSnapshotStore';
@@ -49,11 +50,13 @@ export async function dailySnapshots(
         spending,
       );
       const usage = measurement.usage.get(service.id);
-      const figures = usage?.utilisation
-        ? split(held.allocationMicros, billedUtilisation(usage.utilisation))
-        : held.allocationMicros === 0
-        ? split(0, 0)
-        : { allocationMicros: held.allocationMicros };
+      let figures: CostFigures = { allocationMicros: held.allocationMicros };
+      if (usage?.utilisation)
+        figures = split(
+          held.allocationMicros,
+          billedUtilisation(usage.utilisation),
+        );
+      else if (held.allocationMicros === 0) figures = split(0, 0);
       return {
         serviceId: service.id,
         day: dayOf(start),

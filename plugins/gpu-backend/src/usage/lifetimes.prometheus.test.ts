@@ -33,6 +33,17 @@ const seed = Number(
   process.env.GPU_LIFETIME_SEED ?? Math.floor(Math.random() * 2 ** 31),
 );
 
+/** Collects what is wrong, to assert once at the end of a test. */
+function problems() {
+  const found: string[] = [];
+  return {
+    found,
+    check: (ok: boolean, what: string) => {
+      if (!ok) found.push(what);
+    },
+  };
+}
+
 /** Within 1% of plain arithmetic (and 2 micro-dollars of rounding). */
 function expectWithin(
   label: string,
@@ -138,6 +149,7 @@ describe.each(prometheusVersions.available)(
       'bills each service its usage over the time it held its GPUs on the %s card',
       async (label, seconds) => {
         const usage = usageService();
+        const { found, check } = problems();
         for (const name of scenario.names) {
           const cost: ServiceCost = await usage.serviceCost(ids[name], label);
           const expected = scenario.usageMicros(name, end - seconds, end);
@@ -147,7 +159,7 @@ describe.each(prometheusVersions.available)(
             scenario.allocationMicros(name, end - seconds, end),
           );
           if (expected === undefined) {
-            expect(cost.usageMicros).toBeUndefined();
+            check(cost.usageMicros === undefined, `${name}: usage known`);
             continue;
           }
           note(
@@ -158,20 +170,28 @@ describe.each(prometheusVersions.available)(
               expected,
             ),
           );
-          expect(cost.usageMicros! + cost.idleMicros!).toBe(
-            cost.allocationMicros,
+          check(
+            cost.usageMicros! + cost.idleMicros! === cost.allocationMicros,
+            `${name}: usage + idle is not the allocation (${label})`,
           );
           if (cost.allocationMicros === 0) {
             // Held nothing in the window: never `available`.
-            expect(cost.metrics.state).toBe('no-data');
+            check(
+              cost.metrics.state === 'no-data',
+              `${name}: ${cost.metrics.state} in a window it held nothing in`,
+            );
             continue;
           }
           if (name !== 'gappy' && cost.utilisation) {
             // Nothing missing inside the time it held its GPUs: full coverage, full confidence.
-            expect(cost.utilisation.coverage).toBeGreaterThan(0.99);
-            expect(cost.utilisation.note ?? '').not.toMatch(/measured over/);
+            check(
+              (cost.utilisation.coverage ?? 1) > 0.99 &&
+                !/measured over/.test(cost.utilisation.note ?? ''),
+              `${name}: coverage ${cost.utilisation.coverage} (${label})`,
+            );
           }
         }
+        expect(found).toEqual([]);
       },
     );
 
@@ -257,12 +277,16 @@ describe.each(prometheusVersions.available)(
 
     it('builds month to date and daily snapshots from usage over the time held', async () => {
       const usage = usageService();
+      const { found, check } = problems();
       const monthStart = now.startOf('month').toSeconds();
       for (const name of scenario.names) {
         const cost = await usage.serviceCost(ids[name], '24h');
         const expected = scenario.usageMicros(name, monthStart, end);
         if (expected === undefined) {
-          expect(cost.monthToDate.usageMicros).toBeUndefined();
+          check(
+            cost.monthToDate.usageMicros === undefined,
+            `${name}: month-to-date usage known`,
+          );
           continue;
         }
         note(
@@ -279,9 +303,11 @@ describe.each(prometheusVersions.available)(
         fromDay: now.minus({ days: 31 }).toISODate()!,
         toDay: now.toISODate()!,
       });
+      expect(found).toEqual([]);
       expect(stored.length).toBeGreaterThan(20);
+      const nameOf = new Map(Object.entries(ids).map(([n, id]) => [id, n]));
       for (const snapshot of stored) {
-        const name = scenario.names.find(n => ids[n] === snapshot.serviceId)!;
+        const name = nameOf.get(snapshot.serviceId)!;
         const dayStart = DateTime.fromISO(snapshot.day, {
           zone: 'utc',
         }).toSeconds();
@@ -305,7 +331,7 @@ describe.each(prometheusVersions.available)(
         ['24h', DAY],
         ['30d', 30 * DAY],
       ] as const) {
-        const cost = await usage.serviceCost(ids['gappy'], label);
+        const cost = await usage.serviceCost(ids.gappy, label);
         const sum = cost.daily.reduce((t, d) => t + d.allocationMicros, 0);
         note(
           'daily entries',
@@ -337,7 +363,7 @@ describe.each(prometheusVersions.available)(
           );
         }
       }
-      const month = await usage.serviceCost(ids['gappy'], '30d');
+      const month = await usage.serviceCost(ids.gappy, '30d');
       const lastMonth = month.daily.filter(
         d =>
           d.date < now.startOf('month').toISODate()! && d.allocationMicros > 0,

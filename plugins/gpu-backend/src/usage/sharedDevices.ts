@@ -295,14 +295,14 @@ export function attributeSharedSteps(input: {
         ? work.reduce((a: number, b) => a + Math.max(0, b ?? 0), 0)
         : 0;
       const byTokens = known && deviceTokens > 0;
-      const pods = [...present.values()];
+      const here = [...present.values()];
       const shares = nestedShares(
-        pods.map(p => p.part),
-        pods.map((p, i) =>
+        here.map(p => p.part),
+        here.map((p, i) =>
           byTokens ? Math.max(0, work[i] ?? 0) / Math.max(p.part, 1e-9) : 1,
         ),
       );
-      pods.forEach((p, i) => {
+      here.forEach((p, i) => {
         const entry = usage(device, p.namespace, p.pod);
         const mine = Math.max(0, work[i] ?? 0);
         const share = shares[i];

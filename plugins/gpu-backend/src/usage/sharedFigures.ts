@@ -153,7 +153,8 @@ export function sharedFigures(options: {
   const inside = (p: SharedPodUsage, time: number) => {
     const part = p.presentAt.get(time) ?? 1;
     const w = weight(time);
-    return w >= 1 ? 1 : part > 0 ? Math.min(part, w) / part : 0;
+    if (w >= 1) return 1;
+    return part > 0 ? Math.min(part, w) / part : 0;
   };
   const busy = total(pods, p =>
     [...p.busyAt].reduce((t, [time, b]) => t + inside(p, time) * b, 0),
@@ -176,12 +177,11 @@ export function sharedFigures(options: {
     'per-pod' as StepSplit,
   );
   const replicas = Math.max(1, target.replicas ?? 1);
-  const coverage =
-    window !== undefined
-      ? spanSteps > 0
-        ? Math.min(1, present / (replicas * spanSteps))
-        : 0
-      : undefined;
+  let coverage: number | undefined;
+  if (window) {
+    coverage =
+      spanSteps > 0 ? Math.min(1, present / (replicas * spanSteps)) : 0;
+  }
   const tokens = total(pods, p => p.tokens);
   const deviceTokens = total(pods, p => p.deviceTokens);
   const measuredInSpan = pods.some(p => inSpan(p).length > 0);

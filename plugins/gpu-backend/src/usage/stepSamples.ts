@@ -121,10 +121,12 @@ export async function collectStepSamples(options: {
 }
 
 /**
- * Samples the exporter writes in a step of `step` seconds, from sample counts per step of each series: the median
- * count of the steps inside a series' runs (the steps before and after it sampled too, so a series' first and last
- * steps, which are partly sampled, are left out; a missed scrape or two inside a run does not move a median), the
- * highest over series; where no series has such a step, the most samples one step had. At least one.
+ * Samples the exporter writes in a step of `step` seconds, from sample counts per step of each series, read from the
+ * steps inside a series' runs (the steps before and after it sampled too, so a series' first and last steps, which
+ * are partly sampled, are left out): the most common count, or, when the next most common is one apart and at least
+ * a tenth as common (an interval that does not divide the step: 600 s samples in 900 s steps alternate 1 and 2),
+ * their mean weighted by how often each occurs; a missed scrape or two inside a run moves neither. The highest over
+ * series; where no series has such a step, the most samples one step had. At least one.
  */
 export function samplesPerStep(
   series: Iterable<ReadonlyMap<number, number>>,
@@ -133,20 +135,21 @@ export function samplesPerStep(
   let best = 0;
   let most = 0;
   for (const counts of series) {
-    const inside: number[] = [];
+    const frequency = new Map<number, number>();
     for (const [t, count] of counts) {
       most = Math.max(most, count);
       if (count <= 0) continue;
       if ((counts.get(t - step) ?? 0) > 0 && (counts.get(t + step) ?? 0) > 0)
-        inside.push(count);
+        frequency.set(count, (frequency.get(count) ?? 0) + 1);
     }
-    if (inside.length === 0) continue;
-    inside.sort((a, b) => a - b);
-    const middle = inside.length / 2;
-    const median = Number.isInteger(middle)
-      ? (inside[middle - 1] + inside[middle]) / 2
-      : inside[Math.floor(middle)];
-    best = Math.max(best, median);
+    const ranked = [...frequency].sort((a, b) => b[1] - a[1] || b[0] - a[0]);
+    if (ranked.length === 0) continue;
+    const [[top, topSeen], next] = ranked;
+    const estimate =
+      next && Math.abs(next[0] - top) === 1 && next[1] >= topSeen / 10
+        ? (top * topSeen + next[0] * next[1]) / (topSeen + next[1])
+        : top;
+    best = Math.max(best, estimate);
   }
   return Math.max(1, best > 0 ? best : most);
 }
