@@ -1,5 +1,7 @@
 import { DeviceSample, PodSample } from '../metrics/collectMetrics';
+import { Interval } from './accrual';
 import { attributeUsage, AttributionTarget } from './attribution';
+import { StepSamples } from './stepSamples';
 import { ok, windowMetrics as metrics } from './__testUtils__/windowMetrics';
 
 const failed = {
@@ -38,7 +40,60 @@ const target = (
   gpuSharePerReplica: share,
 });
 
+/** A pod's GPU sampled 3 times a step at `percent` over steps [from, until] (1-based) of a 900 s grid. */
+function stepSeries(
+  pod: string,
+  gpu: string,
+  from: number,
+  until: number,
+  percent: number,
+  partial: Record<number, number> = {},
+): StepSamples {
+  const counts = new Map<number, number>();
+  const sums = new Map<number, number>();
+  for (let i = from; i <= until; i++) {
+    const n = partial[i] ?? 3;
+    counts.set(i * 900, n);
+    sums.set(i * 900, n * percent);
+  }
+  return {
+    namespace: 'ml',
+    pod,
+    hostname: 'node-1',
+    gpu,
+    metric: 'util',
+    counts,
+    sums,
+  };
+}
+
 describe('attributeUsage', () => {
+  it('counts the GPUs of one pod, not of a rescheduled pod and its replacement together, and measures over the time held', () => {
+    const times = Array.from({ length: 96 }, (_, i) => (i + 1) * 900);
+    // Held for the last 12 hours; the old pod (GPU 0) is replaced at step 60 by one on GPU 1, both sampled in it.
+    const span: Interval[] = [[48 * 900 * 1000, 96 * 900 * 1000]];
+    const result = attributeUsage(
+      [{ ...target('a', 'dedicated', 1), span, replicas: 1 }],
+      metrics({}),
+      { end: 96 * 900, seconds: 86400, step: 900 },
+      {
+        samples: ok([
+          stepSeries('a-old-x', '0', 1, 60, 80, { 60: 1 }),
+          stepSeries('a-new-y', '1', 60, 96, 20, { 60: 2 }),
+        ]),
+        grid: { times, step: 900, interval: 300 },
+      },
+    ).get('a')!;
+    expect(result.utilisation!.note).toBe(
+      "DCGM GPU utilisation of the service's 1 GPU",
+    );
+    // Steps 49-60 at 80% (step 60: one sample of 80, two of 20), 61-96 at 20%: measured over the 12 hours held only.
+    const samples = 11 * 3 * 80 + 80 + 2 * 20 + 36 * 3 * 20;
+    expect(result.utilisation!.value).toBeCloseTo(samples / (48 * 3) / 100, 9);
+    expect(result.utilisation!.coverage).toBe(1);
+    expect(result.utilisation!.confidence).toBe('high');
+  });
+
   it('weighs the pods of a rollout by the steps they existed, and reports coverage', () => {
     const window = { end: 96 * 900, seconds: 86400, step: 900 };
     const result = attributeUsage(
