@@ -6,9 +6,13 @@ import {
   KubernetesObjectApi,
   Middleware,
   PatchStrategy,
+  RequestContext,
   ResponseContext,
+  SecurityAuthentication,
   ServerConfiguration,
 } from '@kubernetes/client-node';
+import { createHash } from 'node:crypto';
+import { Agent } from 'node:https';
 import { FIELD_MANAGER } from '@gpu-platform/backstage-plugin-gpu-node';
 import { KubernetesRequestError } from './errors';
 import {
@@ -19,6 +23,9 @@ import {
 } from './types';
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+/** Connections one cluster client keeps open and reuses. */
+const MAX_SOCKETS_PER_CLUSTER = 8;
 
 /** Options of {@link KubernetesClientFactory}. */
 export interface KubernetesClientFactoryOptions {
@@ -126,10 +133,54 @@ function makeObjectApi(
   return new PlainListObjectApi(
     createConfiguration({
       baseServer: new ServerConfiguration(cluster.server, {}),
-      authMethods: { default: kc },
+      authMethods: { default: keptAliveAuthentication(kc) },
       promiseMiddleware: [timeout],
     }),
   );
+}
+
+/**
+ * The kubeconfig's authentication, with its connections kept alive and reused: the library gives every request a new
+ * TLS agent (a new connection and handshake per request); this swaps it for one kept-alive agent per set of TLS
+ * settings (CA, client certificate, server name), so a rotated certificate gets a new one. Proxy agents are left as
+ * they are.
+ */
+function keptAliveAuthentication(kc: KubeConfig): SecurityAuthentication {
+  const agents = new Map<string, Agent>();
+  return {
+    getName: () => kc.getName(),
+    async applySecurityAuthentication(context: RequestContext) {
+      await kc.applySecurityAuthentication(context);
+      const agent = context.getAgent();
+      if (!agent || agent.constructor !== Agent) return;
+      const options = (agent as Agent).options;
+      const key = createHash('sha256')
+        .update(
+          JSON.stringify(
+            [
+              options.ca,
+              options.cert,
+              options.key,
+              options.pfx,
+              options.passphrase,
+              options.servername,
+              options.rejectUnauthorized,
+            ].map(value => (value === undefined ? null : String(value))),
+          ),
+        )
+        .digest('hex');
+      let shared = agents.get(key);
+      if (!shared) {
+        shared = new Agent({
+          ...options,
+          keepAlive: true,
+          maxSockets: MAX_SOCKETS_PER_CLUSTER,
+        });
+        agents.set(key, shared);
+      }
+      context.setAgent(shared);
+    },
+  };
 }
 
 class ObjectApiClient implements KubernetesObjectClient {
