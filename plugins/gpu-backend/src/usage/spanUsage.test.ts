@@ -82,11 +82,13 @@ describe('usage over the time held', () => {
             reservation(h(Math.min(a, b)), h(Math.max(a, b)) || undefined),
           );
           const spending: Interval[] = runs
-            .map(([a, b]) => [
-              h(Math.min(a, b)) * 1000,
-              h(Math.max(a, b)) * 1000,
-            ])
-            .sort((x, y) => x[0] - y[0]) as Interval[];
+            .map(
+              ([a, b]): Interval => [
+                h(Math.min(a, b)) * 1000,
+                h(Math.max(a, b)) * 1000,
+              ],
+            )
+            .sort((x, y) => x[0] - y[0]);
           const disjoint: Interval[] = [];
           for (const [a, b] of spending) {
             const last = disjoint[disjoint.length - 1];
