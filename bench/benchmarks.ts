@@ -20,6 +20,11 @@ export const BENCHMARKS = [
     script: 'apply.ts',
     what: 'applying to a local control plane of its own (scripts/cluster), Kueue admission',
   },
+  {
+    name: 'prometheus-deadline',
+    script: 'prometheusDeadline.ts',
+    what: '40 concurrent cost cards on the real backend with a prompt, slow (4 s) and silent Prometheus, next to a trivial route',
+  },
 ] as const;
 
 export type BenchmarkName = (typeof BENCHMARKS)[number]['name'];

@@ -223,11 +223,44 @@ function apply(r: Results): Record<string, string> {
   };
 }
 
+function prometheusDeadline(r: Results): Record<string, string> {
+  const scenarios: Results[] = need(r.scenarios, 'scenarios');
+  return {
+    'prometheus-deadline': table(
+      [
+        'Prometheus answers',
+        'card p50 / p99 ms',
+        "cards' metrics states",
+        'queries sent',
+        `trivial p99 ms beside the cards (idle: ${n(r.idleTrivial.p99Ms)})`,
+        `card p99 <= ${n(r.requestDeadlineMs)} + 1,000 ms`,
+      ],
+      scenarios.map(sc => [
+        need(sc.prometheusAnswers, 'prometheusAnswers'),
+        `${n(sc.card.p50Ms)} / ${n(sc.card.p99Ms)}`,
+        Object.entries(need(sc.metricsStates, 'metricsStates'))
+          .filter(([, count]) => (count as number) > 0)
+          .map(([state, count]) => `${count} ${state}`)
+          .join(', '),
+        n(sc.prometheusQueries),
+        n(sc.trivialUnderLoad.p99Ms),
+        sc.behaviour === 'prompt'
+          ? '(reference: no waiting)'
+          : met(
+              need(r.targets, 'targets')[sc.behaviour]
+                .cardP99WithinDeadlinePlus1s,
+            ),
+      ]),
+    ),
+  };
+}
+
 const RENDERERS: Record<string, (r: Results) => Record<string, string>> = {
   'domain-core': domainCore,
   http,
   cost,
   apply,
+  'prometheus-deadline': prometheusDeadline,
 };
 
 /** The issue's targets at ten times the first sizes, each against what the latest results measured. */
