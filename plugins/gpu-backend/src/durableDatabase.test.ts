@@ -76,6 +76,7 @@ describe('apply mode and the database', () => {
       const backend = await startApplying(
         mockServices.database.factory({ knex }),
       );
+      expect(backend.server.listening).toBe(true);
       await backend.stop();
     } finally {
       await knex.destroy();

@@ -44,17 +44,18 @@ export class Semaphore {
       return Promise.resolve();
     }
     return new Promise((resolve, reject) => {
-      const waiter = () => {
-        signal?.removeEventListener('abort', giveUp);
-        resolve();
-      };
-      const giveUp = () => {
-        const index = this.waiting.indexOf(waiter);
+      let wake = () => {};
+      const onAbort = () => {
+        const index = this.waiting.indexOf(wake);
         if (index >= 0) this.waiting.splice(index, 1);
         reject(signal!.reason);
       };
-      signal?.addEventListener('abort', giveUp, { once: true });
-      this.waiting.push(waiter);
+      wake = () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(wake);
     });
   }
 
