@@ -113,9 +113,13 @@ describe('notifications and signals of the gpu plugin', () => {
         status: 'pending-approval',
       },
     ]);
+    // To the team's members and the platform team's, never broadcast.
     expect(serviceSignals()[0]).toMatchObject({
       channel: 'gpu:service-changes',
-      recipients: { type: 'broadcast' },
+      recipients: {
+        type: 'user',
+        entityRef: ['group:default/ml-platform', 'group:default/platform-team'],
+      },
     });
 
     const approvals = await request(server)
