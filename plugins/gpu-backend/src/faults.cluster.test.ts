@@ -173,7 +173,10 @@ describeOnLocalCluster('faults on a real API server', kubeconfig => {
     expect(['starting', 'ready']).toContain(service.status);
     await eventually('the service ready', async () => {
       const res = await http.get(`/api/gpu/services/${id}`).expect(200);
-      return res.body.status === 'ready' ? true : undefined;
+      if (res.body.status === 'ready') return true;
+      throw new Error(
+        `${res.body.status} (${res.body.reason}): ${res.body.statusReason}`,
+      );
     });
     // One Deployment, one admitted pod, the quota held once.
     expect(

@@ -118,6 +118,8 @@ describeOnLocalCluster(
         ],
         gpu: { pools, reconcile: { frequency: { hours: 1 } } },
         features: [capture.module],
+        // Its first reconcile is what the first test looks at.
+        platformLoopAtStart: false,
       });
       http = started.http;
       stop = () => started.backend.stop();

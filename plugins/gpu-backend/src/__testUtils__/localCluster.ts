@@ -1,10 +1,16 @@
-import { BackendFeature } from '@backstage/backend-plugin-api';
+import {
+  BackendFeature,
+  coreServices,
+  createBackendModule,
+  SchedulerService,
+} from '@backstage/backend-plugin-api';
 import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
 import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 import { JsonObject } from '@backstage/types';
 import { KubeConfig } from '@kubernetes/client-node';
 import request from 'supertest';
 import { gpuPlugin } from '../plugin';
+import { PLATFORM_RECONCILE_TASK_ID } from '../reconciler';
 import { userInGroups } from './userInGroups';
 
 /** A team of `gpu.teams` as app-config writes it. */
@@ -27,6 +33,10 @@ export const LOCAL_CLUSTER = 'local';
  * Its team ClusterQueues join a Kueue cohort of their own (`suite-<first team>`, unless `gpu.kueue` says otherwise):
  * the suites share one cluster, and ClusterQueues another suite left in a shared cohort would lend their unused quota,
  * so what Kueue admits would depend on which suites ran before.
+ *
+ * The platform loop (Kueue ResourceFlavors, Cohort, ClusterQueues, LocalQueues) runs once before the backend is
+ * returned, as it does shortly after a real backend starts: the test scheduler runs no task on its own, and a service
+ * apply sends only the service's and its team's namespaced objects.
  */
 export async function startLocalClusterBackend(options: {
   kubeconfig: string;
@@ -35,6 +45,8 @@ export async function startLocalClusterBackend(options: {
   gpu?: Record<string, unknown>;
   features?: BackendFeature[];
   serviceAccountToken?: string;
+  /** Whether the platform loop runs once at start (see above); true when omitted. */
+  platformLoopAtStart?: boolean;
 }) {
   const cluster: { gpu: JsonObject[]; kubernetes?: JsonObject } =
     options.serviceAccountToken
@@ -48,6 +60,7 @@ export async function startLocalClusterBackend(options: {
             },
           ],
         };
+  const platformLoop = platformLoopModule();
   const backend = await startTestBackend({
     features: [
       gpuPlugin,
@@ -68,9 +81,37 @@ export async function startLocalClusterBackend(options: {
         },
       }),
       userInGroups(options.groups),
+      platformLoop.module,
     ],
   });
+  if (options.platformLoopAtStart ?? true) {
+    await platformLoop.scheduler().triggerTask(PLATFORM_RECONCILE_TASK_ID);
+  }
   return { backend, http: request(backend.server) };
+}
+
+/** A module handing the gpu plugin's scheduler to {@link startLocalClusterBackend}. */
+function platformLoopModule() {
+  let captured: SchedulerService | undefined;
+  const module = createBackendModule({
+    pluginId: 'gpu',
+    moduleId: 'test-local-cluster-platform-loop',
+    register(env) {
+      env.registerInit({
+        deps: { scheduler: coreServices.scheduler },
+        async init({ scheduler }) {
+          captured = scheduler;
+        },
+      });
+    },
+  });
+  return {
+    module,
+    scheduler(): SchedulerService {
+      if (!captured) throw new Error('The gpu plugin has not started');
+      return captured;
+    },
+  };
 }
 
 /** `gpu.clusters` and the `kubernetes` config of the local control plane reached with a service-account token. */

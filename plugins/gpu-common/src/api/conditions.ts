@@ -111,6 +111,7 @@ export interface ServiceConditionSource {
   status: ServiceStatus;
   reason: ServiceReason;
   statusReason?: string;
+  /** How its cluster is treated (apply, GitOps, dry-run). */
   mode: ClusterMode;
   /** The spec generation: 1 at creation, one more at every accepted change. */
   generation: number;
@@ -122,9 +123,9 @@ export interface ServiceConditionSource {
 
 /**
  * The Kubernetes-style conditions of a service, derived from its stored status, reason and generations. The summary
- * `status` and these conditions say the same thing: `ready` is `Available=True`, `starting` is `Applied=True,
- * Available=False` with the cause as reason, `failed` is `Applied=False, reason ApplyFailed` (or `Deleting=True,
- * reason TeardownFailed`), and so on.
+ * `status` and these conditions say the same thing: `ready` is `Available=True`; `starting` is `Applied=True` and
+ * `Available=False` with the cause as reason; `failed` is `Applied=False` with reason `ApplyFailed` (or
+ * `Deleting=True` with reason `TeardownFailed`); and so on.
  *
  * @public
  */
