@@ -22,6 +22,7 @@ import { mockServices } from '@backstage/backend-test-utils';
 import { ConfigReader } from '@backstage/config';
 import express from 'express';
 import knexFactory, { Knex } from 'knex';
+import { Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
 import { demoPlatformConfig, parsePlatform } from '../plugins/gpu-common/src';
@@ -117,73 +118,83 @@ async function withBackend(
     binaries,
   });
   const loadSeconds = (performance.now() - started) / 1000;
+  // Whatever fails from here on, Prometheus is stopped (it would outlive the benchmark), also on Ctrl-C or the smoke
+  // run's timeout.
+  const onSignal = () => {
+    prometheus.stop().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   const knex = knexFactory({
     client: 'better-sqlite3',
     connection: { filename: ':memory:' },
     useNullAsDefault: true,
   });
-  const store = await DatabaseGpuStore.create({
-    database: mockServices.database({ knex }),
-    platform,
-  });
-  const ids = await seedUsageServices({ store, knex, platform, services });
-  const log: Recorded[] = [];
-  const now = DateTime.fromSeconds(spec.end, { zone: 'utc' });
-  const allocations = new AllocationReader(knex);
-  const usage = (
-    reader: Pick<AllocationReader, 'list' | 'get'> = allocations,
-  ) =>
-    new UsageService({
-      platform,
-      reader: reader as AllocationReader,
-      snapshots: new CostSnapshotStore(knex),
-      quotas: store,
-      prometheus: readPrometheusConfig(
-        new ConfigReader({
-          gpu: { prometheus: { baseUrl: prometheus.url, timeout: 60000 } },
-        }),
-      ),
-      fetchImpl: recordingFetch(log),
-      now: () => now,
-    });
-  // The routes the plugin mounts (spec validation, permissions allowing everyone) over the usage service of the
-  // moment: each timed request gets a new one, with empty caches, behind the same (warm) router.
-  let current = usage();
-  const delegate = new Proxy({} as UsageService, {
-    get: (_, key: keyof UsageService) => {
-      const value = current[key];
-      return typeof value === 'function' ? value.bind(current) : value;
-    },
-  });
-  const app = express()
-    .use(benchUsageRoutes({ usage: delegate, store, platform }))
-    .use(
-      MiddlewareFactory.create({
-        config: mockServices.rootConfig(),
-        logger: mockServices.rootLogger(),
-      }).error(),
-    );
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise(resolve => server.once('listening', resolve));
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const timeRoute = async (path: string) => {
-    current = usage();
-    const start = performance.now();
-    const response = await fetch(`${baseUrl}${path}`);
-    if (!response.ok) {
-      throw new Error(
-        `${path}: HTTP ${response.status} ${await response.text()}`,
-      );
-    }
-    await response.json();
-    return performance.now() - start;
-  };
-  process.stdout.write(
-    `  Prometheus ${binaries.version}: history loaded in ${loadSeconds.toFixed(
-      1,
-    )} s\n`,
-  );
+  let server: Server | undefined;
   try {
+    const store = await DatabaseGpuStore.create({
+      database: mockServices.database({ knex }),
+      platform,
+    });
+    const ids = await seedUsageServices({ store, knex, platform, services });
+    const log: Recorded[] = [];
+    const now = DateTime.fromSeconds(spec.end, { zone: 'utc' });
+    const allocations = new AllocationReader(knex);
+    const usage = (
+      reader: Pick<AllocationReader, 'list' | 'get'> = allocations,
+    ) =>
+      new UsageService({
+        platform,
+        reader: reader as AllocationReader,
+        snapshots: new CostSnapshotStore(knex),
+        quotas: store,
+        prometheus: readPrometheusConfig(
+          new ConfigReader({
+            gpu: { prometheus: { baseUrl: prometheus.url, timeout: 60000 } },
+          }),
+        ),
+        fetchImpl: recordingFetch(log),
+        now: () => now,
+      });
+    // The routes the plugin mounts (spec validation, permissions allowing everyone) over the usage service of the
+    // moment: each timed request gets a new one, with empty caches, behind the same (warm) router.
+    let current = usage();
+    const delegate = new Proxy({} as UsageService, {
+      get: (_, key: keyof UsageService) => {
+        const value = current[key];
+        return typeof value === 'function' ? value.bind(current) : value;
+      },
+    });
+    const app = express()
+      .use(benchUsageRoutes({ usage: delegate, store, platform }))
+      .use(
+        MiddlewareFactory.create({
+          config: mockServices.rootConfig(),
+          logger: mockServices.rootLogger(),
+        }).error(),
+      );
+    server = app.listen(0, '127.0.0.1');
+    await new Promise(resolve => server!.once('listening', resolve));
+    const baseUrl = `http://127.0.0.1:${
+      (server!.address() as AddressInfo).port
+    }`;
+    const timeRoute = async (path: string) => {
+      current = usage();
+      const start = performance.now();
+      const response = await fetch(`${baseUrl}${path}`);
+      if (!response.ok) {
+        throw new Error(
+          `${path}: HTTP ${response.status} ${await response.text()}`,
+        );
+      }
+      await response.json();
+      return performance.now() - start;
+    };
+    process.stdout.write(
+      `  Prometheus ${
+        binaries.version
+      }: history loaded in ${loadSeconds.toFixed(1)} s\n`,
+    );
     await run({
       prometheusUrl: prometheus.url,
       ids,
@@ -193,9 +204,11 @@ async function withBackend(
       timeRoute,
     });
   } finally {
-    server.close();
+    server?.close();
     await knex.destroy();
     await prometheus.stop();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
   return loadSeconds;
 }
