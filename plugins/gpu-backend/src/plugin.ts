@@ -212,6 +212,7 @@ export const gpuPlugin = createBackendPlugin({
           logger,
           resumeAfterMs: statusSettings.resumeAfterMs,
           resumeAttempts: statusSettings.resumeAttempts,
+          inHand: id => queue?.has(id) ?? false,
         });
         if (applier) {
           await scheduleStatusTasks({

@@ -248,6 +248,8 @@ describeOnLocalCluster(
           teams: [team],
           gpu: settings,
           features: [backend.capture.module],
+          // The suite triggers the platform loop itself and looks at its first run.
+          platformLoopAtStart: false,
         });
         backend.http = started.http;
         stop = () => started.backend.stop();
@@ -414,9 +416,18 @@ describeOnLocalCluster(
           const res = await backend.http
             .delete(`/api/gpu/services/${id}`)
             .expect(200);
-          expect(`${res.body.status}: ${res.body.statusReason}`).toMatch(
-            /^deleted: /,
-          );
+          expect(res.body.status).toBe('deleting');
+        }
+        // The reconciler deletes each service's objects with the file's roles; a refused delete would leave it
+        // failed with reason TeardownFailed.
+        for (const id of ids) {
+          const done = await eventually(`service ${id} torn down`, async () => {
+            const res = await backend.http
+              .get(`/api/gpu/services/${id}`)
+              .expect(200);
+            return res.body.status === 'deleting' ? undefined : res.body;
+          });
+          expect(`${done.status}: ${done.statusReason}`).toMatch(/^deleted: /);
         }
         const left = await clients.apps.listNamespacedDeployment({
           namespace: NAMESPACE,

@@ -22,12 +22,16 @@ describe('ServiceWorkQueue', () => {
     queue.add('b');
     queue.start(work);
     expect(runs.map(r => r.id)).toEqual(['a']);
+    expect(queue.has('b')).toBe(true);
     runs[0].done();
     await tick();
     expect(runs.map(r => r.id)).toEqual(['a', 'b']);
+    expect(queue.has('a')).toBe(false);
+    expect(queue.has('b')).toBe(true);
     runs[1].done();
     await queue.idle();
     expect(runs).toHaveLength(2);
+    expect(queue.has('b')).toBe(false);
   });
 
   it('works on an id again when it is added while being worked on (the write may have come after the read)', async () => {

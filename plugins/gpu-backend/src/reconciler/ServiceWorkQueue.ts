@@ -1,7 +1,7 @@
 import type { LoggerService } from '@backstage/backend-plugin-api';
 
 /** How many services one replica drives at once when `concurrency` is not given. */
-export const DEFAULT_SERVICE_CONCURRENCY = 4;
+export const DEFAULT_SERVICE_CONCURRENCY = 8;
 
 /**
  * A work queue keyed by service id, as a Kubernetes controller's: an id added while it waits is not added twice, an
@@ -46,6 +46,11 @@ export class ServiceWorkQueue {
   /** Adds the service to the queue after `delayMs` (a retry with backoff); the wait keeps no process alive. */
   addAfter(serviceId: string, delayMs: number): void {
     setTimeout(() => this.add(serviceId), delayMs).unref();
+  }
+
+  /** Whether the service waits in this queue or is being worked on. */
+  has(serviceId: string): boolean {
+    return this.queued.has(serviceId) || this.active.has(serviceId);
   }
 
   /** Services waiting or being worked on. */

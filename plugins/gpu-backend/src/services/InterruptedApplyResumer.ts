@@ -19,6 +19,11 @@ export interface InterruptedApplyResumerOptions {
   resumeAttempts?: number;
   /** Clock (tests). */
   now?: () => Date;
+  /**
+   * Whether this replica's reconciler has the service in hand (queued or being worked on): such a service is not
+   * interrupted however long it has waited, and is not taken over.
+   */
+  inHand?: (serviceId: string) => boolean;
 }
 
 /** Outcome of {@link InterruptedApplyResumer.resumeInterruptedApplies}. */
@@ -64,7 +69,12 @@ export class InterruptedApplyResumer {
       await this.options.store.listServices({
         status: ['applying', 'approved', 'deleting'],
       })
-    ).filter(s => s.mode === 'apply' && Date.parse(s.updatedAt) <= cutoff);
+    ).filter(
+      s =>
+        s.mode === 'apply' &&
+        Date.parse(s.updatedAt) <= cutoff &&
+        !this.options.inHand?.(s.id),
+    );
     for (const service of stale) {
       if (service.status !== 'applying') {
         await this.takeOver(service, summary);
