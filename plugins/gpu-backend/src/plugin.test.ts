@@ -4,6 +4,9 @@ import request from 'supertest';
 import { summariserRequest } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 import { gpuPlugin } from './plugin';
 
+// Each test boots a backend; on a busy 2-core machine that passes the default 5 s.
+jest.setTimeout(30_000);
+
 describe('gpu backend plugin', () => {
   async function start() {
     const { server } = await startTestBackend({

@@ -18,6 +18,9 @@ import request from 'supertest';
 import { gpuPlugin } from '../plugin';
 import { userInGroups } from '../__testUtils__/userInGroups';
 
+// Each test boots a backend; on a busy 2-core machine that passes the default 5 s.
+jest.setTimeout(30_000);
+
 /**
  * The plugin with fakes of the notifications and signals services: what the routes' changes send, to whom, through
  * the store every caller writes through (see notifyingStore).

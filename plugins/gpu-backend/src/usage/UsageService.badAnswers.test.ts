@@ -23,6 +23,9 @@ import { AllocationReader } from './AllocationReader';
 import { CostSnapshotStore } from './CostSnapshotStore';
 import { UsageService } from './UsageService';
 
+// Each test boots a backend and answers dozens of queries; on a busy 2-core machine that passes the default 5 s.
+jest.setTimeout(30_000);
+
 // supertest calls the app over loopback: let those through, fake only Prometheus.
 const server = setupServer(
   http.all(/^http:\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/, () =>

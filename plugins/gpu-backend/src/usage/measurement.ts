@@ -70,7 +70,8 @@ export function usageTarget(
     gpuSharePerReplica:
       slice?.gpuShare ?? (held ? held.gpuEquivalents / replicas : 1),
     replicas,
-    ...(window
+    // A dry run spends nothing and bills no usage: whatever runs under its name is measured over the whole window.
+    ...(window && service.mode !== 'dry-run'
       ? {
           span: heldSpan(
             reservations,

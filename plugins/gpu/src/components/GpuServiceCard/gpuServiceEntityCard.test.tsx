@@ -9,6 +9,9 @@ import { FakeGpuApi } from '../../__testUtils__/FakeGpuApi';
 import { gpuPlugin, gpuServiceEntityCard } from '../../plugin';
 import { EntityGpuServiceCard } from '../../legacy';
 
+// Rendering the card in a test app can pass the default 5 s on a busy 2-core machine.
+jest.setTimeout(30_000);
+
 const component = (annotations?: Record<string, string>): Entity => ({
   apiVersion: 'backstage.io/v1alpha1',
   kind: 'Component',
