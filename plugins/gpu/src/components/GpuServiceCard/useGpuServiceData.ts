@@ -17,10 +17,14 @@ export type Outcome<T> = { value: T } | { error: Error };
 /** How often the card reads the service again while it is on its way to the cluster. */
 export const SERVICE_POLL_INTERVAL_MS = 5_000;
 
-/** Statuses that change without anyone acting (the apply, Kueue admission, the rollout): the card polls in them. */
+/**
+ * Statuses that change without anyone acting (the reconciler's apply or teardown, Kueue admission, the rollout): the
+ * card polls in them.
+ */
 export const POLLED_STATUSES: readonly ServiceStatus[] = [
   'applying',
   'starting',
+  'deleting',
 ];
 
 /** Whether the card reads a service in this status again every {@link SERVICE_POLL_INTERVAL_MS}. */
