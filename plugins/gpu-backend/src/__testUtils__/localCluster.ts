@@ -1,9 +1,4 @@
-import {
-  BackendFeature,
-  coreServices,
-  createBackendModule,
-  SchedulerService,
-} from '@backstage/backend-plugin-api';
+import { BackendFeature } from '@backstage/backend-plugin-api';
 import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
 import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 import { JsonObject } from '@backstage/types';
@@ -11,6 +6,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import request from 'supertest';
 import { gpuPlugin } from '../plugin';
 import { PLATFORM_RECONCILE_TASK_ID } from '../reconciler';
+import { schedulerCapture } from './schedulerCapture';
 import { userInGroups } from './userInGroups';
 
 /** A team of `gpu.teams` as app-config writes it. */
@@ -60,7 +56,7 @@ export async function startLocalClusterBackend(options: {
             },
           ],
         };
-  const platformLoop = platformLoopModule();
+  const platformLoop = schedulerCapture('test-local-cluster-platform-loop');
   const backend = await startTestBackend({
     features: [
       gpuPlugin,
@@ -88,30 +84,6 @@ export async function startLocalClusterBackend(options: {
     await platformLoop.scheduler().triggerTask(PLATFORM_RECONCILE_TASK_ID);
   }
   return { backend, http: request(backend.server) };
-}
-
-/** A module handing the gpu plugin's scheduler to {@link startLocalClusterBackend}. */
-function platformLoopModule() {
-  let captured: SchedulerService | undefined;
-  const module = createBackendModule({
-    pluginId: 'gpu',
-    moduleId: 'test-local-cluster-platform-loop',
-    register(env) {
-      env.registerInit({
-        deps: { scheduler: coreServices.scheduler },
-        async init({ scheduler }) {
-          captured = scheduler;
-        },
-      });
-    },
-  });
-  return {
-    module,
-    scheduler(): SchedulerService {
-      if (!captured) throw new Error('The gpu plugin has not started');
-      return captured;
-    },
-  };
 }
 
 /** `gpu.clusters` and the `kubernetes` config of the local control plane reached with a service-account token. */
