@@ -35,7 +35,7 @@ import {
   prometheusVersionsUnderTest,
   startPrometheusWithHistory,
 } from '../plugins/gpu-backend/src/testUtils/prometheus';
-import { benchUsageRoutes } from './usageRoutes';
+import { allowAllUsageRoutes } from '../plugins/gpu-backend/src/__testUtils__/allowAllUsageRoutes';
 import { DatabaseGpuStore } from '../plugins/gpu-backend/src/database';
 import { readPrometheusConfig } from '../plugins/gpu-backend/src/metrics/PrometheusConfig';
 import {
@@ -166,7 +166,7 @@ async function withBackend(
       },
     });
     const app = express()
-      .use(benchUsageRoutes({ usage: delegate, store, platform }))
+      .use(allowAllUsageRoutes({ usage: delegate, store, platform }))
       .use(
         MiddlewareFactory.create({
           config: mockServices.rootConfig(),

@@ -1,4 +1,5 @@
 import { createValidatedOpenApiRouterFromGeneratedEndpointMap } from '@backstage/backend-openapi-utils';
+import { PermissionsRegistryService } from '@backstage/backend-plugin-api';
 import { mockServices } from '@backstage/backend-test-utils';
 import { Platform } from '@gpu-platform/backstage-plugin-gpu-common';
 import express from 'express';
@@ -16,19 +17,18 @@ import { UsageService } from '../usage/UsageService';
 /**
  * The usage routes over a usage service, for tests of usage and cost: every caller is allowed (the permission
  * decisions are tested with the real policy elsewhere), so no lifecycle is needed. Requests are validated against
- * the spec as in the plugin.
+ * the spec as in the plugin. Also the cost benchmark's routes (bench/cost.ts).
  */
 export function allowAllUsageRoutes(options: {
   usage: UsageService;
   store: GpuStore;
   platform: Platform;
 }): express.Router {
-  const access = new GpuAccess(
-    mockServices.permissions(),
-    mockServices.permissionsRegistry.mock({
-      getPermissionRuleset: () => ({ getRuleByName: () => undefined as any }),
-    }),
-  );
+  // No jest mock here: the cost benchmark serves the same routes outside jest.
+  const permissionsRegistry = {
+    getPermissionRuleset: () => ({ getRuleByName: () => undefined }),
+  } as unknown as PermissionsRegistryService;
+  const access = new GpuAccess(mockServices.permissions(), permissionsRegistry);
   const unused = {} as ServiceManager & ServiceStatusRefresher;
   const services = new AuthorizedServices({
     access,
