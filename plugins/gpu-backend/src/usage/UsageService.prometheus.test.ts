@@ -45,6 +45,12 @@ import { UsageService } from './UsageService';
 
 jest.setTimeout(120_000);
 
+/**
+ * How close a shared GPU's split comes to plain arithmetic: the measuring steps fall differently against the
+ * history's minutes from run to run (0.05% to 0.103% seen on Prometheus 2 and 3); the product's promise is 1%.
+ */
+const SHARED_WITHIN = 5e-3;
+
 const STEP = 300;
 const DAY = 86400;
 const databases = TestDatabases.create({ ids: ['SQLITE_3'] });
@@ -385,14 +391,14 @@ describe.each(prometheusVersions.available)(
         share: 0.25,
         hours: 24,
         utilisation: sharedUtilisation('rag'),
-        within: 1e-3,
+        within: SHARED_WITHIN,
       });
       expectCost(triage, {
         pool: 'l4-mps',
         share: 0.25,
         hours: 24,
         utilisation: sharedUtilisation('triage'),
-        within: 1e-3,
+        within: SHARED_WITHIN,
       });
       // 120 of the 200 tokens/s on the device: 0.6 of its busy time.
       expect(sharedUtilisation('rag')).toBeCloseTo(
@@ -412,7 +418,7 @@ describe.each(prometheusVersions.available)(
         share: 0.25,
         hours: 24,
         utilisation: sharedUtilisation('notebook'),
-        within: 1e-3,
+        within: SHARED_WITHIN,
       });
       expect(demo.allocatedHours).toBeCloseTo(6, 9);
       // Its pod ran all day, but it held the share for the last 6 hours only: measured over those, fully covered.
