@@ -6,10 +6,17 @@ import { ConflictError } from '@backstage/errors';
 import type {
   ClusterDriftReport,
   MonthSpend,
+  PoolCapacityPolicy,
   TeamAllowance,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
-import { checkPolicy, checkReservation } from './admission';
+import {
+  checkPhysicalFit,
+  GovernanceContext,
+  governanceContext,
+  GovernedPlatform,
+} from '../admission';
+import { checkPolicy, checkReservation } from './reservationAmounts';
 import { previewApproval } from './approvalPreview';
 import { getApproval, listApprovals } from './approvals';
 import { AuditInput, queryAuditEvents, writeAuditEvent } from './audit';
@@ -22,12 +29,6 @@ import {
 } from './createService';
 import { checkDecision, decideApprovalInTransaction } from './decideApproval';
 import { readClusterDrift, writeClusterDrift } from './drift';
-import {
-  checkPhysicalFit,
-  GovernanceContext,
-  governanceContext,
-  GovernedPlatform,
-} from './governance';
 import { listServiceReservations, releaseServiceReservations } from './ledger';
 import { readMonthSpend } from './monthSpend';
 import {
@@ -88,9 +89,9 @@ const MAX_TRANSACTION_ATTEMPTS = 5;
  * because knex runs one connection and so one transaction at a time. Every path that
  * makes a reservation count (create, change, approve) takes that lock first, then the
  * service row, then touches reservations, so two writers never wait on each other in
- * opposite orders. Approvals, which may hold beyond quota up to the pool's physical
- * capacity, also take a lock on the pool (an advisory lock on PostgreSQL) after those,
- * since capacity is shared by every team.
+ * opposite orders. Every one of them then takes a lock on the pool (an advisory lock on
+ * PostgreSQL), since capacity is shared by every team, and reads the admission snapshot
+ * (`readAdmissionSnapshot`) that the pure rules of `../admission` decide on.
  *
  * Admission is governed with the platform (pools' physical capacity, prices and
  * capacity types, environments) and a clock: see `README.md`, "Governance".
@@ -106,6 +107,8 @@ export class DatabaseGpuStore implements GpuStore {
     clock?: () => Date;
     /** Requests of one team that may wait for approval at once (default 20). */
     maxPendingApprovalsPerTeam?: number;
+    /** A request within quota beyond its pool's free capacity: `approval` (default) or `refuse`. */
+    whenOverPoolCapacity?: PoolCapacityPolicy;
   }): Promise<DatabaseGpuStore> {
     const { database } = options;
     const client = await database.getClient();
@@ -114,11 +117,11 @@ export class DatabaseGpuStore implements GpuStore {
     }
     return new DatabaseGpuStore(
       client,
-      governanceContext(
-        options.platform,
-        options.clock,
-        options.maxPendingApprovalsPerTeam,
-      ),
+      governanceContext(options.platform, {
+        clock: options.clock,
+        maxPendingApprovalsPerTeam: options.maxPendingApprovalsPerTeam,
+        whenOverPoolCapacity: options.whenOverPoolCapacity,
+      }),
     );
   }
 

@@ -1,6 +1,6 @@
 import { Knex } from 'knex';
-import { amountsOf, assess } from './admission';
-import { GovernanceContext } from './governance';
+import { assess, GovernanceContext } from '../admission';
+import { readAdmissionSnapshot } from './admissionSnapshot';
 import { heldReservation, readLedger } from './ledger';
 import {
   ReservationRow,
@@ -8,6 +8,7 @@ import {
   toReservationRecord,
   toServiceRecord,
 } from './rows';
+import { amountsOf } from './reservationAmounts';
 import { ApprovalRecord } from './types';
 
 /**
@@ -46,12 +47,16 @@ export async function previewApproval(
     approval.kind === 'change'
       ? await heldReservation(db, approval.serviceId)
       : undefined;
-  const { overage } = await assess(db, context, {
+  const snapshot = await readAdmissionSnapshot(db, context, {
     ledger: await readLedger(db, approval.team, reservation.pool),
-    amounts: amountsOf(reservation),
-    migProfile: (approval.proposal?.placement ?? service.placement).migProfile,
     excludeReservationId: current?.id,
     now: context.now(),
   });
+  const { overage } = assess(
+    context,
+    snapshot,
+    amountsOf(reservation),
+    (approval.proposal?.placement ?? service.placement).migProfile,
+  );
   return { ...approval, overage };
 }

@@ -1,10 +1,16 @@
 import { ConflictError } from '@backstage/errors';
 import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
-import { assess, decide } from './admission';
+import {
+  assess,
+  decide,
+  GovernanceContext,
+  governanceReasons,
+} from '../admission';
+import { readAdmissionSnapshot } from './admissionSnapshot';
 import { insertApproval } from './approvals';
 import { writeAuditEvent } from './audit';
-import { GovernanceContext, governanceReasons } from './governance';
+import { lockPool } from './governance';
 import { insertReservation, lockLedger } from './ledger';
 import {
   ApprovalRow,
@@ -36,7 +42,11 @@ export const LIVE_NAME_INDEX = {
   columns: ['namespace', 'name'],
 };
 
-/** Creates a service and its reservation (held, or pending with an approval), or answers a repeated request key. */
+/**
+ * Creates a service and its reservation (held, or pending with an approval), or answers a repeated request key.
+ * Admission reads its snapshot after the team's quota row and the pool are locked, so concurrent requests of any team
+ * on the pool are weighed one after another against its capacity.
+ */
 export async function createServiceInTransaction(
   tx: Knex.Transaction,
   input: CreateServiceInput,
@@ -48,16 +58,19 @@ export async function createServiceInTransaction(
   if (existing) {
     return existing;
   }
+  await lockPool(tx, input.pool);
   const now = context.now();
-  const assessment = await assess(tx, context, {
-    ledger,
+  const snapshot = await readAdmissionSnapshot(tx, context, { ledger, now });
+  const assessment = assess(
+    context,
+    snapshot,
     amounts,
-    migProfile: input.placement.migProfile,
-    now,
-  });
+    input.placement.migProfile,
+  );
   const decision = decide(
+    context,
     input.policy,
-    assessment.reasons,
+    assessment,
     governanceReasons(context, input.environment, input.pool),
   );
   const id = input.id ?? randomUUID();

@@ -1,14 +1,14 @@
 import { ConflictError, InputError, NotFoundError } from '@backstage/errors';
 import { Knex } from 'knex';
 import { describeOverage } from '@gpu-platform/backstage-plugin-gpu-common';
-import { amountsOf, assess } from './admission';
-import { setApprovalState } from './approvals';
 import {
-  assertMayDecide,
-  assertWithinCapacity,
+  assertApprovalWithinCapacity,
+  assess,
   GovernanceContext,
-  lockPool,
-} from './governance';
+} from '../admission';
+import { readAdmissionSnapshot } from './admissionSnapshot';
+import { setApprovalState } from './approvals';
+import { assertMayDecide, lockPool } from './governance';
 import { heldReservation, lockLedger, setReservationState } from './ledger';
 import {
   ApprovalRow,
@@ -23,6 +23,7 @@ import {
   setServiceStatus,
 } from './services';
 import { CHANGEABLE_STATUSES } from './replaceReservation';
+import { amountsOf } from './reservationAmounts';
 import {
   ApprovalRecord,
   DecideApprovalInput,
@@ -111,14 +112,18 @@ export async function decideApprovalInTransaction(
       ? await heldReservation(tx, service.id)
       : undefined;
   await lockPool(tx, reservation.pool);
-  const assessment = await assess(tx, context, {
+  const snapshot = await readAdmissionSnapshot(tx, context, {
     ledger,
-    amounts: amountsOf(reservation),
-    migProfile: (approval.proposal?.placement ?? service.placement).migProfile,
     excludeReservationId: current?.id,
     now,
   });
-  assertWithinCapacity(assessment.overCapacity);
+  const assessment = assess(
+    context,
+    snapshot,
+    amountsOf(reservation),
+    (approval.proposal?.placement ?? service.placement).migProfile,
+  );
+  assertApprovalWithinCapacity(assessment.capacity);
   const { reasons, overage } = assessment;
   if (reasons.length > 0 && !input.allowOverQuota) {
     throw new ConflictError(

@@ -1,8 +1,14 @@
 import { ConflictError } from '@backstage/errors';
 import { Knex } from 'knex';
-import { assess, decide } from './admission';
+import {
+  assess,
+  decide,
+  GovernanceContext,
+  governanceReasons,
+} from '../admission';
+import { readAdmissionSnapshot } from './admissionSnapshot';
 import { insertApproval } from './approvals';
-import { GovernanceContext, governanceReasons } from './governance';
+import { lockPool } from './governance';
 import {
   heldReservation,
   insertReservation,
@@ -66,17 +72,23 @@ export async function replaceReservationInTransaction(
     );
   }
   const current = await heldReservation(tx, before.id);
+  await lockPool(tx, input.change.pool);
   const now = context.now();
-  const assessment = await assess(tx, context, {
+  const snapshot = await readAdmissionSnapshot(tx, context, {
     ledger,
-    amounts,
-    migProfile: input.change.placement.migProfile,
     excludeReservationId: current?.id,
     now,
   });
+  const assessment = assess(
+    context,
+    snapshot,
+    amounts,
+    input.change.placement.migProfile,
+  );
   const decision = decide(
+    context,
     input.policy,
-    assessment.reasons,
+    assessment,
     governanceReasons(context, before.environment, input.change.pool),
   );
 

@@ -1,3 +1,8 @@
+import {
+  intervalOverlapMs as overlapMs,
+  TimeInterval,
+  unionOfIntervals as union,
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import type {
   AccrualBasis,
   ClusterMode,
@@ -7,7 +12,10 @@ import type { RunPeriod } from '../database/runPeriods';
 import type { ReservationRecord } from '../database/types';
 
 /** A time interval `[from, to)` in epoch milliseconds. */
-export type Interval = readonly [number, number];
+export type Interval = TimeInterval;
+
+// The interval arithmetic lives in gpu-common's cost module, with the allocation arithmetic that uses it.
+export { overlapMs, union };
 
 /** Spend at any time a reservation is held. */
 export const ALWAYS: readonly Interval[] = [[-Infinity, Infinity]];
@@ -51,35 +59,6 @@ export function spendingIntervals(
  */
 export function projectedSpending(basis: AccrualBasis): readonly Interval[] {
   return basis === 'dry-run' ? NEVER : ALWAYS;
-}
-
-/** Sorted, disjoint intervals covering the same time as `intervals`. */
-export function union(intervals: readonly Interval[]): Interval[] {
-  const sorted = intervals
-    .filter(([from, to]) => to > from)
-    .sort((a, b) => a[0] - b[0]);
-  const result: Array<[number, number]> = [];
-  for (const [from, to] of sorted) {
-    const last = result[result.length - 1];
-    if (last && from <= last[1]) last[1] = Math.max(last[1], to);
-    else result.push([from, to]);
-  }
-  return result;
-}
-
-/** Milliseconds of `[from, to)` covered by the sorted disjoint `intervals`. */
-export function overlapMs(
-  intervals: readonly Interval[],
-  from: number,
-  to: number,
-): number {
-  let total = 0;
-  for (const [start, end] of intervals) {
-    const begin = Math.max(from, start);
-    const finish = Math.min(to, end);
-    if (finish > begin) total += finish - begin;
-  }
-  return total;
 }
 
 /**

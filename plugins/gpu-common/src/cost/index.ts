@@ -14,3 +14,5 @@ export * from './estimateSliceThroughput';
 export * from './splitTokenCost';
 export * from './splitMicros';
 export * from './poolCostSplit';
+export * from './timeIntervals';
+export * from './allocationInRange';

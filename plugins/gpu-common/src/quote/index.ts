@@ -4,3 +4,4 @@ export * from './types';
 export * from './governance';
 export * from './measuredCapacity';
 export * from './replicaCapacity';
+export * from './poolCapacityFit';
