@@ -1,1 +1,2 @@
 export * from './entityRefs';
+export * from './groupHierarchy';
