@@ -3,6 +3,7 @@ import {
   createBackendPlugin,
 } from '@backstage/backend-plugin-api';
 import { actionsRegistryServiceRef } from '@backstage/backend-plugin-api/alpha';
+import { catalogServiceRef } from '@backstage/plugin-catalog-node';
 import { notificationService } from '@backstage/plugin-notifications-node';
 import { signalsServiceRef } from '@backstage/plugin-signals-node';
 import {
@@ -22,6 +23,7 @@ import {
 import { readActionRateLimit } from './actions/guardedActions';
 import { registerGpuActions } from './actions/registerGpuActions';
 import { serviceResource } from './authorization/AuthorizedServices';
+import { catalogGroups } from './authorization/catalogGroups';
 import { createAuthorizedApi } from './authorization/createAuthorizedApi';
 import { createBatchJobs } from './batch/createBatchJobs';
 import {
@@ -71,6 +73,7 @@ export const gpuPlugin = createBackendPlugin({
       deps: {
         actionsRegistry: actionsRegistryServiceRef,
         auditor: coreServices.auditor,
+        catalog: catalogServiceRef,
         config: coreServices.rootConfig,
         database: coreServices.database,
         httpAuth: coreServices.httpAuth,
@@ -86,6 +89,7 @@ export const gpuPlugin = createBackendPlugin({
       async init({
         actionsRegistry,
         auditor,
+        catalog,
         config,
         database,
         httpAuth,
@@ -239,6 +243,7 @@ export const gpuPlugin = createBackendPlugin({
         });
 
         const authorized = createAuthorizedApi({
+          groups: catalogGroups(catalog),
           permissions,
           permissionsRegistry,
           platform,

@@ -1,19 +1,28 @@
 import { BackstageCredentials } from '@backstage/backend-plugin-api';
+import { ServiceUnavailableError } from '@backstage/errors';
 import {
+  CatalogGroup,
+  groupHierarchy,
   gpuQuotaReadPermission,
   Overview,
   ServiceCost,
   ServiceUsage,
   TeamCost,
 } from '@gpu-platform/backstage-plugin-gpu-common';
+import type { CostExport } from '../usage/export/focusRows';
 import { UsageService } from '../usage/UsageService';
 import { AuthorizedGovernance } from './AuthorizedGovernance';
 import { AuthorizedServices } from './AuthorizedServices';
 import { GpuAccess } from './GpuAccess';
 
+/** The catalog's Group entities, read with the caller's credentials. */
+export type GroupSource = (
+  credentials: BackstageCredentials,
+) => Promise<CatalogGroup[]>;
+
 /**
  * Usage and cost as a caller may read them: a service's with `gpu.service.read` on it, a team's with
- * `gpu.service.read` on the team, the all-teams overview with `gpu.quota.read`.
+ * `gpu.service.read` on the team, the all-teams overview and the cost export with `gpu.quota.read`.
  */
 export class AuthorizedUsage {
   constructor(
@@ -22,6 +31,8 @@ export class AuthorizedUsage {
       usage: UsageService;
       services: AuthorizedServices;
       governance: AuthorizedGovernance;
+      /** The catalog's groups for roll-ups; without it every team stands alone. */
+      groups?: GroupSource;
     },
   ) {}
 
@@ -66,5 +77,31 @@ export class AuthorizedUsage {
       "read every team's GPU costs",
     );
     return this.options.usage.overview(window);
+  }
+
+  /** The FOCUS rows of every service and pool, tagged with each team's groups as the caller sees the catalog. */
+  async costExport(
+    credentials: BackstageCredentials,
+    firstDay: string | undefined,
+    lastDay: string | undefined,
+  ): Promise<CostExport> {
+    await this.options.access.require(
+      credentials,
+      gpuQuotaReadPermission,
+      "export every team's GPU costs",
+    );
+    const { groups } = this.options;
+    return this.options.usage.costExport(firstDay, lastDay, async () => {
+      if (!groups) return groupHierarchy([]);
+      try {
+        return groupHierarchy(await groups(credentials));
+      } catch (error) {
+        throw new ServiceUnavailableError(
+          `Could not read the catalog's groups to roll costs up: ${
+            (error as Error).message
+          }`,
+        );
+      }
+    });
   }
 }

@@ -11,7 +11,7 @@ import { UsageService } from '../usage';
 import { AuthorizedGovernance } from './AuthorizedGovernance';
 import { AuthorizedQuotes } from './AuthorizedQuotes';
 import { AuthorizedServices } from './AuthorizedServices';
-import { AuthorizedUsage } from './AuthorizedUsage';
+import { AuthorizedUsage, GroupSource } from './AuthorizedUsage';
 import { GpuAccess } from './GpuAccess';
 
 /**
@@ -37,6 +37,8 @@ export function createAuthorizedApi(options: {
   statuses: ServiceStatusRefresher;
   quotes: QuoteService & FitAndPriceQuotes;
   usage?: UsageService;
+  /** The catalog's groups, for cost roll-ups. */
+  groups?: GroupSource;
 }): AuthorizedApi {
   const { platform, store } = options;
   const access = new GpuAccess(
@@ -67,6 +69,7 @@ export function createAuthorizedApi(options: {
           usage: options.usage,
           services,
           governance,
+          groups: options.groups,
         })
       : undefined,
   };

@@ -1,11 +1,12 @@
 import { HttpAuthService } from '@backstage/backend-plugin-api';
 import { AuthorizedUsage } from '../authorization/AuthorizedUsage';
+import { focusCsv } from '../usage/export/focusCsv';
 import { GpuRouter, send, callerOf } from './types';
 
 /**
  * Usage and cost: `GET /services/:id/usage`, `GET /services/:id/cost`, `GET /teams/:team/cost`, `GET /overview`,
  * each with an optional `window` (`1h|6h|24h|7d|30d` or an ISO 8601 duration from 5 minutes to 90 days, parsed by
- * the usage service). Prometheus failures never fail these routes: responses carry allocation cost and a `metrics`
+ * the usage service); `GET /cost/export`, the daily FOCUS rows as CSV. Prometheus failures never fail these routes: responses carry allocation cost and a `metrics`
  * status saying why usage is missing.
  */
 export function registerUsageRoutes(
@@ -45,5 +46,18 @@ export function registerUsageRoutes(
   router.get('/overview', async (req, res) => {
     const credentials = await credentialsOf(req);
     send(res, await usage.overview(credentials, req.query.window));
+  });
+
+  router.get('/cost/export', async (req, res) => {
+    const credentials = await credentialsOf(req);
+    const { firstDay, lastDay } = req.query;
+    const exported = await usage.costExport(credentials, firstDay, lastDay);
+    res
+      .status(200)
+      .type('text/csv; charset=utf-8')
+      .attachment(
+        `gpu-cost-focus-${exported.firstDay}-to-${exported.lastDay}.csv`,
+      )
+      .send(focusCsv(exported.rows));
   });
 }

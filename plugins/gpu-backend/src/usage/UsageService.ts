@@ -1,5 +1,6 @@
 import { NotFoundError } from '@backstage/errors';
 import {
+  GroupHierarchy,
   Overview,
   poolPrices,
   ServiceCost,
@@ -12,6 +13,8 @@ import { CostSnapshot } from './CostSnapshotStore';
 import { CircuitBreaker } from '../metrics/CircuitBreaker';
 import { Semaphore } from '../metrics/Semaphore';
 import { dailySnapshots } from './dailySnapshots';
+import { parseExportPeriod } from './export/exportPeriod';
+import { CostExport, focusRows } from './export/focusRows';
 import { CapacitySource, MeasuredCapacities } from './measuredCapacities';
 import { prometheusClient } from './measurement';
 import { WindowCache } from './windowCache';
@@ -19,7 +22,7 @@ import { overview } from './overview';
 import { serviceCost } from './serviceCost';
 import { serviceUsage } from './serviceUsage';
 import { teamCost } from './teamCost';
-import { UsageContext, UsageServiceOptions } from './usageContext';
+import { dayOf, UsageContext, UsageServiceOptions } from './usageContext';
 import { parseUsageWindow } from './usageWindow';
 
 export { REGEX_SCOPE_LIMIT } from './measurement';
@@ -108,6 +111,34 @@ export class UsageService {
   async teamCost(team: string, windowParam: unknown): Promise<TeamCost> {
     const window = parseUsageWindow(windowParam, this.now());
     return teamCost(this.request(), team, window);
+  }
+
+  /**
+   * `GET /cost/export`: the daily FOCUS rows of every service and pool over the whole UTC days from `firstDay` to
+   * `lastDay`, tagged with each team's groups in the hierarchy `groups` loads (once the period is
+   * known to be valid). Allocation from the ledger only: no Prometheus query.
+   */
+  async costExport(
+    firstDay: unknown,
+    lastDay: unknown,
+    groups: () => Promise<GroupHierarchy>,
+  ): Promise<CostExport> {
+    const period = parseExportPeriod(firstDay, lastDay, this.now());
+    const [hierarchy, allocations] = await Promise.all([
+      groups(),
+      this.context.reader.list(),
+    ]);
+    return {
+      firstDay: dayOf(period.from),
+      lastDay: dayOf(period.to),
+      rows: focusRows({
+        platform: this.context.platform,
+        prices: this.context.prices,
+        allocations,
+        period,
+        hierarchy,
+      }),
+    };
   }
 
   /** `GET /overview`: every service and team, with a constant number of PromQL queries. */

@@ -1204,6 +1204,68 @@ export const spec = {
         },
       },
     },
+    '/cost/export': {
+      get: {
+        operationId: 'getCostExport',
+        summary:
+          "Daily cost of every service and pool as CSV in the FinOps FOCUS column set (permission gpu.quota.read): one row per service, pool and UTC day for GPUs held while the workload ran (allocated) and while nothing ran (reserved), and per pool and day its stranded (MIG layout) and unallocated capacity, so the rows of a day add up to every pool's maxNodes x node-hour price x 24 to the micro-dollar. BilledCost and EffectiveCost are exact decimal USD with six decimals; Tags is a JSON object with team, environment, tier, pool, charge and groups (the team's catalog Group and its ancestors through spec.parent and spec.children, nearest first).",
+        parameters: [
+          {
+            name: 'firstDay',
+            in: 'query',
+            description:
+              'First UTC day, e.g. 2026-11-01. Default the first day of the month of lastDay.',
+            schema: {
+              type: 'string',
+              maxLength: 10,
+            },
+          },
+          {
+            name: 'lastDay',
+            in: 'query',
+            description:
+              'Last UTC day (included), a day that is over; at most 93 days from firstDay. Default yesterday.',
+            schema: {
+              type: 'string',
+              maxLength: 10,
+            },
+          },
+        ],
+        responses: {
+          '200': {
+            description:
+              'The rows, with a header row of the FOCUS column names.',
+            content: {
+              'text/csv': {
+                schema: {
+                  type: 'string',
+                },
+              },
+            },
+          },
+          '400': {
+            $ref: '#/components/responses/BadRequest',
+          },
+          '401': {
+            $ref: '#/components/responses/Unauthorized',
+          },
+          '403': {
+            $ref: '#/components/responses/Forbidden',
+          },
+          '503': {
+            description:
+              "The catalog's groups could not be read to roll costs up.",
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/ApiError',
+                },
+              },
+            },
+          },
+        },
+      },
+    },
   },
   components: {
     securitySchemes: {

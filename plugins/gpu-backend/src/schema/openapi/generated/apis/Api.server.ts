@@ -92,6 +92,16 @@ export type GetBatchJob = {
 /**
  * @public
  */
+export type GetCostExport = {
+  query: {
+    firstDay?: string;
+    lastDay?: string;
+  };
+  response: string | ApiError | ApiError | ApiError | ApiError;
+};
+/**
+ * @public
+ */
 export type GetHealth = {
   response: GetHealth200Response;
 };
@@ -319,6 +329,8 @@ export type EndpointMap = {
   '#_delete|/services/{id}': DeleteService;
 
   '#get|/batch-jobs/{namespace}/{name}': GetBatchJob;
+
+  '#get|/cost/export': GetCostExport;
 
   '#get|/health': GetHealth;
 
