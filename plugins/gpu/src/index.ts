@@ -5,7 +5,7 @@
  */
 export { gpuPlugin as default } from './plugin';
 export { gpuApiRef, GpuClient } from './api';
-export type { GpuApi } from './api';
+export type { CostExportFile, CostExportPeriod, GpuApi } from './api';
 export {
   GPU_TIER_PICKER_FIELD,
   TierPicker,

@@ -26,7 +26,7 @@ import {
   UpdateServiceBody,
   validateServiceRequest,
 } from '@gpu-platform/backstage-plugin-gpu-common';
-import { GpuApi } from '../api';
+import { CostExportFile, CostExportPeriod, GpuApi } from '../api';
 import { platform, teamQuota } from './gpuFixtures';
 import { responseError } from './responseError';
 
@@ -56,6 +56,8 @@ export class FakeGpuApi implements GpuApi {
   cost?: (id: string, window: string) => Promise<ServiceCost>;
   teamCost?: (team: string, window: string) => Promise<TeamCost>;
   overview?: (window: string) => Promise<Overview>;
+  /** Answer of the cost export; reject to simulate a failure. */
+  costExport?: (period: CostExportPeriod) => Promise<CostExportFile>;
   /** Answer of the platform checks; reject to simulate a failure. */
   platformChecks?: () => Promise<PlatformChecksResponse>;
   /** When set, the next decision, quota change, service change or decommission fails with this error. */
@@ -435,6 +437,11 @@ export class FakeGpuApi implements GpuApi {
   async getOverview(window: string) {
     this.record('getOverview', window);
     return this.answer(this.overview, window);
+  }
+
+  async exportCosts(period: CostExportPeriod) {
+    this.record('exportCosts', period);
+    return this.answer(this.costExport, period);
   }
 
   async getPlatformChecks() {

@@ -87,8 +87,34 @@ export interface GpuApi {
   /** `GET /overview?window=`: every live service, cost and waste per team. */
   getOverview(window: string): Promise<Overview>;
 
+  /**
+   * `GET /cost/export?firstDay=&lastDay=`: the daily cost of every service and pool as FOCUS CSV, with the file name
+   * the backend gives it.
+   */
+  exportCosts(period: CostExportPeriod): Promise<CostExportFile>;
+
   /** `GET /platform/checks`: the common GPU-cluster mistakes in the config and on the apply clusters. */
   getPlatformChecks(): Promise<PlatformChecksResponse>;
+}
+
+/**
+ * The UTC days of a cost export (`yyyy-MM-dd`, both included); the backend's defaults when absent.
+ *
+ * @public
+ */
+export interface CostExportPeriod {
+  firstDay?: string;
+  lastDay?: string;
+}
+
+/**
+ * An exported CSV file.
+ *
+ * @public
+ */
+export interface CostExportFile {
+  filename: string;
+  csv: string;
 }
 
 /** @public */

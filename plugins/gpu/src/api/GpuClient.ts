@@ -21,7 +21,7 @@ import {
   TeamQuotaView,
   UpdateServiceBody,
 } from '@gpu-platform/backstage-plugin-gpu-common';
-import { GpuApi } from './GpuApi';
+import { CostExportFile, CostExportPeriod, GpuApi } from './GpuApi';
 
 type Query = Record<string, string | number | undefined>;
 
@@ -114,6 +114,19 @@ export class GpuClient implements GpuApi {
 
   async getOverview(window: string): Promise<Overview> {
     return this.get('/overview', { window });
+  }
+
+  async exportCosts(period: CostExportPeriod): Promise<CostExportFile> {
+    const res = await this.fetchApi.fetch(
+      await this.url('/cost/export', { ...period }),
+    );
+    if (!res.ok) {
+      throw await ResponseError.fromResponse(res);
+    }
+    const disposition = res.headers.get('content-disposition') ?? '';
+    const filename =
+      /filename="([^"]+)"/.exec(disposition)?.[1] ?? 'gpu-cost-focus.csv';
+    return { filename, csv: await res.text() };
   }
 
   async getPlatformChecks(): Promise<PlatformChecksResponse> {

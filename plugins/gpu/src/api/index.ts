@@ -1,3 +1,3 @@
 export { gpuApiRef } from './GpuApi';
-export type { GpuApi } from './GpuApi';
+export type { CostExportFile, CostExportPeriod, GpuApi } from './GpuApi';
 export { GpuClient } from './GpuClient';

@@ -19,6 +19,8 @@ import useAsync from 'react-use/esm/useAsync';
 import { gpuApiRef } from '../../api';
 import { WindowSelect } from '../common';
 import { BudgetBurnTable } from './BudgetBurnTable';
+import { CostExportForm } from './CostExportForm';
+import { GroupRollUpTable } from './GroupRollUpTable';
 import { CostLeaderboard } from './CostLeaderboard';
 import { monthElapsed } from './monthElapsed';
 import { WasteLeaderboard } from './WasteLeaderboard';
@@ -34,7 +36,8 @@ const METRICS_NOTE: Record<string, string> = {
 };
 
 /**
- * Cost and waste of every service at once (`GET /overview`): budget burn per team, cost and waste leaderboards. Only
+ * Cost and waste of every service at once (`GET /overview`): budget burn per team and per catalog group with its
+ * child groups, cost and waste leaderboards, and the FOCUS CSV export. Only
  * for those who may read every team's quota (the platform team): others are told so, and nothing is asked of the
  * backend.
  */
@@ -139,10 +142,16 @@ function CostOverview(props: {
         />
       </Grid>
       <Grid item xs={12}>
+        <GroupRollUpTable overview={value} />
+      </Grid>
+      <Grid item xs={12}>
         <CostLeaderboard overview={value} />
       </Grid>
       <Grid item xs={12}>
         <WasteLeaderboard overview={value} />
+      </Grid>
+      <Grid item xs={12}>
+        <CostExportForm />
       </Grid>
     </Grid>
   );
