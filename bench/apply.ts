@@ -39,7 +39,6 @@ import {
 } from '@kubernetes/client-node';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { request as httpsRequest, RequestOptions } from 'node:https';
 import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -60,6 +59,15 @@ import {
 } from '../plugins/gpu-backend/src/reconciler/renderKueueObjects';
 import { KUEUE_RECONCILE_TASK_ID } from '../plugins/gpu-backend/src/reconciler/schedulePlatformReconciler';
 import { eventually } from '../plugins/gpu-backend/src/testUtils/localCluster';
+import {
+  diffCounters,
+  httpsGet,
+  kindOf,
+  mutating,
+  readCounters,
+  resourceName,
+  resourcesOf,
+} from './apiServerCounters';
 import { parseCli } from './cli';
 import { BenchBackend, startBackend } from './httpBackend';
 import { quantile } from './stats';
@@ -85,14 +93,6 @@ const QUIET_WINDOW_MS =
   cli.number('quiet-seconds', { full: 10, smoke: 2 }) * 1000;
 /** kwok's node heartbeats (and the API server's identity lease): renewed all the time, whoever else is busy. */
 const LEASES = 'coordination.k8s.io/leases';
-const MUTATING = new Set([
-  'APPLY',
-  'PATCH',
-  'PUT',
-  'POST',
-  'DELETE',
-  'DELETECOLLECTION',
-]);
 
 /** The demo pool of each tier (bench/applyPlatform.yaml sizes them for the services). */
 const TIERS: Array<{ tier: SharingTier; pool: string }> = [
@@ -201,111 +201,6 @@ function clusterDown(dir: string) {
   });
 }
 
-// --- the API server's counters ---------------------------------------------------------------------------------
-
-interface CounterRow {
-  verb: string;
-  group: string;
-  resource: string;
-  subresource: string;
-  code: string;
-  count: number;
-}
-
-type Counters = Map<string, CounterRow>;
-
-async function httpsGet(kc: KubeConfig, path: string): Promise<string> {
-  const options: RequestOptions = {};
-  await kc.applyToHTTPSOptions(options);
-  const url = new URL(path, kc.getCurrentCluster()!.server);
-  return new Promise((ok, fail) => {
-    const req = httpsRequest(url, { ...options, method: 'GET' }, res => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', chunk => (body += chunk));
-      res.on('end', () =>
-        res.statusCode === 200
-          ? ok(body)
-          : fail(new Error(`GET ${path}: ${res.statusCode} ${body}`)),
-      );
-    });
-    req.on('error', fail);
-    req.end();
-  });
-}
-
-/** `apiserver_request_total` of the API server, by verb, group, resource, subresource and code. */
-async function readCounters(kc: KubeConfig): Promise<Counters> {
-  const text = await httpsGet(kc, '/metrics');
-  const counters: Counters = new Map();
-  for (const line of text.split('\n')) {
-    if (!line.startsWith('apiserver_request_total{')) continue;
-    const close = line.lastIndexOf('}');
-    const labels: Record<string, string> = {};
-    for (const m of line
-      .slice('apiserver_request_total{'.length, close)
-      .matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) {
-      labels[m[1]] = m[2];
-    }
-    const row: CounterRow = {
-      verb: labels.verb,
-      group: labels.group ?? '',
-      resource: labels.resource ?? '',
-      subresource: labels.subresource ?? '',
-      code: labels.code,
-      count: Number(line.slice(close + 1).trim()),
-    };
-    const key = [row.verb, row.group, row.resource, row.subresource, row.code]
-      .map(String)
-      .join('|');
-    const existing = counters.get(key);
-    if (existing) existing.count += row.count;
-    else counters.set(key, row);
-  }
-  return counters;
-}
-
-function diffCounters(before: Counters, after: Counters): CounterRow[] {
-  const rows: CounterRow[] = [];
-  for (const [key, row] of after) {
-    const delta = row.count - (before.get(key)?.count ?? 0);
-    if (delta > 0) rows.push({ ...row, count: delta });
-  }
-  return rows.sort(
-    (a, b) =>
-      `${a.group}/${a.resource}/${a.subresource}/${a.verb}`.localeCompare(
-        `${b.group}/${b.resource}/${b.subresource}/${b.verb}`,
-      ) || a.code.localeCompare(b.code),
-  );
-}
-
-function resourceName(row: {
-  group: string;
-  resource: string;
-  subresource: string;
-}): string {
-  return `${row.group ? `${row.group}/` : ''}${row.resource}${
-    row.subresource ? `/${row.subresource}` : ''
-  }`;
-}
-
-/** Mutating rows, summed over codes: `{ verb, resource, count }`. */
-function mutating(rows: CounterRow[]) {
-  const summed = new Map<
-    string,
-    { verb: string; resource: string; count: number }
-  >();
-  for (const row of rows) {
-    if (!MUTATING.has(row.verb)) continue;
-    const resource = resourceName(row);
-    const key = `${row.verb} ${resource}`;
-    const entry = summed.get(key) ?? { verb: row.verb, resource, count: 0 };
-    entry.count += row.count;
-    summed.set(key, entry);
-  }
-  return [...summed.values()];
-}
-
 // --- the objects -----------------------------------------------------------------------------------------------
 
 async function loadBenchPlatform(): Promise<Platform> {
@@ -318,40 +213,6 @@ async function loadBenchPlatform(): Promise<Platform> {
     configTargets: paths.map(path => ({ path })),
   });
   return readPlatformConfig(ConfigReader.fromConfigs(appConfigs));
-}
-
-/** The resource (`group/plural`, as the metrics name it) of every kind among the objects, from API discovery. */
-async function resourcesOf(
-  kc: KubeConfig,
-  objects: KubernetesObject[],
-): Promise<Map<string, string>> {
-  const resources = new Map<string, string>();
-  const discovered = new Map<string, Array<{ name: string; kind: string }>>();
-  for (const object of objects) {
-    const key = kindOf(object);
-    if (resources.has(key)) continue;
-    const apiVersion = object.apiVersion!;
-    if (!discovered.has(apiVersion)) {
-      const path = apiVersion.includes('/')
-        ? `/apis/${apiVersion}`
-        : `/api/${apiVersion}`;
-      discovered.set(
-        apiVersion,
-        JSON.parse(await httpsGet(kc, path)).resources,
-      );
-    }
-    const resource = discovered
-      .get(apiVersion)!
-      .find(r => r.kind === object.kind && !r.name.includes('/'));
-    if (!resource) throw new Error(`the API server does not serve ${key}`);
-    const group = apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
-    resources.set(key, `${group ? `${group}/` : ''}${resource.name}`);
-  }
-  return resources;
-}
-
-function kindOf(object: KubernetesObject) {
-  return `${object.apiVersion}/${object.kind}`;
 }
 
 // --- the services ----------------------------------------------------------------------------------------------
