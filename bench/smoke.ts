@@ -6,9 +6,12 @@
  * says nothing about speed; it fails when a benchmark no longer runs: a renamed module, a catalogue change, a new
  * rate limit.
  *
- * Options: `--only <name,...>` (domain-core, http, cost, apply), `--out <dir>`, `--timeout <s>` per benchmark
- * (default 300). The cost benchmark runs on each Prometheus of GPU_PROMETHEUS_BINARIES (default /usr/bin); the
- * apply benchmark starts a local control plane of its own (ports 16840-16848) with scripts/cluster.
+ * Options: `--only <name,...>` (domain-core, http, cost, apply, controller, prometheus-deadline), `--out <dir>`,
+ * `--timeout <s>` per benchmark (default 300). The cost benchmark runs on each Prometheus of GPU_PROMETHEUS_BINARIES
+ * (default /usr/bin); the apply benchmark starts a local control plane of its own (ports 16840-16848) with
+ * scripts/cluster; the controller benchmark needs a running one (GPU_TEST_KUBECONFIG, else
+ * `$GPU_CLUSTER_DIR/kubeconfig`: in scripts/test, the test command's cluster) and fails when one of its limits
+ * breaks.
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
