@@ -315,8 +315,9 @@ describe('usage routes on bad Prometheus answers', () => {
     const cost = await request(api).get(routes()[1]).expect(200);
     const costQueries = seen.queries.slice(afterUsage);
     // /cost adds only its month-to-date measurement (3 families and the step samples over another range) and the
-    // service's sustained throughput and completed requests (2), nothing of the window again.
-    expect(costQueries).toHaveLength(6);
+    // service's sustained throughput, completed requests and prefill and decode seconds (4), nothing of the window
+    // again.
+    expect(costQueries).toHaveLength(8);
     expect(
       costQueries.filter(q => seen.queries.indexOf(q) < afterUsage),
     ).toEqual([]);

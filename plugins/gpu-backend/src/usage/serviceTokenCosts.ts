@@ -1,21 +1,33 @@
 import {
   costPerThousandTokensAtRate,
+  PhaseSeconds,
+  PREFILL_TOKENS_PER_DECODE_TOKEN,
   PoolPrice,
   pooledCost,
   ServiceThroughput,
   ServiceTokenCosts,
   Slice,
   splitTokenCost,
+  splitTokenCostByTime,
+  TokenCostSplit,
   tokenPrices,
   UsdMicros,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 
+/** The quote's convention: an input token weighs 1/10 of an output token. */
+const ASSUMED_SPLIT: TokenCostSplit = {
+  basis: 'assumed',
+  inputTokenWeight: 1 / PREFILL_TOKENS_PER_DECODE_TOKEN,
+};
+
 /**
  * A service's cost per 1M input and output tokens, per 1,000 output tokens and per request over a window:
  *
- * - `measured` when its vLLM counters show tokens in the window: the window's allocation cost split over its prompt
- *   and generated tokens with an input token weighing 1/10 of an output token (`splitTokenCost`, the quote's
- *   convention), per request over the requests it completed;
+ * - `measured` when its vLLM counters show tokens in the window: the window's allocation cost divided between its
+ *   prompt and generated tokens by the time its requests spent in prefill and decode where its pods report those
+ *   histograms (`splitTokenCostByTime`, `inputOutputSplit.basis` `measured`), else with an input token weighing 1/10
+ *   of an output token (`splitTokenCost`, the quote's convention, `assumed`); per request over the requests it
+ *   completed;
  * - else `estimated`: an hour of its replicas at their capacity fully busy (`throughput`), with requests of the
  *   quote's assumed 700 prompt + 300 output tokens (`tokenPrices`).
  *
@@ -25,6 +37,8 @@ export function serviceTokenCosts(options: {
   allocationMicros: UsdMicros;
   served?: { promptTokens?: number; generatedTokens?: number };
   requests?: number;
+  /** Seconds its requests spent in prefill and decode over the window, when its pods report them. */
+  phases?: PhaseSeconds;
   throughput?: ServiceThroughput;
   price?: PoolPrice;
   slice?: Slice;
@@ -33,17 +47,24 @@ export function serviceTokenCosts(options: {
   const promptTokens = served?.promptTokens ?? 0;
   const generatedTokens = served?.generatedTokens ?? 0;
   if (promptTokens > 0 || generatedTokens > 0) {
-    const split = splitTokenCost(options.allocationMicros, {
+    const served = {
       promptTokens,
       generatedTokens,
       ...(options.requests !== undefined ? { requests: options.requests } : {}),
-    });
+    };
+    const byTime = options.phases
+      ? splitTokenCostByTime(options.allocationMicros, served, options.phases)
+      : undefined;
+    const split = byTime ?? splitTokenCost(options.allocationMicros, served);
+    const inputOutputSplit: TokenCostSplit =
+      byTime && options.phases
+        ? { basis: 'measured', ...options.phases }
+        : ASSUMED_SPLIT;
     return {
       basis: 'measured',
-      promptTokens,
-      generatedTokens,
-      ...(options.requests !== undefined ? { requests: options.requests } : {}),
+      ...served,
       ...prefixed(split),
+      inputOutputSplit,
     };
   }
   if (!throughput || !price || !slice) return undefined;
@@ -61,6 +82,7 @@ export function serviceTokenCosts(options: {
             throughput.capacityTokensPerSecond,
           ),
           costPerRequestMicros: prices.costPerRequest,
+          inputOutputSplit: ASSUMED_SPLIT,
         }
       : {}),
   };

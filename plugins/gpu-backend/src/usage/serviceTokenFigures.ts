@@ -14,6 +14,7 @@ import { UsageContext } from './usageContext';
 import { unixSeconds } from './usageWindow';
 import {
   completedRequestsQuery,
+  phaseSecondsQuery,
   queryByTarget,
   sustainedThroughputQuery,
   VllmTarget,
@@ -22,7 +23,8 @@ import {
 
 /**
  * The throughput and token figures of one service's cost over a window: its sustained tokens/s and completed
- * requests from Prometheus (two queries, through the bounded client), its prompt and generated tokens from the
+ * requests and the seconds its requests spent in prefill and decode from Prometheus (four queries, through the
+ * bounded client), its prompt and generated tokens from the
  * window's measurement, and, only when it has no throughput of its own, the measured capacities of services of the
  * same model and slice shape (cached, see `MeasuredCapacities`). Without Prometheus (or when it fails) the figures fall back to the estimates.
  */
@@ -53,9 +55,11 @@ export async function serviceTokenFigures(options: {
       ? context.vllmQueries.get(promql, end, run)
       : run();
   };
-  const [sustained, requests] = await Promise.all([
+  const [sustained, requests, prefill, decode] = await Promise.all([
     ask(sustainedThroughputQuery([target], window.durationSeconds)),
     ask(completedRequestsQuery([target], window.durationSeconds)),
+    ask(phaseSecondsQuery([target], window.durationSeconds, 'prefill')),
+    ask(phaseSecondsQuery([target], window.durationSeconds, 'decode')),
   ]);
   const own = sustained?.ok ? sustained.data.get(vllmKey(target)) : undefined;
   const capacities =
@@ -83,10 +87,19 @@ export async function serviceTokenFigures(options: {
   const completed = requests?.ok
     ? requests.data.get(vllmKey(target))
     : undefined;
+  const prefillSeconds = prefill?.ok
+    ? prefill.data.get(vllmKey(target))
+    : undefined;
+  const decodeSeconds = decode?.ok
+    ? decode.data.get(vllmKey(target))
+    : undefined;
   const tokenCosts = serviceTokenCosts({
     allocationMicros: options.allocationMicros,
     served: options.served,
     ...(completed !== undefined ? { requests: completed } : {}),
+    ...(prefillSeconds !== undefined && decodeSeconds !== undefined
+      ? { phases: { prefillSeconds, decodeSeconds } }
+      : {}),
     throughput,
     price: context.prices.get(service.pool),
     slice: serviceSlice(context.platform, service),

@@ -38,6 +38,9 @@ const platform: Platform = parsePlatform(demoPlatformConfig);
 const OUTPUT_PER_POD = 1500;
 const PROMPT_PER_POD = 3500;
 const WRITER_PODS = 2;
+/** `writer`'s requests spend 0.05 s prefilling and 0.45 s decoding (vLLM's phase histograms): a tenth on input. */
+const WRITER_PREFILL_SECONDS = 0.05;
+const WRITER_DECODE_SECONDS = 0.45;
 /** Per GPU-hour: the pool's node-hour price / GPUs per node (one L4 per node). */
 const L4_GPU_HOUR_MICROS = 804_800;
 const SPOT_L4_GPU_HOUR_MICROS = 370_000;
@@ -72,6 +75,10 @@ function writerHistory(end: number): HistorySpec {
         totalMiB: 23034,
         tokensPerSecond: OUTPUT_PER_POD,
         promptTokensPerSecond: PROMPT_PER_POD,
+        phaseSecondsPerRequest: {
+          prefill: WRITER_PREFILL_SECONDS,
+          decode: WRITER_DECODE_SECONDS,
+        },
       },
       {
         name: 'bursty',
@@ -174,7 +181,7 @@ describe.each(prometheusVersions.available)(
       await prometheus?.stop();
     });
 
-    it('splits the window cost over measured prompt and output tokens and completed requests', async () => {
+    it('splits the window cost between input and output tokens by the measured prefill and decode time', async () => {
       const cost = await usage.serviceCost(ids.writer, '24h');
       // Two L4s for 24 hours.
       const allocation = L4_GPU_HOUR_MICROS * WRITER_PODS * 24;
@@ -189,14 +196,35 @@ describe.each(prometheusVersions.available)(
       expect(tokenCosts.generatedTokens).toBeCloseTo(generated, 0);
       expect(tokenCosts.promptTokens).toBeCloseTo(prompt, 0);
       expect(tokenCosts.requests).toBeCloseTo(requests, 3);
-      // An input token weighs 1/10 of an output token: 38,630,400 x 10^6 / (259.2 M + 60.48 M) = 120,840.8 micro-dollars
-      // per million output tokens, 12,084.1 per million input tokens.
-      const weighted = generated + prompt / 10;
-      expect(tokenCosts.costPerMillionOutputTokensMicros).toBe(
-        Math.round((allocation * 1e6) / weighted),
-      );
-      expect(tokenCosts.costPerMillionOutputTokensMicros).toBe(120_841);
-      expect(tokenCosts.costPerMillionInputTokensMicros).toBe(12_084);
+      // 0.05 s prefill and 0.45 s decode per request: 43,200 and 388,800 seconds over the day's 864,000 requests.
+      expect(tokenCosts.inputOutputSplit).toEqual({
+        basis: 'measured',
+        prefillSeconds: expect.any(Number),
+        decodeSeconds: expect.any(Number),
+      });
+      const split = tokenCosts.inputOutputSplit as {
+        prefillSeconds: number;
+        decodeSeconds: number;
+      };
+      expect(
+        split.prefillSeconds / (requests * WRITER_PREFILL_SECONDS),
+      ).toBeCloseTo(1, 3);
+      expect(
+        split.decodeSeconds / (requests * WRITER_DECODE_SECONDS),
+      ).toBeCloseTo(1, 3);
+      // A tenth of 38,630,400 on 604.8 M prompt tokens: 6,387.3 per million; the rest on 259.2 M output tokens:
+      // 134,133.3 per million (not the assumed 1/10 weight's 12,084 and 120,841).
+      const inputShare =
+        split.prefillSeconds / (split.prefillSeconds + split.decodeSeconds);
+      expect(inputShare).toBeCloseTo(0.1, 4);
+      expect(
+        tokenCosts.costPerMillionInputTokensMicros! /
+          ((allocation * 0.1 * 1e6) / prompt),
+      ).toBeCloseTo(1, 3);
+      expect(
+        tokenCosts.costPerMillionOutputTokensMicros! /
+          ((allocation * 0.9 * 1e6) / generated),
+      ).toBeCloseTo(1, 3);
       // The whole cost per 1,000 output tokens: 38,630,400 / 259,200 = 149.04.
       expect(tokenCosts.costPerThousandOutputTokensMicros).toBe(149);
       expect(cost.costPerThousandTokensMicros).toBe(149);
@@ -240,6 +268,11 @@ describe.each(prometheusVersions.available)(
         BURSTY_OUTPUT,
         6,
       );
+      // Its pods report no prefill or decode time: the split is the labelled assumption.
+      expect(cost.tokenCosts!.inputOutputSplit).toEqual({
+        basis: 'assumed',
+        inputTokenWeight: 0.1,
+      });
       // One L4 for 24 hours over 6.48 M + 0.648 M weighted tokens: 19,315,200 x 10^6 / 7,128,000 = 2,709,764.3.
       expect(cost.tokenCosts!.costPerMillionOutputTokensMicros).toBe(
         Math.round(
@@ -275,6 +308,7 @@ describe.each(prometheusVersions.available)(
         ),
         // 370,000 x 1,000 / 5.4 M = 68.52
         costPerThousandOutputTokensMicros: 69,
+        inputOutputSplit: { basis: 'assumed', inputTokenWeight: 0.1 },
       });
       expect(cost.tokenCosts!.costPerRequestMicros).toBe(21);
     });

@@ -45,6 +45,24 @@ export function completedRequestsQuery(
 }
 
 /**
+ * Seconds each target's requests spent in one phase (`prefill` or `decode`) in the window ending at the evaluation
+ * time: the increase of the phase histogram's `_sum` (`vllm:request_prefill_time_seconds_sum`,
+ * `vllm:request_decode_time_seconds_sum`) per pod, summed; reset-safe like the counters. No series: the pods do not
+ * report the phase (older vLLM), and the answer has no value for the target.
+ */
+export function phaseSecondsQuery(
+  targets: readonly VllmTarget[],
+  windowSeconds: number,
+  phase: 'prefill' | 'decode',
+): string {
+  const histogram = phase === 'prefill' ? VLLM.prefillTime : VLLM.decodeTime;
+  return `sum by (namespace,model_name) (${windowIncrease(
+    selector(`${histogram}_sum`, targets),
+    windowSeconds,
+  )})`;
+}
+
+/**
  * Sustained output tokens/s of one replica of each target over the window: each pod's 5-minute rate of
  * `vllm:generation_tokens_total`, at 5-minute steps where it generated at all (idle steps are not busy periods and
  * are left out), its {@link SUSTAINED_QUANTILE} quantile over the window (bursts above it are not sustained), then

@@ -20,10 +20,23 @@ export interface ServiceThroughput {
 }
 
 /**
+ * How a service's token cost is divided between input and output tokens: `measured` by the GPU time its requests
+ * spent in prefill and decode (vLLM's `vllm:request_prefill_time_seconds` and `vllm:request_decode_time_seconds`,
+ * OpenCost's `/inferenceCost` convention; `splitTokenCostByTime`), else `assumed`: an input token weighs
+ * `inputTokenWeight` of an output token (`PREFILL_TOKENS_PER_DECODE_TOKEN`).
+ *
+ * @public
+ */
+export type TokenCostSplit =
+  | { basis: 'measured'; prefillSeconds: number; decodeSeconds: number }
+  | { basis: 'assumed'; inputTokenWeight: number };
+
+/**
  * A service's cost per token and per request over the window. `measured`: its allocation cost over the prompt and
  * generated tokens and completed requests its vLLM counters show (`splitTokenCost`); `estimated` (no tokens
  * measured): its hourly cost at its capacity fully busy, with requests of the assumed 700 prompt + 300 output tokens
- * (`tokenPrices`). Either way an input token costs 1/10 of an output token.
+ * (`tokenPrices`). `inputOutputSplit` says how input and output prices were divided: measured prefill and decode
+ * time where the service's pods report them, else the assumption that an input token costs 1/10 of an output token.
  *
  * @public
  */
@@ -39,4 +52,6 @@ export interface ServiceTokenCosts {
   costPerMillionOutputTokensMicros?: UsdMicros;
   costPerThousandOutputTokensMicros?: UsdMicros;
   costPerRequestMicros?: UsdMicros;
+  /** How the input and output prices divide the cost; present with them. */
+  inputOutputSplit?: TokenCostSplit;
 }

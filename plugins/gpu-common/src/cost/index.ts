@@ -12,6 +12,7 @@ export * from './poolPrices';
 export * from './sliceBandwidthShare';
 export * from './estimateSliceThroughput';
 export * from './splitTokenCost';
+export * from './splitTokenCostByTime';
 export * from './splitMicros';
 export * from './poolCostSplit';
 export * from './timeIntervals';

@@ -26,4 +26,8 @@ export const VLLM = {
   waiting: 'vllm:num_requests_waiting',
   kvCache: 'vllm:kv_cache_usage_perc',
   e2eLatency: 'vllm:e2e_request_latency_seconds',
+  /** Histogram of the seconds each request spent prefilling its prompt. */
+  prefillTime: 'vllm:request_prefill_time_seconds',
+  /** Histogram of the seconds each request spent decoding its output. */
+  decodeTime: 'vllm:request_decode_time_seconds',
 } as const;

@@ -134,6 +134,11 @@ export interface HistoryService {
   idle?: HistoryGap[];
   /** vLLM was not scraped then (missed scrapes): no vLLM samples, while its counters kept counting. */
   vllmGaps?: HistoryGap[];
+  /**
+   * Seconds each request spends prefilling and decoding: vLLM's `vllm:request_prefill_time_seconds` and
+   * `vllm:request_decode_time_seconds` histograms (sum, count, +Inf bucket). Absent: the pods do not report them.
+   */
+  phaseSecondsPerRequest?: { prefill: number; decode: number };
 }
 
 /**
@@ -483,6 +488,26 @@ export function* openMetricsLines(spec: HistorySpec): Generator<string> {
         vllm,
         t => round(requestsPerSecond * 1.2 * since(t)),
       );
+      const phases = service.phaseSecondsPerRequest;
+      if (phases) {
+        for (const [family, perRequest] of [
+          ['vllm:request_prefill_time_seconds', phases.prefill],
+          ['vllm:request_decode_time_seconds', phases.decode],
+        ] as const) {
+          const count = (t: number) => round(requestsPerSecond * since(t));
+          add(
+            family,
+            'histogram',
+            `${family}_bucket`,
+            { ...vllm, le: '+Inf' },
+            count,
+          );
+          add(family, 'histogram', `${family}_count`, vllm, count);
+          add(family, 'histogram', `${family}_sum`, vllm, t =>
+            round(requestsPerSecond * perRequest * since(t)),
+          );
+        }
+      }
     }
   }
 

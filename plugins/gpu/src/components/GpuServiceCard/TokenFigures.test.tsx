@@ -31,6 +31,11 @@ describe('TokenFigures', () => {
             costPerMillionOutputTokensMicros: 120_841,
             costPerThousandOutputTokensMicros: 149,
             costPerRequestMicros: 45,
+            inputOutputSplit: {
+              basis: 'measured',
+              prefillSeconds: 21_600,
+              decodeSeconds: 194_400,
+            },
           },
         }}
       />,
@@ -45,6 +50,39 @@ describe('TokenFigures', () => {
     ).toBeInTheDocument();
     expect(
       screen.getByText('Per 1M output tokens (measured)'),
+    ).toBeInTheDocument();
+    expect(
+      within(screen.getByTestId('figure-per-million-input')).getByText(
+        /split by GPU time: 10% prefill, 90% decode/,
+      ),
+    ).toBeInTheDocument();
+  });
+
+  it('labels the input and output prices of a service without prefill/decode histograms as an assumption', async () => {
+    const cost = summariserCost();
+    await renderInTestApp(
+      <TokenFigures
+        cost={{
+          ...cost,
+          tokenCosts: {
+            basis: 'measured',
+            promptTokens: 302_400_000,
+            generatedTokens: 129_600_000,
+            costPerMillionInputTokensMicros: 12_084,
+            costPerMillionOutputTokensMicros: 120_841,
+            inputOutputSplit: { basis: 'assumed', inputTokenWeight: 0.1 },
+          },
+        }}
+      />,
+    );
+    const input = screen.getByTestId('figure-per-million-input');
+    expect(
+      within(input).getByText('Per 1M input tokens (measured, assumed split)'),
+    ).toBeInTheDocument();
+    expect(
+      within(input).getByText(
+        /assumed split: an input token costs 1\/10 of an output token/,
+      ),
     ).toBeInTheDocument();
   });
 

@@ -80,7 +80,44 @@ describe('describeThroughput', () => {
 });
 
 describe('describeTokenCosts', () => {
-  it('shows measured prices with the counts they come from', () => {
+  it('shows measured prices split by measured prefill and decode time', () => {
+    const figures = describeTokenCosts(
+      cost({
+        tokenCosts: {
+          basis: 'measured',
+          promptTokens: 604_800_000,
+          generatedTokens: 259_200_000,
+          requests: 864_000,
+          costPerMillionInputTokensMicros: 6_387,
+          costPerMillionOutputTokensMicros: 134_133,
+          costPerThousandOutputTokensMicros: 149,
+          costPerRequestMicros: 45,
+          inputOutputSplit: {
+            basis: 'measured',
+            prefillSeconds: 43_200,
+            decodeSeconds: 388_800,
+          },
+        },
+      }),
+    );
+    const label = summariserCost().window.label;
+    expect(figures.slice(0, 2)).toEqual([
+      {
+        testId: 'figure-per-million-input',
+        label: 'Per 1M input tokens (measured)',
+        value: '$0.006387',
+        caption: `605M prompt + 259M output tokens in ${label}; split by GPU time: 10% prefill, 90% decode`,
+      },
+      {
+        testId: 'figure-per-million-output',
+        label: 'Per 1M output tokens (measured)',
+        value: '$0.1341',
+        caption: `605M prompt + 259M output tokens in ${label}; split by GPU time: 10% prefill, 90% decode`,
+      },
+    ]);
+  });
+
+  it('labels the split of measured tokens without prefill/decode time as an assumption', () => {
     const figures = describeTokenCosts(
       cost({
         tokenCosts: {
@@ -92,22 +129,25 @@ describe('describeTokenCosts', () => {
           costPerMillionOutputTokensMicros: 120_841,
           costPerThousandOutputTokensMicros: 149,
           costPerRequestMicros: 45,
+          inputOutputSplit: { basis: 'assumed', inputTokenWeight: 0.1 },
         },
       }),
     );
     const label = summariserCost().window.label;
+    const assumed =
+      'assumed split: an input token costs 1/10 of an output token (no prefill/decode time measured)';
     expect(figures).toEqual([
       {
         testId: 'figure-per-million-input',
-        label: 'Per 1M input tokens (measured)',
+        label: 'Per 1M input tokens (measured, assumed split)',
         value: '$0.0121',
-        caption: `605M prompt + 259M output tokens in ${label}; an input token costs 1/10 of an output token`,
+        caption: `605M prompt + 259M output tokens in ${label}; ${assumed}`,
       },
       {
         testId: 'figure-per-million-output',
-        label: 'Per 1M output tokens (measured)',
+        label: 'Per 1M output tokens (measured, assumed split)',
         value: '$0.1208',
-        caption: `605M prompt + 259M output tokens in ${label}`,
+        caption: `605M prompt + 259M output tokens in ${label}; ${assumed}`,
       },
       {
         testId: 'figure-per-request',
@@ -133,12 +173,14 @@ describe('describeTokenCosts', () => {
     );
     expect(figures.map(f => f.label)).toEqual([
       'Per 1,000 output tokens (estimated)',
-      'Per 1M input tokens (estimated)',
-      'Per 1M output tokens (estimated)',
+      'Per 1M input tokens (estimated, assumed split)',
+      'Per 1M output tokens (estimated, assumed split)',
       'Per request (estimated)',
     ]);
     expect(figures[0].value).toBe('$0.000069');
-    expect(figures[2].caption).toBe('at 1,500 tokens/s fully busy');
+    expect(figures[2].caption).toBe(
+      'at 1,500 tokens/s fully busy; assumed split: an input token costs 1/10 of an output token (no prefill/decode time measured)',
+    );
     expect(figures[3].caption).toBe(
       'a request of 700 prompt + 300 output tokens',
     );

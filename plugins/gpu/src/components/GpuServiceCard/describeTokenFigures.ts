@@ -1,9 +1,10 @@
 import {
   formatUsd,
   ServiceCost,
+  ServiceTokenCosts,
   UsdMicros,
 } from '@gpu-platform/backstage-plugin-gpu-common';
-import { formatRate, formatTime } from '../common';
+import { formatPercent, formatRate, formatTime } from '../common';
 
 /** One labelled figure of the card: its label, value and the line saying what it rests on. */
 export interface DescribedFigure {
@@ -57,6 +58,37 @@ export function describeThroughput(
   };
 }
 
+/**
+ * How the input and output prices divide the cost, from the typed `inputOutputSplit`: measured by prefill and decode
+ * time (their shares), or the assumption of the input token's weight (1/10 when the backend does not say).
+ */
+export function describeSplit(tokens: ServiceTokenCosts): {
+  measured: boolean;
+  text: string;
+} {
+  const split = tokens.inputOutputSplit;
+  if (split?.basis === 'measured') {
+    const total = split.prefillSeconds + split.decodeSeconds;
+    const share = (seconds: number) =>
+      formatPercent(total > 0 ? seconds / total : 0);
+    return {
+      measured: true,
+      text: `split by GPU time: ${share(split.prefillSeconds)} prefill, ${share(
+        split.decodeSeconds,
+      )} decode`,
+    };
+  }
+  const weight = split?.inputTokenWeight ?? 0.1;
+  const fraction =
+    weight > 0 && Number.isInteger(1 / weight)
+      ? `1/${1 / weight}`
+      : formatRate(weight);
+  return {
+    measured: false,
+    text: `assumed split: an input token costs ${fraction} of an output token (no prefill/decode time measured)`,
+  };
+}
+
 function requestCaption(cost: ServiceCost): string {
   const tokens = cost.tokenCosts!;
   if (tokens.basis === 'estimated')
@@ -70,7 +102,8 @@ function requestCaption(cost: ServiceCost): string {
 
 /**
  * Cost per 1M input and output tokens and per request, labelled measured (from the window's token and request
- * counts) or estimated (at the capacity fully busy, with 700 + 300 token requests).
+ * counts) or estimated (at the capacity fully busy, with 700 + 300 token requests); the input and output prices say
+ * whether their split was measured (prefill and decode time) or is the labelled assumption.
  */
 export function describeTokenCosts(cost: ServiceCost): DescribedFigure[] {
   const tokens = cost.tokenCosts;
@@ -83,7 +116,10 @@ export function describeTokenCosts(cost: ServiceCost): DescribedFigure[] {
     : `at ${formatRate(
         tokens.capacityTokensPerSecond ?? 0,
       )} tokens/s fully busy`;
-  const weight = 'an input token costs 1/10 of an output token';
+  const split = describeSplit(tokens);
+  const splitBasis = split.measured
+    ? tokens.basis
+    : `${tokens.basis}, assumed split`;
   // The measured per-1,000 figure is the cost section's; an estimate stands in for it when nothing was measured.
   const perThousand: DescribedFigure[] = measured
     ? []
@@ -99,15 +135,15 @@ export function describeTokenCosts(cost: ServiceCost): DescribedFigure[] {
     ...perThousand,
     {
       testId: 'figure-per-million-input',
-      label: `Per 1M input tokens (${tokens.basis})`,
+      label: `Per 1M input tokens (${splitBasis})`,
       value: unitPrice(tokens.costPerMillionInputTokensMicros),
-      caption: `${basis}; ${weight}`,
+      caption: `${basis}; ${split.text}`,
     },
     {
       testId: 'figure-per-million-output',
-      label: `Per 1M output tokens (${tokens.basis})`,
+      label: `Per 1M output tokens (${splitBasis})`,
       value: unitPrice(tokens.costPerMillionOutputTokensMicros),
-      caption: basis,
+      caption: `${basis}; ${split.text}`,
     },
     {
       testId: 'figure-per-request',

@@ -4686,7 +4686,7 @@ export const spec = {
       },
       ServiceTokenCosts: {
         description:
-          "Cost per 1M input (prompt) and output (generated) tokens, per 1,000 output tokens and per request. measured: the window's allocation cost over the tokens and completed requests vLLM counted, an input token weighing 1/10 of an output token (the quote's convention); estimated (no tokens measured): an hour at the throughput's capacity with requests of 700 prompt + 300 output tokens.",
+          "Cost per 1M input (prompt) and output (generated) tokens, per 1,000 output tokens and per request. measured: the window's allocation cost over the tokens and completed requests vLLM counted; estimated (no tokens measured): an hour at the throughput's capacity with requests of 700 prompt + 300 output tokens. inputOutputSplit says how input and output prices divide the cost: measured by the seconds the requests spent in prefill and decode (vllm:request_prefill_time_seconds, vllm:request_decode_time_seconds), else assumed (an input token weighs inputTokenWeight, 1/10, of an output token).",
         type: 'object',
         additionalProperties: false,
         required: ['basis'],
@@ -4718,6 +4718,34 @@ export const spec = {
           },
           costPerRequestMicros: {
             $ref: '#/components/schemas/UsdMicros',
+          },
+          inputOutputSplit: {
+            $ref: '#/components/schemas/TokenCostSplit',
+          },
+        },
+      },
+      TokenCostSplit: {
+        description:
+          "How token cost is divided between input and output tokens: measured from the prefill and decode seconds of the window's requests, or assumed with an input token weighing inputTokenWeight of an output token.",
+        type: 'object',
+        additionalProperties: false,
+        required: ['basis'],
+        properties: {
+          basis: {
+            type: 'string',
+            enum: ['measured', 'assumed'],
+          },
+          prefillSeconds: {
+            type: 'number',
+            minimum: 0,
+          },
+          decodeSeconds: {
+            type: 'number',
+            minimum: 0,
+          },
+          inputTokenWeight: {
+            type: 'number',
+            minimum: 0,
           },
         },
       },

@@ -113,6 +113,7 @@ export * from '../models/SubmitBatchJobBody.model';
 export * from '../models/TeamCost.model';
 export * from '../models/TeamQuota.model';
 export * from '../models/TimePoint.model';
+export * from '../models/TokenCostSplit.model';
 export * from '../models/UnavailableOption.model';
 export * from '../models/UndeliveredObject.model';
 export * from '../models/UpdateServiceBody.model';
