@@ -21,14 +21,14 @@ export const BENCHMARKS = [
     what: 'applying to a local control plane of its own (scripts/cluster), Kueue admission',
   },
   {
-    name: 'controller',
-    script: 'controller.ts',
-    what: 'the reconciler on a running local cluster (--kubeconfig, GPU_TEST_KUBECONFIG or GPU_CLUSTER_DIR): POST latency with the API server slowed to 2 s, create to Available, APPLY per object, TLS handshakes and re-apply time against a plain client-node loop',
-  },
-  {
     name: 'prometheus-deadline',
     script: 'prometheusDeadline.ts',
     what: '40 concurrent cost cards on the real backend with a prompt, slow (4 s) and silent Prometheus, next to a trivial route',
+  },
+  {
+    name: 'controller',
+    script: 'controller.ts',
+    what: 'the reconciler on a running local cluster (--kubeconfig, GPU_TEST_KUBECONFIG or GPU_CLUSTER_DIR): POST latency with the API server slowed to 2 s, create to Available, APPLY per object, TLS handshakes and re-apply time against a plain client-node loop',
   },
 ] as const;
 
