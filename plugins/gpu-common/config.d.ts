@@ -265,6 +265,19 @@ export interface Config {
       maxPendingPerTeam?: number;
     };
 
+    /** How the gpu backend admits requests. */
+    admission?: {
+      /**
+       * What happens to a request that fits its team's quota and budget but not its pool's free capacity (what every
+       * team holds there against the pool's physical capacity, nodes x GPUs at `maxNodes`), at create and at change.
+       * `approval` (default): it is recorded and waits for an approver, with the reason `over-pool-capacity`; the
+       * approver can grant it once capacity is free, never beyond it. `refuse`: 409 with the pool's figures, and
+       * nothing is reserved. Quotas may oversubscribe a pool either way; the governance page flags the pools whose
+       * quotas do.
+       */
+      whenOverPoolCapacity?: 'refuse' | 'approval';
+    };
+
     /** Who governs the GPU platform, as the shipped permission policy and the notifications read it. */
     permissions?: {
       /**

@@ -37,6 +37,7 @@ import { assertDurableDatabaseForApply } from './durableDatabase';
 import { RunPeriodStore } from './database/runPeriods';
 import { createPlatformChecks } from './platformChecks';
 import { createRouter } from './router';
+import { readPoolCapacityPolicy } from './admission/readPoolCapacityPolicy';
 import { createQuoteService } from './services/QuoteService';
 import { seedQuotas } from './services/seedQuotas';
 import { InterruptedApplyResumer } from './services/InterruptedApplyResumer';
@@ -102,6 +103,7 @@ export const gpuPlugin = createBackendPlugin({
         signals,
       }) {
         const platform = readPlatformConfig(config);
+        const whenOverPoolCapacity = readPoolCapacityPolicy(config);
         const operations = readPlatformOperations(config, platform);
         const reconcileSettings = readReconcileSettings(config);
         const serviceDefaults = readServiceDefaults(config, platform);
@@ -137,6 +139,7 @@ export const gpuPlugin = createBackendPlugin({
             maxPendingApprovalsPerTeam: config.getOptionalNumber(
               'gpu.approvals.maxPendingPerTeam',
             ),
+            whenOverPoolCapacity,
           }),
           new GpuNotifier({
             notifications,
@@ -185,6 +188,7 @@ export const gpuPlugin = createBackendPlugin({
           platform,
           store,
           capacities: usage.capacities,
+          whenOverPoolCapacity,
         });
         // The reconciler's work queue: writes record desired state and return; the queue's worker applies or tears
         // down (one service at a time per id, a few at once), and the scheduled resume takes over what a stopped

@@ -167,7 +167,9 @@ export function decide(
   const reasons = [
     ...policyReasons,
     ...governance,
-    ...(overCapacity ? [{ code: OVER_POOL_CAPACITY, message: overCapacity }] : []),
+    ...(overCapacity
+      ? [{ code: OVER_POOL_CAPACITY, message: overCapacity }]
+      : []),
     ...overQuota,
   ];
   return { pending: reasons.length > 0, reasons };

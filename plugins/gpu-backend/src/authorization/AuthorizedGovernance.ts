@@ -5,12 +5,16 @@ import {
   ApprovalView,
   AuditServiceRef,
   ClusterDriftReport,
+  DEFAULT_POOL_CAPACITY_POLICY,
   gpuApprovePermission,
   gpuQuotaReadPermission,
   gpuQuotaUpdatePermission,
   gpuServiceReadPermission,
   GpuServiceView,
   Platform,
+  PoolCapacityPolicy,
+  PoolSubscription,
+  poolSubscriptions,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   ApprovalPageQuery,
@@ -48,6 +52,8 @@ export class AuthorizedGovernance {
       store: GpuStore;
       services: ServiceManager;
       authorizedServices: AuthorizedServices;
+      /** What admission does with a request beyond a pool's free capacity (default `approval`). */
+      whenOverPoolCapacity?: PoolCapacityPolicy;
     },
   ) {}
 
@@ -231,6 +237,30 @@ export class AuthorizedGovernance {
         const service = services.get(auditedServiceId(event) ?? '');
         return service ? { ...event, service } : event;
       }),
+    };
+  }
+
+  /**
+   * Every pool's capacity against the sum of every team's quota on it and what is held there (`gpu.quota.read`: the
+   * platform-wide view), with what admission does with a request beyond a pool's free capacity.
+   */
+  async listPoolSubscriptions(credentials: BackstageCredentials): Promise<{
+    items: PoolSubscription[];
+    whenOverPoolCapacity: PoolCapacityPolicy;
+  }> {
+    await this.options.access.require(
+      credentials,
+      gpuQuotaReadPermission,
+      "read every team's quota on the pools",
+    );
+    const [allowances, held] = await Promise.all([
+      this.options.store.listAllowances(),
+      this.options.store.getPoolHeldSnapshot(0),
+    ]);
+    return {
+      items: poolSubscriptions(this.options.platform, allowances, held),
+      whenOverPoolCapacity:
+        this.options.whenOverPoolCapacity ?? DEFAULT_POOL_CAPACITY_POLICY,
     };
   }
 

@@ -57,6 +57,7 @@ export function createAuthorizedApi(options: {
     store,
     services: options.services,
     authorizedServices: services,
+    whenOverPoolCapacity: options.quotes.whenOverPoolCapacity,
   });
   return {
     access,

@@ -7,6 +7,7 @@ import type {
   ClusterDriftReport,
   MonthSpend,
   PoolCapacityPolicy,
+  PoolHeldUnits,
   TeamAllowance,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
@@ -29,6 +30,7 @@ import {
 } from './createService';
 import { checkDecision, decideApprovalInTransaction } from './decideApproval';
 import { readClusterDrift, writeClusterDrift } from './drift';
+import { readHeldByPool } from './governance';
 import { listServiceReservations, releaseServiceReservations } from './ledger';
 import { readMonthSpend } from './monthSpend';
 import {
@@ -139,6 +141,12 @@ export class DatabaseGpuStore implements GpuStore {
     string,
     { transactionsEnded: number; readAt: number; spend: Promise<MonthSpend> }
   >();
+
+  private poolHeldSnapshot?: {
+    transactionsEnded: number;
+    readAt: number;
+    held: Promise<Record<string, PoolHeldUnits>>;
+  };
 
   private constructor(
     private readonly db: Knex,
@@ -310,6 +318,32 @@ export class DatabaseGpuStore implements GpuStore {
       }
     });
     return snapshot.spend;
+  }
+
+  async getPoolHeldSnapshot(
+    maxAgeMs: number,
+  ): Promise<Record<string, PoolHeldUnits>> {
+    const now = Date.now();
+    const cached = this.poolHeldSnapshot;
+    if (
+      cached &&
+      cached.transactionsEnded === this.transactionsEnded &&
+      now - cached.readAt <= maxAgeMs
+    ) {
+      return cached.held;
+    }
+    const snapshot = {
+      transactionsEnded: this.transactionsEnded,
+      readAt: now,
+      held: readHeldByPool(this.db),
+    };
+    this.poolHeldSnapshot = snapshot;
+    snapshot.held.catch(() => {
+      if (this.poolHeldSnapshot === snapshot) {
+        this.poolHeldSnapshot = undefined;
+      }
+    });
+    return snapshot.held;
   }
 
   async listQuotas(): Promise<QuotaRecord[]> {

@@ -68,23 +68,37 @@ export async function readPoolHeld(
   pool: string,
   excludeReservationId?: string,
 ): Promise<PoolHeldUnits> {
+  const held = await readHeldByPool(db, { pool, excludeReservationId });
+  return held[pool] ?? { units: 0, unitsByProfile: {} };
+}
+
+/** What every team holds on each pool (pools where nothing is held are absent). */
+export async function readHeldByPool(
+  db: Knex | Knex.Transaction,
+  filter: { pool?: string; excludeReservationId?: string } = {},
+): Promise<Record<string, PoolHeldUnits>> {
   let query = db('reservations')
     .join('services', 'services.id', 'reservations.service_id')
-    .where('reservations.pool', pool)
     .where('reservations.state', 'held')
     .select(
+      'reservations.pool as pool',
       'reservations.gpu_units as units',
       'services.placement as placement',
     );
-  if (excludeReservationId) {
-    query = query.whereNot('reservations.id', excludeReservationId);
+  if (filter.pool) {
+    query = query.where('reservations.pool', filter.pool);
+  }
+  if (filter.excludeReservationId) {
+    query = query.whereNot('reservations.id', filter.excludeReservationId);
   }
   const rows = (await query) as unknown as Array<{
+    pool: string;
     units: unknown;
     placement: string;
   }>;
-  const held: PoolHeldUnits = { units: 0, unitsByProfile: {} };
+  const byPool: Record<string, PoolHeldUnits> = {};
   for (const row of rows) {
+    const held = (byPool[row.pool] ??= { units: 0, unitsByProfile: {} });
     const units = readInteger(row.units);
     held.units += units;
     const profile = (JSON.parse(row.placement) as { migProfile?: string })
@@ -94,5 +108,5 @@ export async function readPoolHeld(
         (held.unitsByProfile[profile] ?? 0) + units;
     }
   }
-  return held;
+  return byPool;
 }

@@ -6,6 +6,7 @@ import type {
   ClusterDriftReport,
   MonthSpend,
   Placement,
+  PoolHeldUnits,
   ServiceReason,
   ServiceStatus,
   ServiceRequest,
@@ -500,6 +501,11 @@ export interface GpuStore {
    * reads it again in its transaction).
    */
   getMonthSpendSnapshot(team: string, maxAgeMs: number): Promise<MonthSpend>;
+  /**
+   * What every team holds on each pool, in GPU units (per MIG profile too), for quotes: cached like
+   * {@link GpuStore.getLedgerSnapshot}; admission reads it again in its transaction, under the pool's lock.
+   */
+  getPoolHeldSnapshot(maxAgeMs: number): Promise<Record<string, PoolHeldUnits>>;
 
   /** Every team that has a quota, by team name. */
   listQuotas(): Promise<QuotaRecord[]>;

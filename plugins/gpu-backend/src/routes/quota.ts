@@ -30,7 +30,10 @@ function toQuotaSpec(body: QuotaBody): QuotaSpec {
   return { pools: body.pools, monthlyBudgetMicros };
 }
 
-/** `/teams/:team/quota`: a team's quota, budget and use; `/quotas`: every team's the caller may read. */
+/**
+ * `/teams/:team/quota`: a team's quota, budget and use; `/quotas`: every team's the caller may read;
+ * `/pools/subscription`: every pool's capacity against the sum of the teams' quotas on it.
+ */
 export function registerQuotaRoutes(
   router: GpuRouter,
   options: {
@@ -45,6 +48,11 @@ export function registerQuotaRoutes(
   router.get('/quotas', async (req, res) => {
     const credentials = await credentialsOf(req);
     send(res, { items: await governance.listQuotas(credentials) });
+  });
+
+  router.get('/pools/subscription', async (req, res) => {
+    const credentials = await credentialsOf(req);
+    send(res, await governance.listPoolSubscriptions(credentials));
   });
 
   router.get('/teams/:team/quota', async (req, res) => {

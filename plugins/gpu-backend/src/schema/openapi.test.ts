@@ -111,6 +111,7 @@ const REACHES_HANDLER: Record<
   retryService: api => api.post(`/api/gpu/services/${UNKNOWN_ID}/retry`),
   getTeamQuota: api => api.get('/api/gpu/teams/ml-platform/quota'),
   listTeamQuotas: api => api.get('/api/gpu/quotas'),
+  listPoolSubscriptions: api => api.get('/api/gpu/pools/subscription'),
   putTeamQuota: api =>
     api
       .put('/api/gpu/teams/ml-platform/quota')
@@ -268,6 +269,7 @@ describe('OpenAPI description of /api/gpu', () => {
       const quote = await api.post('/api/gpu/quote').send(summariserRequest);
       expect(quote.status).toBe(200);
       expectConforms(quote, 'post', '/quote');
+      expect(quote.body.options[0].poolCapacity).toBeDefined();
       const measured = await api.post('/api/gpu/quote').send({
         ...summariserRequest,
         tier: 'dedicated',
@@ -368,6 +370,9 @@ describe('OpenAPI description of /api/gpu', () => {
         '/teams/{team}/quota',
       );
       expectConforms(await api.get('/api/gpu/quotas'), 'get', '/quotas');
+      const subscription = await api.get('/api/gpu/pools/subscription');
+      expect(subscription.status).toBe(200);
+      expectConforms(subscription, 'get', '/pools/subscription');
       expectConforms(
         await api
           .put('/api/gpu/teams/search/quota')

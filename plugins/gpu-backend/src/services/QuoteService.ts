@@ -1,6 +1,8 @@
 import {
+  DEFAULT_POOL_CAPACITY_POLICY,
   FitAndPriceOption,
   Platform,
+  PoolCapacityPolicy,
   Quote,
   QuoteOption,
   quoteService,
@@ -14,6 +16,8 @@ import { GpuStore } from '../database';
 /** Quotes requests against the platform and what the team already holds. */
 export interface QuoteService {
   quote(request: ServiceRequest): Promise<Quote>;
+  /** What admission does with a request beyond its pool's free capacity, as the quotes say. */
+  readonly whenOverPoolCapacity?: PoolCapacityPolicy;
 }
 
 /** Quotes for callers who may not read the team's quota. */
@@ -56,30 +60,38 @@ export const QUOTE_SNAPSHOT_MAX_AGE_MS = 1000;
  * override app-config) and reservations. The form quotes on every change, many users at once, so quotes share a
  * snapshot of the team's quota (`GpuStore.getLedgerSnapshot`) instead of reading it each time; admission does not
  * depend on it: the store checks quota again in its transaction, by the same rule. So do budgets on this month's
- * spend (`GpuStore.getMonthSpendSnapshot`, cached the same way). A team without a stored quota is quoted against
- * app-config's allowance.
+ * spend (`GpuStore.getMonthSpendSnapshot`, cached the same way), and pool capacity against what every team holds
+ * (`GpuStore.getPoolHeldSnapshot`, by gpu-common's `poolCapacityFit`, the rule admission applies). A team without a
+ * stored quota is quoted against app-config's allowance.
  */
 export function createQuoteService(options: {
   platform: Platform;
   store: GpuStore;
   /** Measured sustained tokens/s of running services by slice shape; quotes of the same shape use them. */
   capacities?: CapacitySource;
+  /** What admission does with a request beyond its pool's free capacity; the quote says the same (default `approval`). */
+  whenOverPoolCapacity?: PoolCapacityPolicy;
 }): QuoteService & FitAndPriceQuotes {
   const { platform, store, capacities } = options;
+  const whenOverPoolCapacity =
+    options.whenOverPoolCapacity ?? DEFAULT_POOL_CAPACITY_POLICY;
   return {
+    whenOverPoolCapacity,
     async quote(request) {
-      const [ledger, month, measuredCapacities] = await Promise.all([
+      const [ledger, month, held, measuredCapacities] = await Promise.all([
         store.getLedgerSnapshot(request.team, QUOTE_SNAPSHOT_MAX_AGE_MS),
         store.getMonthSpendSnapshot(request.team, QUOTE_SNAPSHOT_MAX_AGE_MS),
+        store.getPoolHeldSnapshot(QUOTE_SNAPSHOT_MAX_AGE_MS),
         capacities?.current() ?? [],
       ]);
+      const poolCapacity = { held, whenOverPoolCapacity };
       if (!ledger) {
         return quoteService(
           platform,
           request,
           { reservedGpuUnits: {}, committedMonthlyCost: 0 },
           undefined,
-          { measuredCapacities },
+          { measuredCapacities, poolCapacity },
         );
       }
       return quoteService(
@@ -91,7 +103,7 @@ export function createQuoteService(options: {
           month,
         },
         ledger.allowance,
-        { measuredCapacities },
+        { measuredCapacities, poolCapacity },
       );
     },
     async quoteFitAndPrice(request) {

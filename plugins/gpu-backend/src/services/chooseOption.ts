@@ -1,3 +1,4 @@
+import { ConflictError } from '@backstage/errors';
 import {
   GpuDomainError,
   Placement,
@@ -7,8 +8,9 @@ import {
 
 /**
  * The option a create or change request goes ahead with: the quote's recommendation among the options the request
- * narrowed to (by tier and pool). Fails with the reasons when nothing fits, and when the catalogue has no checkpoint
- * of the model in the requested dtype for its runtime (naming the dtypes it has).
+ * narrowed to (by tier and pool). Fails with the reasons when nothing fits, when every option is refused and some
+ * for their pool's free capacity (`ConflictError`, 409), and when the catalogue has no checkpoint of the model in the
+ * requested dtype for its runtime (naming the dtypes it has).
  */
 export function chooseOption(quote: Quote): QuoteOption {
   const dtype = quote.dtypes.find(d => d.dtype === quote.dtype);
@@ -23,6 +25,21 @@ export function chooseOption(quote: Quote): QuoteOption {
   }
   if (quote.recommended) {
     return quote.recommended;
+  }
+  const overCapacity = quote.options.filter(
+    o => o.verdict === 'forbidden' && o.poolCapacity && !o.poolCapacity.fits,
+  );
+  if (
+    overCapacity.length > 0 &&
+    quote.options.every(o => o.verdict === 'forbidden')
+  ) {
+    // The platform refuses requests beyond a pool's free capacity (gpu.admission.whenOverPoolCapacity: refuse).
+    throw new ConflictError(
+      `No option for ${quote.service} is allowed: ${overCapacity
+        .slice(0, 5)
+        .map(o => `${o.slice.tier} on ${o.slice.pool}: ${o.reasons.join('; ')}`)
+        .join(' | ')}`,
+    );
   }
   const why = quote.unavailable.map(
     u => `${u.slice.tier} on ${u.slice.pool}: ${u.reason}`,

@@ -125,6 +125,8 @@ export const platformConfigSchema = strict({
   apply: z.unknown().optional(),
   /** Read by the gpu backend's approval queue (`gpu.approvals.maxPendingPerTeam`), not part of the platform model. */
   approvals: z.unknown().optional(),
+  /** Read by the gpu backend's admission (`gpu.admission.whenOverPoolCapacity`), not part of the platform model. */
+  admission: z.unknown().optional(),
   /** Validated by `readPlatformGroups` (`gpu.permissions.platformGroups`), not part of the platform model. */
   permissions: z.unknown().optional(),
   /** Validated by `parsePlatformOperations` (Karpenter NodePools), not part of the platform model. */

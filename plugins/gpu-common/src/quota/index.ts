@@ -1,3 +1,4 @@
 export * from './allowanceFit';
 export * from './teamAllowance';
 export * from './quotaLeft';
+export * from './poolSubscriptions';

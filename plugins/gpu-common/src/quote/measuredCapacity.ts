@@ -1,3 +1,4 @@
+import type { PoolCapacityPolicy, PoolHeldUnits } from './poolCapacityFit';
 import { defaultDtypeFor } from '../platform/checkpoints';
 import { findModel } from '../platform/lookups';
 import { Dtype, Platform, SharingTier } from '../platform/types';
@@ -126,4 +127,14 @@ export interface QuoteOptions {
    * slice shape has one uses it instead of the estimate, labelled `measured` with `measuredBy`.
    */
   measuredCapacities?: readonly MeasuredCapacity[];
+  /**
+   * What every team holds on each pool and the platform's policy for a request beyond a pool's free capacity: each
+   * option is weighed by `poolCapacityFit` (its `poolCapacity`), and one that does not fit needs approval
+   * (`approval`) or is `forbidden` (`refuse`), as admission decides. Without it options are not weighed against
+   * pool capacity.
+   */
+  poolCapacity?: {
+    held: Record<string, PoolHeldUnits>;
+    whenOverPoolCapacity: PoolCapacityPolicy;
+  };
 }

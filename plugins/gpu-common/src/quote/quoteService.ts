@@ -44,7 +44,16 @@ import {
   isProductionEnvironment,
 } from './environmentPreference';
 import { dedicatedGpuLimitReason } from './dedicatedGpuLimit';
-import { monthBudgetReason, spotInProductionReason } from './governance';
+import {
+  monthBudgetReason,
+  poolCapacity,
+  spotInProductionReason,
+} from './governance';
+import {
+  PoolCapacityFit,
+  poolCapacityFit,
+  poolCapacityReason,
+} from './poolCapacityFit';
 import { MeasuredCapacity, QuoteOptions } from './measuredCapacity';
 import { replicaCapacity } from './replicaCapacity';
 import {
@@ -73,6 +82,7 @@ interface QuoteContext {
   allowance: TeamAllowance;
   prices: ReadonlyMap<string, PoolPrice>;
   measuredCapacities: readonly MeasuredCapacity[];
+  poolCapacity?: QuoteOptions['poolCapacity'];
 }
 
 /**
@@ -120,6 +130,7 @@ export function quoteService(
     allowance: allowance ?? allowanceFromConfig(team),
     prices: poolPrices(platform),
     measuredCapacities: extra.measuredCapacities ?? [],
+    poolCapacity: extra.poolCapacity,
   };
 
   const dtypes = dtypeOptions(model, request.runtime);
@@ -275,8 +286,18 @@ function quoteOption(context: QuoteContext, fit: FitResult): QuoteOption {
   if (spotReason) {
     reasons.push(spotReason);
   }
+  const capacity = capacityFitOf(context, slice, gpuUnits);
+  const capacityReason =
+    capacity &&
+    poolCapacityReason(capacity, context.poolCapacity!.whenOverPoolCapacity);
+  if (capacityReason) {
+    reasons.push(capacityReason);
+  }
   let verdict: PolicyVerdict = 'allowed';
-  if (!tierAllowed) {
+  if (
+    !tierAllowed ||
+    (capacityReason && context.poolCapacity!.whenOverPoolCapacity === 'refuse')
+  ) {
     verdict = 'forbidden';
   } else if (reasons.length > 0) {
     verdict = 'needs-approval';
@@ -297,9 +318,28 @@ function quoteOption(context: QuoteContext, fit: FitResult): QuoteOption {
     throughput,
     quota,
     budget,
+    ...(capacity ? { poolCapacity: capacity } : {}),
     verdict,
     reasons,
   };
+}
+
+/** The option against what every team holds on its pool, when the caller gave those figures. */
+function capacityFitOf(
+  context: QuoteContext,
+  slice: FitResult['slice'],
+  gpuUnits: number,
+): PoolCapacityFit | undefined {
+  if (!context.poolCapacity) return undefined;
+  const pool = context.platform.pools.find(p => p.name === slice.pool);
+  if (!pool) return undefined;
+  const held = Object.hasOwn(context.poolCapacity.held, slice.pool)
+    ? context.poolCapacity.held[slice.pool]
+    : { units: 0, unitsByProfile: {} };
+  return poolCapacityFit(poolCapacity(context.platform, pool), held, {
+    gpuUnits,
+    migProfile: slice.migProfile,
+  });
 }
 
 function quoteThroughput(

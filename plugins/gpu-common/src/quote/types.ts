@@ -3,6 +3,7 @@ import { CapacityType, Dtype } from '../platform/types';
 import { FitResult } from '../sizing/fitSlices';
 import type { MonthSpend } from './governance';
 import type { MeasuredCapacitySource } from './measuredCapacity';
+import type { PoolCapacityFit } from './poolCapacityFit';
 import { Slice } from '../tiers/types';
 
 /**
@@ -24,8 +25,9 @@ export interface TeamUsage {
 
 /**
  * Whether a request may go ahead: `allowed` at once, `needs-approval` by an approver (over quota, over budget on
- * run-rate or on month-to-date spend, dedicated above the environment's GPU limit, or spot capacity in production),
- * or `forbidden` (the environment does not allow the tier).
+ * run-rate or on month-to-date spend, dedicated above the environment's GPU limit, spot capacity in production, or
+ * beyond the pool's free capacity under the `approval` policy), or `forbidden` (the environment does not allow the
+ * tier, or the pool's free capacity is exceeded and the platform refuses such requests).
  *
  * @public
  */
@@ -140,6 +142,12 @@ export interface QuoteOption extends Omit<FitResult, 'fits' | 'reason'> {
   throughput: OptionThroughput;
   quota: QuotaFit;
   budget: BudgetFit;
+  /**
+   * The option against its pool's free capacity (what every team holds there): present when the quote weighed it
+   * (a full quote by the backend). One that does not fit needs approval, or is `forbidden` when the platform refuses
+   * requests beyond a pool's free capacity (`gpu.admission.whenOverPoolCapacity`).
+   */
+  poolCapacity?: PoolCapacityFit;
   verdict: PolicyVerdict;
   /** Why the verdict is not `allowed`; empty when it is. */
   reasons: string[];

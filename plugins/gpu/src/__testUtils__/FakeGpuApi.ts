@@ -25,6 +25,11 @@ import {
   TeamQuotaView,
   UpdateServiceBody,
   validateServiceRequest,
+  gpuUnitsOf,
+  PoolCapacityPolicy,
+  PoolHeldUnits,
+  poolSubscriptions,
+  PoolSubscriptionsResponse,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { CostExportFile, CostExportPeriod, GpuApi } from '../api';
 import { platform, teamQuota } from './gpuFixtures';
@@ -344,6 +349,40 @@ export class FakeGpuApi implements GpuApi {
     return [...this.quotas.values()].sort((a, b) =>
       a.team.localeCompare(b.team),
     );
+  }
+
+  /** What `listPoolSubscriptions` says admission does with a request beyond a pool's free capacity. */
+  whenOverPoolCapacity: PoolCapacityPolicy = 'approval';
+
+  async listPoolSubscriptions(): Promise<PoolSubscriptionsResponse> {
+    this.record('listPoolSubscriptions');
+    const quotas = [...this.quotas.values()];
+    const held: Record<string, PoolHeldUnits> = {};
+    for (const quota of quotas) {
+      for (const [pool, equivalents] of Object.entries(
+        quota.reservedGpuEquivalents,
+      )) {
+        const entry = (held[pool] ??= { units: 0, unitsByProfile: {} });
+        entry.units += gpuUnitsOf(equivalents, 'reserved');
+      }
+    }
+    return {
+      items: poolSubscriptions(
+        this.platform.platform,
+        quotas.map(q => ({
+          team: q.team,
+          gpuUnits: Object.fromEntries(
+            Object.entries(q.pools).map(([pool, n]) => [
+              pool,
+              gpuUnitsOf(n, 'quota'),
+            ]),
+          ),
+          monthlyBudgetMicros: q.monthlyBudgetMicros,
+        })),
+        held,
+      ),
+      whenOverPoolCapacity: this.whenOverPoolCapacity,
+    };
   }
 
   async getTeamQuota(team: string) {

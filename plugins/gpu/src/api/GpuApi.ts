@@ -19,6 +19,7 @@ import {
   TeamQuotaView,
   UpdateServiceBody,
   GpuServiceView,
+  PoolSubscriptionsResponse,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 
 /**
@@ -65,6 +66,12 @@ export interface GpuApi {
 
   /** `GET /quotas`: every readable team's quota per pool and what is held against it, by team name. */
   listTeamQuotas(): Promise<TeamQuotaView[]>;
+
+  /**
+   * `GET /pools/subscription`: every pool's capacity against the sum of the teams' quotas on it and what is held, and
+   * what admission does with a request beyond a pool's free capacity (gpu.quota.read).
+   */
+  listPoolSubscriptions(): Promise<PoolSubscriptionsResponse>;
 
   /** `GET /teams/:team/quota`: nominal quota per pool and what is held against it. */
   getTeamQuota(team: string): Promise<TeamQuotaView>;

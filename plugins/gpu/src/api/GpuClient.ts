@@ -20,6 +20,7 @@ import {
   TeamCost,
   TeamQuotaView,
   UpdateServiceBody,
+  PoolSubscriptionsResponse,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { CostExportFile, CostExportPeriod, GpuApi } from './GpuApi';
 
@@ -83,6 +84,10 @@ export class GpuClient implements GpuApi {
 
   async listTeamQuotas(): Promise<TeamQuotaView[]> {
     return (await this.get<{ items: TeamQuotaView[] }>('/quotas')).items;
+  }
+
+  async listPoolSubscriptions(): Promise<PoolSubscriptionsResponse> {
+    return this.get('/pools/subscription');
   }
 
   async getTeamQuota(team: string): Promise<TeamQuotaView> {

@@ -17,6 +17,7 @@ import { CostOverviewSection } from './CostOverviewSection';
 import { PendingApprovalsTable } from './PendingApprovalsTable';
 import { PlatformChecksSection } from './PlatformChecksSection';
 import { PoolsTable } from './PoolsTable';
+import { PoolSubscriptionSection } from './PoolSubscriptionSection';
 import { TeamQuotaUsageTable } from './TeamQuotaUsageTable';
 import { TierPolicyTable } from './TierPolicyTable';
 
@@ -81,6 +82,9 @@ export function GovernancePage() {
             </Grid>
             <Grid item xs={12}>
               <PoolsTable pools={value.platform.pools} />
+            </Grid>
+            <Grid item xs={12}>
+              <PoolSubscriptionSection refreshKey={refreshKey} />
             </Grid>
             <Grid item xs={12}>
               <TierPolicyTable environments={value.platform.environments} />

@@ -626,6 +626,47 @@ export const spec = {
         },
       },
     },
+    '/pools/subscription': {
+      get: {
+        operationId: 'listPoolSubscriptions',
+        summary:
+          "Every pool's physical capacity against the sum of every team's quota on it and what all teams hold there, flagging pools whose quotas oversubscribe them, with what admission does with a request within quota beyond a pool's free capacity (permission gpu.quota.read: the platform-wide view).",
+        responses: {
+          '200': {
+            description: 'The pools.',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['items', 'whenOverPoolCapacity'],
+                  properties: {
+                    items: {
+                      type: 'array',
+                      items: {
+                        $ref: '#/components/schemas/PoolSubscription',
+                      },
+                    },
+                    whenOverPoolCapacity: {
+                      description:
+                        'gpu.admission.whenOverPoolCapacity: approval (the request waits for an approver) or refuse (409, nothing reserved).',
+                      type: 'string',
+                      enum: ['refuse', 'approval'],
+                    },
+                  },
+                },
+              },
+            },
+          },
+          '401': {
+            $ref: '#/components/responses/Unauthorized',
+          },
+          '403': {
+            $ref: '#/components/responses/Forbidden',
+          },
+        },
+      },
+    },
     '/teams/{team}/quota': {
       parameters: [
         {
@@ -2443,9 +2484,47 @@ export const spec = {
               },
             },
           },
+          poolCapacity: {
+            description:
+              "The option against its pool's free capacity (what every team holds there against the pool's physical capacity); absent when the quote withholds the team's figures. One that does not fit needs approval, or is forbidden when the platform refuses requests beyond a pool's free capacity (gpu.admission.whenOverPoolCapacity).",
+            type: 'object',
+            additionalProperties: false,
+            required: [
+              'pool',
+              'capacityGpuEquivalents',
+              'heldGpuEquivalents',
+              'requestedGpuEquivalents',
+              'freeGpuEquivalents',
+              'fits',
+            ],
+            properties: {
+              pool: {
+                type: 'string',
+              },
+              capacityGpuEquivalents: {
+                type: 'number',
+              },
+              heldGpuEquivalents: {
+                type: 'number',
+              },
+              requestedGpuEquivalents: {
+                type: 'number',
+              },
+              freeGpuEquivalents: {
+                type: 'number',
+              },
+              fits: {
+                type: 'boolean',
+              },
+              shortfall: {
+                type: 'string',
+                description: 'Why it does not fit, in figures.',
+              },
+            },
+          },
           verdict: {
             description:
-              "By the team's quota and budget and the platform's policy; when the quote withholds the team's figures, by the platform's policy only (tier, dedicated GPU limit, spot in production).",
+              "By the team's quota and budget, the pool's free capacity and the platform's policy; when the quote withholds the team's figures, by the platform's policy only (tier, dedicated GPU limit, spot in production).",
             type: 'string',
             enum: ['allowed', 'needs-approval', 'forbidden'],
           },
@@ -3960,6 +4039,46 @@ export const spec = {
           message: {
             description: 'What is missing and what to install or change.',
             type: 'string',
+          },
+        },
+      },
+      PoolSubscription: {
+        description:
+          "A pool's physical capacity against the sum of every team's quota on it and what is held there.",
+        type: 'object',
+        additionalProperties: false,
+        required: [
+          'pool',
+          'capacityGpuEquivalents',
+          'quotaGpuEquivalents',
+          'teams',
+          'heldGpuEquivalents',
+          'oversubscribed',
+        ],
+        properties: {
+          pool: {
+            type: 'string',
+          },
+          capacityGpuEquivalents: {
+            description:
+              "GPU-equivalents the pool holds at most (nodes x GPUs at maxNodes; a MIG pool's slots).",
+            type: 'number',
+          },
+          quotaGpuEquivalents: {
+            description: "The sum of every team's quota on the pool.",
+            type: 'number',
+          },
+          teams: {
+            description: 'Teams with a quota on the pool.',
+            type: 'integer',
+          },
+          heldGpuEquivalents: {
+            description: 'What every team holds on the pool now.',
+            type: 'number',
+          },
+          oversubscribed: {
+            description: 'The quotas together exceed the capacity.',
+            type: 'boolean',
           },
         },
       },

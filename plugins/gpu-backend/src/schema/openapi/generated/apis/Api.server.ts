@@ -17,6 +17,7 @@ import { GpuServiceDetail } from '../models/GpuServiceDetail.model';
 import { GpuServiceView } from '../models/GpuServiceView.model';
 import { ListApprovals200Response } from '../models/ListApprovals200Response.model';
 import { ListClusterDrift200Response } from '../models/ListClusterDrift200Response.model';
+import { ListPoolSubscriptions200Response } from '../models/ListPoolSubscriptions200Response.model';
 import { ListServices200Response } from '../models/ListServices200Response.model';
 import { ListTeamQuotas200Response } from '../models/ListTeamQuotas200Response.model';
 import { Overview } from '../models/Overview.model';
@@ -230,6 +231,12 @@ export type ListClusterDrift = {
 /**
  * @public
  */
+export type ListPoolSubscriptions = {
+  response: ListPoolSubscriptions200Response | ApiError | ApiError;
+};
+/**
+ * @public
+ */
 export type ListServices = {
   query: {
     team?: string;
@@ -357,6 +364,8 @@ export type EndpointMap = {
   '#get|/audit': ListAuditEvents;
 
   '#get|/clusters/drift': ListClusterDrift;
+
+  '#get|/pools/subscription': ListPoolSubscriptions;
 
   '#get|/services': ListServices;
 

@@ -7,6 +7,7 @@ import { CapacityType } from '../models/CapacityType.model';
 import { MemoryEstimate } from '../models/MemoryEstimate.model';
 import { QuoteOptionBudget } from '../models/QuoteOptionBudget.model';
 import { QuoteOptionCost } from '../models/QuoteOptionCost.model';
+import { QuoteOptionPoolCapacity } from '../models/QuoteOptionPoolCapacity.model';
 import { QuoteOptionQuota } from '../models/QuoteOptionQuota.model';
 import { QuoteOptionThroughput } from '../models/QuoteOptionThroughput.model';
 import { Slice } from '../models/Slice.model';
@@ -29,8 +30,9 @@ export interface QuoteOption {
   throughput: QuoteOptionThroughput;
   quota?: QuoteOptionQuota;
   budget?: QuoteOptionBudget;
+  poolCapacity?: QuoteOptionPoolCapacity;
   /**
-   * By the team\'s quota and budget and the platform\'s policy; when the quote withholds the team\'s figures, by the platform\'s policy only (tier, dedicated GPU limit, spot in production).
+   * By the team\'s quota and budget, the pool\'s free capacity and the platform\'s policy; when the quote withholds the team\'s figures, by the platform\'s policy only (tier, dedicated GPU limit, spot in production).
    */
   verdict: QuoteOptionVerdictEnum;
   reasons: Array<string>;
