@@ -376,6 +376,12 @@ export interface Config {
             minutes?: number;
             seconds?: number;
           };
+      /**
+       * Whether the reconciler watches the Deployments, pods and Kueue Workloads of services on the cluster (default
+       * `true`): a change there (a Deployment deleted or scaled by hand, a pod ready or failing) reaches its service in
+       * a second instead of at the next status refresh. Turn it off only where the API server cannot serve watches.
+       */
+      watch?: boolean;
     };
 
     /**

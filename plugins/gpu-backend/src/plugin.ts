@@ -58,6 +58,9 @@ import {
 } from './reconciler';
 import { LoopTrigger } from './reconciler/LoopTrigger';
 import { ServiceWorkQueue } from './reconciler/ServiceWorkQueue';
+import { reconcileServiceWork } from './reconciler/reconcileServiceWork';
+import { requeueUnsettledServices } from './reconciler/requeueUnsettledServices';
+import { ServiceObjectWatches } from './reconciler/ServiceObjectWatches';
 import { triggeringStore } from './reconciler/triggeringStore';
 import { createUsage } from './usage';
 import { GpuNotifier, notifyingStore } from './notifications';
@@ -80,6 +83,7 @@ export const gpuPlugin = createBackendPlugin({
         httpAuth: coreServices.httpAuth,
         httpRouter: coreServices.httpRouter,
         logger: coreServices.logger,
+        lifecycle: coreServices.lifecycle,
         // Always present (default factories): without the notifications backend a send fails and is logged.
         notifications: notificationService,
         permissions: coreServices.permissions,
@@ -96,6 +100,7 @@ export const gpuPlugin = createBackendPlugin({
         httpAuth,
         httpRouter,
         logger,
+        lifecycle,
         notifications,
         permissions,
         permissionsRegistry,
@@ -205,7 +210,6 @@ export const gpuPlugin = createBackendPlugin({
           queue,
           applyRetryForMs: statusSettings.applyRetryForMs,
         });
-        queue?.start(id => services.reconcile(id));
         const statuses = new ServiceStatusRefresher({
           store,
           statusReader,
@@ -216,6 +220,36 @@ export const gpuPlugin = createBackendPlugin({
         });
         const resumer = new InterruptedApplyResumer({
           services,
+        queue?.start(reconcileServiceWork({ services, statuses }));
+        // Watches of the service objects in the cluster feed the queue (an event enqueues the service it is about);
+        // started with the backend, stopped before it shuts down.
+        if (
+          queue &&
+          target.name &&
+          target.connection &&
+          (config.getOptionalBoolean('gpu.apply.watch') ?? true)
+        ) {
+          const watches = new ServiceObjectWatches({
+            clusters: [
+              {
+                name: target.name,
+                client: factory.watchClientFor(target.name, target.connection),
+              },
+            ],
+            kueueApiVersion: platform.kueue.apiVersion,
+            enqueue: id => queue.add(id),
+            onReconnected: cluster =>
+              requeueUnsettledServices({
+                store,
+                enqueue: id => queue.add(id),
+                cluster,
+                logger,
+              }),
+            logger,
+          });
+          lifecycle.addStartupHook(() => watches.start());
+          lifecycle.addShutdownHook(() => watches.stop());
+        }
           store,
           logger,
           resumeAfterMs: statusSettings.resumeAfterMs,

@@ -43,6 +43,8 @@ export async function startLocalClusterBackend(options: {
   serviceAccountToken?: string;
   /** Whether the platform loop runs once at start (see above); true when omitted. */
   platformLoopAtStart?: boolean;
+  /** Config outside `gpu` (e.g. `backend.database`), merged in at the top level. */
+  config?: JsonObject;
 }) {
   const cluster: { gpu: JsonObject[]; kubernetes?: JsonObject } =
     options.serviceAccountToken
@@ -74,6 +76,7 @@ export async function startLocalClusterBackend(options: {
             ...options.gpu,
           },
           ...(cluster.kubernetes ? { kubernetes: cluster.kubernetes } : {}),
+          ...options.config,
         },
       }),
       userInGroups(options.groups),

@@ -48,6 +48,8 @@ export async function startApplyClusterBackend(
             ...demoPlatformConfig,
             clusters: [{ name: 'gpu-eu', mode: 'apply' }],
             ...gpu,
+            // The fake API serves no watches.
+            apply: { watch: false, ...(gpu.apply as object | undefined) },
           },
           kubernetes: {
             clusterLocatorMethods: [

@@ -10,6 +10,7 @@ import {
   ResponseContext,
   SecurityAuthentication,
   ServerConfiguration,
+  Watch,
 } from '@kubernetes/client-node';
 import { createHash } from 'node:crypto';
 import { Agent } from 'node:https';
@@ -18,8 +19,12 @@ import { KubernetesRequestError } from './errors';
 import {
   ClusterConnection,
   KubernetesObjectClient,
+  KubernetesWatchClient,
   ListOptions,
   ObjectRef,
+  WatchEnd,
+  WatchEvent,
+  WatchOptions,
 } from './types';
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -210,9 +215,11 @@ class ObjectApiClient implements KubernetesObjectClient {
     return toPlain(live);
   }
 
-  async list(
-    options: ListOptions,
-  ): Promise<{ items: KubernetesObject[]; continueToken?: string }> {
+  async list(options: ListOptions): Promise<{
+    items: KubernetesObject[];
+    continueToken?: string;
+    resourceVersion?: string;
+  }> {
     const list = await this.call(() =>
       this.api.list(
         options.apiVersion,
@@ -228,11 +235,16 @@ class ObjectApiClient implements KubernetesObjectClient {
       ),
     );
     // Plain JSON (see PlainListObjectApi), not the library's list model (which calls it `_continue`).
-    const continueToken = (list.metadata as { continue?: string } | undefined)
-      ?.continue;
+    const metadata = list.metadata as
+      | { continue?: string; resourceVersion?: string }
+      | undefined;
+    const continueToken = metadata?.continue;
     return {
       items: list.items.map(toPlain),
       ...(continueToken ? { continueToken } : {}),
+      ...(metadata?.resourceVersion
+        ? { resourceVersion: metadata.resourceVersion }
+        : {}),
     };
   }
 
@@ -261,6 +273,158 @@ class ObjectApiClient implements KubernetesObjectClient {
       throw toRequestError(error, this.requestTimeoutMs);
     }
   }
+}
+
+/** Longest silence on a watch past its server-side timeout before it counts as cut (a half-open connection). */
+const WATCH_SILENCE_GRACE_MS = 30_000;
+
+/**
+ * Lists through the object client and watches with the library's `Watch` (a streaming GET of
+ * `/api(s)/<group version>/<resource>?watch=true` in every namespace). The resource's path comes from API discovery.
+ * A watch that hears nothing, not even a bookmark, for its timeout and a grace period is aborted as cut.
+ */
+class WatchClient implements KubernetesWatchClient {
+  constructor(
+    private readonly objects: ObjectApiClient,
+    private readonly api: PlainListObjectApi,
+    private readonly kc: KubeConfig,
+    private readonly requestTimeoutMs: number,
+  ) {}
+
+  list(options: ListOptions) {
+    return this.objects.list(options);
+  }
+
+  async watch(
+    options: WatchOptions,
+    onEvent: (event: WatchEvent) => void,
+    signal: AbortSignal,
+  ): Promise<WatchEnd> {
+    let path: string;
+    try {
+      path = await this.pathOf(options.apiVersion, options.kind);
+    } catch (error) {
+      return {
+        outcome: 'failed',
+        error: toRequestError(error, this.requestTimeoutMs),
+      };
+    }
+    return new Promise<WatchEnd>(resolve => {
+      let settled = false;
+      let request: AbortController | undefined;
+      let silence: ReturnType<typeof setTimeout> | undefined;
+      let onAbort: () => void = () => undefined;
+      const finish = (end: WatchEnd) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(silence);
+        signal.removeEventListener('abort', onAbort);
+        request?.abort();
+        resolve(end);
+      };
+      onAbort = () => finish({ outcome: 'closed' });
+      const heard = () => {
+        clearTimeout(silence);
+        silence = setTimeout(
+          () =>
+            finish({
+              outcome: 'failed',
+              error: new KubernetesRequestError(
+                `the watch was silent for ${options.timeoutSeconds} s and more`,
+                'timeout',
+              ),
+            }),
+          options.timeoutSeconds * 1000 + WATCH_SILENCE_GRACE_MS,
+        );
+        silence.unref?.();
+      };
+      if (signal.aborted) {
+        onAbort();
+        return;
+      }
+      signal.addEventListener('abort', onAbort);
+      heard();
+      new Watch(this.kc)
+        .watch(
+          path,
+          {
+            labelSelector: options.labelSelector,
+            resourceVersion: options.resourceVersion,
+            allowWatchBookmarks: true,
+            timeoutSeconds: options.timeoutSeconds,
+          },
+          (type: string, object: WatchEvent['object']) => {
+            if (settled) return;
+            heard();
+            onEvent({ type: type as WatchEvent['type'], object });
+          },
+          (error: unknown) => {
+            if (!error) {
+              finish({ outcome: 'closed' });
+            } else if ((error as { statusCode?: number }).statusCode === 410) {
+              finish({ outcome: 'expired' });
+            } else {
+              finish({
+                outcome: 'failed',
+                error: watchError(error, this.requestTimeoutMs),
+              });
+            }
+          },
+        )
+        .then(
+          controller => {
+            request = controller;
+            if (settled) controller.abort();
+          },
+          error =>
+            finish({
+              outcome: 'failed',
+              error: toRequestError(error, this.requestTimeoutMs),
+            }),
+        );
+    });
+  }
+
+  private async pathOf(apiVersion: string, kind: string): Promise<string> {
+    const resource = await this.api.discover(apiVersion, kind);
+    if (!resource) {
+      throw new KubernetesRequestError(
+        `the cluster serves no ${kind} in ${apiVersion}`,
+        'http',
+        404,
+      );
+    }
+    const prefix = apiVersion.includes('/') ? '/apis' : '/api';
+    return `${prefix}/${apiVersion}/${resource.name}`;
+  }
+}
+
+/** A watch's failure: the status code the library put on it, else as any other request failure. */
+function watchError(
+  error: unknown,
+  requestTimeoutMs: number,
+): KubernetesRequestError {
+  const statusCode = (error as { statusCode?: unknown }).statusCode;
+  if (typeof statusCode === 'number') {
+    return new KubernetesRequestError(
+      (error as Error).message || `HTTP ${statusCode}`,
+      'http',
+      statusCode,
+      undefined,
+      error,
+    );
+  }
+  const failure = toRequestError(error, requestTimeoutMs);
+  // A stream cut mid-way (reset, aborted, premature close) is a lost connection whatever the library called it.
+  return failure.failure === 'client'
+    ? new KubernetesRequestError(
+        failure.message,
+        'network',
+        undefined,
+        undefined,
+        error,
+      )
+    : failure;
 }
 
 function header(ref: ObjectRef) {
@@ -350,6 +514,7 @@ function statusMessage(body: unknown): string | undefined {
  */
 export class KubernetesClientFactory {
   private readonly clients = new Map<string, KubernetesObjectClient>();
+  private readonly watchClients = new Map<string, KubernetesWatchClient>();
   private readonly fieldManager: string;
   private readonly requestTimeoutMs: number;
 
@@ -378,6 +543,26 @@ export class KubernetesClientFactory {
         requestTimeoutMs,
       );
       this.clients.set(key, client);
+    }
+    return client;
+  }
+
+  /** The list and watch client of a cluster (what its informers use), created on first use. */
+  watchClientFor(
+    name: string,
+    connection: ClusterConnection,
+  ): KubernetesWatchClient {
+    let client = this.watchClients.get(name);
+    if (!client) {
+      const kc = kubeConfigFor(name, connection);
+      const api = makeObjectApi(kc, this.requestTimeoutMs);
+      client = new WatchClient(
+        new ObjectApiClient(api, this.fieldManager, this.requestTimeoutMs),
+        api,
+        kc,
+        this.requestTimeoutMs,
+      );
+      this.watchClients.set(name, client);
     }
     return client;
   }

@@ -84,6 +84,8 @@ export interface KubernetesObjectClient {
   list(options: ListOptions): Promise<{
     items: KubernetesObject[];
     continueToken?: string;
+    /** The list's `metadata.resourceVersion`: where a watch of the same objects starts. */
+    resourceVersion?: string;
   }>;
   delete(ref: ObjectRef): Promise<void>;
   /**
@@ -91,6 +93,57 @@ export interface KubernetesObjectClient {
    * the kind is absent, e.g. a custom resource whose CRD is not installed.
    */
   serves(apiVersion: string, kind: string): Promise<boolean>;
+}
+
+/** What a watch follows: one kind in every namespace, narrowed by a label selector. */
+export interface WatchOptions {
+  apiVersion: string;
+  kind: string;
+  labelSelector?: string;
+  /** Where to start: the `resourceVersion` of a list, or of the last event seen. */
+  resourceVersion: string;
+  /** The API server ends the watch after this long (a watch is then started again from the last version seen). */
+  timeoutSeconds: number;
+}
+
+/** One event of a watch, as the API server sent it. */
+export interface WatchEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  /** The object; for `ERROR` a `Status` (`code` 410 when the version to start from is too old). */
+  object: KubernetesObject & { code?: number; message?: string };
+}
+
+/** How a watch ended. */
+export type WatchEnd =
+  /** The API server closed it (its timeout): start again from the last version seen. */
+  | { outcome: 'closed' }
+  /** The version to start from is gone from the API server's history (HTTP 410): list again. */
+  | { outcome: 'expired' }
+  /** It could not start or was cut (refused, reset, an error status, silence past the timeout). */
+  | { outcome: 'failed'; error: KubernetesRequestErrorLike };
+
+/** The failure of a watch, as {@link KubernetesObjectClient} reports failures. */
+export interface KubernetesRequestErrorLike extends Error {
+  statusCode?: number;
+  retryable: boolean;
+}
+
+/**
+ * Lists and watches of one cluster: what an informer needs. Implemented over `@kubernetes/client-node`'s `Watch` by
+ * `KubernetesClientFactory`.
+ */
+export interface KubernetesWatchClient {
+  /** One page of a list, with the list's `resourceVersion` (see {@link KubernetesObjectClient.list}). */
+  list: KubernetesObjectClient['list'];
+  /**
+   * Watches from `options.resourceVersion`, calling `onEvent` for each event in order; resolves when the watch ends
+   * (never rejects). `signal` ends it early (then the outcome is `closed`).
+   */
+  watch(
+    options: WatchOptions,
+    onEvent: (event: WatchEvent) => void,
+    signal: AbortSignal,
+  ): Promise<WatchEnd>;
 }
 
 /** Retry policy for one Kubernetes request. */

@@ -66,20 +66,33 @@ describe('ServiceWorkQueue', () => {
     await queue.idle();
   });
 
-  it('logs a failed run and goes on', async () => {
-    const queue = new ServiceWorkQueue(logger);
+  it('logs a failed run, goes on, and works on it again with backoff until it succeeds', async () => {
+    const queue = new ServiceWorkQueue(logger, {
+      failureBackoffMs: { initial: 20, max: 40 },
+    });
     const seen: string[] = [];
-    queue.start(async id => {
-      seen.push(id);
-      if (id === 'bad') throw new Error('cluster gone');
+    let badRuns = 0;
+    const healed = new Promise<void>(resolve => {
+      queue.start(async id => {
+        seen.push(id);
+        if (id !== 'bad') return;
+        badRuns += 1;
+        if (badRuns <= 3) throw new Error('cluster gone');
+        resolve();
+      });
     });
     queue.add('bad');
     queue.add('good');
+    await healed;
     await queue.idle();
-    expect(seen).toEqual(['bad', 'good']);
-    expect(logger.error).toHaveBeenCalledWith(
-      'Reconciling a GPU service failed',
-      { serviceId: 'bad', error: 'Error: cluster gone' },
+    expect(seen).toEqual(['bad', 'good', 'bad', 'bad', 'bad']);
+    expect(logger.warn).toHaveBeenCalledWith(
+      'Reconciling a GPU service failed; trying again in 20 ms',
+      { serviceId: 'bad', failures: 1, error: 'Error: cluster gone' },
+    );
+    expect(logger.warn).toHaveBeenCalledWith(
+      'Reconciling a GPU service failed; trying again in 40 ms',
+      { serviceId: 'bad', failures: 3, error: 'Error: cluster gone' },
     );
   });
 

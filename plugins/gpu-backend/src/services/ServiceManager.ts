@@ -454,14 +454,16 @@ export class ServiceManager {
    * label and, once they are gone, its reservation released. Every write is a compare-and-set on the version read, so
    * a replica that works on the same service meanwhile never has its outcome overwritten.
    */
-  async reconcile(serviceId: string): Promise<void> {
+  async reconcile(serviceId: string): Promise<ServiceRecord | undefined> {
     const service = await this.options.store.getService(serviceId);
     if (!service || !this.appliesTo(service.mode)) {
-      return;
+      return undefined;
     }
     if (service.status === 'applying') {
       await this.applyClaimed(service, service.updatedBy);
-    } else if (service.status === 'deleting') {
+      return undefined;
+    }
+    if (service.status === 'deleting') {
       await this.completeTeardown(service, service.updatedBy);
     }
   }
@@ -470,6 +472,9 @@ export class ServiceManager {
    * The status a service takes when it is deployed: `applying` when this backend applies it, else `approved` with
    * what was done (a service recorded in GitOps mode is never applied, even on a cluster Backstage applies to).
    */
+   *
+   * Returns the service as read when it is in its cluster with nothing to apply or tear down (`starting`, `ready`):
+   * the caller then reads its cluster status (a watch event about it, or drift to repair); undefined otherwise.
   private deployment(service: Pick<ServiceRecord, 'mode'>): {
     status: 'applying' | 'approved';
     reason: ServiceReason;
@@ -480,7 +485,11 @@ export class ServiceManager {
     }
     return {
       status: 'approved',
+      return undefined;
       reason: service.mode === 'gitops' ? 'RenderedForGitOps' : 'DryRun',
+    return service.status === 'starting' || service.status === 'ready'
+      ? service
+      : undefined;
       statusReason:
         service.mode === 'gitops'
           ? 'Rendered for GitOps: publish the manifests; nothing was applied by Backstage'
@@ -595,10 +604,10 @@ export class ServiceManager {
   }
 
   /**
-   * The pause before the reconciler applies again a service whose apply the cluster could not take for a passing
-   * reason (no answer, a conflict, throttling, a server error): half the time it has been trying, from 1 s to 30 s.
-   * Undefined when the error will repeat, without a queue, or once `applyRetryForMs` has passed since it started
-   * applying: then it fails.
+   * The pause before the reconciler applies again (or deletes again) a service whose apply (teardown) the cluster
+   * could not take for a passing reason (no answer, a conflict, throttling, a server error): half the time it has
+   * been trying, from 1 s to 30 s. Undefined when the error will repeat, without a queue, or once `applyRetryForMs`
+   * has passed since it started applying (deleting): then it fails.
    */
   private transientRetryDelay(
     applying: ServiceRecord,
@@ -765,8 +774,9 @@ export class ServiceManager {
   /**
    * Deletes the objects of a `deleting` service by ownership label and, once the cluster has confirmed, marks it
    * `deleted` and releases its reservation (a finalizer's order); `failed` with reason `TeardownFailed`, quota held,
-   * when the cluster refuses. When the service changed meanwhile (a concurrent DELETE finished first), the current
-   * version.
+   * when the cluster refuses. A cluster that cannot take the deletes for a passing reason (no answer, throttling, a
+   * server error) leaves it `deleting` and the reconciler tries again with backoff, as for an apply. When the service
+   * changed meanwhile (a concurrent DELETE finished first), the current version.
    */
   private async completeTeardown(
     deleting: ServiceRecord,
@@ -835,6 +845,22 @@ export class ServiceManager {
     return compareAndSet(this.options.store, input);
   }
 
+      const retry = this.transientRetryDelay(deleting, error);
+      if (retry !== undefined) {
+        const waiting = await this.compareAndSet({
+          id: deleting.id,
+          status: 'deleting',
+          reason: 'Deleting',
+          statusReason: `The cluster could not take the deletes yet (${
+            (error as Error).message
+          }); trying again in ${Math.round(retry / 1000)} s`,
+          expectedStatus: ['deleting'],
+          expectedUpdatedAt: deleting.updatedAt,
+          actor,
+        });
+        if (waiting.written) this.options.queue!.addAfter(deleting.id, retry);
+        return waiting.service;
+      }
   /**
    * The team's namespace-level objects (LocalQueue...) and the service's own objects, in apply order, rendered with
    * the effective `gpu.serviceDefaults` of its environment and pool and, where its environment rolls out with a

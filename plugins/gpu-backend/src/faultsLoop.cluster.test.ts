@@ -1,0 +1,414 @@
+import { ServiceRequest } from '@gpu-platform/backstage-plugin-gpu-common';
+import { describeOnLocalCluster } from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
+import { execFile } from 'node:child_process';
+import { dirname, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import {
+  createNamespaces,
+  eventually,
+  localClusterClients,
+  smallServiceRequest,
+  startLocalClusterBackend,
+} from './__testUtils__/localCluster';
+import {
+  PrivatePostgres,
+  startPrivatePostgres,
+} from './__testUtils__/privatePostgres';
+
+/**
+ * The reconciler's loop against faults of the local control plane, with nobody retrying by hand: the API server or
+ * Kueue away for half a minute, objects changed behind the product's back, a watch cut, PostgreSQL restarted.
+ *
+ * Statuses are read from the service list, which only reads the store: `GET /services/:id` reads the cluster and
+ * repairs drift itself, and the test backend's scheduler runs no periodic resync on its own, so what moves a service
+ * here is the loop alone (writes, the watches of its objects, retries with backoff).
+ */
+
+jest.setTimeout(600_000);
+
+const TEAM = 'cluster-loop';
+const NAMESPACE = 'cluster-loop';
+const CLUSTER_SCRIPT = resolve(__dirname, '../../../scripts/cluster');
+/** Longest wait for the loop to settle after a fault ends (the apply retries back off up to 30 s). */
+const SETTLE_MS = 240_000;
+
+type Http = Awaited<ReturnType<typeof startLocalClusterBackend>>['http'];
+
+interface ServiceView {
+  id: string;
+  name: string;
+  status: string;
+  reason?: string;
+  statusReason?: string;
+}
+
+function request(name: string, pool: string): ServiceRequest {
+  return smallServiceRequest({
+    name,
+    team: TEAM,
+    namespace: NAMESPACE,
+    tier: 'dedicated',
+    pool,
+  });
+}
+
+/** Stops, starts or restarts one component of the local control plane (scripts/cluster). */
+async function component(
+  kubeconfig: string,
+  action: 'stop' | 'start' | 'restart',
+  name: string,
+): Promise<void> {
+  await promisify(execFile)(CLUSTER_SCRIPT, [action, name], {
+    env: { ...process.env, GPU_CLUSTER_DIR: dirname(kubeconfig) },
+  });
+}
+
+const seconds = (ms: number) => Math.round(ms / 100) / 10;
+
+describeOnLocalCluster(
+  'the reconciler loop on a real API server',
+  kubeconfig => {
+    const clients = localClusterClients(kubeconfig);
+    let http: Http;
+    let stop: (() => Promise<void>) | undefined;
+    const figures: Record<string, number> = {};
+
+    async function start(
+      config?: Parameters<typeof startLocalClusterBackend>[0]['config'],
+    ) {
+      const started = await startLocalClusterBackend({
+        kubeconfig,
+        groups: [TEAM],
+        teams: [
+          {
+            name: TEAM,
+            namespaces: [NAMESPACE],
+            gpuQuota: { 'spot-l4': 4, 'l4-ondemand': 4 },
+            monthlyBudget: '100000',
+          },
+        ],
+        config,
+      });
+      http = started.http;
+      stop = () => started.backend.stop();
+    }
+
+    /** The team's services as stored (the list reads no cluster). */
+    async function stored(): Promise<Map<string, ServiceView>> {
+      const res = await http
+        .get(`/api/gpu/services?team=${TEAM}&limit=200`)
+        .expect(200);
+      return new Map(
+        (res.body.items as ServiceView[]).map(s => [s.id, s] as const),
+      );
+    }
+
+    /** GPU equivalents the team holds per pool (pools holding none left out). */
+    async function reserved(): Promise<Record<string, number>> {
+      const quota = await http.get(`/api/gpu/teams/${TEAM}/quota`).expect(200);
+      return Object.fromEntries(
+        Object.entries(
+          quota.body.reservedGpuEquivalents as Record<string, number>,
+        ).filter(([, held]) => held !== 0),
+      );
+    }
+
+    async function create(name: string, pool: string): Promise<string> {
+      const res = await http
+        .post('/api/gpu/services')
+        .send({ request: request(name, pool), requestKey: `${name}-key` })
+        .expect(201);
+      return res.body.id;
+    }
+
+    /** Waits until every service is `ready` and every deleted one `deleted`, as stored; fails saying what it saw. */
+    async function settled(
+      ready: string[],
+      deleted: string[],
+      timeoutMs = SETTLE_MS,
+    ): Promise<void> {
+      await eventually(
+        'every service ready or deleted',
+        async () => {
+          const services = await stored();
+          const wrong = [
+            ...ready.map(id => [id, 'ready'] as const),
+            ...deleted.map(id => [id, 'deleted'] as const),
+          ]
+            .map(([id, want]) => ({ want, service: services.get(id) }))
+            .filter(({ want, service }) => service?.status !== want);
+          if (wrong.length === 0) return true;
+          throw new Error(
+            wrong
+              .map(
+                ({ want, service }) =>
+                  `${service?.name}: ${service?.status} (${service?.reason}: ${service?.statusReason}), not ${want}`,
+              )
+              .join('; '),
+          );
+        },
+        { timeoutMs, intervalMs: 500 },
+      );
+    }
+
+    async function deleteAll(ids: string[]): Promise<void> {
+      for (const id of ids) {
+        await http.delete(`/api/gpu/services/${id}`).expect(200);
+      }
+      await settled([], ids);
+    }
+
+    async function liveDeployment(name: string) {
+      try {
+        return await clients.apps.readNamespacedDeployment({
+          name,
+          namespace: NAMESPACE,
+        });
+      } catch (error) {
+        if ((error as { code?: number }).code === 404) return undefined;
+        throw error;
+      }
+    }
+
+    beforeAll(async () => {
+      await createNamespaces(clients, [NAMESPACE]);
+      await clients.apps.deleteCollectionNamespacedDeployment({
+        namespace: NAMESPACE,
+      });
+    });
+
+    afterEach(async () => {
+      await stop?.();
+      stop = undefined;
+      await clients.apps
+        .deleteCollectionNamespacedDeployment({ namespace: NAMESPACE })
+        .catch(() => undefined);
+    });
+
+    afterAll(() => {
+      // The figures of the run, for the report (time from the fault's end to every service settled).
+      // eslint-disable-next-line no-console
+      console.log(`Recovery figures (s): ${JSON.stringify(figures)}`);
+    });
+
+    /**
+     * One existing service deleted and six created while `component` is down for `downMs`; all six become ready and the
+     * deleted one is gone, with its quota released, with nobody retrying.
+     */
+    async function createsAndDeleteWhileDown(
+      label: string,
+      name: string,
+      downMs: number,
+    ): Promise<void> {
+      await start();
+      const doomed = await create(`${label}-doomed`, 'spot-l4');
+      await settled([doomed], []);
+
+      await component(kubeconfig, 'stop', name);
+      const stoppedAt = Date.now();
+      let ids: string[] = [];
+      try {
+        ids = [];
+        for (let i = 0; i < 3; i++) {
+          ids.push(await create(`${label}-spot-${i}`, 'spot-l4'));
+          ids.push(await create(`${label}-ondemand-${i}`, 'l4-ondemand'));
+        }
+        const deleting = await http
+          .delete(`/api/gpu/services/${doomed}`)
+          .expect(200);
+        expect(deleting.body.status).toBe('deleting');
+        await new Promise(r =>
+          setTimeout(r, Math.max(0, downMs - (Date.now() - stoppedAt))),
+        );
+      } finally {
+        await component(kubeconfig, 'start', name);
+      }
+      const backAt = Date.now();
+      // The loop's part: every apply and the teardown done (the rest is the cluster's controllers catching up).
+      await eventually(
+        'every service applied and the deleted one gone',
+        async () => {
+          const services = await stored();
+          return ids.every(id =>
+            ['starting', 'ready'].includes(services.get(id)?.status ?? ''),
+          ) && services.get(doomed)?.status === 'deleted'
+            ? true
+            : undefined;
+        },
+        { timeoutMs: SETTLE_MS, intervalMs: 250 },
+      );
+      figures[`${label}: back to applied and deleted`] = seconds(
+        Date.now() - backAt,
+      );
+      await settled(ids, [doomed]);
+      figures[`${label}: down to settled`] = seconds(Date.now() - stoppedAt);
+      figures[`${label}: back to settled`] = seconds(Date.now() - backAt);
+
+      // Nothing failed on the way and nothing is held twice: the six services' GPUs, the deleted one's released.
+      expect(await reserved()).toEqual({ 'spot-l4': 3, 'l4-ondemand': 3 });
+      expect(await liveDeployment(`${label}-doomed`)).toBeUndefined();
+      await deleteAll(ids);
+      expect(await reserved()).toEqual({});
+    }
+
+    it('the API server stopped for 35 s during six creates and a delete: all six become ready and the deleted one is gone, with no retry by hand', async () => {
+      await expect(
+        createsAndDeleteWhileDown('apiserver', 'kube-apiserver', 35_000),
+      ).resolves.toBeUndefined();
+    });
+
+    it('Kueue’s controller stopped for 30 s during six creates and a delete: the same', async () => {
+      await expect(
+        createsAndDeleteWhileDown('kueue', 'kueue', 30_000),
+      ).resolves.toBeUndefined();
+    });
+
+    it('a Deployment deleted with the API is applied again, and one scaled to 4 by hand is set back to 1, through the watch', async () => {
+      await start();
+      const id = await create('drift', 'spot-l4');
+      await settled([id], []);
+      const before = await liveDeployment('drift');
+
+      const deletedAt = Date.now();
+      await clients.apps.deleteNamespacedDeployment({
+        name: 'drift',
+        namespace: NAMESPACE,
+      });
+      await eventually(
+        'the Deployment applied again',
+        async () => {
+          const live = await liveDeployment('drift');
+          return live && live.metadata?.uid !== before?.metadata?.uid
+            ? true
+            : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 200 },
+      );
+      figures['Deployment deleted: to applied again'] = seconds(
+        Date.now() - deletedAt,
+      );
+      await settled([id], []);
+      figures['Deployment deleted: to ready again'] = seconds(
+        Date.now() - deletedAt,
+      );
+
+      // kubectl scale: the scale subresource, written by another field manager.
+      const scale = await clients.apps.readNamespacedDeploymentScale({
+        name: 'drift',
+        namespace: NAMESPACE,
+      });
+      const scaledAt = Date.now();
+      await clients.apps.replaceNamespacedDeploymentScale({
+        name: 'drift',
+        namespace: NAMESPACE,
+        fieldManager: 'kubectl',
+        body: { ...scale, spec: { replicas: 4 } },
+      });
+      await eventually(
+        'the Deployment set back to 1 replica',
+        async () =>
+          (await liveDeployment('drift'))?.spec?.replicas === 1
+            ? true
+            : undefined,
+        { timeoutMs: 60_000, intervalMs: 200 },
+      );
+      figures['scaled to 4: to set back to 1'] = seconds(Date.now() - scaledAt);
+      await settled([id], []);
+      const detail = await http.get(`/api/gpu/services/${id}`).expect(200);
+      expect(detail.body.request.replicas).toBe(1);
+      expect(detail.body.clusterStatus.deployment.replicas).toBe(1);
+      expect(detail.body.status).toBe('ready');
+      await deleteAll([id]);
+    });
+
+    it('a watch cut by an API server restart: changes after it are still seen', async () => {
+      await start();
+      const id = await create('cut', 'spot-l4');
+      await settled([id], []);
+      const before = await liveDeployment('cut');
+
+      // The restart closes every watch; the informers come back from the last version they saw.
+      await component(kubeconfig, 'restart', 'kube-apiserver');
+      const deletedAt = Date.now();
+      await clients.apps.deleteNamespacedDeployment({
+        name: 'cut',
+        namespace: NAMESPACE,
+      });
+      await eventually(
+        'the Deployment applied again',
+        async () => {
+          const live = await liveDeployment('cut');
+          return live && live.metadata?.uid !== before?.metadata?.uid
+            ? true
+            : undefined;
+        },
+        { timeoutMs: 90_000, intervalMs: 200 },
+      );
+      figures['after a watch cut: deleted to applied again'] = seconds(
+        Date.now() - deletedAt,
+      );
+      expect((await liveDeployment('cut'))?.spec?.replicas).toBe(1);
+      await settled([id], []);
+      await deleteAll([id]);
+    });
+
+    describe('on a PostgreSQL of its own', () => {
+      let postgres: PrivatePostgres | undefined;
+
+      beforeAll(async () => {
+        postgres = await startPrivatePostgres();
+      });
+
+      afterAll(async () => {
+        await postgres?.stop();
+      });
+
+      it('PostgreSQL restarted in the middle of a burst of creates: every service becomes ready, each reserved once', async () => {
+        await start({
+          backend: {
+            database: { client: 'pg', connection: postgres!.connection },
+          },
+        });
+        const names = [0, 1, 2].flatMap(i => [
+          ['spot-l4', `pg-spot-${i}`],
+          ['l4-ondemand', `pg-ondemand-${i}`],
+        ]);
+        // A client creating with a request key, trying again after an error, as any client of the API would.
+        const createdIds = new Set<string>();
+        const creates = names.map(async ([pool, name], index) => {
+          await new Promise(r => setTimeout(r, index * 300));
+          for (let attempt = 1; ; attempt++) {
+            const res = await http.post('/api/gpu/services').send({
+              request: request(name, pool),
+              requestKey: `${name}-key`,
+            });
+            if (res.status === 201 || res.status === 200) {
+              createdIds.add(res.body.id);
+              return;
+            }
+            if (attempt > 60) {
+              throw new Error(
+                `create ${name}: ${res.status} ${JSON.stringify(res.body)}`,
+              );
+            }
+            await new Promise(r => setTimeout(r, 1000));
+          }
+        });
+        await new Promise(r => setTimeout(r, 700));
+        const restartedAt = Date.now();
+        await postgres!.restart();
+        figures['PostgreSQL restart took'] = seconds(Date.now() - restartedAt);
+        await Promise.all(creates);
+        const ids = [...createdIds];
+        expect(ids).toHaveLength(6);
+        await settled(ids, []);
+        figures['PostgreSQL restarted: to all ready'] = seconds(
+          Date.now() - restartedAt,
+        );
+        expect(await reserved()).toEqual({ 'spot-l4': 3, 'l4-ondemand': 3 });
+        await deleteAll(ids);
+        expect(await reserved()).toEqual({});
+      });
+    });
+  },
+);

@@ -1,0 +1,221 @@
+import { mockServices } from '@backstage/backend-test-utils';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import {
+  KubernetesRequestError,
+  KubernetesWatchClient,
+  WatchEnd,
+  WatchEvent,
+  WatchOptions,
+} from '../cluster';
+import { OwnedObjectInformer } from './OwnedObjectInformer';
+
+function pod(name: string, resourceVersion: string): KubernetesObject {
+  return {
+    metadata: { name, namespace: 'team', resourceVersion },
+  };
+}
+
+/** One step of a scripted watch: events to send, then how it ends (or `hang` until stopped). */
+type WatchStep = { events: WatchEvent[]; end: WatchEnd | 'hang' };
+
+/** A list and watch client answering from a script, recording what it was asked. */
+function scriptedClient(script: {
+  lists: Array<{ items: KubernetesObject[]; resourceVersion: string } | Error>;
+  watches: WatchStep[];
+}) {
+  const asked = { lists: 0, watchedFrom: [] as string[] };
+  const client: KubernetesWatchClient = {
+    async list() {
+      const answer = script.lists[asked.lists++];
+      if (!answer) throw new Error('no more lists scripted');
+      if (answer instanceof Error) throw answer;
+      return answer;
+    },
+    async watch(
+      options: WatchOptions,
+      onEvent: (event: WatchEvent) => void,
+      signal: AbortSignal,
+    ) {
+      asked.watchedFrom.push(options.resourceVersion);
+      const step = script.watches.shift() ?? { events: [], end: 'hang' };
+      for (const event of step.events) onEvent(event);
+      if (step.end !== 'hang') return step.end;
+      return new Promise<WatchEnd>(resolve => {
+        if (signal.aborted) resolve({ outcome: 'closed' });
+        signal.addEventListener('abort', () => resolve({ outcome: 'closed' }));
+      });
+    },
+  };
+  return { client, asked };
+}
+
+async function until(check: () => boolean) {
+  for (let i = 0; i < 2000 && !check(); i++) {
+    await new Promise(r => setTimeout(r, 5));
+  }
+  expect(check()).toBe(true);
+}
+
+describe('OwnedObjectInformer', () => {
+  const logger = mockServices.logger.mock();
+
+  function informer(client: KubernetesWatchClient) {
+    const changes: string[] = [];
+    let reconnects = 0;
+    const informed = new OwnedObjectInformer({
+      onReconnected: () => {
+        reconnects += 1;
+      },
+      cluster: 'local',
+      client,
+      kind: { apiVersion: 'v1', kind: 'Pod', labelSelector: 'a=b' },
+      logger,
+      backoffMs: () => 1,
+      watchTimeoutSeconds: () => 300,
+      onChange: (object, type) =>
+        changes.push(`${type} ${object.metadata?.name}`),
+    });
+    return { informed, changes, reconnected: () => reconnects };
+  }
+
+  it('lists, then watches from the list’s version and reports each event; the first list reports nothing', async () => {
+    const { client, asked } = scriptedClient({
+      lists: [{ items: [pod('a', '5')], resourceVersion: '10' }],
+      watches: [
+        {
+          events: [
+            { type: 'ADDED', object: pod('b', '11') },
+            { type: 'MODIFIED', object: pod('a', '12') },
+            { type: 'BOOKMARK', object: pod('', '13') },
+            { type: 'DELETED', object: pod('b', '14') },
+          ],
+          end: 'hang',
+        },
+      ],
+    });
+    const { informed, changes } = informer(client);
+    informed.start();
+    await informed.hasSynced();
+    await until(() => changes.length === 3);
+    expect(changes).toEqual(['added b', 'changed a', 'deleted b']);
+    expect(asked.watchedFrom).toEqual(['10']);
+    expect(informed.objects().map(o => o.metadata?.name)).toEqual(['a']);
+    await informed.stop();
+  });
+
+  it('a watch closed by the API server starts again from the last version seen, a bookmark’s included', async () => {
+    const { client, asked } = scriptedClient({
+      lists: [{ items: [], resourceVersion: '10' }],
+      watches: [
+        {
+          events: [
+            { type: 'ADDED', object: pod('a', '11') },
+            { type: 'BOOKMARK', object: pod('', '20') },
+          ],
+          end: { outcome: 'closed' },
+        },
+        {
+          events: [{ type: 'MODIFIED', object: pod('a', '21') }],
+          end: 'hang',
+        },
+      ],
+    });
+    const { informed, changes } = informer(client);
+    informed.start();
+    await until(() => changes.length === 2);
+    expect(asked.watchedFrom).toEqual(['10', '20']);
+    expect(asked.lists).toBe(1);
+    expect(changes).toEqual(['added a', 'changed a']);
+    await informed.stop();
+  });
+
+  it('a cut watch or a failed list starts over with a list after a pause, which reports what changed meanwhile and says the cluster is back', async () => {
+    const refused = () =>
+      new KubernetesRequestError('connect ECONNREFUSED', 'network');
+    const { client, asked } = scriptedClient({
+      lists: [
+        refused(),
+        { items: [], resourceVersion: '10' },
+        { items: [pod('a', '11')], resourceVersion: '12' },
+        refused(),
+        { items: [], resourceVersion: '20' },
+      ],
+      watches: [
+        {
+          events: [{ type: 'ADDED', object: pod('a', '11') }],
+          end: {
+            outcome: 'failed',
+            error: new KubernetesRequestError('socket hang up', 'network'),
+          },
+        },
+        { events: [], end: { outcome: 'failed', error: refused() } },
+        { events: [], end: 'hang' },
+      ],
+    });
+    const { informed, changes, reconnected } = informer(client);
+    informed.start();
+    await until(() => asked.watchedFrom.length === 3);
+    expect(asked.lists).toBe(5);
+    expect(asked.watchedFrom).toEqual(['10', '12', '20']);
+    // Pod a, added and then deleted while the watch was away, each reported once.
+    expect(changes).toEqual(['added a', 'deleted a']);
+    expect(informed.counts.failures).toBe(4);
+    expect(reconnected()).toBe(3);
+    await informed.stop();
+  });
+
+  it('410 Gone lists again and reports what changed, appeared or disappeared meanwhile', async () => {
+    const { client, asked } = scriptedClient({
+      lists: [
+        {
+          items: [pod('same', '1'), pod('edited', '2'), pod('gone', '3')],
+          resourceVersion: '10',
+        },
+        {
+          items: [pod('same', '1'), pod('edited', '7'), pod('new', '8')],
+          resourceVersion: '30',
+        },
+      ],
+      watches: [
+        // As an ERROR event in the stream ...
+        {
+          events: [
+            {
+              type: 'ERROR',
+              object: { code: 410, message: 'too old resource version' },
+            },
+          ],
+          end: { outcome: 'closed' },
+        },
+        // ... and as the status of the request.
+        { events: [], end: { outcome: 'expired' } },
+      ],
+    });
+    const { informed, changes } = informer(client);
+    informed.start();
+    await until(() => asked.lists >= 3);
+    expect(asked.watchedFrom).toEqual(['10', '30']);
+    expect(changes).toEqual(['changed edited', 'added new', 'deleted gone']);
+    await informed.stop();
+  });
+
+  it('stops while waiting to try again', async () => {
+    const { client } = scriptedClient({
+      lists: [new KubernetesRequestError('connect ECONNREFUSED', 'network')],
+      watches: [],
+    });
+    const informed = new OwnedObjectInformer({
+      cluster: 'local',
+      client,
+      kind: { apiVersion: 'v1', kind: 'Pod' },
+      logger,
+      backoffMs: () => 60_000,
+      onChange: () => undefined,
+    });
+    informed.start();
+    await until(() => informed.counts.failures === 1);
+    const stopping = Date.now();
+    await informed.stop();
+    expect(Date.now() - stopping).toBeLessThan(1_000);
+  });
+});

@@ -1,0 +1,268 @@
+import type { LoggerService } from '@backstage/backend-plugin-api';
+import { setTimeout as pause } from 'node:timers/promises';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesWatchClient, WatchEnd, WatchEvent } from '../cluster';
+
+/** Items per page of an informer's list. */
+const LIST_PAGE_SIZE = 500;
+
+/** First pause before a cut watch or a failed list is tried again; doubled per failure in a row. */
+const INITIAL_BACKOFF_MS = 500;
+
+/** Longest pause between two attempts: a cluster that comes back is seen within this long. */
+const MAX_BACKOFF_MS = 10_000;
+
+/** The API server ends a watch after a random 4 to 6 minutes (spread, so the watches of a replica do not align). */
+const WATCH_TIMEOUT_SECONDS = { min: 240, max: 360 };
+
+/** One kind an informer follows. */
+export interface InformedKind {
+  apiVersion: string;
+  kind: string;
+  /** Only the objects with these labels (the product's ownership labels). */
+  labelSelector?: string;
+}
+
+/** Collaborators and settings of {@link OwnedObjectInformer}. */
+export interface OwnedObjectInformerOptions {
+  cluster: string;
+  client: KubernetesWatchClient;
+  kind: InformedKind;
+  /** Called when a list succeeds after failures in a row: the cluster is reachable again. */
+  onReconnected?: () => void;
+  /** Called with every object that was added, changed or deleted, as last seen (several times for one change is fine). */
+  onChange: (
+    object: KubernetesObject,
+    type: 'added' | 'changed' | 'deleted',
+  ) => void;
+  logger: LoggerService;
+  /** Pauses between attempts (tests); exponential from 0.5 s to 10 s when omitted. */
+  backoffMs?: (failures: number) => number;
+  /** Server-side watch timeout in seconds (tests); 4 to 6 minutes when omitted. */
+  watchTimeoutSeconds?: () => number;
+}
+
+/** What the informer knows of one object: enough to tell, on a new list, what changed or disappeared meanwhile. */
+interface Known {
+  object: KubernetesObject;
+  resourceVersion?: string;
+}
+
+/**
+ * Follows one kind on one cluster the way a Kubernetes informer's reflector does: lists it (paged), then watches from
+ * the list's `resourceVersion`, and calls `onChange` for each object added, changed or deleted. A watch the API server
+ * closes is started again from the last version seen (bookmarks keep it fresh), so nothing between two watches is
+ * missed; a watch whose version is gone (410 Gone, as an error status or an `ERROR` event) lists again and reports
+ * what differs from what it knew, deletions included. A failed list or a cut watch (refused, reset, silent) is tried
+ * again with exponential backoff until {@link OwnedObjectInformer.stop}, starting over with a list, whose answer says
+ * the cluster is back (`onReconnected`) and reports what changed while it was away. The first list reports nothing:
+ * what exists at start is the periodic resync's.
+ */
+export class OwnedObjectInformer {
+  private readonly known = new Map<string, Known>();
+  private resourceVersion?: string;
+  private listed = false;
+  private failures = 0;
+  private running?: Promise<void>;
+  private abort = new AbortController();
+  private synced?: () => void;
+  private readonly firstSync: Promise<void>;
+  /** Lists and watches started, for tests and logs. */
+  readonly counts = { lists: 0, watches: 0, events: 0, failures: 0 };
+
+  constructor(private readonly options: OwnedObjectInformerOptions) {
+    this.firstSync = new Promise(resolve => {
+      this.synced = resolve;
+    });
+  }
+
+  /** Starts listing and watching in the background; returns at once. */
+  start(): void {
+    if (this.running) return;
+    this.abort = new AbortController();
+    this.running = this.run(this.abort.signal);
+  }
+
+  /** Ends the watch in flight and any wait; resolves once the informer has stopped. */
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await this.running;
+    this.running = undefined;
+  }
+
+  /** Resolves once the first list has been read (tests). */
+  hasSynced(): Promise<void> {
+    return this.firstSync;
+  }
+
+  /** The objects as last seen. */
+  objects(): KubernetesObject[] {
+    return [...this.known.values()].map(k => k.object);
+  }
+
+  private get what(): string {
+    const { kind, apiVersion } = this.options.kind;
+    return `${kind} (${apiVersion}) on cluster '${this.options.cluster}'`;
+  }
+
+  private async run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      try {
+        if (this.resourceVersion === undefined) {
+          await this.list(signal);
+        }
+        if (signal.aborted) return;
+        const started = Date.now();
+        const heard = this.counts.events;
+        const end = await this.watch(signal);
+        if (end.outcome === 'expired') this.resourceVersion = undefined;
+        if (end.outcome === 'failed') throw end.error;
+        if (
+          end.outcome === 'closed' &&
+          !signal.aborted &&
+          heard === this.counts.events &&
+          Date.now() - started < 1_000
+        ) {
+          // Closed at once with nothing said: an API server going away; do not spin.
+          throw new Error('the watch ended as soon as it started');
+        }
+      } catch (error) {
+        if (signal.aborted) return;
+        // Start over with a list: its answer says the cluster is back, and it reports what changed meanwhile.
+        this.resourceVersion = undefined;
+        this.failures += 1;
+        this.counts.failures += 1;
+        const delay = this.backoff();
+        const log =
+          this.failures === 1
+            ? this.options.logger.warn
+            : this.options.logger.debug;
+        log.call(
+          this.options.logger,
+          `Watching ${this.what} failed; trying again in ${delay} ms`,
+          { error: String(error), failures: this.failures },
+        );
+        await sleep(delay, signal);
+      }
+    }
+  }
+
+  /** Lists every page; reports what changed or disappeared since the objects known (none the first time). */
+  private async list(signal: AbortSignal): Promise<void> {
+    this.counts.lists += 1;
+    const { apiVersion, kind, labelSelector } = this.options.kind;
+    const items: KubernetesObject[] = [];
+    let continueToken: string | undefined;
+    let resourceVersion: string | undefined;
+    do {
+      const page = await this.options.client.list({
+        apiVersion,
+        kind,
+        labelSelector,
+        limit: LIST_PAGE_SIZE,
+        continueToken,
+      });
+      if (signal.aborted) return;
+      resourceVersion ??= page.resourceVersion;
+      items.push(...page.items);
+      continueToken = page.continueToken;
+    } while (continueToken);
+    const report = this.listed;
+    const previous = new Map(this.known);
+    this.known.clear();
+    for (const object of items) {
+      const key = keyOf(object);
+      const before = previous.get(key);
+      previous.delete(key);
+      const version = object.metadata?.resourceVersion;
+      this.known.set(key, { object, resourceVersion: version });
+      if (report && before?.resourceVersion !== version) {
+        this.options.onChange(object, before ? 'changed' : 'added');
+      }
+    }
+    if (report) {
+      for (const gone of previous.values()) {
+        this.options.onChange(gone.object, 'deleted');
+      }
+    }
+    this.resourceVersion = resourceVersion ?? '';
+    this.listed = true;
+    const reconnected = this.failures > 0;
+    this.failures = 0;
+    this.synced?.();
+    if (reconnected) this.options.onReconnected?.();
+  }
+
+  private async watch(signal: AbortSignal): Promise<WatchEnd> {
+    this.counts.watches += 1;
+    const { apiVersion, kind, labelSelector } = this.options.kind;
+    let expired = false;
+    const end = await this.options.client.watch(
+      {
+        apiVersion,
+        kind,
+        labelSelector,
+        resourceVersion: this.resourceVersion ?? '',
+        timeoutSeconds: this.watchTimeoutSeconds(),
+      },
+      event => {
+        if (!this.handle(event)) expired = true;
+      },
+      signal,
+    );
+    return expired && end.outcome !== 'failed' ? { outcome: 'expired' } : end;
+  }
+
+  /** Applies one event; false when it says the version watched from is gone (the watch then lists again). */
+  private handle(event: WatchEvent): boolean {
+    const { type, object } = event;
+    if (!object || typeof object !== 'object') return true;
+    this.counts.events += 1;
+    if (type === 'ERROR') {
+      if (object.code === 410) return false;
+      this.options.logger.warn(`The watch of ${this.what} sent an error`, {
+        code: object.code,
+        message: object.message,
+      });
+      return true;
+    }
+    const version = object.metadata?.resourceVersion;
+    if (version) this.resourceVersion = version;
+    if (type === 'BOOKMARK') return true;
+    const key = keyOf(object);
+    if (type === 'DELETED') {
+      this.known.delete(key);
+      this.options.onChange(object, 'deleted');
+      return true;
+    }
+    const before = this.known.get(key);
+    this.known.set(key, { object, resourceVersion: version });
+    this.options.onChange(object, before ? 'changed' : 'added');
+    return true;
+  }
+
+  private backoff(): number {
+    if (this.options.backoffMs) return this.options.backoffMs(this.failures);
+    const exponential = INITIAL_BACKOFF_MS * 2 ** (this.failures - 1);
+    // Jitter, so the watches of many replicas do not come back at the same instant.
+    return Math.round(
+      Math.min(MAX_BACKOFF_MS, exponential) * (0.8 + Math.random() * 0.4),
+    );
+  }
+
+  private watchTimeoutSeconds(): number {
+    if (this.options.watchTimeoutSeconds)
+      return this.options.watchTimeoutSeconds();
+    const { min, max } = WATCH_TIMEOUT_SECONDS;
+    return Math.round(min + Math.random() * (max - min));
+  }
+}
+
+function keyOf(object: KubernetesObject): string {
+  return `${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
+}
+
+/** Waits `ms`, or less when `signal` aborts; the wait keeps no process alive. */
+async function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  await pause(ms, undefined, { signal, ref: false }).catch(() => undefined);
+}

@@ -1,0 +1,108 @@
+import { mockServices } from '@backstage/backend-test-utils';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import {
+  KubernetesWatchClient,
+  WatchEnd,
+  WatchEvent,
+  WatchOptions,
+} from '../cluster';
+import { ServiceObjectWatches } from './ServiceObjectWatches';
+
+const SERVICE_LABELS = {
+  'app.kubernetes.io/managed-by': 'backstage-gpu',
+  'gpu.backstage.io/service-id': 'svc-1',
+};
+
+/** A cluster whose watch of each kind sends the given events, then stays open until stopped. */
+function clusterSending(events: Record<string, WatchEvent[]>) {
+  const selectors: Record<string, string | undefined> = {};
+  let release: (() => void) | undefined;
+  const podsSent = new Promise<void>(resolve => {
+    release = resolve;
+  });
+  const client: KubernetesWatchClient = {
+    async list() {
+      return { items: [], resourceVersion: '1' };
+    },
+    async watch(
+      options: WatchOptions,
+      onEvent: (event: WatchEvent) => void,
+      signal: AbortSignal,
+    ) {
+      selectors[options.kind] = options.labelSelector;
+      // Workload events come after the pod's, as Kueue makes a pod's Workload once the pod exists.
+      if (options.kind === 'Workload') await podsSent;
+      for (const event of events[options.kind] ?? []) onEvent(event);
+      if (options.kind === 'Pod') release?.();
+      return new Promise<WatchEnd>(resolve => {
+        signal.addEventListener('abort', () => resolve({ outcome: 'closed' }));
+      });
+    },
+  };
+  return { client, selectors };
+}
+
+function object(
+  name: string,
+  fields: Partial<KubernetesObject['metadata']>,
+): KubernetesObject {
+  return {
+    metadata: { name, namespace: 'team', resourceVersion: '2', ...fields },
+  };
+}
+
+describe('ServiceObjectWatches', () => {
+  it('enqueues the service of a Deployment, a Pod, and a Workload through the pod that owns it', async () => {
+    const { client, selectors } = clusterSending({
+      Deployment: [
+        { type: 'DELETED', object: object('chat', { labels: SERVICE_LABELS }) },
+      ],
+      Pod: [
+        {
+          type: 'MODIFIED',
+          object: object('chat-1', { labels: SERVICE_LABELS, uid: 'pod-uid' }),
+        },
+      ],
+      Workload: [
+        {
+          type: 'MODIFIED',
+          object: object('pod-chat-1', {
+            labels: { 'kueue.x-k8s.io/job-uid': 'pod-uid' },
+            ownerReferences: [
+              { apiVersion: 'v1', kind: 'Pod', name: 'chat-1', uid: 'pod-uid' },
+            ],
+          }),
+        },
+        {
+          type: 'MODIFIED',
+          object: object('pod-other', {
+            ownerReferences: [
+              { apiVersion: 'v1', kind: 'Pod', name: 'x', uid: 'not-ours' },
+            ],
+          }),
+        },
+      ],
+    });
+    const enqueued: string[] = [];
+    const watches = new ServiceObjectWatches({
+      clusters: [{ name: 'local', client }],
+      kueueApiVersion: 'kueue.x-k8s.io/v1beta2',
+      enqueue: id => enqueued.push(id),
+      logger: mockServices.logger.mock(),
+    });
+    watches.start();
+    await watches.hasSynced();
+    for (let i = 0; i < 400 && enqueued.length < 3; i++) {
+      await new Promise(r => setTimeout(r, 5));
+    }
+    await watches.stop();
+    expect(enqueued).toEqual(['svc-1', 'svc-1', 'svc-1']);
+    expect(selectors).toEqual({
+      Deployment:
+        'app.kubernetes.io/managed-by=backstage-gpu,gpu.backstage.io/service-id',
+      Pod: 'app.kubernetes.io/managed-by=backstage-gpu,gpu.backstage.io/service-id',
+      Workload: 'kueue.x-k8s.io/job-uid',
+    });
+    expect(watches.counts()).toMatchObject({ lists: 3, events: 4 });
+  });
+});

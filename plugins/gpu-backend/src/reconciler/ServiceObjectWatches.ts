@@ -1,0 +1,168 @@
+import type { LoggerService } from '@backstage/backend-plugin-api';
+import {
+  FIELD_MANAGER,
+  OWNERSHIP_LABELS,
+} from '@gpu-platform/backstage-plugin-gpu-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesWatchClient } from '../cluster';
+import { InformedKind, OwnedObjectInformer } from './OwnedObjectInformer';
+
+/** Kueue's label on the Workload of a pod (pod integration): the pod's UID. */
+const KUEUE_JOB_UID_LABEL = 'kueue.x-k8s.io/job-uid';
+
+/** The product's objects of services: what it applied, and what Kubernetes made from them. */
+const SERVICE_OBJECTS = `${OWNERSHIP_LABELS.managedBy}=${FIELD_MANAGER},${OWNERSHIP_LABELS.serviceId}`;
+
+/** Informers of one cluster that come back within this long of each other signal its return once. */
+const RECONNECT_SIGNAL_INTERVAL_MS = 5_000;
+
+/** One cluster whose service objects are watched. */
+export interface WatchedCluster {
+  name: string;
+  client: KubernetesWatchClient;
+}
+
+/** Collaborators and settings of {@link ServiceObjectWatches}. */
+export interface ServiceObjectWatchesOptions {
+  clusters: WatchedCluster[];
+  /** API version of Kueue's Workloads (`gpu.kueue.apiVersion`). */
+  kueueApiVersion: string;
+  /** Called with the id of the service an event was about (the work queue's `add`). */
+  enqueue: (serviceId: string) => void;
+  /**
+   * Called when a cluster is reachable again after its watches failed (a list succeeded after failures): what waits
+   * on it (applies and teardowns in backoff, statuses not read) can go on now rather than at its next retry.
+   */
+  onReconnected?: (cluster: string) => void;
+  logger: LoggerService;
+  /** Passed on to each informer (tests). */
+  informer?: Pick<
+    ConstructorParameters<typeof OwnedObjectInformer>[0],
+    'backoffMs' | 'watchTimeoutSeconds'
+  >;
+}
+
+/**
+ * The watches that feed the reconciler's work queue, per cluster services are applied to: informers on the
+ * Deployments and Pods the product owns (its ownership labels; pods carry them from their template) and on Kueue's
+ * Workloads of pods. An event enqueues the service it is about: the `gpu.backstage.io/service-id` label of a
+ * Deployment or Pod, and for a Workload the service of the pod that owns it. So a Deployment deleted or scaled by
+ * hand, a pod that fails or becomes ready, or a Workload admitted, reaches the service in a second rather than at the
+ * next resync, which still runs for what a watch cannot tell.
+ */
+export class ServiceObjectWatches {
+  private readonly informers: OwnedObjectInformer[] = [];
+  /** Pod UID to service id, per cluster: which service a Workload is about. */
+  private readonly podServices = new Map<string, Map<string, string>>();
+  private readonly lastReconnect = new Map<string, number>();
+
+  constructor(private readonly options: ServiceObjectWatchesOptions) {
+    for (const cluster of options.clusters) {
+      const pods = new Map<string, string>();
+      this.podServices.set(cluster.name, pods);
+      const kinds: Array<{
+        kind: InformedKind;
+        serviceOf: (
+          object: KubernetesObject,
+          type: string,
+        ) => string | undefined;
+      }> = [
+        {
+          kind: {
+            apiVersion: 'apps/v1',
+            kind: 'Deployment',
+            labelSelector: SERVICE_OBJECTS,
+          },
+          serviceOf: serviceIdOf,
+        },
+        {
+          kind: {
+            apiVersion: 'v1',
+            kind: 'Pod',
+            labelSelector: SERVICE_OBJECTS,
+          },
+          serviceOf: (pod, type) => {
+            const id = serviceIdOf(pod);
+            const uid = pod.metadata?.uid;
+            if (uid && id) {
+              if (type === 'deleted') pods.delete(uid);
+              else pods.set(uid, id);
+            }
+            return id;
+          },
+        },
+        {
+          kind: {
+            apiVersion: options.kueueApiVersion,
+            kind: 'Workload',
+            labelSelector: KUEUE_JOB_UID_LABEL,
+          },
+          serviceOf: workload =>
+            (workload.metadata?.ownerReferences ?? [])
+              .filter(owner => owner.kind === 'Pod')
+              .map(owner => pods.get(owner.uid))
+              .find(id => id !== undefined),
+        },
+      ];
+      for (const { kind, serviceOf } of kinds) {
+        this.informers.push(
+          new OwnedObjectInformer({
+            cluster: cluster.name,
+            client: cluster.client,
+            kind,
+            logger: options.logger,
+            ...options.informer,
+            onReconnected: () => this.reconnected(cluster.name),
+            onChange: (object, type) => {
+              const id = serviceOf(object, type);
+              if (id) options.enqueue(id);
+            },
+          }),
+        );
+      }
+    }
+  }
+
+  /** One signal per cluster coming back, though each of its informers sees it. */
+  private reconnected(cluster: string): void {
+    const last = this.lastReconnect.get(cluster) ?? 0;
+    if (Date.now() - last < RECONNECT_SIGNAL_INTERVAL_MS) return;
+    this.lastReconnect.set(cluster, Date.now());
+    this.options.logger.info(`Cluster '${cluster}' is reachable again`);
+    this.options.onReconnected?.(cluster);
+  }
+
+  /** Starts every informer; returns at once (they list and watch in the background). */
+  start(): void {
+    for (const informer of this.informers) informer.start();
+    this.options.logger.info('Watching the GPU services’ objects', {
+      clusters: this.options.clusters.map(c => c.name).join(', '),
+    });
+  }
+
+  /** Stops every informer and waits for them (plugin shutdown). */
+  async stop(): Promise<void> {
+    await Promise.all(this.informers.map(informer => informer.stop()));
+  }
+
+  /** Resolves once every informer has read its first list (tests). */
+  async hasSynced(): Promise<void> {
+    await Promise.all(this.informers.map(informer => informer.hasSynced()));
+  }
+
+  /** Lists, watches, events and failures of every informer, summed (tests, logs). */
+  counts(): OwnedObjectInformer['counts'] {
+    const sum = { lists: 0, watches: 0, events: 0, failures: 0 };
+    for (const { counts } of this.informers) {
+      sum.lists += counts.lists;
+      sum.watches += counts.watches;
+      sum.events += counts.events;
+      sum.failures += counts.failures;
+    }
+    return sum;
+  }
+}
+
+function serviceIdOf(object: KubernetesObject): string | undefined {
+  return object.metadata?.labels?.[OWNERSHIP_LABELS.serviceId];
+}
