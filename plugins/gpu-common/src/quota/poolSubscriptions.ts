@@ -14,6 +14,7 @@ import { TeamAllowance } from './teamAllowance';
  * @public
  */
 export interface PoolSubscription {
+  /** The pool's name. */
   pool: string;
   /** GPU-equivalents the pool holds at most (nodes x GPUs at `maxNodes`; a MIG pool's slots). */
   capacityGpuEquivalents: number;

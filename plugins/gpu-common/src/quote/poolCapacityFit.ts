@@ -32,6 +32,7 @@ export const DEFAULT_POOL_CAPACITY_POLICY: PoolCapacityPolicy = 'approval';
  * @public
  */
 export interface PoolHeldUnits {
+  /** GPU units held on the pool in all. */
   units: number;
   /** MIG pools: units held per profile. */
   unitsByProfile: Record<string, number>;
@@ -43,6 +44,7 @@ export interface PoolHeldUnits {
  * @public
  */
 export interface PoolCapacityFit {
+  /** The pool's name. */
   pool: string;
   /** GPU-equivalents the pool holds at most. */
   capacityGpuEquivalents: number;
@@ -55,8 +57,8 @@ export interface PoolCapacityFit {
   /** Whether the request fits what is free (in GPU units, and in slots of its MIG profile on a MIG pool). */
   fits: boolean;
   /**
-   * Why it does not fit, in figures, e.g. `it has 8 GPUs (1 node x 8 GPUs), 6 GPU-equivalents are held by all teams
-   * and this request needs 4`; undefined when it fits.
+   * Why it does not fit, in figures (it has 8 GPUs (1 node x 8 GPUs), 6 GPU-equivalents are held by all teams and
+   * this request needs 4); undefined when it fits.
    */
   shortfall?: string;
 }
