@@ -385,6 +385,19 @@ export interface Config {
     };
 
     /**
+     * A managed inference API to compare self-hosting with: each service's cost card shows its own price per 1M input
+     * and output tokens next to the API's, and the requests a day above which self-hosting costs less.
+     */
+    managedApi?: {
+      /** What to call it on the card, e.g. `Hosted Llama 3.1 8B`. */
+      name: string;
+      /** USD per 1,000,000 input (prompt) tokens, decimal, e.g. '0.20'. */
+      inputPricePerMillionTokens: string | number;
+      /** USD per 1,000,000 output (generated) tokens, decimal, e.g. '0.60'. */
+      outputPricePerMillionTokens: string | number;
+    };
+
+    /**
      * Prometheus that scrapes the DCGM exporter and vLLM, the source of usage metrics. Without it, cost is
      * allocation cost only and the usage routes say that no metrics source is configured.
      */

@@ -4,7 +4,10 @@ import {
   RootConfigService,
   SchedulerService,
 } from '@backstage/backend-plugin-api';
-import { Platform } from '@gpu-platform/backstage-plugin-gpu-common';
+import {
+  Platform,
+  readManagedApiPrice,
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { readPrometheusConfig } from '../metrics/PrometheusConfig';
 import { AllocationReader } from './AllocationReader';
 import { CostSnapshotStore } from './CostSnapshotStore';
@@ -33,6 +36,7 @@ export async function createUsage(options: {
     snapshots,
     quotas,
     prometheus,
+    managedApi: readManagedApiPrice(config),
   });
   logger.info(
     prometheus

@@ -1,5 +1,7 @@
 import {
+  compareWithManagedApi,
   DailyCost,
+  heldCost,
   ServiceCost,
   UsageWindow,
 } from '@gpu-platform/backstage-plugin-gpu-common';
@@ -170,6 +172,14 @@ export async function serviceCost(
       ? { costPerThousandTokensMicros: summary.costPerThousandTokensMicros }
       : {}),
     ...tokenFigures,
+    ...(context.managedApi && price && summary.gpuEquivalents > 0
+      ? {
+          managedApi: compareWithManagedApi(context.managedApi, {
+            dailyCostMicros: heldCost(price, summary.gpuEquivalents, 86_400),
+            tokenCosts: tokenFigures.tokenCosts,
+          }),
+        }
+      : {}),
     monthToDate: {
       month,
       allocationMicros: row.monthToDate.allocationMicros,

@@ -47,22 +47,22 @@ export function serviceTokenCosts(options: {
   const promptTokens = served?.promptTokens ?? 0;
   const generatedTokens = served?.generatedTokens ?? 0;
   if (promptTokens > 0 || generatedTokens > 0) {
-    const served = {
+    const counts = {
       promptTokens,
       generatedTokens,
       ...(options.requests !== undefined ? { requests: options.requests } : {}),
     };
     const byTime = options.phases
-      ? splitTokenCostByTime(options.allocationMicros, served, options.phases)
+      ? splitTokenCostByTime(options.allocationMicros, counts, options.phases)
       : undefined;
-    const split = byTime ?? splitTokenCost(options.allocationMicros, served);
+    const split = byTime ?? splitTokenCost(options.allocationMicros, counts);
     const inputOutputSplit: TokenCostSplit =
       byTime && options.phases
         ? { basis: 'measured', ...options.phases }
         : ASSUMED_SPLIT;
     return {
       basis: 'measured',
-      ...served,
+      ...counts,
       ...prefixed(split),
       inputOutputSplit,
     };

@@ -41,6 +41,12 @@ const WRITER_PODS = 2;
 /** `writer`'s requests spend 0.05 s prefilling and 0.45 s decoding (vLLM's phase histograms): a tenth on input. */
 const WRITER_PREFILL_SECONDS = 0.05;
 const WRITER_DECODE_SECONDS = 0.45;
+/** The managed API compared with: 0.20 USD per 1M input tokens, 0.60 per 1M output tokens. */
+const MANAGED_API = {
+  name: 'Hosted Llama',
+  inputPerMillionMicros: 200_000,
+  outputPerMillionMicros: 600_000,
+};
 /** Per GPU-hour: the pool's node-hour price / GPUs per node (one L4 per node). */
 const L4_GPU_HOUR_MICROS = 804_800;
 const SPOT_L4_GPU_HOUR_MICROS = 370_000;
@@ -173,6 +179,7 @@ describe.each(prometheusVersions.available)(
             gpu: { prometheus: { baseUrl: prometheus.url, timeout: 5000 } },
           }),
         ),
+        managedApi: MANAGED_API,
         now: () => now,
       });
     });
@@ -230,6 +237,38 @@ describe.each(prometheusVersions.available)(
       expect(cost.costPerThousandTokensMicros).toBe(149);
       // Per request: 38,630,400 / 864,000 = 44.71.
       expect(tokenCosts.costPerRequestMicros).toBe(45);
+    });
+
+    it('compares the service with the managed API at its own request shape and daily cost', async () => {
+      const cost = await usage.serviceCost(ids.writer, '24h');
+      const comparison = cost.managedApi!;
+      // Per request: 3,500 / 1,500 x TOKENS_PER_REQUEST prompt tokens and TOKENS_PER_REQUEST output tokens.
+      const inputTokens =
+        (PROMPT_PER_POD / OUTPUT_PER_POD) * TOKENS_PER_REQUEST;
+      expect(comparison.request.basis).toBe('measured');
+      expect(comparison.request.inputTokens).toBeCloseTo(inputTokens, 3);
+      expect(comparison.request.outputTokens).toBeCloseTo(
+        TOKENS_PER_REQUEST,
+        3,
+      );
+      // Two L4s a day.
+      expect(comparison.selfHostedDailyMicros).toBe(
+        L4_GPU_HOUR_MICROS * WRITER_PODS * 24,
+      );
+      const perRequest =
+        (inputTokens * MANAGED_API.inputPerMillionMicros +
+          TOKENS_PER_REQUEST * MANAGED_API.outputPerMillionMicros) /
+        1e6;
+      expect(
+        comparison.crossoverRequestsPerDay! /
+          ((L4_GPU_HOUR_MICROS * WRITER_PODS * 24) / perRequest),
+      ).toBeCloseTo(1, 3);
+      expect(comparison.selfHostedInputPerMillionMicros).toBe(
+        cost.tokenCosts!.costPerMillionInputTokensMicros,
+      );
+      expect(comparison.selfHostedOutputPerMillionMicros).toBe(
+        cost.tokenCosts!.costPerMillionOutputTokensMicros,
+      );
     });
 
     it("replaces the estimate on the service's card with its measured sustained tokens/s", async () => {

@@ -1,4 +1,8 @@
-import { Platform, PoolPrice } from '@gpu-platform/backstage-plugin-gpu-common';
+import {
+  ManagedApiPrice,
+  Platform,
+  PoolPrice,
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { DateTime } from 'luxon';
 import { QuotaRecord } from '../database';
 import { CircuitBreaker } from '../metrics/CircuitBreaker';
@@ -24,6 +28,8 @@ export interface UsageServiceOptions {
   quotas: QuotaSource;
   /** Undefined when no Prometheus is configured. */
   prometheus?: PrometheusSettings;
+  /** The managed API `gpu.managedApi` names, compared with on each service's cost. */
+  managedApi?: ManagedApiPrice;
   fetchImpl?: typeof fetch;
   now?: () => DateTime;
   /** Above this many services, select every pod instead of a regex of names (default `REGEX_SCOPE_LIMIT`). */

@@ -1,6 +1,7 @@
 import type { ServiceThroughput, ServiceTokenCosts } from './serviceThroughput';
 import { SharingTier } from '../platform/types';
 import { UsdMicros } from '../cost/money';
+import type { ManagedApiComparison } from '../cost/managedApiComparison';
 import type { PoolCostSplit } from '../cost/poolCostSplit';
 import { ServiceStatus } from './types';
 
@@ -313,6 +314,8 @@ export interface ServiceCost extends CostFigures {
   costPerThousandTokensMicros?: UsdMicros;
   /** Per 1M input and output tokens and per request, measured or estimated (`ServiceTokenCosts`). */
   tokenCosts?: ServiceTokenCosts;
+  /** Against the managed API of `gpu.managedApi`, when configured and the service holds GPUs. */
+  managedApi?: ManagedApiComparison;
   /** Sustained tokens/s of the replicas, measured or estimated; absent when neither is known. */
   throughput?: ServiceThroughput;
   /** Calendar month (UTC) so far, snapshots plus live. */

@@ -13,6 +13,7 @@ export * from './sliceBandwidthShare';
 export * from './estimateSliceThroughput';
 export * from './splitTokenCost';
 export * from './splitTokenCostByTime';
+export * from './managedApiComparison';
 export * from './splitMicros';
 export * from './poolCostSplit';
 export * from './timeIntervals';

@@ -86,6 +86,46 @@ describe('TokenFigures', () => {
     ).toBeInTheDocument();
   });
 
+  it('shows self-hosted $/1M next to the managed API and the crossover in requests a day', async () => {
+    const cost = summariserCost();
+    await renderInTestApp(
+      <TokenFigures
+        cost={{
+          ...cost,
+          managedApi: {
+            api: {
+              name: 'Hosted Llama',
+              inputPerMillionMicros: 200_000,
+              outputPerMillionMicros: 600_000,
+            },
+            selfHostedInputPerMillionMicros: 6_387,
+            selfHostedOutputPerMillionMicros: 134_133,
+            request: { inputTokens: 700, outputTokens: 300, basis: 'measured' },
+            managedCostPerRequestMicros: 320,
+            selfHostedDailyMicros: 38_630_400,
+            crossoverRequestsPerDay: 120_720,
+          },
+        }}
+      />,
+    );
+    const figure = screen.getByTestId('figure-managed-api');
+    expect(
+      within(figure).getByText(
+        'Versus Hosted Llama (per 1M input / output tokens)',
+      ),
+    ).toBeInTheDocument();
+    expect(
+      within(figure).getByText(
+        '$0.006387 / $0.1341 self-hosted, $0.2000 / $0.6000 API',
+      ),
+    ).toBeInTheDocument();
+    expect(
+      within(figure).getByText(
+        'self-hosting costs less from 120,720 requests/day ($38.63 a day of GPUs; 700 + 300 tokens a request, measured)',
+      ),
+    ).toBeInTheDocument();
+  });
+
   it('renders nothing without throughput or token costs', async () => {
     const cost = summariserCost();
     await renderInTestApp(

@@ -1,16 +1,22 @@
 import { ServiceCost } from '@gpu-platform/backstage-plugin-gpu-common';
 import Grid from '@material-ui/core/Grid';
-import { describeThroughput, describeTokenCosts } from './describeTokenFigures';
+import {
+  describeManagedApi,
+  describeThroughput,
+  describeTokenCosts,
+} from './describeTokenFigures';
 import { Figure } from './Figure';
 
 /**
  * The service's sustained throughput and its cost per 1M input and output tokens and per request, each labelled
- * measured or estimated with what it rests on. Nothing when the backend has neither.
+ * measured or estimated with what it rests on, and the comparison with the configured managed API. Nothing when the
+ * backend has none of them.
  */
 export function TokenFigures(props: { cost: ServiceCost }) {
   const figures = [
     describeThroughput(props.cost),
     ...describeTokenCosts(props.cost),
+    describeManagedApi(props.cost),
   ].filter(f => f !== undefined);
   if (figures.length === 0) return null;
   return (

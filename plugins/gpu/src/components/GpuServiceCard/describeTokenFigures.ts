@@ -153,3 +153,39 @@ export function describeTokenCosts(cost: ServiceCost): DescribedFigure[] {
     },
   ];
 }
+
+/**
+ * The service against the configured managed API: its own price per 1M input / output tokens next to the API's, and
+ * the requests a day from which self-hosting costs less, with the request shape it rests on (measured or assumed).
+ */
+export function describeManagedApi(
+  cost: ServiceCost,
+): DescribedFigure | undefined {
+  const comparison = cost.managedApi;
+  if (!comparison) return undefined;
+  const { api, request } = comparison;
+  const pair = (input: UsdMicros | undefined, output: UsdMicros | undefined) =>
+    `${unitPrice(input)} / ${unitPrice(output)}`;
+  const crossover =
+    comparison.crossoverRequestsPerDay !== undefined
+      ? `self-hosting costs less from ${comparison.crossoverRequestsPerDay.toLocaleString(
+          'en-US',
+        )} requests/day`
+      : 'the API charges nothing per request';
+  return {
+    testId: 'figure-managed-api',
+    label: `Versus ${api.name} (per 1M input / output tokens)`,
+    value: `${pair(
+      comparison.selfHostedInputPerMillionMicros,
+      comparison.selfHostedOutputPerMillionMicros,
+    )} self-hosted, ${pair(
+      api.inputPerMillionMicros,
+      api.outputPerMillionMicros,
+    )} API`,
+    caption: `${crossover} (${formatUsd(
+      comparison.selfHostedDailyMicros,
+    )} a day of GPUs; ${formatTokens(request.inputTokens)} + ${formatTokens(
+      request.outputTokens,
+    )} tokens a request, ${request.basis})`,
+  };
+}

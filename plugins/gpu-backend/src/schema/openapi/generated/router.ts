@@ -4843,6 +4843,75 @@ export const spec = {
           },
         },
       },
+      ManagedApiComparison: {
+        description:
+          "The service against the managed API of gpu.managedApi: its own cost per 1M input and output tokens (from tokenCosts, at its measured utilisation) next to the API's prices, what the API charges for one of the service's requests (measured tokens per request, else 700 prompt + 300 output), what the service's GPUs cost a day, and the requests a day at which the two cost the same (above it self-hosting costs less).",
+        type: 'object',
+        additionalProperties: false,
+        required: [
+          'api',
+          'request',
+          'managedCostPerRequestMicros',
+          'selfHostedDailyMicros',
+        ],
+        properties: {
+          api: {
+            type: 'object',
+            additionalProperties: false,
+            required: [
+              'name',
+              'inputPerMillionMicros',
+              'outputPerMillionMicros',
+            ],
+            properties: {
+              name: {
+                type: 'string',
+              },
+              inputPerMillionMicros: {
+                $ref: '#/components/schemas/UsdMicros',
+              },
+              outputPerMillionMicros: {
+                $ref: '#/components/schemas/UsdMicros',
+              },
+            },
+          },
+          selfHostedInputPerMillionMicros: {
+            $ref: '#/components/schemas/UsdMicros',
+          },
+          selfHostedOutputPerMillionMicros: {
+            $ref: '#/components/schemas/UsdMicros',
+          },
+          request: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['inputTokens', 'outputTokens', 'basis'],
+            properties: {
+              inputTokens: {
+                type: 'number',
+                minimum: 0,
+              },
+              outputTokens: {
+                type: 'number',
+                minimum: 0,
+              },
+              basis: {
+                type: 'string',
+                enum: ['measured', 'assumed'],
+              },
+            },
+          },
+          managedCostPerRequestMicros: {
+            $ref: '#/components/schemas/UsdMicros',
+          },
+          selfHostedDailyMicros: {
+            $ref: '#/components/schemas/UsdMicros',
+          },
+          crossoverRequestsPerDay: {
+            type: 'integer',
+            minimum: 0,
+          },
+        },
+      },
       TokenCostSplit: {
         description:
           "How token cost is divided between input and output tokens: measured from the prefill and decode seconds of the window's requests, or assumed with an input token weighing inputTokenWeight of an output token.",
@@ -4989,6 +5058,9 @@ export const spec = {
           },
           throughput: {
             $ref: '#/components/schemas/ServiceThroughput',
+          },
+          managedApi: {
+            $ref: '#/components/schemas/ManagedApiComparison',
           },
           monthToDate: {
             type: 'object',

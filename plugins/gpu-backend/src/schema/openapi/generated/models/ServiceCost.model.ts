@@ -6,6 +6,7 @@
 import { AccrualBasis } from '../models/AccrualBasis.model';
 import { AttributedValue } from '../models/AttributedValue.model';
 import { DailyCost } from '../models/DailyCost.model';
+import { ManagedApiComparison } from '../models/ManagedApiComparison.model';
 import { MetricsStatus } from '../models/MetricsStatus.model';
 import { Recommendation } from '../models/Recommendation.model';
 import { ServiceCostMonthToDate } from '../models/ServiceCostMonthToDate.model';
@@ -75,6 +76,7 @@ export interface ServiceCost {
   costPerThousandTokensMicros?: number;
   tokenCosts?: ServiceTokenCosts;
   throughput?: ServiceThroughput;
+  managedApi?: ManagedApiComparison;
   monthToDate: ServiceCostMonthToDate;
   /**
    * Integer micro-dollars (1 USD = 1,000,000).
