@@ -397,6 +397,23 @@ export interface Config {
       outputPricePerMillionTokens: string | number;
     };
 
+    /** Services requested provisionally (`provisional: true`, as the templates do). */
+    services?: {
+      /**
+       * How long a provisional service waits for its confirmation (`POST /services/:id/confirm`, the template's last
+       * step) before it is deleted and its quota released (default 1 hour: `{ hours: 1 }`, `1h` or `PT1H`). A
+       * template run that fails after creating the service therefore leaves nothing reserved.
+       */
+      confirmWithin?:
+        | string
+        | {
+            days?: number;
+            hours?: number;
+            minutes?: number;
+            seconds?: number;
+          };
+    };
+
     /**
      * Prometheus that scrapes the DCGM exporter and vLLM, the source of usage metrics. Without it, cost is
      * allocation cost only and the usage routes say that no metrics source is configured.

@@ -156,6 +156,14 @@ const CASES: Case[] = [
     expected: { alice: 409, bob: 409, carol: 403, none: 401 },
   },
   {
+    route: 'POST /services/:id/confirm of ml-platform',
+    call: (http, as, f) =>
+      http
+        .post(`/api/gpu/services/${f.mlService}/confirm`)
+        .set('Authorization', as),
+    expected: { alice: 200, bob: 200, carol: 403, none: 401 },
+  },
+  {
     route: 'DELETE /services/:id of ml-platform',
     call: (http, as, f) =>
       http.delete(`/api/gpu/services/${f.mlService}`).set('Authorization', as),

@@ -43,6 +43,7 @@ import { seedQuotas } from './services/seedQuotas';
 import { InterruptedApplyResumer } from './services/InterruptedApplyResumer';
 import { ServiceManager } from './services/ServiceManager';
 import { ServiceStatusRefresher } from './services/ServiceStatusRefresher';
+import { scheduleConfirmationExpiry } from './services/scheduleConfirmationExpiry';
 import {
   APPLY_RESUME_TASK_ID,
   readStatusSettings,
@@ -209,6 +210,7 @@ export const gpuPlugin = createBackendPlugin({
           serviceDefaults,
           queue,
           applyRetryForMs: statusSettings.applyRetryForMs,
+          confirmWithinMs: statusSettings.confirmWithinMs,
         });
         const statuses = new ServiceStatusRefresher({
           store,
@@ -265,6 +267,8 @@ export const gpuPlugin = createBackendPlugin({
             logger,
           });
         }
+
+        await scheduleConfirmationExpiry({ scheduler, services, logger });
 
         await schedulePlatformReconciler({
           frequency: reconcileSettings.frequency,

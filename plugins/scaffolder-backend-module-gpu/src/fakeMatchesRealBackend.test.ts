@@ -24,6 +24,7 @@ import {
 import { fakeCatalog } from './__testUtils__/fakeCatalog';
 import { fakeGpuBackend } from './__testUtils__/fakeGpuBackend';
 import { summariserOnDedicatedL4 } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
+import { createServiceConfirmAction } from './actions/serviceConfirm';
 import { createServiceCreateAction } from './actions/serviceCreate';
 import { createServiceDeleteAction } from './actions/serviceDelete';
 import { createServiceRenderAction } from './actions/serviceRender';
@@ -53,6 +54,7 @@ async function runLifecycle(backend: Backend, workspacePath: string) {
     catalog: fakeCatalog().catalog,
   });
   const render = createServiceRenderAction(deps);
+  const confirm = createServiceConfirmAction(deps);
   const remove = createServiceDeleteAction({
     ...deps,
     catalog: fakeCatalog().catalog,
@@ -129,6 +131,34 @@ async function runLifecycle(backend: Backend, workspacePath: string) {
   await remove.handler(again);
   log.deletedAgain = outputsOf(again);
 
+  const provisional = mockContext({
+    ...summariserOnDedicatedL4,
+    name: 'kept',
+    provisional: true,
+  });
+  await create.handler(provisional);
+  log.provisional = outputsOf(provisional);
+  const kept = { serviceId: outputsOf(provisional).serviceId };
+  const confirmed = mockContext(kept);
+  await confirm.handler(confirmed);
+  log.confirmed = outputsOf(confirmed);
+  const confirmedAgain = mockContext(kept);
+  await confirm.handler(confirmedAgain);
+  log.confirmedAgain = outputsOf(confirmedAgain);
+  const unconfirmed = mockContext({
+    ...summariserOnDedicatedL4,
+    name: 'dropped',
+    provisional: true,
+  });
+  await create.handler(unconfirmed);
+  await remove.handler(
+    mockContext({ serviceId: outputsOf(unconfirmed).serviceId }),
+  );
+  log.confirmDeleted = await confirm
+    .handler(mockContext({ serviceId: outputsOf(unconfirmed).serviceId }))
+    .catch(failure);
+  log.heldAfterConfirm = await held();
+
   log.unknownModel = await create
     .handler(
       mockContext({ ...summariserOnDedicatedL4, name: 'x', model: 'gpt-17' }),
@@ -196,10 +226,22 @@ describe('the actions against the real gpu backend (dry-run cluster)', () => {
       deletedAgain: { alreadyDeleted: true, deleted: [] },
       unknownModel: { name: 'InputError' },
       nameTaken: { name: 'ConflictError' },
+      provisional: { status: 'approved', serviceId: '<uuid>' },
+      confirmed: { status: 'approved', serviceId: '<uuid>' },
+      confirmedAgain: { status: 'approved', serviceId: '<uuid>' },
+      confirmDeleted: {
+        name: 'ConflictError',
+        message: expect.stringContaining('can no longer be confirmed'),
+      },
     });
     // Quota is released: only the GitOps chatbot (an MPS quarter of an L4) is still held.
     expect((results.real as any).heldAfterDelete).toEqual({ 'l4-mps': 0.25 });
-  });
+    // The confirmed service is kept; the one deleted before its confirmation is not held.
+    expect((results.real as any).heldAfterConfirm).toEqual({
+      'l4-mps': 0.25,
+      'l4-ondemand': 1,
+    });
+  }, 60_000);
 });
 
 describe('the same actions against the msw fake backend', () => {

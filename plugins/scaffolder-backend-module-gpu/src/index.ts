@@ -8,6 +8,7 @@
 export { scaffolderModuleGpu as default } from './module';
 export { createServiceQuoteAction } from './actions/serviceQuote';
 export { createServiceCreateAction } from './actions/serviceCreate';
+export { createServiceConfirmAction } from './actions/serviceConfirm';
 export { createServiceRenderAction } from './actions/serviceRender';
 export { createServiceDeleteAction } from './actions/serviceDelete';
 export { createBatchSubmitAction } from './actions/batchSubmit';

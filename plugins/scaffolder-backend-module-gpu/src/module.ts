@@ -8,6 +8,7 @@ import { createBatchSubmitAction } from './actions/batchSubmit';
 import { createCatalogRegisterAction } from './actions/catalogRegister';
 import { createCatalogWriteAction } from './actions/catalogWrite';
 import { createPlatformRenderAction } from './actions/platformRender';
+import { createServiceConfirmAction } from './actions/serviceConfirm';
 import { createServiceCreateAction } from './actions/serviceCreate';
 import { createServiceDeleteAction } from './actions/serviceDelete';
 import { createServiceQuoteAction } from './actions/serviceQuote';
@@ -46,6 +47,7 @@ export const scaffolderModuleGpu = createBackendModule({
           createServiceQuoteAction({ discovery, auth }),
           createServiceCreateAction({ discovery, auth, catalog, localCatalog }),
           createServiceRenderAction({ discovery, auth }),
+          createServiceConfirmAction({ discovery, auth }),
           createServiceDeleteAction({ discovery, auth, catalog, localCatalog }),
           createCatalogWriteAction({ userInfo }),
           createCatalogRegisterAction({ catalog, userInfo, localCatalog }),

@@ -23,6 +23,7 @@ import { createCatalogRegisterAction } from './actions/catalogRegister';
 import { createCatalogWriteAction as createGpuCatalogWriteAction } from './actions/catalogWrite';
 import { createPlatformRenderAction } from './actions/platformRender';
 import { createServiceCreateAction } from './actions/serviceCreate';
+import { createServiceConfirmAction } from './actions/serviceConfirm';
 import { createServiceDeleteAction } from './actions/serviceDelete';
 import { createServiceQuoteAction } from './actions/serviceQuote';
 import { createServiceRenderAction } from './actions/serviceRender';
@@ -58,6 +59,7 @@ const actions = new Map<string, TemplateAction<any, any, any>>(
     createServiceQuoteAction(deps),
     createServiceCreateAction({ ...deps, catalog }),
     createServiceRenderAction(deps),
+    createServiceConfirmAction(deps),
     createServiceDeleteAction({ ...deps, catalog }),
     createBatchSubmitAction(deps),
     createPlatformRenderAction(deps),

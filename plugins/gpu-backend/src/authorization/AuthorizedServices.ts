@@ -155,6 +155,22 @@ export class AuthorizedServices {
     );
   }
 
+  /** Confirms a provisional service (the template run that requested it finished); as a change of it. */
+  async confirm(
+    credentials: BackstageCredentials,
+    id: string,
+  ): Promise<GpuServiceView> {
+    await this.authorized(
+      credentials,
+      id,
+      gpuServiceUpdatePermission,
+      'confirm',
+    );
+    return this.view(
+      await this.options.services.confirm(id, actorOf(credentials)),
+    );
+  }
+
   async delete(
     credentials: BackstageCredentials,
     id: string,

@@ -30,6 +30,10 @@ import {
 } from './createService';
 import { checkDecision, decideApprovalInTransaction } from './decideApproval';
 import { readClusterDrift, writeClusterDrift } from './drift';
+import {
+  confirmServiceInTransaction,
+  listUnconfirmedServices,
+} from './serviceConfirmation';
 import { readHeldByPool } from './governance';
 import { listServiceReservations, releaseServiceReservations } from './ledger';
 import { readMonthSpend } from './monthSpend';
@@ -193,6 +197,22 @@ export class DatabaseGpuStore implements GpuStore {
 
   async getService(id: string): Promise<ServiceRecord | undefined> {
     return getService(this.db, id);
+  }
+
+  async confirmService(input: {
+    id: string;
+    actor: string;
+  }): Promise<ServiceRecord> {
+    return this.transaction(tx =>
+      confirmServiceInTransaction(tx, {
+        ...input,
+        now: this.governance.now(),
+      }),
+    );
+  }
+
+  async listUnconfirmedServices(before: Date): Promise<ServiceRecord[]> {
+    return listUnconfirmedServices(this.db, before);
   }
 
   async listServices(

@@ -97,6 +97,7 @@ export async function createServiceInTransaction(
     cluster: input.cluster ?? null,
     mode: input.mode,
     request_key: input.requestKey ?? null,
+    confirm_by: input.confirmBy ?? null,
     created_by: input.actor,
     created_at: now,
     updated_by: input.actor,

@@ -39,6 +39,7 @@ export interface ServiceRow {
   cluster: string | null;
   mode: string;
   request_key: string | null;
+  confirm_by?: DbTime | null;
   created_by: string;
   created_at: DbTime;
   updated_by: string;
@@ -159,6 +160,7 @@ export function toServiceRecord(row: ServiceRow): ServiceRecord {
     cluster: optional(row.cluster),
     mode: row.mode as ClusterMode,
     requestKey: optional(row.request_key),
+    ...(row.confirm_by ? { confirmBy: toIso(row.confirm_by) } : {}),
     createdBy: row.created_by,
     createdAt: toIso(row.created_at),
     updatedBy: row.updated_by,

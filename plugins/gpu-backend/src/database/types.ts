@@ -73,6 +73,8 @@ export interface ServiceRecord {
   cluster?: string;
   mode: ClusterMode;
   requestKey?: string;
+  /** While provisional: when it is deleted unless confirmed (ISO 8601). */
+  confirmBy?: string;
   createdBy: string;
   createdAt: string;
   updatedBy: string;
@@ -146,6 +148,8 @@ export interface CreateServiceInput {
   mode: ClusterMode;
   /** Idempotency key; a second call with the same team and key returns the first service. */
   requestKey?: string;
+  /** Records it provisionally: deleted unless {@link GpuStore.confirmService} confirms it by then. */
+  confirmBy?: Date;
   reservation: ReservationRequest;
   policy: AdmissionPolicy;
   /** Entity ref of the user or service acting. */
@@ -445,6 +449,15 @@ export interface GpuStore {
   ): Promise<CreateServiceResult>;
 
   getService(id: string): Promise<ServiceRecord | undefined>;
+
+  /**
+   * Confirms a provisional service (see {@link CreateServiceInput.confirmBy}); a confirmed one is returned as it is.
+   * Throws `ConflictError` when it is being deleted or deleted, `NotFoundError` when unknown.
+   */
+  confirmService(input: { id: string; actor: string }): Promise<ServiceRecord>;
+
+  /** Provisional services not confirmed by `before` and not being deleted yet: what expires. */
+  listUnconfirmedServices(before: Date): Promise<ServiceRecord[]>;
 
   /** Newest first. */
   listServices(filter?: ListServicesFilter): Promise<ServiceRecord[]>;

@@ -5,7 +5,7 @@ import { parseCreateServiceBody } from '../services/parseCreateServiceBody';
 import { audited } from './audited';
 import { DocHandler, GpuRouter, send, callerOf } from './types';
 
-/** `/services`: request, list, read, change, retry and delete GPU services. */
+/** `/services`: request, list, read, change, retry, confirm and delete GPU services. */
 export function registerServicesRoutes(
   router: GpuRouter,
   options: {
@@ -77,6 +77,21 @@ export function registerServicesRoutes(
         'service-mutate',
         { actionType: 'retry', serviceId: id },
         () => services.retry(credentials, id),
+      ),
+    );
+  });
+
+  router.post('/services/:id/confirm', async (req, res) => {
+    const credentials = await credentialsOf(req);
+    const { id } = req.params;
+    send(
+      res,
+      await audited(
+        auditor,
+        req,
+        'service-mutate',
+        { actionType: 'confirm', serviceId: id },
+        () => services.confirm(credentials, id),
       ),
     );
   });

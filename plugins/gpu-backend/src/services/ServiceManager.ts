@@ -55,6 +55,12 @@ import { APPLIED_REASON } from './statusTransition';
 /** How long the reconciler retries an apply that failed for a passing reason when not configured. */
 const DEFAULT_APPLY_RETRY_FOR_MS = 5 * 60_000;
 
+/** How long a provisional service waits for its confirmation when not configured. */
+export const DEFAULT_CONFIRM_WITHIN_MS = 60 * 60_000;
+
+/** Actor of the deletes of provisional services nobody confirmed (audit trail). */
+export const CONFIRMATION_EXPIRY_ACTOR = 'system:gpu-confirmation-expiry';
+
 /** Actor of the applies that repair drift (audit trail). */
 export const REPAIR_ACTOR = 'system:gpu-drift-repair';
 
@@ -103,6 +109,11 @@ export interface ServiceManagerOptions {
    * becomes `failed` (`gpu.apply.retryFor`; 5 minutes when omitted). Only with a queue.
    */
   applyRetryForMs?: number;
+  /**
+   * How long a provisional service waits for {@link ServiceManager.confirm} before {@link
+   * ServiceManager.expireUnconfirmed} deletes it (`gpu.services.confirmWithin`; 1 hour when omitted).
+   */
+  confirmWithinMs?: number;
   /** Clock (tests). */
   now?: () => Date;
 }
@@ -171,6 +182,12 @@ export class ServiceManager {
       mode,
       manifests,
       requestKey: body.requestKey,
+      ...(body.provisional && {
+        confirmBy: new Date(
+          this.now().getTime() +
+            (this.options.confirmWithinMs ?? DEFAULT_CONFIRM_WITHIN_MS),
+        ),
+      }),
       reservation: {
         gpuEquivalents: option.gpuEquivalents,
         monthlyCostMicros: option.cost.monthly,
@@ -453,6 +470,9 @@ export class ServiceManager {
    * object) and becomes `starting` or `failed` with a reason; a `deleting` one has its objects deleted by ownership
    * label and, once they are gone, its reservation released. Every write is a compare-and-set on the version read, so
    * a replica that works on the same service meanwhile never has its outcome overwritten.
+   *
+   * Returns the service as read when it is in its cluster with nothing to apply or tear down (`starting`, `ready`):
+   * the caller then reads its cluster status (a watch event about it, or drift to repair); undefined otherwise.
    */
   async reconcile(serviceId: string): Promise<ServiceRecord | undefined> {
     const service = await this.options.store.getService(serviceId);
@@ -465,16 +485,17 @@ export class ServiceManager {
     }
     if (service.status === 'deleting') {
       await this.completeTeardown(service, service.updatedBy);
+      return undefined;
     }
+    return service.status === 'starting' || service.status === 'ready'
+      ? service
+      : undefined;
   }
 
   /**
    * The status a service takes when it is deployed: `applying` when this backend applies it, else `approved` with
    * what was done (a service recorded in GitOps mode is never applied, even on a cluster Backstage applies to).
    */
-   *
-   * Returns the service as read when it is in its cluster with nothing to apply or tear down (`starting`, `ready`):
-   * the caller then reads its cluster status (a watch event about it, or drift to repair); undefined otherwise.
   private deployment(service: Pick<ServiceRecord, 'mode'>): {
     status: 'applying' | 'approved';
     reason: ServiceReason;
@@ -485,11 +506,7 @@ export class ServiceManager {
     }
     return {
       status: 'approved',
-      return undefined;
       reason: service.mode === 'gitops' ? 'RenderedForGitOps' : 'DryRun',
-    return service.status === 'starting' || service.status === 'ready'
-      ? service
-      : undefined;
       statusReason:
         service.mode === 'gitops'
           ? 'Rendered for GitOps: publish the manifests; nothing was applied by Backstage'
@@ -500,6 +517,46 @@ export class ServiceManager {
   /** Whether this backend applies services of the mode to a cluster. */
   private appliesTo(mode: ServiceRecord['mode']): boolean {
     return this.options.applier !== undefined && mode === 'apply';
+  }
+
+  /** Confirms a provisional service: it is no longer deleted when its confirmation time passes. */
+  async confirm(id: string, actor: string): Promise<ServiceRecord> {
+    return this.options.store.confirmService({ id, actor });
+  }
+
+  /**
+   * Deletes the provisional services whose confirmation time has passed (their template run failed or was abandoned)
+   * and releases their quota, as a DELETE would. A service confirmed meanwhile is left alone: the teardown is a
+   * compare-and-set on the version that was read unconfirmed.
+   */
+  async expireUnconfirmed(): Promise<ServiceRecord[]> {
+    const now = this.now();
+    const expired: ServiceRecord[] = [];
+    for (const candidate of await this.options.store.listUnconfirmedServices(
+      now,
+    )) {
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const service = await this.get(candidate.id);
+        if (
+          !service.confirmBy ||
+          Date.parse(service.confirmBy) > now.getTime() ||
+          service.status === 'deleting' ||
+          service.status === 'deleted'
+        ) {
+          break;
+        }
+        const done = await this.tryTeardown(
+          service,
+          CONFIRMATION_EXPIRY_ACTOR,
+          !this.options.queue,
+        );
+        if (done) {
+          expired.push(done);
+          break;
+        }
+      }
+    }
+    return expired;
   }
 
   /**
@@ -762,7 +819,7 @@ export class ServiceManager {
       id: service.id,
       status: 'deleted',
       reason: 'Deleted',
-      statusReason: teardownReason(service, applier !== undefined),
+      statusReason: teardownReason(service, applier !== undefined, this.now()),
       releaseReservation: true,
       expectedStatus: [service.status],
       expectedUpdatedAt: service.updatedAt,
@@ -788,6 +845,22 @@ export class ServiceManager {
         ownedKinds(deleting),
       );
     } catch (error) {
+      const retry = this.transientRetryDelay(deleting, error);
+      if (retry !== undefined) {
+        const waiting = await this.compareAndSet({
+          id: deleting.id,
+          status: 'deleting',
+          reason: 'Deleting',
+          statusReason: `The cluster could not take the deletes yet (${
+            (error as Error).message
+          }); trying again in ${Math.round(retry / 1000)} s`,
+          expectedStatus: ['deleting'],
+          expectedUpdatedAt: deleting.updatedAt,
+          actor,
+        });
+        if (waiting.written) this.options.queue!.addAfter(deleting.id, retry);
+        return waiting.service;
+      }
       return (
         await this.compareAndSet({
           id: deleting.id,
@@ -807,7 +880,7 @@ export class ServiceManager {
         id: deleting.id,
         status: 'deleted',
         reason: 'Deleted',
-        statusReason: teardownReason(deleting, true),
+        statusReason: teardownReason(deleting, true, this.now()),
         releaseReservation: true,
         expectedStatus: ['deleting'],
         expectedUpdatedAt: deleting.updatedAt,
@@ -830,7 +903,7 @@ export class ServiceManager {
         id: service.id,
         status: 'deleted',
         reason: 'Deleted',
-        statusReason: teardownReason(service, true),
+        statusReason: teardownReason(service, true, this.now()),
         expectedStatus: ['deleted'],
         expectedUpdatedAt: service.updatedAt,
         actor,
@@ -845,22 +918,6 @@ export class ServiceManager {
     return compareAndSet(this.options.store, input);
   }
 
-      const retry = this.transientRetryDelay(deleting, error);
-      if (retry !== undefined) {
-        const waiting = await this.compareAndSet({
-          id: deleting.id,
-          status: 'deleting',
-          reason: 'Deleting',
-          statusReason: `The cluster could not take the deletes yet (${
-            (error as Error).message
-          }); trying again in ${Math.round(retry / 1000)} s`,
-          expectedStatus: ['deleting'],
-          expectedUpdatedAt: deleting.updatedAt,
-          actor,
-        });
-        if (waiting.written) this.options.queue!.addAfter(deleting.id, retry);
-        return waiting.service;
-      }
   /**
    * The team's namespace-level objects (LocalQueue...) and the service's own objects, in apply order, rendered with
    * the effective `gpu.serviceDefaults` of its environment and pool and, where its environment rolls out with a
@@ -950,13 +1007,24 @@ function unitsOf(option: QuoteOption): number {
   return option.slice.gpuUnits * option.replicas;
 }
 
-function teardownReason(service: ServiceRecord, hasApplier: boolean): string {
+function teardownReason(
+  service: ServiceRecord,
+  hasApplier: boolean,
+  now: Date,
+): string {
+  const unconfirmed =
+    service.confirmBy && Date.parse(service.confirmBy) <= now.getTime()
+      ? `Not confirmed by ${service.confirmBy} (the template run that requested it did not finish). `
+      : '';
   if (service.mode === 'gitops') {
-    return 'Deleted and quota released; remove its manifests from the GitOps repository to stop it';
+    return `${unconfirmed}Deleted and quota released; remove its manifests from the GitOps repository to stop it`;
   }
-  return hasApplier && service.mode === 'apply'
-    ? 'Deleted from the cluster'
-    : 'Deleted (nothing was applied)';
+  return (
+    unconfirmed +
+    (hasApplier && service.mode === 'apply'
+      ? 'Deleted from the cluster'
+      : 'Deleted (nothing was applied)')
+  );
 }
 
 /** Requests the quote does not allow outright wait for an approver; so do requests over quota or budget. */

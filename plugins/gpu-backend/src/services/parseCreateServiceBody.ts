@@ -12,6 +12,7 @@ export interface CreateServiceInput {
   requestKey?: string;
   mode?: string;
   dryRun?: boolean;
+  provisional?: boolean;
 }
 
 /**
@@ -44,5 +45,6 @@ export function parseCreateServiceBody(
     ...(requestKey !== undefined ? { requestKey } : {}),
     ...(mode !== undefined ? { mode } : {}),
     ...(input.dryRun !== undefined ? { dryRun: input.dryRun } : {}),
+    ...(input.provisional ? { provisional: true } : {}),
   };
 }

@@ -26,6 +26,9 @@ export const DEFAULT_RESUME_AFTER: HumanDuration = { minutes: 2 };
 /** How long the reconciler retries an apply the cluster could not take for a passing reason, when `gpu.apply.retryFor` is not set. */
 export const DEFAULT_APPLY_RETRY_FOR: HumanDuration = { minutes: 5 };
 
+/** How long a provisional service waits for its confirmation when `gpu.services.confirmWithin` is not set. */
+export const DEFAULT_CONFIRM_WITHIN: HumanDuration = { hours: 1 };
+
 /** Resumes of one interrupted apply when `gpu.apply.resumeAttempts` is not set. */
 export const DEFAULT_RESUME_ATTEMPTS = 3;
 
@@ -37,6 +40,8 @@ export interface StatusSettings {
   resumeAttempts: number;
   /** How long the reconciler retries an apply that failed for a passing reason. */
   applyRetryForMs: number;
+  /** How long a provisional service waits for its confirmation. */
+  confirmWithinMs: number;
 }
 
 function duration(
@@ -54,7 +59,7 @@ function duration(
   return value;
 }
 
-/** Reads `gpu.statusRefresh` and `gpu.apply`; throws naming the key on a bad value. */
+/** Reads `gpu.statusRefresh`, `gpu.apply` and `gpu.services`; throws naming the key on a bad value. */
 export function readStatusSettings(config: RootConfigService): StatusSettings {
   const resumeAttempts =
     config.getOptionalNumber('gpu.apply.resumeAttempts') ??
@@ -87,6 +92,9 @@ export function readStatusSettings(config: RootConfigService): StatusSettings {
     resumeAttempts,
     applyRetryForMs: durationToMilliseconds(
       duration(config, 'gpu.apply.retryFor', DEFAULT_APPLY_RETRY_FOR),
+    ),
+    confirmWithinMs: durationToMilliseconds(
+      duration(config, 'gpu.services.confirmWithin', DEFAULT_CONFIRM_WITHIN),
     ),
   };
 }

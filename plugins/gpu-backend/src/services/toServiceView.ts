@@ -46,6 +46,7 @@ export function toServiceView(
       [SERVICE_ID_ANNOTATION]: service.id,
     },
     ...(approval ? { approval: toApprovalView(approval) } : {}),
+    ...(service.confirmBy ? { confirmBy: service.confirmBy } : {}),
     createdBy: service.createdBy,
     createdAt: service.createdAt,
     updatedAt: service.updatedAt,

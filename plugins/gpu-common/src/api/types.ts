@@ -68,6 +68,12 @@ export interface CreateServiceBody {
   mode?: 'gitops';
   /** Validate, quote and render only: answers what would be created (`id` is `dry-run`), stores nothing. */
   dryRun?: boolean;
+  /**
+   * Record the service provisionally: unless `POST /services/:id/confirm` confirms it within the backend's
+   * `gpu.services.confirmWithin`, it is deleted and its quota released. A template run asks for this and confirms in
+   * its last step, so a run that fails half-way leaves nothing reserved.
+   */
+  provisional?: boolean;
 }
 
 /**
@@ -205,6 +211,11 @@ export interface GpuServiceView {
   /** Entity annotations that tie a catalog Component to this service. */
   annotations: Record<string, string>;
   approval?: ApprovalView;
+  /**
+   * Set while the service is provisional: when it is deleted and its quota released unless it is confirmed (the
+   * template run that created it has not finished). Kept on a service deleted because nobody confirmed it.
+   */
+  confirmBy?: string;
   createdBy: string;
   createdAt: string;
   updatedAt: string;

@@ -105,6 +105,18 @@ export class GpuBackendClient {
     return this.call('GET', `/services?${query}`, options);
   }
 
+  /**
+   * Confirms a service created with `provisional: true` (a template's last step), so that it is not deleted when its
+   * `confirmBy` passes; confirming a confirmed service answers it unchanged.
+   */
+  confirmService(id: string, options: GpuCallOptions): Promise<GpuServiceView> {
+    return this.call(
+      'POST',
+      `/services/${encodeURIComponent(id)}/confirm`,
+      options,
+    );
+  }
+
   /** Tears the service down and releases its quota; deleting a deleted service answers it unchanged. */
   deleteService(id: string, options: GpuCallOptions): Promise<GpuServiceView> {
     return this.call('DELETE', `/services/${encodeURIComponent(id)}`, options);

@@ -203,6 +203,7 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
       entityRef?: string;
       mode?: 'gitops';
       requestKey?: string;
+      provisional?: boolean;
     },
   ): FakeService {
     const request = validateServiceRequest(platform, body.request);
@@ -334,6 +335,10 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
               },
             }
           : {}),
+        // As the backend's default gpu.services.confirmWithin: an hour to confirm.
+        ...(body.provisional && !preview
+          ? { confirmBy: new Date(Date.now() + 3_600_000).toISOString() }
+          : {}),
         createdBy: 'user:default/mock',
         createdAt: now,
         updatedAt: now,
@@ -392,7 +397,9 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
         body === null ||
         typeof body.request !== 'object' ||
         (body.mode !== undefined && body.mode !== 'gitops') ||
-        (body.dryRun !== undefined && typeof body.dryRun !== 'boolean')
+        (body.dryRun !== undefined && typeof body.dryRun !== 'boolean') ||
+        (body.provisional !== undefined &&
+          typeof body.provisional !== 'boolean')
       ) {
         return errorResponse(
           400,
@@ -481,6 +488,32 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
       );
     }),
 
+    http.post(
+      `${GPU_BASE_URL}/services/:id/confirm`,
+      async ({ request, params }) => {
+        await record(request, `/services/${params.id}/confirm`);
+        const { service, error } = findService(String(params.id));
+        if (error) return error;
+        const { status, confirmBy, name } = service.view;
+        if (status === 'deleting' || status === 'deleted') {
+          return errorResponse(
+            409,
+            'ConflictError',
+            `Service '${name}' is ${status} and can no longer be confirmed${
+              confirmBy && Date.parse(confirmBy) <= Date.now()
+                ? `: it was not confirmed by ${confirmBy}`
+                : ''
+            }`,
+          );
+        }
+        if (confirmBy) {
+          const { confirmBy: _, ...confirmed } = service.view;
+          service.view = { ...confirmed, updatedAt: new Date().toISOString() };
+        }
+        return HttpResponse.json(service.view as unknown as JsonBodyType);
+      },
+    ),
+
     http.delete(`${GPU_BASE_URL}/services/:id`, async ({ request, params }) => {
       await record(request, `/services/${params.id}`);
       const { service, error } = findService(String(params.id));
@@ -519,7 +552,12 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
     },
     /** Records a service as `POST /services` would, with a chosen id. */
     seed(
-      body: { request: ServiceRequest; entityRef?: string; mode?: 'gitops' },
+      body: {
+        request: ServiceRequest;
+        entityRef?: string;
+        mode?: 'gitops';
+        provisional?: boolean;
+      },
       id: string = randomUUID(),
     ): GpuServiceView {
       const service = newService(id, body);

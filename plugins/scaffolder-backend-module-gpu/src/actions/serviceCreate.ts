@@ -45,6 +45,15 @@ const inputFields = {
       .describe(
         'gitops: record and render the service but never apply it (publish its manifests with gpu:service:render); omitted: the cluster mode',
       ),
+  provisional: (z: typeof zod) =>
+    z
+      .boolean()
+      .default(false)
+      .describe(
+        'true: the service is deleted and its quota released unless a later step (gpu:service:confirm, the ' +
+          "template's last) confirms it within the backend's gpu.services.confirmWithin (1 hour by default), so " +
+          'a run that fails after this step leaves nothing reserved',
+      ),
   whenPendingApproval: (z: typeof zod) =>
     z
       .enum(['continue', 'fail'])
@@ -197,6 +206,7 @@ export function createServiceCreateAction(options: {
         request: toServiceRequest(input),
         entityRef,
         ...(input.mode ? { mode: input.mode } : {}),
+        ...(input.provisional ? { provisional: true } : {}),
       };
       const credentials = await ctx.getInitiatorCredentials();
       await assertNoTakeover({

@@ -22,6 +22,7 @@ import {
 import { describeLifecycle } from './describeLifecycle';
 import { describeService } from './describeService';
 import { LifecycleNotice } from './LifecycleNotice';
+import { ProvisionalNotice } from './ProvisionalNotice';
 import { MetricsNotice } from './MetricsNotice';
 import { RecommendationList } from './RecommendationList';
 import { MemoryChart, ThroughputChart, UtilisationChart } from './UsageCharts';
@@ -119,6 +120,7 @@ export function GpuServiceCardContent(props: {
         </Typography>
       )}
       {lifecycle && <LifecycleNotice state={lifecycle} />}
+      <ProvisionalNotice service={svc} />
       {!svc.clusterStatus && svc.mode !== 'apply' && (
         <Typography
           variant="body2"
