@@ -8,7 +8,9 @@
  *   (`pinnedCrds`), and kwok's default storage class.
  * - `nodes` (controllers running): one kwok Node per node of each pool of the platform config, advertising what the
  *   NVIDIA device plugin would for the pool's sharing config, then waits until the nodes are Ready and Kueue's
- *   webhooks answer.
+ *   webhooks answer. When the config has DRA pools (`allocation: dra`), also the NVIDIA DRA driver's DeviceClasses
+ *   and, per node of those pools, the ResourceSlice its kubelet plugin would publish (gpu-node
+ *   `simulatedResourceSlices`; nodes of DRA pools advertise no GPU extended resource).
  * - `access`: a `backstage` ServiceAccount in kube-system bound to the built-in `view` ClusterRole, and a token for it
  *   from the TokenRequest API written to `--token-file` (mode 0600): what the Backstage Kubernetes plugin reads the
  *   cluster with (its auth providers take bearer tokens, not the admin client certificate of the kubeconfig).
@@ -20,8 +22,11 @@ import { ConfigReader } from '@backstage/config';
 import { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { readPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 import {
+  NVIDIA_DEVICE_CLASS_MAPPINGS,
+  nvidiaDeviceClasses,
   renderResourceTransformations,
   simulatedGpuNodes,
+  simulatedResourceSlices,
 } from '@gpu-platform/backstage-plugin-gpu-node';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -135,6 +140,10 @@ async function nodes(api: RawClient): Promise<void> {
     await api.apply(node);
     await api.apply(node, 'status');
   }
+  const slices = simulatedResourceSlices(platform);
+  if (slices.length > 0) {
+    await applyAll(api, [...nvidiaDeviceClasses(), ...slices]);
+  }
   await waitUntil(`${gpuNodes.length} GPU nodes Ready`, 60, async () => {
     for (const node of gpuNodes) {
       if (!hasCondition(await api.read<WithConditions>(node), 'Ready')) {
@@ -199,13 +208,21 @@ async function namespaces(api: RawClient): Promise<void> {
 
 /**
  * Prints the `resources` section of Kueue's Configuration for the platform: the resource transformations that weigh
- * each MIG request in GPU units (gpu-node `renderResourceTransformations`). Nothing when no MIG pool counts in units.
+ * each MIG request in GPU units (gpu-node `renderResourceTransformations`; none when no MIG pool counts in units), and
+ * the `deviceClassMappings` of every DRA pool the product can render (gpu-node `NVIDIA_DEVICE_CLASS_MAPPINGS`), so a
+ * suite can bring DRA pools of its own: Kueue reads its Configuration once, at start. The whole-GPU mapping charges
+ * `nvidia.com/gpu`, the name the device plugin's pools count in, so it changes nothing for them.
  */
 async function kueueResources(): Promise<void> {
   const transformations = renderResourceTransformations(await loadPlatform());
-  if (transformations.length > 0) {
-    process.stdout.write(stringify({ resources: { transformations } }));
-  }
+  process.stdout.write(
+    stringify({
+      resources: {
+        ...(transformations.length > 0 ? { transformations } : {}),
+        deviceClassMappings: NVIDIA_DEVICE_CLASS_MAPPINGS,
+      },
+    }),
+  );
 }
 
 async function main() {

@@ -17,6 +17,11 @@ export interface Config {
         memoryGiB?: number;
         /** Value of the `nvidia.com/gpu.product` node label, e.g. `NVIDIA-L4`. Required for a new GPU model. */
         productLabel?: string;
+        /**
+         * The name NVML reports, e.g. `NVIDIA A100-SXM4-80GB`: what DRA claims select on (the NVIDIA DRA driver's
+         * `productName` attribute). Default: the built-in model's, else the product label with `-` read as spaces.
+         */
+        productName?: string;
         /** Compute slices a MIG-enabled GPU splits into: 7, or 4 on an A30. 0 (the default) means no MIG. */
         migComputeSlices?: number;
         /** MIG profiles of the GPU; replaces the built-in list when given. */
@@ -134,6 +139,13 @@ export interface Config {
           };
       /** Advertise shared GPUs as `nvidia.com/gpu.shared` (device plugin `renameByDefault`); mps and time-slicing only. */
       renameByDefault?: boolean;
+      /**
+       * How the pool's GPUs reach pods (default `device-plugin`): the NVIDIA device plugin's extended resources, or
+       * `dra`, Dynamic Resource Allocation (`resource.k8s.io/v1`, Kubernetes 1.34 or later) through the NVIDIA DRA
+       * driver's DeviceClasses `gpu.nvidia.com` (dedicated) and `mig.nvidia.com` (MIG; one profile per pool). MPS and
+       * time-slicing pools stay on the device plugin: Kueue refuses pods that share a ResourceClaim.
+       */
+      allocation?: 'device-plugin' | 'dra';
       /** The pool's Karpenter NodePool (gpu-node `renderNodePools`); overrides `gpu.karpenter`. */
       karpenter?: {
         /** `false`: the pool's nodes are not Karpenter's, no NodePool is rendered (default `true`). */

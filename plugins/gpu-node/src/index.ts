@@ -23,6 +23,7 @@ export {
   type MigQuotaPlan,
 } from './kueue/migQuotaPlan';
 export { MIG_QUOTA_ANNOTATION } from './kueue/renderClusterQueue';
+export * from './kueue/renderDeviceClassMappings';
 export * from './kueue/renderResourceTransformations';
 export * from './kueue/tolerationsFor';
 export * from './kueue/types';
@@ -42,6 +43,10 @@ export * from './sortForApply';
 export * from './toYaml';
 export * from './renderServiceManifests';
 export * from './simulation/simulatedGpuNodes';
+export {
+  nvidiaDeviceClasses,
+  simulatedResourceSlices,
+} from './simulation/simulatedDra';
 export { QUEUE_DEPTH_METRIC } from './service/renderAutoscaler';
 export { modelCacheSizeGiB } from './service/renderModelCacheClaim';
 export { ROLLOUT_ANNOTATION } from './service/rolloutStrategy';

@@ -9,6 +9,7 @@ import { renderDeployment } from './service/renderDeployment';
 import { renderModelCacheClaim } from './service/renderModelCacheClaim';
 import { renderPodDisruptionBudget } from './service/renderPodDisruptionBudget';
 import { renderPodMonitor } from './service/renderPodMonitor';
+import { renderResourceClaimTemplate } from './service/renderResourceClaimTemplate';
 import { renderService } from './service/renderService';
 import { resolveServiceContext } from './service/resolveServiceContext';
 import { ServiceRenderOptions } from './service/types';
@@ -17,7 +18,8 @@ import { stableObject } from './stableObject';
 
 /**
  * The objects of one GPU model service, in apply order: the model-cache PersistentVolumeClaim (unless an existing
- * claim is used), the ClusterIP Service, the Deployment (vLLM or Ollama, the slice's GPU resource, the pool's node
+ * claim is used), the ClusterIP Service, on a DRA pool the ResourceClaimTemplate each pod's GPU claim is made from,
+ * the Deployment (vLLM or Ollama, the slice's GPU resource, the pool's node
  * selector and tolerations, Kueue queue and priority labels), a PodDisruptionBudget when the environment asks for
  * one (`maxUnavailable`, so a single replica never blocks a drain), a KEDA ScaledObject (or, to scale to zero behind
  * KEDA's HTTP add-on, an HTTPScaledObject) or HPA when the request autoscales, and a PodMonitor when the options ask
@@ -44,6 +46,7 @@ export function renderServiceManifests(
   const objects: Array<KubernetesObject | undefined> = [
     renderModelCacheClaim(context),
     renderService(context),
+    renderResourceClaimTemplate(context),
     renderDeployment(context),
     renderPodDisruptionBudget(context),
     renderAutoscaler(context),

@@ -14,6 +14,7 @@ const APPLY_ORDER = [
   'LocalQueue',
   'PersistentVolumeClaim',
   'Service',
+  'ResourceClaimTemplate',
   'Deployment',
   'PodDisruptionBudget',
   'HorizontalPodAutoscaler',

@@ -1,5 +1,8 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { ServiceClusterStatus } from '@gpu-platform/backstage-plugin-gpu-common';
+import type {
+  ClusterPodDevice,
+  ServiceClusterStatus,
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   FIELD_MANAGER,
   OWNERSHIP_LABELS,
@@ -112,8 +115,14 @@ export class ClusterStatusReader {
         .map(p => [p.metadata!.uid!, p.metadata!.name!]),
     );
     const workloads = await this.workloadsOf(namespace, podNames);
+    const devices = await this.allocatedDevices(namespace, pods);
     const podViews = pods
       .map(summarisePod)
+      .map(pod =>
+        devices.has(pod.name)
+          ? { ...pod, devices: devices.get(pod.name)! }
+          : pod,
+      )
       .sort((a, b) => a.name.localeCompare(b.name));
     const involved = [
       ...(deployment
@@ -155,6 +164,65 @@ export class ClusterStatusReader {
       pods: podViews,
       warnings: summariseWarnings(events, involved, this.maxWarnings),
     };
+  }
+
+  /**
+   * The devices allocated to each pod's ResourceClaims (pod name to devices): one read per claim of a pod on a DRA
+   * pool (`status.resourceClaimStatuses`), none for pods without claims. A claim gone or not allocated yet gives none.
+   */
+  private async allocatedDevices(
+    namespace: string,
+    pods: KubernetesObject[],
+  ): Promise<Map<string, ClusterPodDevice[]>> {
+    const result = new Map<string, ClusterPodDevice[]>();
+    for (const pod of pods as Array<
+      KubernetesObject & {
+        status?: {
+          resourceClaimStatuses?: Array<{ resourceClaimName?: string }>;
+        };
+      }
+    >) {
+      const names = (pod.status?.resourceClaimStatuses ?? [])
+        .map(s => s.resourceClaimName)
+        .filter((n): n is string => typeof n === 'string');
+      const found: ClusterPodDevice[] = [];
+      for (const name of names) {
+        const claim = (await this.readOptional({
+          apiVersion: 'resource.k8s.io/v1',
+          kind: 'ResourceClaim',
+          namespace,
+          name,
+        })) as
+          | {
+              status?: {
+                allocation?: {
+                  devices?: {
+                    results?: Array<{
+                      device?: string;
+                      driver?: string;
+                      pool?: string;
+                    }>;
+                  };
+                };
+              };
+            }
+          | undefined;
+        for (const r of claim?.status?.allocation?.devices?.results ?? []) {
+          if (r.device && r.driver && r.pool) {
+            found.push({
+              claim: name,
+              device: r.device,
+              driver: r.driver,
+              pool: r.pool,
+            });
+          }
+        }
+      }
+      if (found.length > 0 && pod.metadata?.name) {
+        result.set(pod.metadata.name, found);
+      }
+    }
+    return result;
   }
 
   /** The Workloads owned by the given pods (UID to name). */

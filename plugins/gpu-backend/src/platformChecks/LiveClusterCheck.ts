@@ -11,6 +11,7 @@ import {
 import { KubernetesObjectClient, KubernetesRequestError } from '../cluster';
 import { ServiceRecord } from '../database';
 import { autoscalerFindings, ScaledObject } from './autoscalerFindings';
+import { draFindings } from './draFindings';
 import { gpuNodeFindings } from './gpuNodeFindings';
 import { listEvery } from './listEvery';
 import { NodePool, nodePoolFindings } from './nodePoolFindings';
@@ -35,6 +36,11 @@ const KINDS = {
     resource: 'scaledobjects.keda.sh',
     optional: true,
   },
+  deviceClasses: {
+    apiVersion: 'resource.k8s.io/v1',
+    kind: 'DeviceClass',
+    resource: 'deviceclasses.resource.k8s.io',
+  },
   nodePools: {
     apiVersion: 'karpenter.sh/v1',
     kind: 'NodePool',
@@ -57,7 +63,8 @@ export interface LiveClusterCheckOptions {
 /**
  * The platform checks of one cluster Backstage applies to: its GPU Nodes, the autoscalers of its GPU Deployments
  * (HorizontalPodAutoscalers, and KEDA ScaledObjects when KEDA's CRD is installed), its Karpenter NodePools (when
- * Karpenter's is), and where the store says its running services are placed. Every list that fails becomes a
+ * Karpenter's is), where the store says its running services are placed, and, when pools use DRA, whether the
+ * cluster serves `resource.k8s.io/v1` and has the NVIDIA DeviceClasses they claim from. Every list that fails becomes a
  * `cluster-read-failed` finding naming it; the checks that need it are skipped and the others still run.
  */
 export class LiveClusterCheck {
@@ -98,6 +105,11 @@ export class LiveClusterCheck {
       read<ScaledObject>(KINDS.scaledObjects),
       read<NodePool>(KINDS.nodePools),
     ]);
+    const dra = await draFindings(
+      this.cluster,
+      this.platform,
+      this.client,
+    ).catch(error => [this.readFailure(KINDS.deviceClasses, error)]);
     const listed = <T>(result: T[] | PlatformFinding) =>
       Array.isArray(result) ? result : undefined;
     const [nodes, deployments, autoscalers, scaledObjects, nodePools] = [
@@ -119,6 +131,7 @@ export class LiveClusterCheck {
         : []),
       ...(nodePools ? nodePoolFindings(this.cluster, nodePools) : []),
       ...placementFindings(this.cluster, this.platform, running),
+      ...dra,
     ];
   }
 

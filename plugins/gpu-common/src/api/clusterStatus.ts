@@ -128,6 +128,24 @@ export interface ClusterPodStatus {
   message?: string;
   /** Being deleted (`metadata.deletionTimestamp` set). */
   terminating?: boolean;
+  /**
+   * On a DRA pool: the devices the scheduler allocated to the pod's ResourceClaims (`status.allocation`); absent for
+   * a pod whose claims are not allocated yet and on device-plugin pools.
+   */
+  devices?: ClusterPodDevice[];
+}
+
+/**
+ * A device allocated to a pod's ResourceClaim: its name in the driver's ResourceSlice (`gpu-0`,
+ * `gpu-0-mig-1g10gb-19-0`), the driver, and the pool it came from (the node's name for the NVIDIA driver).
+ *
+ * @public
+ */
+export interface ClusterPodDevice {
+  claim: string;
+  device: string;
+  driver: string;
+  pool: string;
 }
 
 /**

@@ -13,6 +13,8 @@ export type PlatformCheckId =
   | 'cpu-autoscaling-on-gpu'
   | 'karpenter-no-consolidate-after'
   | 'production-on-spot'
+  | 'dra-api-missing'
+  | 'dra-device-class-missing'
   | 'cluster-read-failed';
 
 /**

@@ -19,6 +19,7 @@ function pool(
     pricePerNodeHour,
     sharing: { type: 'none' },
     renameByDefault: false,
+    allocation: { backend: 'device-plugin', requested: 'device-plugin' },
   };
 }
 

@@ -28,6 +28,7 @@ function pool(
     pricePerNodeHour: '1',
     sharing,
     renameByDefault: false,
+    allocation: { backend: 'device-plugin', requested: 'device-plugin' },
   };
 }
 

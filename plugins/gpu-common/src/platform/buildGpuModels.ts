@@ -105,6 +105,10 @@ function mergeGpuModel(
     name: key,
     memoryGiB,
     productLabel,
+    productName:
+      entry.productName ??
+      (entry.productLabel === undefined ? base?.productName : undefined) ??
+      productLabel.replace(/-/g, ' '),
     migComputeSlices,
     migProfiles,
   };

@@ -5,7 +5,7 @@ import { ConfigIssues } from './configIssues';
 import { toDecimalString } from './decimal';
 import { isDns1123Label, isLabelKey, isLabelValue } from './names';
 import { platformConfigSchema } from './platformConfigSchema';
-import { GpuModel, Pool, PoolSharing } from './types';
+import { GpuModel, Pool, PoolAllocation, PoolSharing } from './types';
 
 type RawPool = NonNullable<
   z.output<typeof platformConfigSchema>['pools']
@@ -97,6 +97,13 @@ export function buildPools(
       );
     }
 
+    const allocation = poolAllocation(
+      entry.allocation ?? 'device-plugin',
+      sharing,
+      [...path, 'allocation'],
+      issues,
+    );
+
     return {
       name: entry.name,
       gpuModel: entry.gpuModel,
@@ -108,8 +115,53 @@ export function buildPools(
       pricePerNodeHour: price ?? '0',
       sharing,
       renameByDefault,
+      allocation,
     };
   });
+}
+
+/**
+ * The allocation of a pool: what was asked for, except that the MPS and time-sliced tiers fall back to the device
+ * plugin (see `DraFallbackReason`), and that a DRA MIG pool must hold a single profile: Kueue's `deviceClassMappings`
+ * count devices of class `mig.nvidia.com` whatever their size, so its quota matches the ledger's GPU units only when
+ * every device of the pool weighs the same.
+ */
+function poolAllocation(
+  requested: PoolAllocation['requested'],
+  sharing: PoolSharing,
+  path: PropertyKey[],
+  issues: ConfigIssues,
+): PoolAllocation {
+  if (requested === 'device-plugin') {
+    return { backend: 'device-plugin', requested };
+  }
+  if (sharing.type === 'mps' || sharing.type === 'time-slicing') {
+    const tier = sharing.type === 'mps' ? 'MPS' : 'time-sliced';
+    return {
+      backend: 'device-plugin',
+      requested,
+      fallback: {
+        reason: 'shared-claims-refused',
+        message:
+          `the ${tier} tier is served by the device plugin: sharing one GPU between services through DRA takes one ` +
+          'ResourceClaim named by several pods, which Kueue refuses to admit, and the NVIDIA DRA driver shares a ' +
+          'device between claims only through an alpha feature that refuses MPS',
+      },
+    };
+  }
+  if (sharing.type === 'mig') {
+    const profiles = Object.keys(sharing.layout);
+    if (profiles.length > 1) {
+      issues.add(
+        path,
+        `a DRA MIG pool holds one MIG profile (the layout has ${profiles.join(
+          ', ',
+        )}): Kueue counts devices of class mig.nvidia.com whatever their size; split the layout into one pool per ` +
+          'profile, or use allocation device-plugin',
+      );
+    }
+  }
+  return { backend: 'dra', requested };
 }
 
 function checkNodeLabels(

@@ -54,6 +54,7 @@ describe('parsePlatform', () => {
       pricePerNodeHour: '0.8048',
       sharing: { type: 'none' },
       renameByDefault: false,
+      allocation: { backend: 'device-plugin', requested: 'device-plugin' },
     });
     expect(platform.pools.find(p => p.name === 'a100-mig')).toMatchObject({
       pricePerNodeHour: '27.447',

@@ -21,6 +21,7 @@ const migProfileConfig = strict({
 const gpuModelConfig = strict({
   memoryGiB: z.number().positive().max(10000).optional(),
   productLabel: z.string().optional(),
+  productName: z.string().min(1).max(256).optional(),
   migComputeSlices: int(0, 8).optional(),
   migProfiles: z.array(migProfileConfig).optional(),
 });
@@ -74,6 +75,7 @@ const poolConfig = strict({
   pricePerNodeHour: decimal,
   sharing: sharingConfig.optional(),
   renameByDefault: z.boolean().optional(),
+  allocation: z.enum(['device-plugin', 'dra']).optional(),
   /** Validated by `parsePlatformOperations` (the pool's Karpenter NodePool), not part of the platform model. */
   karpenter: z.unknown().optional(),
 });

@@ -66,6 +66,8 @@ export interface GpuModel {
   memoryGiB: number;
   /** Value of the `nvidia.com/gpu.product` node label. */
   productLabel: string;
+  /** The name NVML reports, which the NVIDIA DRA driver publishes as the device attribute `productName`. */
+  productName: string;
   /** Compute slices a MIG-enabled GPU splits into (7, or 4 on an A30); 0 when MIG is unsupported. */
   migComputeSlices: number;
   /** MIG profiles; empty when the GPU has no MIG. */
@@ -96,6 +98,39 @@ export type PoolSharing =
   | { type: 'time-slicing'; replicas: number };
 
 /**
+ * How a pool's GPUs reach pods: `device-plugin`, the NVIDIA device plugin's extended resources (`nvidia.com/gpu`,
+ * `nvidia.com/mig-<profile>`), or `dra`, Dynamic Resource Allocation (`resource.k8s.io/v1`) through the NVIDIA DRA
+ * driver's DeviceClasses `gpu.nvidia.com` and `mig.nvidia.com`.
+ *
+ * @public
+ */
+export type AllocationBackend = 'device-plugin' | 'dra';
+
+/**
+ * Why a pool configured for DRA is served by the device plugin instead: `shared-claims-refused`, the MPS and
+ * time-sliced tiers share one GPU between services, which through DRA takes one ResourceClaim named by several
+ * pods; Kueue (v0.19) marks a workload whose pods name a ResourceClaim inadmissible, and the driver's per-request
+ * sharing of one device between claims (`ConsumableShares`) is alpha and refuses MPS.
+ *
+ * @public
+ */
+export type DraFallbackReason = 'shared-claims-refused';
+
+/**
+ * The allocation a pool gets after its configuration is checked.
+ *
+ * @public
+ */
+export interface PoolAllocation {
+  /** What serves the pool's GPUs. */
+  backend: AllocationBackend;
+  /** What `gpu.pools[].allocation` asked for (the default is `device-plugin`). */
+  requested: AllocationBackend;
+  /** Set when `dra` was asked for and the pool's tier cannot be served through it: why, in a sentence. */
+  fallback?: { reason: DraFallbackReason; message: string };
+}
+
+/**
  * A GPU node pool: one Kueue ResourceFlavor.
  *
  * @public
@@ -117,6 +152,8 @@ export interface Pool {
   sharing: PoolSharing;
   /** Advertise shared GPUs as `nvidia.com/gpu.shared` (device plugin `renameByDefault`). */
   renameByDefault: boolean;
+  /** Device plugin or DRA (`gpu.pools[].allocation`). */
+  allocation: PoolAllocation;
 }
 
 /**

@@ -1,4 +1,5 @@
 export * from './describeSlice';
+export * from './draDeviceClasses';
 export * from './poolTier';
 export * from './resourceNameFor';
 export * from './slicesFor';

@@ -1,15 +1,23 @@
 import { Pool } from '../platform/types';
+import { DRA_GPU_RESOURCE, DRA_MIG_DEVICES_RESOURCE } from './draDeviceClasses';
 
 /**
  * The container resource a replica on `pool` requests: `nvidia.com/mig-<profile>` on a MIG pool (mixed strategy),
- * `nvidia.com/gpu.shared` on an MPS or time-slicing pool with `renameByDefault`, `nvidia.com/gpu` otherwise.
+ * `nvidia.com/gpu.shared` on an MPS or time-slicing pool with `renameByDefault`, `nvidia.com/gpu` otherwise. On a
+ * DRA pool, the resource Kueue charges its claims in: `DRA_MIG_DEVICES_RESOURCE` on a MIG pool, `DRA_GPU_RESOURCE`
+ * otherwise.
  *
  * @public
  */
 export function resourceNameFor(
-  pool: Pick<Pool, 'name' | 'sharing' | 'renameByDefault'>,
+  pool: Pick<Pool, 'name' | 'sharing' | 'renameByDefault' | 'allocation'>,
   migProfile?: string,
 ): string {
+  if (pool.allocation.backend === 'dra') {
+    return pool.sharing.type === 'mig'
+      ? DRA_MIG_DEVICES_RESOURCE
+      : DRA_GPU_RESOURCE;
+  }
   switch (pool.sharing.type) {
     case 'mig':
       if (!migProfile) {

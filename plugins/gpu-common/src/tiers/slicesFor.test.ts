@@ -29,6 +29,7 @@ describe('slicesFor', () => {
         resourceName: 'nvidia.com/gpu',
         resourceCount: 1,
         gpuMemoryUtilization: 0.9,
+        allocation: { backend: 'device-plugin', requested: 'device-plugin' },
       },
     ]);
     const h100 = slicesFor(platform, 'h100');
@@ -102,6 +103,7 @@ describe('slicesFor', () => {
         resourceName: 'nvidia.com/gpu.shared',
         resourceCount: 1,
         gpuMemoryUtilization: 0.22,
+        allocation: { backend: 'device-plugin', requested: 'device-plugin' },
       },
     ]);
     expect(slicesFor(platform, 't4-timeslice')[0]).toMatchObject({
@@ -228,6 +230,10 @@ describe('tier semantics', () => {
     name: 'p',
     sharing,
     renameByDefault,
+    allocation: {
+      backend: 'device-plugin' as const,
+      requested: 'device-plugin' as const,
+    },
   });
 
   it('maps pool sharing to tiers and isolation', () => {

@@ -54,6 +54,7 @@ export function slicesFor(platform: Platform, pool: Pool | string): Slice[] {
     pool: resolved.name,
     gpuModel: gpu.name,
     isolation: tierIsolation(tier),
+    allocation: resolved.allocation,
   };
   const sharing = resolved.sharing;
 

@@ -1,4 +1,4 @@
-import { SharingTier } from '../platform/types';
+import { PoolAllocation, SharingTier } from '../platform/types';
 
 /**
  * How strongly a tier isolates a service from its neighbours: `full` (whole GPUs), `hardware` (MIG: memory and
@@ -39,10 +39,16 @@ export interface Slice {
   /** `gpuUnits` / 5040: GPU-equivalents per replica, for display. */
   gpuShare: number;
   isolation: Isolation;
-  /** Container resource name, e.g. `nvidia.com/gpu`, `nvidia.com/mig-1g.10gb`, `nvidia.com/gpu.shared`. */
+  /**
+   * Container resource name, e.g. `nvidia.com/gpu`, `nvidia.com/mig-1g.10gb`, `nvidia.com/gpu.shared`. On a DRA pool
+   * the container names a ResourceClaim instead and this is the resource Kueue charges the claim in
+   * (`DRA_GPU_RESOURCE`, `DRA_MIG_DEVICES_RESOURCE`).
+   */
   resourceName: string;
   /** Container resource count: N for dedicated, 1 otherwise. */
   resourceCount: number;
   /** vLLM `--gpu-memory-utilization`: a fraction of `deviceMemoryBytes`. */
   gpuMemoryUtilization: number;
+  /** The pool's allocation: device plugin or DRA, and why a pool asked to use DRA does not. */
+  allocation: PoolAllocation;
 }

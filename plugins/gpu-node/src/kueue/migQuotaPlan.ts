@@ -1,6 +1,8 @@
 import {
+  DRA_MIG_DEVICES_RESOURCE,
   findGpuModel,
   migSliceWeights,
+  NVIDIA_MIG_DEVICE_CLASS,
   Platform,
   Pool,
 } from '@gpu-platform/backstage-plugin-gpu-common';
@@ -38,7 +40,8 @@ function migResource(profile: string): string {
  * Which MIG pools count quota in {@link GPU_UNITS_RESOURCE} and with which transformations. Kueue keys
  * transformations by resource name only, so when two MIG pools weigh the same profile differently (another GPU or
  * layout), neither can use a transformation for it: those pools, and any pool sharing a resource with them, fall back
- * to per-profile counts. With `kueue.migQuota: profile-counts` every MIG pool does.
+ * to per-profile counts. With `kueue.migQuota: profile-counts` every MIG pool does. A DRA MIG pool is always counted
+ * per device: Kueue charges its claims through `deviceClassMappings`, not transformations.
  *
  * @public
  */
@@ -58,8 +61,19 @@ export function migQuotaPlan(platform: Platform): MigQuotaPlan {
     );
   }
   const countPools = new Map<string, string>();
+  for (const pool of migPools) {
+    if (pool.allocation.backend === 'dra') {
+      countPools.set(
+        pool.name,
+        `allocated through DRA: Kueue counts ${DRA_MIG_DEVICES_RESOURCE}, one per MIG device of class ${NVIDIA_MIG_DEVICE_CLASS} (deviceClassMappings)`,
+      );
+    }
+  }
+  const devicePluginPools = migPools.filter(
+    pool => pool.allocation.backend === 'device-plugin',
+  );
   if (platform.kueue.migQuota === 'profile-counts') {
-    for (const pool of migPools) {
+    for (const pool of devicePluginPools) {
       countPools.set(
         pool.name,
         'kueue.migQuota is profile-counts: quota is a count per MIG profile',
@@ -67,7 +81,7 @@ export function migQuotaPlan(platform: Platform): MigQuotaPlan {
     }
   } else {
     const seen = new Map<string, { pool: string; units: number }>();
-    for (const pool of migPools) {
+    for (const pool of devicePluginPools) {
       for (const [profile, units] of Object.entries(weights.get(pool.name)!)) {
         const resource = migResource(profile);
         const first = seen.get(resource);
@@ -87,11 +101,13 @@ export function migQuotaPlan(platform: Platform): MigQuotaPlan {
     while (changed) {
       changed = false;
       const untransformed = new Set(
-        [...countPools.keys()].flatMap(pool =>
-          Object.keys(weights.get(pool)!).map(migResource),
-        ),
+        devicePluginPools
+          .filter(pool => countPools.has(pool.name))
+          .flatMap(pool =>
+            Object.keys(weights.get(pool.name)!).map(migResource),
+          ),
       );
-      for (const pool of migPools) {
+      for (const pool of devicePluginPools) {
         if (countPools.has(pool.name)) continue;
         const shared = Object.keys(weights.get(pool.name)!)
           .map(migResource)

@@ -1,4 +1,6 @@
 import {
+  DRA_GPU_RESOURCE,
+  DRA_MIG_DEVICES_RESOURCE,
   findGpuModel,
   GpuDomainError,
   Platform,
@@ -17,13 +19,17 @@ export interface PoolResource {
   perGpu: number;
   /** GPU memory behind one unit, in GiB. */
   memoryGiB: number;
+  /** The MIG profile behind one unit, on a MIG pool. */
+  migProfile?: string;
 }
 
 /**
  * The extended resources a pool's nodes advertise per GPU, as the NVIDIA device plugin configured for the pool's
  * sharing setting publishes them: `nvidia.com/gpu` x 1 for whole GPUs; `nvidia.com/gpu` (or `nvidia.com/gpu.shared`
  * with `renameByDefault`) x R for MPS and time-slicing; one `nvidia.com/mig-<profile>` per profile of the MIG layout
- * (mixed strategy), sorted by name.
+ * (mixed strategy), sorted by name. A DRA pool's are the resources Kueue charges its claims in
+ * (`deviceClassMappings`): `nvidia.com/gpu` x 1 for whole GPUs, one `gpu.backstage.io/mig-devices` per MIG device
+ * (a DRA MIG pool holds one profile).
  *
  * @public
  */
@@ -33,7 +39,7 @@ export function poolResources(platform: Platform, pool: Pool): PoolResource[] {
   switch (sharing.type) {
     case 'none':
       return [
-        { name: 'nvidia.com/gpu', perGpu: 1, memoryGiB: model.memoryGiB },
+        { name: DRA_GPU_RESOURCE, perGpu: 1, memoryGiB: model.memoryGiB },
       ];
     case 'mps':
     case 'time-slicing':
@@ -64,9 +70,13 @@ export function poolResources(platform: Platform, pool: Pool): PoolResource[] {
             );
           }
           return {
-            name: `nvidia.com/mig-${profileName}`,
+            name:
+              pool.allocation.backend === 'dra'
+                ? DRA_MIG_DEVICES_RESOURCE
+                : `nvidia.com/mig-${profileName}`,
             perGpu: count,
             memoryGiB: (profile.memoryGb * 1e9) / 2 ** 30,
+            migProfile: profileName,
           };
         });
     default:

@@ -13,7 +13,7 @@ import {
 } from '../hostResources';
 import { ownershipLabels } from '../labels';
 import { clusterQueueName } from '../names/queueNames';
-import { GPU_UNITS_RESOURCE, MIG_PREFIX, MigQuotaPlan } from './migQuotaPlan';
+import { GPU_UNITS_RESOURCE, MigQuotaPlan } from './migQuotaPlan';
 import { poolResources } from './poolResources';
 import { ClusterQueue, FlavorQuotas, ResourceGroup } from './types';
 
@@ -62,9 +62,10 @@ function flavorQuota(
   const countReason = plan.countPools.get(pool.name);
   const inUnits = weights !== undefined && countReason === undefined;
   for (const resource of poolResources(platform, pool)) {
-    const count = weights
-      ? Math.floor(units / weights[resource.name.slice(MIG_PREFIX.length)])
-      : Math.floor((units * resource.perGpu) / GPU_UNITS_PER_EQUIVALENT);
+    const count =
+      weights && resource.migProfile
+        ? Math.floor(units / weights[resource.migProfile])
+        : Math.floor((units * resource.perGpu) / GPU_UNITS_PER_EQUIVALENT);
     if (!inUnits) quota.units.set(resource.name, count);
     quota.hostCpu += count * HOST_CPU_PER_GPU_UNIT;
     quota.hostMemoryGiB += count * hostMemoryGiBPerGpuUnit(resource.memoryGiB);

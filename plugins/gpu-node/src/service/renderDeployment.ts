@@ -8,6 +8,7 @@ import { tolerationsFor } from '../kueue/tolerationsFor';
 import { RUNTIME_PORTS } from './defaults';
 import { runtimeImage } from './images';
 import { ollamaContainers } from './ollamaContainers';
+import { GPU_CLAIM_NAME } from './renderResourceClaimTemplate';
 import { ServiceContext } from './resolveServiceContext';
 import { ROLLOUT_ANNOTATION, rolloutStrategy } from './rolloutStrategy';
 import { serviceAnnotations } from './serviceAnnotations';
@@ -91,6 +92,15 @@ export function renderDeployment(context: ServiceContext): V1Deployment {
           terminationGracePeriodSeconds: 60,
           initContainers,
           containers,
+          resourceClaims:
+            pool.allocation.backend === 'dra'
+              ? [
+                  {
+                    name: GPU_CLAIM_NAME,
+                    resourceClaimTemplateName: names.resourceClaimTemplate,
+                  },
+                ]
+              : undefined,
           volumes,
         },
       },

@@ -5,11 +5,13 @@ import {
   EnvironmentPolicy,
   estimateMemory,
   findEnvironment,
+  findGpuModel,
   findModel,
   findPool,
   findTeam,
   checkScaleToZero,
   GpuDomainError,
+  GpuModel,
   isDns1123Label,
   isLabelValue,
   listAllowed,
@@ -39,6 +41,8 @@ export interface ServiceContext {
   checkpoint: Checkpoint;
   environment: EnvironmentPolicy;
   pool: Pool;
+  /** The pool's GPU model. */
+  gpuModel: GpuModel;
   slice: Slice;
   weightsBytes: number;
   /** Most replicas that can run at once. */
@@ -208,6 +212,7 @@ export function resolveServiceContext(
     checkpoint,
     environment,
     pool,
+    gpuModel: findGpuModel(platform, pool.gpuModel),
     slice,
     weightsBytes,
     maxReplicas: request.autoscaling

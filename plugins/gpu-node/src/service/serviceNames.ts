@@ -13,6 +13,8 @@ export interface ServiceObjectNames {
   autoscaler: string;
   podDisruptionBudget: string;
   podMonitor: string;
+  /** The ResourceClaimTemplate of a service on a DRA pool. */
+  resourceClaimTemplate: string;
 }
 
 /**
@@ -28,5 +30,6 @@ export function serviceObjectNames(name: string): ServiceObjectNames {
     autoscaler: stableName([name]),
     podDisruptionBudget: stableName([name]),
     podMonitor: stableName([name]),
+    resourceClaimTemplate: stableName([name, 'gpu']),
   };
 }

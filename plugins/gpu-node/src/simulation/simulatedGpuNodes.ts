@@ -195,7 +195,8 @@ function hostCapacity(
  * The simulated GPU nodes of a local test cluster: kwok (sigs.k8s.io/kwok) fake `Node` objects, `maxNodes` per pool,
  * named `<prefix><pool>-<i>` (i from 0; hashed down to a 63-character DNS-1123 label when longer), that advertise
  * what the NVIDIA device plugin would advertise with the config rendered for the pool ({@link advertisedGpuResources})
- * and carry the labels and taints the rendered pods select and tolerate. A mismatch between what pods request and
+ * and carry the labels and taints the rendered pods select and tolerate. Nodes of a DRA pool advertise no GPU
+ * resource: their GPUs are the devices of `simulatedResourceSlices`. A mismatch between what pods request and
  * what nodes advertise then leaves a pod Pending as unschedulable, as it would on a real cluster.
  *
  * @remarks
@@ -221,7 +222,9 @@ export function simulatedGpuNodes(
   return poolNodeConfigs(platform).flatMap(config => {
     const { pool } = config;
     const gpuCounts = advertisedCounts(config);
-    const gpuResources = advertisedGpuResources(config);
+    // A DRA pool's GPUs are ResourceSlice devices (simulatedResourceSlices), not extended resources.
+    const gpuResources =
+      pool.allocation.backend === 'dra' ? {} : advertisedGpuResources(config);
     const resources = {
       ...hostCapacity(platform, config, gpuCounts),
       ...gpuResources,

@@ -125,6 +125,9 @@ function PodTable(props: { pods: ClusterPodStatus[]; idPrefix: string }) {
             <TableRow>
               <TableCell>Pod</TableCell>
               <TableCell>Node</TableCell>
+              {pods.some(pod => pod.devices) && (
+                <TableCell>GPU device</TableCell>
+              )}
               <TableCell>Phase</TableCell>
               <TableCell>Ready</TableCell>
               <TableCell align="right">Restarts</TableCell>
@@ -149,6 +152,23 @@ function PodTable(props: { pods: ClusterPodStatus[]; idPrefix: string }) {
                     </Typography>
                   )}
                 </TableCell>
+                {pods.some(p => p.devices) && (
+                  <TableCell>
+                    {pod.devices?.map(d => (
+                      <div key={`${d.claim}/${d.device}`}>
+                        <code>{d.device}</code> on {d.pool}
+                      </div>
+                    )) ?? (
+                      <Typography
+                        variant="body2"
+                        color="textSecondary"
+                        component="span"
+                      >
+                        not allocated
+                      </Typography>
+                    )}
+                  </TableCell>
+                )}
                 <TableCell title={pod.message}>
                   {describePodPhase(pod)}
                 </TableCell>
@@ -287,10 +307,7 @@ export function ClusterStatusSection(props: {
           } s while it is ${service.status}`}
       </Typography>
       <Box role="status" mt={1} mb={1}>
-        <ServiceStatusChip
-          status={service.status}
-          reason={service.reason}
-        />
+        <ServiceStatusChip status={service.status} reason={service.reason} />
         {service.status !== 'ready' && service.statusReason && (
           <Typography
             variant="body2"

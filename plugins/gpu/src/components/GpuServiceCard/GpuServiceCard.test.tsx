@@ -552,6 +552,50 @@ describe('GpuServiceCard', () => {
       );
     });
 
+    it('shows the GPU device a DRA claim got, and its node, beside each pod', async () => {
+      const api = backend();
+      const clusterStatus = admittedStatus({ ready: true, replicas: 2 });
+      clusterStatus.pods = clusterStatus.pods!.map((pod, i) =>
+        i === 0
+          ? {
+              ...pod,
+              devices: [
+                {
+                  claim: `${pod.name}-gpu-x7k2p`,
+                  device: 'gpu-0-mig-1g10gb-19-3',
+                  driver: 'gpu.nvidia.com',
+                  pool: 'kwok-a100-mig-dra-0',
+                },
+              ],
+            }
+          : pod,
+      );
+      api.services.set(
+        service.id,
+        appliedSummariser({
+          status: 'ready',
+          reason: 'Available',
+          statusReason: undefined,
+          clusterStatus,
+        }),
+      );
+      await renderCard(api);
+      const rows = within(
+        await screen.findByRole('table', { name: 'Pods (2)' }),
+      ).getAllByRole('row');
+      expect(
+        within(rows[0])
+          .getAllByRole('columnheader')
+          .map(c => c.textContent),
+      ).toEqual(['Pod', 'Node', 'GPU device', 'Phase', 'Ready', 'Restarts']);
+      expect(within(rows[1]).getAllByRole('cell')[2]).toHaveTextContent(
+        'gpu-0-mig-1g10gb-19-3 on kwok-a100-mig-dra-0',
+      );
+      expect(within(rows[2]).getAllByRole('cell')[2]).toHaveTextContent(
+        'not allocated',
+      );
+    });
+
     it('says when the cluster could not be read and that the status is the last one stored', async () => {
       const api = backend();
       api.services.set(
@@ -732,7 +776,11 @@ describe('GpuServiceCard', () => {
         }),
       );
       await elapse(5_000);
-      await waitFor(() => expect(chip()).toHaveTextContent(/^Failed: the cluster refused the apply$/));
+      await waitFor(() =>
+        expect(chip()).toHaveTextContent(
+          /^Failed: the cluster refused the apply$/,
+        ),
+      );
       expect(
         screen.queryByTestId('service-refresh-error'),
       ).not.toBeInTheDocument();

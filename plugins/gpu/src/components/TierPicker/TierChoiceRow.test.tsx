@@ -1,4 +1,10 @@
 import { renderInTestApp } from '@backstage/frontend-test-utils';
+import {
+  demoPlatformConfig,
+  parsePlatform,
+  quoteService,
+  validateServiceRequest,
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import Table from '@material-ui/core/Table';
 import TableBody from '@material-ui/core/TableBody';
 import { screen } from '@testing-library/react';
@@ -165,5 +171,56 @@ describe('TierChoiceRow selection', () => {
     // Backstage's primary is blue; its secondary, MUI's selected row colour, is pink.
     expect(b).toBeGreaterThan(r);
     expect(b).toBeGreaterThan(g);
+  });
+});
+
+describe('TierChoiceRow allocation', () => {
+  /** The demo platform with the MPS pool asking for DRA, and the L4 pool served through it. */
+  function draQuote(request: Record<string, unknown>) {
+    const config = JSON.parse(JSON.stringify(demoPlatformConfig));
+    for (const pool of config.pools) {
+      if (pool.name === 'l4-mps' || pool.name === 'l4-ondemand') {
+        pool.allocation = 'dra';
+      }
+    }
+    const platform = parsePlatform(config);
+    return quoteService(platform, validateServiceRequest(platform, request), {
+      reservedGpuUnits: {},
+      committedMonthlyCost: 0,
+    });
+  }
+
+  async function renderRow(key: string) {
+    const choice = tierChoices(
+      draQuote({ ...summariserOnL4, tier: undefined, pool: undefined }),
+    ).find(c => c.key === key)!;
+    await renderInTestApp(
+      <Table>
+        <TableBody>
+          <TierChoiceRow choice={choice} selected={false} onSelect={() => {}} />
+        </TableBody>
+      </Table>,
+    );
+  }
+
+  it('says a DRA pool claims its GPUs through DRA', async () => {
+    await renderRow('dedicated/l4-ondemand');
+    expect(screen.getByTestId('tier-choice-allocation')).toHaveTextContent(
+      'GPUs claimed through Dynamic Resource Allocation',
+    );
+  });
+
+  it('says why an MPS pool asked to use DRA stays on the device plugin', async () => {
+    await renderRow('mps/l4-mps');
+    expect(screen.getByTestId('tier-choice-allocation')).toHaveTextContent(
+      /^Not through DRA: the MPS tier is served by the device plugin: .*Kueue refuses to admit/,
+    );
+  });
+
+  it('says nothing of allocation on a device-plugin pool', async () => {
+    await renderL4Row(summariserOnL4);
+    expect(
+      screen.queryByTestId('tier-choice-allocation'),
+    ).not.toBeInTheDocument();
   });
 });

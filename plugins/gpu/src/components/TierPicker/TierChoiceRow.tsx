@@ -3,7 +3,10 @@ import Radio from '@material-ui/core/Radio';
 import TableCell from '@material-ui/core/TableCell';
 import TableRow from '@material-ui/core/TableRow';
 import Typography from '@material-ui/core/Typography';
-import { describeSlice } from '@gpu-platform/backstage-plugin-gpu-common';
+import {
+  describeSlice,
+  PoolAllocation,
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   headroomText,
   ISOLATION_DETAILS,
@@ -34,6 +37,38 @@ const VERDICT_LABELS = {
   'needs-approval': 'Needs approval',
   forbidden: 'Not allowed',
 } as const;
+
+/**
+ * How the pool's GPUs reach the pod when it is not the device plugin as configured: through DRA, or on the device
+ * plugin although the pool asked for DRA, and why.
+ */
+function AllocationNote(props: {
+  allocation: PoolAllocation;
+  className: string;
+}) {
+  const { allocation, className } = props;
+  if (allocation.backend === 'dra') {
+    return (
+      <Typography
+        variant="caption"
+        className={className}
+        data-testid="tier-choice-allocation"
+      >
+        GPUs claimed through Dynamic Resource Allocation
+      </Typography>
+    );
+  }
+  if (!allocation.fallback) return null;
+  return (
+    <Typography
+      variant="caption"
+      className={className}
+      data-testid="tier-choice-allocation"
+    >
+      Not through DRA: {allocation.fallback.message}
+    </Typography>
+  );
+}
 
 /** One tier on one pool: what it costs and whether policy lets it through, or why the model does not fit. */
 export function TierChoiceRow(props: {
@@ -81,6 +116,10 @@ export function TierChoiceRow(props: {
         <Typography variant="caption" className={classes.caption}>
           {option ? sliceText(option) : describeSlice(unavailable!.slice)}
         </Typography>
+        <AllocationNote
+          allocation={(option ?? unavailable!).slice.allocation}
+          className={classes.caption}
+        />
         {(choice.recommended || spot) && (
           <div>
             {choice.recommended && (

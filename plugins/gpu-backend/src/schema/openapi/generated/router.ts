@@ -1623,6 +1623,7 @@ export const spec = {
           'name',
           'memoryGiB',
           'productLabel',
+          'productName',
           'migComputeSlices',
           'migProfiles',
         ],
@@ -1634,6 +1635,11 @@ export const spec = {
             type: 'number',
           },
           productLabel: {
+            type: 'string',
+          },
+          productName: {
+            description:
+              'The name NVML reports (e.g. NVIDIA A100-SXM4-80GB), which the NVIDIA DRA driver publishes as the device attribute productName and DRA claims select on.',
             type: 'string',
           },
           migComputeSlices: {
@@ -1685,6 +1691,41 @@ export const spec = {
           },
         },
       },
+      PoolAllocation: {
+        description:
+          "How a pool's GPUs reach pods: the NVIDIA device plugin's extended resources, or Dynamic Resource Allocation through the NVIDIA DRA driver's DeviceClasses gpu.nvidia.com and mig.nvidia.com.",
+        type: 'object',
+        additionalProperties: false,
+        required: ['backend', 'requested'],
+        properties: {
+          backend: {
+            description: "What serves the pool's GPUs.",
+            type: 'string',
+            enum: ['device-plugin', 'dra'],
+          },
+          requested: {
+            description: "What the pool's configuration asked for.",
+            type: 'string',
+            enum: ['device-plugin', 'dra'],
+          },
+          fallback: {
+            description:
+              "Set when DRA was asked for and the pool's tier cannot be served through it (MPS and time-sliced: shared-claims-refused, Kueue refuses pods that share a ResourceClaim); the pool uses the device plugin.",
+            type: 'object',
+            additionalProperties: false,
+            required: ['reason', 'message'],
+            properties: {
+              reason: {
+                type: 'string',
+                enum: ['shared-claims-refused'],
+              },
+              message: {
+                type: 'string',
+              },
+            },
+          },
+        },
+      },
       Pool: {
         type: 'object',
         additionalProperties: false,
@@ -1699,6 +1740,7 @@ export const spec = {
           'pricePerNodeHour',
           'sharing',
           'renameByDefault',
+          'allocation',
         ],
         properties: {
           name: {
@@ -1736,6 +1778,9 @@ export const spec = {
           },
           renameByDefault: {
             type: 'boolean',
+          },
+          allocation: {
+            $ref: '#/components/schemas/PoolAllocation',
           },
         },
       },
@@ -2231,6 +2276,7 @@ export const spec = {
           'resourceName',
           'resourceCount',
           'gpuMemoryUtilization',
+          'allocation',
         ],
         properties: {
           tier: {
@@ -2269,6 +2315,8 @@ export const spec = {
             enum: ['full', 'hardware', 'capped', 'none'],
           },
           resourceName: {
+            description:
+              "Container resource name (nvidia.com/gpu, nvidia.com/mig-<profile>, nvidia.com/gpu.shared); on a DRA pool the resource Kueue charges the pod's claim in (nvidia.com/gpu, gpu.backstage.io/mig-devices).",
             type: 'string',
           },
           resourceCount: {
@@ -2276,6 +2324,9 @@ export const spec = {
           },
           gpuMemoryUtilization: {
             type: 'number',
+          },
+          allocation: {
+            $ref: '#/components/schemas/PoolAllocation',
           },
         },
       },
@@ -3722,6 +3773,30 @@ export const spec = {
           terminating: {
             type: 'boolean',
           },
+          devices: {
+            description:
+              "On a DRA pool, the devices the scheduler allocated to the pod's ResourceClaims (status.allocation): the device's name in the driver's ResourceSlice, the driver, and its pool (the node, for the NVIDIA driver).",
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['claim', 'device', 'driver', 'pool'],
+              properties: {
+                claim: {
+                  type: 'string',
+                },
+                device: {
+                  type: 'string',
+                },
+                driver: {
+                  type: 'string',
+                },
+                pool: {
+                  type: 'string',
+                },
+              },
+            },
+          },
         },
       },
       ClusterWarning: {
@@ -3872,6 +3947,8 @@ export const spec = {
               'cpu-autoscaling-on-gpu',
               'karpenter-no-consolidate-after',
               'production-on-spot',
+              'dra-api-missing',
+              'dra-device-class-missing',
               'cluster-read-failed',
             ],
           },

@@ -12,6 +12,10 @@ export interface GpuModel {
   name: string;
   memoryGiB: number;
   productLabel: string;
+  /**
+   * The name NVML reports (e.g. NVIDIA A100-SXM4-80GB), which the NVIDIA DRA driver publishes as the device attribute productName and DRA claims select on.
+   */
+  productName: string;
   migComputeSlices: number;
   migProfiles: Array<MigProfile>;
 }

@@ -33,6 +33,8 @@ export type PlatformFindingIdEnum =
   | 'cpu-autoscaling-on-gpu'
   | 'karpenter-no-consolidate-after'
   | 'production-on-spot'
+  | 'dra-api-missing'
+  | 'dra-device-class-missing'
   | 'cluster-read-failed';
 /**
  * @public

@@ -5,6 +5,7 @@
 // ******************************************************************
 import { CapacityType } from '../models/CapacityType.model';
 import { NodeTaint } from '../models/NodeTaint.model';
+import { PoolAllocation } from '../models/PoolAllocation.model';
 import { PoolSharing } from '../models/PoolSharing.model';
 
 /**
@@ -24,4 +25,5 @@ export interface Pool {
   pricePerNodeHour: string;
   sharing: PoolSharing;
   renameByDefault: boolean;
+  allocation: PoolAllocation;
 }
