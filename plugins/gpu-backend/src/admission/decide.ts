@@ -150,16 +150,20 @@ export function decide(
   governance: ApprovalReason[] = [],
 ): { pending: boolean; reasons: ApprovalReason[] } {
   const overQuota = assessment.reasons;
-  const own = new Set(governance.map(r => r.message));
-  const policyReasons = (policy.approvalReasons ?? []).filter(
-    r => !own.has(r.message),
-  );
   if (overQuota.length > 0 && policy.whenOverQuota === 'reject') {
     throw new ConflictError(overQuota.map(r => r.message).join('; '));
   }
   const overCapacity = poolCapacityReason(
     assessment.capacity,
     context.whenOverPoolCapacity,
+  );
+  // The quote words capacity with the same function: its reason gives way to the one decided here under the lock.
+  const own = new Set([
+    ...governance.map(r => r.message),
+    ...(overCapacity ? [overCapacity] : []),
+  ]);
+  const policyReasons = (policy.approvalReasons ?? []).filter(
+    r => !own.has(r.message),
   );
   if (overCapacity && context.whenOverPoolCapacity === 'refuse') {
     throw new ConflictError(overCapacity);

@@ -14,6 +14,8 @@ import {
   Placement,
   Platform,
   poolCapacity,
+  poolCapacityFit,
+  poolCapacityReason,
   QuoteOption,
   quotaFit,
   quoteService,
@@ -124,6 +126,39 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
   }
 
   /** The store's admission check: what the request needs beyond the team's free quota and budget (its wording). */
+  /** The store's capacity rule (gpu-common poolCapacityFit) against what every team holds on the pool, its default policy. */
+  function overCapacityReasons(
+    placement: Placement,
+    option: QuoteOption,
+  ): string[] {
+    const held = { units: 0, unitsByProfile: {} as Record<string, number> };
+    for (const s of services.values()) {
+      if (s.reservation !== 'held' || s.view.placement.pool !== placement.pool) {
+        continue;
+      }
+      const units = gpuUnitsOf(s.gpuEquivalents, 'held');
+      held.units += units;
+      const profile = s.view.placement.migProfile;
+      if (profile) {
+        held.unitsByProfile[profile] =
+          (held.unitsByProfile[profile] ?? 0) + units;
+      }
+    }
+    const fit = poolCapacityFit(
+      poolCapacity(
+        platform,
+        platform.pools.find(p => p.name === placement.pool)!,
+      ),
+      held,
+      {
+        gpuUnits: option.slice.gpuUnits * option.replicas,
+        migProfile: placement.migProfile,
+      },
+    );
+    const reason = poolCapacityReason(fit, 'approval');
+    return reason ? [reason] : [];
+  }
+
   function overQuotaReasons(
     team: string,
     pool: string,
@@ -237,6 +272,7 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
     // A preview goes by the quote's verdict; a create also by the store's admission check, as the backend does.
     const reasons = [
       ...(option.verdict === 'allowed' ? [] : option.reasons),
+      ...(preview ? [] : overCapacityReasons(placement, option)),
       ...(preview
         ? []
         : overQuotaReasons(request.team, option.slice.pool, option)),
