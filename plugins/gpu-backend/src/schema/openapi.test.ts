@@ -109,6 +109,7 @@ const REACHES_HANDLER: Record<
     api.patch(`/api/gpu/services/${UNKNOWN_ID}`).send({ replicas: 2 }),
   deleteService: api => api.delete(`/api/gpu/services/${UNKNOWN_ID}`),
   retryService: api => api.post(`/api/gpu/services/${UNKNOWN_ID}/retry`),
+  confirmService: api => api.post(`/api/gpu/services/${UNKNOWN_ID}/confirm`),
   getTeamQuota: api => api.get('/api/gpu/teams/ml-platform/quota'),
   listTeamQuotas: api => api.get('/api/gpu/quotas'),
   listPoolSubscriptions: api => api.get('/api/gpu/pools/subscription'),

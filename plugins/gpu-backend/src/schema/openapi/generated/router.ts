@@ -487,6 +487,50 @@ export const spec = {
         },
       },
     },
+    '/services/{id}/confirm': {
+      parameters: [
+        {
+          $ref: '#/components/parameters/serviceId',
+        },
+      ],
+      post: {
+        operationId: 'confirmService',
+        summary:
+          'Confirm a provisional service (permission gpu.service.update, member of the team): it is no longer deleted when its confirmation time passes. Confirming a confirmed service changes nothing.',
+        responses: {
+          '200': {
+            description: 'The service, confirmed (no confirmBy).',
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/GpuServiceView',
+                },
+              },
+            },
+          },
+          '401': {
+            $ref: '#/components/responses/Unauthorized',
+          },
+          '403': {
+            $ref: '#/components/responses/Forbidden',
+          },
+          '404': {
+            $ref: '#/components/responses/NotFound',
+          },
+          '409': {
+            description:
+              'The service is being deleted or deleted (its confirmation time passed, or it was deleted) and can no longer be confirmed.',
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/ApiError',
+                },
+              },
+            },
+          },
+        },
+      },
+    },
     '/batch-jobs': {
       post: {
         operationId: 'submitBatchJob',
@@ -2193,6 +2237,11 @@ export const spec = {
               'Validate, quote and render only; answers what would be created (id dry-run), stores nothing.',
             type: 'boolean',
           },
+          provisional: {
+            description:
+              'Record the service provisionally: unless POST /services/{id}/confirm confirms it within gpu.services.confirmWithin (1 hour by default), it is deleted and its quota released. Template runs ask for this and confirm in their last step, so a run that fails half-way leaves nothing reserved.',
+            type: 'boolean',
+          },
         },
       },
       UpdateServiceBody: {
@@ -3098,6 +3147,12 @@ export const spec = {
           approval: {
             $ref: '#/components/schemas/ApprovalView',
           },
+          confirmBy: {
+            description:
+              'Set while the service is provisional: when it is deleted and its quota released unless confirmed (POST /services/{id}/confirm). Kept on a service deleted because nobody confirmed it.',
+            type: 'string',
+            format: 'date-time',
+          },
           createdBy: {
             type: 'string',
           },
@@ -3224,6 +3279,12 @@ export const spec = {
           },
           approval: {
             $ref: '#/components/schemas/ApprovalView',
+          },
+          confirmBy: {
+            description:
+              'Set while the service is provisional: when it is deleted and its quota released unless confirmed (POST /services/{id}/confirm). Kept on a service deleted because nobody confirmed it.',
+            type: 'string',
+            format: 'date-time',
           },
           createdBy: {
             type: 'string',

@@ -54,6 +54,15 @@ export type ApproveRequest = {
 /**
  * @public
  */
+export type ConfirmService = {
+  path: {
+    id: string;
+  };
+  response: GpuServiceView | ApiError | ApiError | ApiError | ApiError;
+};
+/**
+ * @public
+ */
 export type CreateQuote = {
   body: ServiceRequest;
   response: Quote | ApiError | ApiError;
@@ -328,6 +337,8 @@ export type UpdateService = {
 
 export type EndpointMap = {
   '#post|/approvals/{id}/approve': ApproveRequest;
+
+  '#post|/services/{id}/confirm': ConfirmService;
 
   '#post|/quote': CreateQuote;
 

@@ -26,6 +26,10 @@ export interface CreateServiceBody {
    * Validate, quote and render only; answers what would be created (id dry-run), stores nothing.
    */
   dryRun?: boolean;
+  /**
+   * Record the service provisionally: unless POST /services/{id}/confirm confirms it within gpu.services.confirmWithin (1 hour by default), it is deleted and its quota released. Template runs ask for this and confirm in their last step, so a run that fails half-way leaves nothing reserved.
+   */
+  provisional?: boolean;
 }
 
 /**

@@ -60,6 +60,10 @@ export interface GpuServiceDetail {
   endpoint: string;
   annotations: { [key: string]: string };
   approval?: ApprovalView;
+  /**
+   * Set while the service is provisional: when it is deleted and its quota released unless confirmed (POST /services/{id}/confirm). Kept on a service deleted because nobody confirmed it.
+   */
+  confirmBy?: Date;
   createdBy: string;
   createdAt: Date;
   updatedAt: Date;
