@@ -396,19 +396,6 @@ export interface Config {
       watch?: boolean;
     };
 
-    /**
-     * A managed inference API to compare self-hosting with: each service's cost card shows its own price per 1M input
-     * and output tokens next to the API's, and the requests a day above which self-hosting costs less.
-     */
-    managedApi?: {
-      /** What to call it on the card, e.g. `Hosted Llama 3.1 8B`. */
-      name: string;
-      /** USD per 1,000,000 input (prompt) tokens, decimal, e.g. '0.20'. */
-      inputPricePerMillionTokens: string | number;
-      /** USD per 1,000,000 output (generated) tokens, decimal, e.g. '0.60'. */
-      outputPricePerMillionTokens: string | number;
-    };
-
     /** Services requested provisionally (`provisional: true`, as the templates do). */
     services?: {
       /**
@@ -424,6 +411,19 @@ export interface Config {
             minutes?: number;
             seconds?: number;
           };
+    };
+
+    /**
+     * A managed inference API to compare self-hosting with: each service's cost card shows its own price per 1M input
+     * and output tokens next to the API's, and the requests a day above which self-hosting costs less.
+     */
+    managedApi?: {
+      /** What to call it on the card, e.g. `Hosted Llama 3.1 8B`. */
+      name: string;
+      /** USD per 1,000,000 input (prompt) tokens, decimal, e.g. '0.20'. */
+      inputPricePerMillionTokens: string | number;
+      /** USD per 1,000,000 output (generated) tokens, decimal, e.g. '0.60'. */
+      outputPricePerMillionTokens: string | number;
     };
 
     /**

@@ -58,10 +58,10 @@ import {
   schedulePlatformReconciler,
 } from './reconciler';
 import { LoopTrigger } from './reconciler/LoopTrigger';
-import { ServiceWorkQueue } from './reconciler/ServiceWorkQueue';
 import { reconcileServiceWork } from './reconciler/reconcileServiceWork';
 import { requeueUnsettledServices } from './reconciler/requeueUnsettledServices';
 import { ServiceObjectWatches } from './reconciler/ServiceObjectWatches';
+import { ServiceWorkQueue } from './reconciler/ServiceWorkQueue';
 import { triggeringStore } from './reconciler/triggeringStore';
 import { createUsage } from './usage';
 import { GpuNotifier, notifyingStore } from './notifications';
@@ -83,8 +83,8 @@ export const gpuPlugin = createBackendPlugin({
         database: coreServices.database,
         httpAuth: coreServices.httpAuth,
         httpRouter: coreServices.httpRouter,
-        logger: coreServices.logger,
         lifecycle: coreServices.lifecycle,
+        logger: coreServices.logger,
         // Always present (default factories): without the notifications backend a send fails and is logged.
         notifications: notificationService,
         permissions: coreServices.permissions,
@@ -100,8 +100,8 @@ export const gpuPlugin = createBackendPlugin({
         database,
         httpAuth,
         httpRouter,
-        logger,
         lifecycle,
+        logger,
         notifications,
         permissions,
         permissionsRegistry,
@@ -220,8 +220,6 @@ export const gpuPlugin = createBackendPlugin({
           statusReadTimeoutMs: statusSettings.readTimeoutMs,
           repair: (service, why) => services.repair(service, why),
         });
-        const resumer = new InterruptedApplyResumer({
-          services,
         queue?.start(reconcileServiceWork({ services, statuses }));
         // Watches of the service objects in the cluster feed the queue (an event enqueues the service it is about);
         // started with the backend, stopped before it shuts down.
@@ -252,6 +250,8 @@ export const gpuPlugin = createBackendPlugin({
           lifecycle.addStartupHook(() => watches.start());
           lifecycle.addShutdownHook(() => watches.stop());
         }
+        const resumer = new InterruptedApplyResumer({
+          services,
           store,
           logger,
           resumeAfterMs: statusSettings.resumeAfterMs,

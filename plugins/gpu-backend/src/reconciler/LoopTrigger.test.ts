@@ -36,7 +36,8 @@ describe('LoopTrigger', () => {
       scheduler: {
         async triggerTask(id: string) {
           calls.push(id);
-          if (id === 'absent') throw new NotFoundError(`Task ${id} does not exist`);
+          if (id === 'absent')
+            throw new NotFoundError(`Task ${id} does not exist`);
           await settle();
         },
       },

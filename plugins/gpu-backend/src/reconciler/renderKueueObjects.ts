@@ -1,5 +1,8 @@
 import { NotFoundError } from '@backstage/errors';
-import { Platform, TeamAllowance } from '@gpu-platform/backstage-plugin-gpu-common';
+import {
+  Platform,
+  TeamAllowance,
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   OWNERSHIP_LABELS,
   renderPlatformManifests,
