@@ -534,7 +534,8 @@ describe.each(prometheusVersions.available)(
         12,
       );
 
-      // 30 more services: the same number of queries.
+      // 30 more services: the same number of queries. Each is released at the window's end before the next is
+      // stored, so that together they never hold more than the MPS pool's two GPUs (admission checks capacity).
       const end = spec.end;
       await seedUsageServices({
         store,
@@ -549,6 +550,7 @@ describe.each(prometheusVersions.available)(
           pool: 'l4-mps',
           gpuEquivalents: 0.25,
           heldAt: new Date((end - DAY) * 1000).toISOString(),
+          releasedAt: new Date(end * 1000).toISOString(),
         })),
       });
       requests = 0;
