@@ -162,7 +162,11 @@ describe('a backend restarted on the same data directory', () => {
     });
     await requester.json(`/services/${deleted.id}`, { method: 'DELETE' });
     await post(requester, '/services', {
-      request: serviceRequest('kept-search', { team: 'search' }),
+      // On spot: ml-platform holds all four on-demand L4s, so another team's request there waits for the pool.
+      request: serviceRequest('kept-search', {
+        team: 'search',
+        pool: 'spot-l4',
+      }),
     });
 
     const before = withoutLive(await readThroughApi(requester, TEAMS));
