@@ -111,6 +111,13 @@ const QUEUE = {
 } as const;
 
 /** The service names of the rows shown. */
+/** Clicks Next Page once the table has enabled it (it is disabled until the page's count has arrived). */
+async function nextPage() {
+  const button = screen.getByRole('button', { name: 'Next Page' });
+  await waitFor(() => expect(button).toBeEnabled());
+  await user.click(button);
+}
+
 function shownServices(): string[] {
   return screen
     .getAllByRole('button', { name: /^approve / })
@@ -129,7 +136,7 @@ describe('PendingApprovalsTable with 46 requests', () => {
     expect(api.callsOf('listApprovals')).toEqual([[QUEUE]]);
     expect(api.callsOf('getService')).toEqual([]);
 
-    await user.click(screen.getByRole('button', { name: 'Next Page' }));
+    await nextPage();
     await waitFor(() => expect(shownServices()[0]).toBe('ocr-11'));
     expect(screen.getAllByText('11-20 of 46').length).toBeGreaterThan(0);
     expect(api.callsOf('listApprovals')).toEqual([
@@ -147,7 +154,7 @@ describe('PendingApprovalsTable with 46 requests', () => {
     fortySixRequests(api);
     await renderTable(api);
     await waitFor(() => expect(shownServices()).toHaveLength(10));
-    await user.click(screen.getByRole('button', { name: 'Next Page' }));
+    await nextPage();
     await waitFor(() => expect(shownServices()[0]).toBe('ocr-11'));
 
     await user.type(
@@ -177,7 +184,7 @@ describe('PendingApprovalsTable with 46 requests', () => {
     await renderTable(api);
     await waitFor(() => expect(shownServices()).toHaveLength(10));
     expect(screen.getByText('Oldest first')).toBeInTheDocument();
-    await user.click(screen.getByRole('button', { name: 'Next Page' }));
+    await nextPage();
     await waitFor(() => expect(shownServices()[0]).toBe('ocr-11'));
 
     const before = api.callsOf('listApprovals').length;
@@ -197,7 +204,7 @@ describe('PendingApprovalsTable with 46 requests', () => {
     ]);
 
     // The next page follows in that order, with the cursor the server gave.
-    await user.click(screen.getByRole('button', { name: 'Next Page' }));
+    await nextPage();
     await waitFor(() => expect(shownServices()[0]).toBe('ocr-36'));
     expect(api.callsOf('listApprovals').at(-1)).toEqual([
       {
