@@ -8,6 +8,7 @@ import {
   TestDatabases,
 } from '@backstage/backend-test-utils';
 import { actionsRegistryServiceMock } from '@backstage/backend-test-utils/alpha';
+import { catalogServiceMock } from '@backstage/plugin-catalog-node/testUtils';
 import { JsonObject } from '@backstage/types';
 import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 import { devSummariser } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
@@ -81,6 +82,15 @@ describe.each(databases.eachSupportedId())(
             data: { gpu: demoPlatformConfig, permission: { enabled: true } },
           }),
           mockServices.database.factory({ knex }),
+          // The teams' groups, which the cost export rolls costs up through.
+          catalogServiceMock.factory({
+            entities: ['ml-platform', 'search'].map(name => ({
+              apiVersion: 'backstage.io/v1alpha1',
+              kind: 'Group',
+              metadata: { name, namespace: 'default' },
+              spec: { type: 'team', children: [] },
+            })),
+          }),
           demoUserInfo(),
           ...realPermissionPolicy(),
         ],
