@@ -70,7 +70,7 @@ import {
 } from './apiServerCounters';
 import { parseCli } from './cli';
 import { BenchBackend, startBackend } from './httpBackend';
-import { quantile } from './stats';
+import { inParallel, summary } from './stats';
 
 const cli = parseCli();
 const REPO_ROOT = resolve(__dirname, '..');
@@ -113,31 +113,6 @@ function log(message: string) {
 
 function sleep(ms: number) {
   return new Promise(r => setTimeout(r, ms));
-}
-
-function stats(values: number[]) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const round = (v: number) => Math.round(v * 1000) / 1000;
-  return {
-    n: sorted.length,
-    median: round(quantile(sorted, 0.5)),
-    p95: round(quantile(sorted, 0.95)),
-    min: round(sorted[0]),
-    max: round(sorted[sorted.length - 1]),
-  };
-}
-
-/** Runs `task(0..count-1)` with at most `limit` at a time; the first failure rejects. */
-async function inParallel(
-  count: number,
-  limit: number,
-  task: (index: number) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < count) await task(next++);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, count) }, worker));
 }
 
 // --- the local cluster -----------------------------------------------------------------------------------------
@@ -556,7 +531,7 @@ async function main() {
       services: SERVICES,
       objectsPerService: {
         queueDependencies: queueDependencies.length,
-        storedManifests: stats(created.map(s => s.manifests.length)),
+        storedManifests: summary(created.map(s => s.manifests.length)),
       },
       objects: applied.length,
       applyRequests,
@@ -645,12 +620,12 @@ async function main() {
         .filter((v): v is number => v !== undefined);
     const admission = {
       services: joined.length,
-      podsPerService: stats(joined.map(r => r.pods)),
-      workloadsPerService: stats(joined.map(r => r.workloads)),
-      fromPostAcceptedSeconds: stats(fromAccepted),
-      fromPostSentSeconds: stats(fromSent),
-      watchFromPostAcceptedSeconds: stats(observed('postAcceptedAt')),
-      watchFromPostSentSeconds: stats(observed('postSentAt')),
+      podsPerService: summary(joined.map(r => r.pods)),
+      workloadsPerService: summary(joined.map(r => r.workloads)),
+      fromPostAcceptedSeconds: summary(fromAccepted),
+      fromPostSentSeconds: summary(fromSent),
+      watchFromPostAcceptedSeconds: summary(observed('postAcceptedAt')),
+      watchFromPostSentSeconds: summary(observed('postSentAt')),
       note:
         'Admitted lastTransitionTime has whole-second resolution (truncated): each such value is up to 1 s early. ' +
         'watch*: when this process saw Admitted=True on a watch of the Workloads (ms resolution). The backend ' +
@@ -829,8 +804,8 @@ async function main() {
         )} ms, plain ${samples.plain[round].toFixed(0)} ms`,
       );
     }
-    const product = stats(samples.product);
-    const plain = stats(samples.plain);
+    const product = summary(samples.product);
+    const plain = summary(samples.plain);
     const applyTiming = {
       mode: 're-applying the unchanged objects created above (no-op server-side applies, same field manager, force)',
       objectsPerPass,
@@ -841,7 +816,9 @@ async function main() {
       productMsPerObject: product.median / objectsPerPass,
       plainMsPerObject: plain.median / objectsPerPass,
       ratioOfMedians: product.median / plain.median,
-      pairedRatios: stats(samples.product.map((p, i) => p / samples.plain[i])),
+      pairedRatios: summary(
+        samples.product.map((p, i) => p / samples.plain[i]),
+      ),
       applyRequestsPerPass: requestsPerPass,
       otherMutatingOnAppliedResources: otherMutating,
       target: TARGET_RATIO,
@@ -877,7 +854,7 @@ async function main() {
         ),
         concurrency: CONCURRENCY,
         createSeconds,
-        postSeconds: stats(created.map(s => s.postMs / 1000)),
+        postSeconds: summary(created.map(s => s.postMs / 1000)),
         backendCpuMsPerPost:
           cpuBeforeCreate === undefined || cpuAfterCreate === undefined
             ? undefined

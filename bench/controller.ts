@@ -70,7 +70,7 @@ import {
 import { parseCli } from './cli';
 import { BenchBackend, startBackend } from './httpBackend';
 import { LatencyProxy, startLatencyProxy } from './latencyProxy';
-import { quantile } from './stats';
+import { inParallel, summaryWithP99 as stats } from './stats';
 
 const cli = parseCli();
 const REPO_ROOT = resolve(__dirname, '..');
@@ -108,31 +108,6 @@ function log(message: string) {
   process.stdout.write(
     `[bench:controller ${new Date().toISOString()}] ${message}\n`,
   );
-}
-
-function stats(values: number[]) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const round = (v: number) => Math.round(v * 1000) / 1000;
-  return {
-    n: sorted.length,
-    median: round(quantile(sorted, 0.5)),
-    p95: round(quantile(sorted, 0.95)),
-    p99: round(quantile(sorted, 0.99)),
-    min: round(sorted[0]),
-    max: round(sorted[sorted.length - 1]),
-  };
-}
-
-async function inParallel(
-  count: number,
-  limit: number,
-  task: (index: number) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < count) await task(next++);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, count) }, worker));
 }
 
 /** Polls `check` until it answers; an error (a failed service) ends the wait at once. */

@@ -87,6 +87,7 @@ export function generatePlatform(random: Random, poolCount: number): Platform {
       pricePerNodeHour: (perGpu * gpusPerNode).toFixed(4),
       sharing,
       renameByDefault: sharing.type === 'mps',
+      allocation: { backend: 'device-plugin', requested: 'device-plugin' },
     });
   }
   const teams: TeamQuota[] = Array.from({ length: 20 }, (_, t) => ({

@@ -37,3 +37,36 @@ export function timeInterleaved(
   }
   return samples.map(s => s.sort((a, b) => a - b));
 }
+
+/** Count, median, p95, min and max of the values, rounded to thousandths. */
+export function summary(values: readonly number[]) {
+  const { p99: _, ...rest } = summaryWithP99(values);
+  return rest;
+}
+
+/** {@link summary} with the p99 too. */
+export function summaryWithP99(values: readonly number[]) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const round = (v: number) => Math.round(v * 1000) / 1000;
+  return {
+    n: sorted.length,
+    median: round(quantile(sorted, 0.5)),
+    p95: round(quantile(sorted, 0.95)),
+    p99: round(quantile(sorted, 0.99)),
+    min: round(sorted[0]),
+    max: round(sorted[sorted.length - 1]),
+  };
+}
+
+/** Runs `task(0..count-1)` with at most `limit` at a time; the first failure rejects. */
+export async function inParallel(
+  count: number,
+  limit: number,
+  task: (index: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) await task(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, count) }, worker));
+}
