@@ -7,6 +7,7 @@
  * `yarn bench:http [--duration <s>] [--rounds <n>] [--services <n>] [--created <n>] [--smoke] [--out <dir>]`;
  * results go to bench/results/http.json.
  */
+import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 import autocannon from 'autocannon';
 import knexFactory from 'knex';
 import { cpus } from 'node:os';
@@ -59,6 +60,14 @@ function serviceRequest(name: string, team = QUOTE_REQUEST.team) {
     pool: 'l4-ondemand',
   };
 }
+
+/**
+ * app-config's pools (the demo platform's), with the on-demand L4 pool as large as the teams' quota there: admission
+ * checks a pool's free capacity at create, and the benchmark stores and creates more services than 4 L4s hold.
+ */
+const BENCH_POOLS = demoPlatformConfig.pools.map(pool =>
+  pool.name === 'l4-ondemand' ? { ...pool, maxNodes: 100_000 } : pool,
+);
 
 /**
  * `count` teams for the backend's config (`gpu.teams`, replacing app-config's): the quote's team, ml-platform, and
@@ -375,7 +384,7 @@ async function main() {
     const { config, drop } = databaseConfig(database);
     const backend = await startBackend({
       constantRoute: true,
-      config: { gpu: { teams } },
+      config: { gpu: { teams, pools: BENCH_POOLS } },
       database: config,
     });
     try {
