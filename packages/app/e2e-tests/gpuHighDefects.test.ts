@@ -74,8 +74,12 @@ test("the guest's own request says why it cannot decide it, and Alice of the pla
   await page.getByLabel('Search pending approvals').fill(OWN);
   const approve = page.getByRole('button', { name: `approve ${OWN}` });
   await expect(approve).toBeDisabled({ timeout: 30_000 });
-  // Visible text, not only a tooltip.
-  const why = page.getByTestId('own-request');
+  // Visible text, not only a tooltip; in OWN's row (the guest's other request may still be listed while the search
+  // is on its way).
+  const why = page
+    .getByRole('row')
+    .filter({ hasText: OWN })
+    .getByTestId('own-request');
   await expect(why).toBeVisible();
   await expect(why).toContainText(
     'You made this request, so you cannot decide it (four eyes)',
