@@ -69,7 +69,7 @@ import {
   resourcesOf,
 } from './apiServerCounters';
 import { parseCli } from './cli';
-import { BenchBackend, startBackend } from './httpBackend';
+import { BenchBackend, callBackend, startBackend } from './httpBackend';
 import { inParallel, summary } from './stats';
 
 const cli = parseCli();
@@ -222,30 +222,6 @@ function serviceRequest(index: number) {
   };
 }
 
-async function api(
-  backend: BenchBackend,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${backend.baseUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${backend.serviceToken}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    // not JSON
-  }
-  return { status: res.status, body: parsed };
-}
-
 interface DriftReportView {
   cluster: string;
   checkedAt: string;
@@ -260,7 +236,7 @@ interface DriftReportView {
 async function driftReport(
   backend: BenchBackend,
 ): Promise<DriftReportView | undefined> {
-  const res = await api(backend, 'GET', '/api/gpu/clusters/drift');
+  const res = await callBackend(backend, 'GET', '/api/gpu/clusters/drift');
   if (res.status !== 200) {
     throw new Error(
       `GET /clusters/drift: ${res.status} ${JSON.stringify(res.body)}`,
@@ -432,7 +408,7 @@ async function main() {
       const request = serviceRequest(i);
       const postSentAt = Date.now();
       const start = performance.now();
-      const res = await api(backend!, 'POST', '/api/gpu/services', {
+      const res = await callBackend(backend!, 'POST', '/api/gpu/services', {
         request,
       });
       const postMs = performance.now() - start;
@@ -460,7 +436,11 @@ async function main() {
       async () => {
         const statuses = await Promise.all(
           created.map(async s => {
-            const res = await api(backend!, 'GET', `/api/gpu/services/${s.id}`);
+            const res = await callBackend(
+              backend!,
+              'GET',
+              `/api/gpu/services/${s.id}`,
+            );
             if (res.body.status === 'failed') {
               throw new Error(
                 `${s.name} failed: ${JSON.stringify(res.body.statusReason)}`,
@@ -482,7 +462,7 @@ async function main() {
 
     // The stored manifests (each GET also reads the service's status from the cluster).
     await inParallel(SERVICES, 8, async i => {
-      const res = await api(
+      const res = await callBackend(
         backend!,
         'GET',
         `/api/gpu/services/${created[i].id}`,
@@ -657,7 +637,7 @@ async function main() {
     const beforeReconcile = await readCounters(kc);
     const quietMs = Date.now() - quietStartedAt;
     const triggeredAt = Date.now();
-    const trigger = await api(
+    const trigger = await callBackend(
       backend,
       'POST',
       `/api/gpu/.backstage/scheduler/v1/tasks/${KUEUE_RECONCILE_TASK_ID}/trigger`,

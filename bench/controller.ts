@@ -68,7 +68,7 @@ import {
   resourcesOf,
 } from './apiServerCounters';
 import { parseCli } from './cli';
-import { BenchBackend, startBackend } from './httpBackend';
+import { BenchBackend, callBackend, startBackend } from './httpBackend';
 import { LatencyProxy, startLatencyProxy } from './latencyProxy';
 import { inParallel, summaryWithP99 as stats } from './stats';
 
@@ -168,30 +168,6 @@ const quietLogger: LoggerService = {
 
 // --- the backend's API ---------------------------------------------------------------------------------------
 
-async function api(
-  backend: BenchBackend,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${backend.baseUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${backend.serviceToken}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    // not JSON
-  }
-  return { status: res.status, body: parsed };
-}
-
 function serviceRequest(index: number) {
   const { tier, pool } = TIERS[index % TIERS.length];
   const runtime = RUNTIMES[Math.floor(index / TIERS.length) % RUNTIMES.length];
@@ -222,7 +198,9 @@ async function create(backend: BenchBackend, index: number): Promise<Created> {
   const request = serviceRequest(index);
   const postSentAt = Date.now();
   const start = performance.now();
-  const res = await api(backend, 'POST', '/api/gpu/services', { request });
+  const res = await callBackend(backend, 'POST', '/api/gpu/services', {
+    request,
+  });
   const postMs = performance.now() - start;
   if (res.status !== 201) {
     throw new Error(
@@ -233,7 +211,7 @@ async function create(backend: BenchBackend, index: number): Promise<Created> {
 }
 
 async function getService(backend: BenchBackend, id: string) {
-  const res = await api(backend, 'GET', `/api/gpu/services/${id}`);
+  const res = await callBackend(backend, 'GET', `/api/gpu/services/${id}`);
   if (res.status !== 200) {
     throw new Error(`GET ${id}: ${res.status} ${JSON.stringify(res.body)}`);
   }
@@ -260,7 +238,7 @@ async function getService(backend: BenchBackend, id: string) {
  */
 async function waitApplied(backend: BenchBackend, count: number) {
   const page = async (status: string) => {
-    const res = await api(
+    const res = await callBackend(
       backend,
       'GET',
       `/api/gpu/services?team=${TEAM}&status=${status}`,
@@ -423,7 +401,11 @@ async function main() {
     await eventually(
       "the platform loop's first pass",
       async () => {
-        const res = await api(backend!, 'GET', '/api/gpu/clusters/drift');
+        const res = await callBackend(
+          backend!,
+          'GET',
+          '/api/gpu/clusters/drift',
+        );
         return (res.body?.items ?? []).find(
           (r: { cluster: string }) => r.cluster === CLUSTER_NAME,
         );

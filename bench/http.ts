@@ -12,7 +12,7 @@ import autocannon from 'autocannon';
 import knexFactory from 'knex';
 import { cpus } from 'node:os';
 import { parseCli } from './cli';
-import { BenchBackend, startBackend } from './httpBackend';
+import { BenchBackend, callBackend, startBackend } from './httpBackend';
 
 const cli = parseCli();
 const CONNECTIONS = 50;
@@ -215,18 +215,13 @@ async function api(
   path: string,
   body?: unknown,
 ) {
-  const res = await fetch(`${backend.baseUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${backend.serviceToken}`,
-      'content-type': 'application/json',
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!res.ok) {
-    throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  const res = await callBackend(backend, method, path, body);
+  if (res.status >= 300) {
+    throw new Error(
+      `${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`,
+    );
   }
-  return res.json();
+  return res.body;
 }
 
 /** Stores `count` services through the API, 10 at a time, spread over the teams; checks that all are listed. */

@@ -220,3 +220,28 @@ export async function startBackend(
     },
   };
 }
+
+/** One request to the backend as its service principal: the status and the body, parsed when it is JSON. */
+export async function callBackend(
+  backend: BenchBackend,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${backend.baseUrl}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${backend.serviceToken}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // not JSON
+  }
+  return { status: res.status, body: parsed };
+}

@@ -1,5 +1,13 @@
-import { AuditorService, HttpAuthService } from '@backstage/backend-plugin-api';
-import { UpdateServiceBody } from '@gpu-platform/backstage-plugin-gpu-common';
+import {
+  AuditorService,
+  BackstageCredentials,
+  HttpAuthService,
+} from '@backstage/backend-plugin-api';
+import {
+  GpuServiceView,
+  UpdateServiceBody,
+} from '@gpu-platform/backstage-plugin-gpu-common';
+import express from 'express';
 import { AuthorizedServices } from '../authorization/AuthorizedServices';
 import { parseCreateServiceBody } from '../services/parseCreateServiceBody';
 import { audited } from './audited';
@@ -48,65 +56,61 @@ export function registerServicesRoutes(
     send(res, await services.get(credentials, req.params.id));
   });
 
-  // The generated router types get, post, put and delete; PATCH takes its types from the spec here.
-  const update: DocHandler<'/services/{id}', 'patch'> = async (req, res) => {
+  /** Changes one service for the caller, as one `service-mutate` event of the auditor with its kind of change. */
+  async function changeService(
+    req: express.Request<{ id: string }, any, any, any>,
+    actionType: string,
+    change: (
+      credentials: BackstageCredentials,
+      id: string,
+    ) => Promise<GpuServiceView>,
+  ): Promise<GpuServiceView> {
     const credentials = await credentialsOf(req);
     const { id } = req.params;
-    const change: UpdateServiceBody = req.body;
+    return audited(
+      auditor,
+      req,
+      'service-mutate',
+      { actionType, serviceId: id },
+      () => change(credentials, id),
+    );
+  }
+
+  // The generated router types get, post, put and delete; PATCH takes its types from the spec here.
+  const update: DocHandler<'/services/{id}', 'patch'> = async (req, res) => {
+    const body: UpdateServiceBody = req.body;
     send(
       res,
-      await audited(
-        auditor,
-        req,
-        'service-mutate',
-        { actionType: 'update', serviceId: id },
-        () => services.update(credentials, id, change),
+      await changeService(req, 'update', (credentials, id) =>
+        services.update(credentials, id, body),
       ),
     );
   };
   router.patch('/services/:id', update);
 
   router.post('/services/:id/retry', async (req, res) => {
-    const credentials = await credentialsOf(req);
-    const { id } = req.params;
     send(
       res,
-      await audited(
-        auditor,
-        req,
-        'service-mutate',
-        { actionType: 'retry', serviceId: id },
-        () => services.retry(credentials, id),
+      await changeService(req, 'retry', (credentials, id) =>
+        services.retry(credentials, id),
       ),
     );
   });
 
   router.post('/services/:id/confirm', async (req, res) => {
-    const credentials = await credentialsOf(req);
-    const { id } = req.params;
     send(
       res,
-      await audited(
-        auditor,
-        req,
-        'service-mutate',
-        { actionType: 'confirm', serviceId: id },
-        () => services.confirm(credentials, id),
+      await changeService(req, 'confirm', (credentials, id) =>
+        services.confirm(credentials, id),
       ),
     );
   });
 
   router.delete('/services/:id', async (req, res) => {
-    const credentials = await credentialsOf(req);
-    const { id } = req.params;
     send(
       res,
-      await audited(
-        auditor,
-        req,
-        'service-mutate',
-        { actionType: 'delete', serviceId: id },
-        () => services.delete(credentials, id),
+      await changeService(req, 'delete', (credentials, id) =>
+        services.delete(credentials, id),
       ),
     );
   });
