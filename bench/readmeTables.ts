@@ -308,7 +308,7 @@ function controller(r: Results): Record<string, string> {
         [
           `APPLY requests per applied object (${n(
             applied.objects,
-          )} objects of ${n(applied.services)} services)`,
+          )} distinct objects of ${n(applied.services)} services)`,
           '1',
           `${n(applied.perObject, 3)} (${n(applied.applyRequests)} APPLY)`,
         ],
@@ -340,7 +340,7 @@ function controller(r: Results): Record<string, string> {
       [
         side(
           'reconciler',
-          `reconciler: work queue (${reapply.reconcilerConcurrency} services at once), product applier`,
+          `reconciler: work queue (${reapply.reconcilerConcurrency} services at once), applying only what differs`,
         ),
         side('applier', 'product applier, one service after another'),
         side('plain', 'plain @kubernetes/client-node loop'),

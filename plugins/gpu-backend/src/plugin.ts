@@ -29,6 +29,7 @@ import { createBatchJobs } from './batch/createBatchJobs';
 import {
   ClusterConfig,
   createClusterApplier,
+  DifferenceApplier,
   createClusterStatusReader,
   KubernetesClientFactory,
 } from './cluster';
@@ -200,12 +201,53 @@ export const gpuPlugin = createBackendPlugin({
         // down (one service at a time per id, a few at once), and the scheduled resume takes over what a stopped
         // replica left (see InterruptedApplyResumer).
         const queue = applier ? new ServiceWorkQueue(logger) : undefined;
+        // Watches of the service objects in the cluster feed the queue (an event enqueues the service it is about)
+        // and tell the service applier what is live, so that it applies only what differs; started with the backend,
+        // stopped before it shuts down.
+        const watches =
+          queue &&
+          target.name &&
+          target.connection &&
+          (config.getOptionalBoolean('gpu.apply.watch') ?? true)
+            ? new ServiceObjectWatches({
+                clusters: [
+                  {
+                    name: target.name,
+                    client: factory.watchClientFor(
+                      target.name,
+                      target.connection,
+                    ),
+                  },
+                ],
+                kueueApiVersion: platform.kueue.apiVersion,
+                enqueue: id => queue.add(id),
+                onReconnected: cluster =>
+                  requeueUnsettledServices({
+                    store,
+                    enqueue: id => queue.add(id),
+                    cluster,
+                    logger,
+                  }),
+                logger,
+              })
+            : undefined;
+        if (watches) {
+          lifecycle.addStartupHook(() => watches.start());
+          lifecycle.addShutdownHook(() => watches.stop());
+        }
         const services = new ServiceManager({
           platform,
           store,
           quotes,
           target,
-          applier,
+          applier:
+            applier && watches && target.name
+              ? new DifferenceApplier({
+                  inner: applier,
+                  live: watches.liveObjects(target.name),
+                  logger,
+                })
+              : applier,
           logger,
           serviceDefaults,
           queue,
@@ -221,35 +263,6 @@ export const gpuPlugin = createBackendPlugin({
           repair: (service, why) => services.repair(service, why),
         });
         queue?.start(reconcileServiceWork({ services, statuses }));
-        // Watches of the service objects in the cluster feed the queue (an event enqueues the service it is about);
-        // started with the backend, stopped before it shuts down.
-        if (
-          queue &&
-          target.name &&
-          target.connection &&
-          (config.getOptionalBoolean('gpu.apply.watch') ?? true)
-        ) {
-          const watches = new ServiceObjectWatches({
-            clusters: [
-              {
-                name: target.name,
-                client: factory.watchClientFor(target.name, target.connection),
-              },
-            ],
-            kueueApiVersion: platform.kueue.apiVersion,
-            enqueue: id => queue.add(id),
-            onReconnected: cluster =>
-              requeueUnsettledServices({
-                store,
-                enqueue: id => queue.add(id),
-                cluster,
-                logger,
-              }),
-            logger,
-          });
-          lifecycle.addStartupHook(() => watches.start());
-          lifecycle.addShutdownHook(() => watches.stop());
-        }
         const resumer = new InterruptedApplyResumer({
           services,
           store,

@@ -71,9 +71,10 @@ export class KubernetesApplier implements ClusterApplier {
         ref,
         attempts,
         resourceVersion: value.metadata?.resourceVersion,
+        applied: value,
       });
     }
-    this.logger?.info('Applied objects', {
+    this.logger?.debug('Applied objects', {
       cluster: this.cluster,
       objects: results.length,
       retries: results.reduce((sum, r) => sum + r.attempts - 1, 0),

@@ -8,6 +8,7 @@ export {
   createClusterApplier,
   createClusterStatusReader,
 } from './createClusterApplier';
+export { DifferenceApplier, liveSignature } from './DifferenceApplier';
 export { KubernetesApplyError, KubernetesRequestError } from './errors';
 export type { KubernetesFailure } from './errors';
 export { KubernetesApplier } from './KubernetesApplier';

@@ -165,7 +165,27 @@ export interface ApplyResult {
   attempts: number;
   /** `metadata.resourceVersion` the cluster returned. */
   resourceVersion?: string;
+  /** The object as the cluster returned it (absent for an object not applied because it had not changed). */
+  applied?: KubernetesObject;
+  /** True when the object was not applied: unchanged since its last apply, and so in the cluster. */
+  unchanged?: boolean;
 }
+
+/**
+ * What an informer of a kind knows of one object now (see the reconciler's `OwnedObjectInformer.view`): the object
+ * as last seen (undefined when the cluster has none), and the `resourceVersion` the informer has seen everything up
+ * to.
+ */
+export interface LiveObjectView {
+  object?: KubernetesObject;
+  resourceVersion: string;
+}
+
+/**
+ * The informers' view of a cluster's objects by reference; undefined when no informer follows the object's kind or
+ * the one that does is not watching (its view may be behind).
+ */
+export type LiveObjects = (ref: ObjectRef) => LiveObjectView | undefined;
 
 /** Outcome of deleting one owned object. */
 export interface DeleteResult {

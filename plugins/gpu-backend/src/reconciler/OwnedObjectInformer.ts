@@ -100,6 +100,25 @@ export class OwnedObjectInformer {
     return [...this.known.values()].map(k => k.object);
   }
 
+  /**
+   * What the informer knows of the cluster now: the object as last seen (undefined when it does not exist), and the
+   * `resourceVersion` the informer's view is complete up to (its list's, then the last event's or bookmark's).
+   * Undefined while the informer is not watching (not listed yet, or its watch failed and it has not listed again):
+   * its view may then be behind by any amount.
+   */
+  view(
+    namespace: string | undefined,
+    name: string,
+  ): { object?: KubernetesObject; resourceVersion: string } | undefined {
+    if (!this.listed || this.failures > 0 || !this.resourceVersion) {
+      return undefined;
+    }
+    return {
+      object: this.known.get(`${namespace ?? ''}/${name}`)?.object,
+      resourceVersion: this.resourceVersion,
+    };
+  }
+
   private get what(): string {
     const { kind, apiVersion } = this.options.kind;
     return `${kind} (${apiVersion}) on cluster '${this.options.cluster}'`;

@@ -102,7 +102,68 @@ describe('ServiceObjectWatches', () => {
         'app.kubernetes.io/managed-by=backstage-gpu,gpu.backstage.io/service-id',
       Pod: 'app.kubernetes.io/managed-by=backstage-gpu,gpu.backstage.io/service-id',
       Workload: 'kueue.x-k8s.io/job-uid',
+      Service:
+        'app.kubernetes.io/managed-by=backstage-gpu,gpu.backstage.io/service-id',
+      PersistentVolumeClaim:
+        'app.kubernetes.io/managed-by=backstage-gpu,gpu.backstage.io/service-id',
+      LocalQueue: 'app.kubernetes.io/managed-by=backstage-gpu',
     });
-    expect(watches.counts()).toMatchObject({ lists: 3, events: 4 });
+    expect(watches.counts()).toMatchObject({ lists: 6, events: 4 });
+  });
+
+  it('knows the live objects of the kinds services apply, and enqueues nothing for Services, claims and queues', async () => {
+    const { client } = clusterSending({
+      Service: [
+        {
+          type: 'ADDED',
+          object: object('chat', {
+            labels: SERVICE_LABELS,
+            resourceVersion: '7',
+          }),
+        },
+      ],
+      LocalQueue: [
+        {
+          type: 'ADDED',
+          object: object('team-queue', { resourceVersion: '8' }),
+        },
+      ],
+    });
+    const enqueued: string[] = [];
+    const watches = new ServiceObjectWatches({
+      clusters: [{ name: 'local', client }],
+      kueueApiVersion: 'kueue.x-k8s.io/v1beta2',
+      enqueue: id => enqueued.push(id),
+      logger: mockServices.logger.mock(),
+    });
+    const live = watches.liveObjects('local');
+    const service = { apiVersion: 'v1', kind: 'Service', namespace: 'team' };
+    expect(live({ ...service, name: 'chat' })).toBeUndefined(); // not listed yet
+    watches.start();
+    await watches.hasSynced();
+    const queue = {
+      apiVersion: 'kueue.x-k8s.io/v1beta2',
+      kind: 'LocalQueue',
+      namespace: 'team',
+      name: 'team-queue',
+    };
+    for (let i = 0; i < 400 && !live(queue)?.object; i++) {
+      await new Promise(r => setTimeout(r, 5));
+    }
+    expect(live({ ...service, name: 'chat' })).toMatchObject({
+      object: { metadata: { name: 'chat' } },
+      resourceVersion: '7',
+    });
+    expect(live(queue)).toMatchObject({ resourceVersion: '8' });
+    expect(live({ ...service, name: 'other' })).toEqual({
+      object: undefined,
+      resourceVersion: '7',
+    });
+    expect(
+      live({ apiVersion: 'v1', kind: 'ConfigMap', name: 'x', namespace: 'team' }),
+    ).toBeUndefined();
+    expect(live({ ...service, name: 'chat' })).toBeDefined();
+    await watches.stop();
+    expect(enqueued).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ import {
   OWNERSHIP_LABELS,
 } from '@gpu-platform/backstage-plugin-gpu-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { KubernetesWatchClient } from '../cluster';
+import type { KubernetesWatchClient, LiveObjects } from '../cluster';
 import { InformedKind, OwnedObjectInformer } from './OwnedObjectInformer';
 
 /** Kueue's label on the Workload of a pod (pod integration): the pod's UID. */
@@ -12,6 +12,9 @@ const KUEUE_JOB_UID_LABEL = 'kueue.x-k8s.io/job-uid';
 
 /** The product's objects of services: what it applied, and what Kubernetes made from them. */
 const SERVICE_OBJECTS = `${OWNERSHIP_LABELS.managedBy}=${FIELD_MANAGER},${OWNERSHIP_LABELS.serviceId}`;
+
+/** Every object the product applied, services' and teams' alike. */
+const PRODUCT_OBJECTS = `${OWNERSHIP_LABELS.managedBy}=${FIELD_MANAGER}`;
 
 /** Informers of one cluster that come back within this long of each other signal its return once. */
 const RECONNECT_SIGNAL_INTERVAL_MS = 5_000;
@@ -52,6 +55,11 @@ export interface ServiceObjectWatchesOptions {
  */
 export class ServiceObjectWatches {
   private readonly informers: OwnedObjectInformer[] = [];
+  /** Per cluster, the informer of each kind the product applies and follows, by `apiVersion/kind`. */
+  private readonly appliedKinds = new Map<
+    string,
+    Map<string, OwnedObjectInformer>
+  >();
   /** Pod UID to service id, per cluster: which service a Workload is about. */
   private readonly podServices = new Map<string, Map<string, string>>();
   private readonly lastReconnect = new Map<string, number>();
@@ -104,23 +112,58 @@ export class ServiceObjectWatches {
               .find(id => id !== undefined),
         },
       ];
-      for (const { kind, serviceOf } of kinds) {
-        this.informers.push(
-          new OwnedObjectInformer({
-            cluster: cluster.name,
-            client: cluster.client,
-            kind,
-            logger: options.logger,
-            ...options.informer,
-            onReconnected: () => this.reconnected(cluster.name),
-            onChange: (object, type) => {
-              const id = serviceOf(object, type);
-              if (id) options.enqueue(id);
-            },
-          }),
-        );
+      // Followed only to know what is live (see liveObjects): the other kinds of a service's objects. Their events
+      // enqueue nothing; a Service or claim changed by hand is applied again at the service's next apply.
+      const cached: InformedKind[] = [
+        { apiVersion: 'v1', kind: 'Service', labelSelector: SERVICE_OBJECTS },
+        {
+          apiVersion: 'v1',
+          kind: 'PersistentVolumeClaim',
+          labelSelector: SERVICE_OBJECTS,
+        },
+        {
+          apiVersion: options.kueueApiVersion,
+          kind: 'LocalQueue',
+          labelSelector: PRODUCT_OBJECTS,
+        },
+      ];
+      const applied = new Map<string, OwnedObjectInformer>();
+      this.appliedKinds.set(cluster.name, applied);
+      for (const { kind, serviceOf } of [
+        ...kinds,
+        ...cached.map(kind => ({ kind, serviceOf: undefined })),
+      ]) {
+        const informer = new OwnedObjectInformer({
+          cluster: cluster.name,
+          client: cluster.client,
+          kind,
+          logger: options.logger,
+          ...options.informer,
+          onReconnected: () => this.reconnected(cluster.name),
+          onChange: (object, type) => {
+            const id = serviceOf?.(object, type);
+            if (id) options.enqueue(id);
+          },
+        });
+        this.informers.push(informer);
+        if (kind.kind !== 'Pod' && kind.kind !== 'Workload') {
+          applied.set(`${kind.apiVersion}/${kind.kind}`, informer);
+        }
       }
     }
+  }
+
+  /**
+   * What the informers of a cluster know of the objects the product applies (Deployments, Services,
+   * PersistentVolumeClaims, LocalQueues), for the cluster's `DifferenceApplier`: undefined for other kinds, and while an
+   * informer is not watching.
+   */
+  liveObjects(cluster: string): LiveObjects {
+    const informers = this.appliedKinds.get(cluster);
+    return ref =>
+      informers
+        ?.get(`${ref.apiVersion}/${ref.kind}`)
+        ?.view(ref.namespace, ref.name);
   }
 
   /** One signal per cluster coming back, though each of its informers sees it. */
