@@ -146,6 +146,12 @@ export interface Config {
        * time-slicing pools stay on the device plugin: Kueue refuses pods that share a ResourceClaim.
        */
       allocation?: 'device-plugin' | 'dra';
+      /**
+       * The `gpu.clusters[].name` whose nodes the pool is. May be omitted when at most one cluster is configured (the
+       * pool is then that cluster's); required with several. Services on the pool run on that cluster, and its Kueue
+       * ResourceFlavor and quotas are delivered there only.
+       */
+      cluster?: string;
       /** The pool's Karpenter NodePool (gpu-node `renderNodePools`); overrides `gpu.karpenter`. */
       karpenter?: {
         /** `false`: the pool's nodes are not Karpenter's, no NodePool is rendered (default `true`). */
@@ -182,6 +188,11 @@ export interface Config {
       priorityClass?: string;
       /** Render a PodDisruptionBudget for services here (default: production only). */
       podDisruptionBudget?: boolean;
+      /**
+       * Clusters the environment's services may run on: names, or patterns with `*` such as `prod-*` (default: every
+       * cluster). Each must match a configured cluster with at least one pool, or the backend does not start.
+       */
+      clusters?: string[];
     }>;
 
     /** Teams (catalog groups) with their namespaces, quotas and budgets. */
@@ -266,6 +277,15 @@ export interface Config {
       kubeconfig?: string;
       /** Context of the kubeconfig to use; its current context when omitted. */
       context?: string;
+      /** Labels the governance page and the overview filter by, and the quote shows beside the cluster's options. */
+      labels?: {
+        /** e.g. `eu-west-1`. */
+        region?: string;
+        /** e.g. `aws`, `azure`, `gcp`, `on-prem`. */
+        cloud?: string;
+        /** e.g. `production` or `non-production`. */
+        environmentClass?: string;
+      };
     }>;
 
     /** The approval queue. */

@@ -28,6 +28,8 @@ import { createAuthorizedApi } from './authorization/createAuthorizedApi';
 import { createBatchJobs } from './batch/createBatchJobs';
 import {
   ClusterConfig,
+  ClusterStatusReader,
+  resolveFleet,
   createClusterApplier,
   DifferenceApplier,
   createClusterStatusReader,
@@ -42,7 +44,7 @@ import { readPoolCapacityPolicy } from './admission/readPoolCapacityPolicy';
 import { createQuoteService } from './services/QuoteService';
 import { seedQuotas } from './services/seedQuotas';
 import { InterruptedApplyResumer } from './services/InterruptedApplyResumer';
-import { ServiceManager } from './services/ServiceManager';
+import { ClusterRoute, ServiceManager } from './services/ServiceManager';
 import { ServiceStatusRefresher } from './services/ServiceStatusRefresher';
 import { scheduleConfirmationExpiry } from './services/scheduleConfirmationExpiry';
 import {
@@ -109,12 +111,16 @@ export const gpuPlugin = createBackendPlugin({
         scheduler,
         signals,
       }) {
-        const platform = readPlatformConfig(config);
+        const clusterConfig = ClusterConfig.fromConfig(config);
+        // Every pool on a configured cluster, every environment with one: the backend refuses to start otherwise.
+        const platform = resolveFleet(
+          readPlatformConfig(config),
+          clusterConfig.list(),
+        );
         const whenOverPoolCapacity = readPoolCapacityPolicy(config);
         const operations = readPlatformOperations(config, platform);
         const reconcileSettings = readReconcileSettings(config);
         const serviceDefaults = readServiceDefaults(config, platform);
-        const clusterConfig = ClusterConfig.fromConfig(config);
         await assertDurableDatabaseForApply({
           database,
           clusters: clusterConfig.list(),
@@ -123,13 +129,33 @@ export const gpuPlugin = createBackendPlugin({
         const target = clusterConfig.defaultTarget();
         const statusSettings = readStatusSettings(config);
         const factory = new KubernetesClientFactory();
-        const applier = createClusterApplier({ target, factory, logger });
-        const statusReader = createClusterStatusReader({
-          target,
-          factory,
-          kueueApiVersion: platform.kueue.apiVersion,
-          requestTimeoutMs: statusSettings.readTimeoutMs,
-        });
+        // Every cluster with its applier and status reader: a service is applied, read and torn down on its pool's.
+        const routes = new Map<string, ClusterRoute>();
+        const statusReaders = new Map<string, ClusterStatusReader>();
+        for (const cluster of clusterConfig.list()) {
+          routes.set(cluster.name!, {
+            target: cluster,
+            applier: createClusterApplier({ target: cluster, factory, logger }),
+          });
+          const reader = createClusterStatusReader({
+            target: cluster,
+            factory,
+            kueueApiVersion: platform.kueue.apiVersion,
+            requestTimeoutMs: statusSettings.readTimeoutMs,
+          });
+          if (reader) statusReaders.set(cluster.name!, reader);
+        }
+        const applier = target.name
+          ? routes.get(target.name)?.applier
+          : undefined;
+        const anyApplier = [...routes.values()].some(r => r.applier);
+        const statusReader = target.name
+          ? statusReaders.get(target.name)
+          : undefined;
+        // Clusters whose service objects are watched (feeding the queue): every apply cluster.
+        const watched = clusterConfig
+          .list()
+          .filter(c => c.mode === 'apply' && c.connection);
         logger.info('Loaded GPU platform', {
           pools: platform.pools.length,
           teams: platform.teams.length,
@@ -160,7 +186,7 @@ export const gpuPlugin = createBackendPlugin({
           new LoopTrigger({ scheduler, logger }),
           {
             platform: PLATFORM_RECONCILE_TASK_ID,
-            services: applier
+            services: anyApplier
               ? [APPLY_RESUME_TASK_ID, STATUS_REFRESH_TASK_ID]
               : undefined,
           },
@@ -200,25 +226,19 @@ export const gpuPlugin = createBackendPlugin({
         // The reconciler's work queue: writes record desired state and return; the queue's worker applies or tears
         // down (one service at a time per id, a few at once), and the scheduled resume takes over what a stopped
         // replica left (see InterruptedApplyResumer).
-        const queue = applier ? new ServiceWorkQueue(logger) : undefined;
+        const queue = anyApplier ? new ServiceWorkQueue(logger) : undefined;
         // Watches of the service objects in the cluster feed the queue (an event enqueues the service it is about)
         // and tell the service applier what is live, so that it applies only what differs; started with the backend,
         // stopped before it shuts down.
         const watches =
           queue &&
-          target.name &&
-          target.connection &&
+          watched.length > 0 &&
           (config.getOptionalBoolean('gpu.apply.watch') ?? true)
             ? new ServiceObjectWatches({
-                clusters: [
-                  {
-                    name: target.name,
-                    client: factory.watchClientFor(
-                      target.name,
-                      target.connection,
-                    ),
-                  },
-                ],
+                clusters: watched.map(c => ({
+                  name: c.name!,
+                  client: factory.watchClientFor(c.name!, c.connection!),
+                })),
                 kueueApiVersion: platform.kueue.apiVersion,
                 enqueue: id => queue.add(id),
                 onReconnected: cluster =>
@@ -235,19 +255,32 @@ export const gpuPlugin = createBackendPlugin({
           lifecycle.addStartupHook(() => watches.start());
           lifecycle.addShutdownHook(() => watches.stop());
         }
+        // Each cluster's applier applies only what differs from what its watches see live.
+        const serviceRoutes = new Map<string, ClusterRoute>(
+          [...routes].map(([name, route]) => [
+            name,
+            route.applier && watches
+              ? {
+                  ...route,
+                  applier: new DifferenceApplier({
+                    inner: route.applier,
+                    live: watches.liveObjects(name),
+                    logger,
+                  }),
+                }
+              : route,
+          ]),
+        );
         const services = new ServiceManager({
           platform,
           store,
           quotes,
           target,
           applier:
-            applier && watches && target.name
-              ? new DifferenceApplier({
-                  inner: applier,
-                  live: watches.liveObjects(target.name),
-                  logger,
-                })
-              : applier,
+            target.name !== undefined
+              ? serviceRoutes.get(target.name)?.applier
+              : undefined,
+          clusters: serviceRoutes,
           logger,
           serviceDefaults,
           queue,
@@ -257,6 +290,7 @@ export const gpuPlugin = createBackendPlugin({
         const statuses = new ServiceStatusRefresher({
           store,
           statusReader,
+          statusReaders,
           runs: new RunPeriodStore(await database.getClient()),
           logger,
           statusReadTimeoutMs: statusSettings.readTimeoutMs,
@@ -271,7 +305,7 @@ export const gpuPlugin = createBackendPlugin({
           resumeAttempts: statusSettings.resumeAttempts,
           inHand: id => queue?.has(id) ?? false,
         });
-        if (applier) {
+        if (anyApplier) {
           await scheduleStatusTasks({
             scheduler,
             statuses,

@@ -3,6 +3,7 @@ import { InputError } from '@backstage/errors';
 import { JsonObject } from '@backstage/types';
 import {
   ClusterConnection,
+  ClusterLabels,
   ClusterMode,
   ClusterTarget,
   ServiceAccountConnection,
@@ -25,6 +26,7 @@ export const DRY_RUN_TARGET: ClusterTarget = Object.freeze({
  *       mode: apply          # apply | gitops | dry-run; apply when omitted
  *       kubeconfig: /etc/gpu/kubeconfig   # optional
  *       context: prod-eu                  # optional, with kubeconfig
+ *       labels: { region: eu-west-1, cloud: aws, environmentClass: production }   # optional
  * kubernetes:
  *   clusterLocatorMethods:
  *     - type: config
@@ -101,14 +103,16 @@ function readTarget(
       `${path}.mode must be one of ${MODES.join(', ')}; got '${mode}'`,
     );
   }
+  const labels = readLabels(entry);
   if (mode !== 'apply') {
-    return { name, mode };
+    return { name, mode, ...(labels && { labels }) };
   }
   const kubeconfig = entry.getOptionalString('kubeconfig');
   if (kubeconfig) {
     return {
       name,
       mode,
+      ...(labels && { labels }),
       connection: {
         type: 'kubeconfig',
         path: kubeconfig,
@@ -123,7 +127,27 @@ function readTarget(
         `kubernetes.clusterLocatorMethods cluster (type config) named '${name}'`,
     );
   }
-  return { name, mode, connection: readConnection(cluster, name) };
+  return {
+    name,
+    mode,
+    ...(labels && { labels }),
+    connection: readConnection(cluster, name),
+  };
+}
+
+function readLabels(entry: Config): ClusterLabels | undefined {
+  const labels = entry.getOptionalConfig('labels');
+  if (!labels) {
+    return undefined;
+  }
+  const read: ClusterLabels = {};
+  for (const key of ['region', 'cloud', 'environmentClass'] as const) {
+    const value = labels.getOptionalString(key);
+    if (value !== undefined) {
+      read[key] = value;
+    }
+  }
+  return read;
 }
 
 function readConnection(cluster: Config, name: string): ClusterConnection {

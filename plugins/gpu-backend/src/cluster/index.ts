@@ -16,3 +16,4 @@ export type { KubernetesApplierOptions } from './KubernetesApplier';
 export { KubernetesClientFactory } from './KubernetesClientFactory';
 export type { KubernetesClientFactoryOptions } from './KubernetesClientFactory';
 export * from './types';
+export { resolveFleet } from './resolveFleet';

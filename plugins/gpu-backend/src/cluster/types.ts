@@ -1,8 +1,11 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 
-import type { ClusterMode } from '@gpu-platform/backstage-plugin-gpu-common';
+import type {
+  ClusterLabels,
+  ClusterMode,
+} from '@gpu-platform/backstage-plugin-gpu-common';
 
-export type { ClusterMode };
+export type { ClusterLabels, ClusterMode };
 
 /** Credentials of a cluster taken from `kubernetes.clusterLocatorMethods`. */
 export interface ServiceAccountConnection {
@@ -33,6 +36,8 @@ export interface ClusterTarget {
   /** Cluster name; undefined only for the implicit dry-run target. */
   name?: string;
   mode: ClusterMode;
+  /** `gpu.clusters[].labels`: where the cluster is and what it is for; absent when none is set. */
+  labels?: ClusterLabels;
   /** Present exactly when `mode` is `apply`. */
   connection?: ClusterConnection;
 }

@@ -18,6 +18,7 @@ import {
 } from './nodeConfigLabelPlans';
 import { nodeLabelObjects } from './nodeLabelObjects';
 import { platformPartOf } from './platformParts';
+import { platformOnCluster } from './platformOnCluster';
 import { renderPlatformObjects } from './renderPlatformObjects';
 
 /** A configured cluster and, in apply mode, its applier. */
@@ -54,16 +55,24 @@ export class PlatformReconciler {
   async reconcile(): Promise<ClusterDriftReport[]> {
     const { platform, operations, deliver, store, clusters } = this.options;
     const parts = new Set(deliver);
-    const objects = renderPlatformObjects(
-      platform,
-      await store.listAllowances(),
-      operations,
-    ).filter(object => parts.has(platformPartOf(object)));
-    const plans = parts.has('nodeLabels')
-      ? nodeConfigLabelPlans(platform, operations)
-      : [];
+    const allowances = await store.listAllowances();
     const reports: ClusterDriftReport[] = [];
     for (const cluster of clusters) {
+      // Each cluster gets its own pools' objects, and Kueue queues for the teams with quota there.
+      const here = platformOnCluster(
+        platform,
+        allowances,
+        operations,
+        cluster.target.name,
+      );
+      const objects = renderPlatformObjects(
+        here.platform,
+        here.allowances,
+        here.operations,
+      ).filter(object => parts.has(platformPartOf(object)));
+      const plans = parts.has('nodeLabels')
+        ? nodeConfigLabelPlans(here.platform, here.operations)
+        : [];
       const report = await this.reconcileCluster(cluster, objects, plans);
       await store.putClusterDrift(report);
       reports.push(report);

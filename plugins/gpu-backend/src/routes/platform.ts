@@ -34,7 +34,11 @@ export function registerPlatformRoutes(
       platform,
       clusters: clusters
         .filter(c => c.name)
-        .map(c => ({ name: c.name!, mode: c.mode })),
+        .map(c => ({
+          name: c.name!,
+          mode: c.mode,
+          ...(c.labels && { labels: c.labels }),
+        })),
     };
     res.json(body);
   });

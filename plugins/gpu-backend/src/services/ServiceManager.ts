@@ -90,8 +90,15 @@ export interface ServiceManagerOptions {
   platform: Platform;
   store: GpuStore;
   quotes: QuoteService;
+  /** The default cluster: where services go whose pool names no cluster (single-cluster and dry-run setups). */
   target: ClusterTarget;
+  /** The default cluster's applier, in apply mode. */
   applier?: ClusterApplier;
+  /**
+   * Every configured cluster by name, with its applier in apply mode: a service goes to its pool's cluster
+   * (`Pool.cluster`) and is applied, read and torn down there. Omitted: every service is on `target`.
+   */
+  clusters?: ReadonlyMap<string, ClusterRoute>;
   logger: LoggerService;
   /** `gpu.serviceDefaults`, parsed once: how services render on the cluster (see `resolveServiceSettings`). */
   serviceDefaults?: ServiceDefaults;
@@ -118,6 +125,12 @@ export interface ServiceManagerOptions {
   now?: () => Date;
 }
 
+/** One cluster a service may be on: its target and, in apply mode, its applier. */
+export interface ClusterRoute {
+  target: ClusterTarget;
+  applier?: ClusterApplier;
+}
+
 /** A service as {@link ServiceManager.render} needs it. */
 type RenderedService = Pick<
   ServiceRecord,
@@ -141,10 +154,11 @@ export class ServiceManager {
     service: ServiceRecord;
     approval?: ApprovalRecord;
   }> {
-    const { platform, store, quotes, target } = this.options;
+    const { platform, store, quotes } = this.options;
     const request = validateServiceRequest(platform, body.request);
     const quote = await quotes.quote(request);
-    const option = chooseOption(quote);
+    const option = chooseOption(platform, quote);
+    const target = this.targetOf(option.cluster);
     const placement = placementOf(option);
     this.checkScaleToZero(request, placement);
     await check?.({
@@ -220,9 +234,10 @@ export class ServiceManager {
     actor: string,
     check?: PlacementCheck,
   ): Promise<{ service: ServiceRecord; reservation: ReservationRecord }> {
-    const { platform, quotes, target } = this.options;
+    const { platform, quotes } = this.options;
     const request = validateServiceRequest(platform, body.request);
-    const option = chooseOption(await quotes.quote(request));
+    const option = chooseOption(platform, await quotes.quote(request));
+    const target = this.targetOf(option.cluster);
     const placement = placementOf(option);
     this.checkScaleToZero(request, placement);
     // As the store refuses at creation: a request that alone needs more than its pool physically has.
@@ -344,7 +359,7 @@ export class ServiceManager {
       ...(change.tier !== undefined ? { tier: change.tier } : {}),
       ...(change.pool !== undefined ? { pool: change.pool } : {}),
     });
-    const option = chooseOption(await quotes.quote(request));
+    const option = chooseOption(platform, await quotes.quote(request));
     const placement = placementOf(option);
     this.checkScaleToZero(request, placement);
     await check?.({
@@ -450,7 +465,7 @@ export class ServiceManager {
    * repair). A compare-and-set on the version read: a service written meanwhile is returned as it is.
    */
   async repair(service: ServiceRecord, why: string): Promise<ServiceRecord> {
-    if (!this.appliesTo(service.mode)) return service;
+    if (!this.appliesTo(service)) return service;
     const claimed = await this.compareAndSet({
       id: service.id,
       status: 'applying',
@@ -476,7 +491,7 @@ export class ServiceManager {
    */
   async reconcile(serviceId: string): Promise<ServiceRecord | undefined> {
     const service = await this.options.store.getService(serviceId);
-    if (!service || !this.appliesTo(service.mode)) {
+    if (!service || !this.appliesTo(service)) {
       return undefined;
     }
     if (service.status === 'applying') {
@@ -496,12 +511,12 @@ export class ServiceManager {
    * The status a service takes when it is deployed: `applying` when this backend applies it, else `approved` with
    * what was done (a service recorded in GitOps mode is never applied, even on a cluster Backstage applies to).
    */
-  private deployment(service: Pick<ServiceRecord, 'mode'>): {
+  private deployment(service: Pick<ServiceRecord, 'mode' | 'cluster'>): {
     status: 'applying' | 'approved';
     reason: ServiceReason;
     statusReason?: string;
   } {
-    if (this.appliesTo(service.mode)) {
+    if (this.appliesTo(service)) {
       return { status: 'applying', reason: 'Applying' };
     }
     return {
@@ -514,9 +529,30 @@ export class ServiceManager {
     };
   }
 
-  /** Whether this backend applies services of the mode to a cluster. */
-  private appliesTo(mode: ServiceRecord['mode']): boolean {
-    return this.options.applier !== undefined && mode === 'apply';
+  /** Whether this backend applies the service to its cluster. */
+  private appliesTo(service: Pick<ServiceRecord, 'mode' | 'cluster'>): boolean {
+    return this.applierOf(service) !== undefined && service.mode === 'apply';
+  }
+
+  /** The cluster a service on a pool of `cluster` goes to: that cluster's target, else the default one. */
+  private targetOf(cluster: string | undefined): ClusterTarget {
+    const route =
+      cluster !== undefined ? this.options.clusters?.get(cluster) : undefined;
+    return route?.target ?? this.options.target;
+  }
+
+  /**
+   * The applier of the service's cluster: with several clusters the one it records, else the default applier (a
+   * service recorded before clusters were named has none, and is on the default cluster).
+   */
+  applierOf(service: Pick<ServiceRecord, 'cluster'>): ClusterApplier | undefined {
+    const { clusters, applier, target } = this.options;
+    if (service.cluster !== undefined && clusters?.has(service.cluster)) {
+      return clusters.get(service.cluster)!.applier;
+    }
+    return service.cluster === undefined || service.cluster === target.name
+      ? applier
+      : undefined;
   }
 
   /** Confirms a provisional service: it is no longer deleted when its confirmation time passes. */
@@ -600,7 +636,10 @@ export class ServiceManager {
 
   /** Whether services in apply mode are applied to a cluster (an applier is configured). */
   hasApplier(): boolean {
-    return this.options.applier !== undefined;
+    return (
+      this.options.applier !== undefined ||
+      [...(this.options.clusters?.values() ?? [])].some(c => c.applier)
+    );
   }
 
   /**
@@ -613,7 +652,8 @@ export class ServiceManager {
     applying: ServiceRecord,
     actor: string,
   ): Promise<ServiceRecord> {
-    const { applier, logger } = this.options;
+    const { logger } = this.options;
+    const applier = this.applierOf(applying);
     let outcome: Pick<
       UpdateServiceStatusInput,
       'status' | 'reason' | 'statusReason' | 'observedCurrentGeneration'
@@ -724,7 +764,8 @@ export class ServiceManager {
     applied: ServiceRecord,
     actor: string,
   ): Promise<ServiceRecord> {
-    const { applier, logger } = this.options;
+    const { logger } = this.options;
+    const applier = this.applierOf(current);
     logger.info('A GPU service was deleted while it was being applied', {
       serviceId: current.id,
       status: current.status,
@@ -782,7 +823,7 @@ export class ServiceManager {
     actor: string,
     inLine: boolean,
   ): Promise<ServiceRecord | undefined> {
-    const { applier } = this.options;
+    const applier = this.applierOf(service);
     const inCluster =
       applier !== undefined &&
       service.mode === 'apply' &&
@@ -840,7 +881,7 @@ export class ServiceManager {
     actor: string,
   ): Promise<ServiceRecord> {
     try {
-      await this.options.applier!.deleteByOwnership(
+      await this.applierOf(deleting)!.deleteByOwnership(
         deleting.id,
         ownedKinds(deleting),
       );
@@ -894,7 +935,7 @@ export class ServiceManager {
     service: ServiceRecord,
     actor: string,
   ): Promise<ServiceRecord> {
-    await this.options.applier!.deleteByOwnership(
+    await this.applierOf(service)!.deleteByOwnership(
       service.id,
       ownedKinds(service),
     );

@@ -10,7 +10,11 @@ import { GpuStore, ServiceRecord } from '../database';
 import type { RunPeriodStore } from '../database/runPeriods';
 import { observeRun } from './runObservation';
 import { compareAndSet, getService } from './serviceStatusWrite';
-import { decideStatus, REFRESHED_STATUSES } from './statusTransition';
+import {
+  decideStatus,
+  REFRESHED_STATUSES,
+  StatusChange,
+} from './statusTransition';
 
 /** Actor of the status changes the cluster's state causes (audit trail). */
 export const STATUS_REFRESH_ACTOR = 'system:gpu-status-refresh';
@@ -30,8 +34,10 @@ const IN_CLUSTER_STATUSES: ServiceStatus[] = [
 /** Collaborators and settings of {@link ServiceStatusRefresher}. */
 export interface ServiceStatusRefresherOptions {
   store: GpuStore;
-  /** Reads the cluster status of services in apply mode (same cluster as the applier). */
+  /** Reads the cluster status of services in apply mode on the default cluster (same cluster as the applier). */
   statusReader?: ClusterStatusReader;
+  /** The status reader of every `apply` cluster by name: each service is read on the cluster it records. */
+  statusReaders?: ReadonlyMap<string, ClusterStatusReader>;
   logger: LoggerService;
   /** Where the periods the workloads ran are recorded (what cost accrues over); none recorded when omitted. */
   runs?: RunPeriodStore;
@@ -87,27 +93,50 @@ export class ServiceStatusRefresher {
   async readClusterStatus(
     service: ServiceRecord,
   ): Promise<ServiceClusterStatus | undefined> {
-    const { statusReader, logger } = this.options;
+    return (await this.readLive(service))?.clusterStatus;
+  }
+
+  /** The reader of the service's cluster, when Backstage reads that cluster. */
+  private readerOf(service: ServiceRecord): ClusterStatusReader | undefined {
+    const { statusReader, statusReaders } = this.options;
+    if (service.cluster !== undefined && statusReaders?.has(service.cluster)) {
+      return statusReaders.get(service.cluster);
+    }
+    return statusReader &&
+      (service.cluster === undefined || service.cluster === statusReader.cluster)
+      ? statusReader
+      : undefined;
+  }
+
+  /** The cluster status, and whether a failed read means the cluster cannot be reached (not a refusal). */
+  private async readLive(
+    service: ServiceRecord,
+  ): Promise<
+    { clusterStatus: ServiceClusterStatus; unreachable: boolean } | undefined
+  > {
+    const { logger } = this.options;
+    const statusReader = this.readerOf(service);
     if (
       !statusReader ||
       service.mode !== 'apply' ||
-      !IN_CLUSTER_STATUSES.includes(service.status) ||
-      (service.cluster !== undefined &&
-        service.cluster !== statusReader.cluster)
+      !IN_CLUSTER_STATUSES.includes(service.status)
     ) {
       return undefined;
     }
     const observedAt = this.now().toISOString();
     try {
-      return await withTimeout(
-        statusReader.read({
-          serviceId: service.id,
-          namespace: service.namespace,
-          deployment: serviceObjectNames(service.request.name).deployment,
-        }),
-        this.statusReadTimeoutMs,
-        `no answer within ${this.statusReadTimeoutMs} ms`,
-      );
+      return {
+        clusterStatus: await withTimeout(
+          statusReader.read({
+            serviceId: service.id,
+            namespace: service.namespace,
+            deployment: serviceObjectNames(service.request.name).deployment,
+          }),
+          this.statusReadTimeoutMs,
+          `no answer within ${this.statusReadTimeoutMs} ms`,
+        ),
+        unreachable: false,
+      };
     } catch (error) {
       logger.warn('Reading the cluster status of a GPU service failed', {
         serviceId: service.id,
@@ -115,12 +144,15 @@ export class ServiceStatusRefresher {
         error: String(error),
       });
       return {
-        cluster: statusReader.cluster,
-        observedAt,
-        // The service's status stays the last one stored; the reader says so (the API documents it).
-        error: `The cluster '${statusReader.cluster}' could not be read: ${
-          (error as Error).message
-        }`,
+        clusterStatus: {
+          cluster: statusReader.cluster,
+          observedAt,
+          // The service's status stays the last one stored, or says its cluster is unreachable (the API documents it).
+          error: `The cluster '${statusReader.cluster}' could not be read: ${
+            (error as Error).message
+          }`,
+        },
+        unreachable: isUnreachable(error),
       };
     }
   }
@@ -136,9 +168,31 @@ export class ServiceStatusRefresher {
     actor: string = STATUS_REFRESH_ACTOR,
   ): Promise<StatusRefresh> {
     const service = await getService(this.options.store, id);
-    const clusterStatus = await this.readClusterStatus(service);
+    const live = await this.readLive(service);
+    const clusterStatus = live?.clusterStatus;
     if (!clusterStatus || !REFRESHED_STATUSES.includes(service.status)) {
       return { service, clusterStatus, changed: false };
+    }
+    if (clusterStatus.error) {
+      // An unreachable cluster marks its services (availability unknown); a refused read leaves them as they were.
+      const change = live!.unreachable
+        ? unreachableStatus(service, clusterStatus)
+        : undefined;
+      if (!change) {
+        return { service, clusterStatus, changed: false };
+      }
+      const result = await compareAndSet(this.options.store, {
+        id,
+        ...change,
+        expectedStatus: [service.status],
+        expectedUpdatedAt: service.updatedAt,
+        actor,
+      });
+      return {
+        service: result.service,
+        clusterStatus,
+        changed: result.written,
+      };
     }
     const drift = driftOf(service, clusterStatus);
     if (drift && this.options.repair) {
@@ -282,4 +336,28 @@ async function withTimeout<T>(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Whether a failed read says the cluster cannot be reached (no answer in time, refused, reset, 5xx, throttled) rather
+ * than that it refused the read (401, 403, 404: nothing waiting would fix).
+ */
+function isUnreachable(error: unknown): boolean {
+  const statusCode = (error as { statusCode?: number }).statusCode;
+  return statusCode === undefined || statusCode >= 500 || statusCode === 429;
+}
+
+/** `starting` with `ClusterUnreachable` for a service whose cluster did not answer; undefined when it already says so. */
+function unreachableStatus(
+  service: ServiceRecord,
+  clusterStatus: ServiceClusterStatus,
+): Pick<StatusChange, 'status' | 'reason' | 'statusReason'> | undefined {
+  if (service.reason === 'ClusterUnreachable') {
+    return undefined;
+  }
+  return {
+    status: 'starting',
+    reason: 'ClusterUnreachable',
+    statusReason: `Cluster ${clusterStatus.cluster} cannot be reached; whether the service runs is unknown (${clusterStatus.error})`,
+  };
 }

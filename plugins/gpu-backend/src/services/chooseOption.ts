@@ -1,6 +1,9 @@
-import { ConflictError } from '@backstage/errors';
+import { ConflictError, InputError } from '@backstage/errors';
 import {
+  environmentAllowsCluster,
+  findEnvironment,
   GpuDomainError,
+  Platform,
   Placement,
   Quote,
   QuoteOption,
@@ -10,9 +13,11 @@ import {
  * The option a create or change request goes ahead with: the quote's recommendation among the options the request
  * narrowed to (by tier and pool). Fails with the reasons when nothing fits, when every option is refused and some
  * for their pool's free capacity (`ConflictError`, 409), and when the catalogue has no checkpoint of the model in the
- * requested dtype for its runtime (naming the dtypes it has).
+ * requested dtype for its runtime (naming the dtypes it has), and with an `InputError` (400) when every option is
+ * refused and some because their pool's cluster is one the environment may not use (a production request on a pool of
+ * a dev cluster).
  */
-export function chooseOption(quote: Quote): QuoteOption {
+export function chooseOption(platform: Platform, quote: Quote): QuoteOption {
   const dtype = quote.dtypes.find(d => d.dtype === quote.dtype);
   if (dtype && !dtype.available) {
     throw new GpuDomainError(
@@ -25,6 +30,24 @@ export function chooseOption(quote: Quote): QuoteOption {
   }
   if (quote.recommended) {
     return quote.recommended;
+  }
+  const environment = findEnvironment(platform, quote.environment);
+  const offCluster = quote.options.filter(
+    o => !environmentAllowsCluster(environment, o.cluster),
+  );
+  if (
+    offCluster.length > 0 &&
+    quote.options.every(o => o.verdict === 'forbidden')
+  ) {
+    const clusters = [...new Set(offCluster.map(o => o.cluster))];
+    const pools = [...new Set(offCluster.map(o => o.slice.pool))];
+    throw new InputError(
+      `Environment ${environment.name} may not run on cluster ${clusters.join(
+        ', ',
+      )} (pool ${pools.join(', ')}); it may use clusters ${(
+        environment.clusters ?? []
+      ).join(', ')}: ask for a pool on one of them`,
+    );
   }
   const overCapacity = quote.options.filter(
     o => o.verdict === 'forbidden' && o.poolCapacity && !o.poolCapacity.fits,

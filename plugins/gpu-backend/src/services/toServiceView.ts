@@ -43,6 +43,10 @@ export function toServiceView(
     annotations: {
       'backstage.io/kubernetes-id': service.name,
       'backstage.io/kubernetes-namespace': service.namespace,
+      // The Kubernetes plugin's service locator looks for the entity's objects on this cluster only.
+      ...(service.cluster !== undefined && {
+        'backstage.io/kubernetes-cluster': service.cluster,
+      }),
       [SERVICE_ID_ANNOTATION]: service.id,
     },
     ...(approval ? { approval: toApprovalView(approval) } : {}),

@@ -41,6 +41,11 @@ export const SERVICE_REASONS = [
   'DeploymentMissing',
   /** A warning event on one of its objects is the most telling sign. */
   'WarningEvent',
+  /**
+   * Its cluster cannot be reached (no answer, refused, unavailable): whether it runs is unknown. Services on other
+   * clusters are not affected; it goes back to `Available` once the cluster answers and says so.
+   */
+  'ClusterUnreachable',
   /** The rollout is progressing. */
   'RolloutInProgress',
   /** The Deployment is available. */
@@ -174,7 +179,14 @@ export function serviceConditions(
       return [
         ...held(condition),
         condition('Applied', 'True', 'Applied', undefined, applied),
-        condition('Available', 'False', reason, statusReason, applied),
+        condition(
+          'Available',
+          // Its cluster cannot be read: whether it is available is not known.
+          reason === 'ClusterUnreachable' ? 'Unknown' : 'False',
+          reason,
+          statusReason,
+          applied,
+        ),
       ];
     case 'ready':
       return [

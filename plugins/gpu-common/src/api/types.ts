@@ -17,6 +17,22 @@ export type ClusterMode = 'apply' | 'gitops' | 'dry-run';
 export interface ClusterSummary {
   name: string;
   mode: ClusterMode;
+  /** `gpu.clusters[].labels`; absent when none is set. */
+  labels?: ClusterLabels;
+}
+
+/**
+ * Where a cluster is and what it is for (`gpu.clusters[].labels`), for filtering and for people choosing an option.
+ *
+ * @public
+ */
+export interface ClusterLabels {
+  /** e.g. `eu-west-1`. */
+  region?: string;
+  /** e.g. `aws`, `azure`, `gcp`. */
+  cloud?: string;
+  /** e.g. `production`, `non-production`. */
+  environmentClass?: string;
 }
 
 /**

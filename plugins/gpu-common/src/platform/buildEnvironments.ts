@@ -64,6 +64,7 @@ export function buildEnvironments(
         priorityClass,
         podDisruptionBudget:
           entry.podDisruptionBudget ?? base?.podDisruptionBudget ?? false,
+        ...(entry.clusters && { clusters: [...new Set(entry.clusters)] }),
       },
     ];
   });

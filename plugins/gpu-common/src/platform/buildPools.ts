@@ -116,6 +116,7 @@ export function buildPools(
       sharing,
       renameByDefault,
       allocation,
+      ...(entry.cluster !== undefined && { cluster: entry.cluster }),
     };
   });
 }

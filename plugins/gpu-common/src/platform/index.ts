@@ -13,3 +13,4 @@ export * from './readPlatformConfig';
 export * from './types';
 export * from './readPlatformGroups';
 export * from './checkPoolPolicy';
+export * from './clusterPlacement';

@@ -76,6 +76,8 @@ const poolConfig = strict({
   sharing: sharingConfig.optional(),
   renameByDefault: z.boolean().optional(),
   allocation: z.enum(['device-plugin', 'dra']).optional(),
+  /** The `gpu.clusters` entry the pool's nodes are in; checked against the clusters by the gpu backend. */
+  cluster: z.string().min(1).optional(),
   /** Validated by `parsePlatformOperations` (the pool's Karpenter NodePool), not part of the platform model. */
   karpenter: z.unknown().optional(),
 });
@@ -86,6 +88,7 @@ const environmentConfig = strict({
   maxDedicatedGpus: int(1, 64).optional(),
   priorityClass: z.string().optional(),
   podDisruptionBudget: z.boolean().optional(),
+  clusters: z.array(z.string().min(1)).min(1).optional(),
 });
 
 const teamConfig = strict({

@@ -154,6 +154,11 @@ export interface Pool {
   renameByDefault: boolean;
   /** Device plugin or DRA (`gpu.pools[].allocation`). */
   allocation: PoolAllocation;
+  /**
+   * The cluster (`gpu.clusters[].name`) whose nodes the pool is; absent when the config leaves it to the only
+   * configured cluster (the gpu backend fills it in at start-up) or no cluster is configured.
+   */
+  cluster?: string;
 }
 
 /**
@@ -171,6 +176,11 @@ export interface EnvironmentPolicy {
   priorityClass: string;
   /** Render a PodDisruptionBudget for services in this environment. */
   podDisruptionBudget: boolean;
+  /**
+   * Names of the clusters the environment's services may run on, each a name or a pattern with `*` (e.g. `prod-*`);
+   * absent: every cluster. See `environmentAllowsCluster`.
+   */
+  clusters?: string[];
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   tokenPrices,
 } from '../cost/tokenCost';
 import { GpuDomainError, listAllowed } from '../errors';
+import { environmentAllowsCluster } from '../platform/clusterPlacement';
 import {
   checkpointFor,
   defaultDtypeFor,
@@ -63,6 +64,7 @@ import {
   PolicyVerdict,
   Quote,
   QuoteOption,
+  QuoteRecommendation,
   TeamUsage,
   UnavailableOption,
 } from './types';
@@ -161,7 +163,7 @@ export function quoteService(
     dtypes,
     options,
     unavailable,
-    recommended: recommend(
+    ...recommendationOf(
       options,
       isProductionEnvironment(context.environment),
     ),
@@ -282,6 +284,15 @@ function quoteOption(context: QuoteContext, fit: FitResult): QuoteOption {
     });
     if (monthReason) reasons.push(monthReason);
   }
+  const cluster = price.pool.cluster;
+  const clusterAllowed = environmentAllowsCluster(environment, cluster);
+  if (!clusterAllowed) {
+    reasons.push(
+      `Environment ${environment.name} may not run on cluster ${cluster} (pool ${
+        slice.pool
+      }); allowed clusters: ${listAllowed(environment.clusters ?? [])}`,
+    );
+  }
   const spotReason = spotInProductionReason(environment, price.pool);
   if (spotReason) {
     reasons.push(spotReason);
@@ -296,6 +307,7 @@ function quoteOption(context: QuoteContext, fit: FitResult): QuoteOption {
   let verdict: PolicyVerdict = 'allowed';
   if (
     !tierAllowed ||
+    !clusterAllowed ||
     (capacityReason && context.poolCapacity!.whenOverPoolCapacity === 'refuse')
   ) {
     verdict = 'forbidden';
@@ -305,6 +317,7 @@ function quoteOption(context: QuoteContext, fit: FitResult): QuoteOption {
 
   return {
     slice,
+    ...(cluster !== undefined && { cluster }),
     memory: fit.memory,
     availableBytes: fit.availableBytes,
     requiredBytes: fit.requiredBytes,
@@ -442,7 +455,10 @@ function compareOptions(a: QuoteOption, b: QuoteOption): number {
   );
 }
 
-/** Recommendation order: verdict, the environment's preference, monthly cost, isolation, headroom. */
+/**
+ * Recommendation order: verdict (policy, quota, budget), the environment's preference, monthly cost, isolation, the
+ * pool's free capacity, headroom.
+ */
 function compareForRecommendation(
   a: QuoteOption,
   b: QuoteOption,
@@ -454,8 +470,72 @@ function compareForRecommendation(
       environmentPreference(production, b.slice.tier, b.capacityType) ||
     a.cost.monthly - b.cost.monthly ||
     isolationRank(a.slice.tier) - isolationRank(b.slice.tier) ||
+    freeCapacity(b) - freeCapacity(a) ||
     b.headroomBytes - a.headroomBytes
   );
+}
+
+/** The option's pool's free GPU-equivalents after the request, when the quote weighed them (else 0: no preference). */
+function freeCapacity(option: QuoteOption): number {
+  return option.poolCapacity
+    ? option.poolCapacity.freeGpuEquivalents -
+        option.poolCapacity.requestedGpuEquivalents
+    : 0;
+}
+
+/** The recommended option and what decided it (see {@link QuoteRecommendationReason}). */
+function recommendationOf(
+  options: readonly QuoteOption[],
+  production: boolean,
+): Pick<Quote, 'recommended' | 'recommendation'> {
+  const best = recommend(options, production);
+  if (!best) {
+    return {};
+  }
+  const where = `${best.slice.tier} on pool ${best.slice.pool}${
+    best.cluster ? ` (cluster ${best.cluster})` : ''
+  }`;
+  const allowed = options.filter(o => o.verdict === 'allowed');
+  const others = allowed.filter(o => o !== best);
+  let recommendation: QuoteRecommendation;
+  if (best.verdict !== 'allowed') {
+    recommendation = {
+      reason: 'needs-approval',
+      message: `No option is allowed at once; ${where} is the best an approver can grant`,
+    };
+  } else if (allowed.length === 1) {
+    recommendation =
+      options.filter(o => o.verdict !== 'forbidden').length === 1
+        ? { reason: 'only-option', message: `${where} is the only option` }
+        : {
+            reason: 'allowed-by-policy',
+            message: `${where} is the only option policy, quota and budget allow at once`,
+          };
+  } else if (others.some(o => o.cost.monthly < best.cost.monthly)) {
+    recommendation = {
+      reason: 'environment-preference',
+      message: `${where}: the environment prefers on-demand dedicated or MIG capacity to cheaper options`,
+    };
+  } else if (
+    others.some(
+      o =>
+        o.cost.monthly === best.cost.monthly &&
+        isolationRank(o.slice.tier) === isolationRank(best.slice.tier) &&
+        o.slice.pool !== best.slice.pool &&
+        freeCapacity(o) < freeCapacity(best),
+    )
+  ) {
+    recommendation = {
+      reason: 'most-free-capacity',
+      message: `${where}: as cheap as other allowed options, on the pool with the most free capacity`,
+    };
+  } else {
+    recommendation = {
+      reason: 'lowest-price',
+      message: `${where} is the cheapest option allowed at once`,
+    };
+  }
+  return { recommended: best, recommendation };
 }
 
 function recommend(

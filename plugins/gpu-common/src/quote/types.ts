@@ -134,6 +134,11 @@ export interface OptionThroughput {
  * @public
  */
 export interface QuoteOption extends Omit<FitResult, 'fits' | 'reason'> {
+  /**
+   * The cluster whose pool the option is on (`Pool.cluster`); absent when no cluster is configured. An option on a
+   * cluster its environment may not use (`gpu.environments[].clusters`) is `forbidden`.
+   */
+  cluster?: string;
   capacityType: CapacityType;
   replicas: number;
   /** GPU share x replicas. */
@@ -206,6 +211,39 @@ export interface Quote {
    * or MIG first). When nothing is allowed, the best option that needs approval; never a forbidden one.
    */
   recommended?: QuoteOption;
+  /** Why {@link Quote.recommended} was chosen over the other options; absent when nothing is recommended. */
+  recommendation?: QuoteRecommendation;
+}
+
+/**
+ * What decided the recommendation, in the order the quote weighs it:
+ * - `only-option`: a single option may go ahead;
+ * - `allowed-by-policy`: the only option that policy, quota and budget allow at once (the rest need approval);
+ * - `environment-preference`: a cheaper option is allowed, but the environment prefers this one (production:
+ *   on-demand dedicated or MIG first);
+ * - `lowest-price`: the cheapest of the options allowed at once;
+ * - `most-free-capacity`: as cheap as another allowed option, on a pool with more free capacity;
+ * - `needs-approval`: nothing is allowed at once; the best option that an approver can grant.
+ *
+ * @public
+ */
+export type QuoteRecommendationReason =
+  | 'only-option'
+  | 'allowed-by-policy'
+  | 'environment-preference'
+  | 'lowest-price'
+  | 'most-free-capacity'
+  | 'needs-approval';
+
+/**
+ * Why the quote recommends its option: the code to switch on, and the same in words.
+ *
+ * @public
+ */
+export interface QuoteRecommendation {
+  reason: QuoteRecommendationReason;
+  /** For people; never parsed. */
+  message: string;
 }
 
 /**

@@ -121,6 +121,15 @@ export function GpuServiceCardContent(props: {
       )}
       {lifecycle && <LifecycleNotice state={lifecycle} />}
       <ProvisionalNotice service={svc} />
+      {svc.cluster && (
+        <Typography
+          variant="body2"
+          color="textSecondary"
+          data-testid="service-cluster"
+        >
+          Cluster: <strong>{svc.cluster}</strong> ({svc.mode})
+        </Typography>
+      )}
       {!svc.clusterStatus && svc.mode !== 'apply' && (
         <Typography
           variant="body2"

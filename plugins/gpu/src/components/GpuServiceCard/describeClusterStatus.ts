@@ -17,6 +17,7 @@ const STARTING_PHASES: Partial<Record<ServiceReason, string>> = {
   ContainerConfigError: 'a container cannot start',
   DeploymentMissing: 'the Deployment is missing',
   WarningEvent: 'see the warning below',
+  ClusterUnreachable: 'its cluster cannot be reached',
 };
 
 /** What a `failed` service failed at, by its reason code. */

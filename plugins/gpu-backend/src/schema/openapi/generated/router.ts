@@ -1573,6 +1573,7 @@ export const spec = {
           'ContainerConfigError',
           'DeploymentMissing',
           'WarningEvent',
+          'ClusterUnreachable',
           'RolloutInProgress',
           'Available',
           'Deleting',
@@ -1826,6 +1827,11 @@ export const spec = {
           allocation: {
             $ref: '#/components/schemas/PoolAllocation',
           },
+          cluster: {
+            type: 'string',
+            description:
+              'The cluster (gpu.clusters[].name) whose nodes the pool is.',
+          },
         },
       },
       EnvironmentPolicy: {
@@ -1856,6 +1862,14 @@ export const spec = {
           },
           podDisruptionBudget: {
             type: 'boolean',
+          },
+          clusters: {
+            type: 'array',
+            description:
+              "Cluster names or patterns with '*' the environment's services may run on; absent, every cluster.",
+            items: {
+              type: 'string',
+            },
           },
         },
       },
@@ -2069,6 +2083,24 @@ export const spec = {
           },
           mode: {
             $ref: '#/components/schemas/ClusterMode',
+          },
+          labels: {
+            $ref: '#/components/schemas/ClusterLabels',
+          },
+        },
+      },
+      ClusterLabels: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          region: {
+            type: 'string',
+          },
+          cloud: {
+            type: 'string',
+          },
+          environmentClass: {
+            type: 'string',
           },
         },
       },
@@ -2423,6 +2455,11 @@ export const spec = {
           'reasons',
         ],
         properties: {
+          cluster: {
+            type: 'string',
+            description:
+              "The cluster of the option's pool; an option on a cluster the environment may not use is forbidden.",
+          },
           slice: {
             $ref: '#/components/schemas/Slice',
           },
@@ -2729,9 +2766,35 @@ export const spec = {
           recommended: {
             $ref: '#/components/schemas/QuoteOption',
           },
+          recommendation: {
+            $ref: '#/components/schemas/QuoteRecommendation',
+          },
           teamFiguresWithheld: {
             description:
               "Present when the caller may not read the team's quota (GET /teams/{team}/quota would answer 403): the options then show fit and price without the team's quota, use and budget.",
+            type: 'string',
+          },
+        },
+      },
+      QuoteRecommendation: {
+        description:
+          'Why the quote recommends its option (the reason to switch on) and the same in words.',
+        type: 'object',
+        additionalProperties: false,
+        required: ['reason', 'message'],
+        properties: {
+          reason: {
+            type: 'string',
+            enum: [
+              'only-option',
+              'allowed-by-policy',
+              'environment-preference',
+              'lowest-price',
+              'most-free-capacity',
+              'needs-approval',
+            ],
+          },
+          message: {
             type: 'string',
           },
         },

@@ -14,4 +14,8 @@ export interface EnvironmentPolicy {
   maxDedicatedGpus: number;
   priorityClass: string;
   podDisruptionBudget: boolean;
+  /**
+   * Cluster names or patterns with \'*\' the environment\'s services may run on; absent, every cluster.
+   */
+  clusters?: Array<string>;
 }

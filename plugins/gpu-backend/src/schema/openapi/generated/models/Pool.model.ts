@@ -26,4 +26,8 @@ export interface Pool {
   sharing: PoolSharing;
   renameByDefault: boolean;
   allocation: PoolAllocation;
+  /**
+   * The cluster (gpu.clusters[].name) whose nodes the pool is.
+   */
+  cluster?: string;
 }

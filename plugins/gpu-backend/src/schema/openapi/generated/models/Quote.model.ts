@@ -6,6 +6,7 @@
 import { Dtype } from '../models/Dtype.model';
 import { DtypeOption } from '../models/DtypeOption.model';
 import { QuoteOption } from '../models/QuoteOption.model';
+import { QuoteRecommendation } from '../models/QuoteRecommendation.model';
 import { UnavailableOption } from '../models/UnavailableOption.model';
 
 /**
@@ -23,6 +24,7 @@ export interface Quote {
   options: Array<QuoteOption>;
   unavailable: Array<UnavailableOption>;
   recommended?: QuoteOption;
+  recommendation?: QuoteRecommendation;
   /**
    * Present when the caller may not read the team\'s quota (GET /teams/{team}/quota would answer 403): the options then show fit and price without the team\'s quota, use and budget.
    */

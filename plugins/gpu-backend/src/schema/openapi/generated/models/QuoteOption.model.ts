@@ -16,6 +16,10 @@ import { Slice } from '../models/Slice.model';
  * @public
  */
 export interface QuoteOption {
+  /**
+   * The cluster of the option\'s pool; an option on a cluster the environment may not use is forbidden.
+   */
+  cluster?: string;
   slice: Slice;
   memory: MemoryEstimate;
   availableBytes: number;

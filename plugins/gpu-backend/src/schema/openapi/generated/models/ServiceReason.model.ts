@@ -25,6 +25,7 @@ export type ServiceReason =
   | 'ContainerConfigError'
   | 'DeploymentMissing'
   | 'WarningEvent'
+  | 'ClusterUnreachable'
   | 'RolloutInProgress'
   | 'Available'
   | 'Deleting'
