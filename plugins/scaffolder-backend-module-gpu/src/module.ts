@@ -2,11 +2,13 @@ import {
   coreServices,
   createBackendModule,
 } from '@backstage/backend-plugin-api';
+import { ScmIntegrations } from '@backstage/integration';
 import { catalogServiceRef } from '@backstage/plugin-catalog-node';
 import { scaffolderActionsExtensionPoint } from '@backstage/plugin-scaffolder-node';
 import { createBatchSubmitAction } from './actions/batchSubmit';
 import { createCatalogRegisterAction } from './actions/catalogRegister';
 import { createCatalogWriteAction } from './actions/catalogWrite';
+import { createGiteaPullRequestAction } from './actions/giteaPullRequest';
 import { createPlatformRenderAction } from './actions/platformRender';
 import { createServiceConfirmAction } from './actions/serviceConfirm';
 import { createServiceCreateAction } from './actions/serviceCreate';
@@ -16,8 +18,8 @@ import { createServiceRenderAction } from './actions/serviceRender';
 import { LocalCatalogDirectory } from './catalog/LocalCatalogDirectory';
 
 /**
- * Registers the `gpu:service:*` actions, `gpu:batch:submit`, `gpu:platform:render`, `gpu:catalog:write` and `gpu:catalog:register` with the
- * scaffolder.
+ * Registers the `gpu:service:*` actions, `gpu:batch:submit`, `gpu:platform:render`, `gpu:catalog:write`,
+ * `gpu:catalog:register` and `gpu:gitea:pull-request` with the scaffolder.
  *
  * @public
  */
@@ -53,6 +55,9 @@ export const scaffolderModuleGpu = createBackendModule({
           createCatalogRegisterAction({ catalog, userInfo, localCatalog }),
           createBatchSubmitAction({ discovery, auth }),
           createPlatformRenderAction({ discovery, auth }),
+          createGiteaPullRequestAction({
+            integrations: ScmIntegrations.fromConfig(config),
+          }),
         );
       },
     });

@@ -21,6 +21,7 @@ import { fakeCatalog } from './__testUtils__/fakeCatalog';
 import { createBatchSubmitAction } from './actions/batchSubmit';
 import { createCatalogRegisterAction } from './actions/catalogRegister';
 import { createCatalogWriteAction as createGpuCatalogWriteAction } from './actions/catalogWrite';
+import { createGiteaPullRequestAction } from './actions/giteaPullRequest';
 import { createPlatformRenderAction } from './actions/platformRender';
 import { createServiceCreateAction } from './actions/serviceCreate';
 import { createServiceConfirmAction } from './actions/serviceConfirm';
@@ -76,6 +77,7 @@ const actions = new Map<string, TemplateAction<any, any, any>>(
     // The publishers of the GitOps templates (packages/backend installs their modules).
     createPublishGithubPullRequestAction({ integrations }),
     createPublishGitlabMergeRequestAction({ integrations }),
+    createGiteaPullRequestAction({ integrations }),
   ].map(a => [a.id, a as TemplateAction<any, any, any>]),
 );
 
