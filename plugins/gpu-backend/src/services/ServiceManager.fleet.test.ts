@@ -97,6 +97,26 @@ describe('ServiceManager on a fleet of clusters', () => {
   });
 });
 
+describe('ServiceManager changes on a fleet', () => {
+  it('refuses a change to a pool of another cluster (400), and keeps the service where it is', async () => {
+    const { services } = await manager();
+    const created = await services.create(
+      { request: { ...devSummariser, name: 'dev-sum', pool: 'spot-l4' } },
+      USER,
+    );
+    const move = services.update(
+      created.service.id,
+      { pool: 'l4-ondemand' },
+      USER,
+    );
+    await expect(move).rejects.toThrow(InputError);
+    await expect(move).rejects.toThrow(
+      'Service dev-sum runs on cluster dev; pool l4-ondemand is on cluster prod-eu',
+    );
+    expect((await services.get(created.service.id)).cluster).toBe('dev');
+  });
+});
+
 describe('ServiceStatusRefresher on a fleet', () => {
   it('marks a service ClusterUnreachable while its cluster does not answer, leaves other clusters alone, and makes it Available when it answers again', async () => {
     // Apply mode without appliers: services are recorded in apply mode and read on their cluster, nothing is applied.

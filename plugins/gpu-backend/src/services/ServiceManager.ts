@@ -362,6 +362,17 @@ export class ServiceManager {
     const option = chooseOption(platform, await quotes.quote(request));
     const placement = placementOf(option);
     this.checkScaleToZero(request, placement);
+    if (
+      option.cluster !== undefined &&
+      current.cluster !== undefined &&
+      option.cluster !== current.cluster
+    ) {
+      // A change stays on the service's cluster: its objects there are the ones the change replaces.
+      throw new InputError(
+        `Service ${current.name} runs on cluster ${current.cluster}; pool ${placement.pool} is on cluster ${option.cluster}. ` +
+          `Moving a service to another cluster is not supported yet: choose a pool on ${current.cluster}, or create the service on ${option.cluster} and delete this one`,
+      );
+    }
     await check?.({
       team: request.team,
       environment: request.environment,

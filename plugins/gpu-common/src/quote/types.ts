@@ -241,6 +241,7 @@ export type QuoteRecommendationReason =
  * @public
  */
 export interface QuoteRecommendation {
+  /** The code to switch on. */
   reason: QuoteRecommendationReason;
   /** For people; never parsed. */
   message: string;
