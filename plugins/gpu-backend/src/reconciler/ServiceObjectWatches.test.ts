@@ -160,12 +160,7 @@ describe('ServiceObjectWatches', () => {
       resourceVersion: '7',
     });
     expect(
-      live({
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        name: 'x',
-        namespace: 'team',
-      }),
+      live({ apiVersion: 'v1', kind: 'ConfigMap', name: 'x', namespace: 'team' }),
     ).toBeUndefined();
     expect(live({ ...service, name: 'chat' })).toBeDefined();
     await watches.stop();

@@ -13,12 +13,17 @@ import useAsync from 'react-use/esm/useAsync';
 import { gpuApiRef } from '../../api';
 import { useGpuChanges } from '../common';
 import { AuditEventsTable } from './AuditEventsTable';
+import {
+  ALL_CLUSTERS,
+  ClusterFilter,
+  describeCluster,
+  poolsOfCluster,
+} from './ClusterFilter';
 import { CostOverviewSection } from './CostOverviewSection';
 import { PendingApprovalsTable } from './PendingApprovalsTable';
 import { PlatformChecksSection } from './PlatformChecksSection';
 import { PoolsTable } from './PoolsTable';
 import { PoolSubscriptionSection } from './PoolSubscriptionSection';
-import { ServicesNeedingAttentionTable } from './ServicesNeedingAttentionTable';
 import { TeamQuotaUsageTable } from './TeamQuotaUsageTable';
 import { TierPolicyTable } from './TierPolicyTable';
 
@@ -26,8 +31,7 @@ import { TierPolicyTable } from './TierPolicyTable';
 export const CHANGE_DEBOUNCE_MS = 500;
 
 /**
- * The platform team's page: pending approvals, services needing attention (with the condition that holds each back),
- * team quota use and editing, pools and prices, tier policy and the
+ * The platform team's page: pending approvals, team quota use and editing, pools and prices, tier policy and the
  * audit trail. A decision or a quota change reloads the sections it affects; so does any change the gpu backend
  * announces on the `gpu:service-changes` signal (a request by someone else, a decision on another approver's page, a
  * status change), so the page stays current without reloading it.
@@ -40,6 +44,8 @@ export function GovernancePage() {
   );
   const [refreshKey, setRefreshKey] = useState(0);
   const refresh = useCallback(() => setRefreshKey(k => k + 1), []);
+  const [cluster, setCluster] = useState(ALL_CLUSTERS);
+  const pools = value ? poolsOfCluster(value.platform.pools, cluster) : [];
   useGpuChanges(refresh, { debounceMs: CHANGE_DEBOUNCE_MS });
 
   return (
@@ -58,9 +64,16 @@ export function GovernancePage() {
                 {value.clusters.length === 0
                   ? 'No cluster is configured: services are rendered and stored (dry-run), nothing is applied.'
                   : `Clusters: ${value.clusters
-                      .map(c => `${c.name} (${c.mode})`)
+                      .map(describeCluster)
                       .join(', ')}`}
               </Typography>
+            </Grid>
+            <Grid item xs={12}>
+              <ClusterFilter
+                clusters={value.clusters}
+                value={cluster}
+                onChange={setCluster}
+              />
             </Grid>
             <Grid item xs={12}>
               <PendingApprovalsTable
@@ -69,12 +82,9 @@ export function GovernancePage() {
               />
             </Grid>
             <Grid item xs={12}>
-              <ServicesNeedingAttentionTable refreshKey={refreshKey} />
-            </Grid>
-            <Grid item xs={12}>
               <TeamQuotaUsageTable
                 teams={value.platform.teams.map(t => t.name)}
-                pools={value.platform.pools.map(p => p.name)}
+                pools={pools.map(p => p.name)}
                 refreshKey={refreshKey}
                 onChanged={refresh}
               />
@@ -86,7 +96,7 @@ export function GovernancePage() {
               <PlatformChecksSection />
             </Grid>
             <Grid item xs={12}>
-              <PoolsTable pools={value.platform.pools} />
+              <PoolsTable pools={pools} />
             </Grid>
             <Grid item xs={12}>
               <PoolSubscriptionSection refreshKey={refreshKey} />

@@ -20,6 +20,7 @@ function describeSharing(sharing: PoolSharing): string {
 
 const columns: TableColumn<Pool>[] = [
   { title: 'Pool', field: 'name' },
+  { title: 'Cluster', render: pool => pool.cluster ?? '—' },
   { title: 'GPU', field: 'gpuModel' },
   { title: 'GPUs per node', field: 'gpusPerNode', type: 'numeric' },
   { title: 'Max nodes', field: 'maxNodes', type: 'numeric' },
