@@ -77,10 +77,7 @@ export class DifferenceApplier implements ClusterApplier {
       cluster: this.cluster,
       objects: results.length - unchanged,
       unchanged,
-      retries: results.reduce(
-        (sum, r) => sum + Math.max(0, r.attempts - 1),
-        0,
-      ),
+      retries: results.reduce((sum, r) => sum + Math.max(0, r.attempts - 1), 0),
     });
     return results;
   }
@@ -128,14 +125,19 @@ export class DifferenceApplier implements ClusterApplier {
       // The informer has not seen the apply yet: it is the latest known state of the object, for a while.
       return this.now() - last.at < UNSEEN_APPLY_TRUSTED_MS;
     }
-    return view.object !== undefined && liveSignature(view.object) === last.signature;
+    return (
+      view.object !== undefined && liveSignature(view.object) === last.signature
+    );
   }
 
   async deleteByOwnership(
     serviceId: string,
     kinds: OwnedKind[],
   ): Promise<DeleteResult[]> {
-    const deleted = await this.options.inner.deleteByOwnership(serviceId, kinds);
+    const deleted = await this.options.inner.deleteByOwnership(
+      serviceId,
+      kinds,
+    );
     for (const { ref } of deleted) this.last.delete(keyOf(ref));
     return deleted;
   }

@@ -160,7 +160,12 @@ describe('ServiceObjectWatches', () => {
       resourceVersion: '7',
     });
     expect(
-      live({ apiVersion: 'v1', kind: 'ConfigMap', name: 'x', namespace: 'team' }),
+      live({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        name: 'x',
+        namespace: 'team',
+      }),
     ).toBeUndefined();
     expect(live({ ...service, name: 'chat' })).toBeDefined();
     await watches.stop();

@@ -210,6 +210,17 @@ export class FakeGpuApi implements GpuApi {
    * As the backend pages: oldest first unless `orderBy` and `order` say otherwise, `search` in the service or team name
    * or the requester, opaque cursors of one order.
    */
+  /** The stored services, newest first, filtered as the backend's list is (by status and team; no paging). */
+  async listServices(query: Parameters<GpuApi['listServices']>[0] = {}) {
+    this.record('listServices', query);
+    const items = [...this.services.values()]
+      .filter(s => !query.status || s.status === query.status)
+      .filter(s => !query.team || s.team === query.team)
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+      .slice(0, query.limit ?? 100);
+    return { items: items as GpuServiceView[] };
+  }
+
   async listApprovals(query: ApprovalQuery = {}): Promise<ApprovalPageView> {
     this.record('listApprovals', query);
     const search = query.search?.toLocaleLowerCase('en-US');

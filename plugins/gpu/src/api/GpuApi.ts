@@ -20,6 +20,7 @@ import {
   UpdateServiceBody,
   GpuServiceView,
   PoolSubscriptionsResponse,
+  ServiceStatus,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 
 /**
@@ -53,6 +54,17 @@ export interface GpuApi {
 
   /** `DELETE /services/:id`: tears the service down and releases its quota (the record is kept, `deleted`). */
   deleteService(id: string): Promise<GpuServiceView>;
+
+  /**
+   * `GET /services`: one page of the services the caller may read (others' are left out), newest first, with their
+   * conditions.
+   */
+  listServices(query?: {
+    status?: ServiceStatus;
+    team?: string;
+    limit?: number;
+    cursor?: string;
+  }): Promise<{ items: GpuServiceView[]; nextCursor?: string }>;
 
   /** `GET /approvals`: one page, oldest first, each approval with its service. */
   listApprovals(query?: ApprovalQuery): Promise<ApprovalPageView>;

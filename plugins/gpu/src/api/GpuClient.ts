@@ -66,6 +66,12 @@ export class GpuClient implements GpuApi {
     return this.send('DELETE', `/services/${encodeURIComponent(id)}`);
   }
 
+  async listServices(
+    query: Parameters<GpuApi['listServices']>[0] = {},
+  ): Promise<{ items: GpuServiceView[]; nextCursor?: string }> {
+    return this.get('/services', { ...query });
+  }
+
   async listApprovals(query: ApprovalQuery = {}): Promise<ApprovalPageView> {
     return this.get('/approvals', { ...query });
   }

@@ -24,6 +24,7 @@ import { PendingApprovalsTable } from './PendingApprovalsTable';
 import { PlatformChecksSection } from './PlatformChecksSection';
 import { PoolsTable } from './PoolsTable';
 import { PoolSubscriptionSection } from './PoolSubscriptionSection';
+import { ServicesNeedingAttentionTable } from './ServicesNeedingAttentionTable';
 import { TeamQuotaUsageTable } from './TeamQuotaUsageTable';
 import { TierPolicyTable } from './TierPolicyTable';
 
@@ -31,7 +32,8 @@ import { TierPolicyTable } from './TierPolicyTable';
 export const CHANGE_DEBOUNCE_MS = 500;
 
 /**
- * The platform team's page: pending approvals, team quota use and editing, pools and prices, tier policy and the
+ * The platform team's page: pending approvals, services needing attention (with the condition that holds each back),
+ * team quota use and editing, pools and prices, tier policy and the
  * audit trail. A decision or a quota change reloads the sections it affects; so does any change the gpu backend
  * announces on the `gpu:service-changes` signal (a request by someone else, a decision on another approver's page, a
  * status change), so the page stays current without reloading it.
@@ -80,6 +82,9 @@ export function GovernancePage() {
                 refreshKey={refreshKey}
                 onDecided={refresh}
               />
+            </Grid>
+            <Grid item xs={12}>
+              <ServicesNeedingAttentionTable refreshKey={refreshKey} />
             </Grid>
             <Grid item xs={12}>
               <TeamQuotaUsageTable
