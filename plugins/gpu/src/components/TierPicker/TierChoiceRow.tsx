@@ -112,6 +112,9 @@ export function TierChoiceRow(props: {
       <TableCell>
         <Typography variant="body2">
           <strong>{TIER_LABELS[choice.tier]}</strong> · {choice.pool}
+          {option?.cluster && (
+            <span data-testid="choice-cluster"> · cluster {option.cluster}</span>
+          )}
         </Typography>
         <Typography variant="caption" className={classes.caption}>
           {option ? sliceText(option) : describeSlice(unavailable!.slice)}
