@@ -215,7 +215,7 @@ describe('service status from the cluster', () => {
     ]);
   });
 
-  it('answers the stored status with an error in the cluster block when the cluster cannot be read, never a 5xx', async () => {
+  it('answers ClusterUnreachable with an error in the cluster block when the cluster cannot be read, never a 5xx', async () => {
     const { http, api } = await start({
       statusRefresh: { timeout: { milliseconds: 300 } },
     });
@@ -235,9 +235,11 @@ describe('service status from the cluster', () => {
     const down = await http
       .get(`/api/gpu/services/${created.body.id}`)
       .expect(200);
+    // Whether it runs is unknown: the service says its cluster cannot be reached.
     expect(down.body).toMatchObject({
       status: 'starting',
-      statusReason: 'Applied; waiting for the Deployment to become available',
+      reason: 'ClusterUnreachable',
+      statusReason: expect.stringMatching(/^Cluster gpu-eu cannot be reached/),
       clusterStatus: {
         cluster: 'gpu-eu',
         observedAt: expect.any(String),

@@ -177,7 +177,7 @@ describe.each(databases.eachSupportedId())('ServiceManager on %p', id => {
     ]);
   });
 
-  it('refreshes every starting and ready service, and changes none while the cluster cannot be read', async () => {
+  it('refreshes every starting and ready service, and marks them ClusterUnreachable while the cluster cannot be reached', async () => {
     const { manager, statuses, store, api, available } = await setup();
     const { service: first } = await manager.create(
       { request: devSummariser },
@@ -210,7 +210,7 @@ describe.each(databases.eachSupportedId())('ServiceManager on %p', id => {
         "Waiting for Kueue admission: couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor l4-ondemand, 1 more needed",
     });
 
-    // The API server goes away: nothing changes, both are reported unreadable.
+    // The API server goes away: both are reported unreadable and marked ClusterUnreachable (availability unknown).
     for (const name of ['summariser', 'other']) {
       api.faults.push({
         method: 'GET',
@@ -220,9 +220,29 @@ describe.each(databases.eachSupportedId())('ServiceManager on %p', id => {
       });
     }
     const down = await statuses.refreshStatuses();
-    expect(down.changed).toEqual([]);
+    expect([...down.changed].sort()).toEqual([first.id, second.id].sort());
     expect([...down.unreadable].sort()).toEqual([first.id, second.id].sort());
-    expect((await store.getService(first.id))!.status).toBe('ready');
+    expect(await store.getService(first.id)).toMatchObject({
+      status: 'starting',
+      reason: 'ClusterUnreachable',
+    });
+    // Still unreachable: nothing more is written.
+    for (const name of ['summariser', 'other']) {
+      api.faults.push({
+        method: 'GET',
+        path: `/apis/apps/v1/namespaces/${TEAM}/deployments/${name}`,
+        failure: 'network',
+        times: 5,
+      });
+    }
+    expect((await statuses.refreshStatuses()).changed).toEqual([]);
+    api.faults.length = 0;
+    // Back: the first is ready again from what the cluster says.
+    await statuses.refreshStatuses();
+    expect(await store.getService(first.id)).toMatchObject({
+      status: 'ready',
+      reason: 'Available',
+    });
   });
 
   it('never writes a refresh computed before a delete or a re-apply', async () => {

@@ -259,7 +259,7 @@ export class ServiceStatusRefresher {
    * time (and count as unreadable) rather than each waiting for the read timeout.
    */
   async refreshStatuses(): Promise<StatusRefreshSummary> {
-    if (!this.options.statusReader) {
+    if (!this.options.statusReader && !this.options.statusReaders?.size) {
       return { checked: 0, changed: [], unreadable: [] };
     }
     const services = (
@@ -270,6 +270,25 @@ export class ServiceStatusRefresher {
       changed: [],
       unreadable: [],
     };
+    // Each cluster on its own: one that cannot be read stops only its own services' reads, never another's.
+    const byCluster = new Map<string | undefined, ServiceRecord[]>();
+    for (const service of services) {
+      byCluster.set(service.cluster, [
+        ...(byCluster.get(service.cluster) ?? []),
+        service,
+      ]);
+    }
+    await Promise.all(
+      [...byCluster.values()].map(of => this.refreshCluster(of, summary)),
+    );
+    return summary;
+  }
+
+  /** Refreshes one cluster's services a batch at a time; once a whole batch cannot be read, the rest are not read. */
+  private async refreshCluster(
+    services: ServiceRecord[],
+    summary: StatusRefreshSummary,
+  ): Promise<void> {
     for (let i = 0; i < services.length; i += REFRESH_BATCH) {
       const batch = services.slice(i, i + REFRESH_BATCH);
       const results = await Promise.all(
@@ -293,7 +312,6 @@ export class ServiceStatusRefresher {
         break;
       }
     }
-    return summary;
   }
 }
 
