@@ -590,6 +590,20 @@ interface GpuServiceSettingsConfig {
    * gateway or queue metric outside the pods with `{{service}}` (and `{{namespace}}`) for the service.
    */
   scaleToZero?:
-    | { httpAddOn: { scaledownPeriodSeconds?: number } }
+    | {
+        httpAddOn: {
+          scaledownPeriodSeconds?: number;
+          /**
+           * The interceptor's proxy URL users call, given as the service's endpoint (default
+           * `http://keda-add-ons-http-interceptor-proxy.keda.svc.cluster.local:8080`, the add-on chart's Service).
+           */
+          interceptorUrl?: string;
+        };
+      }
     | { wakeQuery: string };
+  /**
+   * Seconds the queue must stay low before an autoscaled service gives replicas (and their GPUs) back, and, with
+   * KEDA, before it scales to zero (default 300).
+   */
+  scaleDownStabilizationSeconds?: number;
 }

@@ -44,6 +44,16 @@ interface JsonSchema {
   enumNames?: unknown;
   type?: string | string[];
   default?: unknown;
+  dependencies?: Record<string, { oneOf?: JsonSchema[] }>;
+}
+
+/** The properties a page declares through `dependencies` (fields shown once another field has a given value). */
+function dependentProperties(
+  page: JsonSchema,
+): Array<Record<string, JsonSchema> | undefined> {
+  return Object.values(page.dependencies ?? {}).flatMap(dependency =>
+    (dependency.oneOf ?? []).map(option => option.properties),
+  );
 }
 
 /** The values a parameter allows: its `enum`, or the `const` of each labelled `oneOf` option. */
@@ -112,7 +122,10 @@ describe.each(templateFiles.map(f => [path.relative(TEMPLATES, f), f]))(
     const template = yaml.parse(fs.readFileSync(file, 'utf8'));
     const parameters: Record<string, JsonSchema> = Object.assign(
       {},
-      ...template.spec.parameters.map((page: JsonSchema) => page.properties),
+      ...template.spec.parameters.flatMap((page: JsonSchema) => [
+        page.properties,
+        ...dependentProperties(page),
+      ]),
     );
     const steps: {
       id: string;

@@ -7,10 +7,15 @@ import type {
 import {
   Platform,
   PlatformFinding,
+  ServiceDefaults,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { KubernetesObjectClient, KubernetesRequestError } from '../cluster';
 import { ServiceRecord } from '../database';
 import { autoscalerFindings, ScaledObject } from './autoscalerFindings';
+import {
+  autoscalingComponentFindings,
+  autoscalingNeeds,
+} from './autoscalingComponentFindings';
 import { draFindings } from './draFindings';
 import { gpuNodeFindings } from './gpuNodeFindings';
 import { listEvery } from './listEvery';
@@ -47,6 +52,11 @@ const KINDS = {
     resource: 'nodepools.karpenter.sh',
     optional: true,
   },
+  apiServices: {
+    apiVersion: 'apiregistration.k8s.io/v1',
+    kind: 'APIService',
+    resource: 'apiservices.apiregistration.k8s.io',
+  },
 } as const;
 
 type Kind = (typeof KINDS)[keyof typeof KINDS];
@@ -56,6 +66,8 @@ export interface LiveClusterCheckOptions {
   cluster: string;
   client: KubernetesObjectClient;
   platform: Platform;
+  /** The service settings, for whether services scale to zero through KEDA's HTTP add-on. */
+  serviceDefaults?: ServiceDefaults;
   /** Items per list request; 250 when omitted. */
   pageSize?: number;
 }
@@ -64,19 +76,22 @@ export interface LiveClusterCheckOptions {
  * The platform checks of one cluster Backstage applies to: its GPU Nodes, the autoscalers of its GPU Deployments
  * (HorizontalPodAutoscalers, and KEDA ScaledObjects when KEDA's CRD is installed), its Karpenter NodePools (when
  * Karpenter's is), where the store says its running services are placed, and, when pools use DRA, whether the
- * cluster serves `resource.k8s.io/v1` and has the NVIDIA DeviceClasses they claim from. Every list that fails becomes a
+ * cluster serves `resource.k8s.io/v1` and has the NVIDIA DeviceClasses they claim from, and whether the autoscaling
+ * components its services need run (KEDA and its metrics API, the HTTP add-on, an HPA metrics adapter). Every list that fails becomes a
  * `cluster-read-failed` finding naming it; the checks that need it are skipped and the others still run.
  */
 export class LiveClusterCheck {
   readonly cluster: string;
   private readonly client: KubernetesObjectClient;
   private readonly platform: Platform;
+  private readonly serviceDefaults?: ServiceDefaults;
   private readonly pageSize: number;
 
   constructor(options: LiveClusterCheckOptions) {
     this.cluster = options.cluster;
     this.client = options.client;
     this.platform = options.platform;
+    this.serviceDefaults = options.serviceDefaults;
     this.pageSize = options.pageSize ?? 250;
   }
 
@@ -110,6 +125,11 @@ export class LiveClusterCheck {
       this.platform,
       this.client,
     ).catch(error => [this.readFailure(KINDS.deviceClasses, error)]);
+    const autoscaling = await autoscalingComponentFindings(
+      this.cluster,
+      autoscalingNeeds(running, this.serviceDefaults),
+      this.client,
+    ).catch(error => [this.readFailure(KINDS.apiServices, error)]);
     const listed = <T>(result: T[] | PlatformFinding) =>
       Array.isArray(result) ? result : undefined;
     const [nodes, deployments, autoscalers, scaledObjects, nodePools] = [
@@ -132,6 +152,7 @@ export class LiveClusterCheck {
       ...(nodePools ? nodePoolFindings(this.cluster, nodePools) : []),
       ...placementFindings(this.cluster, this.platform, running),
       ...dra,
+      ...autoscaling,
     ];
   }
 

@@ -35,6 +35,7 @@ export function createPlatformChecks(options: {
                 requestTimeoutMs: options.requestTimeoutMs,
               }),
               platform,
+              serviceDefaults: options.serviceDefaults,
             }),
           ]
         : [],

@@ -4,11 +4,35 @@ import {
   GpuServiceView,
   serviceConditions,
 } from '@gpu-platform/backstage-plugin-gpu-common';
-import { serviceObjectNames } from '@gpu-platform/backstage-plugin-gpu-node';
+import {
+  RUNTIME_PORTS,
+  serviceObjectNames,
+  WAKE_ENDPOINT_ANNOTATION,
+} from '@gpu-platform/backstage-plugin-gpu-node';
 import { ApprovalRecord, ReservationRecord, ServiceRecord } from '../database';
 
 /** Annotation on a catalog Component naming the gpu service behind it. */
 export const SERVICE_ID_ANNOTATION = 'gpu.backstage.io/service-id';
+
+/**
+ * Where users call a service: its Service's in-cluster URL, or, when it scales to zero through KEDA's HTTP add-on (its
+ * manifests hold an HTTPScaledObject), the interceptor's URL the HTTPScaledObject is annotated with and the host it
+ * routes by, so a request wakes the service instead of finding no pod behind its Service.
+ */
+function serviceEndpoint(
+  service: ServiceRecord,
+  serviceName: string,
+  port: number,
+): Pick<GpuServiceView, 'endpoint' | 'endpointHost'> {
+  const host = `${serviceName}.${service.namespace}.svc.cluster.local`;
+  const wake = service.manifests?.find(m => m.kind === 'HTTPScaledObject') as
+    | { metadata?: { annotations?: Record<string, string> } }
+    | undefined;
+  const interceptor = wake?.metadata?.annotations?.[WAKE_ENDPOINT_ANNOTATION];
+  return interceptor
+    ? { endpoint: interceptor, endpointHost: host }
+    : { endpoint: `http://${host}:${port}` };
+}
 
 /** The API's view of a stored service. */
 export function toServiceView(
@@ -17,7 +41,7 @@ export function toServiceView(
   approval?: ApprovalRecord,
 ): GpuServiceView {
   const names = serviceObjectNames(service.request.name);
-  const port = service.request.runtime === 'vllm' ? 8000 : 11434;
+  const port = RUNTIME_PORTS[service.request.runtime];
   return {
     id: service.id,
     name: service.name,
@@ -39,7 +63,7 @@ export function toServiceView(
     monthlyCost: formatUsd(reservation?.monthlyCostMicros ?? 0),
     cluster: service.cluster,
     mode: service.mode,
-    endpoint: `http://${names.service}.${service.namespace}.svc.cluster.local:${port}`,
+    ...serviceEndpoint(service, names.service, port),
     annotations: {
       'backstage.io/kubernetes-id': service.name,
       'backstage.io/kubernetes-namespace': service.namespace,

@@ -15,6 +15,10 @@ export type PlatformCheckId =
   | 'production-on-spot'
   | 'dra-api-missing'
   | 'dra-device-class-missing'
+  | 'keda-missing'
+  | 'keda-metrics-api-unavailable'
+  | 'keda-http-add-on-missing'
+  | 'hpa-metrics-adapter-missing'
   | 'cluster-read-failed';
 
 /**

@@ -222,8 +222,14 @@ export interface GpuServiceView {
   monthlyCost: string;
   cluster?: string;
   mode: ClusterMode;
-  /** In-cluster URL of the service's OpenAI-compatible (vLLM) or Ollama endpoint. */
+  /**
+   * In-cluster URL of the service's OpenAI-compatible (vLLM) or Ollama endpoint. For a service that scales to zero
+   * through KEDA's HTTP add-on, the add-on interceptor's URL: a request there wakes the service (send it with
+   * `Host: <endpointHost>`, which the interceptor routes by).
+   */
   endpoint: string;
+  /** The `Host` header the endpoint routes by, when it is the HTTP add-on's interceptor. */
+  endpointHost?: string;
   /** Entity annotations that tie a catalog Component to this service. */
   annotations: Record<string, string>;
   approval?: ApprovalView;

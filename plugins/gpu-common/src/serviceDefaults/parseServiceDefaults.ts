@@ -42,6 +42,9 @@ function toSettings(
       scaledownPeriodSeconds:
         scaleToZero.httpAddOn.scaledownPeriodSeconds ??
         DEFAULT_SCALEDOWN_PERIOD_SECONDS,
+      ...(scaleToZero.httpAddOn.interceptorUrl && {
+        interceptorUrl: scaleToZero.httpAddOn.interceptorUrl,
+      }),
     };
   } else if (scaleToZero) {
     if (!scaleToZero.wakeQuery.includes(WAKE_QUERY_PLACEHOLDERS.service)) {

@@ -70,6 +70,13 @@ const scaleToZero = z.union(
     strict({
       httpAddOn: strict({
         scaledownPeriodSeconds: z.number().int().min(0).max(86400).optional(),
+        interceptorUrl: z
+          .url({
+            protocol: /^https?$/,
+            error:
+              'must be an http(s) URL, e.g. http://keda-add-ons-http-interceptor-proxy.keda.svc.cluster.local:8080',
+          })
+          .optional(),
       }),
     }),
     strict({
@@ -78,7 +85,7 @@ const scaleToZero = z.union(
   ],
   {
     error:
-      'must be { httpAddOn: { scaledownPeriodSeconds? } } (KEDA HTTP add-on) or { wakeQuery: "<PromQL on a gateway or queue metric>" }',
+      'must be { httpAddOn: { scaledownPeriodSeconds?, interceptorUrl? } } (KEDA HTTP add-on) or { wakeQuery: "<PromQL on a gateway or queue metric>" }',
   },
 );
 
@@ -118,6 +125,7 @@ const settingsShape = {
     })
     .optional(),
   scaleToZero: scaleToZero.optional(),
+  scaleDownStabilizationSeconds: z.number().int().min(0).max(3600).optional(),
 };
 
 /**

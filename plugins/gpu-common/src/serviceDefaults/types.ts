@@ -34,7 +34,12 @@ export interface ContainerSecuritySettings {
  * @public
  */
 export type WakeTrigger =
-  | { type: 'http-add-on'; scaledownPeriodSeconds: number }
+  | {
+      type: 'http-add-on';
+      scaledownPeriodSeconds: number;
+      /** The add-on interceptor's proxy URL clients call (default: the add-on chart's in-cluster Service). */
+      interceptorUrl?: string;
+    }
   | { type: 'prometheus'; query: string };
 
 /**
@@ -76,6 +81,11 @@ export interface ServiceSettings {
   podMonitor?: { enabled: boolean; labels: Record<string, string> };
   /** What wakes a service scaled to zero; without it `autoscaling.minReplicas: 0` is refused. */
   wakeTrigger?: WakeTrigger;
+  /**
+   * Seconds the queue must stay low before an autoscaled service gives replicas (and their GPUs) back, and, with
+   * KEDA, before it scales to zero; default 300.
+   */
+  scaleDownStabilizationSeconds?: number;
 }
 
 /**

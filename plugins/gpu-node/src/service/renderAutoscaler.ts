@@ -1,6 +1,10 @@
 import type { V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
 import { WAKE_QUERY_PLACEHOLDERS } from '@gpu-platform/backstage-plugin-gpu-common';
-import { DEFAULT_PROMETHEUS_SERVER_ADDRESS } from './defaults';
+import {
+  DEFAULT_INTERCEPTOR_URL,
+  DEFAULT_PROMETHEUS_SERVER_ADDRESS,
+  WAKE_ENDPOINT_ANNOTATION,
+} from './defaults';
 import { RUNTIME_PORTS } from './defaults';
 import { ServiceContext } from './resolveServiceContext';
 import { serviceAnnotations } from './serviceAnnotations';
@@ -16,7 +20,7 @@ import { vllmMetricSelector } from './vllmArgs';
  */
 export const QUEUE_DEPTH_METRIC = 'vllm:num_requests_waiting';
 
-/** Seconds of calm before scaling in. */
+/** Seconds of calm before scaling in, unless the service settings say otherwise. */
 const SCALE_DOWN_STABILIZATION_SECONDS = 300;
 
 /** The wake query of a service: the configured PromQL with its namespace and name filled in. */
@@ -57,11 +61,20 @@ export function renderAutoscaler(
   };
   const wake =
     autoscaling.minReplicas === 0 ? context.options.wakeTrigger : undefined;
+  const stabilizationSeconds =
+    context.options.scaleDownStabilizationSeconds ??
+    SCALE_DOWN_STABILIZATION_SECONDS;
   if (autoscaling.engine === 'keda' && wake?.type === 'http-add-on') {
     return {
       apiVersion: 'http.keda.sh/v1alpha1',
       kind: 'HTTPScaledObject',
-      metadata,
+      metadata: {
+        ...metadata,
+        annotations: serviceAnnotations(context, {
+          [WAKE_ENDPOINT_ANNOTATION]:
+            wake.interceptorUrl ?? DEFAULT_INTERCEPTOR_URL,
+        }),
+      },
       spec: {
         hosts: [`${names.service}.${context.namespace}.svc.cluster.local`],
         scaleTargetRef: {
@@ -119,7 +132,19 @@ export function renderAutoscaler(
         minReplicaCount: autoscaling.minReplicas,
         maxReplicaCount: autoscaling.maxReplicas,
         pollingInterval: 15,
-        cooldownPeriod: SCALE_DOWN_STABILIZATION_SECONDS,
+        cooldownPeriod: stabilizationSeconds,
+        // KEDA scales in through the HPA it makes, which waits 300 s by default.
+        ...(stabilizationSeconds !== SCALE_DOWN_STABILIZATION_SECONDS && {
+          advanced: {
+            horizontalPodAutoscalerConfig: {
+              behavior: {
+                scaleDown: {
+                  stabilizationWindowSeconds: stabilizationSeconds,
+                },
+              },
+            },
+          },
+        }),
         triggers,
       },
     };
@@ -146,7 +171,7 @@ export function renderAutoscaler(
       ],
       behavior: {
         scaleDown: {
-          stabilizationWindowSeconds: SCALE_DOWN_STABILIZATION_SECONDS,
+          stabilizationWindowSeconds: stabilizationSeconds,
         },
       },
     },

@@ -8,7 +8,12 @@ import { ServiceRequest } from '@gpu-platform/backstage-plugin-gpu-common';
 import { renderServiceManifests } from '../renderServiceManifests';
 import { demoPlatform, fittingPlacement } from '../__testUtils__/platforms';
 import { ROLLOUT_ANNOTATION } from './rolloutStrategy';
-import { HttpScaledObject, PodMonitor, ServiceRenderOptions } from './types';
+import {
+  HttpScaledObject,
+  PodMonitor,
+  ScaledObject,
+  ServiceRenderOptions,
+} from './types';
 
 const request: ServiceRequest = {
   name: 'chat',
@@ -207,6 +212,54 @@ describe('service render options', () => {
       scalingMetric: { concurrency: { targetValue: 12 } },
       scaledownPeriod: 600,
     });
+  });
+
+  it('annotates the HTTPScaledObject with the interceptor URL users call: the configured one, else the chart default', () => {
+    const annotation = (wake: { interceptorUrl?: string }) =>
+      ofKind<HttpScaledObject>(
+        render(
+          {
+            wakeTrigger: {
+              type: 'http-add-on',
+              scaledownPeriodSeconds: 600,
+              ...wake,
+            },
+          },
+          { environment: 'dev', autoscaling: scaleToZero },
+        ),
+        'HTTPScaledObject',
+      ).metadata.annotations?.['gpu.backstage.io/wake-endpoint'];
+    expect(annotation({})).toBe(
+      'http://keda-add-ons-http-interceptor-proxy.keda.svc.cluster.local:8080',
+    );
+    expect(annotation({ interceptorUrl: 'http://wake.example.com' })).toBe(
+      'http://wake.example.com',
+    );
+  });
+
+  it('scales in after the configured stabilization window, on the ScaledObject and the HPA KEDA makes', () => {
+    const scaled = ofKind<ScaledObject>(
+      render(
+        { scaleDownStabilizationSeconds: 30 },
+        { environment: 'dev', autoscaling: { ...scaleToZero, minReplicas: 1 } },
+      ),
+      'ScaledObject',
+    );
+    expect(scaled.spec.cooldownPeriod).toBe(30);
+    expect(scaled.spec.advanced).toEqual({
+      horizontalPodAutoscalerConfig: {
+        behavior: { scaleDown: { stabilizationWindowSeconds: 30 } },
+      },
+    });
+    const byDefault = ofKind<ScaledObject>(
+      render(
+        {},
+        { environment: 'dev', autoscaling: { ...scaleToZero, minReplicas: 1 } },
+      ),
+      'ScaledObject',
+    );
+    expect(byDefault.spec.cooldownPeriod).toBe(300);
+    expect(byDefault.spec.advanced).toBeUndefined();
   });
 
   it('keeps the queue-depth ScaledObject when the service does not scale to zero', () => {

@@ -43,6 +43,12 @@ export interface ScaledObject {
     maxReplicaCount: number;
     pollingInterval: number;
     cooldownPeriod: number;
+    /** The scale-down window of the HPA KEDA makes, when the settings change it from the HPA's 300 s. */
+    advanced?: {
+      horizontalPodAutoscalerConfig: {
+        behavior: { scaleDown: { stabilizationWindowSeconds: number } };
+      };
+    };
     triggers: ScaleTrigger[];
   };
 }

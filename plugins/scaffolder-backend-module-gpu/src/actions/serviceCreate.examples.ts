@@ -30,6 +30,59 @@ export const examples: TemplateExample[] = [
   },
   {
     description:
+      'Create a summariser that scales on its queue from 1 to 4 replicas (one more per 4 waiting requests), and a dev assistant that scales to zero when idle and wakes on its first request',
+    example: yaml.stringify({
+      steps: [
+        {
+          id: 'create',
+          action: 'gpu:service:create',
+          name: 'Create the autoscaled GPU service',
+          input: {
+            name: 'summariser',
+            team: 'ml-platform',
+            namespace: 'ml-serving',
+            model: 'llama-3.1-8b',
+            runtime: 'vllm',
+            dtype: 'bf16',
+            maxModelLen: 8192,
+            concurrency: 64,
+            replicas: 1,
+            environment: 'production',
+            autoscaling: {
+              minReplicas: 1,
+              maxReplicas: 4,
+              targetQueueDepth: 4,
+              engine: 'keda',
+            },
+          },
+        },
+        {
+          id: 'create-idle',
+          action: 'gpu:service:create',
+          name: 'Create the scale-to-zero GPU service',
+          input: {
+            name: 'dev-assistant',
+            team: 'ml-platform',
+            model: 'llama-3.2-3b',
+            runtime: 'vllm',
+            dtype: 'int4',
+            maxModelLen: 4096,
+            concurrency: 4,
+            replicas: 1,
+            environment: 'dev',
+            autoscaling: {
+              minReplicas: 0,
+              maxReplicas: 1,
+              targetQueueDepth: 2,
+              engine: 'keda',
+            },
+          },
+        },
+      ],
+    }),
+  },
+  {
+    description:
       'Create an Ollama chatbot on a time-sliced T4 share in dev, for an existing catalog component',
     example: yaml.stringify({
       steps: [

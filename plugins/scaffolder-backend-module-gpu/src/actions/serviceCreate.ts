@@ -94,6 +94,7 @@ function outputsOf(view: GpuServiceView) {
     namespace: view.namespace,
     mode: view.mode,
     endpoint: view.endpoint,
+    ...(view.endpointHost ? { endpointHost: view.endpointHost } : {}),
     tier: view.placement.tier,
     pool: view.placement.pool,
     monthlyCost: view.monthlyCost,
@@ -173,7 +174,14 @@ export function createServiceCreateAction(options: {
           z
             .string()
             .describe(
-              'Cluster-internal URL of the OpenAI-compatible (vLLM) or Ollama endpoint',
+              "Cluster-internal URL of the OpenAI-compatible (vLLM) or Ollama endpoint; for a service that scales to zero through KEDA's HTTP add-on, the interceptor's URL, which wakes it",
+            ),
+        endpointHost: z =>
+          z
+            .string()
+            .optional()
+            .describe(
+              'The Host header to call the endpoint with, when it is the HTTP add-on interceptor (it routes by host)',
             ),
         tier: z => z.string().describe('GPU sharing tier the service got'),
         pool: z => z.string().describe('GPU pool the service got'),

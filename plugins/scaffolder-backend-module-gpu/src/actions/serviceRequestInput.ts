@@ -71,6 +71,41 @@ export const serviceRequestInput = {
       .describe(
         'Sustained generated tokens per second one replica reached in your own benchmark; replaces the estimate',
       ),
+  autoscaling: (z: typeof zod) =>
+    z
+      .object({
+        minReplicas: z
+          .number()
+          .int()
+          .min(0)
+          .max(64)
+          .describe(
+            "Fewest replicas; 0 scales to zero when idle (KEDA only; woken through the platform's wake path, KEDA's HTTP add-on or a wake query)",
+          ),
+        maxReplicas: z
+          .number()
+          .int()
+          .min(1)
+          .max(64)
+          .describe('Most replicas the autoscaler may run'),
+        targetQueueDepth: z
+          .number()
+          .int()
+          .positive()
+          .describe(
+            'Requests waiting per replica (vllm:num_requests_waiting) above which a replica is added',
+          ),
+        engine: z
+          .enum(['keda', 'hpa'])
+          .default('keda')
+          .describe(
+            'keda (a ScaledObject; scale to zero possible) or hpa (a HorizontalPodAutoscaler on a metrics adapter)',
+          ),
+      })
+      .optional()
+      .describe(
+        "Scale on the serving queue between minReplicas and maxReplicas (vLLM only); replicas is the size it starts at, what the quote prices and the reservation holds. Replicas the autoscaler adds run only as Kueue admits them within the team's quota",
+      ),
   concurrentSequences: (z: typeof zod) =>
     z
       .number()

@@ -12,6 +12,7 @@ import Typography from '@material-ui/core/Typography';
 import { useState } from 'react';
 import { errorMessage, isNotFound, WindowSelect } from '../common';
 import { GPU_SERVICE_ID_ANNOTATION } from './annotations';
+import { AutoscalingSection } from './AutoscalingSection';
 import { ClusterStatusSection } from './ClusterStatusSection';
 import { CostFigures } from './CostFigures';
 import {
@@ -142,6 +143,7 @@ export function GpuServiceCardContent(props: {
             : 'In the cluster: applied by your GitOps controller from the published manifests; Backstage does not read that cluster.'}
         </Typography>
       )}
+      <AutoscalingSection service={svc} />
       {svc.clusterStatus && (
         <Box mb={2}>
           <ClusterStatusSection

@@ -3199,6 +3199,13 @@ export const spec = {
             $ref: '#/components/schemas/ClusterMode',
           },
           endpoint: {
+            description:
+              "In-cluster URL of the service; for a service that scales to zero through KEDA's HTTP add-on, the add-on interceptor's URL (a request there wakes it; send it with the Host header endpointHost).",
+            type: 'string',
+          },
+          endpointHost: {
+            description:
+              "The Host header the endpoint routes by, when it is the HTTP add-on's interceptor.",
             type: 'string',
           },
           annotations: {
@@ -3332,6 +3339,13 @@ export const spec = {
             $ref: '#/components/schemas/ClusterMode',
           },
           endpoint: {
+            description:
+              "In-cluster URL of the service; for a service that scales to zero through KEDA's HTTP add-on, the add-on interceptor's URL (a request there wakes it; send it with the Host header endpointHost).",
+            type: 'string',
+          },
+          endpointHost: {
+            description:
+              "The Host header the endpoint routes by, when it is the HTTP add-on's interceptor.",
             type: 'string',
           },
           annotations: {
@@ -4073,6 +4087,10 @@ export const spec = {
               'production-on-spot',
               'dra-api-missing',
               'dra-device-class-missing',
+              'keda-missing',
+              'keda-metrics-api-unavailable',
+              'keda-http-add-on-missing',
+              'hpa-metrics-adapter-missing',
               'cluster-read-failed',
             ],
           },

@@ -57,7 +57,14 @@ export interface GpuServiceDetail {
   monthlyCost: string;
   cluster?: string;
   mode: ClusterMode;
+  /**
+   * In-cluster URL of the service; for a service that scales to zero through KEDA\'s HTTP add-on, the add-on interceptor\'s URL (a request there wakes it; send it with the Host header endpointHost).
+   */
   endpoint: string;
+  /**
+   * The Host header the endpoint routes by, when it is the HTTP add-on\'s interceptor.
+   */
+  endpointHost?: string;
   annotations: { [key: string]: string };
   approval?: ApprovalView;
   /**

@@ -35,6 +35,10 @@ export type PlatformFindingIdEnum =
   | 'production-on-spot'
   | 'dra-api-missing'
   | 'dra-device-class-missing'
+  | 'keda-missing'
+  | 'keda-metrics-api-unavailable'
+  | 'keda-http-add-on-missing'
+  | 'hpa-metrics-adapter-missing'
   | 'cluster-read-failed';
 /**
  * @public

@@ -1,0 +1,354 @@
+import { ServiceRequest } from '@gpu-platform/backstage-plugin-gpu-common';
+import { serviceObjectNames } from '@gpu-platform/backstage-plugin-gpu-node';
+import { describeOnLocalCluster } from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
+import { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import { once } from 'node:events';
+import { createServer, request as httpRequest, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import {
+  createNamespaces,
+  eventually,
+  localClusterClients,
+  podsOf,
+  smallServiceRequest,
+  startLocalClusterBackend,
+} from './__testUtils__/localCluster';
+import { LocalKeda, localKeda } from './__testUtils__/localKeda';
+import {
+  QueueDepthMetrics,
+  ScrapingPrometheus,
+  startScrapingPrometheus,
+} from './__testUtils__/queueDepthMetrics';
+import { prometheusVersionsUnderTest } from './testUtils/prometheus';
+
+jest.setTimeout(10 * 60_000);
+
+const TEAM = 'cluster-autoscaling';
+const NAMESPACE = 'cluster-autoscaling';
+
+/** One L4 per replica; the team's quota holds three. */
+const L4_QUOTA = 3;
+
+/** KEDA polls every 15 s and the HPA it makes syncs every 15 s: a scale takes up to a minute or two on a busy machine. */
+const SCALE_TIMEOUT = { timeoutMs: 4 * 60_000, intervalMs: 1000 };
+
+const queueScaled: ServiceRequest = smallServiceRequest({
+  name: 'queue-chat',
+  team: TEAM,
+  namespace: NAMESPACE,
+  tier: 'dedicated',
+  pool: 'l4-ondemand',
+  autoscaling: {
+    minReplicas: 1,
+    maxReplicas: 4,
+    targetQueueDepth: 2,
+    engine: 'keda',
+  },
+});
+
+const scaledToZero: ServiceRequest = smallServiceRequest({
+  name: 'idle-chat',
+  team: TEAM,
+  namespace: NAMESPACE,
+  tier: 'dedicated',
+  pool: 'l4-ondemand',
+  autoscaling: {
+    minReplicas: 0,
+    maxReplicas: 1,
+    targetQueueDepth: 1,
+    engine: 'keda',
+  },
+});
+
+function isRunning(pod: V1Pod): boolean {
+  return (
+    pod.status?.phase === 'Running' &&
+    !pod.metadata?.deletionTimestamp &&
+    (pod.status?.conditions ?? []).some(
+      c => c.type === 'Ready' && c.status === 'True',
+    )
+  );
+}
+
+describeOnLocalCluster(
+  'Autoscaling on KEDA and its HTTP add-on, with Kueue quota, on a real API server',
+  kubeconfig => {
+    const clients = localClusterClients(kubeconfig);
+    const metrics = new QueueDepthMetrics(async (namespace, service) =>
+      (await podsOf(clients, namespace, serviceObjectNames(service).deployment))
+        .filter(isRunning)
+        .map(pod => pod.metadata!.name!),
+    );
+    let keda: LocalKeda;
+    let prometheus: ScrapingPrometheus | undefined;
+    let http: Awaited<ReturnType<typeof startLocalClusterBackend>>['http'];
+    let stopBackend: (() => Promise<void>) | undefined;
+    const created: string[] = [];
+
+    async function deployment(name: string): Promise<V1Deployment> {
+      return clients.apps.readNamespacedDeployment({
+        name: serviceObjectNames(name).deployment,
+        namespace: NAMESPACE,
+      });
+    }
+
+    async function createService(request: ServiceRequest) {
+      const res = await http
+        .post('/api/gpu/services')
+        .send({ request })
+        .expect(201);
+      created.push(res.body.id);
+      return res.body as { id: string };
+    }
+
+    async function serviceView(id: string) {
+      return (await http.get(`/api/gpu/services/${id}`).expect(200)).body;
+    }
+
+    beforeAll(async () => {
+      keda = await localKeda(kubeconfig, clients);
+      const binaries = prometheusVersionsUnderTest();
+      if (binaries.available.length === 0) {
+        throw new Error(
+          `No Prometheus to scrape the queue depth: ${
+            binaries.missing.join('; ') || 'GPU_PROMETHEUS_BINARIES has none'
+          }`,
+        );
+      }
+      await createNamespaces(clients, [NAMESPACE]);
+      await clients.apps
+        .deleteCollectionNamespacedDeployment({ namespace: NAMESPACE })
+        .catch(() => undefined);
+      await metrics.start();
+      prometheus = await startScrapingPrometheus(
+        binaries.available[0].prometheus,
+        metrics.url,
+      );
+      const started = await startLocalClusterBackend({
+        kubeconfig,
+        groups: [TEAM, 'platform-team'],
+        teams: [
+          {
+            name: TEAM,
+            namespaces: [NAMESPACE],
+            gpuQuota: { 'l4-ondemand': L4_QUOTA },
+            monthlyBudget: '100000',
+          },
+        ],
+        gpu: {
+          statusRefresh: { frequency: { seconds: 1 } },
+          serviceDefaults: {
+            prometheusServerAddress: prometheus.url,
+            scaleToZero: { httpAddOn: { scaledownPeriodSeconds: 5 } },
+            scaleDownStabilizationSeconds: 10,
+          },
+        },
+      });
+      http = started.http;
+      stopBackend = () => started.backend.stop();
+    });
+
+    afterEach(async () => {
+      for (const id of created.splice(0)) {
+        await http.delete(`/api/gpu/services/${id}`);
+      }
+    });
+
+    afterAll(async () => {
+      await clients.apps
+        .deleteCollectionNamespacedDeployment({ namespace: NAMESPACE })
+        .catch(() => undefined);
+      await stopBackend?.();
+      await prometheus?.stop();
+      await metrics.stop();
+    });
+
+    it('scales on the queue depth Prometheus scrapes: 1 to 3 within quota, a fourth waits on Kueue, and back down', async () => {
+      const { id } = await createService(queueScaled);
+      metrics.setDepth(NAMESPACE, queueScaled.name, 0);
+      await eventually('the service ready at its minimum', async () => {
+        const view = await serviceView(id);
+        return view.status === 'ready' ? view : undefined;
+      });
+      // KEDA's operator took the ScaledObject the backend applied: it made the HPA that scales on the external metric.
+      await eventually(
+        'the ScaledObject Ready and its HPA made by KEDA',
+        async () => {
+          const scaled = (await clients.custom.getNamespacedCustomObject({
+            group: 'keda.sh',
+            version: 'v1alpha1',
+            plural: 'scaledobjects',
+            namespace: NAMESPACE,
+            name: serviceObjectNames(queueScaled.name).autoscaler,
+          })) as {
+            status?: {
+              hpaName?: string;
+              conditions?: Array<{
+                type: string;
+                status: string;
+                message?: string;
+              }>;
+            };
+          };
+          const ready = scaled.status?.conditions?.find(
+            c => c.type === 'Ready',
+          );
+          if (ready?.status !== 'True' || !scaled.status?.hpaName) {
+            throw new Error(JSON.stringify(scaled.status));
+          }
+          return scaled.status.hpaName;
+        },
+        SCALE_TIMEOUT,
+      );
+
+      // Six requests waiting, two per replica: three replicas, each admitted by Kueue within the team's three L4s.
+      metrics.setDepth(NAMESPACE, queueScaled.name, 6);
+      await eventually(
+        'three running replicas',
+        async () => {
+          const current = await deployment(queueScaled.name);
+          const pods = await podsOf(
+            clients,
+            NAMESPACE,
+            current.metadata!.name!,
+          );
+          return current.spec?.replicas === 3 &&
+            pods.filter(isRunning).length === 3
+            ? true
+            : undefined;
+        },
+        SCALE_TIMEOUT,
+      );
+
+      // Eight: KEDA asks for four; the fourth pod stays gated, its Workload pending with Kueue's reason on the service.
+      metrics.setDepth(NAMESPACE, queueScaled.name, 8);
+      const pending = await eventually(
+        'a fourth replica waiting for quota, with Kueue’s reason in the service status',
+        async () => {
+          const view = await serviceView(id);
+          const admission = view.clusterStatus?.admission;
+          const waiting = admission?.workloads?.find(
+            (w: { state: string }) => w.state === 'pending',
+          );
+          if (view.clusterStatus?.deployment?.replicas !== 4 || !waiting) {
+            throw new Error(JSON.stringify(view.clusterStatus?.admission));
+          }
+          return { admission, waiting };
+        },
+        SCALE_TIMEOUT,
+      );
+      expect(pending.admission.admitted).toBe(3);
+      expect(pending.admission.pending).toBe(1);
+      expect(pending.waiting.message).toMatch(/quota/i);
+      const pods = await podsOf(
+        clients,
+        NAMESPACE,
+        serviceObjectNames(queueScaled.name).deployment,
+      );
+      expect(pods.filter(isRunning)).toHaveLength(3);
+      expect(
+        pods.filter(p => (p.spec?.schedulingGates ?? []).length > 0),
+      ).toHaveLength(1);
+
+      // The queue drains: back to the minimum once the (configured 10 s) stabilization window has passed.
+      metrics.setDepth(NAMESPACE, queueScaled.name, 0);
+      await eventually(
+        'one replica again',
+        async () => {
+          const current = await deployment(queueScaled.name);
+          return current.spec?.replicas === 1 ? true : undefined;
+        },
+        SCALE_TIMEOUT,
+      );
+    });
+
+    it('idles a scale-to-zero service to 0 replicas, and a request through the interceptor wakes it and is answered', async () => {
+      // The stand-in model server the woken replica's Service leads to (kwok runs no containers).
+      const seen: string[] = [];
+      const modelServer: Server = createServer((req, res) => {
+        seen.push(`${req.method} ${req.url}`);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ choices: [{ text: 'awake' }] }));
+      });
+      modelServer.listen(0, '127.0.0.1');
+      await once(modelServer, 'listening');
+      const names = serviceObjectNames(scaledToZero.name);
+      const unroute = keda.route(
+        `${names.service}.${NAMESPACE}:8000`,
+        `127.0.0.1:${(modelServer.address() as AddressInfo).port}`,
+      );
+      try {
+        const { id } = await createService(scaledToZero);
+        const view = await serviceView(id);
+        // The HTTP add-on took the HTTPScaledObject: its operator made the ScaledObject KEDA scales the Deployment with.
+        await eventually(
+          'the add-on’s ScaledObject',
+          async () =>
+            clients.custom.getNamespacedCustomObject({
+              group: 'keda.sh',
+              version: 'v1alpha1',
+              plural: 'scaledobjects',
+              namespace: NAMESPACE,
+              name: names.autoscaler,
+            }),
+          SCALE_TIMEOUT,
+        );
+        await eventually(
+          'the idle service at 0 replicas',
+          async () => {
+            const current = await deployment(scaledToZero.name);
+            return current.spec?.replicas === 0 ? true : undefined;
+          },
+          SCALE_TIMEOUT,
+        );
+        expect(view.request.autoscaling.minReplicas).toBe(0);
+
+        // A request through the interceptor, for the service's host: held while KEDA scales 0 -> 1 and the pod runs.
+        const host = `${names.service}.${NAMESPACE}.svc.cluster.local`;
+        const interceptor = new URL(keda.interceptorUrl);
+        const answer = new Promise<{ status: number; body: string }>(
+          (resolve, reject) => {
+            const req = httpRequest(
+              {
+                host: interceptor.hostname,
+                port: interceptor.port,
+                method: 'POST',
+                path: '/v1/completions',
+                headers: { host, 'content-type': 'application/json' },
+              },
+              res => {
+                let body = '';
+                res.on('data', chunk => {
+                  body += chunk;
+                });
+                res.on('end', () =>
+                  resolve({ status: res.statusCode ?? 0, body }),
+                );
+              },
+            );
+            req.on('error', reject);
+            req.end(JSON.stringify({ prompt: 'wake up', max_tokens: 1 }));
+          },
+        );
+        await eventually(
+          'KEDA scaling the service from 0 to 1 for the held request',
+          async () => {
+            const current = await deployment(scaledToZero.name);
+            return current.spec?.replicas === 1 ? true : undefined;
+          },
+          SCALE_TIMEOUT,
+        );
+        const response = await answer;
+        expect(response.status).toBe(200);
+        expect(JSON.parse(response.body)).toEqual({
+          choices: [{ text: 'awake' }],
+        });
+        expect(seen).toEqual(['POST /v1/completions']);
+      } finally {
+        unroute();
+        modelServer.close();
+        modelServer.closeAllConnections();
+      }
+    });
+  },
+);
