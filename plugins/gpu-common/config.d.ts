@@ -431,6 +431,19 @@ export interface Config {
             minutes?: number;
             seconds?: number;
           };
+      /**
+       * How often the backend looks for provisional services past their `confirmWithin` and deletes them (default
+       * once a minute: `{ minutes: 1 }`). A service is therefore released between `confirmWithin` and
+       * `confirmWithin` plus this after it was created.
+       */
+      confirmationCheckFrequency?:
+        | string
+        | {
+            days?: number;
+            hours?: number;
+            minutes?: number;
+            seconds?: number;
+          };
     };
 
     /**

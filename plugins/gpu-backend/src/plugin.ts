@@ -315,7 +315,12 @@ export const gpuPlugin = createBackendPlugin({
           });
         }
 
-        await scheduleConfirmationExpiry({ scheduler, services, logger });
+        await scheduleConfirmationExpiry({
+          scheduler,
+          services,
+          logger,
+          frequency: statusSettings.confirmationCheckFrequency,
+        });
 
         await schedulePlatformReconciler({
           frequency: reconcileSettings.frequency,

@@ -29,6 +29,11 @@ export const DEFAULT_APPLY_RETRY_FOR: HumanDuration = { minutes: 5 };
 /** How long a provisional service waits for its confirmation when `gpu.services.confirmWithin` is not set. */
 export const DEFAULT_CONFIRM_WITHIN: HumanDuration = { hours: 1 };
 
+/** How often unconfirmed provisional services are looked for when `gpu.services.confirmationCheckFrequency` is not set. */
+export const DEFAULT_CONFIRMATION_CHECK_FREQUENCY: HumanDuration = {
+  minutes: 1,
+};
+
 /** Resumes of one interrupted apply when `gpu.apply.resumeAttempts` is not set. */
 export const DEFAULT_RESUME_ATTEMPTS = 3;
 
@@ -42,6 +47,8 @@ export interface StatusSettings {
   applyRetryForMs: number;
   /** How long a provisional service waits for its confirmation. */
   confirmWithinMs: number;
+  /** How often the `gpu-confirmation-expiry` task looks for provisional services past their time. */
+  confirmationCheckFrequency: HumanDuration;
 }
 
 function duration(
@@ -95,6 +102,11 @@ export function readStatusSettings(config: RootConfigService): StatusSettings {
     ),
     confirmWithinMs: durationToMilliseconds(
       duration(config, 'gpu.services.confirmWithin', DEFAULT_CONFIRM_WITHIN),
+    ),
+    confirmationCheckFrequency: duration(
+      config,
+      'gpu.services.confirmationCheckFrequency',
+      DEFAULT_CONFIRMATION_CHECK_FREQUENCY,
     ),
   };
 }
