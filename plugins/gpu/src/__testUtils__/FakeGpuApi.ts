@@ -441,7 +441,10 @@ export class FakeGpuApi implements GpuApi {
     this.record('listAuditEvents', query);
     const limit = query.limit ?? 100;
     const asc = query.order === 'asc';
-    const inOrder = asc ? [...this.audit] : [...this.audit].reverse();
+    const matching = this.audit.filter(
+      e => query.team === undefined || e.team === query.team,
+    );
+    const inOrder = asc ? matching : [...matching].reverse();
     // As the backend's: an oldest-first cursor is `asc.<id>`, a newest-first one the id; the other order's is a 400.
     const prefix = asc ? 'asc.' : '';
     if (query.cursor && query.cursor.startsWith('asc.') !== asc) {

@@ -14,10 +14,10 @@ jest.setTimeout(30_000);
 configure({ asyncUtilTimeout: 10_000 });
 const user = userEvent.setup({ delay: null });
 
-async function renderTable(api: FakeGpuApi) {
+async function renderTable(api: FakeGpuApi, teams?: string[]) {
   await renderInTestApp(
     <TestApiProvider apis={[[gpuApiRef, api]]}>
-      <AuditEventsTable />
+      <AuditEventsTable teams={teams} />
     </TestApiProvider>,
     { mountedRoutes: { '/catalog/:namespace/:kind/:name': entityRouteRef } },
   );
@@ -135,5 +135,32 @@ describe('AuditEventsTable', () => {
       { limit: 20, cursor: 'asc.20', order: 'asc' },
     ]);
     expect(api.callsOf('listAuditEvents')).toHaveLength(4);
+  });
+
+  it("narrows the trail to one team's events on the server, from its first page", async () => {
+    const api = new FakeGpuApi();
+    for (let i = 1; i <= 25; i++) {
+      const team = i % 5 === 0 ? 'search' : 'ml-platform';
+      api.addAudit('quota.put', 'quota', team, team, undefined, {
+        pools: {},
+        monthlyBudgetMicros: i * 1_000_000,
+      });
+    }
+    await renderTable(api, ['ml-platform', 'search']);
+    await waitFor(() => expect(rowTexts()).toHaveLength(20));
+    await user.click(screen.getByRole('button', { name: 'Next Page' }));
+    await waitFor(() => expect(rowTexts()).toHaveLength(5));
+
+    await user.click(screen.getByRole('button', { name: /^Team All teams/ }));
+    await user.click(screen.getByRole('option', { name: 'search' }));
+    await waitFor(() => expect(rowTexts()).toHaveLength(5));
+    expect(rowTexts()[0]).toBe(
+      'guest set the quota of team search: no pool, budget $25.00 a month.',
+    );
+    expect(rowTexts().every(text => text.includes('team search'))).toBe(true);
+    expect(screen.getByText('Audit events of search')).toBeInTheDocument();
+    expect(api.callsOf('listAuditEvents').at(-1)).toEqual([
+      { limit: 20, cursor: undefined, team: 'search', order: 'desc' },
+    ]);
   });
 });

@@ -6,13 +6,17 @@ import {
 import { useApi } from '@backstage/frontend-plugin-api';
 import { EntityRefLink } from '@backstage/plugin-catalog-react';
 import { AuditEventView } from '@gpu-platform/backstage-plugin-gpu-common';
-import Tooltip from '@material-ui/core/Tooltip';
-import { useEffect, useRef } from 'react';
+import MenuItem from '@material-ui/core/MenuItem';
+import TextField from '@material-ui/core/TextField';
+import { useEffect, useRef, useState } from 'react';
 import { gpuApiRef } from '../../api';
-import { formatRelative, formatTime } from '../common';
+import { RelativeTime } from '../common';
 import { describeAuditEvent } from './describeAuditEvent';
 import { useSortArrowStyles } from './sortArrowStyles';
 import { useCursorPages } from './useCursorPages';
+
+/** The team filter's value for every team (never a team name: those are DNS labels). */
+const ALL_TEAMS = '*';
 
 /** Rows per page of the audit trail. */
 export const AUDIT_PAGE_SIZE = 20;
@@ -43,11 +47,7 @@ const columns: TableColumn<AuditEventView>[] = [
     defaultSort: 'desc',
     width: '160px',
     cellStyle: { whiteSpace: 'nowrap' },
-    render: event => (
-      <Tooltip title={formatTime(event.at)}>
-        <span>{formatRelative(event.at)}</span>
-      </Tooltip>
-    ),
+    render: event => <RelativeTime iso={event.at} />,
   },
   {
     title: 'What happened',
@@ -58,16 +58,23 @@ const columns: TableColumn<AuditEventView>[] = [
 
 /**
  * The audit trail (`GET /audit`), newest first (oldest first from the When header), a page at a time from the
- * server: each event as a sentence naming who did what to which service (linked to its catalog entity when it has
+ * server, of every team or of the one chosen: each event as a sentence naming who did what to which service (linked to its catalog entity when it has
  * one), team or batch job.
  */
-export function AuditEventsTable(props: { refreshKey?: number }) {
+export function AuditEventsTable(props: {
+  refreshKey?: number;
+  /** The platform's teams: the trail can be narrowed to one (`GET /audit?team=`). */
+  teams?: string[];
+}) {
   const gpuApi = useApi(gpuApiRef);
   const sortArrows = useSortArrowStyles();
+  // ALL_TEAMS, or the name of the team the trail is narrowed to.
+  const [team, setTeam] = useState(ALL_TEAMS);
   const { tableRef, fetchPage, error, sort } = useCursorPages(query =>
     gpuApi.listAuditEvents({
       limit: query.limit,
       cursor: query.cursor,
+      ...(team !== ALL_TEAMS ? { team } : {}),
       ...(query.sort?.field === 'at' ? { order: query.sort.order } : {}),
     }),
   );
@@ -86,10 +93,34 @@ export function AuditEventsTable(props: { refreshKey?: number }) {
           title="Could not load the audit trail"
         />
       )}
+      {props.teams && props.teams.length > 0 && (
+        <TextField
+          select
+          id="gpu-audit-team"
+          label="Team"
+          value={team}
+          onChange={e => setTeam(e.target.value)}
+          variant="outlined"
+          size="small"
+          style={{ minWidth: 200, marginBottom: 8 }}
+          helperText="Events of one team's services, quota and approvals"
+        >
+          <MenuItem value={ALL_TEAMS}>All teams</MenuItem>
+          {props.teams.map(name => (
+            <MenuItem key={name} value={name}>
+              {name}
+            </MenuItem>
+          ))}
+        </TextField>
+      )}
       <div className={sortArrows.table}>
         <Table<AuditEventView>
+          // A new team reads from the first page again.
+          key={team}
           tableRef={tableRef}
-          title="Audit events"
+          title={
+            team !== ALL_TEAMS ? `Audit events of ${team}` : 'Audit events'
+          }
           subtitle={sort?.order === 'asc' ? 'Oldest first' : 'Newest first'}
           options={{
             paging: true,

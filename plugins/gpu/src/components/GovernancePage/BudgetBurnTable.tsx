@@ -18,6 +18,8 @@ export function BudgetBurnTable(props: {
     { title: 'Team', field: 'team' },
     {
       title: `Month-to-date (${overview.month}) / budget`,
+      // Columns drawn by render sort by the figure they show (material-table has no field to sort them by).
+      customSort: (a, b) => a.monthToDateMicros - b.monthToDateMicros,
       render: row => (
         <UsageBar
           used={row.monthToDateMicros}
@@ -35,6 +37,7 @@ export function BudgetBurnTable(props: {
     },
     {
       title: 'Projected month',
+      customSort: (a, b) => a.projectedMonthMicros - b.projectedMonthMicros,
       render: row => (
         <>
           <Typography variant="body2">
@@ -54,6 +57,8 @@ export function BudgetBurnTable(props: {
     },
     {
       title: `Idle, ${overview.window.label}`,
+      // Teams without usage metrics sort below every measured figure.
+      customSort: (a, b) => (a.idleMicros ?? -1) - (b.idleMicros ?? -1),
       render: row =>
         row.idleMicros !== undefined
           ? `${formatUsd(row.idleMicros)} of ${formatUsd(row.allocationMicros)}`

@@ -62,8 +62,8 @@ function Lines(props: { lines: string[] }) {
  * Confirms an approval or rejection, with an optional comment; keeps the dialog open and shows why a call failed.
  * It says what is decided: the request, its monthly cost, what approving does to the team's quota of each pool and
  * to its budget, and what it grants beyond them (the approval's `overage`, computed live by `GET /approvals`).
- * Granting beyond quota or budget is an explicit choice: the checkbox is off, and `allowOverQuota: true` is sent only
- * when it is checked.
+ * Granting beyond quota or budget is an explicit choice: the checkbox is off, Approve stays disabled (saying why) until
+ * it is checked when the overage is over quota, and `allowOverQuota: true` is sent only when it is checked.
  */
 export function DecisionDialog(props: {
   approval: ApprovalListItem;
@@ -81,6 +81,9 @@ export function DecisionDialog(props: {
   const [submitting, setSubmitting] = useState(false);
   const [error, setError] = useState<string>();
   const tooLong = comment.length > MAX_COMMENT;
+  // Beyond quota or budget, Approve waits for the explicit choice: without it the backend would refuse (409).
+  const needsOverride =
+    decision === 'approve' && !!overage?.overQuota && !allowOverQuota;
 
   async function submit() {
     setSubmitting(true);
@@ -173,6 +176,16 @@ export function DecisionDialog(props: {
             label="Approve even if it does not fit the team's quota or budget"
           />
         )}
+        {needsOverride && (
+          <Typography
+            variant="body2"
+            id="gpu-decision-override-needed"
+            data-testid="decision-override-needed"
+          >
+            This request does not fit the team's quota or budget: tick the box
+            above to approve it anyway, or reject it.
+          </Typography>
+        )}
         {error && <ErrorText>{error}</ErrorText>}
       </DialogContent>
       <DialogActions>
@@ -183,7 +196,10 @@ export function DecisionDialog(props: {
           onClick={submit}
           color={decision === 'approve' ? 'primary' : 'secondary'}
           variant="contained"
-          disabled={submitting || tooLong}
+          disabled={submitting || tooLong || needsOverride}
+          aria-describedby={
+            needsOverride ? 'gpu-decision-override-needed' : undefined
+          }
         >
           {verb}
         </Button>

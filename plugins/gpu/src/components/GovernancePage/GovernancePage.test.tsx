@@ -198,7 +198,19 @@ describe('GovernancePage', () => {
     expect(within(dialog).getByTestId('approval-overage')).toHaveTextContent(
       '1 GPU-equivalent over quota in pool l4-ondemand ($587.50 a month)',
     );
+    // Approve waits for the choice, and says so next to the box (not below the fold after a refusal).
+    const approveButton = within(dialog).getByRole('button', {
+      name: 'Approve',
+    });
+    expect(approveButton).toBeDisabled();
+    expect(approveButton).toHaveAccessibleDescription(
+      "This request does not fit the team's quota or budget: tick the box above to approve it anyway, or reject it.",
+    );
     await user.click(overQuota);
+    expect(approveButton).toBeEnabled();
+    expect(
+      within(dialog).queryByTestId('decision-override-needed'),
+    ).not.toBeInTheDocument();
     await user.click(within(dialog).getByRole('button', { name: 'Approve' }));
 
     expect(api.callsOf('decideApproval')).toEqual([
@@ -228,6 +240,11 @@ describe('GovernancePage', () => {
   it('keeps the dialog open with the backend message when a decision fails', async () => {
     const api = new FakeGpuApi();
     withPendingRequest(api);
+    // Within quota (another team took the pool meanwhile): Approve is enabled without the override.
+    api.approvals[0].overage = {
+      ...api.approvals[0].overage!,
+      overQuota: false,
+    };
     api.failNextChange = () =>
       responseError(
         409,
@@ -313,9 +330,16 @@ describe('GovernancePage', () => {
     await user.clear(budget);
     await user.type(budget, '12.345');
     await user.click(within(dialog).getByRole('button', { name: 'Save' }));
-    expect(within(dialog).getByText(/not negative/)).toBeInTheDocument();
-    expect(within(dialog).getByText(/dollars and cents/)).toBeInTheDocument();
+    // Each field says what is wrong with it...
+    expect(spot).toHaveAccessibleDescription(/not negative/);
+    expect(budget).toHaveAccessibleDescription(/dollars and cents/);
     expect(api.callsOf('putTeamQuota')).toEqual([]);
+    // ...and a refused Save is announced (one alert naming every field) and the first field to fix has the focus.
+    const alert = within(dialog).getByRole('alert');
+    expect(alert).toHaveTextContent(
+      /^Not saved: quota in spot-l4: .*not negative.*; monthly budget: .*dollars and cents/,
+    );
+    expect(spot).toHaveFocus();
 
     await user.clear(spot);
     await user.type(spot, '8');
@@ -344,8 +368,14 @@ describe('GovernancePage', () => {
         'spot-l4: 0 of 8',
       ),
     ).toBeInTheDocument();
+    // The focus is back on the button that opened the dialog, not on the page.
+    await waitFor(() =>
+      expect(
+        screen.getByRole('button', { name: 'Edit quota of search' }),
+      ).toHaveFocus(),
+    );
     expect(screen.getByText('$0.00 of $5,000.00')).toBeInTheDocument();
-  });
+  }, 90_000);
 
   it('shows why the backend refused a quota change and keeps the dialog open', async () => {
     const api = new FakeGpuApi();

@@ -110,7 +110,10 @@ export function GovernancePage() {
               <TierPolicyTable environments={value.platform.environments} />
             </Grid>
             <Grid item xs={12}>
-              <AuditEventsTable refreshKey={refreshKey} />
+              <AuditEventsTable
+                refreshKey={refreshKey}
+                teams={value.platform.teams.map(t => t.name)}
+              />
             </Grid>
           </Grid>
         )}

@@ -325,13 +325,18 @@ describe('PendingApprovalsTable with 46 requests', () => {
         monthly(1),
       )} a month)`,
     );
+    const override = within(dialog).getByRole('checkbox', {
+      name: "Approve even if it does not fit the team's quota or budget",
+    });
+    expect(override).not.toBeChecked();
+    // Over quota, Approve waits for the explicit choice.
     expect(
-      within(dialog).getByRole('checkbox', {
-        name: "Approve even if it does not fit the team's quota or budget",
-      }),
-    ).not.toBeChecked();
-
+      within(dialog).getByRole('button', { name: 'Approve' }),
+    ).toBeDisabled();
+    await user.click(override);
     await user.click(within(dialog).getByRole('button', { name: 'Approve' }));
-    expect(api.callsOf('decideApproval')).toEqual([['appr-3', 'approve', {}]]);
+    expect(api.callsOf('decideApproval')).toEqual([
+      ['appr-3', 'approve', { allowOverQuota: true }],
+    ]);
   });
 });

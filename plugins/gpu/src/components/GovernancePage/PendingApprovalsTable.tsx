@@ -20,7 +20,7 @@ import Typography from '@material-ui/core/Typography';
 import { useEffect, useRef, useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
 import { gpuApiRef } from '../../api';
-import { formatRelative } from '../common';
+import { RelativeTime } from '../common';
 import { DecisionDialog } from './DecisionDialog';
 import { describeRequest } from './describeRequest';
 import { useSortArrowStyles } from './sortArrowStyles';
@@ -245,7 +245,7 @@ export function PendingApprovalsTable(props: {
             {row.requestedBy.replace(/^user:default\//, '')}
           </Typography>
           <Typography variant="caption">
-            {formatRelative(row.requestedAt)}
+            <RelativeTime iso={row.requestedAt} />
           </Typography>
         </>
       ),

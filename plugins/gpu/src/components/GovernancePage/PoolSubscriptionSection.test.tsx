@@ -34,6 +34,16 @@ describe('PoolSubscriptionSection', () => {
     const l4 = screen.getByRole('row', { name: /^l4-ondemand/ });
     expect(within(l4).getByText('6 (2 teams)')).toBeInTheDocument();
     expect(within(l4).getByText('Oversubscribed by 2')).toBeInTheDocument();
+    // What is in use and free now, per pool: l4-ondemand 1 of 4 held, 3 free; nothing held on h100.
+    const cellsOf = (row: HTMLElement) =>
+      within(row)
+        .getAllByRole('cell')
+        .map(c => c.textContent);
+    expect(
+      screen.getByRole('columnheader', { name: 'In use (GPU-eq.)' }),
+    ).toBeInTheDocument();
+    expect(cellsOf(l4).slice(3, 5)).toEqual(['1', '3']);
+    expect(cellsOf(h100).slice(3, 5)).toEqual(['0', '8']);
     expect(screen.getByTestId('pool-capacity-policy')).toHaveTextContent(
       "A request within its team's quota that does not fit the pool's free capacity waits for approval; an approver can grant it once capacity is free (gpu.admission.whenOverPoolCapacity: approval).",
     );

@@ -36,7 +36,12 @@ const columns: TableColumn<PoolSubscription>[] = [
         p.teams === 1 ? '' : 's'
       })`,
   },
-  { title: 'Held (GPU-eq.)', render: p => gpus(p.heldGpuEquivalents) },
+  { title: 'In use (GPU-eq.)', render: p => gpus(p.heldGpuEquivalents) },
+  {
+    title: 'Free (GPU-eq.)',
+    render: p =>
+      gpus(Math.max(0, p.capacityGpuEquivalents - p.heldGpuEquivalents)),
+  },
   {
     title: 'Quotas vs capacity',
     render: p =>
@@ -59,8 +64,8 @@ export function describePoolCapacityPolicy(policy: PoolCapacityPolicy): string {
 }
 
 /**
- * Every pool's capacity against the sum of the teams' quotas on it (`GET /pools/subscription`), with a warning for
- * each pool the quotas oversubscribe. Only for those who may read every team's quota (the platform team).
+ * Every pool's capacity, the GPUs in use (held by approved services) and free, against the sum of the teams' quotas
+ * on it (`GET /pools/subscription`), with a warning for each pool the quotas oversubscribe. Only for those who may read every team's quota (the platform team).
  */
 export function PoolSubscriptionSection(props: { refreshKey?: number }) {
   const gpuApi = useApi(gpuApiRef);

@@ -34,9 +34,24 @@ function initialValues(quota: TeamQuotaView, pools: string[]): QuotaFormValues {
   };
 }
 
+/** `quota in l4-ondemand: must be a number of 0 or more; monthly budget: ...`: what the fields' errors say, for one announcement. */
+function invalidFieldsText(errors: Record<string, string>): string {
+  return Object.entries(errors)
+    .map(
+      ([field, message]) =>
+        `${
+          field.startsWith('pools.')
+            ? `quota in ${field.slice('pools.'.length)}`
+            : 'monthly budget'
+        }: ${message}`,
+    )
+    .join('; ');
+}
+
 /**
- * Edits a team's quota per pool and its monthly budget (`PUT /teams/:team/quota`). Inputs are checked before sending;
- * the backend's answer to a refused change stays in the dialog.
+ * Edits a team's quota per pool and its monthly budget (`PUT /teams/:team/quota`). Inputs are checked before sending:
+ * a Save they fail moves the focus to the first field to fix and announces every error in one alert; the backend's
+ * answer to a refused change stays in the dialog, announced too.
  */
 export function QuotaEditDialog(props: {
   quota: TeamQuotaView;
@@ -56,6 +71,13 @@ export function QuotaEditDialog(props: {
     const result = validateQuotaForm(values);
     if (!result.ok) {
       setErrors(result.errors);
+      setSaveError(undefined);
+      // The first field to fix takes the focus; the summary below is announced.
+      const first = Object.keys(result.errors)[0];
+      const id = first?.startsWith('pools.')
+        ? `gpu-quota-${first.slice('pools.'.length)}`
+        : 'gpu-quota-monthly-budget';
+      document.getElementById(id)?.focus();
       return;
     }
     setErrors({});
@@ -148,6 +170,11 @@ export function QuotaEditDialog(props: {
             />
           </Grid>
         </Grid>
+        {Object.keys(errors).length > 0 && (
+          <ErrorText style={{ marginTop: 16 }} data-testid="quota-form-errors">
+            Not saved: {invalidFieldsText(errors)}
+          </ErrorText>
+        )}
         {saveError && (
           <ErrorText style={{ marginTop: 16 }}>{saveError}</ErrorText>
         )}

@@ -14,10 +14,10 @@ import Box from '@material-ui/core/Box';
 import Button from '@material-ui/core/Button';
 import Tooltip from '@material-ui/core/Tooltip';
 import Typography from '@material-ui/core/Typography';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { gpuApiRef } from '../../api';
-import { formatGpuEquivalents, formatRelative, UsageBar } from '../common';
+import { formatGpuEquivalents, RelativeTime, UsageBar } from '../common';
 import { QuotaEditDialog } from './QuotaEditDialog';
 
 /** A team's stored quota, or why it could not be read. */
@@ -67,6 +67,23 @@ export function TeamQuotaUsageTable(props: {
           : { team, error: 'the team has no quota record' },
     );
   }, [gpuApi, teams.join(','), props.refreshKey]);
+
+  // After a save the rows are read again and drawn anew: the focus goes back to the saved team's Edit button once
+  // the new rows are in (a Cancel leaves the button in place, and the dialog gives it the focus back itself).
+  const focusAfterSave = useRef<{ team: string; rowsBefore: unknown }>();
+  useEffect(() => {
+    const pending = focusAfterSave.current;
+    if (!pending || loading || value === pending.rowsBefore) return;
+    focusAfterSave.current = undefined;
+    // After the table's own update of its rows (material-table copies new data into its state once rendered).
+    setTimeout(() =>
+      document
+        .querySelector<HTMLButtonElement>(
+          `button[aria-label="Edit quota of ${pending.team}"]`,
+        )
+        ?.focus(),
+    );
+  });
 
   const denied = !checkingPermission && !allowed;
   const columns: TableColumn<QuotaRow>[] = [
@@ -133,11 +150,12 @@ export function TeamQuotaUsageTable(props: {
       customSort: (a, b) =>
         (a.quota?.updatedAt ?? '').localeCompare(b.quota?.updatedAt ?? ''),
       render: row =>
-        row.quota &&
-        `${row.quota.updatedBy.replace(
-          /^user:default\//,
-          '',
-        )}, ${formatRelative(row.quota.updatedAt)}`,
+        row.quota && (
+          <>
+            {row.quota.updatedBy.replace(/^user:default\//, '')},{' '}
+            <RelativeTime iso={row.quota.updatedAt} />
+          </>
+        ),
     },
     {
       title: 'Edit',
@@ -205,6 +223,7 @@ export function TeamQuotaUsageTable(props: {
           pools={pools}
           onClose={() => setEditing(undefined)}
           onSaved={saved => {
+            focusAfterSave.current = { team: saved.team, rowsBefore: value };
             setEditing(undefined);
             if (props.onChanged) props.onChanged(saved);
             else retry();

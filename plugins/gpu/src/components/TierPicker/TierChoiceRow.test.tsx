@@ -9,6 +9,7 @@ import Table from '@material-ui/core/Table';
 import TableBody from '@material-ui/core/TableBody';
 import { screen } from '@testing-library/react';
 import { demoQuote } from './__testUtils__/demoQuotes';
+import { ChoiceDetails } from './ChoiceDetails';
 import { TierChoiceRow } from './TierChoiceRow';
 import { tierChoices } from './tierChoices';
 
@@ -29,16 +30,51 @@ async function renderL4Row(request: Record<string, unknown>) {
   const choice = tierChoices(demoQuote(request)).find(
     c => c.key === 'dedicated/l4-ondemand',
   )!;
+  // The row, and what the picker says of it under the table once it is chosen.
   await renderInTestApp(
-    <Table>
-      <TableBody>
-        <TierChoiceRow choice={choice} selected={false} onSelect={() => {}} />
-      </TableBody>
-    </Table>,
+    <>
+      <Table>
+        <TableBody>
+          <TierChoiceRow choice={choice} selected={false} onSelect={() => {}} />
+        </TableBody>
+      </Table>
+      <ChoiceDetails choice={choice} />
+    </>,
   );
 }
 
 describe('TierChoiceRow token prices', () => {
+  it('keeps the token prices and their basis out of the row: one line of figures, said once under the table', async () => {
+    const choice = tierChoices(demoQuote(summariserOnL4)).find(
+      c => c.key === 'dedicated/l4-ondemand',
+    )!;
+    await renderInTestApp(
+      <Table>
+        <TableBody>
+          <TierChoiceRow choice={choice} selected onSelect={() => {}} />
+        </TableBody>
+      </Table>,
+    );
+    const row = screen.getByTestId('tier-choice-dedicated/l4-ondemand');
+    expect(row).not.toHaveTextContent('/ 1M in');
+    expect(row).not.toHaveTextContent('700 in + 300 out');
+    // The per-1K figure says the load it assumes: no demand given, the GPU busy all the time.
+    expect(screen.getByTestId('tier-choice-token-basis')).toHaveTextContent(
+      'estimate, at full load',
+    );
+  });
+
+  it('says the load a given demand puts on the slice', async () => {
+    await renderL4Row({
+      ...summariserOnL4,
+      expectedTokensPerSecond: 600,
+      measuredTokensPerSecond: 1500,
+    });
+    expect(screen.getByTestId('tier-choice-token-basis')).toHaveTextContent(
+      'measured, at 40% load',
+    );
+  });
+
   it('labels a measured capacity as measured, with the report summariser’s 40% and its prices', async () => {
     await renderL4Row({
       ...summariserOnL4,
@@ -103,17 +139,7 @@ describe('TierChoiceRow capacity', () => {
         },
       },
     };
-    await renderInTestApp(
-      <Table>
-        <TableBody>
-          <TierChoiceRow
-            choice={measured}
-            selected={false}
-            onSelect={() => {}}
-          />
-        </TableBody>
-      </Table>,
-    );
+    await renderInTestApp(<ChoiceDetails choice={measured} />);
     expect(
       screen.getByTestId('tier-choice-throughput-basis'),
     ).toHaveTextContent(
@@ -124,7 +150,7 @@ describe('TierChoiceRow capacity', () => {
   it('marks a measured capacity’s cost per token as measured, not as an estimate', async () => {
     await renderL4Row({ ...summariserOnL4, measuredTokensPerSecond: 1500 });
     expect(screen.getByTestId('tier-choice-token-basis')).toHaveTextContent(
-      /^measured$/,
+      /^measured, at full load$/,
     );
   });
 });

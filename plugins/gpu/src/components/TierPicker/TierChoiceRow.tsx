@@ -18,19 +18,15 @@ import {
   sequencesText,
   sliceText,
   spotText,
-  throughputBasisLabel,
-  throughputBasisText,
+  tokenPriceBasisText,
   TIER_LABELS,
-  tokenPricesText,
 } from './describeChoice';
 import { TierChoice } from './tierChoices';
 import { useCaptionStyles, useChoiceRowStyles } from './useCaptionStyles';
 
 const NO_WRAP = { whiteSpace: 'nowrap' } as const;
-// Columns of short figures keep a readable width beside the long token-price captions.
+// Columns of short figures keep a readable width.
 const FIGURES = { minWidth: 100 } as const;
-const CAPTION = { maxWidth: 220 } as const;
-const TOKEN_PRICES = { minWidth: 180 } as const;
 
 const VERDICT_LABELS = {
   allowed: 'Allowed',
@@ -113,7 +109,10 @@ export function TierChoiceRow(props: {
         <Typography variant="body2">
           <strong>{TIER_LABELS[choice.tier]}</strong> · {choice.pool}
           {option?.cluster && (
-            <span data-testid="choice-cluster"> · cluster {option.cluster}</span>
+            <span data-testid="choice-cluster">
+              {' '}
+              · cluster {option.cluster}
+            </span>
           )}
         </Typography>
         <Typography variant="caption" className={classes.caption}>
@@ -137,15 +136,6 @@ export function TierChoiceRow(props: {
               />
             )}
           </div>
-        )}
-        {spot && (
-          <Typography
-            variant="caption"
-            component="div"
-            className={classes.caption}
-          >
-            {spot}
-          </Typography>
         )}
       </TableCell>
       {option ? (
@@ -172,8 +162,8 @@ export function TierChoiceRow(props: {
               {perReplicaCostText(option)}
             </Typography>
           </TableCell>
-          <TableCell align="right" style={TOKEN_PRICES}>
-            <span style={NO_WRAP}>{perThousandTokensText(option)}</span>
+          <TableCell align="right" style={NO_WRAP}>
+            {perThousandTokensText(option)}
             {option.cost.costPerThousandTokens !== undefined && (
               <Typography
                 variant="caption"
@@ -181,29 +171,7 @@ export function TierChoiceRow(props: {
                 className={classes.caption}
                 data-testid="tier-choice-token-basis"
               >
-                {throughputBasisLabel(option)}
-              </Typography>
-            )}
-            {tokenPricesText(option) && (
-              <Typography
-                variant="caption"
-                className={classes.caption}
-                component="div"
-                style={CAPTION}
-                data-testid="tier-choice-token-prices"
-              >
-                {tokenPricesText(option)}
-              </Typography>
-            )}
-            {throughputBasisText(option) && (
-              <Typography
-                variant="caption"
-                className={classes.caption}
-                component="div"
-                style={CAPTION}
-                data-testid="tier-choice-throughput-basis"
-              >
-                {throughputBasisText(option)}
+                {tokenPriceBasisText(option)}
               </Typography>
             )}
           </TableCell>

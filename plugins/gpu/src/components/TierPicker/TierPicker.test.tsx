@@ -105,8 +105,16 @@ describe('TierPicker', () => {
         formatUsd(l4.cost.costPerThousandTokens!, { decimals: 6 }),
       ),
     ).toBeInTheDocument();
-    expect(l4Row.getByTestId('tier-choice-throughput-basis')).toHaveTextContent(
+    // The chosen row's token prices and their basis, once, under the table.
+    expect(
+      within(screen.getByTestId('tier-picker-choice-details')).getByTestId(
+        'tier-choice-throughput-basis',
+      ),
+    ).toHaveTextContent(
       /^Estimate: [\d,]+ tokens\/s capacity from memory bandwidth, fully used;/,
+    );
+    expect(screen.getAllByTestId('tier-choice-throughput-basis')).toHaveLength(
+      1,
     );
     expect(l4Row.getByText('Full')).toBeInTheDocument();
     expect(
@@ -271,10 +279,11 @@ describe('TierPicker', () => {
   it('says why a precision the catalogue has no checkpoint of cannot run, and lists no tiers', async () => {
     const { api } = quotingApi();
     const { rerenderForm } = await renderField(api, { form: llamaForm });
-    // Llama-3.1-8B on vLLM has every precision but fp32.
-    expect(await screen.findByTestId('tier-picker-dtypes')).toHaveTextContent(
-      'No checkpoint of this model for the runtime in fp32; available: bf16, fp16, fp8, int8, int4.',
-    );
+    // Llama-3.1-8B on vLLM has every precision but fp32, which the form does not offer: nothing is said of it.
+    expect(
+      await screen.findByTestId('tier-choice-dedicated/l4-ondemand'),
+    ).toBeInTheDocument();
+    expect(screen.queryByText(/fp32/)).not.toBeInTheDocument();
 
     rerenderForm({ ...llamaForm, model: 'mistral-7b', dtype: 'int4' });
     expect(
@@ -362,11 +371,13 @@ describe('TierPicker', () => {
     expect(spotRow.getByTestId('tier-choice-spot')).toHaveTextContent(
       'Spot: can be reclaimed',
     );
+    // The chip in the row; what it means, once, under the table when the spot row is chosen.
+    await userEvent.click(spotRow.getByRole('radio'));
     expect(
-      spotRow.getByText(
-        /can be reclaimed with two minutes' notice, so replicas can disappear at any time; production on spot needs approval/,
-      ),
-    ).toBeInTheDocument();
+      await screen.findByTestId('tier-choice-spot-details'),
+    ).toHaveTextContent(
+      /can be reclaimed with two minutes' notice, so replicas can disappear at any time; production on spot needs approval/,
+    );
     expect(spotRow.getByRole('radio')).toHaveAccessibleName(
       'Dedicated on spot-l4, spot capacity',
     );
@@ -394,7 +405,7 @@ describe('TierPicker', () => {
       l4Row.getByText('1 x L4 per replica, 2 replicas'),
     ).toBeInTheDocument();
     expect(l4Row.getByTestId('tier-choice-token-basis')).toHaveTextContent(
-      'estimate',
+      'estimate, at full load',
     );
     expect(
       screen.getByRole('columnheader', { name: 'Monthly, all replicas' }),

@@ -16,7 +16,8 @@ import {
   monthlyText,
   TIER_LABELS,
 } from './describeChoice';
-import { dtypeSummary, unavailableQuotedDtype } from './dtypeAvailability';
+import { ChoiceDetails } from './ChoiceDetails';
+import { unavailableQuotedDtype } from './dtypeAvailability';
 import { errorMessage, usePlatform } from '../common';
 import { requestFromForm, ServiceForm } from './requestFromForm';
 import { problemWith } from './tierChoices';
@@ -94,7 +95,6 @@ export function TierPicker(props: TierPickerProps) {
 
   const recommended = choices.find(c => c.recommended);
   const missingDtype = quote ? unavailableQuotedDtype(quote) : undefined;
-  const dtypes = quote ? dtypeSummary(quote) : undefined;
   const problem = value && quote ? problemWith(value, quote) : undefined;
   const errors = rawErrors?.filter(Boolean) ?? [];
   const labelId = `${idSchema?.$id ?? 'gpu-tier'}-label`;
@@ -150,15 +150,6 @@ export function TierPicker(props: TierPickerProps) {
           defaultExpanded
         />
       )}
-      {quote && !error && !missingDtype && dtypes && (
-        <Typography
-          variant="caption"
-          color="textSecondary"
-          data-testid="tier-picker-dtypes"
-        >
-          {dtypes}
-        </Typography>
-      )}
       {quote && !error && !missingDtype && choices.length === 0 && (
         <Typography variant="body2">
           No pool offers a slice for this runtime.
@@ -212,6 +203,9 @@ export function TierPicker(props: TierPickerProps) {
               </TableBody>
             </Table>
           </div>
+          {(selected ?? recommended) && (
+            <ChoiceDetails choice={(selected ?? recommended)!} />
+          )}
           {hoursPerMonth !== undefined && (
             <Typography
               variant="caption"
@@ -219,7 +213,9 @@ export function TierPicker(props: TierPickerProps) {
               data-testid="tier-picker-month"
             >
               {monthConventionText(hoursPerMonth)} Token prices are estimates
-              from memory bandwidth unless marked measured.
+              from memory bandwidth unless marked measured, at full load unless
+              you give the expected tokens per second: a GPU used less costs
+              more per token.
             </Typography>
           )}
         </>

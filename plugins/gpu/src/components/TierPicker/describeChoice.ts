@@ -154,6 +154,22 @@ export function throughputBasisText(option: QuoteOption): string | undefined {
   )}; 700 in + 300 out tokens per request, an input token at 1/10 of an output token`;
 }
 
+/**
+ * What the row's cost per 1K output tokens rests on, short: `estimate, at full load` when no demand was given (the
+ * GPU busy all the time: the lowest price it can reach), `measured, at 40% load` with a demand.
+ */
+export function tokenPriceBasisText(option: QuoteOption): string {
+  const { demandTokensPerSecond, utilisation } = option.throughput;
+  let load = 'at full load';
+  if (demandTokensPerSecond !== undefined) {
+    load =
+      utilisation === undefined
+        ? `at ${tokensPerSecond(demandTokensPerSecond)}`
+        : `at ${Math.round(utilisation * 100)}% load`;
+  }
+  return `${throughputBasisLabel(option)}, ${load}`;
+}
+
 /** `3 of 4 left`, or `over by 1 (0 of 0 free)`. */
 export function quotaText(option: QuoteOption): string {
   const { remaining, nominal, used } = option.quota;

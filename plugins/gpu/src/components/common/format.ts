@@ -35,11 +35,6 @@ export function formatTime(iso: string): string {
   );
 }
 
-/** An ISO time relative to now: `5 minutes ago`. */
-export function formatRelative(iso: string): string {
-  return DateTime.fromISO(iso).toRelative() ?? iso;
-}
-
 /**
  * How long ago an ISO time was, never in the future (a clock a little ahead of the browser's reads as now):
  * `just now` under ten seconds, else `5 minutes ago`.

@@ -5,9 +5,9 @@ export {
   formatGpuEquivalents,
   formatPercent,
   formatRate,
-  formatRelative,
   formatTime,
 } from './format';
+export { RelativeTime, useNow } from './RelativeTime';
 export { UsageBar } from './UsageBar';
 export { WindowSelect } from './WindowSelect';
 export { useGpuChanges } from './useGpuChanges';
