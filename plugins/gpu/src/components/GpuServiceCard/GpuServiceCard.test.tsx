@@ -196,7 +196,10 @@ describe('GpuServiceCard', () => {
     expect(figure('figure-per-thousand-tokens')).toHaveTextContent(
       'needs usage metrics',
     );
-    expect(screen.getByTestId('no-recommendation')).toBeInTheDocument();
+    // Nothing was measured, so nothing is said of the fit.
+    expect(screen.getByTestId('no-recommendation')).toHaveTextContent(
+      'No recommendation: it needs usage metrics to compare the slice with what the service uses.',
+    );
   });
 
   it('says when there is no usage data yet', async () => {

@@ -217,6 +217,10 @@ export function GpuServiceCardContent(props: {
               <Typography variant="subtitle2">Recommendation</Typography>
               <RecommendationList
                 recommendations={cost.recommendations}
+                measured={
+                  cost.metrics.state === 'available' ||
+                  cost.metrics.state === 'partial'
+                }
                 action={r => (
                   <ApplyRecommendationAction
                     service={svc}

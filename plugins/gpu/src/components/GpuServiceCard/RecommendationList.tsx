@@ -19,6 +19,8 @@ function savingText(r: Recommendation): string {
 /** Right-size, move-up, idle and scale-to-zero recommendations with their monthly saving, each with its action. */
 export function RecommendationList(props: {
   recommendations: Recommendation[];
+  /** Whether usage was measured (metrics available or partial): without it, nothing can be said of the fit. */
+  measured?: boolean;
   action?: (recommendation: Recommendation) => ReactNode;
 }) {
   if (props.recommendations.length === 0) {
@@ -28,7 +30,9 @@ export function RecommendationList(props: {
         color="textSecondary"
         data-testid="no-recommendation"
       >
-        No recommendation: the slice fits the measured use.
+        {props.measured === false
+          ? 'No recommendation: it needs usage metrics to compare the slice with what the service uses.'
+          : 'No recommendation: the slice fits the measured use.'}
       </Typography>
     );
   }
