@@ -58,6 +58,34 @@ describe('describeAuditEvent', () => {
     );
   });
 
+  it("names the backend's own actors in words, not by their ids", () => {
+    expect(
+      sentence(
+        event({
+          action: 'service.status',
+          actor: 'system:gpu-status-refresh',
+          service: summariser,
+          before: { status: 'starting' },
+          after: { status: 'ready' },
+        }),
+      ),
+    ).toBe(
+      'the status refresh moved [summariser -> component:default/summariser] (team ml-platform) from starting to ready.',
+    );
+    expect(
+      sentence(
+        event({
+          action: 'quota.put',
+          actor: 'config:app-config',
+          subjectType: 'quota',
+          subjectId: 'search',
+          team: 'search',
+          after: { pools: {}, monthlyBudgetMicros: 1_000_000 },
+        }),
+      ),
+    ).toMatch(/^the platform config \(app-config\.yaml\) set the quota of /);
+  });
+
   it('says what a change of a service changed, not its whole record', () => {
     expect(
       sentence(

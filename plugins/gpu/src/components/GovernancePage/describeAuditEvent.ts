@@ -16,9 +16,21 @@ export interface AuditSentence {
 
 type Fields = Record<string, unknown>;
 
-/** `user:default/alice` as `alice`; other actors (plugins, services) as they are. */
+/** The gpu backend's own actors (its scheduled tasks and its config), in words. */
+const SYSTEM_ACTORS: Record<string, string> = {
+  'system:gpu-status-refresh': 'the status refresh',
+  'system:gpu-apply-resume': 'the resume of interrupted applies',
+  'system:gpu-confirmation-expiry': 'the expiry of unconfirmed services',
+  'system:gpu-drift-repair': 'the drift repair',
+  'config:app-config': 'the platform config (app-config.yaml)',
+};
+
+/**
+ * `user:default/alice` as `alice`; the backend's own actors in words (`system:gpu-status-refresh` as "the status
+ * refresh", `config:app-config` as "the platform config (app-config.yaml)"); any other (a plugin, a service) as it is.
+ */
 export function actorName(actor: string): string {
-  return actor.replace(/^user:default\//, '');
+  return SYSTEM_ACTORS[actor] ?? actor.replace(/^user:default\//, '');
 }
 
 function text(value: unknown): string | undefined {
