@@ -1,0 +1,274 @@
+import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
+import { describeOnLocalCluster } from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import {
+  createNamespaces,
+  eventually,
+  hasCondition,
+  localClusterClients,
+  LocalClusterClients,
+  podsOf,
+  smallServiceRequest,
+  startLocalClusterBackend,
+  workloadsOfPods,
+} from './__testUtils__/localCluster';
+
+jest.setTimeout(300_000);
+
+const TEAM = 'cluster-fleet';
+const NAMESPACE = 'cluster-fleet';
+const CLUSTER_SCRIPT = resolve(__dirname, '../../../scripts/cluster');
+/** The on-demand L4s are the production cluster's; every other demo pool is the dev cluster's. */
+const PROD_POOL = 'l4-ondemand';
+const DEV_POOL = 'spot-l4';
+
+/**
+ * The second control plane of the fleet suite (`scripts/test` starts it beside the test cluster, in parallel): its
+ * kubeconfig, from `GPU_TEST_FLEET_KUBECONFIG`; an error naming what to do without one, so the suite fails rather
+ * than skips.
+ */
+function prodKubeconfig(): string {
+  const path = process.env.GPU_TEST_FLEET_KUBECONFIG;
+  if (path && fs.existsSync(path)) return path;
+  throw new Error(
+    `No second cluster for the fleet suite: GPU_TEST_FLEET_KUBECONFIG is ${
+      path ?? 'not set'
+    }. Start one with GPU_CLUSTER_DIR=<dir> GPU_CLUSTER_PORT_BASE=<base> scripts/cluster up and point it at <dir>/kubeconfig.`,
+  );
+}
+
+async function component(
+  kubeconfig: string,
+  action: 'stop' | 'start',
+  name: string,
+): Promise<void> {
+  await promisify(execFile)(CLUSTER_SCRIPT, [action, name], {
+    env: { ...process.env, GPU_CLUSTER_DIR: dirname(kubeconfig) },
+  });
+}
+
+async function deploymentsNamed(
+  clients: LocalClusterClients,
+  name: string,
+): Promise<number> {
+  const list = await clients.apps.listNamespacedDeployment({
+    namespace: NAMESPACE,
+  });
+  return list.items.filter(d => d.metadata?.name === name).length;
+}
+
+describeOnLocalCluster(
+  'a fleet of two clusters: dev and prod-eu, both applied to',
+  devKubeconfig => {
+    const prodConfig = prodKubeconfig();
+    const dev = localClusterClients(devKubeconfig);
+    const prod = localClusterClients(prodConfig);
+    let http: Awaited<ReturnType<typeof startLocalClusterBackend>>['http'];
+    let stop: () => Promise<void>;
+
+    async function service(id: string) {
+      return (await http.get(`/api/gpu/services/${id}`).expect(200)).body;
+    }
+
+    async function ready(id: string) {
+      return eventually(
+        `service ${id} ready`,
+        async () => {
+          const body = await service(id);
+          if (body.status === 'failed') {
+            throw new Error(`failed: ${body.statusReason}`);
+          }
+          return body.status === 'ready' ? body : undefined;
+        },
+        { timeoutMs: 120_000 },
+      );
+    }
+
+    /** Kueue on `clients`' cluster admitted the service's pod on its pool, and the pod runs on a kwok node of it. */
+    async function expectAdmittedOn(
+      clients: LocalClusterClients,
+      name: string,
+      pool: string,
+    ) {
+      const pods = await podsOf(clients, NAMESPACE, name);
+      expect(pods).toHaveLength(1);
+      const workloads = await workloadsOfPods(clients, NAMESPACE, pods);
+      expect(workloads).toHaveLength(1);
+      expect(workloads[0].status?.admission?.clusterQueue).toBe(`gpu-${TEAM}`);
+      expect(hasCondition(workloads[0].status?.conditions, 'Admitted')).toBe(
+        true,
+      );
+      const flavors = Object.values(
+        workloads[0].status?.admission?.podSetAssignments[0].flavors ?? {},
+      );
+      expect(flavors).toContain(pool);
+      expect(pods[0].spec?.nodeName).toMatch(new RegExp(`^kwok-${pool}-\\d+$`));
+      expect(pods[0].status?.phase).toBe('Running');
+    }
+
+    beforeAll(async () => {
+      await createNamespaces(dev, [NAMESPACE]);
+      await createNamespaces(prod, [NAMESPACE]);
+      const started = await startLocalClusterBackend({
+        kubeconfig: devKubeconfig,
+        groups: [TEAM],
+        teams: [
+          {
+            name: TEAM,
+            namespaces: [NAMESPACE],
+            gpuQuota: { [PROD_POOL]: 2, [DEV_POOL]: 2 },
+            monthlyBudget: '100000',
+          },
+        ],
+        gpu: {
+          clusters: [
+            { name: 'dev', mode: 'apply', kubeconfig: devKubeconfig },
+            { name: 'prod-eu', mode: 'apply', kubeconfig: prodConfig },
+          ],
+          pools: demoPlatformConfig.pools.map(pool => ({
+            ...pool,
+            cluster: pool.name === PROD_POOL ? 'prod-eu' : 'dev',
+          })),
+          environments: [
+            { name: 'dev', clusters: ['dev'] },
+            { name: 'staging' },
+            { name: 'production', clusters: ['prod-*'] },
+          ],
+          statusRefresh: { frequency: { seconds: 1 } },
+        },
+      });
+      http = started.http;
+      stop = () => started.backend.stop();
+    });
+
+    afterAll(async () => {
+      await component(prodConfig, 'start', 'kube-apiserver').catch(() => {});
+      await stop?.();
+    });
+
+    let devId: string;
+    let prodId: string;
+
+    it('puts a dev service on dev and a production service on prod-eu, each admitted by its own Kueue on its kwok GPU nodes', async () => {
+      const devCreated = await http
+        .post('/api/gpu/services')
+        .send({
+          request: smallServiceRequest({
+            name: 'fleet-dev',
+            team: TEAM,
+            namespace: NAMESPACE,
+            tier: 'dedicated',
+            pool: DEV_POOL,
+          }),
+        })
+        .expect(201);
+      devId = devCreated.body.id;
+      expect(devCreated.body.cluster).toBe('dev');
+      expect(devCreated.body.annotations['backstage.io/kubernetes-cluster']).toBe(
+        'dev',
+      );
+      const prodCreated = await http
+        .post('/api/gpu/services')
+        .send({
+          request: smallServiceRequest({
+            name: 'fleet-prod',
+            team: TEAM,
+            namespace: NAMESPACE,
+            tier: 'dedicated',
+            environment: 'production',
+          }),
+        })
+        .expect(201);
+      prodId = prodCreated.body.id;
+      expect(prodCreated.body.cluster).toBe('prod-eu');
+      expect(prodCreated.body.placement.pool).toBe(PROD_POOL);
+
+      await ready(devId);
+      await ready(prodId);
+      await expectAdmittedOn(dev, 'fleet-dev', DEV_POOL);
+      await expectAdmittedOn(prod, 'fleet-prod', PROD_POOL);
+      // Each lives on its own cluster only.
+      expect(await deploymentsNamed(prod, 'fleet-dev')).toBe(0);
+      expect(await deploymentsNamed(dev, 'fleet-prod')).toBe(0);
+      // Kueue objects only where the team has quota: each cluster's ClusterQueue has only that cluster's pool.
+      for (const [clients, pool, other] of [
+        [dev, DEV_POOL, PROD_POOL],
+        [prod, PROD_POOL, DEV_POOL],
+      ] as const) {
+        const queue = (await clients.custom.getClusterCustomObject({
+          group: 'kueue.x-k8s.io',
+          version: 'v1beta2',
+          plural: 'clusterqueues',
+          name: `gpu-${TEAM}`,
+        })) as {
+          spec: { resourceGroups: Array<{ flavors: Array<{ name: string }> }> };
+        };
+        const flavors = queue.spec.resourceGroups.flatMap(g =>
+          g.flavors.map(f => f.name),
+        );
+        expect(flavors).toContain(pool);
+        expect(flavors).not.toContain(other);
+      }
+    });
+
+    it('refuses a production request on a pool of the dev cluster (400)', async () => {
+      const res = await http
+        .post('/api/gpu/services')
+        .send({
+          request: smallServiceRequest({
+            name: 'fleet-prod-on-dev',
+            team: TEAM,
+            namespace: NAMESPACE,
+            tier: 'dedicated',
+            pool: DEV_POOL,
+            environment: 'production',
+          }),
+        })
+        .expect(400);
+      expect(res.body.error.message).toContain(
+        'Environment production may not run on cluster dev',
+      );
+    });
+
+    it('with prod-eu stopped, its service is ClusterUnreachable while dev keeps reconciling; back, it is Available with no duplicate', async () => {
+      await component(prodConfig, 'stop', 'kube-apiserver');
+      try {
+        const unreachable = await eventually(
+          'the production service marked ClusterUnreachable',
+          async () => {
+            const body = await service(prodId);
+            return body.reason === 'ClusterUnreachable' ? body : undefined;
+          },
+          { timeoutMs: 90_000 },
+        );
+        expect(unreachable.status).toBe('starting');
+        const available = unreachable.conditions.find(
+          (c: { type: string }) => c.type === 'Available',
+        );
+        expect(available.status).toBe('Unknown');
+        // Dev keeps reconciling: its Deployment deleted by hand is repaired and the service is ready again.
+        await dev.apps.deleteNamespacedDeployment({
+          name: 'fleet-dev',
+          namespace: NAMESPACE,
+        });
+        await eventually(
+          'the dev Deployment repaired',
+          async () =>
+            (await deploymentsNamed(dev, 'fleet-dev')) === 1 ? true : undefined,
+          { timeoutMs: 90_000 },
+        );
+        await ready(devId);
+      } finally {
+        await component(prodConfig, 'start', 'kube-apiserver');
+      }
+      const back = await ready(prodId);
+      expect(back.reason).toBe('Available');
+      expect(await deploymentsNamed(prod, 'fleet-prod')).toBe(1);
+      expect(await deploymentsNamed(dev, 'fleet-prod')).toBe(0);
+      expect((await podsOf(prod, NAMESPACE, 'fleet-prod')).length).toBe(1);
+    });
+  },
+);
