@@ -1,5 +1,6 @@
 import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 import { describeOnLocalCluster } from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
+import { BatchV1Api } from '@kubernetes/client-node';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -109,9 +110,31 @@ describeOnLocalCluster(
       expect(pods[0].status?.phase).toBe('Running');
     }
 
+    /** Removes what an earlier run left in the suite's namespace on one cluster (Deployments, Jobs and their pods). */
+    async function clean(clients: LocalClusterClients) {
+      await clients.apps
+        .deleteCollectionNamespacedDeployment({ namespace: NAMESPACE })
+        .catch(() => undefined);
+      await clients.kc
+        .makeApiClient(BatchV1Api)
+        .deleteCollectionNamespacedJob({
+          namespace: NAMESPACE,
+          propagationPolicy: 'Background',
+        })
+        .catch(() => undefined);
+      await eventually('no pod left from an earlier run', async () =>
+        (await clients.core.listNamespacedPod({ namespace: NAMESPACE })).items
+          .length === 0
+          ? true
+          : undefined,
+      );
+    }
+
     beforeAll(async () => {
       await createNamespaces(dev, [NAMESPACE]);
       await createNamespaces(prod, [NAMESPACE]);
+      await clean(dev);
+      await clean(prod);
       const started = await startLocalClusterBackend({
         kubeconfig: devKubeconfig,
         groups: [TEAM],
@@ -124,9 +147,10 @@ describeOnLocalCluster(
           },
         ],
         gpu: {
+          // prod-eu first: the first cluster is where a pool without one would go, so dev's work shows routing by pool.
           clusters: [
-            { name: 'dev', mode: 'apply', kubeconfig: devKubeconfig },
             { name: 'prod-eu', mode: 'apply', kubeconfig: prodConfig },
+            { name: 'dev', mode: 'apply', kubeconfig: devKubeconfig },
           ],
           pools: demoPlatformConfig.pools.map(pool => ({
             ...pool,
@@ -147,6 +171,8 @@ describeOnLocalCluster(
     afterAll(async () => {
       await component(prodConfig, 'start', 'kube-apiserver').catch(() => {});
       await stop?.();
+      await clean(dev).catch(() => undefined);
+      await clean(prod).catch(() => undefined);
     });
 
     let devId: string;
@@ -230,6 +256,53 @@ describeOnLocalCluster(
         .expect(400);
       expect(res.body.error.message).toContain(
         'Environment production may not run on cluster dev',
+      );
+    });
+
+    it('runs a batch Job on its pool’s cluster (dev, not the first cluster), admitted by that cluster’s Kueue, and reads it back from there', async () => {
+      const submitted = await http
+        .post('/api/gpu/batch-jobs')
+        .send({
+          request: {
+            name: 'fleet-ocr',
+            team: TEAM,
+            namespace: NAMESPACE,
+            environment: 'dev',
+            pool: DEV_POOL,
+            image: 'registry.example.com/ocr-worker:1.4.2',
+            completions: 2,
+            parallelism: 1,
+            gpusPerPod: 1,
+            backoffLimit: 2,
+          },
+        });
+      expect(`${submitted.status} ${submitted.body.error?.message ?? ''}`).toBe(
+        '201 ',
+      );
+      expect(submitted.body.mode).toBe('apply');
+      const jobs = async (clients: LocalClusterClients) =>
+        (
+          await clients.kc
+            .makeApiClient(BatchV1Api)
+            .listNamespacedJob({ namespace: NAMESPACE })
+        ).items.filter(j => j.metadata?.name === 'fleet-ocr').length;
+      expect(await jobs(dev)).toBe(1);
+      expect(await jobs(prod)).toBe(0);
+      const admitted = await eventually(
+        'the batch Job admitted on dev',
+        async () => {
+          const res = await http
+            .get(`/api/gpu/batch-jobs/${NAMESPACE}/fleet-ocr`)
+            .expect(200);
+          return ['admitted', 'finished'].includes(res.body.workload?.state)
+            ? res.body
+            : undefined;
+        },
+        { timeoutMs: 60_000 },
+      );
+      expect(admitted.cluster).toBe('dev');
+      expect(admitted.workload.podSets[0].flavors['nvidia.com/gpu']).toBe(
+        DEV_POOL,
       );
     });
 

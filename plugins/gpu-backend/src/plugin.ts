@@ -381,6 +381,7 @@ export const gpuPlugin = createBackendPlugin({
               target,
               factory,
               applier,
+              clusters: routes,
               logger,
               requestTimeoutMs: statusSettings.readTimeoutMs,
             }),

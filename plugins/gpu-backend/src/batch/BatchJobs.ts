@@ -21,6 +21,7 @@ import {
   KubernetesRequestError,
 } from '../cluster';
 import { GpuStore } from '../database';
+import { platformOnCluster } from '../reconciler/platformOnCluster';
 import { renderTeamQueueDependencies } from '../reconciler/renderKueueObjects';
 import { readBatchJobStatus } from './readBatchJobStatus';
 import {
@@ -38,7 +39,19 @@ export interface BatchJobsOptions {
   applier?: ClusterApplier;
   /** Reads Jobs and Workloads back; present with the applier. */
   client?: KubernetesObjectClient;
+  /**
+   * Every configured cluster by name with its applier and client in apply mode: a Job goes to its pool's cluster
+   * (`Pool.cluster`) and is read back from the cluster that has it. Omitted: every Job is on `target`.
+   */
+  clusters?: ReadonlyMap<string, BatchJobCluster>;
   logger: LoggerService;
+}
+
+/** One cluster batch jobs may run on. */
+export interface BatchJobCluster {
+  target: ClusterTarget;
+  applier?: ClusterApplier;
+  client?: KubernetesObjectClient;
 }
 
 /**
@@ -59,9 +72,18 @@ export class BatchJobs {
     body: SubmitBatchJobBody,
     actor: string,
   ): Promise<BatchJobSubmission> {
-    const { platform, store, target, applier } = this.options;
-    const resolved = resolveBatchJob(platform, body.request);
+    const { store } = this.options;
+    const resolved = resolveBatchJob(this.options.platform, body.request);
     const podsAtOnce = await this.checkQuota(resolved);
+    const { target, applier, client } = this.clusterOf(resolved.pool.cluster);
+    // The Job's cluster holds its own pools and the queues of the teams with quota there (see platformOnCluster).
+    const here = platformOnCluster(
+      this.options.platform,
+      await store.listAllowances(),
+      { nodePools: [], alerts: undefined },
+      target.name,
+    );
+    const platform = here.platform;
     const configured =
       target.mode === 'apply' && !applier ? 'dry-run' : target.mode;
     const mode: BatchJobSubmission['mode'] = body.dryRun
@@ -83,11 +105,11 @@ export class BatchJobs {
     if (mode === 'dry-run') return submission([job]);
     let manifests: KubernetesObject[] = [job];
     if (mode === 'apply') {
-      await this.refuseExisting(resolved);
+      await this.refuseExisting(resolved, client);
       manifests = [
         ...renderTeamQueueDependencies(
           platform,
-          await store.listAllowances(),
+          here.allowances,
           resolved.team.name,
         ),
         ...renderTeamManifests(platform, resolved.team.name).filter(
@@ -129,19 +151,53 @@ export class BatchJobs {
 
   /** The live Job and its Kueue Workload (apply mode only). */
   async status(namespace: string, name: string): Promise<BatchJobStatus> {
-    const { client, target, platform } = this.options;
-    if (!client || target.mode !== 'apply') {
+    const { platform } = this.options;
+    const readable = this.allClusters().filter(
+      c => c.client && c.target.mode === 'apply',
+    );
+    if (readable.length === 0) {
       throw new NotFoundError(
-        `No GPU batch job ${namespace}/${name} to read: batch jobs are read from the cluster, and this gpu backend applies to none (mode ${target.mode})`,
+        `No GPU batch job ${namespace}/${name} to read: batch jobs are read from the cluster, and this gpu backend applies to none (mode ${this.options.target.mode})`,
       );
     }
-    return readBatchJobStatus({
-      client,
-      cluster: target.name ?? '',
-      kueueApiVersion: platform.kueue.apiVersion,
-      namespace,
-      name,
-    });
+    // The first cluster that has the Job; a Job no cluster has is not found.
+    let notFound: unknown;
+    for (const { client, target } of readable) {
+      try {
+        return await readBatchJobStatus({
+          client: client!,
+          cluster: target.name ?? '',
+          kueueApiVersion: platform.kueue.apiVersion,
+          namespace,
+          name,
+        });
+      } catch (error) {
+        if (!(error instanceof NotFoundError)) throw error;
+        notFound = error;
+      }
+    }
+    throw notFound;
+  }
+
+  /** The cluster of a pool's Jobs: that cluster, else the default one. */
+  private clusterOf(cluster: string | undefined): BatchJobCluster {
+    const { clusters, target, applier, client } = this.options;
+    return (
+      (cluster !== undefined ? clusters?.get(cluster) : undefined) ?? {
+        target,
+        applier,
+        client,
+      }
+    );
+  }
+
+  /** The default cluster first, then the others. */
+  private allClusters(): BatchJobCluster[] {
+    const { clusters, target, applier, client } = this.options;
+    const others = [...(clusters?.values() ?? [])].filter(
+      c => c.target.name !== target.name,
+    );
+    return [{ target, applier, client }, ...others];
   }
 
   /** Pods the team's quota holds at once; refuses a Job whose minimum parallelism it can never hold. */
@@ -169,8 +225,10 @@ export class BatchJobs {
     return podsAtOnce;
   }
 
-  private async refuseExisting(resolved: ResolvedBatchJob): Promise<void> {
-    const { client } = this.options;
+  private async refuseExisting(
+    resolved: ResolvedBatchJob,
+    client: KubernetesObjectClient | undefined,
+  ): Promise<void> {
     if (!client) return;
     try {
       await client.read({

@@ -9,8 +9,8 @@ import { GpuStore } from '../database';
 import { BatchJobs } from './BatchJobs';
 
 /**
- * The batch jobs of the plugin: applied with the applier services are applied with, read back over a client of the
- * same target whose requests time out after `requestTimeoutMs` (apply mode only).
+ * The batch jobs of the plugin: applied to their pool's cluster with the applier services are applied with there, read
+ * back over a client of that cluster whose requests time out after `requestTimeoutMs` (apply mode only).
  */
 export function createBatchJobs(options: {
   platform: Platform;
@@ -18,13 +18,15 @@ export function createBatchJobs(options: {
   target: ClusterTarget;
   factory: KubernetesClientFactory;
   applier?: ClusterApplier;
+  /** Every configured cluster with its applier: a Job goes to its pool's cluster. */
+  clusters?: ReadonlyMap<string, { target: ClusterTarget; applier?: ClusterApplier }>;
   logger: LoggerService;
   requestTimeoutMs: number;
 }): BatchJobs {
   const { target, factory } = options;
-  const client =
-    target.mode === 'apply' && target.connection && target.name
-      ? factory.forCluster(target.name, target.connection, {
+  const clientOf = (of: ClusterTarget) =>
+    of.mode === 'apply' && of.connection && of.name
+      ? factory.forCluster(of.name, of.connection, {
           requestTimeoutMs: options.requestTimeoutMs,
         })
       : undefined;
@@ -33,7 +35,13 @@ export function createBatchJobs(options: {
     store: options.store,
     target,
     applier: options.applier,
-    client,
+    client: clientOf(target),
+    clusters: new Map(
+      [...(options.clusters ?? [])].map(([name, route]) => [
+        name,
+        { ...route, client: clientOf(route.target) },
+      ]),
+    ),
     logger: options.logger,
   });
 }
