@@ -34,7 +34,13 @@ export function createPlatformChecks(options: {
               client: factory.forCluster(target.name, target.connection, {
                 requestTimeoutMs: options.requestTimeoutMs,
               }),
-              platform,
+              // The cluster's own pools only: on a fleet, another cluster's pools are not expected here.
+              platform: {
+                ...platform,
+                pools: platform.pools.filter(
+                  p => p.cluster === undefined || p.cluster === target.name,
+                ),
+              },
               serviceDefaults: options.serviceDefaults,
             }),
           ]
