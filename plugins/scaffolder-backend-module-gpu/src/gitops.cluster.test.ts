@@ -1,0 +1,597 @@
+import {
+  coreServices,
+  createServiceFactory,
+} from '@backstage/backend-plugin-api';
+import {
+  createMockDirectory,
+  mockCredentials,
+  mockServices,
+  startTestBackend,
+} from '@backstage/backend-test-utils';
+import { ScmIntegrations } from '@backstage/integration';
+import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
+import { describeOnLocalCluster } from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
+import fs from 'node:fs';
+import { AddressInfo } from 'node:net';
+import path from 'node:path';
+import yaml from 'yaml';
+// The run boots the real catalog, scaffolder and gpu backend plugins next to this module.
+/* eslint-disable @backstage/no-mixed-plugin-imports */
+import catalogPlugin from '@backstage/plugin-catalog-backend';
+import scaffolderEntityModel from '@backstage/plugin-catalog-backend-module-scaffolder-entity-model';
+import scaffolderPlugin from '@backstage/plugin-scaffolder-backend';
+import gpuPlugin from '@gpu-platform/backstage-plugin-gpu-backend';
+import {
+  createNamespaces,
+  eventually,
+  hasCondition,
+  KueueWorkload,
+  localClusterClients,
+  podsOf,
+  workloadsOfPods,
+} from '@gpu-platform/backstage-plugin-gpu-backend/testUtils';
+/* eslint-enable @backstage/no-mixed-plugin-imports */
+import { mockContext, outputsOf } from './__testUtils__/actionContext';
+import { createGiteaPullRequestAction } from './actions/giteaPullRequest';
+import { examples } from './actions/giteaPullRequest.examples';
+import { GiteaPullRequests } from './gitops/GiteaPullRequests';
+import scaffolderModuleGpu, { catalogModuleGpuServiceBinding } from './index';
+
+jest.setTimeout(600_000);
+
+const ROOT_CATALOG_INFO = path.resolve(__dirname, '../../../catalog-info.yaml');
+
+/** The team of this suite: its own namespace, ClusterQueue and cohort, so other suites' objects do not matter. */
+const TEAM = 'gitops-team';
+const NAMESPACE = 'gitops-team';
+const CLUSTER = 'gpu-gitops';
+const SERVICE = 'gitops-chat';
+const PLATFORM_DIR = `clusters/${CLUSTER}/gpu-platform`;
+
+/**
+ * The forge and controller `scripts/gitops up` started (its `env`): a Gitea server with an admin token, and Flux's
+ * controllers syncing into the local control plane. An error naming what to do when they are not there (the suite
+ * fails, never skips).
+ */
+function localGitops() {
+  const url = process.env.GPU_GITEA_URL;
+  const user = process.env.GPU_GITEA_USER;
+  const tokenFile = process.env.GPU_GITEA_TOKEN_FILE;
+  if (!url || !user || !tokenFile || !fs.existsSync(tokenFile)) {
+    throw new Error(
+      'No local forge: GPU_GITEA_URL, GPU_GITEA_USER and GPU_GITEA_TOKEN_FILE are not all set. Start Gitea and Flux ' +
+        'with scripts/gitops up (after scripts/cluster up) and export what scripts/gitops env prints.',
+    );
+  }
+  return {
+    url,
+    user,
+    token: fs.readFileSync(tokenFile, 'utf8').trim(),
+    fluxNamespace: process.env.GPU_FLUX_NAMESPACE ?? 'flux-system',
+  };
+}
+
+interface GiteaPull {
+  number: number;
+  title: string;
+  body: string;
+  state: string;
+  merged: boolean;
+  head: { ref: string };
+}
+
+describeOnLocalCluster(
+  'GitOps on a real forge and controller: Gitea pull requests, synced by Flux into the local cluster',
+  kubeconfig => {
+    const gitops = localGitops();
+    const clients = localClusterClients(kubeconfig);
+    const repo = `gpu-gitops-${Date.now().toString(36)}`;
+    const host = new URL(gitops.url).host;
+    const repoUrl = `${host}?owner=${gitops.user}&repo=${repo}`;
+    const integration = {
+      host,
+      baseUrl: gitops.url,
+      username: gitops.user,
+      password: gitops.token,
+    };
+    const dir = createMockDirectory();
+    let baseUrl: string;
+    let stopBackend: () => Promise<void>;
+
+    async function gitea<T = any>(
+      method: string,
+      route: string,
+      body?: unknown,
+    ): Promise<{ status: number; body: T }> {
+      const res = await fetch(`${gitops.url}/api/v1${route}`, {
+        method,
+        headers: {
+          authorization: `token ${gitops.token}`,
+          'content-type': 'application/json',
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : undefined };
+    }
+
+    async function api(method: string, route: string, body?: unknown) {
+      const res = await fetch(`${baseUrl}${route}`, {
+        method,
+        headers: body ? { 'content-type': 'application/json' } : {},
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : undefined };
+    }
+
+    async function runTask(
+      templateName: string,
+      values: Record<string, unknown>,
+    ) {
+      const created = await api('POST', '/api/scaffolder/v2/tasks', {
+        templateRef: `template:default/${templateName}`,
+        values,
+      });
+      expect(created.status).toBe(201);
+      const task = await eventually(
+        `task ${templateName} to finish`,
+        async () => {
+          const { body } = await api(
+            'GET',
+            `/api/scaffolder/v2/tasks/${created.body.id}`,
+          );
+          return ['completed', 'failed'].includes(body.status)
+            ? body
+            : undefined;
+        },
+        { timeoutMs: 120_000 },
+      );
+      const events = await api(
+        'GET',
+        `/api/scaffolder/v2/tasks/${created.body.id}/events`,
+      );
+      const log = events.body
+        .map((e: { body: { message?: string } }) => e.body.message)
+        .join('\n');
+      const completion = events.body.find(
+        (e: { type: string }) => e.type === 'completion',
+      );
+      return { task, log, output: completion?.body.output };
+    }
+
+    async function openPull(branch: string): Promise<GiteaPull> {
+      const pulls = await gitea<GiteaPull[]>(
+        'GET',
+        `/repos/${gitops.user}/${repo}/pulls?state=open`,
+      );
+      const pull = pulls.body.find(p => p.head.ref === branch);
+      if (!pull) {
+        throw new Error(
+          `No open pull request from ${branch}: ${JSON.stringify(pulls.body)}`,
+        );
+      }
+      return pull;
+    }
+
+    /** Merges as a reviewer would, once Gitea has checked that it can (it answers 405 until then). */
+    async function merge(pull: GiteaPull) {
+      await eventually(`pull request #${pull.number} merged`, async () => {
+        const merged = await gitea(
+          'POST',
+          `/repos/${gitops.user}/${repo}/pulls/${pull.number}/merge`,
+          { Do: 'merge', delete_branch_after_merge: true },
+        );
+        return merged.status === 200 ? true : undefined;
+      });
+    }
+
+    const flux = (plural: string, group: string, version: string) => ({
+      group,
+      version,
+      plural,
+      namespace: gitops.fluxNamespace,
+    });
+    const gitRepositories = flux(
+      'gitrepositories',
+      'source.toolkit.fluxcd.io',
+      'v1',
+    );
+    const kustomizations = flux(
+      'kustomizations',
+      'kustomize.toolkit.fluxcd.io',
+      'v1',
+    );
+
+    async function deploymentOrUndefined() {
+      try {
+        return await clients.apps.readNamespacedDeployment({
+          name: SERVICE,
+          namespace: NAMESPACE,
+        });
+      } catch (error) {
+        if ((error as { code?: number }).code === 404) return undefined;
+        throw error;
+      }
+    }
+
+    beforeAll(async () => {
+      const created = await gitea('POST', '/user/repos', {
+        name: repo,
+        auto_init: true,
+        default_branch: 'main',
+        private: true,
+      });
+      if (created.status !== 201) {
+        throw new Error(`Gitea did not create ${repo}: ${created.status}`);
+      }
+      // The services' directory exists before any service does, and after the last one goes (Flux fails on a
+      // missing path, and would then prune nothing).
+      const readme = await gitea(
+        'POST',
+        `/repos/${gitops.user}/${repo}/contents/deploy/README.md`,
+        {
+          message: 'GPU model services',
+          content: Buffer.from(
+            'One directory per GPU model service, proposed by Backstage.\n',
+          ).toString('base64'),
+        },
+      );
+      if (readme.status !== 201) {
+        throw new Error(`Gitea did not add deploy/README.md: ${readme.status}`);
+      }
+      await createNamespaces(clients, [NAMESPACE]);
+      // Flux reads the private repository with the forge's token, as a platform team would give it a deploy token.
+      await clients.core.createNamespacedSecret({
+        namespace: gitops.fluxNamespace,
+        body: {
+          metadata: { name: repo },
+          stringData: { username: gitops.user, password: gitops.token },
+        },
+      });
+      await clients.custom.createNamespacedCustomObject({
+        ...gitRepositories,
+        body: {
+          apiVersion: 'source.toolkit.fluxcd.io/v1',
+          kind: 'GitRepository',
+          metadata: { name: repo },
+          spec: {
+            url: `${gitops.url}/${gitops.user}/${repo}.git`,
+            ref: { branch: 'main' },
+            interval: '2s',
+            secretRef: { name: repo },
+          },
+        },
+      });
+      const kustomization = (
+        name: string,
+        sourcePath: string,
+        prune: boolean,
+      ) => ({
+        apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+        kind: 'Kustomization',
+        metadata: { name },
+        spec: {
+          interval: '2s',
+          retryInterval: '2s',
+          path: sourcePath,
+          prune,
+          sourceRef: { kind: 'GitRepository', name: repo },
+        },
+      });
+      // The platform's Kueue objects stay when the suite ends (other suites share the flavors); the services are
+      // pruned when their directory goes.
+      await clients.custom.createNamespacedCustomObject({
+        ...kustomizations,
+        body: kustomization(
+          `${repo}-platform`,
+          `./${PLATFORM_DIR}/kueue`,
+          false,
+        ),
+      });
+      await clients.custom.createNamespacedCustomObject({
+        ...kustomizations,
+        body: kustomization(`${repo}-services`, './deploy', true),
+      });
+
+      dir.setContent({ 'local-catalog': {} });
+      const backend = await startTestBackend({
+        features: [
+          catalogPlugin,
+          catalogModuleGpuServiceBinding,
+          scaffolderEntityModel,
+          scaffolderPlugin,
+          gpuPlugin,
+          scaffolderModuleGpu,
+          mockServices.rootConfig.factory({
+            data: {
+              gpu: {
+                ...demoPlatformConfig,
+                kueue: { ...demoPlatformConfig.kueue, cohort: 'suite-gitops' },
+                teams: [
+                  {
+                    name: TEAM,
+                    namespaces: [NAMESPACE],
+                    gpuQuota: { 'l4-ondemand': 2 },
+                    monthlyBudget: '20000',
+                  },
+                ],
+                clusters: [{ name: CLUSTER, mode: 'gitops' }],
+              },
+              integrations: { gitea: [integration] },
+              catalog: {
+                locations: [
+                  {
+                    type: 'file',
+                    target: ROOT_CATALOG_INFO,
+                    rules: [{ allow: ['Component', 'Location', 'Template'] }],
+                  },
+                  {
+                    type: 'file',
+                    target: dir.resolve('local-catalog/*.yaml'),
+                    rules: [{ allow: ['Component'] }],
+                  },
+                ],
+              },
+              scaffolder: {
+                gpu: { catalogDirectory: dir.resolve('local-catalog') },
+              },
+            },
+          }),
+          createServiceFactory({
+            service: coreServices.userInfo,
+            deps: {},
+            factory: () =>
+              mockServices.userInfo({
+                userEntityRef: mockCredentials.user().principal.userEntityRef,
+                ownershipEntityRefs: [`group:default/${TEAM}`],
+              }),
+          }),
+        ],
+      });
+      stopBackend = () => backend.stop();
+      baseUrl = `http://localhost:${
+        (backend.server.address() as AddressInfo).port
+      }`;
+      await eventually(
+        'the templates in the catalog',
+        async () =>
+          (
+            await api(
+              'GET',
+              '/api/catalog/entities/by-name/template/default/gpu-model-service-gitops',
+            )
+          ).status === 200 || undefined,
+        { timeoutMs: 60_000 },
+      );
+    });
+
+    afterAll(async () => {
+      // Deleting the services' Kustomization prunes what it applied; the platform's objects stay (see above).
+      for (const name of [`${repo}-services`, `${repo}-platform`]) {
+        await clients.custom
+          .deleteNamespacedCustomObject({ ...kustomizations, name })
+          .catch(() => undefined);
+      }
+      await clients.custom
+        .deleteNamespacedCustomObject({ ...gitRepositories, name: repo })
+        .catch(() => undefined);
+      await clients.core
+        .deleteNamespacedSecret({ namespace: gitops.fluxNamespace, name: repo })
+        .catch(() => undefined);
+      await gitea('DELETE', `/repos/${gitops.user}/${repo}`);
+      await stopBackend?.();
+    });
+
+    it('proposes the platform and a service in pull requests; once merged, Flux applies them and Kueue admits the service', async () => {
+      const platform = await runTask('gpu-platform-gitops', {
+        cluster: CLUSTER,
+        repoUrl,
+        targetPath: PLATFORM_DIR,
+      });
+      expect({ status: platform.task.status, log: platform.log }).toMatchObject(
+        { status: 'completed' },
+      );
+      const platformPull = await openPull(`gpu-platform-${CLUSTER}`);
+      expect(platform.output.links[0].url).toMatch(
+        new RegExp(`/${repo}/pulls/${platformPull.number}$`),
+      );
+      await merge(platformPull);
+      await eventually(
+        `ClusterQueue gpu-${TEAM} applied by Flux`,
+        async () =>
+          (await clients.custom
+            .getClusterCustomObject({
+              group: 'kueue.x-k8s.io',
+              version: 'v1beta2',
+              plural: 'clusterqueues',
+              name: `gpu-${TEAM}`,
+            })
+            .catch(() => undefined)) ?? undefined,
+        { timeoutMs: 120_000 },
+      );
+
+      const service = await runTask('gpu-model-service-gitops', {
+        name: SERVICE,
+        description: 'A chat model delivered through GitOps',
+        owner: `group:default/${TEAM}`,
+        model: 'llama-3.2-3b',
+        runtime: 'vllm',
+        dtype: 'bf16',
+        maxModelLen: 4096,
+        concurrency: 8,
+        replicas: 1,
+        environment: 'dev',
+        placement: { tier: 'dedicated', pool: 'l4-ondemand' },
+        repoUrl,
+      });
+      expect({ status: service.task.status, log: service.log }).toMatchObject({
+        status: 'completed',
+      });
+      const servicePull = await openPull(`gpu-service-${SERVICE}`);
+      expect(servicePull.title).toBe(`GPU model service ${SERVICE}`);
+      expect(servicePull.body).toMatch(/dedicated on\s+l4-ondemand/);
+      expect(service.output.links[0].url).toMatch(
+        new RegExp(`/${repo}/pulls/${servicePull.number}$`),
+      );
+      const files = await gitea<{ filename: string; status: string }[]>(
+        'GET',
+        `/repos/${gitops.user}/${repo}/pulls/${servicePull.number}/files`,
+      );
+      expect(files.body.map(f => f.filename)).toEqual(
+        expect.arrayContaining([
+          `deploy/${SERVICE}/kustomization.yaml`,
+          expect.stringMatching(
+            new RegExp(`^deploy/${SERVICE}/\\d+-deployment-${SERVICE}\\.yaml$`),
+          ),
+        ]),
+      );
+      // Nothing reaches the cluster before the merge.
+      expect(await deploymentOrUndefined()).toBeUndefined();
+
+      await merge(servicePull);
+      const deployment = await eventually(
+        `Deployment ${SERVICE} applied by Flux`,
+        deploymentOrUndefined,
+        { timeoutMs: 120_000 },
+      );
+      expect(deployment.spec?.replicas).toBe(1);
+      const admitted = await eventually(
+        `Kueue admission of ${SERVICE}'s pod`,
+        async () => {
+          const pods = await podsOf(clients, NAMESPACE, SERVICE);
+          const workloads = await workloadsOfPods(clients, NAMESPACE, pods);
+          return workloads.length > 0 &&
+            workloads.every(w => hasCondition(w.status?.conditions, 'Admitted'))
+            ? workloads
+            : undefined;
+        },
+        { timeoutMs: 120_000 },
+      );
+      expect(
+        admitted.map(
+          (w: KueueWorkload) => w.status?.admission?.clusterQueue,
+        ),
+      ).toEqual([`gpu-${TEAM}`]);
+    });
+
+    it('a change proposes only the files that differ; after the merge the cluster shows the new spec', async () => {
+      const pulls = new GiteaPullRequests(integration, gitops.user, repo);
+      const tree = await gitea<{ tree: { path: string; type: string }[] }>(
+        'GET',
+        `/repos/${gitops.user}/${repo}/git/trees/main?recursive=true`,
+      );
+      const files: Record<string, Buffer> = {};
+      for (const entry of tree.body.tree.filter(
+        e => e.type === 'blob' && e.path.startsWith(`deploy/${SERVICE}/`),
+      )) {
+        const raw = await fetch(
+          `${gitops.url}/api/v1/repos/${gitops.user}/${repo}/raw/${entry.path}?ref=main`,
+          { headers: { authorization: `token ${gitops.token}` } },
+        );
+        files[entry.path.slice(`deploy/${SERVICE}/`.length)] = Buffer.from(
+          await raw.arrayBuffer(),
+        );
+      }
+      const deploymentFile = Object.keys(files).find(f =>
+        f.endsWith(`-deployment-${SERVICE}.yaml`),
+      )!;
+      const deployment = yaml.parse(files[deploymentFile].toString('utf8'));
+      deployment.spec.template.metadata.annotations = {
+        ...deployment.spec.template.metadata.annotations,
+        'gpu.backstage.io/test-change': 'second-pull-request',
+      };
+      files[deploymentFile] = Buffer.from(yaml.stringify(deployment));
+
+      const opened = await pulls.proposeDirectory({
+        directory: `deploy/${SERVICE}`,
+        files,
+        branch: `gpu-service-${SERVICE}-change`,
+        title: `Change GPU model service ${SERVICE}`,
+        body: 'A change of the pod template',
+        commitMessage: `Change GPU model service ${SERVICE}`,
+      });
+      expect(opened.changes).toEqual({
+        created: [],
+        updated: [`deploy/${SERVICE}/${deploymentFile}`],
+        deleted: [],
+      });
+      await merge(await openPull(opened.branch));
+      await eventually(
+        'the changed pod template in the cluster',
+        async () => {
+          const live = await deploymentOrUndefined();
+          return live?.spec?.template.metadata?.annotations?.[
+            'gpu.backstage.io/test-change'
+          ] === 'second-pull-request'
+            ? true
+            : undefined;
+        },
+        { timeoutMs: 120_000 },
+      );
+    });
+
+    it('a decommission proposes removing the directory; after the merge Flux prunes the objects', async () => {
+      const action = createGiteaPullRequestAction({
+        integrations: ScmIntegrations.fromConfig(
+          mockServices.rootConfig({
+            data: { integrations: { gitea: [integration] } },
+          }),
+        ),
+      });
+      const ctx = mockContext({
+        repoUrl,
+        branchName: `gpu-service-${SERVICE}-decommission`,
+        title: `Decommission GPU model service ${SERVICE}`,
+        targetPath: `deploy/${SERVICE}`,
+        remove: true,
+      });
+      await action.handler(ctx);
+      const outputs = outputsOf(ctx);
+      expect(outputs.created).toEqual([]);
+      expect(outputs.deleted).toEqual(
+        expect.arrayContaining([`deploy/${SERVICE}/kustomization.yaml`]),
+      );
+      // Still running until the merge.
+      expect(await deploymentOrUndefined()).toBeDefined();
+      await merge(await openPull(`gpu-service-${SERVICE}-decommission`));
+      await eventually(
+        `Deployment ${SERVICE} pruned by Flux`,
+        async () => ((await deploymentOrUndefined()) ? undefined : true),
+        { timeoutMs: 120_000 },
+      );
+    });
+
+    it("runs gpu:gitea:pull-request's examples against the forge", async () => {
+      const action = createGiteaPullRequestAction({
+        integrations: ScmIntegrations.fromConfig(
+          mockServices.rootConfig({
+            data: { integrations: { gitea: [integration] } },
+          }),
+        ),
+      });
+      const workspace = createMockDirectory();
+      workspace.setContent({
+        'deploy/summariser/kustomization.yaml':
+          'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: []\n',
+      });
+      for (const example of examples) {
+        const input = yaml.parse(example.example).steps[0].input;
+        const ctx = mockContext(
+          { ...input, repoUrl },
+          { workspacePath: workspace.path },
+        );
+        await action.handler(ctx);
+        const pull = await openPull(input.branchName);
+        expect(outputsOf(ctx)).toMatchObject({
+          pullRequestNumber: pull.number,
+          branchName: input.branchName,
+          ...(input.remove
+            ? { deleted: ['deploy/summariser/kustomization.yaml'] }
+            : { created: ['deploy/summariser/kustomization.yaml'] }),
+        });
+        await merge(pull);
+      }
+    });
+  },
+);
