@@ -15,7 +15,9 @@ const YAML = createRequire(
 
 const files = process.argv.slice(2);
 if (files.length === 0) {
-  console.error('usage: fleet-config.js <app-config.yaml> [more app-config files]');
+  console.error(
+    'usage: fleet-config.js <app-config.yaml> [more app-config files]',
+  );
   process.exit(2);
 }
 // Later files win, key by key for objects and whole for arrays, as Backstage merges them.

@@ -123,8 +123,9 @@ describeOnLocalCluster(
         })
         .catch(() => undefined);
       await eventually('no pod left from an earlier run', async () =>
-        (await clients.core.listNamespacedPod({ namespace: NAMESPACE })).items
-          .length === 0
+        (
+          await clients.core.listNamespacedPod({ namespace: NAMESPACE })
+        ).items.length === 0
           ? true
           : undefined,
       );
@@ -193,9 +194,9 @@ describeOnLocalCluster(
         .expect(201);
       devId = devCreated.body.id;
       expect(devCreated.body.cluster).toBe('dev');
-      expect(devCreated.body.annotations['backstage.io/kubernetes-cluster']).toBe(
-        'dev',
-      );
+      expect(
+        devCreated.body.annotations['backstage.io/kubernetes-cluster'],
+      ).toBe('dev');
       const prodCreated = await http
         .post('/api/gpu/services')
         .send({
@@ -260,22 +261,20 @@ describeOnLocalCluster(
     });
 
     it('runs a batch Job on its pool’s cluster (dev, not the first cluster), admitted by that cluster’s Kueue, and reads it back from there', async () => {
-      const submitted = await http
-        .post('/api/gpu/batch-jobs')
-        .send({
-          request: {
-            name: 'fleet-ocr',
-            team: TEAM,
-            namespace: NAMESPACE,
-            environment: 'dev',
-            pool: DEV_POOL,
-            image: 'registry.example.com/ocr-worker:1.4.2',
-            completions: 2,
-            parallelism: 1,
-            gpusPerPod: 1,
-            backoffLimit: 2,
-          },
-        });
+      const submitted = await http.post('/api/gpu/batch-jobs').send({
+        request: {
+          name: 'fleet-ocr',
+          team: TEAM,
+          namespace: NAMESPACE,
+          environment: 'dev',
+          pool: DEV_POOL,
+          image: 'registry.example.com/ocr-worker:1.4.2',
+          completions: 2,
+          parallelism: 1,
+          gpusPerPod: 1,
+          backoffLimit: 2,
+        },
+      });
       expect(`${submitted.status} ${submitted.body.error?.message ?? ''}`).toBe(
         '201 ',
       );

@@ -77,7 +77,10 @@ describe('service status from the cluster', () => {
       .send({ request: devSummariser })
       .expect(201);
     const id = created.body.id;
-    expect(created.body).toMatchObject({ status: 'applying', reason: 'Applying' });
+    expect(created.body).toMatchObject({
+      status: 'applying',
+      reason: 'Applying',
+    });
     expect(await settledService(http, id)).toMatchObject({
       status: 'starting',
       reason: 'Applied',

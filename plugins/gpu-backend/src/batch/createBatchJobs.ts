@@ -19,7 +19,10 @@ export function createBatchJobs(options: {
   factory: KubernetesClientFactory;
   applier?: ClusterApplier;
   /** Every configured cluster with its applier: a Job goes to its pool's cluster. */
-  clusters?: ReadonlyMap<string, { target: ClusterTarget; applier?: ClusterApplier }>;
+  clusters?: ReadonlyMap<
+    string,
+    { target: ClusterTarget; applier?: ClusterApplier }
+  >;
   logger: LoggerService;
   requestTimeoutMs: number;
 }): BatchJobs {

@@ -16,7 +16,10 @@ describe('the config of ./scripts/start --cluster --fleet', () => {
     const fleet = YAML.parse(
       execFileSync(
         process.execPath,
-        [resolve(ROOT, 'scripts/fleet-config.js'), resolve(ROOT, 'app-config.yaml')],
+        [
+          resolve(ROOT, 'scripts/fleet-config.js'),
+          resolve(ROOT, 'app-config.yaml'),
+        ],
         { encoding: 'utf8' },
       ),
     );

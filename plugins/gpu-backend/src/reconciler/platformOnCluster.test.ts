@@ -19,7 +19,10 @@ const fleet = {
 const allowances = single.teams.map(allowanceFromConfig);
 const operations: PlatformOperations = { nodePools: [], alerts: undefined };
 
-function kinds(objects: ReturnType<typeof renderPlatformObjects>, kind: string) {
+function kinds(
+  objects: ReturnType<typeof renderPlatformObjects>,
+  kind: string,
+) {
   return objects
     .filter(o => o.kind === kind)
     .map(o => `${o.metadata?.namespace ?? ''}/${o.metadata?.name}`)

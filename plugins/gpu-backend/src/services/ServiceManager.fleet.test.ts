@@ -172,12 +172,20 @@ describe('ServiceStatusRefresher on a fleet', () => {
       status: 'starting',
       reason: 'ClusterUnreachable',
     });
-    expect(devDown.service.statusReason).toContain('Cluster dev cannot be reached');
+    expect(devDown.service.statusReason).toContain(
+      'Cluster dev cannot be reached',
+    );
     const prodUp = await refresher.refreshStatus(onProd.service.id);
-    expect(prodUp.service).toMatchObject({ status: 'ready', reason: 'Available' });
+    expect(prodUp.service).toMatchObject({
+      status: 'ready',
+      reason: 'Available',
+    });
 
     devAnswers = true;
     const devBack = await refresher.refreshStatus(onDev.service.id);
-    expect(devBack.service).toMatchObject({ status: 'ready', reason: 'Available' });
+    expect(devBack.service).toMatchObject({
+      status: 'ready',
+      reason: 'Available',
+    });
   });
 });

@@ -446,8 +446,7 @@ export class ServiceManager {
       ...deployment,
       // Rendered at creation or change; an approved request is rendered now.
       manifests:
-        service.manifests ??
-        ((await this.render(service)) as StoredManifest[]),
+        service.manifests ?? ((await this.render(service)) as StoredManifest[]),
       expectedStatus: [service.status],
       expectedUpdatedAt: service.updatedAt,
       actor,
@@ -556,7 +555,9 @@ export class ServiceManager {
    * The applier of the service's cluster: with several clusters the one it records, else the default applier (a
    * service recorded before clusters were named has none, and is on the default cluster).
    */
-  applierOf(service: Pick<ServiceRecord, 'cluster'>): ClusterApplier | undefined {
+  applierOf(
+    service: Pick<ServiceRecord, 'cluster'>,
+  ): ClusterApplier | undefined {
     const { clusters, applier, target } = this.options;
     if (service.cluster !== undefined && clusters?.has(service.cluster)) {
       return clusters.get(service.cluster)!.applier;
@@ -721,7 +722,8 @@ export class ServiceManager {
     applying: ServiceRecord,
     error: unknown,
   ): number | undefined {
-    const { queue, applyRetryForMs = DEFAULT_APPLY_RETRY_FOR_MS } = this.options;
+    const { queue, applyRetryForMs = DEFAULT_APPLY_RETRY_FOR_MS } =
+      this.options;
     if (
       !queue ||
       !(error instanceof KubernetesApplyError) ||

@@ -103,7 +103,8 @@ export class ServiceStatusRefresher {
       return statusReaders.get(service.cluster);
     }
     return statusReader &&
-      (service.cluster === undefined || service.cluster === statusReader.cluster)
+      (service.cluster === undefined ||
+        service.cluster === statusReader.cluster)
       ? statusReader
       : undefined;
   }

@@ -7,7 +7,9 @@ import { EnvironmentPolicy, Platform } from './types';
  * @public
  */
 export function clusterMatches(pattern: string, cluster: string): boolean {
-  const parts = pattern.split('*').map(p => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
+  const parts = pattern
+    .split('*')
+    .map(p => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
   return new RegExp(`^${parts.join('.*')}$`).test(cluster);
 }
 

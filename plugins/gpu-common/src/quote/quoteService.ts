@@ -163,10 +163,7 @@ export function quoteService(
     dtypes,
     options,
     unavailable,
-    ...recommendationOf(
-      options,
-      isProductionEnvironment(context.environment),
-    ),
+    ...recommendationOf(options, isProductionEnvironment(context.environment)),
   };
 }
 
@@ -288,7 +285,9 @@ function quoteOption(context: QuoteContext, fit: FitResult): QuoteOption {
   const clusterAllowed = environmentAllowsCluster(environment, cluster);
   if (!clusterAllowed) {
     reasons.push(
-      `Environment ${environment.name} may not run on cluster ${cluster} (pool ${
+      `Environment ${
+        environment.name
+      } may not run on cluster ${cluster} (pool ${
         slice.pool
       }); allowed clusters: ${listAllowed(environment.clusters ?? [])}`,
     );

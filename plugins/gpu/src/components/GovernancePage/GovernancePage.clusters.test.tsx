@@ -45,7 +45,9 @@ describe('GovernancePage on a fleet of clusters', () => {
       'dev (apply, dev), prod-eu (apply, eu-west-1, aws)',
     );
     const poolsTable = () =>
-      screen.getByText('GPU pools').closest('div[class*="MuiPaper"]') as HTMLElement;
+      screen
+        .getByText('GPU pools')
+        .closest('div[class*="MuiPaper"]') as HTMLElement;
     expect(within(poolsTable()).getByText('spot-l4')).toBeInTheDocument();
 
     await user.click(screen.getByText('All clusters'));
