@@ -213,6 +213,7 @@ describe('backend boot', () => {
     expect(ids).toEqual(
       expect.arrayContaining([
         'gpu:platform:render',
+        'gpu:gitea:pull-request',
         'publish:github:pull-request',
         'publish:gitlab:merge-request',
       ]),
