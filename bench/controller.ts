@@ -41,6 +41,7 @@ import {
   PatchStrategy,
 } from '@kubernetes/client-node';
 import type { LoggerService } from '@backstage/backend-plugin-api';
+import knexFactory from 'knex';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -94,6 +95,13 @@ const AVAILABLE_SERVICES = cli.number('available-services', {
 });
 const SERVICES = cli.number('services', { full: 100, smoke: 4 });
 const ROUNDS = Math.max(1, cli.number('rounds', { full: 5, smoke: 1 }));
+/** The backend's database: SQLite files (default) or PostgreSQL at --postgres, in databases of the run's own prefix. */
+const DATABASE = cli.string('database', 'sqlite');
+const POSTGRES_URL = cli.string(
+  'postgres',
+  process.env.BACKSTAGE_TEST_DATABASE_POSTGRES15_CONNECTION_STRING ??
+    'postgresql://postgres:postgres@127.0.0.1:5432',
+);
 const BURST_CONCURRENCY = 8;
 /** Sockets the backend keeps open per cluster (KubernetesClientFactory's MAX_SOCKETS_PER_CLUSTER). */
 const POOL_SIZE = 8;
@@ -307,6 +315,42 @@ async function deleteNamespace(core: CoreV1Api) {
   await namespaceGone(core);
 }
 
+/** The backend's database config, and how to drop what the run made in it. */
+function databaseConfig(dir: string): {
+  config: Record<string, unknown>;
+  drop?: () => Promise<void>;
+} {
+  if (DATABASE === 'sqlite') {
+    return {
+      config: {
+        client: 'better-sqlite3',
+        connection: { directory: join(dir, 'database') },
+      },
+    };
+  }
+  if (DATABASE !== 'postgres') {
+    throw new Error(`--database: sqlite or postgres, got ${DATABASE}`);
+  }
+  const prefix = `bench_controller_${process.pid}_${Date.now()}_`;
+  return {
+    config: { client: 'pg', connection: POSTGRES_URL, prefix },
+    drop: async () => {
+      const knex = knexFactory({ client: 'pg', connection: POSTGRES_URL });
+      try {
+        const { rows } = await knex.raw(
+          'SELECT datname FROM pg_database WHERE datname LIKE ?',
+          [`${prefix}%`],
+        );
+        for (const { datname } of rows as Array<{ datname: string }>) {
+          await knex.raw('DROP DATABASE IF EXISTS ?? WITH (FORCE)', [datname]);
+        }
+      } finally {
+        await knex.destroy();
+      }
+    },
+  };
+}
+
 // --- main ------------------------------------------------------------------------------------------------------
 
 async function main() {
@@ -331,6 +375,7 @@ async function main() {
   const target = { host: server.hostname, port: Number(server.port) };
   const proxy = await startLatencyProxy(target);
   const baselineProxy = await startLatencyProxy(target);
+  const backendDatabase = databaseConfig(dir);
   let backend: BenchBackend | undefined;
   let stopWatches: (() => Promise<void>) | undefined;
   let namespaceCreated = false;
@@ -350,6 +395,7 @@ async function main() {
     }
     await proxy.close();
     await baselineProxy.close();
+    await backendDatabase.drop?.();
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
@@ -387,10 +433,7 @@ async function main() {
     log('starting the backend in apply mode, its cluster behind the proxy');
     backend = await startBackend({
       configFiles: [PLATFORM_FILE],
-      database: {
-        client: 'better-sqlite3',
-        connection: { directory: join(dir, 'database') },
-      },
+      database: backendDatabase.config,
       config: {
         gpu: {
           clusters: [
