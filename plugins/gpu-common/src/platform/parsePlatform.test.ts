@@ -92,6 +92,28 @@ describe('parsePlatform', () => {
     );
   });
 
+  it('accepts gpu.services and gpu.managedApi, which the backend reads (an unknown key stopped it at start-up)', () => {
+    const platform = readPlatformConfig(
+      new ConfigReader({
+        gpu: {
+          ...demoPlatformConfig,
+          services: {
+            confirmWithin: { seconds: 60 },
+            confirmationCheckFrequency: { seconds: 5 },
+          },
+          managedApi: {
+            name: 'Example API',
+            inputUsdPerMillionTokens: 0.5,
+            outputUsdPerMillionTokens: 1.5,
+          },
+        },
+      }),
+    );
+    expect(platform.teams.map(t => t.name)).toEqual(
+      demoPlatformConfig.teams!.map(t => t.name),
+    );
+  });
+
   it('accepts gpu.permissions, which readPlatformGroups reads', () => {
     const config = new ConfigReader({
       gpu: {

@@ -140,6 +140,10 @@ export const platformConfigSchema = strict({
   alerts: z.unknown().optional(),
   /** Validated by `parseServiceDefaults` (`gpu.serviceDefaults`), not part of the platform model. */
   serviceDefaults: z.unknown().optional(),
+  /** Read by the gpu backend's provisional services (`gpu.services.confirmWithin`), not part of the platform model. */
+  services: z.unknown().optional(),
+  /** Validated by `readManagedApiPrice` (`gpu.managedApi`), not part of the platform model. */
+  managedApi: z.unknown().optional(),
 });
 
 /**
