@@ -16,7 +16,7 @@ import {
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { ReactNode, useState } from 'react';
 import { gpuApiRef } from '../../api';
-import { ErrorText, errorMessage } from '../common';
+import { ErrorText, errorMessage, useFieldErrorStyles } from '../common';
 import { describeQuotaEffect } from './describeQuotaEffect';
 import { describeRequest } from './describeRequest';
 
@@ -76,6 +76,7 @@ export function DecisionDialog(props: {
   const approvalId = approval.id;
   const serviceName = service?.name ?? approval.serviceId;
   const gpuApi = useApi(gpuApiRef);
+  const fieldErrors = useFieldErrorStyles();
   const [comment, setComment] = useState('');
   const [allowOverQuota, setAllowOverQuota] = useState(false);
   const [submitting, setSubmitting] = useState(false);
@@ -114,7 +115,7 @@ export function DecisionDialog(props: {
       <DialogTitle id="gpu-decision-title">
         {verb} {serviceName}
       </DialogTitle>
-      <DialogContent>
+      <DialogContent className={fieldErrors.fields}>
         <Typography variant="body2" paragraph>
           {decision === 'approve'
             ? 'Approving holds the quota and deploys the service.'

@@ -14,7 +14,12 @@ import TextField from '@material-ui/core/TextField';
 import Typography from '@material-ui/core/Typography';
 import { useState } from 'react';
 import { gpuApiRef } from '../../api';
-import { errorMessage, formatGpuEquivalents, ErrorText } from '../common';
+import {
+  errorMessage,
+  formatGpuEquivalents,
+  ErrorText,
+  useFieldErrorStyles,
+} from '../common';
 import { QuotaFormValues, validateQuotaForm } from './validateQuotaForm';
 
 function budgetText(micros: number): string {
@@ -62,6 +67,7 @@ export function QuotaEditDialog(props: {
 }) {
   const { quota, pools, onClose, onSaved } = props;
   const gpuApi = useApi(gpuApiRef);
+  const fieldErrors = useFieldErrorStyles();
   const [values, setValues] = useState(() => initialValues(quota, pools));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [saving, setSaving] = useState(false);
@@ -112,7 +118,7 @@ export function QuotaEditDialog(props: {
       aria-labelledby="gpu-quota-edit-title"
     >
       <DialogTitle id="gpu-quota-edit-title">Quota of {quota.team}</DialogTitle>
-      <DialogContent>
+      <DialogContent className={fieldErrors.fields}>
         <Typography variant="body2" paragraph>
           GPU-equivalents per pool (a MIG slice weighs the larger of its compute
           and memory share of the GPU, scaled so a GPU's slices add up to one;

@@ -157,7 +157,6 @@ export function TierPicker(props: TierPickerProps) {
       )}
       {quote && !error && choices.length > 0 && (
         <>
-          <TierLegend />
           <div
             role="radiogroup"
             // The radios take the focus; the group only hands arrow keys on.
@@ -218,6 +217,8 @@ export function TierPicker(props: TierPickerProps) {
               more per token.
             </Typography>
           )}
+          {/* Below the choices, so the first of them are in view after Next (1280x800). */}
+          <TierLegend />
         </>
       )}
 

@@ -12,6 +12,21 @@ const useStyles = makeStyles(theme => ({
   },
 }));
 
+/**
+ * For a dialog's content: the error state of its text fields (label and helper text) in the same readable red as
+ * {@link ErrorText}, instead of the theme's error.main (3.7:1 on white).
+ */
+export const useFieldErrorStyles = makeStyles(theme => ({
+  fields: {
+    '& label.Mui-error, & p.Mui-error': {
+      color:
+        theme.palette.type === 'dark'
+          ? theme.palette.error.light
+          : theme.palette.error.dark,
+    },
+  },
+}));
+
 /** An error said in text (an alert), in a red readable on the page: WCAG AA contrast in the light and dark themes. */
 export function ErrorText(props: Omit<TypographyProps, 'color'>) {
   const classes = useStyles();

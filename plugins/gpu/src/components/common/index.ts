@@ -12,4 +12,4 @@ export { UsageBar } from './UsageBar';
 export { WindowSelect } from './WindowSelect';
 export { useGpuChanges } from './useGpuChanges';
 export { usePlatform } from './usePlatform';
-export { ErrorText } from './ErrorText';
+export { ErrorText, useFieldErrorStyles } from './ErrorText';
