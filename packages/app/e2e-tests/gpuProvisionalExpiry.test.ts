@@ -1,0 +1,121 @@
+import { expect, test } from '@playwright/test';
+import { watchConsole } from './support/consoleProblems';
+import { autocomplete, chooseTemplate, tierRow } from './support/template';
+import { api, newUserContext, signIn } from './support/users';
+
+/**
+ * High defect 2 of issue 25 in Chromium: a template run that stops after its "Create the GPU service" step leaves
+ * nothing reserved. Bob (ml-platform, examples/org.yaml) runs "GPU model service" and cancels the run once the
+ * service is created, before the last step ("Keep the GPU service") confirms it. The service was created
+ * provisionally: the backend's gpu-confirmation-expiry task deletes it once gpu.services.confirmWithin has passed
+ * (app-config.e2e.yaml: 60 s, looked for every 5 s), and the team's quota and budget hold what they held before.
+ */
+test('a template run stopped after its create step leaves nothing reserved once the confirmation time has passed', async ({
+  browser,
+}) => {
+  test.setTimeout(240_000);
+  const name = `e2e-unconfirmed-${Date.now().toString(36)}`;
+  const bob = await newUserContext(browser, 'bob');
+  try {
+    const page = await bob.newPage();
+    const consoleProblems = watchConsole(page);
+    await signIn(page);
+    const before = await api(
+      page.request,
+      'GET',
+      '/api/gpu/teams/ml-platform/quota',
+    );
+
+    await chooseTemplate(page, 'GPU model service');
+    await page.getByLabel(/^Name/).fill(name);
+    await autocomplete(page, /^Owning team/, 'ml-platform');
+    await page.getByRole('button', { name: 'Next' }).click();
+    await page.getByRole('button', { name: 'Next' }).click();
+    await expect(
+      tierRow(page, 'dedicated', 'l4-ondemand').getByRole('radio'),
+    ).toBeChecked();
+    await page.getByRole('button', { name: 'Review' }).click();
+    await page.getByRole('button', { name: 'Create' }).click();
+
+    // The run's page; the moment its create step is done, Bob cancels it (the steps after it wait for the catalog).
+    await page.waitForURL(/\/create\/tasks\/[^/]+$/);
+    const taskId = new URL(page.url()).pathname.split('/').pop()!;
+    await expect
+      .poll(
+        async () => {
+          const events: { body?: { stepId?: string; status?: string } }[] =
+            await api(
+              page.request,
+              'GET',
+              `/api/scaffolder/v2/tasks/${taskId}/events`,
+            );
+          return events.some(
+            e => e.body?.stepId === 'create' && e.body.status === 'completed',
+          );
+        },
+        { timeout: 60_000, intervals: [100] },
+      )
+      .toBe(true);
+    await page.getByRole('button', { name: 'Cancel', exact: true }).click();
+    await expect
+      .poll(
+        async () =>
+          (
+            await api(page.request, 'GET', `/api/scaffolder/v2/tasks/${taskId}`)
+          ).status,
+        { timeout: 60_000 },
+      )
+      // Backstage ends a cancelled run as failed or cancelled, depending on the step it stopped in.
+      .toMatch(/^(cancelled|failed)$/);
+
+    // The run never reached its confirmation: the service exists, provisional, holding the team's quota.
+    const events: { body?: { stepId?: string; status?: string } }[] = await api(
+      page.request,
+      'GET',
+      `/api/scaffolder/v2/tasks/${taskId}/events`,
+    );
+    expect(
+      events.some(
+        e => e.body?.stepId === 'confirm' && e.body.status === 'completed',
+      ),
+    ).toBe(false);
+    const { items } = await api(
+      page.request,
+      'GET',
+      `/api/gpu/services?team=ml-platform&search=${name}`,
+    );
+    expect(items).toHaveLength(1);
+    const service = items[0];
+    expect(service.name).toBe(name);
+    expect(service.confirmBy).toBeDefined();
+
+    // Once confirmBy has passed, it is deleted as a DELETE would: nothing of it stays reserved.
+    await expect
+      .poll(
+        async () =>
+          (
+            await api(page.request, 'GET', `/api/gpu/services/${service.id}`)
+          ).status,
+        { timeout: 150_000, intervals: [2000] },
+      )
+      .toBe('deleted');
+    const gone = await api(
+      page.request,
+      'GET',
+      `/api/gpu/services/${service.id}`,
+    );
+    expect(gone.statusReason).toMatch(/^Not confirmed by /);
+    const after = await api(
+      page.request,
+      'GET',
+      '/api/gpu/teams/ml-platform/quota',
+    );
+    expect(after.reservedGpuEquivalents).toEqual(before.reservedGpuEquivalents);
+    expect(after.reservedMonthlyCostMicros).toBe(
+      before.reservedMonthlyCostMicros,
+    );
+    expect(await consoleProblems.problems()).toEqual([]);
+  } finally {
+    await bob.close();
+  }
+});
