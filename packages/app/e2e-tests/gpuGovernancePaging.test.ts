@@ -180,6 +180,10 @@ test('the governance page pages, searches and decides a queue of 46 requests, ac
       "Approve even if it does not fit the team's quota or budget",
     ),
   ).not.toBeChecked();
+  // Over quota, Approve waits for that choice and says so beside the box, inside the dialog's view.
+  await expect(dialog.getByRole('button', { name: 'Approve' })).toBeDisabled();
+  await expect(dialog.getByTestId('decision-override-needed')).toBeInViewport();
+  expect(await seriousViolations(page, '[role="dialog"]')).toEqual([]);
   // The dialog opens over the row it decides: both are on screen.
   const viewport = page.viewportSize()!;
   const box = (await dialog.boundingBox())!;
@@ -187,6 +191,8 @@ test('the governance page pages, searches and decides a queue of 46 requests, ac
   expect(box.y + box.height).toBeLessThanOrEqual(viewport.height);
   await dialog.getByRole('button', { name: 'Cancel' }).click();
   await expect(dialog).toBeHidden();
+  // Focus goes back to the button that opened the dialog, not to the page.
+  await expect(approve).toBeFocused();
   const row = (await approve.boundingBox())!;
   expect(row.y).toBeGreaterThanOrEqual(0);
   expect(row.y + row.height).toBeLessThanOrEqual(viewport.height);

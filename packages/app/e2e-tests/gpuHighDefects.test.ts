@@ -3,6 +3,7 @@ import {
   registerGpuComponent,
   removeGpuComponent,
 } from './support/localCatalog';
+import { seriousViolations } from './support/axe';
 import { serviceRequest } from './support/serviceRequest';
 import { api, newUserContext, signIn } from './support/users';
 
@@ -119,6 +120,7 @@ test("a service's tier or size is changed from its card, with the cost before an
   const dialog = page.getByRole('dialog', {
     name: `Change tier or size of ${SIZED}`,
   });
+  expect(await seriousViolations(page, '[role="dialog"]')).toEqual([]);
   await expect(dialog.getByTestId('change-now')).toContainText(
     `Now: dedicated on l4-ondemand, 1 replica, ${sized.monthlyCost} a month.`,
   );

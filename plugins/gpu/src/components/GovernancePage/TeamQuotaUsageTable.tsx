@@ -68,13 +68,21 @@ export function TeamQuotaUsageTable(props: {
     );
   }, [gpuApi, teams.join(','), props.refreshKey]);
 
-  // After a save the rows are read again and drawn anew: the focus goes back to the saved team's Edit button once
-  // the new rows are in (a Cancel leaves the button in place, and the dialog gives it the focus back itself).
-  const focusAfterSave = useRef<{ team: string; rowsBefore: unknown }>();
+  // When the dialog closes the focus goes back to the team's Edit button: the table draws its rows anew while the
+  // dialog is open, so the button the dialog would give the focus back to may be gone. After a save, once the rows
+  // read again are in.
+  const focusAfterClose = useRef<{
+    team: string;
+    rowsBefore?: unknown;
+    afterReload: boolean;
+  }>();
   useEffect(() => {
-    const pending = focusAfterSave.current;
-    if (!pending || loading || value === pending.rowsBefore) return;
-    focusAfterSave.current = undefined;
+    const pending = focusAfterClose.current;
+    if (!pending) return;
+    if (pending.afterReload && (loading || value === pending.rowsBefore)) {
+      return;
+    }
+    focusAfterClose.current = undefined;
     // After the table's own update of its rows (material-table copies new data into its state once rendered).
     setTimeout(() =>
       document
@@ -221,9 +229,19 @@ export function TeamQuotaUsageTable(props: {
         <QuotaEditDialog
           quota={editing}
           pools={pools}
-          onClose={() => setEditing(undefined)}
+          onClose={() => {
+            focusAfterClose.current = {
+              team: editing.team,
+              afterReload: false,
+            };
+            setEditing(undefined);
+          }}
           onSaved={saved => {
-            focusAfterSave.current = { team: saved.team, rowsBefore: value };
+            focusAfterClose.current = {
+              team: saved.team,
+              rowsBefore: value,
+              afterReload: true,
+            };
             setEditing(undefined);
             if (props.onChanged) props.onChanged(saved);
             else retry();
