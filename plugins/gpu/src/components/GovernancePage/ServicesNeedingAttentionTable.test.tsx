@@ -60,6 +60,15 @@ describe('ServicesNeedingAttentionTable', () => {
     expect(rows).toHaveLength(2);
     expect(rows[0]).toBe(queued);
     expect(rows[1]).toBe(refused);
+    // Headers are plain text: no sort control that would do nothing, no drag handle around one (axe
+    // nested-interactive in Chromium).
+    for (const name of ['Service', 'Condition', 'Since']) {
+      expect(
+        screen
+          .getByRole('columnheader', { name })
+          .querySelector('[role="button"]'),
+      ).toBeNull();
+    }
     expect(api.callsOf('listServices').map(([q]) => q)).toEqual([
       { status: 'failed', limit: 50 },
       { status: 'starting', limit: 50 },

@@ -100,7 +100,15 @@ export function ServicesNeedingAttentionTable(props: { refreshKey?: number }) {
       isLoading={loading}
       columns={columns}
       data={value ?? []}
-      options={{ paging: false, search: false, padding: 'dense' }}
+      // Not draggable (material-table's drag handles nest one control in another, axe nested-interactive), and not
+      // sortable: its columns are drawn by render, so sort arrows would do nothing; the rows come longest first.
+      options={{
+        paging: false,
+        search: false,
+        draggable: false,
+        sorting: false,
+        padding: 'dense',
+      }}
       emptyContent={
         <Typography variant="body2" style={{ padding: 16 }}>
           Every service is running, waiting for approval or deleted.
