@@ -103,7 +103,6 @@ export function AuditEventsTable(props: {
           variant="outlined"
           size="small"
           style={{ minWidth: 200, marginBottom: 8 }}
-          helperText="Events of one team's services, quota and approvals"
         >
           <MenuItem value={ALL_TEAMS}>All teams</MenuItem>
           {props.teams.map(name => (
