@@ -131,7 +131,10 @@ export class ServiceObjectWatches {
       this.appliedKinds.set(cluster.name, applied);
       for (const { kind, serviceOf } of [
         ...kinds,
-        ...cached.map(kind => ({ kind, serviceOf: undefined })),
+        ...cached.map(cachedKind => ({
+          kind: cachedKind,
+          serviceOf: undefined,
+        })),
       ]) {
         const informer = new OwnedObjectInformer({
           cluster: cluster.name,

@@ -122,6 +122,12 @@ describe('TierPicker', () => {
     ).toBeInTheDocument();
     expect(l4Row.getByText('Allowed')).toBeInTheDocument();
     expect(l4Row.getByText('Recommended')).toBeInTheDocument();
+    expect(expected.recommendation?.reason).toBe('lowest-price');
+    expect(
+      screen.getByTestId('tier-picker-recommendation-reason'),
+    ).toHaveTextContent(
+      'Recommended: Dedicated on l4-ondemand, because it is the cheapest option allowed without approval.',
+    );
 
     const mig = expected.options.find(o => o.slice.tier === 'mig')!;
     const migRow = within(row(`mig/${mig.slice.pool}`));

@@ -17,6 +17,7 @@ import {
   TIER_LABELS,
 } from './describeChoice';
 import { ChoiceDetails } from './ChoiceDetails';
+import { RecommendationReason } from './RecommendationReason';
 import { unavailableQuotedDtype } from './dtypeAvailability';
 import { errorMessage, usePlatform } from '../common';
 import { requestFromForm, ServiceForm } from './requestFromForm';
@@ -202,6 +203,7 @@ export function TierPicker(props: TierPickerProps) {
               </TableBody>
             </Table>
           </div>
+          <RecommendationReason quote={quote} />
           {(selected ?? recommended) && (
             <ChoiceDetails choice={(selected ?? recommended)!} />
           )}

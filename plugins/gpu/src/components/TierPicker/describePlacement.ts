@@ -1,4 +1,7 @@
-import { formatUsd, QuoteOption } from '@gpu-platform/backstage-plugin-gpu-common';
+import {
+  formatUsd,
+  QuoteOption,
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { perReplicaCostText, sliceText, TIER_LABELS } from './describeChoice';
 
 /**

@@ -1,5 +1,8 @@
 import { useApi } from '@backstage/frontend-plugin-api';
-import { Quote, ServiceRequest } from '@gpu-platform/backstage-plugin-gpu-common';
+import {
+  Quote,
+  ServiceRequest,
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { useEffect, useMemo, useState } from 'react';
 import { gpuApiRef } from '../../api';
 
