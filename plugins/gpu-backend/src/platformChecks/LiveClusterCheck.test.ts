@@ -93,6 +93,8 @@ function service(
     status: 'ready',
     mode: 'apply',
     cluster: 'gpu-eu',
+    // A fixed number of replicas: no autoscaling.
+    request: {},
   } as ServiceRecord;
 }
 
