@@ -47,7 +47,13 @@ async function component(
   name: string,
 ): Promise<void> {
   await promisify(execFile)(CLUSTER_SCRIPT, [action, name], {
-    env: { ...process.env, GPU_CLUSTER_DIR: dirname(kubeconfig) },
+    // The cluster's own ports (its state directory records them): scripts/test exports the test cluster's
+    // GPU_CLUSTER_PORT_BASE, which would send the readiness check to the other cluster's API server.
+    env: {
+      ...process.env,
+      GPU_CLUSTER_DIR: dirname(kubeconfig),
+      GPU_CLUSTER_PORT_BASE: '',
+    },
   });
 }
 

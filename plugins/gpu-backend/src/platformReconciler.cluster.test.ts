@@ -102,9 +102,23 @@ describeOnLocalCluster(
       }
     }
 
+    // The ResourceFlavors are shared by every suite on the cluster: one that another suite (or Flux, in the GitOps
+    // suite) wrote first is in the desired state already, so this suite's reconcile rightly sends nothing for it.
+    let flavorWrittenBefore = false;
+
     beforeAll(async () => {
       // The GPU Operator's and Prometheus's namespaces, as their installs create them; and the team's own.
       await createNamespaces(clients, [GPU_OPERATOR, MONITORING, NAMESPACE]);
+      flavorWrittenBefore = await clients.custom
+        .getClusterCustomObject({
+          ...KUEUE,
+          plural: 'resourceflavors',
+          name: 'h100',
+        })
+        .then(
+          () => true,
+          () => false,
+        );
       const started = await startLocalClusterBackend({
         kubeconfig,
         groups: [TEAM, 'platform-team'],
@@ -149,8 +163,11 @@ describeOnLocalCluster(
         ]),
       );
       expect(appliedByUs(await readConfigMap('custom-mig-config'))).toBe(true);
+      const sharedFlavor = flavorWrittenBefore
+        ? []
+        : [['resourceflavors', 'h100']];
       for (const [plural, name] of [
-        ['resourceflavors', 'h100'],
+        ...sharedFlavor,
         ['cohorts', `suite-${TEAM}`],
         ['clusterqueues', `gpu-${TEAM}`],
       ]) {
