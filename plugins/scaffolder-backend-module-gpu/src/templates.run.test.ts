@@ -139,6 +139,8 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
             gpu: {
               ...demoPlatformConfig,
               clusters: [{ name: 'gpu-staging', mode: 'dry-run' }],
+              // Scale to zero wakes through KEDA's HTTP add-on.
+              serviceDefaults: { scaleToZero: { httpAddOn: {} } },
             },
             integrations: {
               github: [{ host: 'github.com', token: 'ghp-test-token' }],
@@ -263,6 +265,63 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
         )
       ).status,
     ).toBe(404);
+  });
+
+  it('scales to zero with the scale-to-zero branch’s values, not those the queue branch left in the form', async () => {
+    const { task, log } = await runTask('gpu-model-service', {
+      name: 'idle-summariser',
+      owner: 'group:default/ml-platform',
+      model: 'llama-3.1-8b',
+      runtime: 'vllm',
+      dtype: 'bf16',
+      maxModelLen: 8192,
+      concurrency: 16,
+      replicas: 1,
+      environment: 'dev',
+      scaling: 'zero',
+      // What the form still holds after the user switched from "Autoscale on the queue".
+      autoscaling: {
+        minReplicas: 1,
+        maxReplicas: 3,
+        targetQueueDepth: 4,
+        engine: 'keda',
+      },
+      scaleToZero: {
+        minReplicas: 0,
+        maxReplicas: 2,
+        targetQueueDepth: 6,
+        engine: 'keda',
+      },
+      placement: {
+        tier: 'dedicated',
+        pool: 'l4-ondemand',
+        needsApproval: false,
+      },
+    });
+    expect({ status: task.status, log }).toEqual({
+      status: 'completed',
+      log: expect.any(String),
+    });
+    const entity = await api(
+      'GET',
+      '/api/catalog/entities/by-name/component/default/idle-summariser',
+    );
+    const serviceId =
+      entity.body.metadata.annotations['gpu.backstage.io/service-id'];
+    const service = await api('GET', `/api/gpu/services/${serviceId}`);
+    expect(service.body.request.autoscaling).toEqual({
+      minReplicas: 0,
+      maxReplicas: 2,
+      targetQueueDepth: 6,
+      engine: 'keda',
+    });
+
+    // The other tests expect an empty catalog directory.
+    const decommission = await runTask('decommission-gpu-model-service', {
+      entity: 'component:default/idle-summariser',
+    });
+    expect(decommission.task.status).toBe('completed');
+    expect(fs.readdirSync(dir.resolve('local-catalog'))).toEqual([]);
   });
 
   it('dry-runs the GitOps template with the rendered manifests in the result and nothing created', async () => {
