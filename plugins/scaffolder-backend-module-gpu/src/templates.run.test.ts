@@ -191,7 +191,7 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
   });
 
   it('creates a service, registers its component, then decommissions both', async () => {
-    const { task, log } = await runTask('gpu-model-service', {
+    const { task, log, output } = await runTask('gpu-model-service', {
       name: 'ticket-summariser',
       description: 'Summarises support tickets',
       owner: 'group:default/ml-platform',
@@ -212,6 +212,10 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
       status: 'completed',
       log: expect.any(String),
     });
+    // The result says where the service stands in words, not as raw status and mode keys.
+    expect(output.text[0].content).toContain(
+      '**ticket-summariser** is **approved (rendered only: no cluster is configured)**:',
+    );
 
     const entity = await api(
       'GET',

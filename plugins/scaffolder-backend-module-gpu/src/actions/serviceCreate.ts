@@ -13,6 +13,7 @@ import { GpuBackendClient } from '@gpu-platform/backstage-plugin-gpu-node';
 import { z as zod } from 'zod/v3';
 import { LocalCatalogDirectory } from '../catalog/LocalCatalogDirectory';
 import { assertNoTakeover } from '../catalog/teamOwnership';
+import { describeServiceState } from './describeServiceState';
 import { normaliseEntityRef } from './normaliseEntityRef';
 import { parseActionInput } from './parseActionInput';
 import { examples } from './serviceCreate.examples';
@@ -74,6 +75,12 @@ const statusOutputFields = {
       .describe(
         'approved, starting (applied; ready once the Deployment is available), ready, pending-approval, failed, rejected, deleted... (see the gpu backend)',
       ),
+  statusText: (z: typeof zod) =>
+    z
+      .string()
+      .describe(
+        'The status and mode in words for a template\'s result, e.g. "waiting for approval (Backstage applies it to the cluster)"',
+      ),
   statusReason: (z: typeof zod) =>
     z.string().optional().describe('Why the service is in its status'),
   namespace: (z: typeof zod) => z.string().describe('Kubernetes namespace'),
@@ -90,6 +97,7 @@ function outputsOf(view: GpuServiceView) {
   return {
     serviceId: view.id,
     status: view.status,
+    statusText: describeServiceState(view.status, view.mode),
     ...(view.statusReason ? { statusReason: view.statusReason } : {}),
     namespace: view.namespace,
     mode: view.mode,
