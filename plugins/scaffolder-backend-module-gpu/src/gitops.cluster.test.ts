@@ -32,6 +32,7 @@ import {
 } from '@gpu-platform/backstage-plugin-gpu-backend/testUtils';
 /* eslint-enable @backstage/no-mixed-plugin-imports */
 import { mockContext, outputsOf } from './__testUtils__/actionContext';
+import { backendApi, runTemplateTask } from './__testUtils__/scaffolderTasks';
 import { createGiteaPullRequestAction } from './actions/giteaPullRequest';
 import { examples } from './actions/giteaPullRequest.examples';
 import { GiteaPullRequests } from './gitops/GiteaPullRequests';
@@ -115,50 +116,10 @@ describeOnLocalCluster(
       return { status: res.status, body: text ? JSON.parse(text) : undefined };
     }
 
-    async function api(method: string, route: string, body?: unknown) {
-      const res = await fetch(`${baseUrl}${route}`, {
-        method,
-        headers: body ? { 'content-type': 'application/json' } : {},
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      const text = await res.text();
-      return { status: res.status, body: text ? JSON.parse(text) : undefined };
-    }
+    const api = backendApi(() => baseUrl);
 
-    async function runTask(
-      templateName: string,
-      values: Record<string, unknown>,
-    ) {
-      const created = await api('POST', '/api/scaffolder/v2/tasks', {
-        templateRef: `template:default/${templateName}`,
-        values,
-      });
-      expect(created.status).toBe(201);
-      const task = await eventually(
-        `task ${templateName} to finish`,
-        async () => {
-          const { body } = await api(
-            'GET',
-            `/api/scaffolder/v2/tasks/${created.body.id}`,
-          );
-          return ['completed', 'failed'].includes(body.status)
-            ? body
-            : undefined;
-        },
-        { timeoutMs: 120_000 },
-      );
-      const events = await api(
-        'GET',
-        `/api/scaffolder/v2/tasks/${created.body.id}/events`,
-      );
-      const log = events.body
-        .map((e: { body: { message?: string } }) => e.body.message)
-        .join('\n');
-      const completion = events.body.find(
-        (e: { type: string }) => e.type === 'completion',
-      );
-      return { task, log, output: completion?.body.output };
-    }
+    const runTask = (templateName: string, values: Record<string, unknown>) =>
+      runTemplateTask(api, templateName, values, { timeoutMs: 120_000 });
 
     async function openPull(branch: string): Promise<GiteaPull> {
       const pulls = await gitea<GiteaPull[]>(
@@ -469,9 +430,7 @@ describeOnLocalCluster(
         { timeoutMs: 120_000 },
       );
       expect(
-        admitted.map(
-          (w: KueueWorkload) => w.status?.admission?.clusterQueue,
-        ),
+        admitted.map((w: KueueWorkload) => w.status?.admission?.clusterQueue),
       ).toEqual([`gpu-${TEAM}`]);
     });
 

@@ -25,6 +25,7 @@ import scaffolderGitlabModule from '@backstage/plugin-scaffolder-backend-module-
 import gpuPlugin from '@gpu-platform/backstage-plugin-gpu-backend';
 /* eslint-enable @backstage/no-mixed-plugin-imports */
 import { fakeGitHub } from './__testUtils__/fakeGitHub';
+import { backendApi, runTemplateTask } from './__testUtils__/scaffolderTasks';
 import { LocalCatalogDirectory } from './catalog/LocalCatalogDirectory';
 import scaffolderModuleGpu, { catalogModuleGpuServiceBinding } from './index';
 
@@ -66,15 +67,7 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
   beforeAll(() => mswServer.listen({ onUnhandledRequest: 'bypass' }));
   afterAll(() => mswServer.close());
 
-  async function api(method: string, route: string, body?: unknown) {
-    const res = await fetch(`${baseUrl}${route}`, {
-      method,
-      headers: body ? { 'content-type': 'application/json' } : {},
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
-  }
+  const api = backendApi(() => baseUrl);
 
   async function until<T>(
     what: string,
@@ -88,34 +81,8 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
     throw new Error(`Timed out waiting for ${what}`);
   }
 
-  async function runTask(
-    templateName: string,
-    values: Record<string, unknown>,
-  ) {
-    const created = await api('POST', '/api/scaffolder/v2/tasks', {
-      templateRef: `template:default/${templateName}`,
-      values,
-    });
-    expect(created.status).toBe(201);
-    const task = await until('the task to finish', async () => {
-      const { body } = await api(
-        'GET',
-        `/api/scaffolder/v2/tasks/${created.body.id}`,
-      );
-      return ['completed', 'failed'].includes(body.status) ? body : undefined;
-    });
-    const events = await api(
-      'GET',
-      `/api/scaffolder/v2/tasks/${created.body.id}/events`,
-    );
-    const log = events.body
-      .map((e: { body: { message?: string } }) => e.body.message)
-      .join('\n');
-    const completion = events.body.find(
-      (e: { type: string }) => e.type === 'completion',
-    );
-    return { task, log, output: completion?.body.output };
-  }
+  const runTask = (templateName: string, values: Record<string, unknown>) =>
+    runTemplateTask(api, templateName, values);
 
   beforeAll(async () => {
     dir.setContent({
