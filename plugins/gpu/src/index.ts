@@ -22,10 +22,12 @@ export {
   GPU_QUOTE_SUMMARY_FIELD,
   QuoteSummary,
 } from './components/QuoteSummary';
+export { GPU_DTYPE_PICKER_FIELD, DtypePicker } from './components/DtypePicker';
 export {
   EntityGpuContent,
   EntityGpuServiceCard,
   EntityGpuServiceSummaryCard,
+  GpuDtypePickerFieldExtension,
   GpuQuoteSummaryFieldExtension,
   GpuTeamPickerFieldExtension,
   GpuTierPickerFieldExtension,

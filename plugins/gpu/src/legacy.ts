@@ -7,6 +7,7 @@ import {
 } from '@backstage/core-plugin-api';
 import { createScaffolderFieldExtension } from '@backstage/plugin-scaffolder-react';
 import { GpuClient, gpuApiRef } from './api';
+import { DtypePicker, GPU_DTYPE_PICKER_FIELD } from './components/DtypePicker';
 import {
   GPU_TEAM_PICKER_FIELD,
   TeamPicker,
@@ -78,6 +79,18 @@ export const GpuTeamPickerFieldExtension = legacyGpuPlugin.provide(
     name: GPU_TEAM_PICKER_FIELD,
     component: TeamPicker,
     validation: validateTeamPicker,
+  }),
+);
+
+/**
+ * The precision picker for legacy apps: put `<GpuDtypePickerFieldExtension />` inside `<ScaffolderFieldExtensions>`.
+ *
+ * @public
+ */
+export const GpuDtypePickerFieldExtension = legacyGpuPlugin.provide(
+  createScaffolderFieldExtension({
+    name: GPU_DTYPE_PICKER_FIELD,
+    component: DtypePicker,
   }),
 );
 

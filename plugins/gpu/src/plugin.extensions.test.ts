@@ -10,6 +10,7 @@ const documentedIds = [
   'scaffolder-form-field:gpu/tier-picker',
   'scaffolder-form-field:gpu/team-picker',
   'scaffolder-form-field:gpu/quote-summary',
+  'scaffolder-form-field:gpu/dtype-picker',
 ] as const;
 
 describe('gpuPlugin extensions', () => {

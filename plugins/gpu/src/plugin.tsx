@@ -104,6 +104,17 @@ export const gpuTeamPickerField = FormFieldBlueprint.make({
   },
 });
 
+/** The `GpuDtypePicker` scaffolder form field: the precisions the form's runtime serves its model in. */
+export const gpuDtypePickerField = FormFieldBlueprint.make({
+  name: 'dtype-picker',
+  params: {
+    field: () =>
+      import('./components/DtypePicker/formField').then(
+        m => m.gpuDtypePickerFormField,
+      ),
+  },
+});
+
 /**
  * The GPU plugin: governance page, entity card, summary card and GPU tab, team and tier pickers and the sizing step's quote summary.
  *
@@ -121,6 +132,7 @@ export const gpuPlugin = createFrontendPlugin({
     gpuTierPickerField,
     gpuQuoteSummaryField,
     gpuTeamPickerField,
+    gpuDtypePickerField,
   ],
   routes: {
     root: rootRouteRef,

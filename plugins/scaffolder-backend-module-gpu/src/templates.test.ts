@@ -10,6 +10,7 @@ import { createPublishGithubPullRequestAction } from '@backstage/plugin-scaffold
 import { createPublishGitlabMergeRequestAction } from '@backstage/plugin-scaffolder-backend-module-gitlab';
 import { TemplateAction } from '@backstage/plugin-scaffolder-node';
 import {
+  availableDtypes,
   demoPlatformConfig,
   parsePlatform,
 } from '@gpu-platform/backstage-plugin-gpu-common';
@@ -303,6 +304,18 @@ describe.each(serviceTemplates.map(f => [path.relative(TEMPLATES, f), f]))(
         'ui:backstage': { review: { show: false } },
       });
       expect(parameters.owner['ui:field']).toBe('GpuTeamPicker');
+      // The precision follows the runtime (the field offers the catalogue's dtypes of the model for it); the
+      // schema admits every dtype a runtime can serve a model in and sets no default another runtime lacks.
+      expect(parameters.dtype['ui:field']).toBe('GpuDtypePicker');
+      expect(parameters.dtype.default).toBeUndefined();
+      const servable = new Set(
+        Object.values(parsePlatform(demoPlatformConfig).models).flatMap(m =>
+          (['vllm', 'ollama'] as const).flatMap(r => availableDtypes(m, r)),
+        ),
+      );
+      expect([...(allowedValues(parameters.dtype) as string[])].sort()).toEqual(
+        [...servable].filter(d => d !== 'fp32').sort(),
+      );
       for (const [key, name] of [
         ['model', 'Model'],
         ['runtime', 'Runtime'],

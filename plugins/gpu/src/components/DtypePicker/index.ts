@@ -1,0 +1,2 @@
+export { GPU_DTYPE_PICKER_FIELD } from './fieldName';
+export { DtypePicker } from './DtypePicker';
