@@ -45,6 +45,11 @@ const useStyles = makeStyles(theme => ({
   waiting: { color: theme.palette.warning.main },
   failed: { color: theme.palette.error.main },
   table: { '& td, & th': { paddingLeft: 0 } },
+  // At narrow widths the pod table scrolls sideways instead of breaking pod names, nodes and phases mid-word.
+  podScroll: { overflowX: 'auto' },
+  podCell: { '& td, & th': { whiteSpace: 'nowrap' } },
+  // Event messages carry long unbroken tokens (object names, URLs): they wrap inside the card, never past its edge.
+  warningText: { overflowWrap: 'anywhere', wordBreak: 'normal' },
 }));
 
 type Tone = 'ready' | 'waiting' | 'failed' | 'neutral';
@@ -116,68 +121,76 @@ function PodTable(props: { pods: ClusterPodStatus[]; idPrefix: string }) {
           No pod yet.
         </Typography>
       ) : (
-        <Table
-          size="small"
+        <Box
+          className={classes.podScroll}
+          role="region"
           aria-labelledby={headingId}
-          className={classes.table}
+          tabIndex={0}
+          data-testid="cluster-pods-scroll"
         >
-          <TableHead>
-            <TableRow>
-              <TableCell>Pod</TableCell>
-              <TableCell>Node</TableCell>
-              {pods.some(pod => pod.devices) && (
-                <TableCell>GPU device</TableCell>
-              )}
-              <TableCell>Phase</TableCell>
-              <TableCell>Ready</TableCell>
-              <TableCell align="right">Restarts</TableCell>
-            </TableRow>
-          </TableHead>
-          <TableBody>
-            {shown.map(pod => (
-              <TableRow key={pod.name}>
-                <TableCell>
-                  <code>{pod.name}</code>
-                </TableCell>
-                <TableCell>
-                  {pod.node ?? (
-                    <Typography
-                      variant="body2"
-                      color="textSecondary"
-                      component="span"
-                    >
-                      not scheduled
-                      {pod.schedulingGates.length > 0 &&
-                        ` (gated by ${pod.schedulingGates.join(', ')})`}
-                    </Typography>
-                  )}
-                </TableCell>
-                {pods.some(p => p.devices) && (
+          <Table
+            size="small"
+            aria-labelledby={headingId}
+            className={`${classes.table} ${classes.podCell}`}
+          >
+            <TableHead>
+              <TableRow>
+                <TableCell>Pod</TableCell>
+                <TableCell>Node</TableCell>
+                {pods.some(pod => pod.devices) && (
+                  <TableCell>GPU device</TableCell>
+                )}
+                <TableCell>Phase</TableCell>
+                <TableCell>Ready</TableCell>
+                <TableCell align="right">Restarts</TableCell>
+              </TableRow>
+            </TableHead>
+            <TableBody>
+              {shown.map(pod => (
+                <TableRow key={pod.name}>
                   <TableCell>
-                    {pod.devices?.map(d => (
-                      <div key={`${d.claim}/${d.device}`}>
-                        <code>{d.device}</code> on {d.pool}
-                      </div>
-                    )) ?? (
+                    <code>{pod.name}</code>
+                  </TableCell>
+                  <TableCell>
+                    {pod.node ?? (
                       <Typography
                         variant="body2"
                         color="textSecondary"
                         component="span"
                       >
-                        not allocated
+                        not scheduled
+                        {pod.schedulingGates.length > 0 &&
+                          ` (gated by ${pod.schedulingGates.join(', ')})`}
                       </Typography>
                     )}
                   </TableCell>
-                )}
-                <TableCell title={pod.message}>
-                  {describePodPhase(pod)}
-                </TableCell>
-                <TableCell>{pod.ready ? 'yes' : 'no'}</TableCell>
-                <TableCell align="right">{pod.restarts}</TableCell>
-              </TableRow>
-            ))}
-          </TableBody>
-        </Table>
+                  {pods.some(p => p.devices) && (
+                    <TableCell>
+                      {pod.devices?.map(d => (
+                        <div key={`${d.claim}/${d.device}`}>
+                          <code>{d.device}</code> on {d.pool}
+                        </div>
+                      )) ?? (
+                        <Typography
+                          variant="body2"
+                          color="textSecondary"
+                          component="span"
+                        >
+                          not allocated
+                        </Typography>
+                      )}
+                    </TableCell>
+                  )}
+                  <TableCell title={pod.message}>
+                    {describePodPhase(pod)}
+                  </TableCell>
+                  <TableCell>{pod.ready ? 'yes' : 'no'}</TableCell>
+                  <TableCell align="right">{pod.restarts}</TableCell>
+                </TableRow>
+              ))}
+            </TableBody>
+          </Table>
+        </Box>
       )}
       {pods.length > shown.length && (
         <Typography variant="caption" color="textSecondary" component="div">
@@ -189,6 +202,7 @@ function PodTable(props: { pods: ClusterPodStatus[]; idPrefix: string }) {
 }
 
 function WarningList(props: { warnings: ClusterWarning[]; idPrefix: string }) {
+  const classes = useStyles();
   const { warnings } = props;
   const headingId = `${props.idPrefix}-warnings-heading`;
   const shown = warnings.slice(0, LIST_LIMIT);
@@ -205,7 +219,7 @@ function WarningList(props: { warnings: ClusterWarning[]; idPrefix: string }) {
           >
             <ListItemText
               primary={
-                <Typography variant="body2">
+                <Typography variant="body2" className={classes.warningText}>
                   <strong>{w.reason}</strong> on {w.object.kind}{' '}
                   <code>{w.object.name}</code>: {w.message}
                 </Typography>

@@ -8,6 +8,7 @@ import Typography from '@material-ui/core/Typography';
 import { formatPercent } from '../common';
 import { usePlatform } from '../common/usePlatform';
 import { describeAccrual, describeAccrualBasis } from './describeAccrual';
+import { perThousandIsEstimated } from './describeTokenFigures';
 import { Figure } from './Figure';
 
 /** A unit price: six decimals below a cent (`$0.000746`), else cents. */
@@ -88,14 +89,16 @@ export function CostFigures(props: { cost: ServiceCost }) {
           caption={projectionCaption(cost, hoursPerMonth)}
         />
       </Grid>
-      <Grid item xs={6} sm={4}>
-        <Figure
-          testId="figure-per-thousand-tokens"
-          label="Per 1,000 output tokens"
-          value={perThousandTokensValue(cost)}
-          caption={perThousandTokensCaption(cost)}
-        />
-      </Grid>
+      {!perThousandIsEstimated(cost) && (
+        <Grid item xs={6} sm={4}>
+          <Figure
+            testId="figure-per-thousand-tokens"
+            label="Per 1,000 output tokens"
+            value={perThousandTokensValue(cost)}
+            caption={perThousandTokensCaption(cost)}
+          />
+        </Grid>
+      )}
       <Grid item xs={6} sm={4}>
         <Figure
           testId="figure-idle-share"

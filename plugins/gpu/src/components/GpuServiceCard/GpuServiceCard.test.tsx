@@ -202,6 +202,32 @@ describe('GpuServiceCard', () => {
     );
   });
 
+  it('shows one cost per 1,000 output tokens: the estimate at full load when nothing was measured', async () => {
+    const api = backend();
+    const usage = usageWithoutMetrics({ state: 'not-configured' });
+    api.usage = async () => usage;
+    api.cost = async () => ({
+      ...summariserCost(usage),
+      tokenCosts: {
+        basis: 'estimated',
+        capacityTokensPerSecond: 1500,
+        costPerMillionInputTokensMicros: 5_556,
+        costPerMillionOutputTokensMicros: 55_556,
+        costPerThousandOutputTokensMicros: 69,
+        costPerRequestMicros: 21,
+      },
+    });
+    await renderCard(api);
+    await screen.findByTestId('token-figures');
+    expect(screen.getAllByText(/^Per 1,000 output tokens/)).toHaveLength(1);
+    expect(
+      screen.queryByTestId('figure-per-thousand-tokens'),
+    ).not.toBeInTheDocument();
+    expect(figure('figure-per-thousand-estimated')).toHaveTextContent(
+      'Per 1,000 output tokens (estimated)$0.000069at 1,500 tokens/s fully busy',
+    );
+  });
+
   it('says when there is no usage data yet', async () => {
     const api = backend();
     const usage = usageWithoutMetrics({ state: 'no-data' });
@@ -527,6 +553,34 @@ describe('GpuServiceCard', () => {
         `Unhealthy on Pod ${summariserPod(0)}: ${READINESS_PROBE_MESSAGE}`,
       );
       expect(items[0]).toHaveTextContent('12 times, last 3 minutes ago');
+      // A long event message wraps inside the card instead of running past its edge.
+      expect(
+        getComputedStyle(
+          within(items[0]).getByText(/^Unhealthy$/).parentElement!,
+        ).overflowWrap,
+      ).toBe('anywhere');
+    });
+
+    it('keeps pod names, nodes and phases whole at narrow widths: the table scrolls sideways, from the keyboard too', async () => {
+      const api = backend();
+      api.services.set(
+        service.id,
+        appliedSummariser({
+          status: 'ready',
+          reason: 'Available',
+          statusReason: undefined,
+          clusterStatus: admittedStatus({ ready: true }),
+        }),
+      );
+      await renderCard(api);
+      const table = await screen.findByRole('table', { name: 'Pods (1)' });
+      const scroll = screen.getByRole('region', { name: 'Pods (1)' });
+      expect(scroll).toContainElement(table);
+      expect(scroll).toHaveAttribute('tabindex', '0');
+      expect(getComputedStyle(scroll).overflowX).toBe('auto');
+      for (const cell of within(table).getAllByRole('cell')) {
+        expect(getComputedStyle(cell).whiteSpace).toBe('nowrap');
+      }
     });
 
     it('lists a handful of pods and says how many more there are', async () => {

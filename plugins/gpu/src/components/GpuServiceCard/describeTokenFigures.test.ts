@@ -159,8 +159,21 @@ describe('describeTokenCosts', () => {
   });
 
   it('labels estimated prices with the capacity and request shape they assume', () => {
+    const estimated = {
+      basis: 'estimated' as const,
+      capacityTokensPerSecond: 1500,
+      costPerMillionInputTokensMicros: 5_556,
+      costPerMillionOutputTokensMicros: 55_556,
+      costPerThousandOutputTokensMicros: 69,
+      costPerRequestMicros: 21,
+    };
+    // A measured cost per 1,000 output tokens is the cost section's figure: no estimate beside it.
+    expect(
+      describeTokenCosts(cost({ tokenCosts: estimated })).map(f => f.label),
+    ).not.toContain('Per 1,000 output tokens (estimated)');
     const figures = describeTokenCosts(
       cost({
+        costPerThousandTokensMicros: undefined,
         tokenCosts: {
           basis: 'estimated',
           capacityTokensPerSecond: 1500,

@@ -27,6 +27,21 @@ export function formatTokens(count: number): string {
   return String(Math.round(count));
 }
 
+/**
+ * The card shows one "Per 1,000 output tokens" figure: the cost section's, measured from the window's tokens, or,
+ * when nothing was measured, the token figures' estimate at full load in its place (never both, never a `-` beside
+ * an estimate).
+ */
+export function perThousandIsEstimated(cost: ServiceCost): boolean {
+  const tokens = cost.tokenCosts;
+  return (
+    cost.costPerThousandTokensMicros === undefined &&
+    tokens !== undefined &&
+    tokens.basis !== 'measured' &&
+    tokens.costPerThousandOutputTokensMicros !== undefined
+  );
+}
+
 /** The sustained throughput of the replicas, measured (from which service, over which window) or estimated. */
 export function describeThroughput(
   cost: ServiceCost,
@@ -121,7 +136,7 @@ export function describeTokenCosts(cost: ServiceCost): DescribedFigure[] {
     ? tokens.basis
     : `${tokens.basis}, assumed split`;
   // The measured per-1,000 figure is the cost section's; an estimate stands in for it when nothing was measured.
-  const perThousand: DescribedFigure[] = measured
+  const perThousand: DescribedFigure[] = !perThousandIsEstimated(cost)
     ? []
     : [
         {
