@@ -7,7 +7,7 @@ import {
 import { identityApiRef } from '@backstage/frontend-plugin-api';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import { permissionApiRef } from '@backstage/plugin-permission-react';
-import { configure, screen, waitFor } from '@testing-library/react';
+import { configure, screen, waitFor, within } from '@testing-library/react';
 import { SWRConfig } from 'swr';
 import { gpuApiRef } from '../../api';
 import { FakeGpuApi } from '../../__testUtils__/FakeGpuApi';
@@ -18,7 +18,12 @@ jest.setTimeout(30_000);
 configure({ asyncUtilTimeout: 10_000 });
 
 /** Bob's request beyond quota, and the table as `viewer` (a platform approver) sees it. */
-async function renderAs(viewer: string) {
+async function renderAs(
+  viewer: string,
+  reasons: { code: string; message: string }[] = [
+    { code: 'over-quota', message: 'over quota' },
+  ],
+) {
   const api = new FakeGpuApi();
   const big = summariserService({
     id: 'svc-big',
@@ -32,7 +37,7 @@ async function renderAs(viewer: string) {
     team: 'ml-platform',
     kind: 'create',
     state: 'pending',
-    reasons: [{ code: 'over-quota', message: 'over quota' }],
+    reasons,
     requestedBy: 'user:default/bob',
     requestedAt: new Date().toISOString(),
   });
@@ -60,6 +65,38 @@ async function renderAs(viewer: string) {
 }
 
 describe('PendingApprovalsTable', () => {
+  it('words each reason by its code on one line, its sentence in the tooltip and for screen readers', async () => {
+    const quota =
+      'ml-platform would hold 5 of 4 GPU-equivalents on l4-ondemand (over quota by 1)';
+    await renderAs('user:default/alice', [
+      { code: 'over-quota', message: quota },
+      {
+        code: 'over-budget-this-month',
+        message:
+          'month-to-date $1,900.00 + the rest of the month is above $2,000.00',
+      },
+      {
+        code: 'policy',
+        message: 'tier time-sliced is not allowed in production',
+      },
+      { code: 'policy', message: 'dedicated GPUs above the limit of 2' },
+      { code: 'something-new', message: 'a reason of a newer backend' },
+    ]);
+    const items = within(
+      screen.getByRole('cell', { name: /^Over quota/ }),
+    ).getAllByRole('listitem');
+    expect(items.map(li => li.firstChild?.textContent)).toEqual([
+      'Over quota',
+      'Over budget this month',
+      'Outside policy',
+      'Outside policy',
+      'a reason of a newer backend',
+    ]);
+    expect(items[0]).toHaveAttribute('title', quota);
+    expect(items[0]).toHaveTextContent(`Over quota: ${quota}`);
+    expect(items[0]).toHaveStyle({ whiteSpace: 'nowrap' });
+  });
+
   it("lets an approver decide someone else's request", async () => {
     const { approve, reject } = await renderAs('user:default/alice');
     await waitFor(() => expect(approve).toBeEnabled());

@@ -17,11 +17,12 @@ import Box from '@material-ui/core/Box';
 import Button from '@material-ui/core/Button';
 import Tooltip from '@material-ui/core/Tooltip';
 import Typography from '@material-ui/core/Typography';
-import { useEffect, useRef, useState } from 'react';
+import { CSSProperties, useEffect, useRef, useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
 import { gpuApiRef } from '../../api';
 import { RelativeTime } from '../common';
 import { DecisionDialog } from './DecisionDialog';
+import { approvalReasonWords } from './approvalReasonWords';
 import { describeRequest } from './describeRequest';
 import { useSortArrowStyles } from './sortArrowStyles';
 import { ColumnSort, useCursorPages } from './useCursorPages';
@@ -42,6 +43,16 @@ export const APPROVALS_PAGE_SIZE = 10;
  * a few lines high.
  */
 const REASONS_WIDTH_PX = 240;
+
+/** Read by screen readers, not shown: each reason's sentence after its short words. */
+const VISUALLY_HIDDEN: CSSProperties = {
+  position: 'absolute',
+  width: 1,
+  height: 1,
+  overflow: 'hidden',
+  clip: 'rect(0 0 0 0)',
+  whiteSpace: 'nowrap',
+};
 
 /**
  * Widths of the columns but the service's, which takes the rest (material-table shares the width equally among
@@ -217,9 +228,9 @@ export function PendingApprovalsTable(props: {
       width: `${COLUMN_WIDTH_PX.reasons}px`,
       render: row => (
         <ul style={{ margin: 0, paddingLeft: 16, width: REASONS_WIDTH_PX }}>
-          {row.reasons.map(r => (
+          {row.reasons.map((r, i) => (
             <li
-              key={r.code}
+              key={`${r.code}-${i}`}
               title={r.message}
               style={{
                 whiteSpace: 'nowrap',
@@ -227,7 +238,8 @@ export function PendingApprovalsTable(props: {
                 textOverflow: 'ellipsis',
               }}
             >
-              {r.message}
+              {approvalReasonWords(r)}
+              <span style={VISUALLY_HIDDEN}>: {r.message}</span>
             </li>
           ))}
         </ul>
