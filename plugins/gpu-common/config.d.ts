@@ -446,6 +446,40 @@ export interface Config {
           };
     };
 
+        | string
+        | {
+            days?: number;
+            hours?: number;
+            minutes?: number;
+            seconds?: number;
+          };
+    };
+
+    /**
+     * GitOps services (mode `gitops`): their reservations follow their pull (merge) requests, read from the forges of
+     * `integrations` (gitea, github with a token, gitlab), and their clusters' objects, read with the credential of a
+     * `gpu.clusters[]` entry in mode `gitops` (kubeconfig, or a `kubernetes` cluster of its name: give it read-only
+     * RBAC).
+     */
+    gitops?: {
+      /**
+       * How long an open pull request holds its service's reservation (default 7 days: `{ days: 7 }`, `7d` or `P7D`).
+       * Not merged by then, Backstage closes it, deletes the service, releases its quota and notifies the platform
+       * team. A request closed without merging rolls the reservation back at once.
+       */
+      mergeWithin?:
+        | string
+        | {
+            days?: number;
+            hours?: number;
+            minutes?: number;
+            seconds?: number;
+          };
+      /**
+       * How often the backend reads the open pull requests and the clusters of decommissions waiting for their objects
+       * to be pruned (default once a minute: `{ minutes: 1 }`).
+       */
+      checkFrequency?:
     /**
      * A managed inference API to compare self-hosting with: each service's cost card shows its own price per 1M input
      * and output tokens next to the API's, and the requests a day above which self-hosting costs less.

@@ -48,6 +48,9 @@ import { ClusterRoute, ServiceManager } from './services/ServiceManager';
 import { ServiceStatusRefresher } from './services/ServiceStatusRefresher';
 import { scheduleConfirmationExpiry } from './services/scheduleConfirmationExpiry';
 import {
+import { Forges } from './gitops/forges';
+import { GitOpsFollower, scheduleGitOpsFollower } from './gitops/GitOpsFollower';
+import { OwnedObjectsReader } from './gitops/OwnedObjectsReader';
   APPLY_RESUME_TASK_ID,
   readStatusSettings,
   scheduleStatusTasks,
@@ -134,7 +137,20 @@ export const gpuPlugin = createBackendPlugin({
         const statusReaders = new Map<string, ClusterStatusReader>();
         for (const cluster of clusterConfig.list()) {
           routes.set(cluster.name!, {
+        // GitOps clusters with a (read-only) credential: decommissions there wait for the controller's prune.
+        const gitopsReaders = new Map<string, OwnedObjectsReader>();
             target: cluster,
+          if (cluster.mode === 'gitops' && cluster.connection) {
+            gitopsReaders.set(
+              cluster.name!,
+              new OwnedObjectsReader(
+                cluster.name!,
+                factory.forCluster(cluster.name!, cluster.connection, {
+                  requestTimeoutMs: statusSettings.readTimeoutMs,
+                }),
+              ),
+            );
+          }
             applier: createClusterApplier({ target: cluster, factory, logger }),
           });
           const reader = createClusterStatusReader({
@@ -167,6 +183,12 @@ export const gpuPlugin = createBackendPlugin({
         // loops that drive the cluster towards it (see triggeringStore).
         const notifying = notifyingStore(
           await DatabaseGpuStore.create({
+        const notifier = new GpuNotifier({
+          notifications,
+          signals,
+          logger,
+          platformGroups: readPlatformGroups(config),
+        });
             database,
             platform,
             maxPendingApprovalsPerTeam: config.getOptionalNumber(
@@ -174,12 +196,7 @@ export const gpuPlugin = createBackendPlugin({
             ),
             whenOverPoolCapacity,
           }),
-          new GpuNotifier({
-            notifications,
-            signals,
-            logger,
-            platformGroups: readPlatformGroups(config),
-          }),
+          notifier,
         );
         const store = triggeringStore(
           notifying,
@@ -274,6 +291,7 @@ export const gpuPlugin = createBackendPlugin({
         const services = new ServiceManager({
           platform,
           store,
+        const forges = Forges.fromConfig(config);
           quotes,
           target,
           applier:
@@ -289,6 +307,9 @@ export const gpuPlugin = createBackendPlugin({
         });
         const statuses = new ServiceStatusRefresher({
           store,
+          forges,
+          mergeWithinMs: statusSettings.mergeWithinMs,
+          gitopsReaders,
           statusReader,
           statusReaders,
           runs: new RunPeriodStore(await database.getClient()),
@@ -326,6 +347,19 @@ export const gpuPlugin = createBackendPlugin({
           frequency: reconcileSettings.frequency,
           scheduler,
           logger,
+        await scheduleGitOpsFollower({
+          scheduler,
+          logger,
+          frequency: statusSettings.gitopsCheckFrequency,
+          follower: new GitOpsFollower({
+            store,
+            services,
+            forges,
+            notifier,
+            logger,
+          }),
+        });
+
           reconciler: new PlatformReconciler({
             platform,
             operations,

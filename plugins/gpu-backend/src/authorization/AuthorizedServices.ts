@@ -159,6 +159,7 @@ export class AuthorizedServices {
   async confirm(
     credentials: BackstageCredentials,
     id: string,
+    pullRequestUrl?: string,
   ): Promise<GpuServiceView> {
     await this.authorized(
       credentials,
@@ -167,7 +168,11 @@ export class AuthorizedServices {
       'confirm',
     );
     return this.view(
-      await this.options.services.confirm(id, actorOf(credentials)),
+      await this.options.services.confirm(
+        id,
+        actorOf(credentials),
+        pullRequestUrl,
+      ),
     );
   }
 

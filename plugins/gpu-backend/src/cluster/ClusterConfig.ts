@@ -24,7 +24,7 @@ export const DRY_RUN_TARGET: ClusterTarget = Object.freeze({
  *   clusters:
  *     - name: prod-eu        # a kubernetes.clusterLocatorMethods cluster, unless kubeconfig is set
  *       mode: apply          # apply | gitops | dry-run; apply when omitted
- *       kubeconfig: /etc/gpu/kubeconfig   # optional
+ *       kubeconfig: /etc/gpu/kubeconfig   # optional (gitops: a read-only credential, also optional)
  *       context: prod-eu                  # optional, with kubeconfig
  *       labels: { region: eu-west-1, cloud: aws, environmentClass: production }   # optional
  * kubernetes:
@@ -37,6 +37,10 @@ export const DRY_RUN_TARGET: ClusterTarget = Object.freeze({
  *           serviceAccountToken: ${K8S_TOKEN}
  *           caData: ${K8S_CA}
  * ```
+ *
+ * A `gitops` cluster with a kubeconfig or a `kubernetes` cluster of its name is read with that credential (give it
+ * read-only RBAC: Backstage never writes there): a decommission holds quota until the controller has pruned the
+ * objects, and the services' status and drift are read back.
  *
  * Without `gpu.clusters` every service is dry-run, even when the Kubernetes plugin has
  * clusters: applying is opted into per cluster. The first cluster is the default.
@@ -104,10 +108,14 @@ function readTarget(
     );
   }
   const labels = readLabels(entry);
-  if (mode !== 'apply') {
+  if (mode === 'dry-run') {
     return { name, mode, ...(labels && { labels }) };
   }
   const kubeconfig = entry.getOptionalString('kubeconfig');
+  if (mode === 'gitops' && !kubeconfig && !kubernetesClusters.has(name)) {
+    // A GitOps cluster Backstage does not read: its services follow their pull requests only.
+    return { name, mode, ...(labels && { labels }) };
+  }
   if (kubeconfig) {
     return {
       name,

@@ -32,7 +32,9 @@ import { checkDecision, decideApprovalInTransaction } from './decideApproval';
 import { readClusterDrift, writeClusterDrift } from './drift';
 import {
   confirmServiceInTransaction,
+  listOpenPullRequests,
   listUnconfirmedServices,
+  settlePullRequestInTransaction,
 } from './serviceConfirmation';
 import { readHeldByPool } from './governance';
 import { listServiceReservations, releaseServiceReservations } from './ledger';
@@ -75,6 +77,7 @@ import {
   ReservationRecord,
   ServiceListing,
   ServicePageQuery,
+  PullRequestState,
   ServiceRecord,
   TeamLedger,
   UpdateServiceStatusInput,
@@ -202,6 +205,7 @@ export class DatabaseGpuStore implements GpuStore {
   async confirmService(input: {
     id: string;
     actor: string;
+    pullRequest?: { url: string; number: number; mergeBy: Date };
   }): Promise<ServiceRecord> {
     return this.transaction(tx =>
       confirmServiceInTransaction(tx, {
@@ -213,6 +217,23 @@ export class DatabaseGpuStore implements GpuStore {
 
   async listUnconfirmedServices(before: Date): Promise<ServiceRecord[]> {
     return listUnconfirmedServices(this.db, before);
+  }
+
+  async settlePullRequest(input: {
+    id: string;
+    state: Exclude<PullRequestState, 'open'>;
+    actor: string;
+  }): Promise<ServiceRecord | undefined> {
+    return this.transaction(tx =>
+      settlePullRequestInTransaction(tx, {
+        ...input,
+        now: this.governance.now(),
+      }),
+    );
+  }
+
+  async listOpenPullRequests(): Promise<ServiceRecord[]> {
+    return listOpenPullRequests(this.db);
   }
 
   async listServices(

@@ -11,6 +11,7 @@ import {
   ServiceReason,
   ApprovalKind,
   ApprovalState,
+  PullRequestState,
 } from './types';
 import { fromGpuUnits, readInteger } from './units';
 
@@ -41,6 +42,10 @@ export interface ServiceRow {
   request_key: string | null;
   confirm_by?: DbTime | null;
   created_by: string;
+  pull_request_url?: string | null;
+  pull_request_number?: number | string | null;
+  pull_request_state?: string | null;
+  merge_by?: DbTime | null;
   created_at: DbTime;
   updated_by: string;
   updated_at: DbTime;
@@ -165,6 +170,16 @@ export function toServiceRecord(row: ServiceRow): ServiceRecord {
     createdAt: toIso(row.created_at),
     updatedBy: row.updated_by,
     updatedAt: toIso(row.updated_at),
+    ...(row.pull_request_url && row.pull_request_state
+      ? {
+          pullRequest: {
+            url: row.pull_request_url,
+            number: readInteger(row.pull_request_number ?? 0),
+            state: row.pull_request_state as PullRequestState,
+            ...(row.merge_by ? { mergeBy: toIso(row.merge_by) } : {}),
+          },
+        }
+      : {}),
   };
 }
 

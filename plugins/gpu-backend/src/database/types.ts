@@ -4,9 +4,11 @@ import type {
   ApprovalOrderBy,
   ApprovalOverage,
   ClusterDriftReport,
+  GpuServicePullRequest,
   MonthSpend,
   Placement,
   PoolHeldUnits,
+  PullRequestState,
   ServiceReason,
   ServiceStatus,
   ServiceRequest,
@@ -18,7 +20,7 @@ import type { GpuServiceQuery } from '@gpu-platform/backstage-plugin-gpu-node';
 import type { ClusterMode } from '../cluster/types';
 import type { AdmissionPolicy, ApprovalReason } from '../admission/types';
 
-export type { ServiceReason, ServiceStatus };
+export type { GpuServicePullRequest, PullRequestState, ServiceReason, ServiceStatus };
 
 /** Every {@link ServiceStatus}. */
 export const SERVICE_STATUSES: readonly ServiceStatus[] = [
@@ -80,6 +82,8 @@ export interface ServiceRecord {
   updatedBy: string;
   updatedAt: string;
 }
+  /** GitOps: the pull (merge) request that delivers it, which its reservation follows. */
+  pullRequest?: GpuServicePullRequest;
 
 /**
  * State of a reservation: `pending` waits for an approval and does not count
@@ -454,7 +458,25 @@ export interface GpuStore {
    * Confirms a provisional service (see {@link CreateServiceInput.confirmBy}); a confirmed one is returned as it is.
    * Throws `ConflictError` when it is being deleted or deleted, `NotFoundError` when unknown.
    */
-  confirmService(input: { id: string; actor: string }): Promise<ServiceRecord>;
+  confirmService(input: {
+    id: string;
+    actor: string;
+    /** GitOps: the pull request that delivers it; the reservation then follows it until `mergeBy`. */
+    pullRequest?: { url: string; number: number; mergeBy: Date };
+  }): Promise<ServiceRecord>;
+
+  /**
+   * Records what the forge says of a service's open pull request (`merged`, `closed`, `expired`), audited as
+   * `service.pull-request`; conditional on it still being `open` (undefined when it no longer is).
+   */
+  settlePullRequest(input: {
+    id: string;
+    state: Exclude<PullRequestState, 'open'>;
+    actor: string;
+  }): Promise<ServiceRecord | undefined>;
+
+  /** Services whose pull request is open (whatever their status), oldest deadline first: what the follower reads. */
+  listOpenPullRequests(): Promise<ServiceRecord[]>;
 
   /** Provisional services not confirmed by `before` and not being deleted yet: what expires. */
   listUnconfirmedServices(before: Date): Promise<ServiceRecord[]>;

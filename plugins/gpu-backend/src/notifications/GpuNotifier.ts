@@ -270,6 +270,31 @@ export class GpuNotifier {
   }
 
   /**
+   * GitOps: the service's pull request was not merged in time, so Backstage closed it and released the quota: tell the
+   * platform team (who may have been expected to review it) and the service's team and requester.
+   */
+  pullRequestExpired(service: ServiceRecord): Promise<void> {
+    const pull = service.pullRequest;
+    return this.send('pull request expiry', {
+      recipients: {
+        type: 'entity',
+        entityRef: [...this.options.platformGroups, ...this.ownersOf(service)],
+      },
+      payload: {
+        title: `Pull request of ${service.name} (${service.team}) not merged in time`,
+        description: `${describePlacement(service)}: its pull request ${
+          pull?.url ?? ''
+        } was not merged in time. Backstage closed it, deleted the service and released its quota.`,
+        link: pull?.url ?? entityPageLink(service),
+        severity: 'high',
+        topic: NOTIFICATION_TOPICS.services,
+        scope: serviceScope(service.id),
+        metadata: this.metadataOf(service),
+      },
+    });
+  }
+
+  /**
    * Publishes a change on `gpu:service-changes` to the browsers of the team's members and the platform groups'.
    * Recipients are group refs only: the signals backend gives a socket that sent no token the identity
    * `user:default/guest` with no groups, so no group reaches it.

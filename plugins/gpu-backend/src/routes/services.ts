@@ -4,6 +4,7 @@ import {
   HttpAuthService,
 } from '@backstage/backend-plugin-api';
 import {
+  ConfirmServiceBody,
   GpuServiceView,
   UpdateServiceBody,
 } from '@gpu-platform/backstage-plugin-gpu-common';
@@ -101,7 +102,12 @@ export function registerServicesRoutes(
     send(
       res,
       await changeService(req, 'confirm', (credentials, id) =>
-        services.confirm(credentials, id),
+        // The spec checked the body's shape; the address's forge is checked by the service manager.
+        services.confirm(
+          credentials,
+          id,
+          (req.body as ConfirmServiceBody | undefined)?.pullRequestUrl,
+        ),
       ),
     );
   });

@@ -43,6 +43,8 @@ import {
   StoredManifest,
   UpdateServiceStatusInput,
 } from '../database';
+import type { Forges } from '../gitops/forges';
+import type { OwnedObjectsReader } from '../gitops/OwnedObjectsReader';
 import { chooseOption, placementOf } from './chooseOption';
 import { QUOTE_SNAPSHOT_MAX_AGE_MS, QuoteService } from './QuoteService';
 import {
@@ -57,6 +59,9 @@ const DEFAULT_APPLY_RETRY_FOR_MS = 5 * 60_000;
 
 /** How long a provisional service waits for its confirmation when not configured. */
 export const DEFAULT_CONFIRM_WITHIN_MS = 60 * 60_000;
+
+/** How long an open pull request of a GitOps service holds its reservation when not configured. */
+export const DEFAULT_MERGE_WITHIN_MS = 7 * 24 * 60 * 60_000;
 
 /** Actor of the deletes of provisional services nobody confirmed (audit trail). */
 export const CONFIRMATION_EXPIRY_ACTOR = 'system:gpu-confirmation-expiry';
@@ -124,6 +129,18 @@ export interface ServiceManagerOptions {
   /** Clock (tests). */
   now?: () => Date;
 }
+  /**
+   * GitOps: the forges pull requests are followed on (`integrations`), to check the request a confirmation records.
+   * Without them a confirmation with a pull request is refused.
+   */
+  forges?: Pick<Forges, 'resolve'>;
+  /** GitOps: how long an open pull request holds the reservation (`gpu.gitops.mergeWithin`; 7 days when omitted). */
+  mergeWithinMs?: number;
+  /**
+   * GitOps clusters read with a read-only credential, by name: a decommission of a service there waits until its
+   * objects are gone (`AwaitingPrune`) before the quota is released ({@link ServiceManager.completePrune}).
+   */
+  gitopsReaders?: ReadonlyMap<string, OwnedObjectsReader>;
 
 /** One cluster a service may be on: its target and, in apply mode, its applier. */
 export interface ClusterRoute {
@@ -567,9 +584,113 @@ export class ServiceManager {
       : undefined;
   }
 
-  /** Confirms a provisional service: it is no longer deleted when its confirmation time passes. */
-  async confirm(id: string, actor: string): Promise<ServiceRecord> {
-    return this.options.store.confirmService({ id, actor });
+  /**
+   * Confirms a provisional service: it is no longer deleted when its confirmation time passes. With the web address
+   * of the pull (merge) request that delivers a GitOps service, its reservation follows that request from then on
+   * (see `GitOpsFollower`): kept once merged, rolled back when closed unmerged, expired at `mergeWithin`. An address
+   * no configured forge serves is an InputError, and nothing is confirmed.
+   */
+  async confirm(
+    id: string,
+    actor: string,
+    pullRequestUrl?: string,
+  ): Promise<ServiceRecord> {
+    if (pullRequestUrl === undefined) {
+      return this.options.store.confirmService({ id, actor });
+    }
+    const { forges } = this.options;
+    if (!forges) {
+      throw new InputError(
+        `No forge is configured (integrations): the backend cannot follow the pull request ${pullRequestUrl}`,
+      );
+    }
+    const { ref } = forges.resolve(pullRequestUrl);
+    return this.options.store.confirmService({
+      id,
+      actor,
+      pullRequest: {
+        ...ref,
+        mergeBy: new Date(
+          this.now().getTime() +
+            (this.options.mergeWithinMs ?? DEFAULT_MERGE_WITHIN_MS),
+        ),
+      },
+    });
+  }
+
+  /**
+   * GitOps: ends the decommission of a service `AwaitingPrune` once its cluster (read with the read-only credential)
+   * has none of its objects left: `deleted`, quota released. Undefined while objects remain (with their count in the
+   * reason), when the service is not waiting for a prune, or when its cluster is not read.
+   */
+  async completePrune(
+    id: string,
+    actor: string,
+  ): Promise<{ service: ServiceRecord; remaining: number } | undefined> {
+    const service = await this.get(id);
+    const reader =
+      service.cluster !== undefined
+        ? this.options.gitopsReaders?.get(service.cluster)
+        : undefined;
+    if (
+      service.status !== 'deleting' ||
+      service.reason !== 'AwaitingPrune' ||
+      !reader
+    ) {
+      return undefined;
+    }
+    const remaining = await reader.remaining(service.id, ownedKinds(service));
+    if (remaining.length > 0) {
+      return { service, remaining: remaining.length };
+    }
+    const deleted = await this.compareAndSet({
+      id: service.id,
+      status: 'deleted',
+      reason: 'Deleted',
+      statusReason: `Deleted: the GitOps controller removed its objects from cluster ${service.cluster}; quota released`,
+      releaseReservation: true,
+      expectedStatus: ['deleting'],
+      expectedUpdatedAt: service.updatedAt,
+      actor,
+    });
+    return deleted.written ? { service: deleted.service, remaining: 0 } : undefined;
+  }
+
+  /**
+   * GitOps: rolls back a service whose pull request will never be merged (closed without merging, or expired): it is
+   * deleted and its quota released, with the reason code saying why. Nothing was applied by Backstage, and nothing
+   * merged, so nothing is in the cluster. Undefined when it is already deleted or being deleted.
+   */
+  async rollBackPullRequest(
+    id: string,
+    reason: 'PullRequestClosed' | 'PullRequestExpired',
+    actor: string,
+  ): Promise<ServiceRecord | undefined> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const service = await this.get(id);
+      if (service.status === 'deleting' || service.status === 'deleted') {
+        return undefined;
+      }
+      const written = await this.compareAndSet({
+        id: service.id,
+        status: 'deleted',
+        reason,
+        statusReason:
+          reason === 'PullRequestClosed'
+            ? `Its pull request ${service.pullRequest?.url ?? ''} was closed without merging: deleted and quota released`
+            : `Its pull request ${service.pullRequest?.url ?? ''} was not merged in time: closed, deleted and quota released`,
+        releaseReservation: true,
+        expectedStatus: [service.status],
+        expectedUpdatedAt: service.updatedAt,
+        actor,
+      });
+      if (written.written) {
+        return written.service;
+      }
+    }
+    throw new ConflictError(
+      `Service ${id} kept changing while its pull request was being rolled back; the next round tries again`,
+    );
   }
 
   /**
@@ -631,6 +752,24 @@ export class ServiceManager {
    */
   async teardown(
     id: string,
+  /**
+   * Whether a decommission of the service waits for its GitOps controller: GitOps, on a cluster read with a read-only
+   * credential, with manifests that may have been merged (not a pull request still open, closed or expired), and not
+   * deleted or waiting already.
+   */
+  private awaitsPrune(service: ServiceRecord): boolean {
+    return (
+      service.mode === 'gitops' &&
+      service.cluster !== undefined &&
+      this.options.gitopsReaders?.has(service.cluster) === true &&
+      Boolean(service.manifests?.length) &&
+      (service.pullRequest === undefined ||
+        service.pullRequest.state === 'merged') &&
+      service.status !== 'deleted' &&
+      service.status !== 'deleting'
+    );
+  }
+
     actor: string,
     options: { inLine?: boolean } = {},
   ): Promise<ServiceRecord> {
@@ -934,6 +1073,27 @@ export class ServiceManager {
         id: deleting.id,
         status: 'deleted',
         reason: 'Deleted',
+    if (service.status === 'deleting' && service.reason === 'AwaitingPrune') {
+      // Already decommissioned: the quota is released when the cluster shows the objects gone, not by asking again.
+      return service;
+    }
+    if (this.awaitsPrune(service)) {
+      // GitOps, on a cluster read back: the controller removes the objects once their directory is removed from the
+      // repository; the quota is held until the cluster shows them gone (completePrune).
+      return (
+        await this.compareAndSet({
+          id: service.id,
+          status: 'deleting',
+          reason: 'AwaitingPrune',
+          statusReason: `Waiting for the GitOps controller to remove its objects from cluster ${service.cluster} (remove its directory from the repository); quota stays held until they are gone`,
+          expectedStatus: [service.status],
+          expectedUpdatedAt: service.updatedAt,
+          actor,
+        })
+      ).written
+        ? this.get(service.id)
+        : undefined;
+    }
         statusReason: teardownReason(deleting, true, this.now()),
         releaseReservation: true,
         expectedStatus: ['deleting'],
@@ -1093,7 +1253,7 @@ function admissionPolicy(option: QuoteOption): AdmissionPolicy {
 }
 
 /** The kinds of the service's own objects (those with its service-id label), per namespace. */
-function ownedKinds(service: ServiceRecord): OwnedKind[] {
+export function ownedKinds(service: ServiceRecord): OwnedKind[] {
   const seen = new Map<string, OwnedKind>();
   for (const m of service.manifests ?? []) {
     const metadata = m.metadata as

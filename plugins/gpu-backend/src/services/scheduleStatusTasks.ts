@@ -37,6 +37,12 @@ export const DEFAULT_CONFIRMATION_CHECK_FREQUENCY: HumanDuration = {
 /** Resumes of one interrupted apply when `gpu.apply.resumeAttempts` is not set. */
 export const DEFAULT_RESUME_ATTEMPTS = 3;
 
+/** How long an open pull request of a GitOps service holds its reservation when not configured. */
+export const DEFAULT_MERGE_WITHIN: HumanDuration = { days: 7 };
+
+/** How often GitOps pull requests and prunes are read when not configured. */
+export const DEFAULT_GITOPS_CHECK_FREQUENCY: HumanDuration = { minutes: 1 };
+
 /** The status refresh and apply resume settings. */
 export interface StatusSettings {
   refreshFrequency: HumanDuration;
@@ -49,6 +55,10 @@ export interface StatusSettings {
   confirmWithinMs: number;
   /** How often the `gpu-confirmation-expiry` task looks for provisional services past their time. */
   confirmationCheckFrequency: HumanDuration;
+  /** GitOps: how long an open pull request holds its service's reservation (`gpu.gitops.mergeWithin`). */
+  mergeWithinMs: number;
+  /** GitOps: how often the `gpu-gitops-follow` task reads pull requests and prunes (`gpu.gitops.checkFrequency`). */
+  gitopsCheckFrequency: HumanDuration;
 }
 
 function duration(
@@ -107,6 +117,14 @@ export function readStatusSettings(config: RootConfigService): StatusSettings {
       config,
       'gpu.services.confirmationCheckFrequency',
       DEFAULT_CONFIRMATION_CHECK_FREQUENCY,
+    ),
+    mergeWithinMs: durationToMilliseconds(
+      duration(config, 'gpu.gitops.mergeWithin', DEFAULT_MERGE_WITHIN),
+    ),
+    gitopsCheckFrequency: duration(
+      config,
+      'gpu.gitops.checkFrequency',
+      DEFAULT_GITOPS_CHECK_FREQUENCY,
     ),
   };
 }

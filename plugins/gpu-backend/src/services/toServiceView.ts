@@ -78,6 +78,7 @@ export function toServiceView(
     createdBy: service.createdBy,
     createdAt: service.createdAt,
     updatedAt: service.updatedAt,
+    ...(service.pullRequest ? { pullRequest: service.pullRequest } : {}),
   };
 }
 

@@ -58,6 +58,21 @@ export const SERVICE_REASONS = [
   'Deleted',
   /** Deleted, but objects applied while it was being deleted may remain: a DELETE sweeps again. */
   'DeletedWithLeftovers',
+  /**
+   * GitOps: its pull (merge) request was closed without merging; the service is deleted and its quota released
+   * (rolled back).
+   */
+  'PullRequestClosed',
+  /**
+   * GitOps: its pull (merge) request was not merged within `gpu.gitops.mergeWithin`; the request is closed, the
+   * service deleted and its quota released, and the platform team is told.
+   */
+  'PullRequestExpired',
+  /**
+   * GitOps: deleted in Backstage, waiting for the GitOps controller to remove its objects from the cluster (read with
+   * a read-only credential); quota stays held until they are gone.
+   */
+  'AwaitingPrune',
 ] as const;
 
 /**

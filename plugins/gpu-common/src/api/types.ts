@@ -242,3 +242,42 @@ export interface GpuServiceView {
   createdAt: string;
   updatedAt: string;
 }
+  /** GitOps: the pull (merge) request that delivers it, which its reservation follows. */
+  pullRequest?: GpuServicePullRequest;
+
+/**
+ * Body of `POST /services/{id}/confirm`.
+ *
+ * @public
+ */
+export interface ConfirmServiceBody {
+  /**
+   * GitOps: web address of the pull (merge) request that delivers the service, on a host of `integrations`; its
+   * reservation then follows that request.
+   */
+  pullRequestUrl?: string;
+}
+
+/**
+ * Where a GitOps service's pull (merge) request stands, as the backend last read it from the forge: `open` holds the
+ * reservation until `mergeBy`; `merged` keeps it; `closed` (closed without merging) and `expired` (not merged by
+ * `mergeBy`, closed by the backend) released it.
+ *
+ * @public
+ */
+export type PullRequestState = 'open' | 'merged' | 'closed' | 'expired';
+
+/**
+ * The pull (merge) request of a GitOps service.
+ *
+ * @public
+ */
+export interface GpuServicePullRequest {
+  /** Its web address. */
+  url: string;
+  /** Its number on the forge (the merge request's iid on GitLab). */
+  number: number;
+  state: PullRequestState;
+  /** While open: when it expires unless merged (ISO 8601). */
+  mergeBy?: string;
+}

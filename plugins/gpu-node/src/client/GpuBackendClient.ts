@@ -11,6 +11,7 @@ import {
   ResponseError,
 } from '@backstage/errors';
 import {
+  ConfirmServiceBody,
   CreateServiceBody,
   GpuServiceView,
   PlatformManifestsResponse,
@@ -107,13 +108,19 @@ export class GpuBackendClient {
 
   /**
    * Confirms a service created with `provisional: true` (a template's last step), so that it is not deleted when its
-   * `confirmBy` passes; confirming a confirmed service answers it unchanged.
+   * `confirmBy` passes; confirming a confirmed service answers it unchanged. A GitOps service is confirmed with
+   * `body.pullRequestUrl`, the pull request that delivers it, which its reservation then follows.
    */
-  confirmService(id: string, options: GpuCallOptions): Promise<GpuServiceView> {
+  confirmService(
+    id: string,
+    options: GpuCallOptions,
+    body?: ConfirmServiceBody,
+  ): Promise<GpuServiceView> {
     return this.call(
       'POST',
       `/services/${encodeURIComponent(id)}/confirm`,
       options,
+      body,
     );
   }
 

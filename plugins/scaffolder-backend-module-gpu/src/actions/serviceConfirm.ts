@@ -19,6 +19,16 @@ const inputFields = {
       .describe(
         'Id of the GPU service a gpu:service:create step created with provisional: true (its serviceId output)',
       ),
+  pullRequestUrl: (z: typeof zod) =>
+    z
+      .string()
+      .url()
+      .max(2048)
+      .optional()
+      .describe(
+        'GitOps: web address of the pull (merge) request the template opened for the service; its reservation then ' +
+          'follows it (kept once merged, released when it is closed unmerged or not merged in time)',
+      ),
 };
 
 /**
@@ -60,9 +70,13 @@ export function createServiceConfirmAction(options: {
       }
       const credentials = await ctx.getInitiatorCredentials();
       try {
-        const service = await client.confirmService(input.serviceId, {
-          credentials,
-        });
+        const service = await client.confirmService(
+          input.serviceId,
+          { credentials },
+          input.pullRequestUrl
+            ? { pullRequestUrl: input.pullRequestUrl }
+            : undefined,
+        );
         ctx.logger.info(
           `Confirmed GPU service ${service.name} (${service.id}): ${service.status}`,
         );

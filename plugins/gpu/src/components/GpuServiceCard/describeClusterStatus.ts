@@ -46,11 +46,20 @@ export function statusLabel(status: ServiceStatus, reason?: ServiceReason): stri
         ? `Failed: ${FAILURES[reason]}`
         : 'Failed';
     case 'deleting':
-      return 'Deleting: removing it from the cluster';
+      return reason === 'AwaitingPrune'
+        ? 'Deleting: waiting for the GitOps controller to remove it'
+        : 'Deleting: removing it from the cluster';
     case 'deleted':
-      return reason === 'DeletedWithLeftovers'
-        ? 'Deleted: objects may remain'
-        : 'Deleted';
+      switch (reason) {
+        case 'DeletedWithLeftovers':
+          return 'Deleted: objects may remain';
+        case 'PullRequestClosed':
+          return 'Deleted: its pull request was closed without merging';
+        case 'PullRequestExpired':
+          return 'Deleted: its pull request was not merged in time';
+        default:
+          return 'Deleted';
+      }
     case 'pending-approval':
       return 'Pending approval';
     case 'approved':

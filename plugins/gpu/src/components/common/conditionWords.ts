@@ -37,6 +37,12 @@ const REASON_WORDS: Record<string, string> = {
     'removing it from the cluster failed; its quota stays held until a retry',
   Deleted: 'deleted',
   DeletedWithLeftovers: 'deleted, but objects may remain in the cluster',
+  PullRequestClosed:
+    'its pull request was closed without merging: deleted and quota released',
+  PullRequestExpired:
+    'its pull request was not merged in time: closed, deleted and quota released',
+  AwaitingPrune:
+    'waiting for the GitOps controller to remove it from the cluster; quota stays held',
 };
 
 /** {@link REASON_WORDS} of a reason code; the code itself for one without words. */

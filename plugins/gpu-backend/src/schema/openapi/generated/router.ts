@@ -496,14 +496,36 @@ export const spec = {
       post: {
         operationId: 'confirmService',
         summary:
-          'Confirm a provisional service (permission gpu.service.update, member of the team): it is no longer deleted when its confirmation time passes. Confirming a confirmed service changes nothing.',
+          'Confirm a provisional service (permission gpu.service.update, member of the team): it is no longer deleted when its confirmation time passes. Confirming a confirmed service changes nothing. A GitOps service is confirmed with the pull (merge) request that delivers it: its reservation then follows that request (kept once merged, rolled back when it is closed unmerged, expired after gpu.gitops.mergeWithin).',
+        requestBody: {
+          required: false,
+          content: {
+            'application/json': {
+              schema: {
+                $ref: '#/components/schemas/ConfirmServiceBody',
+              },
+            },
+          },
+        },
         responses: {
           '200': {
-            description: 'The service, confirmed (no confirmBy).',
+            description:
+              'The service, confirmed (no confirmBy), with its pull request when one was given.',
             content: {
               'application/json': {
                 schema: {
                   $ref: '#/components/schemas/GpuServiceView',
+                },
+              },
+            },
+          },
+          '400': {
+            description:
+              'The pull request is given for a service that is not in GitOps mode, or is not an address of a forge of integrations; nothing is confirmed.',
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/ApiError',
                 },
               },
             },
@@ -519,7 +541,7 @@ export const spec = {
           },
           '409': {
             description:
-              'The service is being deleted or deleted (its confirmation time passed, or it was deleted) and can no longer be confirmed.',
+              'The service is being deleted or deleted (its confirmation time passed, or it was deleted) and can no longer be confirmed, or it already follows another pull request.',
             content: {
               'application/json': {
                 schema: {
@@ -1587,6 +1609,49 @@ export const spec = {
         type: 'object',
         additionalProperties: false,
         required: [
+      ConfirmServiceBody: {
+        description: 'What POST /services/{id}/confirm may carry.',
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          pullRequestUrl: {
+            description:
+              'GitOps: web address of the pull (merge) request that delivers the service, on a host of integrations (gitea, github or gitlab).',
+            type: 'string',
+            format: 'uri',
+            maxLength: 2048,
+          },
+        },
+      },
+      GpuServicePullRequest: {
+        description:
+          'The pull (merge) request of a GitOps service, which its reservation follows.',
+        type: 'object',
+        additionalProperties: false,
+        required: ['url', 'number', 'state'],
+        properties: {
+          url: {
+            type: 'string',
+            description: 'Its web address.',
+          },
+          number: {
+            type: 'integer',
+            description:
+              "Its number on the forge (the merge request's iid on GitLab).",
+          },
+          state: {
+            description:
+              'open (holds the reservation until mergeBy), merged (kept), closed (closed without merging: rolled back) or expired (not merged by mergeBy: closed by Backstage and rolled back).',
+            type: 'string',
+            enum: ['open', 'merged', 'closed', 'expired'],
+          },
+          mergeBy: {
+            description: 'While open, when it expires unless merged.',
+            type: 'string',
+            format: 'date-time',
+          },
+        },
+      },
           'type',
           'status',
           'reason',
@@ -1602,6 +1667,9 @@ export const spec = {
             type: 'string',
             enum: ['True', 'False', 'Unknown'],
           },
+          'PullRequestClosed',
+          'PullRequestExpired',
+          'AwaitingPrune',
           reason: {
             $ref: '#/components/schemas/ServiceReason',
           },
@@ -3281,6 +3349,9 @@ export const spec = {
           environment: {
             type: 'string',
           },
+          pullRequest: {
+            $ref: '#/components/schemas/GpuServicePullRequest',
+          },
           status: {
             description: 'The summary of the conditions.',
             allOf: [
@@ -3425,6 +3496,9 @@ export const spec = {
             type: 'string',
             minLength: 1,
             maxLength: 512,
+          },
+          pullRequest: {
+            $ref: '#/components/schemas/GpuServicePullRequest',
           },
           command: {
             type: 'array',

@@ -8,6 +8,7 @@ import { ApiError } from '../models/ApiError.model';
 import { AuditEventPage } from '../models/AuditEventPage.model';
 import { BatchJobStatus } from '../models/BatchJobStatus.model';
 import { BatchJobSubmission } from '../models/BatchJobSubmission.model';
+import { ConfirmServiceBody } from '../models/ConfirmServiceBody.model';
 import { CreateService200Response } from '../models/CreateService200Response.model';
 import { CreateServiceBody } from '../models/CreateServiceBody.model';
 import { DecisionBody } from '../models/DecisionBody.model';
@@ -58,7 +59,14 @@ export type ConfirmService = {
   path: {
     id: string;
   };
-  response: GpuServiceView | ApiError | ApiError | ApiError | ApiError;
+  body: ConfirmServiceBody;
+  response:
+    | GpuServiceView
+    | ApiError
+    | ApiError
+    | ApiError
+    | ApiError
+    | ApiError;
 };
 /**
  * @public

@@ -5,6 +5,7 @@
 // ******************************************************************
 import { ApprovalView } from '../models/ApprovalView.model';
 import { ClusterMode } from '../models/ClusterMode.model';
+import { GpuServicePullRequest } from '../models/GpuServicePullRequest.model';
 import { KubernetesObject } from '../models/KubernetesObject.model';
 import { Placement } from '../models/Placement.model';
 import { ServiceClusterStatus } from '../models/ServiceClusterStatus.model';
@@ -75,5 +76,6 @@ export interface GpuServiceDetail {
   createdAt: Date;
   updatedAt: Date;
   manifests: Array<KubernetesObject>;
+  pullRequest?: GpuServicePullRequest;
   clusterStatus?: ServiceClusterStatus;
 }

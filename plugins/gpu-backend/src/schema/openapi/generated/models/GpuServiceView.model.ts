@@ -5,6 +5,7 @@
 // ******************************************************************
 import { ApprovalView } from '../models/ApprovalView.model';
 import { ClusterMode } from '../models/ClusterMode.model';
+import { GpuServicePullRequest } from '../models/GpuServicePullRequest.model';
 import { Placement } from '../models/Placement.model';
 import { ServiceCondition } from '../models/ServiceCondition.model';
 import { ServiceReason } from '../models/ServiceReason.model';
@@ -72,3 +73,4 @@ export interface GpuServiceView {
   createdAt: Date;
   updatedAt: Date;
 }
+  pullRequest?: GpuServicePullRequest;

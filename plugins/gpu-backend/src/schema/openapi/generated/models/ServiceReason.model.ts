@@ -31,4 +31,7 @@ export type ServiceReason =
   | 'Deleting'
   | 'TeardownFailed'
   | 'Deleted'
-  | 'DeletedWithLeftovers';
+  | 'DeletedWithLeftovers'
+  | 'PullRequestClosed'
+  | 'PullRequestExpired'
+  | 'AwaitingPrune';
