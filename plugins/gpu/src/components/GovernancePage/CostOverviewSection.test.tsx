@@ -142,4 +142,32 @@ describe('CostOverviewSection', () => {
     ).not.toBeInTheDocument();
     expect(api.callsOf('getOverview')).toEqual([]);
   });
+  it('names the services left out of usage and idle, and prices busy time above the shares held, beside the totals', async () => {
+    const api = new FakeGpuApi();
+    api.overview = async label => ({
+      ...overviewFixture(label),
+      withoutUsage: [{ serviceId: 'svc-old', name: 'old-notebook' }],
+      aboveShareMicros: 1_250_000,
+    });
+    await renderSection(api);
+
+    expect(
+      await screen.findByTestId('overview-without-usage'),
+    ).toHaveTextContent(
+      'Usage and idle leave out 1 service(s) whose utilisation is unknown in the window (7d; their allocation is in the totals): old-notebook.',
+    );
+    expect(screen.getByTestId('overview-above-share')).toHaveTextContent(
+      '$1.25 of busy time on shared GPUs was above the shares the services hold in the window (7d)',
+    );
+  });
+
+  it('says nothing of either when every service has usage and no pod was above its share', async () => {
+    const api = new FakeGpuApi();
+    api.overview = async label => overviewFixture(label);
+    await renderSection(api);
+
+    expect(await screen.findByTestId('overview-totals')).toBeInTheDocument();
+    expect(screen.queryByTestId('overview-without-usage')).toBeNull();
+    expect(screen.queryByTestId('overview-above-share')).toBeNull();
+  });
 });

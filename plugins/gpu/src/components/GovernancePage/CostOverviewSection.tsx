@@ -23,6 +23,7 @@ import { CostExportForm } from './CostExportForm';
 import { GroupRollUpTable } from './GroupRollUpTable';
 import { CostLeaderboard } from './CostLeaderboard';
 import { monthElapsed } from './monthElapsed';
+import { UsageCompletenessNote } from './UsageCompletenessNote';
 import { WasteLeaderboard } from './WasteLeaderboard';
 
 const METRICS_NOTE: Record<string, string> = {
@@ -134,6 +135,11 @@ function CostOverview(props: {
             : ''}
           .
         </Typography>
+        <UsageCompletenessNote
+          withoutUsage={value.withoutUsage}
+          aboveShareMicros={value.aboveShareMicros}
+          windowLabel={value.window.label}
+        />
       </Grid>
       <Grid item xs={12}>
         <BudgetBurnTable

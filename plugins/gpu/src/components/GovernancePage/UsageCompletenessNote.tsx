@@ -1,0 +1,38 @@
+import {
+  formatUsd,
+  ServiceWithoutUsage,
+  UsdMicros,
+} from '@gpu-platform/backstage-plugin-gpu-common';
+import Typography from '@material-ui/core/Typography';
+
+/**
+ * What the overview's usage and idle figures leave out, said beside them: the services whose utilisation is unknown
+ * (their allocation is in the totals, not in usage and idle), and the busy time of shared GPUs above the shares the
+ * services hold (MPS pods busier than their share), which is in no service's usage and is priced apart.
+ */
+export function UsageCompletenessNote(props: {
+  withoutUsage?: ServiceWithoutUsage[];
+  aboveShareMicros?: UsdMicros;
+  windowLabel: string;
+}) {
+  const { withoutUsage = [], aboveShareMicros = 0, windowLabel } = props;
+  if (withoutUsage.length === 0 && aboveShareMicros <= 0) return null;
+  return (
+    <>
+      {withoutUsage.length > 0 && (
+        <Typography variant="body2" data-testid="overview-without-usage">
+          Usage and idle leave out {withoutUsage.length} service(s) whose
+          utilisation is unknown in the window ({windowLabel}; their allocation
+          is in the totals): {withoutUsage.map(s => s.name).join(', ')}.
+        </Typography>
+      )}
+      {aboveShareMicros > 0 && (
+        <Typography variant="body2" data-testid="overview-above-share">
+          {formatUsd(aboveShareMicros)} of busy time on shared GPUs was above
+          the shares the services hold in the window ({windowLabel}): it is in
+          no service's usage, priced at each pool's GPU-hour price.
+        </Typography>
+      )}
+    </>
+  );
+}
