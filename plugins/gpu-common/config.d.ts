@@ -308,6 +308,15 @@ export interface Config {
        * quotas do.
        */
       whenOverPoolCapacity?: 'refuse' | 'approval';
+      /**
+       * What a service that autoscales reserves against its team's quota and is priced at, in the quote, at create
+       * and at change. `maximum` (default): its maximum replicas, so every replica KEDA or the HPA may start is held.
+       * `minimum-plus-burst`: its minimum replicas (at least 1, so a service scaled to zero can always wake); the
+       * replicas above run within the team's quota that nothing reserves: Kueue admits them while it has room, and
+       * they wait otherwise. The quote says which (`scaling.basis`) and, for the burst, what it would add a month and
+       * how many burst replicas the quota has room for.
+       */
+      autoscaledReplicas?: 'maximum' | 'minimum-plus-burst';
     };
 
     /** Who governs the GPU platform, as the shipped permission policy and the notifications read it. */

@@ -233,6 +233,9 @@ describeOnLocalCluster(
       );
 
       // Eight: KEDA asks for four; the fourth pod stays gated, its Workload pending with Kueue's reason on the service.
+          // The minimum is reserved and priced; replicas above it burst into the team's unreserved quota, where
+          // Kueue admits them while it has room (the fourth replica below waits).
+          admission: { autoscaledReplicas: 'minimum-plus-burst' },
       metrics.setDepth(NAMESPACE, queueScaled.name, 8);
       const pending = await eventually(
         'a fourth replica waiting for quota, with Kueue’s reason in the service status',

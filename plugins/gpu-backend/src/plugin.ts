@@ -11,6 +11,7 @@ import {
   gpuQuotaReadPermission,
   gpuQuotaUpdatePermission,
   gpuServicePermissions,
+  readAutoscaledReplicasPolicy,
   readPlatformConfig,
   readPlatformGroups,
   readPlatformOperations,
@@ -121,6 +122,7 @@ export const gpuPlugin = createBackendPlugin({
           clusterConfig.list(),
         );
         const whenOverPoolCapacity = readPoolCapacityPolicy(config);
+        const autoscaledReplicas = readAutoscaledReplicasPolicy(config);
         const operations = readPlatformOperations(config, platform);
         const reconcileSettings = readReconcileSettings(config);
         const serviceDefaults = readServiceDefaults(config, platform);
@@ -239,6 +241,7 @@ export const gpuPlugin = createBackendPlugin({
           store,
           capacities: usage.capacities,
           whenOverPoolCapacity,
+          autoscaledReplicas,
         });
         // The reconciler's work queue: writes record desired state and return; the queue's worker applies or tears
         // down (one service at a time per id, a few at once), and the scheduled resume takes over what a stopped

@@ -259,7 +259,44 @@ describe('OpenAPI description of /api/gpu', () => {
       }
     }
 
-    it('for the service lifecycle, quotas, approvals, audit and errors', async () => {
+    it('for quotes of an autoscaled request under either gpu.admission.autoscaledReplicas', async () => {
+      const autoscaled = {
+        ...summariserRequest,
+        tier: 'dedicated',
+        pool: 'l4-ondemand',
+        autoscaling: {
+          minReplicas: 0,
+          maxReplicas: 3,
+          targetQueueDepth: 2,
+          engine: 'keda',
+        },
+      };
+      for (const autoscaledReplicas of ['maximum', 'minimum-plus-burst']) {
+        const backend = await startTestBackend({
+          features: [
+            gpuPlugin,
+            mockServices.rootConfig.factory({
+              data: {
+                gpu: {
+                  ...demoPlatformConfig,
+                  admission: { autoscaledReplicas },
+                },
+              },
+            }),
+            memberOfMlPlatform,
+          ],
+        });
+        const quote = await request(backend.server)
+          .post('/api/gpu/quote')
+          .send(autoscaled);
+        expect(quote.status).toBe(200);
+        expectConforms(quote, 'post', '/quote');
+        expect(quote.body.options[0].scaling.basis).toBe(autoscaledReplicas);
+        await backend.stop();
+      }
+    });
+
+    it('for the service lifecycle, quotes, quotas, approvals, audit and errors', async () => {
       const { server } = await startTestBackend({
         features: [gpuPlugin, config, memberOfMlPlatform],
       });

@@ -28,7 +28,15 @@ async function setup() {
     platform,
   });
   await seedQuotas({ platform, store, logger: mockServices.logger.mock() });
-  return { knex, store, quotes: createQuoteService({ platform, store }) };
+  return {
+    knex,
+    store,
+    quotes: createQuoteService({
+      platform,
+      store,
+      autoscaledReplicas: 'maximum',
+    }),
+  };
 }
 
 /** Counts the reads of `team_quotas` (one per quota read) while `fn` runs. */

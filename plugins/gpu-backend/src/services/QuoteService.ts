@@ -1,4 +1,5 @@
 import {
+  AutoscaledReplicasPolicy,
   DEFAULT_POOL_CAPACITY_POLICY,
   FitAndPriceOption,
   Platform,
@@ -71,8 +72,13 @@ export function createQuoteService(options: {
   capacities?: CapacitySource;
   /** What admission does with a request beyond its pool's free capacity; the quote says the same (default `approval`). */
   whenOverPoolCapacity?: PoolCapacityPolicy;
+  /**
+   * What an autoscaled request reserves and is priced at (`gpu.admission.autoscaledReplicas`, read once by
+   * `readAutoscaledReplicasPolicy`): every quote, and so every reservation made from one, follows it.
+   */
+  autoscaledReplicas: AutoscaledReplicasPolicy;
 }): QuoteService & FitAndPriceQuotes {
-  const { platform, store, capacities } = options;
+  const { platform, store, capacities, autoscaledReplicas } = options;
   const whenOverPoolCapacity =
     options.whenOverPoolCapacity ?? DEFAULT_POOL_CAPACITY_POLICY;
   return {
@@ -91,7 +97,7 @@ export function createQuoteService(options: {
           request,
           { reservedGpuUnits: {}, committedMonthlyCost: 0 },
           undefined,
-          { measuredCapacities, poolCapacity },
+          { measuredCapacities, poolCapacity, autoscaledReplicas },
         );
       }
       return quoteService(
@@ -103,7 +109,7 @@ export function createQuoteService(options: {
           month,
         },
         ledger.allowance,
-        { measuredCapacities, poolCapacity },
+        { measuredCapacities, poolCapacity, autoscaledReplicas },
       );
     },
     async quoteFitAndPrice(request) {
@@ -112,7 +118,10 @@ export function createQuoteService(options: {
         request,
         { reservedGpuUnits: {}, committedMonthlyCost: 0 },
         policyOnlyAllowance(platform, request.team),
-        { measuredCapacities: (await capacities?.current()) ?? [] },
+        {
+          measuredCapacities: (await capacities?.current()) ?? [],
+          autoscaledReplicas,
+        },
       );
       return {
         ...quote,

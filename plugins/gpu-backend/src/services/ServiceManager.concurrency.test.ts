@@ -88,7 +88,11 @@ describe.each(databases.eachSupportedId())(
         platform,
       });
       const target = mode === 'apply' ? applyTarget : dryRunTarget;
-      const quotes = createQuoteService({ platform, store });
+      const quotes = createQuoteService({
+        platform,
+        store,
+        autoscaledReplicas: 'maximum',
+      });
       const manager = new ServiceManager({
         platform,
         store,

@@ -54,7 +54,11 @@ describe.each(databases.eachSupportedId())('provisional services on %p', id => {
     const manager = new ServiceManager({
       platform,
       store: wrap(store),
-      quotes: createQuoteService({ platform, store }),
+      quotes: createQuoteService({
+        platform,
+        store,
+        autoscaledReplicas: 'maximum',
+      }),
       target: { mode: 'dry-run' },
       logger: mockServices.logger.mock(),
       confirmWithinMs: CONFIRM_WITHIN_MS,

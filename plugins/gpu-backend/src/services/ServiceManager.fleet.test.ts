@@ -51,7 +51,11 @@ async function manager(mode: ClusterTarget['mode'] = 'dry-run') {
     services: new ServiceManager({
       platform,
       store,
-      quotes: createQuoteService({ platform, store }),
+      quotes: createQuoteService({
+        platform,
+        store,
+        autoscaledReplicas: 'maximum',
+      }),
       target: { ...dev, mode },
       clusters: new Map([
         ['dev', { target: { ...dev, mode } }],

@@ -71,7 +71,11 @@ describe.each(databases.eachSupportedId())('ServiceManager on %p', id => {
     const manager = new ServiceManager({
       platform,
       store,
-      quotes: createQuoteService({ platform, store }),
+      quotes: createQuoteService({
+        platform,
+        store,
+        autoscaledReplicas: 'maximum',
+      }),
       target,
       applier: createClusterApplier({
         target,

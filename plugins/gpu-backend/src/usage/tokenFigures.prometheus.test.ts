@@ -357,6 +357,7 @@ describe.each(prometheusVersions.available)(
         platform,
         store,
         capacities: usage.capacities,
+        autoscaledReplicas: 'maximum',
       });
       const request: ServiceRequest = {
         name: 'writer-two',

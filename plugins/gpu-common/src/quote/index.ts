@@ -1,3 +1,4 @@
+export * from './autoscaledReplicas';
 export * from './environmentPreference';
 export * from './quoteService';
 export * from './types';

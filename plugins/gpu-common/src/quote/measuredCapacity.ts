@@ -1,3 +1,4 @@
+import type { AutoscaledReplicasPolicy } from './autoscaledReplicas';
 import type { PoolCapacityPolicy, PoolHeldUnits } from './poolCapacityFit';
 import { defaultDtypeFor } from '../platform/checkpoints';
 import { findModel } from '../platform/lookups';
@@ -137,4 +138,9 @@ export interface QuoteOptions {
     held: Record<string, PoolHeldUnits>;
     whenOverPoolCapacity: PoolCapacityPolicy;
   };
+  /**
+   * What an autoscaled request reserves and is priced at: the platform's `gpu.admission.autoscaledReplicas`
+   * (`readAutoscaledReplicasPolicy`); default `maximum`.
+   */
+  autoscaledReplicas?: AutoscaledReplicasPolicy;
 }

@@ -58,10 +58,16 @@ import {
 import { MeasuredCapacity, QuoteOptions } from './measuredCapacity';
 import { replicaCapacity } from './replicaCapacity';
 import {
+  AutoscaledReplicasPolicy,
+  DEFAULT_AUTOSCALED_REPLICAS_POLICY,
+  OptionScaling,
+} from './autoscaledReplicas';
+import {
   DtypeOption,
   OptionCost,
   OptionThroughput,
   PolicyVerdict,
+  QuotaFit,
   Quote,
   QuoteOption,
   QuoteRecommendation,
@@ -85,6 +91,9 @@ interface QuoteContext {
   prices: ReadonlyMap<string, PoolPrice>;
   measuredCapacities: readonly MeasuredCapacity[];
   poolCapacity?: QuoteOptions['poolCapacity'];
+  /** The replicas every option reserves and prices (the same on every slice). */
+  replicas: number;
+  scaling: OptionScaling;
 }
 
 /**
@@ -96,6 +105,11 @@ interface QuoteContext {
  * Every dtype of the model on the runtime is listed in `dtypes` with its checkpoint or why there is none; a request in
  * a dtype without a checkpoint gets no options (its entry in `dtypes` says why), not an error.
  *
+ * An autoscaled request is reserved and priced at its maximum replicas or at its minimum (at least 1) with the burst
+ * above it, as `extra.autoscaledReplicas` (the platform's `gpu.admission.autoscaledReplicas`, default `maximum`)
+ * decides; each option's `scaling` says which, and `replicas`, `gpuEquivalents`, cost, quota, budget and the
+ * capacity behind the cost per 1,000 tokens are those of the replicas reserved.
+ *
  * Quota and budget are weighed in integers (GPU units, micro-dollars) against `allowance`, the team's stored quota
  * when the caller has one, else what app-config gives the team (`allowanceFromConfig`), by the one quota rule
  * (`quotaFit`, `budgetFit`) admission also uses.
@@ -103,7 +117,7 @@ interface QuoteContext {
  * Pure and synchronous; it runs on every keystroke of the service form.
  *
  * @throws GpuDomainError `UNKNOWN_TEAM`, `UNKNOWN_ENVIRONMENT`, `UNKNOWN_MODEL` or `UNKNOWN_POOL` for names the
- *   platform does not have, `OUT_OF_RANGE` for negative replicas, demand or usage, or an allowance of another team.
+ *   platform does not have, `OUT_OF_RANGE` for negative replicas, demand or usage, an autoscaling range that is not one, or an allowance of another team.
  * @public
  */
 export function quoteService(
@@ -133,6 +147,10 @@ export function quoteService(
     prices: poolPrices(platform),
     measuredCapacities: extra.measuredCapacities ?? [],
     poolCapacity: extra.poolCapacity,
+    ...replicasToPrice(
+      request,
+      extra.autoscaledReplicas ?? DEFAULT_AUTOSCALED_REPLICAS_POLICY,
+    ),
   };
 
   const dtypes = dtypeOptions(model, request.runtime);
@@ -191,16 +209,24 @@ function dtypeOptions(model: ModelSpec, runtime: Runtime): DtypeOption[] {
 }
 
 function quoteOption(context: QuoteContext, fit: FitResult): QuoteOption {
-  const { request, environment, team, usage, allowance } = context;
+  const { environment, team, usage, allowance } = context;
   const slice = fit.slice;
   const price = context.prices.get(slice.pool)!;
-  const replicas = request.replicas;
+  const { replicas, scaling } = context;
   const gpuUnits = slice.gpuUnits * replicas;
+  const burstUnits = slice.gpuUnits * scaling.burstReplicas;
 
   const cost: OptionCost = {
     gpuHour: price.gpuHour,
     hourly: unitsCost(price, gpuUnits, 1),
     monthly: unitsCost(price, gpuUnits, context.platform.hoursPerMonth),
+    ...(burstUnits > 0 && {
+      burstMonthly: unitsCost(
+        price,
+        burstUnits,
+        context.platform.hoursPerMonth,
+      ),
+    }),
   };
   if (price.onDemand) {
     cost.spotSavingMonthly =
@@ -214,13 +240,19 @@ function quoteOption(context: QuoteContext, fit: FitResult): QuoteOption {
     ? usage.reservedGpuUnits[slice.pool]
     : 0;
   const quotaUnits = quotaFit(nominalUnits, heldUnits, gpuUnits);
-  const quota = {
+  const quota: QuotaFit = {
     pool: slice.pool,
     nominal: gpuEquivalentsOf(nominalUnits),
     used: gpuEquivalentsOf(heldUnits),
     requested: gpuEquivalentsOf(gpuUnits),
     remaining: gpuEquivalentsOf(quotaUnits.remaining),
     fits: quotaUnits.fits,
+    ...(scaling.basis === 'minimum-plus-burst' && {
+      burstReplicasWithinQuota: Math.min(
+        scaling.burstReplicas,
+        Math.floor(Math.max(quotaUnits.remaining, 0) / slice.gpuUnits),
+      ),
+    }),
   };
 
   const monthlyBudget = allowance.monthlyBudgetMicros;
@@ -325,6 +357,7 @@ function quoteOption(context: QuoteContext, fit: FitResult): QuoteOption {
     fullLengthSequences: fit.fullLengthSequences,
     capacityType: price.pool.capacityType,
     replicas,
+    scaling,
     gpuEquivalents: quota.requested,
     cost,
     throughput,
@@ -359,7 +392,7 @@ function quoteThroughput(
   fit: FitResult,
   cost: OptionCost,
 ): OptionThroughput {
-  const { request } = context;
+  const { request, replicas } = context;
   const perReplica = replicaCapacity(
     context.platform,
     request,
@@ -367,8 +400,8 @@ function quoteThroughput(
     context.measuredCapacities,
   );
   const capacity =
-    perReplica !== undefined && request.replicas > 0
-      ? perReplica.tokensPerSecond * request.replicas
+    perReplica !== undefined && replicas > 0
+      ? perReplica.tokensPerSecond * replicas
       : undefined;
   const capacityBasis: Pick<OptionThroughput, 'capacityBasis' | 'measuredBy'> =
     capacity === undefined
@@ -560,6 +593,21 @@ function checkNumbers(request: ServiceRequest, usage: TeamUsage): void {
       `replicas ${request.replicas} is not a whole number of 0 or more; allowed: 0, 1, 2, ...`,
     );
   }
+  const autoscaling = request.autoscaling;
+  if (
+    autoscaling &&
+    !(
+      Number.isInteger(autoscaling.minReplicas) &&
+      Number.isInteger(autoscaling.maxReplicas) &&
+      autoscaling.minReplicas >= 0 &&
+      autoscaling.maxReplicas >= Math.max(autoscaling.minReplicas, 1)
+    )
+  ) {
+    throw new GpuDomainError(
+      'OUT_OF_RANGE',
+      `autoscaling from ${autoscaling.minReplicas} to ${autoscaling.maxReplicas} replicas is not a range of whole numbers; allowed: minReplicas 0 or more, maxReplicas at least minReplicas and 1`,
+    );
+  }
   const demand = request.expectedTokensPerSecond;
   if (demand !== undefined && !(demand >= 0 && Number.isFinite(demand))) {
     throw new GpuDomainError(
@@ -588,4 +636,30 @@ function checkNumbers(request: ServiceRequest, usage: TeamUsage): void {
       );
     }
   }
+}
+
+/** The replicas reserved and priced for a request under a policy, and the scaling that says so. */
+function replicasToPrice(
+  request: Pick<ServiceRequest, 'replicas' | 'autoscaling'>,
+  policy: AutoscaledReplicasPolicy,
+): { replicas: number; scaling: OptionScaling } {
+  const autoscaling = request.autoscaling;
+  if (!autoscaling) {
+    return {
+      replicas: request.replicas,
+      scaling: { basis: 'fixed', burstReplicas: 0 },
+    };
+  }
+  const { minReplicas, maxReplicas } = autoscaling;
+  const replicas =
+    policy === 'maximum' ? maxReplicas : Math.max(minReplicas, 1);
+  return {
+    replicas,
+    scaling: {
+      basis: policy,
+      minReplicas,
+      maxReplicas,
+      burstReplicas: maxReplicas - replicas,
+    },
+  };
 }

@@ -1,6 +1,7 @@
 import { UsdMicros } from '../cost/money';
 import { CapacityType, Dtype } from '../platform/types';
 import { FitResult } from '../sizing/fitSlices';
+import type { OptionScaling } from './autoscaledReplicas';
 import type { MonthSpend } from './governance';
 import type { MeasuredCapacitySource } from './measuredCapacity';
 import type { PoolCapacityFit } from './poolCapacityFit';
@@ -49,6 +50,12 @@ export interface QuotaFit {
   /** nominal - used - requested; negative when over quota. */
   remaining: number;
   fits: boolean;
+  /**
+   * `minimum-plus-burst` (see {@link QuoteOption.scaling}): how many of the burst replicas the team's quota has room
+   * for after this option (`remaining` / one replica's share, at most `scaling.burstReplicas`). Kueue admits that many
+   * while the team's other services do not burst into the same room; the rest wait. Absent for other bases.
+   */
+  burstReplicasWithinQuota?: number;
 }
 
 /**
@@ -73,10 +80,16 @@ export interface BudgetFit {
 export interface OptionCost {
   /** Price of one whole GPU of the pool per hour. */
   gpuHour: UsdMicros;
-  /** All replicas, per hour. */
+  /** The replicas reserved and priced ({@link QuoteOption.replicas}), per hour. */
   hourly: UsdMicros;
-  /** All replicas, per month (`Platform.hoursPerMonth`). */
+  /** The replicas reserved and priced, per month (`Platform.hoursPerMonth`). */
   monthly: UsdMicros;
+  /**
+   * `minimum-plus-burst`: what the burst replicas (`scaling.burstReplicas`) would add running the whole month, the
+   * most bursting can cost. Not reserved, not in `monthly` and not weighed against the budget: billed only while they
+   * run. Absent when there is no burst.
+   */
+  burstMonthly?: UsdMicros;
   /** Monthly saving against the cheapest on-demand pool of the same GPU model, for spot pools. */
   spotSavingMonthly?: UsdMicros;
   /** Cost per 1,000 output tokens at the tokens/s actually served (demand, capped by capacity). */
@@ -140,7 +153,14 @@ export interface QuoteOption extends Omit<FitResult, 'fits' | 'reason'> {
    */
   cluster?: string;
   capacityType: CapacityType;
+  /**
+   * Replicas reserved against the team's quota and priced: the request's `replicas`, or for an autoscaled request
+   * its maximum or its minimum (at least 1), as the platform's `gpu.admission.autoscaledReplicas` decides;
+   * `scaling.basis` says which.
+   */
   replicas: number;
+  /** Why `replicas` are the ones reserved and priced, with the autoscaling range and the burst above them. */
+  scaling: OptionScaling;
   /** GPU share x replicas. */
   gpuEquivalents: number;
   cost: OptionCost;

@@ -2523,6 +2523,30 @@ export const spec = {
           'reasons',
         ],
         properties: {
+      OptionScaling: {
+        description:
+          "Why an option's replicas are the ones reserved and priced: fixed (the request does not autoscale), maximum (its maximum replicas) or minimum-plus-burst (its minimum, at least 1; the replicas above run within the team's unreserved quota), as gpu.admission.autoscaledReplicas decides.",
+        type: 'object',
+        additionalProperties: false,
+        required: ['basis', 'burstReplicas'],
+        properties: {
+          basis: {
+            type: 'string',
+            enum: ['fixed', 'maximum', 'minimum-plus-burst'],
+          },
+          minReplicas: {
+            type: 'integer',
+          },
+          maxReplicas: {
+            type: 'integer',
+          },
+          burstReplicas: {
+            type: 'integer',
+            description:
+              'minimum-plus-burst: replicas the service may add above those reserved; 0 otherwise.',
+          },
+        },
+      },
           cluster: {
             type: 'string',
             description:
@@ -2536,6 +2560,7 @@ export const spec = {
           },
           availableBytes: {
             type: 'number',
+          'scaling',
           },
           requiredBytes: {
             type: 'number',
@@ -2574,6 +2599,11 @@ export const spec = {
               },
               spotSavingMonthly: {
                 $ref: '#/components/schemas/UsdMicros',
+            description:
+              "Replicas reserved against the team's quota and priced: the request's replicas, or for an autoscaled request its maximum or its minimum (at least 1), as gpu.admission.autoscaledReplicas decides (scaling.basis says which).",
+          },
+          scaling: {
+            $ref: '#/components/schemas/OptionScaling',
               },
               costPerThousandTokens: {
                 $ref: '#/components/schemas/UsdMicros',
@@ -2592,6 +2622,15 @@ export const spec = {
               },
             },
           },
+              burstMonthly: {
+                description:
+                  'minimum-plus-burst: what the burst replicas would add running the whole month; not reserved, not in monthly and not weighed against the budget.',
+                allOf: [
+                  {
+                    $ref: '#/components/schemas/UsdMicros',
+                  },
+                ],
+              },
           throughput: {
             type: 'object',
             additionalProperties: false,
@@ -2677,6 +2716,11 @@ export const spec = {
               },
               committed: {
                 $ref: '#/components/schemas/UsdMicros',
+              burstReplicasWithinQuota: {
+                type: 'integer',
+                description:
+                  "minimum-plus-burst: how many of the burst replicas the team's quota has room for after this option (Kueue admits those; the rest wait).",
+              },
               },
               requested: {
                 $ref: '#/components/schemas/UsdMicros',

@@ -5,6 +5,7 @@
 // ******************************************************************
 import { CapacityType } from '../models/CapacityType.model';
 import { MemoryEstimate } from '../models/MemoryEstimate.model';
+import { OptionScaling } from '../models/OptionScaling.model';
 import { QuoteOptionBudget } from '../models/QuoteOptionBudget.model';
 import { QuoteOptionCost } from '../models/QuoteOptionCost.model';
 import { QuoteOptionPoolCapacity } from '../models/QuoteOptionPoolCapacity.model';
@@ -28,7 +29,11 @@ export interface QuoteOption {
   kvCacheBudgetBytes: number;
   fullLengthSequences: number;
   capacityType: CapacityType;
+  /**
+   * Replicas reserved against the team\'s quota and priced: the request\'s replicas, or for an autoscaled request its maximum or its minimum (at least 1), as gpu.admission.autoscaledReplicas decides (scaling.basis says which).
+   */
   replicas: number;
+  scaling: OptionScaling;
   gpuEquivalents: number;
   cost: QuoteOptionCost;
   throughput: QuoteOptionThroughput;

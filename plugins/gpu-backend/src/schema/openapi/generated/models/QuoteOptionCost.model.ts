@@ -21,6 +21,10 @@ export interface QuoteOptionCost {
    */
   monthly: number;
   /**
+   * minimum-plus-burst: what the burst replicas would add running the whole month; not reserved, not in monthly and not weighed against the budget.
+   */
+  burstMonthly?: number;
+  /**
    * Integer micro-dollars (1 USD = 1,000,000).
    */
   spotSavingMonthly?: number;

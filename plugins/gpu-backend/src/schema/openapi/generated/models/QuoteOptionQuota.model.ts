@@ -15,4 +15,8 @@ export interface QuoteOptionQuota {
   requested: number;
   remaining: number;
   fits: boolean;
+  /**
+   * minimum-plus-burst: how many of the burst replicas the team\'s quota has room for after this option (Kueue admits those; the rest wait).
+   */
+  burstReplicasWithinQuota?: number;
 }

@@ -67,6 +67,7 @@ export * from '../models/ModelSpec.model';
 export * from '../models/ModelSpecCheckpoints.model';
 export * from '../models/NodeTaint.model';
 export * from '../models/OllamaCheckpoint.model';
+export * from '../models/OptionScaling.model';
 export * from '../models/Overview.model';
 export * from '../models/OverviewTeamsInner.model';
 export * from '../models/Placement.model';
