@@ -501,7 +501,7 @@ describe('GpuServiceCard', () => {
       ).toBeInTheDocument();
     });
 
-    it('shows a ready service admitted in its ClusterQueue on its flavor, the pod on its node and the warnings of its start', async () => {
+    it('shows a ready service admitted on its pool in its team queue, the pod on its node and the warnings of its start', async () => {
       const api = backend();
       api.services.set(
         service.id,
@@ -527,7 +527,7 @@ describe('GpuServiceCard', () => {
         'Replicas available1 of 1available; 1 ready, 1 updated',
       );
       expect(screen.getByTestId('cluster-admission')).toHaveTextContent(
-        'Kueue admissionAdmittedin ClusterQueue gpu-ml-platform on flavor l4-ondemand; 1 workload admitted',
+        'Kueue admissionAdmittedOn pool l4-ondemand, team queue gpu-ml-platform; 1 workload admitted',
       );
       const rows = within(
         screen.getByRole('table', { name: 'Pods (1)' }),

@@ -69,24 +69,25 @@ describe('cluster facts', () => {
     });
   });
 
-  it('names the flavors per resource only when they differ', () => {
+  it('names the pools a workload was admitted on (Kueue flavors), per resource only when they differ', () => {
     expect(describeFlavors({ 'nvidia.com/gpu': 'l4-ondemand' })).toBe(
-      'l4-ondemand',
+      'pool l4-ondemand',
     );
     expect(describeFlavors({ 'nvidia.com/gpu': 'h100', cpu: 'h100' })).toBe(
-      'h100',
+      'pool h100',
     );
     expect(describeFlavors({ 'nvidia.com/gpu': 'h100', cpu: 'default' })).toBe(
-      'h100 (nvidia.com/gpu), default (cpu)',
+      'pools h100 (nvidia.com/gpu), default (cpu)',
     );
-    expect(
-      describeAdmission({
-        ...admittedStatus().admission!,
-        flavors: { 'nvidia.com/gpu': 'h100', cpu: 'default' },
-      }).caption,
-    ).toBe(
-      'in ClusterQueue gpu-ml-platform on flavors h100 (nvidia.com/gpu), default (cpu); 1 workload admitted',
+    expect(describeFlavors({})).toBe('');
+    const admitted = describeAdmission({
+      ...admittedStatus().admission!,
+      flavors: { 'nvidia.com/gpu': 'h100', cpu: 'default' },
+    }).caption;
+    expect(admitted).toBe(
+      'On pools h100 (nvidia.com/gpu), default (cpu), team queue gpu-ml-platform; 1 workload admitted',
     );
+    expect(admitted).not.toMatch(/flavor/i);
   });
 
   it('counts pending workloads when only some are pending, and says when Kueue has none', () => {

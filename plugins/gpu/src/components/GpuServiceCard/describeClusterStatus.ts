@@ -31,7 +31,10 @@ const FAILURES: Partial<Record<ServiceReason, string>> = {
  * The status in words, for the status chip, from the status and its reason code: `Ready`, `Starting: waiting for
  * Kueue admission`, `Applying: sending the manifests to the cluster`, `Failed: the cluster refused the apply`, ...
  */
-export function statusLabel(status: ServiceStatus, reason?: ServiceReason): string {
+export function statusLabel(
+  status: ServiceStatus,
+  reason?: ServiceReason,
+): string {
   switch (status) {
     case 'ready':
       return 'Ready';
@@ -109,14 +112,18 @@ export function describeReplicas(deployment: ClusterDeploymentStatus): {
   };
 }
 
-/** `l4-ondemand`, or `h100 (nvidia.com/gpu), default (cpu)` when resources got different flavors. */
+/**
+ * The pools a workload was admitted on, as the rest of the UI names them (each pool is a Kueue ResourceFlavor of the
+ * same name): `pool l4-ondemand`, or `pools h100 (nvidia.com/gpu), default (cpu)` when resources got different ones.
+ */
 export function describeFlavors(flavors: Record<string, string>): string {
   const entries = Object.entries(flavors);
   const distinct = [...new Set(entries.map(([, flavor]) => flavor))];
-  if (distinct.length <= 1) return distinct.join('');
-  return entries
+  if (distinct.length === 0) return '';
+  if (distinct.length === 1) return `pool ${distinct[0]}`;
+  return `pools ${entries
     .map(([resource, flavor]) => `${flavor} (${resource})`)
-    .join(', ');
+    .join(', ')}`;
 }
 
 /** Kueue admission in one headline and one line of detail. */
@@ -127,22 +134,17 @@ export function describeAdmission(admission: ClusterAdmissionStatus): {
   const total = admission.admitted + admission.pending;
   switch (admission.state) {
     case 'admitted': {
-      const flavorCount = new Set(Object.values(admission.flavors)).size;
       const where = [
+        describeFlavors(admission.flavors) || undefined,
         admission.clusterQueue
-          ? `in ClusterQueue ${admission.clusterQueue}`
-          : undefined,
-        flavorCount > 0
-          ? `on flavor${flavorCount > 1 ? 's' : ''} ${describeFlavors(
-              admission.flavors,
-            )}`
+          ? `team queue ${admission.clusterQueue}`
           : undefined,
       ]
         .filter(Boolean)
-        .join(' ');
+        .join(', ');
       return {
         value: 'Admitted',
-        caption: `${where ? `${where}; ` : ''}${total} workload${
+        caption: `${where ? `On ${where}; ` : ''}${total} workload${
           total === 1 ? '' : 's'
         } admitted`,
       };
