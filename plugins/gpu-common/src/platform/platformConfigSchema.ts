@@ -144,6 +144,8 @@ export const platformConfigSchema = strict({
   services: z.unknown().optional(),
   /** Validated by `readManagedApiPrice` (`gpu.managedApi`), not part of the platform model. */
   managedApi: z.unknown().optional(),
+  /** Read by the gpu backend's GitOps follower (`gpu.gitops.mergeWithin`, `checkFrequency`), not part of the platform model. */
+  gitops: z.unknown().optional(),
 });
 
 /**

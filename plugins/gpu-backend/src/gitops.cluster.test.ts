@@ -1,0 +1,565 @@
+import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
+import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
+import {
+  AuthorizationV1Api,
+  KubeConfig,
+  RbacAuthorizationV1Api,
+} from '@kubernetes/client-node';
+import fs from 'node:fs';
+import request from 'supertest';
+import yaml from 'yaml';
+import { GITOPS_FOLLOW_TASK_ID } from './gitops/GitOpsFollower';
+import { Forges } from './gitops/forges';
+import { ConfigReader } from '@backstage/config';
+import { gpuPlugin } from './plugin';
+import {
+  createNamespaces,
+  eventually,
+  localClusterClients,
+  smallServiceRequest,
+} from './__testUtils__/localCluster';
+import { schedulerCapture } from './__testUtils__/schedulerCapture';
+import { userInGroups } from './__testUtils__/userInGroups';
+import { describeOnLocalCluster } from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
+
+jest.setTimeout(600_000);
+
+const TEAM = 'gitops-follow';
+const NAMESPACE = 'gitops-follow';
+const CLUSTER = 'gitops-read';
+const POOL = 'l4-ondemand';
+/** Short enough for the expiry test to wait for, long enough for the others to merge before. */
+const MERGE_WITHIN_S = 40;
+
+/** The forge `scripts/gitops up` started (its `env`); an error naming what to do when it is not there. */
+function localForge() {
+  const url = process.env.GPU_GITEA_URL;
+  const user = process.env.GPU_GITEA_USER;
+  const tokenFile = process.env.GPU_GITEA_TOKEN_FILE;
+  if (!url || !user || !tokenFile || !fs.existsSync(tokenFile)) {
+    throw new Error(
+      'No local forge: GPU_GITEA_URL, GPU_GITEA_USER and GPU_GITEA_TOKEN_FILE are not all set. Start Gitea and Flux ' +
+        'with scripts/gitops up (after scripts/cluster up) and export what scripts/gitops env prints.',
+    );
+  }
+  return {
+    url,
+    user,
+    token: fs.readFileSync(tokenFile, 'utf8').trim(),
+    fluxNamespace: process.env.GPU_FLUX_NAMESPACE ?? 'flux-system',
+  };
+}
+
+describeOnLocalCluster(
+  'GitOps reservations on a real forge and controller: Gitea pull requests, Flux, a read-only credential',
+  kubeconfig => {
+    const forge = localForge();
+    const clients = localClusterClients(kubeconfig);
+    const rbac = clients.kc.makeApiClient(RbacAuthorizationV1Api);
+    const suffix = Date.now().toString(36);
+    const repo = `gpu-follow-${suffix}`;
+    const reader = `gpu-gitops-reader-${suffix}`;
+    const host = new URL(forge.url).host;
+    const integration = {
+      host,
+      baseUrl: forge.url,
+      username: forge.user,
+      password: forge.token,
+    };
+    const flux = (plural: string, group: string) => ({
+      group,
+      version: 'v1',
+      plural,
+      namespace: forge.fluxNamespace,
+    });
+    const gitRepositories = flux('gitrepositories', 'source.toolkit.fluxcd.io');
+    const kustomizations = flux(
+      'kustomizations',
+      'kustomize.toolkit.fluxcd.io',
+    );
+    const capture = schedulerCapture('test-gitops-follow');
+    let http: ReturnType<typeof request>;
+    let stopBackend: () => Promise<void>;
+    let readOnlyToken: string;
+
+    async function gitea<T = any>(
+      method: string,
+      route: string,
+      body?: unknown,
+    ) {
+      const res = await fetch(`${forge.url}/api/v1${route}`, {
+        method,
+        headers: {
+          authorization: `token ${forge.token}`,
+          'content-type': 'application/json',
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      return {
+        status: res.status,
+        body: (text ? JSON.parse(text) : undefined) as T,
+      };
+    }
+
+    /** Proposes, as the template's publish step does, the files of a directory (or its removal) in a pull request. */
+    async function propose(
+      branch: string,
+      directory: string,
+      files: Record<string, string> | 'remove',
+    ): Promise<{ number: number; html_url: string }> {
+      let operations;
+      if (files === 'remove') {
+        const listed = await gitea<Array<{ path: string; sha: string }>>(
+          'GET',
+          `/repos/${forge.user}/${repo}/contents/${directory}?ref=main`,
+        );
+        operations = listed.body.map(f => ({
+          operation: 'delete',
+          path: f.path,
+          sha: f.sha,
+        }));
+      } else {
+        operations = Object.entries(files).map(([name, content]) => ({
+          operation: 'create',
+          path: `${directory}/${name}`,
+          content: Buffer.from(content).toString('base64'),
+        }));
+      }
+      const committed = await gitea(
+        'POST',
+        `/repos/${forge.user}/${repo}/contents`,
+        {
+          branch: 'main',
+          new_branch: branch,
+          message: `${files === 'remove' ? 'Remove' : 'Add'} ${directory}`,
+          files: operations,
+        },
+      );
+      expect(committed.status).toBe(201);
+      const opened = await gitea<{ number: number; html_url: string }>(
+        'POST',
+        `/repos/${forge.user}/${repo}/pulls`,
+        { base: 'main', head: branch, title: `${branch}`, body: '' },
+      );
+      expect(opened.status).toBe(201);
+      return opened.body;
+    }
+
+    async function merge(number: number) {
+      await eventually(`pull request #${number} merged`, async () => {
+        const merged = await gitea(
+          'POST',
+          `/repos/${forge.user}/${repo}/pulls/${number}/merge`,
+          { Do: 'merge', delete_branch_after_merge: true },
+        );
+        return merged.status === 200 ? true : undefined;
+      });
+    }
+
+    /** Runs the follower round now (the test scheduler runs no task on its own) and reads the service. */
+    async function followed(id: string) {
+      await capture.scheduler().triggerTask(GITOPS_FOLLOW_TASK_ID);
+      const res = await http.get(`/api/gpu/services/${id}`);
+      expect(res.status).toBe(200);
+      return res.body;
+    }
+
+    async function reserved(): Promise<number> {
+      const res = await http.get(`/api/gpu/teams/${TEAM}/quota`);
+      expect(res.status).toBe(200);
+      return res.body.reservedGpuEquivalents[POOL] ?? 0;
+    }
+
+    /** A GitOps service recorded provisionally, as the template's create step does. */
+    async function createService(name: string) {
+      const res = await http.post('/api/gpu/services').send({
+        request: smallServiceRequest({
+          name,
+          team: TEAM,
+          namespace: NAMESPACE,
+          tier: 'dedicated',
+          pool: POOL,
+        }),
+        mode: 'gitops',
+        provisional: true,
+      });
+      expect(res.status).toBe(201);
+      const detail = await http.get(`/api/gpu/services/${res.body.id}`);
+      return detail.body as {
+        id: string;
+        name: string;
+        manifests: Array<Record<string, unknown>>;
+      };
+    }
+
+    /** Its manifests as a kustomization directory. */
+    function filesOf(service: { manifests: Array<Record<string, unknown>> }) {
+      return {
+        'kustomization.yaml': yaml.stringify({
+          apiVersion: 'kustomize.config.k8s.io/v1beta1',
+          kind: 'Kustomization',
+          resources: ['manifests.yaml'],
+        }),
+        'manifests.yaml': service.manifests
+          .map(m => yaml.stringify(m))
+          .join('---\n'),
+      };
+    }
+
+    async function confirm(id: string, pullRequestUrl: string) {
+      const res = await http
+        .post(`/api/gpu/services/${id}/confirm`)
+        .send({ pullRequestUrl });
+      expect(res.status).toBe(200);
+      return res.body;
+    }
+
+    beforeAll(async () => {
+      const created = await gitea('POST', '/user/repos', {
+        name: repo,
+        auto_init: true,
+        default_branch: 'main',
+        private: true,
+      });
+      expect(created.status).toBe(201);
+      await gitea(
+        'POST',
+        `/repos/${forge.user}/${repo}/contents/deploy/README.md`,
+        {
+          message: 'GPU model services',
+          content: Buffer.from(
+            'One directory per GPU model service.\n',
+          ).toString('base64'),
+        },
+      );
+      await createNamespaces(clients, [NAMESPACE]);
+      await clients.core.createNamespacedSecret({
+        namespace: forge.fluxNamespace,
+        body: {
+          metadata: { name: repo },
+          stringData: { username: forge.user, password: forge.token },
+        },
+      });
+      await clients.custom.createNamespacedCustomObject({
+        ...gitRepositories,
+        body: {
+          apiVersion: 'source.toolkit.fluxcd.io/v1',
+          kind: 'GitRepository',
+          metadata: { name: repo },
+          spec: {
+            url: `${forge.url}/${forge.user}/${repo}.git`,
+            ref: { branch: 'main' },
+            interval: '2s',
+            secretRef: { name: repo },
+          },
+        },
+      });
+      await clients.custom.createNamespacedCustomObject({
+        ...kustomizations,
+        body: {
+          apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+          kind: 'Kustomization',
+          metadata: { name: repo },
+          spec: {
+            interval: '2s',
+            retryInterval: '2s',
+            path: './deploy',
+            prune: true,
+            sourceRef: { kind: 'GitRepository', name: repo },
+          },
+        },
+      });
+
+      // The backend reads the cluster as a ServiceAccount bound to the ClusterRole view: it can list, not write.
+      await clients.core.createNamespacedServiceAccount({
+        namespace: NAMESPACE,
+        body: { metadata: { name: reader } },
+      });
+      await rbac.createClusterRoleBinding({
+        body: {
+          metadata: { name: reader },
+          roleRef: {
+            apiGroup: 'rbac.authorization.k8s.io',
+            kind: 'ClusterRole',
+            name: 'view',
+          },
+          subjects: [
+            { kind: 'ServiceAccount', name: reader, namespace: NAMESPACE },
+          ],
+        },
+      });
+      readOnlyToken = (
+        await clients.core.createNamespacedServiceAccountToken({
+          name: reader,
+          namespace: NAMESPACE,
+          body: { spec: { audiences: [], expirationSeconds: 3600 } },
+        })
+      ).status!.token;
+      const kc = new KubeConfig();
+      kc.loadFromFile(kubeconfig);
+      const { server, caData } = kc.getCurrentCluster()!;
+
+      const backend = await startTestBackend({
+        features: [
+          gpuPlugin,
+          capture.module,
+          userInGroups([TEAM]),
+          mockServices.rootConfig.factory({
+            data: {
+              gpu: {
+                ...demoPlatformConfig,
+                kueue: { ...demoPlatformConfig.kueue, cohort: `suite-${TEAM}` },
+                teams: [
+                  {
+                    name: TEAM,
+                    namespaces: [NAMESPACE],
+                    gpuQuota: { [POOL]: 4 },
+                    monthlyBudget: '20000',
+                  },
+                ],
+                clusters: [{ name: CLUSTER, mode: 'gitops' }],
+                gitops: { mergeWithin: { seconds: MERGE_WITHIN_S } },
+              },
+              kubernetes: {
+                clusterLocatorMethods: [
+                  {
+                    type: 'config',
+                    clusters: [
+                      {
+                        name: CLUSTER,
+                        url: server,
+                        authProvider: 'serviceAccount',
+                        serviceAccountToken: readOnlyToken,
+                        ...(caData ? { caData } : {}),
+                      },
+                    ],
+                  },
+                ],
+              },
+              integrations: { gitea: [integration] },
+            },
+          }),
+        ],
+      });
+      stopBackend = () => backend.stop();
+      http = request(backend.server);
+    });
+
+    afterAll(async () => {
+      await clients.custom
+        .deleteNamespacedCustomObject({ ...kustomizations, name: repo })
+        .catch(() => undefined);
+      await clients.custom
+        .deleteNamespacedCustomObject({ ...gitRepositories, name: repo })
+        .catch(() => undefined);
+      await clients.core
+        .deleteNamespacedSecret({ namespace: forge.fluxNamespace, name: repo })
+        .catch(() => undefined);
+      await rbac
+        .deleteClusterRoleBinding({ name: reader })
+        .catch(() => undefined);
+      await gitea('DELETE', `/repos/${forge.user}/${repo}`);
+      await stopBackend?.();
+    });
+
+    it('the forge client reads, and closes with a comment, pull requests of the real forge', async () => {
+      const forges = Forges.fromConfig(
+        new ConfigReader({ integrations: { gitea: [integration] } }),
+      );
+      const merged = await propose('client-merged', 'deploy/client-a', {
+        'kustomization.yaml':
+          'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: []\n',
+      });
+      const a = forges.resolve(merged.html_url);
+      expect(a.ref.number).toBe(merged.number);
+      expect(await a.client.state(a.ref)).toBe('open');
+      await merge(merged.number);
+      expect(await a.client.state(a.ref)).toBe('merged');
+      // A merged request is not closed.
+      expect(await a.client.close(a.ref, 'too late')).toBe('merged');
+
+      const closed = await propose('client-closed', 'deploy/client-b', {
+        'kustomization.yaml':
+          'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: []\n',
+      });
+      const b = forges.resolve(closed.html_url);
+      expect(await b.client.close(b.ref, 'Closed by the test')).toBe('closed');
+      expect(await b.client.state(b.ref)).toBe('closed');
+      const comments = await gitea<Array<{ body: string }>>(
+        'GET',
+        `/repos/${forge.user}/${repo}/issues/${closed.number}/comments`,
+      );
+      expect(comments.body.map(c => c.body)).toEqual(['Closed by the test']);
+      const pull = await gitea<{ state: string; merged: boolean }>(
+        'GET',
+        `/repos/${forge.user}/${repo}/pulls/${closed.number}`,
+      );
+      expect(pull.body).toMatchObject({ state: 'closed', merged: false });
+    });
+
+    it('the read-only credential lists but cannot write', async () => {
+      const authz = clients.kc.makeApiClient(AuthorizationV1Api);
+      const may = async (verb: string) =>
+        (
+          await authz.createSubjectAccessReview({
+            body: {
+              spec: {
+                user: `system:serviceaccount:${NAMESPACE}:${reader}`,
+                resourceAttributes: {
+                  namespace: NAMESPACE,
+                  verb,
+                  group: 'apps',
+                  resource: 'deployments',
+                },
+              },
+            },
+          })
+        ).status?.allowed;
+      expect(await may('list')).toBe(true);
+      expect(await may('create')).toBe(false);
+      expect(await may('delete')).toBe(false);
+    });
+
+    it('a merged request keeps the reservation; a decommission holds it until Flux has pruned the objects', async () => {
+      const before = await reserved();
+      const service = await createService(`chat-${suffix}`);
+      expect(await reserved()).toBe(before + 1);
+      const pull = await propose(
+        `gpu-service-${service.name}`,
+        `deploy/${service.name}`,
+        filesOf(service),
+      );
+      const confirmed = await confirm(service.id, pull.html_url);
+      expect(confirmed).toMatchObject({
+        status: 'approved',
+        reason: 'RenderedForGitOps',
+        pullRequest: { url: pull.html_url, number: pull.number, state: 'open' },
+      });
+      expect(confirmed.confirmBy).toBeUndefined();
+      // Open: the follower leaves it as it is.
+      expect((await followed(service.id)).pullRequest.state).toBe('open');
+
+      await merge(pull.number);
+      await eventually(
+        'the merge recorded',
+        async () =>
+          (await followed(service.id)).pullRequest.state === 'merged' ||
+          undefined,
+      );
+      await eventually(
+        `Deployment ${service.name} applied by Flux`,
+        async () =>
+          (await clients.apps
+            .readNamespacedDeployment({
+              name: service.name,
+              namespace: NAMESPACE,
+            })
+            .catch(() => undefined)) ?? undefined,
+        { timeoutMs: 120_000 },
+      );
+      expect(await reserved()).toBe(before + 1);
+
+      const deleting = await http.delete(`/api/gpu/services/${service.id}`);
+      expect(deleting.status).toBe(200);
+      expect(deleting.body).toMatchObject({
+        status: 'deleting',
+        reason: 'AwaitingPrune',
+      });
+      // The objects are still there: rounds of the follower hold the quota.
+      expect((await followed(service.id)).status).toBe('deleting');
+      expect(await reserved()).toBe(before + 1);
+
+      const removal = await propose(
+        `gpu-service-${service.name}-decommission`,
+        `deploy/${service.name}`,
+        'remove',
+      );
+      await merge(removal.number);
+      await eventually(
+        `Deployment ${service.name} pruned by Flux`,
+        async () =>
+          await clients.apps
+            .readNamespacedDeployment({
+              name: service.name,
+              namespace: NAMESPACE,
+            })
+            .then(() => undefined)
+            .catch(error => (error.code === 404 ? true : undefined)),
+        { timeoutMs: 120_000 },
+      );
+      const deleted = await eventually(
+        'the decommission completed',
+        async () => {
+          const read = await followed(service.id);
+          return read.status === 'deleted' ? read : undefined;
+        },
+      );
+      expect(deleted.reason).toBe('Deleted');
+      expect(await reserved()).toBe(before);
+    });
+
+    it('a request closed without merging rolls its reservation back', async () => {
+      const before = await reserved();
+      const service = await createService(`closed-${suffix}`);
+      const pull = await propose(
+        `gpu-service-${service.name}`,
+        `deploy/${service.name}`,
+        filesOf(service),
+      );
+      await confirm(service.id, pull.html_url);
+      expect(await reserved()).toBe(before + 1);
+      const closed = await gitea(
+        'PATCH',
+        `/repos/${forge.user}/${repo}/pulls/${pull.number}`,
+        { state: 'closed' },
+      );
+      expect(closed.status).toBe(201);
+      const rolledBack = await eventually('the roll-back', async () => {
+        const read = await followed(service.id);
+        return read.status === 'deleted' ? read : undefined;
+      });
+      expect(rolledBack).toMatchObject({
+        reason: 'PullRequestClosed',
+        pullRequest: { state: 'closed' },
+      });
+      expect(await reserved()).toBe(before);
+    });
+
+    it('a request not merged within gpu.gitops.mergeWithin is closed on the forge and its reservation released', async () => {
+      const before = await reserved();
+      const service = await createService(`late-${suffix}`);
+      const pull = await propose(
+        `gpu-service-${service.name}`,
+        `deploy/${service.name}`,
+        filesOf(service),
+      );
+      const confirmed = await confirm(service.id, pull.html_url);
+      const mergeBy = Date.parse(confirmed.pullRequest.mergeBy);
+      expect((await followed(service.id)).status).toBe('approved');
+      expect(await reserved()).toBe(before + 1);
+      await new Promise(resolve =>
+        setTimeout(resolve, Math.max(0, mergeBy - Date.now()) + 500),
+      );
+      const expired = await eventually('the expiry', async () => {
+        const read = await followed(service.id);
+        return read.status === 'deleted' ? read : undefined;
+      });
+      expect(expired).toMatchObject({
+        reason: 'PullRequestExpired',
+        pullRequest: { state: 'expired' },
+      });
+      expect(await reserved()).toBe(before);
+      const onForge = await gitea<{ state: string; merged: boolean }>(
+        'GET',
+        `/repos/${forge.user}/${repo}/pulls/${pull.number}`,
+      );
+      expect(onForge.body).toMatchObject({ state: 'closed', merged: false });
+      const comments = await gitea<Array<{ body: string }>>(
+        'GET',
+        `/repos/${forge.user}/${repo}/issues/${pull.number}/comments`,
+      );
+      expect(comments.body[0]?.body).toMatch(/^Not merged by /);
+    });
+  },
+);
