@@ -1,5 +1,6 @@
 import Typography from '@material-ui/core/Typography';
 import {
+  scalingCostText,
   spotText,
   throughputBasisText,
   TIER_LABELS,
@@ -10,8 +11,8 @@ import { useCaptionStyles } from './useCaptionStyles';
 
 /**
  * What the table's rows leave out to stay one or two lines tall, said once for the chosen row under the table: its
- * token prices in and out and per request, where their throughput comes from and the load it assumes, and what spot
- * capacity means.
+ * token prices in and out and per request, where their throughput comes from and the load it assumes, what an
+ * autoscaled service is priced at (its maximum, or its minimum and the burst above it), and what spot capacity means.
  */
 export function ChoiceDetails(props: { choice: TierChoice }) {
   const { choice } = props;
@@ -21,7 +22,8 @@ export function ChoiceDetails(props: { choice: TierChoice }) {
   const prices = tokenPricesText(option);
   const basis = throughputBasisText(option);
   const spot = spotText(option);
-  if (!prices && !basis && !spot) return null;
+  const scaling = scalingCostText(option);
+  if (!prices && !basis && !spot && !scaling) return null;
   return (
     <div data-testid="tier-picker-choice-details">
       <Typography variant="caption" className={classes.caption} component="div">
@@ -38,6 +40,16 @@ export function ChoiceDetails(props: { choice: TierChoice }) {
           data-testid="tier-choice-throughput-basis"
         >
           {basis}
+        </Typography>
+      )}
+      {scaling && (
+        <Typography
+          variant="caption"
+          className={classes.caption}
+          component="div"
+          data-testid="tier-choice-scaling-cost"
+        >
+          {scaling}
         </Typography>
       )}
       {spot && (

@@ -432,4 +432,89 @@ describe('TierPicker', () => {
       "A month is 730 h (the platform's billing month, not the calendar month); costs cover every replica.",
     );
   });
+
+  it('prices the scaling chosen in the form at the maximum, and says so', async () => {
+    const { api, calls } = quotingApi();
+    const onValue = jest.fn();
+    await renderField(api, {
+      form: {
+        ...llamaForm,
+        scaling: 'queue',
+        autoscaling: { minReplicas: 1, maxReplicas: 4, targetQueueDepth: 2 },
+      },
+      onValue,
+    });
+    const l4Row = within(
+      await screen.findByTestId('tier-choice-dedicated/l4-ondemand'),
+    );
+    expect(calls[0].request.autoscaling).toEqual({
+      minReplicas: 1,
+      maxReplicas: 4,
+      targetQueueDepth: 2,
+      engine: 'keda',
+    });
+    expect(l4Row.getByTestId('tier-choice-monthly')).toHaveTextContent(
+      '$2,350.02',
+    );
+    expect(l4Row.getByTestId('tier-choice-per-replica')).toHaveTextContent(
+      '4 replicas (maximum) x $587.50',
+    );
+    // The details under the table are the chosen row's.
+    await userEvent.click(l4Row.getByRole('radio'));
+    expect(
+      await screen.findByTestId('tier-choice-scaling-cost'),
+    ).toHaveTextContent(
+      "Autoscales from 1 to 4 replicas: priced and reserved at the maximum, 4 replicas ($2,350.02 a month), so every replica it scales to is held in the team's quota.",
+    );
+    await waitFor(() =>
+      expect(onValue).toHaveBeenLastCalledWith(
+        expect.objectContaining({
+          cost: "$2,350.02 a month: 4 replicas (maximum) x $587.50 (a month of 730 h). Autoscales from 1 to 4 replicas: priced and reserved at the maximum, 4 replicas ($2,350.02 a month), so every replica it scales to is held in the team's quota.",
+        }),
+      ),
+    );
+  });
+
+  it('prices scale to zero at the replica that wakes it plus the burst within quota, when the platform says so', async () => {
+    const { api } = quotingApi({ autoscaledReplicas: 'minimum-plus-burst' });
+    await renderField(api, {
+      form: {
+        ...llamaForm,
+        scaling: 'zero',
+        // What the queue branch left in the form is not quoted.
+        autoscaling: { minReplicas: 2, maxReplicas: 8, targetQueueDepth: 4 },
+        scaleToZero: { minReplicas: 0, maxReplicas: 3, targetQueueDepth: 2 },
+      },
+    });
+    const l4Row = within(
+      await screen.findByTestId('tier-choice-dedicated/l4-ondemand'),
+    );
+    expect(l4Row.getByTestId('tier-choice-monthly')).toHaveTextContent(
+      '$587.50',
+    );
+    expect(l4Row.getByTestId('tier-choice-per-replica')).toHaveTextContent(
+      '1 replica (to wake) + 2 burst',
+    );
+    // ml-platform holds 4 on-demand L4s: after the one reserved, both burst replicas have room.
+    await userEvent.click(l4Row.getByRole('radio'));
+    expect(
+      await screen.findByTestId('tier-choice-scaling-cost'),
+    ).toHaveTextContent(
+      "Scales to zero when idle, up to 3 replicas: priced and reserved at 1 replica, the one that wakes it ($587.50 a month); up to 2 more run when the queue grows, only while the team's quota has room (2 have room now), adding up to $1,175.01 a month if they ran all month.",
+    );
+  });
+
+  it('says nothing of scaling for fixed replicas', async () => {
+    const { api } = quotingApi({ autoscaledReplicas: 'minimum-plus-burst' });
+    await renderField(api, { form: { ...llamaForm, scaling: 'fixed' } });
+    await screen.findByTestId('tier-picker-choice-details');
+    expect(
+      screen.queryByTestId('tier-choice-scaling-cost'),
+    ).not.toBeInTheDocument();
+    expect(
+      within(row('dedicated/l4-ondemand')).getByTestId(
+        'tier-choice-per-replica',
+      ),
+    ).toHaveTextContent(/^1 replica$/);
+  });
 });

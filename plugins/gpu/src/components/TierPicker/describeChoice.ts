@@ -3,6 +3,7 @@ import {
   formatGb,
   formatUsd,
   Isolation,
+  OptionScaling,
   QuoteOption,
   SharingTier,
 } from '@gpu-platform/backstage-plugin-gpu-common';
@@ -51,12 +52,77 @@ export function monthlyText(option: QuoteOption): string {
   return formatUsd(option.cost.monthly);
 }
 
-/** `2 replicas x $587.50`, or `1 replica` when there is one. */
+/** Which replicas of an autoscaled range are priced, short: the maximum, the minimum, or the one that wakes it. */
+const PRICED_AT: Record<
+  Exclude<OptionScaling['basis'], 'fixed'>,
+  (scaling: OptionScaling) => string
+> = {
+  maximum: () => 'maximum',
+  'minimum-plus-burst': scaling =>
+    scaling.minReplicas === 0 ? 'to wake' : 'minimum',
+};
+
+function replicasText(n: number): string {
+  return `${n} replica${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * `2 replicas x $587.50`, or `1 replica` when there is one; for an autoscaled request which replicas are priced
+ * (`4 replicas (maximum) x $587.50`, `1 replica (minimum) + 3 burst`, `1 replica (to wake) + 2 burst` when it scales
+ * to zero), from the quote's `scaling.basis`.
+ */
 export function perReplicaCostText(option: QuoteOption): string {
-  if (option.replicas === 1) return '1 replica';
-  return `${option.replicas} replicas x ${formatUsd(
-    Math.round(option.cost.monthly / option.replicas),
-  )}`;
+  const { replicas, scaling } = option;
+  const priced =
+    scaling.basis === 'fixed'
+      ? replicasText(replicas)
+      : `${replicasText(replicas)} (${PRICED_AT[scaling.basis](scaling)})`;
+  const burst =
+    scaling.burstReplicas > 0 ? ` + ${scaling.burstReplicas} burst` : '';
+  if (replicas === 1) return `${priced}${burst}`;
+  return `${priced} x ${formatUsd(
+    Math.round(option.cost.monthly / replicas),
+  )}${burst}`;
+}
+
+/**
+ * What an autoscaled option costs, as the platform prices it (`scaling.basis`), or undefined for fixed replicas:
+ * `Autoscales from 1 to 4 replicas: priced and reserved at the maximum, 4 replicas ($2,350.02 a month), so every
+ * replica it scales to is held in the team's quota`, or at the minimum with what the burst above it may add and how
+ * much of it the team's quota has room for now. A service that scales to zero is priced at the replica that wakes it.
+ */
+export function scalingCostText(option: QuoteOption): string | undefined {
+  const { scaling, replicas } = option;
+  if (scaling.basis === 'fixed') return undefined;
+  const range =
+    scaling.minReplicas === 0
+      ? `Scales to zero when idle, up to ${replicasText(scaling.maxReplicas!)}`
+      : `Autoscales from ${scaling.minReplicas} to ${replicasText(
+          scaling.maxReplicas!,
+        )}`;
+  const monthly = `(${formatUsd(option.cost.monthly)} a month)`;
+  if (scaling.basis === 'maximum') {
+    return `${range}: priced and reserved at the maximum, ${replicasText(
+      replicas,
+    )} ${monthly}, so every replica it scales to is held in the team's quota.`;
+  }
+  const reserved =
+    scaling.minReplicas === 0
+      ? `at 1 replica, the one that wakes it ${monthly}`
+      : `at the minimum, ${replicasText(replicas)} ${monthly}`;
+  if (scaling.burstReplicas === 0) {
+    return `${range}: priced and reserved ${reserved}.`;
+  }
+  const room = option.quota.burstReplicasWithinQuota;
+  const roomText =
+    room === undefined
+      ? ''
+      : ` (${room} ${room === 1 ? 'has' : 'have'} room now)`;
+  return `${range}: priced and reserved ${reserved}; up to ${
+    scaling.burstReplicas
+  } more run when the queue grows, only while the team's quota has room${roomText}, adding up to ${formatUsd(
+    option.cost.burstMonthly ?? 0,
+  )} a month if they ran all month.`;
 }
 
 /** `1 x L4 per replica`, `1 x L4 per replica, 2 replicas`. */

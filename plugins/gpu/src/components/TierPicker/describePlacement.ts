@@ -2,11 +2,17 @@ import {
   formatUsd,
   QuoteOption,
 } from '@gpu-platform/backstage-plugin-gpu-common';
-import { perReplicaCostText, sliceText, TIER_LABELS } from './describeChoice';
+import {
+  perReplicaCostText,
+  scalingCostText,
+  sliceText,
+  TIER_LABELS,
+} from './describeChoice';
 
 /**
  * The review step's words for an option: `Dedicated on l4-ondemand: 1 x L4 per replica, 2 replicas`,
- * `$1,175.01 a month: 2 replicas x $587.50 (a month of 730 h)` and whether it needs approval, and why.
+ * `$1,175.01 a month: 2 replicas x $587.50 (a month of 730 h)` (for an autoscaled request followed by what it is
+ * priced at, see `scalingCostText`) and whether it needs approval, and why.
  */
 export function describePlacement(
   option: QuoteOption,
@@ -16,13 +22,14 @@ export function describePlacement(
     option.capacityType === 'spot'
       ? ", spot capacity (can be reclaimed with two minutes' notice)"
       : '';
+  const scaling = scalingCostText(option);
   return {
     summary: `${TIER_LABELS[option.slice.tier]} on ${
       option.slice.pool
     }${spot}: ${sliceText(option)}`,
     cost: `${formatUsd(option.cost.monthly)} a month: ${perReplicaCostText(
       option,
-    )} (a month of ${context.hoursPerMonth} h)`,
+    )} (a month of ${context.hoursPerMonth} h)${scaling ? `. ${scaling}` : ''}`,
     approval:
       option.verdict === 'needs-approval'
         ? `Needed before it is deployed: ${option.reasons.join('; ')}`

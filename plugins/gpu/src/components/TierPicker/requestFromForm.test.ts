@@ -90,4 +90,28 @@ describe('requestFromForm', () => {
       }).missing,
     ).toEqual(['runtime', 'maxModelLen', 'concurrency']);
   });
+
+  it('quotes the scaling chosen with its own branch’s fields, as the template’s create step sends them', () => {
+    const queue = { minReplicas: 1, maxReplicas: 3, targetQueueDepth: 4 };
+    const zero = { minReplicas: 0, maxReplicas: 2, targetQueueDepth: 2 };
+    // A form switched from the queue to scale to zero keeps the queue branch's values: they are not quoted.
+    const both = { ...form, autoscaling: queue, scaleToZero: zero };
+    expect(requestFromForm({ ...both, scaling: 'zero' }).request).toMatchObject(
+      { autoscaling: { ...zero, engine: 'keda' } },
+    );
+    expect(
+      requestFromForm({ ...both, scaling: 'queue' }).request,
+    ).toMatchObject({ autoscaling: { ...queue, engine: 'keda' } });
+    expect(
+      requestFromForm({ ...both, scaling: 'fixed' }).request!.autoscaling,
+    ).toBeUndefined();
+    expect(requestFromForm(both).request!.autoscaling).toBeUndefined();
+    expect(
+      requestFromForm({
+        ...form,
+        scaling: 'queue',
+        autoscaling: { minReplicas: 1, maxReplicas: '' },
+      }).missing,
+    ).toEqual(['autoscaling.maxReplicas', 'autoscaling.targetQueueDepth']);
+  });
 });

@@ -13,7 +13,9 @@ import {
  * The sibling form fields the tier picker reads, by their names in the "GPU model service" template:
  * `owner` (a group entity ref or name), `name`, `model`, `runtime`, `dtype` (or `quantization`), `maxModelLen` (or
  * `contextLength`), `concurrency`, `replicas`, `environment` and, optionally, `expectedTokensPerSecond`,
- * `measuredTokensPerSecond` (one replica's benchmarked capacity) and `concurrentSequences` (full-length sequences to hold at once).
+ * `measuredTokensPerSecond` (one replica's benchmarked capacity), `concurrentSequences` (full-length sequences to hold at once)
+ * and `scaling` with its branch's fields: `autoscaling` for `queue`, `scaleToZero` for `zero` (what the template's
+ * create step sends as the request's `autoscaling`), so the quote prices the scaling chosen.
  */
 export type ServiceForm = Record<string, unknown>;
 
@@ -36,6 +38,48 @@ function positiveInteger(value: unknown): number | undefined {
   return typeof number === 'number' && Number.isInteger(number) && number > 0
     ? number
     : undefined;
+}
+
+function wholeNumber(value: unknown): number | undefined {
+  const number = typeof value === 'string' ? Number(value) : value;
+  return typeof number === 'number' && Number.isInteger(number) && number >= 0
+    ? number
+    : undefined;
+}
+
+/**
+ * The autoscaling of the form's `scaling` choice, as the template's create step sends it (`scaleToZero` for `zero`,
+ * `autoscaling` for `queue`, none for `fixed`), or the branch's fields still missing.
+ */
+function autoscalingOf(
+  data: ServiceForm,
+):
+  | { autoscaling?: ServiceRequest['autoscaling']; missing: string[] }
+  | undefined {
+  const scaling = text(data.scaling);
+  let field: 'autoscaling' | 'scaleToZero';
+  if (scaling === 'queue') field = 'autoscaling';
+  else if (scaling === 'zero') field = 'scaleToZero';
+  else return undefined;
+  const branch = (data[field] ?? {}) as Record<string, unknown>;
+  const values = {
+    minReplicas: wholeNumber(branch.minReplicas),
+    maxReplicas: positiveInteger(branch.maxReplicas),
+    targetQueueDepth: positiveInteger(branch.targetQueueDepth),
+  };
+  const missing = Object.entries(values)
+    .filter(([, value]) => value === undefined)
+    .map(([name]) => `${field}.${name}`);
+  if (missing.length > 0) return { missing };
+  return {
+    autoscaling: {
+      minReplicas: values.minReplicas!,
+      maxReplicas: values.maxReplicas!,
+      targetQueueDepth: values.targetQueueDepth!,
+      engine: branch.engine === 'hpa' ? 'hpa' : 'keda',
+    },
+    missing: [],
+  };
 }
 
 function positiveNumber(value: unknown): number | undefined {
@@ -91,6 +135,8 @@ export function requestFromForm(form: ServiceForm | undefined): FormRequest {
   })
     .filter(([, value]) => value === undefined)
     .map(([field]) => field);
+  const scaling = autoscalingOf(data);
+  missing.push(...(scaling?.missing ?? []));
   if (missing.length > 0) {
     return { missing };
   }
@@ -112,6 +158,7 @@ export function requestFromForm(form: ServiceForm | undefined): FormRequest {
       environment: environment!,
       ...(expectedTokensPerSecond ? { expectedTokensPerSecond } : {}),
       ...(measuredTokensPerSecond ? { measuredTokensPerSecond } : {}),
+      ...(scaling?.autoscaling ? { autoscaling: scaling.autoscaling } : {}),
     },
   };
 }

@@ -1,5 +1,6 @@
 import { ResponseError, serializeError } from '@backstage/errors';
 import {
+  AutoscaledReplicasPolicy,
   demoPlatformConfig,
   parsePlatform,
   Quote,
@@ -12,12 +13,20 @@ import { GpuApi } from '../../../api';
 /** The demo platform the tests quote against (the same config the app ships). */
 export const demoPlatform = parsePlatform(demoPlatformConfig);
 
-/** What the gpu backend answers for a team with nothing reserved: the real validation and quote. */
-export function demoQuote(request: unknown): Quote {
+/**
+ * What the gpu backend answers for a team with nothing reserved: the real validation and quote, autoscaled requests
+ * priced by `autoscaledReplicas` (`gpu.admission.autoscaledReplicas`; the backend's default `maximum`).
+ */
+export function demoQuote(
+  request: unknown,
+  autoscaledReplicas?: AutoscaledReplicasPolicy,
+): Quote {
   return quoteService(
     demoPlatform,
     validateServiceRequest(demoPlatform, request),
     { reservedGpuUnits: {}, committedMonthlyCost: 0 },
+    undefined,
+    { autoscaledReplicas },
   );
 }
 
@@ -41,9 +50,12 @@ export async function asResponseError(error: Error): Promise<ResponseError> {
 
 /**
  * A GpuApi whose `quote` answers like the backend route: the real validation and domain quote, a domain error as
- * a `ResponseError`; `getPlatform` answers the demo platform. Records every quote with its abort signal.
+ * a `ResponseError`; `getPlatform` answers the demo platform. Records every quote with its abort signal. Autoscaled
+ * requests are priced by `pricing.autoscaledReplicas` (default: the backend's, `maximum`).
  */
-export function quotingApi() {
+export function quotingApi(
+  pricing: { autoscaledReplicas?: AutoscaledReplicasPolicy } = {},
+) {
   const calls: { request: ServiceRequest; signal?: AbortSignal }[] = [];
   const api: Pick<GpuApi, 'quote' | 'getPlatform'> = {
     async getPlatform() {
@@ -52,7 +64,7 @@ export function quotingApi() {
     async quote(request, options) {
       calls.push({ request, signal: options?.signal });
       try {
-        return demoQuote(request);
+        return demoQuote(request, pricing.autoscaledReplicas);
       } catch (error) {
         throw await asResponseError(error as Error);
       }
