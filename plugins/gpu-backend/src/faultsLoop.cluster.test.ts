@@ -7,8 +7,10 @@ import {
   createNamespaces,
   eventually,
   localClusterClients,
+  podsOf,
   smallServiceRequest,
   startLocalClusterBackend,
+  workloadsOfPods,
 } from './__testUtils__/localCluster';
 import {
   PrivatePostgres,
@@ -121,11 +123,66 @@ describeOnLocalCluster(
       return res.body.id;
     }
 
+    /**
+     * What the cluster shows of one service's Deployment: ready replicas, each pod's phase, scheduling gates and node,
+     * and whether Kueue admitted its Workload; so a wait that times out says whether the product or the cluster's own
+     * controllers were behind.
+     */
+    async function liveState(name: string): Promise<string> {
+      try {
+        const deployment = await liveDeployment(name);
+        if (!deployment) return `${name}: no Deployment`;
+        const pods = await podsOf(clients, NAMESPACE, name);
+        const workloads = await workloadsOfPods(clients, NAMESPACE, pods);
+        const podStates = pods.map(pod => {
+          const gates = pod.spec?.schedulingGates?.length ? ' gated' : '';
+          const node = pod.spec?.nodeName ? ` on ${pod.spec.nodeName}` : '';
+          const workload = workloads.find(w =>
+            w.metadata.ownerReferences?.some(
+              o => o.name === pod.metadata?.name,
+            ),
+          );
+          let admitted = ' no workload';
+          if (workload) {
+            admitted = workload.status?.admission
+              ? ' admitted'
+              : ' not admitted';
+          }
+          return `${pod.status?.phase}${gates}${node}${admitted}`;
+        });
+        return `${name}: ${deployment.status?.readyReplicas ?? 0}/${
+          deployment.spec?.replicas
+        } ready, pods [${podStates.join(', ')}]`;
+      } catch (error) {
+        return `${name}: unreadable (${String(error)})`;
+      }
+    }
+
     /** Waits until every service is `ready` and every deleted one `deleted`, as stored; fails saying what it saw. */
     async function settled(
       ready: string[],
       deleted: string[],
       timeoutMs = SETTLE_MS,
+    ): Promise<void> {
+      try {
+        await waitSettled(ready, deleted, timeoutMs);
+      } catch (error) {
+        const services = await stored();
+        const live = await Promise.all(
+          [...ready, ...deleted].map(id =>
+            liveState(services.get(id)?.name ?? id),
+          ),
+        );
+        throw new Error(
+          `${(error as Error).message}\nIn the cluster: ${live.join('; ')}`,
+        );
+      }
+    }
+
+    async function waitSettled(
+      ready: string[],
+      deleted: string[],
+      timeoutMs: number,
     ): Promise<void> {
       await eventually(
         'every service ready or deleted',
@@ -209,10 +266,19 @@ describeOnLocalCluster(
       let ids: string[] = [];
       try {
         ids = [];
+        let slowestCreateMs = 0;
         for (let i = 0; i < 3; i++) {
-          ids.push(await create(`${label}-spot-${i}`, 'spot-l4'));
-          ids.push(await create(`${label}-ondemand-${i}`, 'l4-ondemand'));
+          for (const [kind, pool] of [
+            ['spot', 'spot-l4'],
+            ['ondemand', 'l4-ondemand'],
+          ]) {
+            const sentAt = Date.now();
+            ids.push(await create(`${label}-${kind}-${i}`, pool));
+            slowestCreateMs = Math.max(slowestCreateMs, Date.now() - sentAt);
+          }
         }
+        figures[`${label}: slowest create while down`] =
+          seconds(slowestCreateMs);
         const deleting = await http
           .delete(`/api/gpu/services/${doomed}`)
           .expect(200);
