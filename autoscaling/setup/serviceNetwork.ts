@@ -13,7 +13,16 @@
  * read for each connection: `scripts/keda up` writes the add-on's own, a test adds the Services it runs stand-in
  * servers for.
  *
+ * With `--socks <host:port>` it also serves SOCKS5 (CONNECT, no authentication) there, for the interceptor's forward.
+ * Through an HTTP proxy Go sends a plain-HTTP request in absolute form with the request's Host header as the URL's
+ * host (net/http Request.write: `ruri = scheme + "://" + host + ruri`), and the interceptor keeps the client's Host
+ * (`pr.Out.Host = pr.In.Host`): the proxy sees `http://<service>.<namespace>.svc.cluster.local/...`, the name the
+ * client called, without the port of the Service the interceptor dialed, so it cannot route it. Through SOCKS5 Go
+ * dials the address it would dial in a cluster (`<service>.<namespace>:<port>`) and sends the request unchanged, Host
+ * and all: what kube-proxy does.
+ *
  *   node --require sucrase/register autoscaling/setup/serviceNetwork.ts --listen 127.0.0.1:<port> --routes <dir>
+ *     [--socks 127.0.0.1:<port>]
  */
 import {
   createServer,
@@ -21,13 +30,17 @@ import {
   IncomingMessage,
   ServerResponse,
 } from 'node:http';
-import { connect, Socket } from 'node:net';
+import { connect, createServer as createTcpServer, Socket } from 'node:net';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-function option(name: string): string {
+function optionalOption(name: string): string | undefined {
   const index = process.argv.indexOf(`--${name}`);
-  const value = index >= 0 ? process.argv[index + 1] : undefined;
+  return index >= 0 ? process.argv[index + 1] : undefined;
+}
+
+function option(name: string): string {
+  const value = optionalOption(name);
   if (value === undefined) throw new Error(`missing --${name}`);
   return value;
 }
@@ -118,6 +131,100 @@ function tunnel(req: IncomingMessage, client: Socket, head: Buffer) {
   client.on('error', () => upstream.destroy());
 }
 
+/** Replies of RFC 1928: succeeded, host unreachable, command not supported. */
+const SOCKS_OK = 0x00;
+const SOCKS_HOST_UNREACHABLE = 0x04;
+const SOCKS_COMMAND_NOT_SUPPORTED = 0x07;
+
+function socksReply(client: Socket, code: number) {
+  // VER, REP, RSV, ATYP IPv4, BND.ADDR 0.0.0.0, BND.PORT 0.
+  client.write(Buffer.from([0x05, code, 0x00, 0x01, 0, 0, 0, 0, 0, 0]));
+}
+
+/**
+ * One SOCKS5 connection (RFC 1928, no authentication, CONNECT): the greeting, then the request naming the address,
+ * then the tunnel to its route. Reads as much as has arrived and waits for the rest.
+ */
+function socks(client: Socket) {
+  let buffer = Buffer.alloc(0);
+  let greeted = false;
+  const onData = (chunk: Buffer) => {
+    buffer = Buffer.concat([buffer, chunk]);
+    if (!greeted) {
+      // VER 5, NMETHODS, METHODS...
+      if (buffer.length < 2 || buffer.length < 2 + buffer[1]) return;
+      if (buffer[0] !== 0x05) {
+        client.destroy();
+        return;
+      }
+      const methods = buffer.subarray(2, 2 + buffer[1]);
+      buffer = buffer.subarray(2 + buffer[1]);
+      greeted = true;
+      // 0x00: no authentication; 0xff: none of the methods offered is acceptable.
+      client.write(Buffer.from([0x05, methods.includes(0x00) ? 0x00 : 0xff]));
+      if (!methods.includes(0x00)) {
+        client.end();
+        return;
+      }
+    }
+    // VER 5, CMD, RSV, ATYP, DST.ADDR, DST.PORT
+    if (buffer.length < 5) return;
+    const [, command, , addressType] = buffer;
+    let host: string;
+    let end: number;
+    if (addressType === 0x01) {
+      end = 4 + 4;
+      if (buffer.length < end + 2) return;
+      host = [...buffer.subarray(4, end)].join('.');
+    } else if (addressType === 0x03) {
+      end = 5 + buffer[4];
+      if (buffer.length < end + 2) return;
+      host = buffer.subarray(5, end).toString('utf8');
+    } else if (addressType === 0x04) {
+      end = 4 + 16;
+      if (buffer.length < end + 2) return;
+      const words: string[] = [];
+      for (let i = 4; i < end; i += 2) {
+        words.push(buffer.readUInt16BE(i).toString(16));
+      }
+      host = words.join(':');
+    } else {
+      client.destroy();
+      return;
+    }
+    const port = buffer.readUInt16BE(end);
+    const rest = buffer.subarray(end + 2);
+    client.off('data', onData);
+    if (command !== 0x01) {
+      socksReply(client, SOCKS_COMMAND_NOT_SUPPORTED);
+      client.end();
+      return;
+    }
+    const to = target(host, String(port));
+    if (!to) {
+      process.stdout.write(`service network: no route to ${host}:${port}\n`);
+      socksReply(client, SOCKS_HOST_UNREACHABLE);
+      client.end();
+      return;
+    }
+    const upstream = connect(to.port, to.host, () => {
+      socksReply(client, SOCKS_OK);
+      if (rest.length > 0) upstream.write(rest);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    upstream.on('error', () => {
+      if (!client.destroyed) {
+        socksReply(client, SOCKS_HOST_UNREACHABLE);
+        client.destroy();
+      }
+    });
+    client.on('error', () => upstream.destroy());
+  };
+  client.on('data', onData);
+  client.on('error', () => client.destroy());
+}
+
 const server = createServer(forward);
 server.on('connect', tunnel);
 server.listen(Number(listenPort), listenHost, () => {
@@ -125,3 +232,13 @@ server.listen(Number(listenPort), listenHost, () => {
     `service network listening on ${listenHost}:${listenPort}\n`,
   );
 });
+
+const socksListen = optionalOption('socks');
+if (socksListen) {
+  const [socksHost, socksPort] = socksListen.split(':');
+  createTcpServer(socks).listen(Number(socksPort), socksHost, () => {
+    process.stdout.write(
+      `service network (SOCKS5) listening on ${socksHost}:${socksPort}\n`,
+    );
+  });
+}

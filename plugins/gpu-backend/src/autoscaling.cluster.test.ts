@@ -1,7 +1,12 @@
 import { ServiceRequest } from '@gpu-platform/backstage-plugin-gpu-common';
-import { serviceObjectNames } from '@gpu-platform/backstage-plugin-gpu-node';
+import {
+  RUNTIME_PORTS,
+  serviceObjectNames,
+} from '@gpu-platform/backstage-plugin-gpu-node';
 import { describeOnLocalCluster } from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
-import { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import { DiscoveryV1Api, V1Deployment, V1Pod } from '@kubernetes/client-node';
+import { createServer, request as httpRequest, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
 import {
   createNamespaces,
   eventually,
@@ -10,7 +15,7 @@ import {
   smallServiceRequest,
   startLocalClusterBackend,
 } from './__testUtils__/localCluster';
-import { localKeda } from './__testUtils__/localKeda';
+import { LocalKeda, localKeda } from './__testUtils__/localKeda';
 import {
   QueueDepthMetrics,
   ScrapingPrometheus,
@@ -57,6 +62,86 @@ const scaledToZero: ServiceRequest = smallServiceRequest({
   },
 });
 
+/** What the stand-in model server answers on /v1/models: vLLM's OpenAI-compatible list. */
+const STAND_IN_MODELS = {
+  object: 'list',
+  data: [{ id: 'stand-in', object: 'model', owned_by: 'autoscaling-test' }],
+};
+
+/**
+ * A stand-in for the service's vLLM server on loopback (kwok runs no containers): what the interceptor's forward to
+ * `<service>.<namespace>:8000` reaches through the service network. Counts the requests it answered.
+ */
+class StandInModelServer {
+  private server?: Server;
+  private answered = 0;
+
+  get address(): string {
+    return `127.0.0.1:${(this.server!.address() as AddressInfo).port}`;
+  }
+
+  async start() {
+    this.server = createServer((req, res) => {
+      this.answered += 1;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(STAND_IN_MODELS));
+    });
+    await new Promise<void>(resolve =>
+      this.server!.listen(0, '127.0.0.1', resolve),
+    );
+  }
+
+  async answers(): Promise<number> {
+    return this.answered;
+  }
+
+  async stop() {
+    await new Promise(resolve => this.server?.close(resolve));
+  }
+}
+
+/**
+ * A GET to `baseUrl` with the Host header a client of the in-cluster endpoint sends (fetch cannot set Host), answered
+ * within the interceptor's hold: up to the 5 minutes `scripts/keda` gives it.
+ */
+function requestThrough(
+  baseUrl: string,
+  host: string,
+  path: string,
+): Promise<{ status: number; coldStart?: string; body: unknown }> {
+  const url = new URL(path, baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      { headers: { host }, timeout: 5 * 60_000 },
+      res => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', chunk => {
+          text += chunk;
+        });
+        res.on('end', () => {
+          let body: unknown = text;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            // Not JSON: the interceptor's or the service network's error text.
+          }
+          const coldStart = res.headers['x-keda-http-cold-start'];
+          resolve({
+            status: res.statusCode ?? 0,
+            ...(typeof coldStart === 'string' && { coldStart }),
+            body,
+          });
+        });
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('no answer in 5 minutes')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 function isRunning(pod: V1Pod): boolean {
   return (
     pod.status?.phase === 'Running' &&
@@ -71,12 +156,15 @@ describeOnLocalCluster(
   'Autoscaling on KEDA and its HTTP add-on, with Kueue quota, on a real API server',
   kubeconfig => {
     const clients = localClusterClients(kubeconfig);
+    const discovery = clients.kc.makeApiClient(DiscoveryV1Api);
     const metrics = new QueueDepthMetrics(async (namespace, service) =>
       (await podsOf(clients, namespace, serviceObjectNames(service).deployment))
         .filter(isRunning)
         .map(pod => pod.metadata!.name!),
     );
     let prometheus: ScrapingPrometheus | undefined;
+    let keda: LocalKeda;
+    const modelServer = new StandInModelServer();
     let http: Awaited<ReturnType<typeof startLocalClusterBackend>>['http'];
     let stopBackend: (() => Promise<void>) | undefined;
     const created: string[] = [];
@@ -122,7 +210,8 @@ describeOnLocalCluster(
     }
 
     beforeAll(async () => {
-      await localKeda(kubeconfig, clients);
+      keda = await localKeda(kubeconfig, clients);
+      await modelServer.start();
       const binaries = prometheusVersionsUnderTest();
       if (binaries.available.length === 0) {
         throw new Error(
@@ -150,6 +239,9 @@ describeOnLocalCluster(
           },
         ],
         gpu: {
+          // The minimum is reserved and priced; replicas above it burst into the team's unreserved quota, where
+          // Kueue admits them while it has room (the fourth replica below waits).
+          admission: { autoscaledReplicas: 'minimum-plus-burst' },
           statusRefresh: { frequency: { seconds: 1 } },
           serviceDefaults: {
             prometheusServerAddress: prometheus.url,
@@ -173,6 +265,7 @@ describeOnLocalCluster(
       await stopBackend?.();
       await prometheus?.stop();
       await metrics.stop();
+      await modelServer.stop();
     });
 
     it('scales on the queue depth Prometheus scrapes: 1 to 3 within quota, a fourth waits on Kueue, and back down', async () => {
@@ -233,9 +326,6 @@ describeOnLocalCluster(
       );
 
       // Eight: KEDA asks for four; the fourth pod stays gated, its Workload pending with Kueue's reason on the service.
-          // The minimum is reserved and priced; replicas above it burst into the team's unreserved quota, where
-          // Kueue admits them while it has room (the fourth replica below waits).
-          admission: { autoscaledReplicas: 'minimum-plus-burst' },
       metrics.setDepth(NAMESPACE, queueScaled.name, 8);
       const pending = await eventually(
         'a fourth replica waiting for quota, with Kueue’s reason in the service status',
@@ -277,7 +367,7 @@ describeOnLocalCluster(
       );
     });
 
-    it('idles a scale-to-zero service to 0 replicas through the HTTP add-on', async () => {
+    it('idles a scale-to-zero service to 0 replicas through the HTTP add-on, and a request to its endpoint wakes it', async () => {
       const names = serviceObjectNames(scaledToZero.name);
       const { id } = await createService(scaledToZero);
       // The endpoint given is the add-on interceptor's, with the host it routes by.
@@ -309,6 +399,64 @@ describeOnLocalCluster(
         },
         SCALE_TIMEOUT,
       );
+
+      // Nothing serves it: no pod of the Deployment, and no ready address in its Service's EndpointSlices (what the
+      // interceptor waits on before it forwards).
+      await eventually(
+        'no pod and no ready endpoint of the idle service',
+        async () => {
+          const pods = await podsOf(clients, NAMESPACE, names.deployment);
+          const slices = await discovery.listNamespacedEndpointSlice({
+            namespace: NAMESPACE,
+            labelSelector: `kubernetes.io/service-name=${names.service}`,
+          });
+          const ready = slices.items.flatMap(slice =>
+            (slice.endpoints ?? []).filter(e => e.conditions?.ready !== false),
+          );
+          return pods.length === 0 && ready.length === 0 ? true : undefined;
+        },
+        SCALE_TIMEOUT,
+      );
+
+      // A request to the endpoint given, with its Host: the interceptor holds it, the add-on's scaler reports it to
+      // KEDA, KEDA scales the Deployment 0 -> 1, and once the replica's EndpointSlice is ready the interceptor
+      // forwards it to <service>.<namespace>:8000, which the service network takes to the stand-in model server.
+      const answered = await modelServer.answers();
+      const removeRoute = keda.route(
+        `${names.service}.${NAMESPACE}:${RUNTIME_PORTS.vllm}`,
+        modelServer.address,
+      );
+      // The Deployment's replicas while the request is held.
+      const replicasSeen = new Set<number>();
+      let holding = true;
+      const watching = (async () => {
+        while (holding) {
+          replicasSeen.add(
+            (await deployment(scaledToZero.name)).spec?.replicas ?? -1,
+          );
+          await new Promise(resolve => setTimeout(resolve, 250));
+        }
+      })();
+      try {
+        const response = await requestThrough(
+          keda.interceptorUrl,
+          view.endpointHost,
+          '/v1/models',
+        ).finally(() => {
+          holding = false;
+        });
+        expect(response).toEqual({
+          status: 200,
+          // The add-on says the request waited for the workload to come up from zero.
+          coldStart: 'true',
+          body: STAND_IN_MODELS,
+        });
+        expect(await modelServer.answers()).toBe(answered + 1);
+        await watching;
+        expect([...replicasSeen]).toContain(1);
+      } finally {
+        removeRoute();
+      }
     });
   },
 );
