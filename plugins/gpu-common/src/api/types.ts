@@ -238,12 +238,12 @@ export interface GpuServiceView {
    * template run that created it has not finished). Kept on a service deleted because nobody confirmed it.
    */
   confirmBy?: string;
+  /** GitOps: the pull (merge) request that delivers it, which its reservation follows. */
+  pullRequest?: GpuServicePullRequest;
   createdBy: string;
   createdAt: string;
   updatedAt: string;
 }
-  /** GitOps: the pull (merge) request that delivers it, which its reservation follows. */
-  pullRequest?: GpuServicePullRequest;
 
 /**
  * Body of `POST /services/{id}/confirm`.
