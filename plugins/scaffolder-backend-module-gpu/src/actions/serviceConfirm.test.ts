@@ -44,6 +44,22 @@ describe('gpu:service:confirm', () => {
     },
   );
 
+  it('sends the pull request of a GitOps service, which its reservation then follows; refuses one that is no address', async () => {
+    const seeded = backend.seed({
+      request: summariserOnDedicatedL4,
+      provisional: true,
+    });
+    const pullRequestUrl = 'https://gitea.example.com/ops/gitops/pulls/7';
+    await action.handler(mockContext({ serviceId: seeded.id, pullRequestUrl }));
+    expect(confirmCalls().map(c => c.body)).toEqual([{ pullRequestUrl }]);
+    await expect(
+      action.handler(
+        mockContext({ serviceId: seeded.id, pullRequestUrl: 'pull 7' }),
+      ),
+    ).rejects.toMatchObject({ name: 'InputError' });
+    expect(confirmCalls()).toHaveLength(1);
+  });
+
   it('confirms nothing in a dry run, nor for the id a dry-run create outputs', async () => {
     for (const ctx of [
       mockContext({ serviceId: 'dry-run' }),
