@@ -206,6 +206,40 @@ describe('governance views: one request each', () => {
     expect(next.body.totalCount).toBe(all.body.items.length);
   });
 
+  it('searches the audit trail on the server: the events of a service, its reservation and approval by its name; bad text is a 400', async () => {
+    const server = await start();
+    await threePendingRequests(server);
+    const found = await request(server)
+      .get('/api/gpu/audit?search=BIG-B&limit=2')
+      .set('Authorization', asUser('alice'))
+      .expect(200);
+    expect(found.body.totalCount).toBe(3);
+    const rest = await request(server)
+      .get(`/api/gpu/audit?search=BIG-B&cursor=${found.body.nextCursor}`)
+      .set('Authorization', asUser('alice'))
+      .expect(200);
+    const events = [...found.body.items, ...rest.body.items];
+    expect(events.map((e: any) => [e.action, e.service?.name])).toEqual([
+      ['approval.request', 'big-b'],
+      ['reservation.request', 'big-b'],
+      ['service.create', 'big-b'],
+    ]);
+    // Within what the caller may read: the search team sees none of ml-platform's events.
+    const carol = await request(server)
+      .get('/api/gpu/audit?search=big-b')
+      .set('Authorization', asUser('carol'))
+      .expect(200);
+    expect(carol.body).toMatchObject({ items: [], totalCount: 0 });
+
+    for (const bad of ['', '%20%20%20', 'x'.repeat(101)]) {
+      const refused = await request(server)
+        .get(`/api/gpu/audit?search=${bad}`)
+        .set('Authorization', asUser('alice'))
+        .expect(400);
+      expect(refused.body.error.message).toMatch(/search/);
+    }
+  });
+
   it("lists every team's quota for the platform team and only the caller's teams' for others", async () => {
     const server = await start();
     const platform = await request(server)

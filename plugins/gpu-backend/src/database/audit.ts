@@ -1,6 +1,7 @@
 import { InputError } from '@backstage/errors';
 import { SortOrder } from '@gpu-platform/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
+import { whereContains } from './pagedLists';
 import { AuditEventRow, toAuditEvent, toJson } from './rows';
 import {
   AuditEventPage,
@@ -13,6 +14,7 @@ const ASC_CURSOR_PREFIX = 'asc.';
 
 const DEFAULT_AUDIT_PAGE = 100;
 const MAX_AUDIT_PAGE = 500;
+const MAX_AUDIT_SEARCH = 100;
 
 /** One change to record. */
 export interface AuditInput {
@@ -54,6 +56,34 @@ export async function queryAuditEvents(
     );
   }
   const builder = db<AuditEventRow>('audit_events');
+  if (query.search !== undefined) {
+    const search = query.search.trim();
+    if (search.length < 1 || search.length > MAX_AUDIT_SEARCH) {
+      throw new InputError(
+        `search must be 1 to ${MAX_AUDIT_SEARCH} characters besides spaces; got '${query.search.slice(
+          0,
+          MAX_AUDIT_SEARCH,
+        )}'`,
+      );
+    }
+    builder.where(matches => {
+      whereContains(matches, ['actor', 'action', 'team', 'subject_id'], search);
+      // The events of a service, its reservations and its approvals name it (the trail's sentences do too). Ids are
+      // uuids on PostgreSQL and subject ids text: compared as text.
+      const named = () => {
+        const services = db('services').select('id');
+        whereContains(services, ['name'], search);
+        return services;
+      };
+      const idsOf = (table: string, column: string) =>
+        db(table)
+          .select(db.raw('cast(?? as varchar(100))', [`${table}.id`]))
+          .whereIn(column, named());
+      matches.orWhereIn('subject_id', idsOf('services', 'services.id'));
+      matches.orWhereIn('subject_id', idsOf('reservations', 'service_id'));
+      matches.orWhereIn('subject_id', idsOf('approvals', 'service_id'));
+    });
+  }
   if (query.team !== undefined) {
     builder.whereIn(
       'team',

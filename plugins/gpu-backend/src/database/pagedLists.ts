@@ -33,7 +33,7 @@ import {
 const LIKE_ESCAPE = "escape '\\'";
 
 /** Rows where any of the columns contains `text`, case-insensitively. */
-function whereContains(
+export function whereContains(
   builder: Knex.QueryBuilder,
   columns: string[],
   text: string,

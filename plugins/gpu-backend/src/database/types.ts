@@ -380,6 +380,11 @@ export interface ListAuditEventsQuery {
   action?: string;
   subjectType?: AuditSubjectType;
   subjectId?: string;
+  /**
+   * Free text, 1 to 100 characters, case-insensitive: events whose actor, action, team or subject id contains it, or
+   * about a service whose name contains it.
+   */
+  search?: string;
   /** Inclusive lower bound, ISO 8601. */
   since?: string;
   /** Exclusive upper bound, ISO 8601. */

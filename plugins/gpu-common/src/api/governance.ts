@@ -168,6 +168,11 @@ export interface AuditEventView {
 export interface AuditQuery {
   team?: string;
   subjectId?: string;
+  /**
+   * Free text, 1 to 100 characters, case-insensitive, searched on the server: events whose actor, action, team or
+   * subject id contains it, or about a service (its own, its reservations' and approvals' events) whose name does.
+   */
+  search?: string;
   /** `desc` (newest first) when omitted. */
   order?: SortOrder;
   /** 1 to 500; 100 when omitted. */

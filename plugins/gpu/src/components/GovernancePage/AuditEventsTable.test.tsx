@@ -137,6 +137,36 @@ describe('AuditEventsTable', () => {
     expect(api.callsOf('listAuditEvents')).toHaveLength(4);
   });
 
+  it('searches the trail on the server, from its first page', async () => {
+    const api = new FakeGpuApi();
+    for (let i = 1; i <= 25; i++) {
+      api.addAudit('quota.put', 'quota', `team-${i}`, `team-${i}`, undefined, {
+        pools: {},
+        monthlyBudgetMicros: i * 1_000_000,
+      });
+    }
+    await renderTable(api);
+    await waitFor(() => expect(rowTexts()).toHaveLength(20));
+    await user.click(screen.getByRole('button', { name: 'Next Page' }));
+    await waitFor(() => expect(rowTexts()).toHaveLength(5));
+
+    await user.type(
+      screen.getByRole('textbox', { name: 'Search the audit trail' }),
+      'team-7',
+    );
+    await waitFor(() =>
+      expect(api.callsOf('listAuditEvents').at(-1)).toEqual([
+        { limit: 20, cursor: undefined, search: 'team-7', order: 'desc' },
+      ]),
+    );
+    // One request for the typed text (debounced), not one per key.
+    expect(
+      api
+        .callsOf('listAuditEvents')
+        .filter(([query]) => (query as { search?: string }).search),
+    ).toHaveLength(1);
+  });
+
   it("narrows the trail to one team's events on the server, from its first page", async () => {
     const api = new FakeGpuApi();
     for (let i = 1; i <= 25; i++) {

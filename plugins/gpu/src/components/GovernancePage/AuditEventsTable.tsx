@@ -58,7 +58,7 @@ const columns: TableColumn<AuditEventView>[] = [
 
 /**
  * The audit trail (`GET /audit`), newest first (oldest first from the When header), a page at a time from the
- * server, of every team or of the one chosen: each event as a sentence naming who did what to which service (linked to its catalog entity when it has
+ * server, of every team or of the one chosen, searched on the server by who, what, team or service (`search`): each event as a sentence naming who did what to which service (linked to its catalog entity when it has
  * one), team or batch job.
  */
 export function AuditEventsTable(props: {
@@ -75,6 +75,7 @@ export function AuditEventsTable(props: {
       limit: query.limit,
       cursor: query.cursor,
       ...(team !== ALL_TEAMS ? { team } : {}),
+      ...(query.search ? { search: query.search } : {}),
       ...(query.sort?.field === 'at' ? { order: query.sort.order } : {}),
     }),
   );
@@ -127,11 +128,20 @@ export function AuditEventsTable(props: {
             pageSizeOptions: [20, 50, 100],
             showFirstLastPageButtons: false,
             emptyRowsWhenPaging: false,
-            search: false,
+            // Searched on the server (GET /audit?search=), from the first page.
+            search: true,
+            debounceInterval: 400,
             sorting: true,
             thirdSortClick: false,
             draggable: false,
             padding: 'dense',
+          }}
+          localization={{
+            toolbar: {
+              searchPlaceholder: 'Search who, what, team or service',
+              searchTooltip: 'Search who, what, team or service',
+              searchAriaLabel: 'Search the audit trail',
+            },
           }}
           columns={columns}
           data={fetchPage}

@@ -1059,6 +1059,17 @@ export const spec = {
             },
           },
           {
+            name: 'search',
+            in: 'query',
+            description:
+              'Free text, case-insensitive: events whose actor, action, team or subject id contains it, or about a service whose name contains it (only spaces is a 400).',
+            schema: {
+              type: 'string',
+              minLength: 1,
+              maxLength: 100,
+            },
+          },
+          {
             name: 'actor',
             in: 'query',
             description: 'Who acted, e.g. user:default/alice.',

@@ -229,6 +229,7 @@ export type ListAuditEvents = {
   query: {
     team?: string;
     subjectId?: string;
+    search?: string;
     actor?: string;
     action?: string;
     since?: string;
