@@ -81,6 +81,7 @@ export async function summariseCosts(
     const summary: ServiceCostSummary = {
       serviceId: service.id,
       name: service.name,
+      ...(service.entityRef ? { entityRef: service.entityRef } : {}),
       team: service.team,
       namespace: service.namespace,
       environment: service.environment,

@@ -345,6 +345,8 @@ export interface ServiceCost extends CostFigures {
 export interface ServiceCostSummary extends CostFigures {
   serviceId: string;
   name: string;
+  /** The service's catalog entity, e.g. `component:default/summariser`, when it has one. */
+  entityRef?: string;
   team: string;
   namespace: string;
   environment: string;

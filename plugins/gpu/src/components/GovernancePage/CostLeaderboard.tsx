@@ -5,6 +5,7 @@ import {
   ServiceCostSummary,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { formatPercent } from '../common';
+import { LeaderboardService } from './LeaderboardService';
 import { byNumber, leaderboardOptions } from './leaderboardOptions';
 
 interface CostRow extends ServiceCostSummary {
@@ -36,7 +37,11 @@ export function CostLeaderboard(props: { overview: Overview }) {
       placementLabel: placementLabel(s),
     }));
   const columns: TableColumn<CostRow>[] = [
-    { title: 'Service', field: 'label' },
+    {
+      title: 'Service',
+      field: 'label',
+      render: row => <LeaderboardService row={row} label={row.label} />,
+    },
     { title: 'Team', field: 'team' },
     { title: 'Placement', field: 'placementLabel' },
     {

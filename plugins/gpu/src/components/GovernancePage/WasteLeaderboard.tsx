@@ -7,6 +7,7 @@ import {
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import Typography from '@material-ui/core/Typography';
 import { formatPercent } from '../common';
+import { LeaderboardService } from './LeaderboardService';
 import { byNumber, leaderboardOptions } from './leaderboardOptions';
 
 interface WasteRow extends ServiceCostSummary {
@@ -40,7 +41,11 @@ export function WasteLeaderboard(props: { overview: Overview }) {
       recommendationTitle: best.get(s.serviceId)?.title ?? '',
     }));
   const columns: TableColumn<WasteRow>[] = [
-    { title: 'Service', field: 'label' },
+    {
+      title: 'Service',
+      field: 'label',
+      render: row => <LeaderboardService row={row} label={row.label} />,
+    },
     { title: 'Team', field: 'team' },
     {
       title: `Idle cost, ${overview.window.label}`,

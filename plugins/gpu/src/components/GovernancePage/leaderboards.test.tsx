@@ -1,4 +1,5 @@
 import { renderInTestApp } from '@backstage/frontend-test-utils';
+import { entityRouteRef } from '@backstage/plugin-catalog-react';
 import { Overview } from '@gpu-platform/backstage-plugin-gpu-common';
 import { configure, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
@@ -57,5 +58,30 @@ describe.each([
     await user.click(screen.getByRole('button', { name: 'Service' }));
     await waitFor(() => expect(firstCells()[0]).toBe('notebook (search)'));
     expect(firstCells()[1]).toBe('ocr-00 (ml-serving)');
+  });
+
+  it('links each service to its catalog entity, and names one without an entity', async () => {
+    const overview = overviewFixture('7d');
+    const services = overview.services.map(s =>
+      s.name === 'summariser'
+        ? { ...s, entityRef: 'component:default/summariser' }
+        : s,
+    );
+    await renderInTestApp(
+      <Leaderboard overview={{ ...overview, services }} />,
+      {
+        mountedRoutes: { '/catalog/:namespace/:kind/:name': entityRouteRef },
+      },
+    );
+    const link = await screen.findByRole('link', {
+      name: 'summariser (ml-serving)',
+    });
+    expect(link).toHaveAttribute(
+      'href',
+      '/catalog/default/component/summariser',
+    );
+    // The notebook has no catalog entity: its name, unlinked.
+    expect(screen.getByText('notebook (search)').closest('a')).toBeNull();
+    expect(screen.getAllByRole('link')).toHaveLength(1);
   });
 });

@@ -5018,6 +5018,11 @@ export const spec = {
           name: {
             type: 'string',
           },
+          entityRef: {
+            description:
+              "The service's catalog entity, e.g. component:default/summariser, when it has one.",
+            type: 'string',
+          },
           team: {
             type: 'string',
           },

@@ -15,6 +15,10 @@ import { WorkloadRunState } from '../models/WorkloadRunState.model';
 export interface ServiceCostSummary {
   serviceId: string;
   name: string;
+  /**
+   * The service\'s catalog entity, e.g. component:default/summariser, when it has one.
+   */
+  entityRef?: string;
   team: string;
   namespace: string;
   environment: string;
