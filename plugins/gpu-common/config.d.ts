@@ -455,15 +455,6 @@ export interface Config {
           };
     };
 
-        | string
-        | {
-            days?: number;
-            hours?: number;
-            minutes?: number;
-            seconds?: number;
-          };
-    };
-
     /**
      * GitOps services (mode `gitops`): their reservations follow their pull (merge) requests, read from the forges of
      * `integrations` (gitea, github with a token, gitlab), and their clusters' objects, read with the credential of a
@@ -489,6 +480,15 @@ export interface Config {
        * to be pruned (default once a minute: `{ minutes: 1 }`).
        */
       checkFrequency?:
+        | string
+        | {
+            days?: number;
+            hours?: number;
+            minutes?: number;
+            seconds?: number;
+          };
+    };
+
     /**
      * A managed inference API to compare self-hosting with: each service's cost card shows its own price per 1M input
      * and output tokens next to the API's, and the requests a day above which self-hosting costs less.

@@ -266,6 +266,121 @@ describeOnLocalCluster(
       );
     });
 
+    it('moves a staging service from dev to prod-eu as a change: prod-eu first, dev removed once prod-eu is available, served on one cluster or the other throughout', async () => {
+      /** Whether the cluster has the service's Deployment with an available replica. */
+      const availableOn = async (clients: LocalClusterClients) => {
+        const list = await clients.apps.listNamespacedDeployment({
+          namespace: NAMESPACE,
+        });
+        const deployment = list.items.find(
+          d => d.metadata?.name === 'fleet-move',
+        );
+        return (deployment?.status?.availableReplicas ?? 0) > 0;
+      };
+      const created = await http
+        .post('/api/gpu/services')
+        .send({
+          request: smallServiceRequest({
+            name: 'fleet-move',
+            team: TEAM,
+            namespace: NAMESPACE,
+            tier: 'dedicated',
+            pool: DEV_POOL,
+            environment: 'staging',
+          }),
+        })
+        .expect(201);
+      const id = created.body.id;
+      expect(created.body.cluster).toBe('dev');
+      await ready(id);
+      await expectAdmittedOn(dev, 'fleet-move', DEV_POOL);
+      expect(await deploymentsNamed(prod, 'fleet-move')).toBe(0);
+
+      const quota = async () =>
+        (await http.get(`/api/gpu/teams/${TEAM}/quota`).expect(200)).body;
+      const quotaBefore = await quota();
+      const changed = await http
+        .patch(`/api/gpu/services/${id}`)
+        .send({ pool: PROD_POOL });
+      const quotaAfter = await quota();
+      expect(`${changed.status} ${changed.body.error?.message ?? ''}`).toBe(
+        '200 ',
+      );
+      expect(changed.body).toMatchObject({
+        cluster: 'prod-eu',
+        movingFrom: 'dev',
+        placement: { pool: PROD_POOL },
+      });
+      expect(
+        changed.body.conditions.find(
+          (c: { type: string }) => c.type === 'Moving',
+        ),
+      ).toMatchObject({ status: 'True', reason: 'MoveWaitingForTarget' });
+      expect(changed.body.annotations['backstage.io/kubernetes-cluster']).toBe(
+        'prod-eu',
+      );
+
+      // Until the move is done, some cluster serves it at every look: dev until prod-eu is available.
+      const samples: Array<{ dev: boolean; prod: boolean; moving: boolean }> =
+        [];
+      const moved = await eventually(
+        'the move to prod-eu done',
+        async () => {
+          const body = await service(id);
+          if (body.status === 'failed') {
+            throw new Error(`failed: ${body.statusReason}`);
+          }
+          samples.push({
+            dev: await availableOn(dev),
+            prod: await availableOn(prod),
+            moving: body.movingFrom !== undefined,
+          });
+          return body.status === 'ready' && body.movingFrom === undefined
+            ? body
+            : undefined;
+        },
+        { timeoutMs: 120_000 },
+      );
+      expect(samples.filter(s => s.moving).length).toBeGreaterThan(0);
+      for (const sample of samples.filter(s => s.moving)) {
+        expect(sample.dev || sample.prod).toBe(true);
+      }
+      expect(moved.cluster).toBe('prod-eu');
+      expect(moved.reason).toBe('Available');
+      expect(
+        moved.conditions.find((c: { type: string }) => c.type === 'Moving'),
+      ).toBeUndefined();
+      await expectAdmittedOn(prod, 'fleet-move', PROD_POOL);
+      await eventually(
+        'no fleet-move Deployment or pod left on dev',
+        async () =>
+          (await deploymentsNamed(dev, 'fleet-move')) === 0 &&
+          (
+            await dev.core.listNamespacedPod({ namespace: NAMESPACE })
+          ).items.every(p => !p.metadata?.name?.startsWith('fleet-move'))
+            ? true
+            : undefined,
+        { timeoutMs: 60_000 },
+      );
+      expect(await deploymentsNamed(prod, 'fleet-move')).toBe(1);
+      // The reservation moved with it at the change: one more GPU held on prod-eu's pool, one fewer on dev's.
+      expect(quotaAfter.reservedGpuEquivalents[PROD_POOL]).toBe(
+        (quotaBefore.reservedGpuEquivalents[PROD_POOL] ?? 0) + 1,
+      );
+      expect(quotaAfter.reservedGpuEquivalents[DEV_POOL] ?? 0).toBe(
+        quotaBefore.reservedGpuEquivalents[DEV_POOL] - 1,
+      );
+      // Deleted: it is gone from prod-eu too, and dev's quota is free for the batch work below.
+      await http.delete(`/api/gpu/services/${id}`).expect(200);
+      await eventually(
+        'fleet-move deleted',
+        async () =>
+          (await service(id)).status === 'deleted' ? true : undefined,
+        { timeoutMs: 60_000 },
+      );
+      expect(await deploymentsNamed(prod, 'fleet-move')).toBe(0);
+    });
+
     it('runs a batch Job on its pool’s cluster (dev, not the first cluster), admitted by that cluster’s Kueue, and reads it back from there', async () => {
       const submitted = await http.post('/api/gpu/batch-jobs').send({
         request: {

@@ -48,10 +48,10 @@ import { InterruptedApplyResumer } from './services/InterruptedApplyResumer';
 import { ClusterRoute, ServiceManager } from './services/ServiceManager';
 import { ServiceStatusRefresher } from './services/ServiceStatusRefresher';
 import { scheduleConfirmationExpiry } from './services/scheduleConfirmationExpiry';
-import {
 import { Forges } from './gitops/forges';
 import { GitOpsFollower, scheduleGitOpsFollower } from './gitops/GitOpsFollower';
 import { OwnedObjectsReader } from './gitops/OwnedObjectsReader';
+import {
   APPLY_RESUME_TASK_ID,
   readStatusSettings,
   scheduleStatusTasks,
@@ -137,11 +137,9 @@ export const gpuPlugin = createBackendPlugin({
         // Every cluster with its applier and status reader: a service is applied, read and torn down on its pool's.
         const routes = new Map<string, ClusterRoute>();
         const statusReaders = new Map<string, ClusterStatusReader>();
-        for (const cluster of clusterConfig.list()) {
-          routes.set(cluster.name!, {
         // GitOps clusters with a (read-only) credential: decommissions there wait for the controller's prune.
         const gitopsReaders = new Map<string, OwnedObjectsReader>();
-            target: cluster,
+        for (const cluster of clusterConfig.list()) {
           if (cluster.mode === 'gitops' && cluster.connection) {
             gitopsReaders.set(
               cluster.name!,
@@ -153,6 +151,8 @@ export const gpuPlugin = createBackendPlugin({
               ),
             );
           }
+          routes.set(cluster.name!, {
+            target: cluster,
             applier: createClusterApplier({ target: cluster, factory, logger }),
           });
           const reader = createClusterStatusReader({
@@ -183,14 +183,14 @@ export const gpuPlugin = createBackendPlugin({
 
         // Every committed change of a service or quota is notified and signalled (see GpuNotifier), and starts the
         // loops that drive the cluster towards it (see triggeringStore).
-        const notifying = notifyingStore(
-          await DatabaseGpuStore.create({
         const notifier = new GpuNotifier({
           notifications,
           signals,
           logger,
           platformGroups: readPlatformGroups(config),
         });
+        const notifying = notifyingStore(
+          await DatabaseGpuStore.create({
             database,
             platform,
             maxPendingApprovalsPerTeam: config.getOptionalNumber(
@@ -291,10 +291,10 @@ export const gpuPlugin = createBackendPlugin({
               : route,
           ]),
         );
+        const forges = Forges.fromConfig(config);
         const services = new ServiceManager({
           platform,
           store,
-        const forges = Forges.fromConfig(config);
           quotes,
           target,
           applier:
@@ -307,18 +307,19 @@ export const gpuPlugin = createBackendPlugin({
           queue,
           applyRetryForMs: statusSettings.applyRetryForMs,
           confirmWithinMs: statusSettings.confirmWithinMs,
-        });
-        const statuses = new ServiceStatusRefresher({
-          store,
           forges,
           mergeWithinMs: statusSettings.mergeWithinMs,
           gitopsReaders,
+        });
+        const statuses = new ServiceStatusRefresher({
+          store,
           statusReader,
           statusReaders,
           runs: new RunPeriodStore(await database.getClient()),
           logger,
           statusReadTimeoutMs: statusSettings.readTimeoutMs,
           repair: (service, why) => services.repair(service, why),
+          completeMove: service => services.completeMove(service),
         });
         queue?.start(reconcileServiceWork({ services, statuses }));
         const resumer = new InterruptedApplyResumer({
@@ -346,10 +347,6 @@ export const gpuPlugin = createBackendPlugin({
           frequency: statusSettings.confirmationCheckFrequency,
         });
 
-        await schedulePlatformReconciler({
-          frequency: reconcileSettings.frequency,
-          scheduler,
-          logger,
         await scheduleGitOpsFollower({
           scheduler,
           logger,
@@ -363,6 +360,10 @@ export const gpuPlugin = createBackendPlugin({
           }),
         });
 
+        await schedulePlatformReconciler({
+          frequency: reconcileSettings.frequency,
+          scheduler,
+          logger,
           reconciler: new PlatformReconciler({
             platform,
             operations,

@@ -38,14 +38,15 @@ export interface ServiceRow {
   quote: string | null;
   manifests: string | null;
   cluster: string | null;
+  moving_from_cluster?: string | null;
   mode: string;
   request_key: string | null;
   confirm_by?: DbTime | null;
-  created_by: string;
   pull_request_url?: string | null;
   pull_request_number?: number | string | null;
   pull_request_state?: string | null;
   merge_by?: DbTime | null;
+  created_by: string;
   created_at: DbTime;
   updated_by: string;
   updated_at: DbTime;
@@ -163,13 +164,10 @@ export function toServiceRecord(row: ServiceRow): ServiceRecord {
     quote: parseJson<JsonObject>(row.quote),
     manifests: parseJson<ServiceRecord['manifests']>(row.manifests),
     cluster: optional(row.cluster),
+    ...(row.moving_from_cluster ? { movingFrom: row.moving_from_cluster } : {}),
     mode: row.mode as ClusterMode,
     requestKey: optional(row.request_key),
     ...(row.confirm_by ? { confirmBy: toIso(row.confirm_by) } : {}),
-    createdBy: row.created_by,
-    createdAt: toIso(row.created_at),
-    updatedBy: row.updated_by,
-    updatedAt: toIso(row.updated_at),
     ...(row.pull_request_url && row.pull_request_state
       ? {
           pullRequest: {
@@ -180,6 +178,10 @@ export function toServiceRecord(row: ServiceRow): ServiceRecord {
           },
         }
       : {}),
+    createdBy: row.created_by,
+    createdAt: toIso(row.created_at),
+    updatedBy: row.updated_by,
+    updatedAt: toIso(row.updated_at),
   };
 }
 

@@ -46,6 +46,7 @@ export async function updateServiceStatusInTransaction(
       ...(input.manifests !== undefined && {
         manifests: toJson(input.manifests),
       }),
+      ...(input.moveCompleted && { moving_from_cluster: null }),
       updated_by: input.actor,
       updated_at: now,
     });

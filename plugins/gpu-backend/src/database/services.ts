@@ -3,11 +3,7 @@ import { Knex } from 'knex';
 import { writeAuditEvent } from './audit';
 import { serviceAuditView, ServiceRow, toJson, toServiceRecord } from './rows';
 import { isPostgres } from './transactions';
-import {
-  ServiceChange,
-  ServiceRecord,
-  ServiceStatusWrite,
-} from './types';
+import { ServiceChange, ServiceRecord, ServiceStatusWrite } from './types';
 
 export async function readService(
   tx: Knex.Transaction,
@@ -133,6 +129,7 @@ export async function applyServiceChange(
       generation: before.generation + 1,
       tier: change.tier,
       pool: change.pool,
+      ...movedColumns(before, change),
       request: JSON.stringify(change.request),
       placement: JSON.stringify(change.placement),
       ...(change.quote !== undefined && { quote: toJson(change.quote) }),
@@ -164,6 +161,27 @@ export async function applyServiceChange(
     });
   }
   return after;
+}
+
+/**
+ * The cluster columns of a change to a pool of another cluster: the service's cluster becomes the new one and, in
+ * apply mode, the cluster it leaves is recorded until its objects there are removed (a move back while moving records
+ * the cluster it now leaves: its objects there are the ones that go). Nothing when the cluster stays.
+ */
+function movedColumns(
+  before: ServiceRecord,
+  change: ServiceChange,
+): Partial<ServiceRow> {
+  if (change.cluster === undefined || change.cluster === before.cluster) {
+    return {};
+  }
+  return {
+    cluster: change.cluster,
+    moving_from_cluster:
+      before.mode === 'apply' && before.cluster !== undefined
+        ? before.cluster
+        : null,
+  };
 }
 
 /** Ids are UUIDs; anything else cannot exist (and PostgreSQL would reject it). */

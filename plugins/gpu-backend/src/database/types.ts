@@ -73,17 +73,22 @@ export interface ServiceRecord {
   quote?: JsonObject;
   manifests?: StoredManifest[];
   cluster?: string;
+  /**
+   * While it moves to `cluster` (a change to a pool of another cluster): the cluster it leaves, whose objects keep
+   * serving until it is available on `cluster` and are removed then.
+   */
+  movingFrom?: string;
   mode: ClusterMode;
   requestKey?: string;
   /** While provisional: when it is deleted unless confirmed (ISO 8601). */
   confirmBy?: string;
+  /** GitOps: the pull (merge) request that delivers it, which its reservation follows. */
+  pullRequest?: GpuServicePullRequest;
   createdBy: string;
   createdAt: string;
   updatedBy: string;
   updatedAt: string;
 }
-  /** GitOps: the pull (merge) request that delivers it, which its reservation follows. */
-  pullRequest?: GpuServicePullRequest;
 
 /**
  * State of a reservation: `pending` waits for an approval and does not count
@@ -210,6 +215,8 @@ export interface UpdateServiceStatusInput {
   manifests?: StoredManifest[];
   /** Release the service's held or pending reservation in the same transaction. */
   releaseReservation?: boolean;
+  /** Ends a move between clusters: its objects on the cluster it left are gone (clears `movingFrom`). */
+  moveCompleted?: boolean;
   actor: string;
 }
 
@@ -224,6 +231,11 @@ export interface ServiceStatusWrite {
 export interface ServiceChange {
   tier: SharingTier;
   pool: string;
+  /**
+   * The cluster of the new pool, when it is not the service's: the service moves there (its objects on the cluster it
+   * leaves are removed once it is available on this one; see `ServiceRecord.movingFrom`).
+   */
+  cluster?: string;
   request: ServiceRequest;
   placement: Placement;
   quote?: JsonObject;

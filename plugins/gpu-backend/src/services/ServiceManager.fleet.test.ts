@@ -102,22 +102,26 @@ describe('ServiceManager on a fleet of clusters', () => {
 });
 
 describe('ServiceManager changes on a fleet', () => {
-  it('refuses a change to a pool of another cluster (400), and keeps the service where it is', async () => {
+  it('moves a rendered-only service to the other cluster by a change of pool: its cluster changes, nothing to remove', async () => {
     const { services } = await manager();
     const created = await services.create(
-      { request: { ...devSummariser, name: 'dev-sum', pool: 'spot-l4' } },
+      { request: { ...devSummariser, name: 'dev-sum', pool: 'h100' } },
       USER,
     );
-    const move = services.update(
+    expect(created.service.cluster).toBe('dev');
+    const moved = await services.update(
       created.service.id,
       { pool: 'l4-ondemand' },
       USER,
     );
-    await expect(move).rejects.toThrow(InputError);
-    await expect(move).rejects.toThrow(
-      'Service dev-sum runs on cluster dev; pool l4-ondemand is on cluster prod-eu',
-    );
-    expect((await services.get(created.service.id)).cluster).toBe('dev');
+    expect(moved.service).toMatchObject({
+      cluster: 'prod-eu',
+      pool: 'l4-ondemand',
+      status: 'approved',
+      reason: 'DryRun',
+    });
+    // Dry-run: nothing was applied on dev, so nothing waits to be removed there.
+    expect(moved.service.movingFrom).toBeUndefined();
   });
 });
 

@@ -66,6 +66,9 @@ export const DEFAULT_MERGE_WITHIN_MS = 7 * 24 * 60 * 60_000;
 /** Actor of the deletes of provisional services nobody confirmed (audit trail). */
 export const CONFIRMATION_EXPIRY_ACTOR = 'system:gpu-confirmation-expiry';
 
+/** Actor of the last step of a move between clusters: removing it from the cluster it left (audit trail). */
+export const MOVE_ACTOR = 'system:gpu-cluster-move';
+
 /** Actor of the applies that repair drift (audit trail). */
 export const REPAIR_ACTOR = 'system:gpu-drift-repair';
 
@@ -126,9 +129,6 @@ export interface ServiceManagerOptions {
    * ServiceManager.expireUnconfirmed} deletes it (`gpu.services.confirmWithin`; 1 hour when omitted).
    */
   confirmWithinMs?: number;
-  /** Clock (tests). */
-  now?: () => Date;
-}
   /**
    * GitOps: the forges pull requests are followed on (`integrations`), to check the request a confirmation records.
    * Without them a confirmation with a pull request is refused.
@@ -141,6 +141,9 @@ export interface ServiceManagerOptions {
    * objects are gone (`AwaitingPrune`) before the quota is released ({@link ServiceManager.completePrune}).
    */
   gitopsReaders?: ReadonlyMap<string, OwnedObjectsReader>;
+  /** Clock (tests). */
+  now?: () => Date;
+}
 
 /** One cluster a service may be on: its target and, in apply mode, its applier. */
 export interface ClusterRoute {
@@ -379,17 +382,7 @@ export class ServiceManager {
     const option = chooseOption(platform, await quotes.quote(request));
     const placement = placementOf(option);
     this.checkScaleToZero(request, placement);
-    if (
-      option.cluster !== undefined &&
-      current.cluster !== undefined &&
-      option.cluster !== current.cluster
-    ) {
-      // A change stays on the service's cluster: its objects there are the ones the change replaces.
-      throw new InputError(
-        `Service ${current.name} runs on cluster ${current.cluster}; pool ${placement.pool} is on cluster ${option.cluster}. ` +
-          `Moving a service to another cluster is not supported yet: choose a pool on ${current.cluster}, or create the service on ${option.cluster} and delete this one`,
-      );
-    }
+    const moveTo = this.moveTarget(current, option.cluster, placement.pool);
     await check?.({
       team: request.team,
       environment: request.environment,
@@ -401,6 +394,7 @@ export class ServiceManager {
       pool: placement.pool,
       request,
       placement,
+      ...(moveTo !== undefined && { cluster: moveTo }),
     };
     let result;
     try {
@@ -409,6 +403,7 @@ export class ServiceManager {
         change: {
           tier: placement.tier,
           pool: placement.pool,
+          ...(moveTo !== undefined && { cluster: moveTo }),
           request,
           placement,
           manifests: (await this.render(changed)) as StoredManifest[],
@@ -438,6 +433,103 @@ export class ServiceManager {
       return { service: result.service };
     }
     return { service: await this.applyOrQueue(result.service, actor) };
+  }
+
+  /**
+   * The cluster a change moves the service to: undefined when its new pool is on the cluster it is on (or names
+   * none). A move is a change like any other (re-quoted, re-reserved, approved when policy says so), applied on the
+   * new cluster first; its objects on the cluster it leaves are removed once it is available on the new one
+   * ({@link ServiceManager.completeMove}). Refused (400) when the service could not follow: a service Backstage
+   * applies cannot move to a cluster it does not apply to, nor a rendered-only one to a cluster of another mode;
+   * refused (409) while it is already moving, unless back to the cluster it is leaving (two clusters at most hold its
+   * objects).
+   */
+  private moveTarget(
+    current: ServiceRecord,
+    cluster: string | undefined,
+    pool: string,
+  ): string | undefined {
+    if (
+      cluster === undefined ||
+      current.cluster === undefined ||
+      cluster === current.cluster
+    ) {
+      return undefined;
+    }
+    const target = this.targetOf(cluster);
+    if (target.name !== cluster) {
+      throw new InputError(
+        `Pool ${pool} is on cluster ${cluster}, which is not configured (gpu.clusters)`,
+      );
+    }
+    if (current.mode === 'apply' && !this.applierOf({ cluster })) {
+      throw new InputError(
+        `Service ${current.name} is applied by Backstage on cluster ${current.cluster}; pool ${pool} is on cluster ${cluster} (mode ${target.mode}), where Backstage does not apply it: choose a pool of a cluster in apply mode`,
+      );
+    }
+    if (current.mode === 'dry-run' && target.mode !== 'dry-run') {
+      throw new InputError(
+        `Service ${current.name} is rendered only (dry-run) on cluster ${current.cluster}; pool ${pool} is on cluster ${cluster} (mode ${target.mode}): create the service there instead`,
+      );
+    }
+    if (current.movingFrom !== undefined && cluster !== current.movingFrom) {
+      throw new ConflictError(
+        `Service ${current.name} is moving from cluster ${current.movingFrom} to ${current.cluster}; it can move to cluster ${cluster} once that move is done (or back to ${current.movingFrom} now)`,
+      );
+    }
+    return cluster;
+  }
+
+  /**
+   * The last step of a move between clusters, once the service is available on its new cluster (`ready`): deletes
+   * its objects from the cluster it left, by ownership label, and clears `movingFrom` (a compare-and-set on the
+   * version read; the status stays `ready`). Until then its objects there keep serving; if the new cluster never
+   * says it is available, they stay. A delete the old cluster does not take leaves the move as it is: the next
+   * status refresh tries again. Returns the service as it is afterwards.
+   */
+  async completeMove(service: ServiceRecord): Promise<ServiceRecord> {
+    const from = service.movingFrom;
+    if (from === undefined || service.status !== 'ready') return service;
+    const applier = this.applierOf({ cluster: from });
+    try {
+      await applier?.deleteByOwnership(service.id, ownedKinds(service));
+    } catch (error) {
+      this.options.logger.warn(
+        'Removing a moved GPU service from the cluster it left failed; trying again at the next refresh',
+        { serviceId: service.id, cluster: from, error: String(error) },
+      );
+      return service;
+    }
+    const done = await this.compareAndSet({
+      id: service.id,
+      status: 'ready',
+      reason: service.reason,
+      statusReason: `Moved from cluster ${from} to cluster ${service.cluster}: available there, its objects on ${from} removed`,
+      moveCompleted: true,
+      expectedStatus: ['ready'],
+      expectedUpdatedAt: service.updatedAt,
+      actor: MOVE_ACTOR,
+    });
+    if (done.written) {
+      this.options.logger.info('Moved a GPU service between clusters', {
+        serviceId: service.id,
+        from,
+        to: service.cluster,
+      });
+    }
+    return done.service;
+  }
+
+  /**
+   * Deletes the objects of a service on the cluster it is moving from, when it is torn down while moving: both
+   * clusters hold its objects. Nothing when it is not moving.
+   */
+  private async deleteFromMoveSource(service: ServiceRecord): Promise<void> {
+    if (service.movingFrom === undefined) return;
+    await this.applierOf({ cluster: service.movingFrom })?.deleteByOwnership(
+      service.id,
+      ownedKinds(service),
+    );
   }
 
   /**
@@ -554,6 +646,24 @@ export class ServiceManager {
           ? 'Rendered for GitOps: publish the manifests; nothing was applied by Backstage'
           : 'Dry-run: no cluster is configured, the manifests are rendered and stored but not applied',
     };
+  }
+
+  /**
+   * Whether a decommission of the service waits for its GitOps controller: GitOps, on a cluster read with a read-only
+   * credential, with manifests that may have been merged (not a pull request still open, closed or expired), and not
+   * deleted or waiting already.
+   */
+  private awaitsPrune(service: ServiceRecord): boolean {
+    return (
+      service.mode === 'gitops' &&
+      service.cluster !== undefined &&
+      this.options.gitopsReaders?.has(service.cluster) === true &&
+      Boolean(service.manifests?.length) &&
+      (service.pullRequest === undefined ||
+        service.pullRequest.state === 'merged') &&
+      service.status !== 'deleted' &&
+      service.status !== 'deleting'
+    );
   }
 
   /** Whether this backend applies the service to its cluster. */
@@ -752,24 +862,6 @@ export class ServiceManager {
    */
   async teardown(
     id: string,
-  /**
-   * Whether a decommission of the service waits for its GitOps controller: GitOps, on a cluster read with a read-only
-   * credential, with manifests that may have been merged (not a pull request still open, closed or expired), and not
-   * deleted or waiting already.
-   */
-  private awaitsPrune(service: ServiceRecord): boolean {
-    return (
-      service.mode === 'gitops' &&
-      service.cluster !== undefined &&
-      this.options.gitopsReaders?.has(service.cluster) === true &&
-      Boolean(service.manifests?.length) &&
-      (service.pullRequest === undefined ||
-        service.pullRequest.state === 'merged') &&
-      service.status !== 'deleted' &&
-      service.status !== 'deleting'
-    );
-  }
-
     actor: string,
     options: { inLine?: boolean } = {},
   ): Promise<ServiceRecord> {
@@ -924,6 +1016,7 @@ export class ServiceManager {
     });
     try {
       await applier!.deleteByOwnership(current.id, ownedKinds(applied));
+      await this.deleteFromMoveSource(current);
     } catch (error) {
       logger.error(
         'Deleting the objects of a GPU service applied while it was being deleted failed',
@@ -980,6 +1073,27 @@ export class ServiceManager {
       applier !== undefined &&
       service.mode === 'apply' &&
       Boolean(service.manifests?.length);
+    if (service.status === 'deleting' && service.reason === 'AwaitingPrune') {
+      // Already decommissioned: the quota is released when the cluster shows the objects gone, not by asking again.
+      return service;
+    }
+    if (this.awaitsPrune(service)) {
+      // GitOps, on a cluster read back: the controller removes the objects once their directory is removed from the
+      // repository; the quota is held until the cluster shows them gone (completePrune).
+      return (
+        await this.compareAndSet({
+          id: service.id,
+          status: 'deleting',
+          reason: 'AwaitingPrune',
+          statusReason: `Waiting for the GitOps controller to remove its objects from cluster ${service.cluster} (remove its directory from the repository); quota stays held until they are gone`,
+          expectedStatus: [service.status],
+          expectedUpdatedAt: service.updatedAt,
+          actor,
+        })
+      ).written
+        ? this.get(service.id)
+        : undefined;
+    }
     if (service.status === 'deleted') {
       return inCluster && service.reason === 'DeletedWithLeftovers'
         ? this.sweepLeftovers(service, actor)
@@ -1037,6 +1151,7 @@ export class ServiceManager {
         deleting.id,
         ownedKinds(deleting),
       );
+      await this.deleteFromMoveSource(deleting);
     } catch (error) {
       const retry = this.transientRetryDelay(deleting, error);
       if (retry !== undefined) {
@@ -1073,29 +1188,9 @@ export class ServiceManager {
         id: deleting.id,
         status: 'deleted',
         reason: 'Deleted',
-    if (service.status === 'deleting' && service.reason === 'AwaitingPrune') {
-      // Already decommissioned: the quota is released when the cluster shows the objects gone, not by asking again.
-      return service;
-    }
-    if (this.awaitsPrune(service)) {
-      // GitOps, on a cluster read back: the controller removes the objects once their directory is removed from the
-      // repository; the quota is held until the cluster shows them gone (completePrune).
-      return (
-        await this.compareAndSet({
-          id: service.id,
-          status: 'deleting',
-          reason: 'AwaitingPrune',
-          statusReason: `Waiting for the GitOps controller to remove its objects from cluster ${service.cluster} (remove its directory from the repository); quota stays held until they are gone`,
-          expectedStatus: [service.status],
-          expectedUpdatedAt: service.updatedAt,
-          actor,
-        })
-      ).written
-        ? this.get(service.id)
-        : undefined;
-    }
         statusReason: teardownReason(deleting, true, this.now()),
         releaseReservation: true,
+        moveCompleted: deleting.movingFrom !== undefined,
         expectedStatus: ['deleting'],
         expectedUpdatedAt: deleting.updatedAt,
         actor,
@@ -1112,6 +1207,7 @@ export class ServiceManager {
       service.id,
       ownedKinds(service),
     );
+    await this.deleteFromMoveSource(service);
     return (
       await this.compareAndSet({
         id: service.id,

@@ -48,6 +48,12 @@ export interface ServiceStatusRefresherOptions {
    * deleted, or scaled by hand); without it drift is only reported through the status.
    */
   repair?: (service: ServiceRecord, why: string) => Promise<ServiceRecord>;
+  /**
+   * The last step of a move between clusters, for a service the refresh finds `ready` on its new cluster while it
+   * still records the cluster it left (`movingFrom`): removes it from there (see `ServiceManager.completeMove`).
+   * Without it a moving service keeps its objects on both clusters.
+   */
+  completeMove?: (service: ServiceRecord) => Promise<ServiceRecord>;
   /** Clock (tests). */
   now?: () => Date;
 }
@@ -211,7 +217,12 @@ export class ServiceStatusRefresher {
     const change = decideStatus(service, clusterStatus);
     if (!change) {
       await this.recordRun(service, service, clusterStatus);
-      return { service, clusterStatus, changed: false };
+      const moved = await this.completeMove(service);
+      return {
+        service: moved,
+        clusterStatus,
+        changed: moved.updatedAt !== service.updatedAt,
+      };
     }
     const result = await compareAndSet(this.options.store, {
       id,
@@ -231,7 +242,25 @@ export class ServiceStatusRefresher {
       });
       await this.recordRun(service, result.service, clusterStatus);
     }
-    return { service: result.service, clusterStatus, changed: result.written };
+    return {
+      service: result.written
+        ? await this.completeMove(result.service)
+        : result.service,
+      clusterStatus,
+      changed: result.written,
+    };
+  }
+
+  /** A service available on the cluster it moved to: removed from the one it left (when the option is given). */
+  private async completeMove(service: ServiceRecord): Promise<ServiceRecord> {
+    if (
+      service.movingFrom === undefined ||
+      service.status !== 'ready' ||
+      !this.options.completeMove
+    ) {
+      return service;
+    }
+    return this.options.completeMove(service);
   }
 
   /**

@@ -62,6 +62,9 @@ export function toServiceView(
     gpuEquivalents: reservation?.gpuEquivalents ?? 0,
     monthlyCost: formatUsd(reservation?.monthlyCostMicros ?? 0),
     cluster: service.cluster,
+    ...(service.movingFrom !== undefined && {
+      movingFrom: service.movingFrom,
+    }),
     mode: service.mode,
     ...serviceEndpoint(service, names.service, port),
     annotations: {
@@ -75,10 +78,10 @@ export function toServiceView(
     },
     ...(approval ? { approval: toApprovalView(approval) } : {}),
     ...(service.confirmBy ? { confirmBy: service.confirmBy } : {}),
+    ...(service.pullRequest ? { pullRequest: service.pullRequest } : {}),
     createdBy: service.createdBy,
     createdAt: service.createdAt,
     updatedAt: service.updatedAt,
-    ...(service.pullRequest ? { pullRequest: service.pullRequest } : {}),
   };
 }
 

@@ -134,6 +134,39 @@ describe('serviceConditions', () => {
     });
   });
 
+  it('says Moving while a service moves between clusters: waiting for the new cluster, then removing it from the old one', () => {
+    const moving = (overrides: Partial<ServiceConditionSource>) =>
+      byType(
+        serviceConditions(
+          source({ cluster: 'prod-eu', movingFrom: 'dev', ...overrides }),
+        ),
+      ).Moving;
+    expect(
+      moving({ status: 'starting', reason: 'KueuePending' }),
+    ).toMatchObject({
+      status: 'True',
+      reason: 'MoveWaitingForTarget',
+      message:
+        'Moving from cluster dev to cluster prod-eu: its objects on dev keep serving until it is available on prod-eu',
+    });
+    expect(moving({ status: 'applying', reason: 'Applying' })?.reason).toBe(
+      'MoveWaitingForTarget',
+    );
+    // The new cluster refused it: still waiting, the old one serves.
+    expect(moving({ status: 'failed', reason: 'ApplyFailed' })?.reason).toBe(
+      'MoveWaitingForTarget',
+    );
+    expect(moving({ status: 'ready', reason: 'Available' })).toMatchObject({
+      status: 'True',
+      reason: 'MoveRemovingSource',
+    });
+    // Being deleted from both clusters, or not moving: no Moving condition.
+    expect(moving({ status: 'deleting', reason: 'Deleting' })).toBeUndefined();
+    expect(
+      byType(serviceConditions(source({ cluster: 'prod-eu' }))).Moving,
+    ).toBeUndefined();
+  });
+
   it('uses only reasons of the closed set', () => {
     const statuses = [
       'pending-approval',

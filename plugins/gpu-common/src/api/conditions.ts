@@ -59,6 +59,13 @@ export const SERVICE_REASONS = [
   /** Deleted, but objects applied while it was being deleted may remain: a DELETE sweeps again. */
   'DeletedWithLeftovers',
   /**
+   * Moving to another cluster (condition `Moving`): applied there first; its objects on the cluster it leaves keep
+   * serving until the new cluster says it is available (they keep serving if it never does).
+   */
+  'MoveWaitingForTarget',
+  /** Moving to another cluster (condition `Moving`): available there; its objects on the cluster it left are being removed. */
+  'MoveRemovingSource',
+  /**
    * GitOps: its pull (merge) request was closed without merging; the service is deleted and its quota released
    * (rolled back).
    */
@@ -104,7 +111,8 @@ export type ServiceConditionType =
   | 'Approved'
   | 'Applied'
   | 'Available'
-  | 'Deleting';
+  | 'Deleting'
+  | 'Moving';
 
 /**
  * One condition of a service: `type`, `status`, a `reason` from {@link SERVICE_REASONS}, a human `message`, the
@@ -139,6 +147,10 @@ export interface ServiceConditionSource {
   observedGeneration?: number;
   /** When the status or its reason last changed. */
   statusChangedAt: string;
+  /** The cluster it is on (or moving to). */
+  cluster?: string;
+  /** While it moves to `cluster`: the cluster it leaves, whose objects are removed once it is available on `cluster`. */
+  movingFrom?: string;
 }
 
 /**
@@ -152,6 +164,44 @@ export interface ServiceConditionSource {
 export function serviceConditions(
   source: ServiceConditionSource,
 ): ServiceCondition[] {
+  const conditions = statusConditions(source);
+  const moving = movingCondition(source);
+  return moving ? [...conditions, moving] : conditions;
+}
+
+/**
+ * `Moving=True` while a service moves between clusters (and it is not being deleted): `MoveWaitingForTarget` until
+ * it is available on its new cluster, then `MoveRemovingSource` while its objects on the old one are removed. None
+ * otherwise.
+ */
+function movingCondition(
+  source: ServiceConditionSource,
+): ServiceCondition | undefined {
+  const { movingFrom, cluster, status } = source;
+  if (
+    movingFrom === undefined ||
+    status === 'deleting' ||
+    status === 'deleted' ||
+    (status === 'failed' && source.reason === 'TeardownFailed')
+  ) {
+    return undefined;
+  }
+  const target = cluster ?? 'its new cluster';
+  const removing = status === 'ready';
+  return {
+    type: 'Moving',
+    status: 'True',
+    reason: removing ? 'MoveRemovingSource' : 'MoveWaitingForTarget',
+    message: removing
+      ? `Available on cluster ${target}; removing its objects from cluster ${movingFrom}`
+      : `Moving from cluster ${movingFrom} to cluster ${target}: its objects on ${movingFrom} keep serving until it is available on ${target}`,
+    observedGeneration: source.generation,
+    lastTransitionTime: source.statusChangedAt,
+  };
+}
+
+/** The conditions the stored status and reason say (all but `Moving`). */
+function statusConditions(source: ServiceConditionSource): ServiceCondition[] {
   const { status, reason, statusReason, generation, statusChangedAt } = source;
   const at = statusChangedAt;
   const condition = (

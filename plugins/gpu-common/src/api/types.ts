@@ -212,7 +212,7 @@ export interface GpuServiceView {
   generation: number;
   /** The generation last applied to the cluster; absent when nothing was applied. */
   observedGeneration?: number;
-  /** Kubernetes-style conditions: Reserved, Approved, Applied, Available, Deleting. */
+  /** Kubernetes-style conditions: Reserved, Approved, Applied, Available, Deleting, Moving. */
   conditions: ServiceCondition[];
   request: ServiceRequest;
   placement: Placement;
@@ -221,6 +221,11 @@ export interface GpuServiceView {
   /** Projected monthly allocation cost, USD with cents, e.g. `"587.50"`. */
   monthlyCost: string;
   cluster?: string;
+  /**
+   * While the service moves to `cluster`: the cluster it leaves. Its objects there keep serving until it is available
+   * on `cluster`, then they are removed and this is cleared (see the `Moving` condition).
+   */
+  movingFrom?: string;
   mode: ClusterMode;
   /**
    * In-cluster URL of the service's OpenAI-compatible (vLLM) or Ollama endpoint. For a service that scales to zero

@@ -37,6 +37,10 @@ const REASON_WORDS: Record<string, string> = {
     'removing it from the cluster failed; its quota stays held until a retry',
   Deleted: 'deleted',
   DeletedWithLeftovers: 'deleted, but objects may remain in the cluster',
+  MoveWaitingForTarget:
+    'moving to another cluster: the old one keeps serving until the new one is available',
+  MoveRemovingSource:
+    'moved to another cluster and available there; being removed from the old one',
   PullRequestClosed:
     'its pull request was closed without merging: deleted and quota released',
   PullRequestExpired:

@@ -368,7 +368,7 @@ export const spec = {
       patch: {
         operationId: 'updateService',
         summary:
-          'Change tier, pool, replicas or model (permission gpu.service.update) - re-quote, re-reserve, re-deploy. Refused with 409 while the service is applying.',
+          'Change tier, pool, replicas or model (permission gpu.service.update) - re-quote, re-reserve, re-deploy. Refused with 409 while the service is applying. A pool on another cluster moves the service there: applied on the new cluster first, removed from the old one once available (movingFrom, condition Moving).',
         requestBody: {
           required: true,
           content: {
@@ -1613,13 +1613,13 @@ export const spec = {
           'TeardownFailed',
           'Deleted',
           'DeletedWithLeftovers',
+          'MoveWaitingForTarget',
+          'MoveRemovingSource',
+          'PullRequestClosed',
+          'PullRequestExpired',
+          'AwaitingPrune',
         ],
       },
-      ServiceCondition: {
-        description: 'A Kubernetes-style condition of a service.',
-        type: 'object',
-        additionalProperties: false,
-        required: [
       ConfirmServiceBody: {
         description: 'What POST /services/{id}/confirm may carry.',
         type: 'object',
@@ -1663,6 +1663,11 @@ export const spec = {
           },
         },
       },
+      ServiceCondition: {
+        description: 'A Kubernetes-style condition of a service.',
+        type: 'object',
+        additionalProperties: false,
+        required: [
           'type',
           'status',
           'reason',
@@ -1672,15 +1677,19 @@ export const spec = {
         properties: {
           type: {
             type: 'string',
-            enum: ['Reserved', 'Approved', 'Applied', 'Available', 'Deleting'],
+            enum: [
+              'Reserved',
+              'Approved',
+              'Applied',
+              'Available',
+              'Deleting',
+              'Moving',
+            ],
           },
           status: {
             type: 'string',
             enum: ['True', 'False', 'Unknown'],
           },
-          'PullRequestClosed',
-          'PullRequestExpired',
-          'AwaitingPrune',
           reason: {
             $ref: '#/components/schemas/ServiceReason',
           },
@@ -2514,26 +2523,6 @@ export const spec = {
           },
         },
       },
-      QuoteOption: {
-        type: 'object',
-        additionalProperties: false,
-        required: [
-          'slice',
-          'memory',
-          'availableBytes',
-          'requiredBytes',
-          'headroomBytes',
-          'kvCacheBudgetBytes',
-          'fullLengthSequences',
-          'capacityType',
-          'replicas',
-          'gpuEquivalents',
-          'cost',
-          'throughput',
-          'verdict',
-          'reasons',
-        ],
-        properties: {
       OptionScaling: {
         description:
           "Why an option's replicas are the ones reserved and priced: fixed (the request does not autoscale), maximum (its maximum replicas) or minimum-plus-burst (its minimum, at least 1; the replicas above run within the team's unreserved quota), as gpu.admission.autoscaledReplicas decides.",
@@ -2558,6 +2547,27 @@ export const spec = {
           },
         },
       },
+      QuoteOption: {
+        type: 'object',
+        additionalProperties: false,
+        required: [
+          'slice',
+          'memory',
+          'availableBytes',
+          'requiredBytes',
+          'headroomBytes',
+          'kvCacheBudgetBytes',
+          'fullLengthSequences',
+          'capacityType',
+          'replicas',
+          'scaling',
+          'gpuEquivalents',
+          'cost',
+          'throughput',
+          'verdict',
+          'reasons',
+        ],
+        properties: {
           cluster: {
             type: 'string',
             description:
@@ -2571,7 +2581,6 @@ export const spec = {
           },
           availableBytes: {
             type: 'number',
-          'scaling',
           },
           requiredBytes: {
             type: 'number',
@@ -2590,6 +2599,11 @@ export const spec = {
           },
           replicas: {
             type: 'integer',
+            description:
+              "Replicas reserved against the team's quota and priced: the request's replicas, or for an autoscaled request its maximum or its minimum (at least 1), as gpu.admission.autoscaledReplicas decides (scaling.basis says which).",
+          },
+          scaling: {
+            $ref: '#/components/schemas/OptionScaling',
           },
           gpuEquivalents: {
             type: 'number',
@@ -2608,13 +2622,17 @@ export const spec = {
               monthly: {
                 $ref: '#/components/schemas/UsdMicros',
               },
+              burstMonthly: {
+                description:
+                  'minimum-plus-burst: what the burst replicas would add running the whole month; not reserved, not in monthly and not weighed against the budget.',
+                allOf: [
+                  {
+                    $ref: '#/components/schemas/UsdMicros',
+                  },
+                ],
+              },
               spotSavingMonthly: {
                 $ref: '#/components/schemas/UsdMicros',
-            description:
-              "Replicas reserved against the team's quota and priced: the request's replicas, or for an autoscaled request its maximum or its minimum (at least 1), as gpu.admission.autoscaledReplicas decides (scaling.basis says which).",
-          },
-          scaling: {
-            $ref: '#/components/schemas/OptionScaling',
               },
               costPerThousandTokens: {
                 $ref: '#/components/schemas/UsdMicros',
@@ -2633,15 +2651,6 @@ export const spec = {
               },
             },
           },
-              burstMonthly: {
-                description:
-                  'minimum-plus-burst: what the burst replicas would add running the whole month; not reserved, not in monthly and not weighed against the budget.',
-                allOf: [
-                  {
-                    $ref: '#/components/schemas/UsdMicros',
-                  },
-                ],
-              },
           throughput: {
             type: 'object',
             additionalProperties: false,
@@ -2707,6 +2716,11 @@ export const spec = {
               fits: {
                 type: 'boolean',
               },
+              burstReplicasWithinQuota: {
+                type: 'integer',
+                description:
+                  "minimum-plus-burst: how many of the burst replicas the team's quota has room for after this option (Kueue admits those; the rest wait).",
+              },
             },
           },
           budget: {
@@ -2727,11 +2741,6 @@ export const spec = {
               },
               committed: {
                 $ref: '#/components/schemas/UsdMicros',
-              burstReplicasWithinQuota: {
-                type: 'integer',
-                description:
-                  "minimum-plus-burst: how many of the burst replicas the team's quota has room for after this option (Kueue admits those; the rest wait).",
-              },
               },
               requested: {
                 $ref: '#/components/schemas/UsdMicros',
@@ -3318,6 +3327,11 @@ export const spec = {
           cluster: {
             type: 'string',
           },
+          movingFrom: {
+            description:
+              'While the service moves to cluster (a change to a pool of another cluster): the cluster it leaves. Its objects there keep serving until it is available on cluster, then they are removed and this is cleared (condition Moving).',
+            type: 'string',
+          },
           mode: {
             $ref: '#/components/schemas/ClusterMode',
           },
@@ -3345,6 +3359,9 @@ export const spec = {
               'Set while the service is provisional: when it is deleted and its quota released unless confirmed (POST /services/{id}/confirm). Kept on a service deleted because nobody confirmed it.',
             type: 'string',
             format: 'date-time',
+          },
+          pullRequest: {
+            $ref: '#/components/schemas/GpuServicePullRequest',
           },
           createdBy: {
             type: 'string',
@@ -3404,9 +3421,6 @@ export const spec = {
           environment: {
             type: 'string',
           },
-          pullRequest: {
-            $ref: '#/components/schemas/GpuServicePullRequest',
-          },
           status: {
             description: 'The summary of the conditions.',
             allOf: [
@@ -3461,6 +3475,11 @@ export const spec = {
           cluster: {
             type: 'string',
           },
+          movingFrom: {
+            description:
+              'While the service moves to cluster (a change to a pool of another cluster): the cluster it leaves. Its objects there keep serving until it is available on cluster, then they are removed and this is cleared (condition Moving).',
+            type: 'string',
+          },
           mode: {
             $ref: '#/components/schemas/ClusterMode',
           },
@@ -3488,6 +3507,9 @@ export const spec = {
               'Set while the service is provisional: when it is deleted and its quota released unless confirmed (POST /services/{id}/confirm). Kept on a service deleted because nobody confirmed it.',
             type: 'string',
             format: 'date-time',
+          },
+          pullRequest: {
+            $ref: '#/components/schemas/GpuServicePullRequest',
           },
           createdBy: {
             type: 'string',
@@ -3551,9 +3573,6 @@ export const spec = {
             type: 'string',
             minLength: 1,
             maxLength: 512,
-          },
-          pullRequest: {
-            $ref: '#/components/schemas/GpuServicePullRequest',
           },
           command: {
             type: 'array',

@@ -54,6 +54,10 @@ export interface GpuServiceView {
    */
   monthlyCost: string;
   cluster?: string;
+  /**
+   * While the service moves to cluster (a change to a pool of another cluster): the cluster it leaves. Its objects there keep serving until it is available on cluster, then they are removed and this is cleared (condition Moving).
+   */
+  movingFrom?: string;
   mode: ClusterMode;
   /**
    * In-cluster URL of the service; for a service that scales to zero through KEDA\'s HTTP add-on, the add-on interceptor\'s URL (a request there wakes it; send it with the Host header endpointHost).
@@ -69,8 +73,8 @@ export interface GpuServiceView {
    * Set while the service is provisional: when it is deleted and its quota released unless confirmed (POST /services/{id}/confirm). Kept on a service deleted because nobody confirmed it.
    */
   confirmBy?: Date;
+  pullRequest?: GpuServicePullRequest;
   createdBy: string;
   createdAt: Date;
   updatedAt: Date;
 }
-  pullRequest?: GpuServicePullRequest;

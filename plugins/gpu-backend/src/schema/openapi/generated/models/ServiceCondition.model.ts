@@ -26,7 +26,8 @@ export type ServiceConditionTypeEnum =
   | 'Approved'
   | 'Applied'
   | 'Available'
-  | 'Deleting';
+  | 'Deleting'
+  | 'Moving';
 /**
  * @public
  */

@@ -32,6 +32,8 @@ export type ServiceReason =
   | 'TeardownFailed'
   | 'Deleted'
   | 'DeletedWithLeftovers'
+  | 'MoveWaitingForTarget'
+  | 'MoveRemovingSource'
   | 'PullRequestClosed'
   | 'PullRequestExpired'
   | 'AwaitingPrune';
