@@ -15,16 +15,27 @@ const platform = parsePlatform(demoPlatformConfig);
 
 /**
  * A client answering lists from the given objects per kind (a kind mapped to an error fails with it), serving every
- * kind but those of `notServed` (their CRD absent).
+ * kind but those of `notServed` (their CRD absent), with every Namespace but those of `missingNamespaces`.
  */
 function clientOf(
   lists: Record<string, object[] | KubernetesRequestError>,
   notServed: string[] = [],
+  missingNamespaces: string[] = [],
 ): KubernetesObjectClient {
   const fail = () => Promise.reject(new Error('not used'));
   return {
     apply: fail,
-    read: fail,
+    read: async ref => {
+      if (ref.kind !== 'Namespace') return fail();
+      if (missingNamespaces.includes(ref.name)) {
+        throw new KubernetesRequestError('not found', 'http', 404);
+      }
+      return {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: ref.name },
+      };
+    },
     delete: fail,
     serves: async (_apiVersion: string, kind: string) =>
       !notServed.includes(kind),
@@ -109,6 +120,21 @@ const check = (
   });
 
 describe('LiveClusterCheck', () => {
+  it('names the namespace of a team with quota on its pools that the cluster lacks, beside its other findings', async () => {
+    const findings = await new LiveClusterCheck({
+      cluster: 'gpu-eu',
+      client: clientOf({}, [], ['ml-serving']),
+      platform,
+    }).check([]);
+    expect(findings.filter(f => f.id === 'team-namespace-missing')).toEqual([
+      expect.objectContaining({
+        cluster: 'gpu-eu',
+        where: 'Namespace ml-serving',
+        severity: 'error',
+      }),
+    ]);
+  });
+
   it('finds CPU and memory autoscalers of GPU Deployments: HPAs (no metrics means CPU) and ScaledObjects, not the HPAs KEDA owns', async () => {
     const findings = await check({
       Deployment: [

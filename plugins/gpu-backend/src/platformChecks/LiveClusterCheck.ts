@@ -19,6 +19,7 @@ import {
 import { draFindings } from './draFindings';
 import { gpuNodeFindings } from './gpuNodeFindings';
 import { listEvery } from './listEvery';
+import { namespaceFindings } from './namespaceFindings';
 import { NodePool, nodePoolFindings } from './nodePoolFindings';
 import { placementFindings } from './placementFindings';
 
@@ -57,6 +58,11 @@ const KINDS = {
     kind: 'APIService',
     resource: 'apiservices.apiregistration.k8s.io',
   },
+  namespaces: {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    resource: 'namespaces',
+  },
 } as const;
 
 type Kind = (typeof KINDS)[keyof typeof KINDS];
@@ -77,7 +83,8 @@ export interface LiveClusterCheckOptions {
  * (HorizontalPodAutoscalers, and KEDA ScaledObjects when KEDA's CRD is installed), its Karpenter NodePools (when
  * Karpenter's is), where the store says its running services are placed, and, when pools use DRA, whether the
  * cluster serves `resource.k8s.io/v1` and has the NVIDIA DeviceClasses they claim from, and whether the autoscaling
- * components its services need run (KEDA and its metrics API, the HTTP add-on, an HPA metrics adapter). Every list that fails becomes a
+ * components its services need run (KEDA and its metrics API, the HTTP add-on, an HPA metrics adapter), and whether it
+ * has the namespaces of the teams with quota on its pools. Every list that fails becomes a
  * `cluster-read-failed` finding naming it; the checks that need it are skipped and the others still run.
  */
 export class LiveClusterCheck {
@@ -130,6 +137,11 @@ export class LiveClusterCheck {
       autoscalingNeeds(running, this.serviceDefaults),
       this.client,
     ).catch(error => [this.readFailure(KINDS.apiServices, error)]);
+    const namespaces = await namespaceFindings(
+      this.cluster,
+      this.platform,
+      this.client,
+    ).catch(error => [this.readFailure(KINDS.namespaces, error, 'get')]);
     const listed = <T>(result: T[] | PlatformFinding) =>
       Array.isArray(result) ? result : undefined;
     const [nodes, deployments, autoscalers, scaledObjects, nodePools] = [
@@ -153,10 +165,15 @@ export class LiveClusterCheck {
       ...placementFindings(this.cluster, this.platform, running),
       ...dra,
       ...autoscaling,
+      ...namespaces,
     ];
   }
 
-  private readFailure(kind: Kind, error: unknown): PlatformFinding {
+  private readFailure(
+    kind: Kind,
+    error: unknown,
+    verb: 'list' | 'get' = 'list',
+  ): PlatformFinding {
     const status =
       error instanceof KubernetesRequestError && error.statusCode
         ? `${error.statusCode} `
@@ -170,10 +187,12 @@ export class LiveClusterCheck {
       severity: 'error',
       source: 'cluster',
       cluster: this.cluster,
-      where: `${kind.kind} (list)`,
-      message: `Could not list ${kind.apiVersion} ${kind.kind} on cluster ${this.cluster}: ${status}${reason}; the checks that need them were skipped`,
+      where: `${kind.kind} (${verb})`,
+      message: `Could not ${verb} ${kind.apiVersion} ${kind.kind} on cluster ${this.cluster}: ${status}${reason}; the checks that need them were skipped`,
       fix: denied
-        ? `Grant Backstage's credentials for cluster ${this.cluster} get and list on ${kind.resource} (a ClusterRole bound to its ServiceAccount)`
+        ? `Grant Backstage's credentials for cluster ${this.cluster} ${
+            verb === 'get' ? 'get' : 'get and list'
+          } on ${kind.resource} (a ClusterRole bound to its ServiceAccount)`
         : `Check that cluster ${this.cluster} is reachable with the credentials of gpu.clusters, then ask again`,
     };
   }

@@ -19,6 +19,7 @@ export type PlatformCheckId =
   | 'keda-metrics-api-unavailable'
   | 'keda-http-add-on-missing'
   | 'hpa-metrics-adapter-missing'
+  | 'team-namespace-missing'
   | 'cluster-read-failed';
 
 /**

@@ -4239,6 +4239,7 @@ export const spec = {
               'keda-metrics-api-unavailable',
               'keda-http-add-on-missing',
               'hpa-metrics-adapter-missing',
+              'team-namespace-missing',
               'cluster-read-failed',
             ],
           },

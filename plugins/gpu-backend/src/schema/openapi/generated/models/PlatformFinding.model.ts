@@ -39,6 +39,7 @@ export type PlatformFindingIdEnum =
   | 'keda-metrics-api-unavailable'
   | 'keda-http-add-on-missing'
   | 'hpa-metrics-adapter-missing'
+  | 'team-namespace-missing'
   | 'cluster-read-failed';
 /**
  * @public
