@@ -102,7 +102,11 @@ export async function createRouter(
     }),
   });
   if (usage) {
-    registerUsageRoutes(router, { httpAuth, usage });
+    registerUsageRoutes(router, {
+      httpAuth,
+      usage,
+      clusters: clusters.flatMap(c => (c.name ? [c.name] : [])),
+    });
   }
   const edge = express.Router();
   edge.use(answersWithoutAddresses());

@@ -146,6 +146,15 @@ describe('request validation against the OpenAPI spec', () => {
       http.get('/api/gpu/overview?window=1h&window=6h'),
       /request\/query\/window must be string/,
     );
+    await expectInvalid(
+      http.get('/api/gpu/overview?cluster='),
+      /Empty value found for query parameter 'cluster'/,
+    );
+    // A well-formed name of no configured cluster: refused by the route (no cluster is configured here).
+    await expectInvalid(
+      http.get('/api/gpu/overview?cluster=prod-eu'),
+      /^Unknown cluster 'prod-eu': no cluster is configured \(gpu.clusters\)$/,
+    );
   });
 
   it('refuses ids that are not UUIDs and team names that are not DNS labels', async () => {

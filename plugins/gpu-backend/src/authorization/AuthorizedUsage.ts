@@ -70,13 +70,14 @@ export class AuthorizedUsage {
   async overview(
     credentials: BackstageCredentials,
     window: string | undefined,
+    cluster?: string,
   ): Promise<Overview> {
     await this.options.access.require(
       credentials,
       gpuQuotaReadPermission,
       "read every team's GPU costs",
     );
-    return this.options.usage.overview(window);
+    return this.options.usage.overview(window, cluster);
   }
 
   /** The FOCUS rows of every service and pool, tagged with each team's groups as the caller sees the catalog. */

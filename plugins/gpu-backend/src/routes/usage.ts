@@ -1,4 +1,5 @@
 import { HttpAuthService } from '@backstage/backend-plugin-api';
+import { InputError } from '@backstage/errors';
 import { AuthorizedUsage } from '../authorization/AuthorizedUsage';
 import { focusCsv } from '../usage/export/focusCsv';
 import { GpuRouter, send, callerOf } from './types';
@@ -7,16 +8,19 @@ import { GpuRouter, send, callerOf } from './types';
  * Usage and cost: `GET /services/:id/usage`, `GET /services/:id/cost`, `GET /teams/:team/cost`, `GET /overview`,
  * each with an optional `window` (`1h|6h|24h|7d|30d` or an ISO 8601 duration from 5 minutes to 90 days, parsed by
  * the usage service); `GET /cost/export`, the daily FOCUS rows as CSV. Prometheus failures never fail these routes: responses carry allocation cost and a `metrics`
- * status saying why usage is missing.
+ * status saying why usage is missing. `GET /overview?cluster=` narrows the overview to one of `clusters` (the configured
+ * clusters' names); any other name is a 400.
  */
 export function registerUsageRoutes(
   router: GpuRouter,
   options: {
     httpAuth: HttpAuthService;
     usage: AuthorizedUsage;
+    /** The configured clusters' names (`gpu.clusters[].name`). */
+    clusters: readonly string[];
   },
 ): void {
-  const { httpAuth, usage } = options;
+  const { httpAuth, usage, clusters } = options;
   const credentialsOf = callerOf(httpAuth);
 
   router.get('/services/:id/usage', async (req, res) => {
@@ -45,7 +49,17 @@ export function registerUsageRoutes(
 
   router.get('/overview', async (req, res) => {
     const credentials = await credentialsOf(req);
-    send(res, await usage.overview(credentials, req.query.window));
+    const { cluster } = req.query;
+    if (cluster !== undefined && !clusters.includes(cluster)) {
+      throw new InputError(
+        clusters.length === 0
+          ? `Unknown cluster '${cluster}': no cluster is configured (gpu.clusters)`
+          : `Unknown cluster '${cluster}': the configured clusters are ${clusters.join(
+              ', ',
+            )}`,
+      );
+    }
+    send(res, await usage.overview(credentials, req.query.window, cluster));
   });
 
   router.get('/cost/export', async (req, res) => {

@@ -141,9 +141,12 @@ export class UsageService {
     };
   }
 
-  /** `GET /overview`: every service and team, with a constant number of PromQL queries. */
-  async overview(windowParam: unknown): Promise<Overview> {
+  /**
+   * `GET /overview`: every service and team, with a constant number of PromQL queries; with `cluster` (a configured
+   * cluster's name, checked by the caller), that cluster's services, pools and teams only.
+   */
+  async overview(windowParam: unknown, cluster?: string): Promise<Overview> {
     const window = parseUsageWindow(windowParam, this.now());
-    return overview(this.request(), window);
+    return overview(this.request(), window, cluster);
   }
 }

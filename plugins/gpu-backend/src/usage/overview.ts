@@ -7,16 +7,52 @@ import { burn, isCurrent, sortRecommendations, totalsOf } from './costTotals';
 import { summariseCosts } from './costSummary';
 import { poolCosts } from './poolCosts';
 import { UsageContext } from './usageContext';
+import type { ServiceRecord } from '../database';
 
-/** `GET /overview`: every service and team, with a constant number of PromQL queries. */
+/**
+ * `GET /overview`: every service and team, with a constant number of PromQL queries. With `cluster`, that cluster's
+ * part: its services (on its pools), its pools, and the teams with a service or quota there, their figures counting
+ * only what they have on it (their budget stays the whole budget, so burn is the cluster's share of it).
+ */
 export async function overview(
   context: UsageContext,
   window: UsageWindow,
+  cluster?: string,
 ): Promise<Overview> {
-  const [allocations, quotas] = await Promise.all([
+  const [everyAllocation, everyQuota] = await Promise.all([
     context.reader.list(),
     context.quotas.listQuotas(),
   ]);
+  const platform =
+    cluster === undefined
+      ? context.platform
+      : {
+          ...context.platform,
+          pools: context.platform.pools.filter(p => p.cluster === cluster),
+        };
+  const poolsHere = new Set(platform.pools.map(p => p.name));
+  const clusterOf = (service: ServiceRecord) =>
+    service.cluster ??
+    context.platform.pools.find(p => p.name === service.pool)?.cluster;
+  const allocations =
+    cluster === undefined
+      ? everyAllocation
+      : everyAllocation.filter(a => clusterOf(a.service) === cluster);
+  // Every team's budget and quota (the config's, replaced by the store's where the store has one).
+  const budgets = new Map<string, number>();
+  const gpuQuotas = new Map<string, Record<string, number>>();
+  for (const team of context.platform.teams) {
+    budgets.set(team.name, allowanceFromConfig(team).monthlyBudgetMicros);
+    gpuQuotas.set(team.name, team.gpuQuota);
+  }
+  for (const quota of everyQuota) {
+    budgets.set(quota.team, quota.monthlyBudgetMicros);
+    gpuQuotas.set(quota.team, quota.pools);
+  }
+  const quotaHere = (team: string) =>
+    Object.entries(gpuQuotas.get(team) ?? {}).some(
+      ([pool, units]) => poolsHere.has(pool) && units > 0,
+    );
   const { rows, status, month, queries } = await summariseCosts(
     context,
     allocations,
@@ -24,12 +60,10 @@ export async function overview(
   );
   const summaries = rows.map(r => r.summary);
   const totals = totalsOf(summaries);
-  const budgets = new Map<string, number>();
-  for (const team of context.platform.teams)
-    budgets.set(team.name, allowanceFromConfig(team).monthlyBudgetMicros);
-  for (const quota of quotas)
-    budgets.set(quota.team, quota.monthlyBudgetMicros);
-  const teams = [...new Set([...budgets.keys(), ...summaries.map(s => s.team)])]
+  const teamsHere = [...budgets.keys()].filter(
+    team => cluster === undefined || quotaHere(team),
+  );
+  const teams = [...new Set([...teamsHere, ...summaries.map(s => s.team)])]
     .sort()
     .map(team => {
       const teamTotals = totalsOf(summaries.filter(s => s.team === team));
@@ -46,6 +80,7 @@ export async function overview(
     });
   return {
     window,
+    ...(cluster !== undefined && { cluster }),
     metrics: status,
     queryCount: queries,
     month,
@@ -57,7 +92,7 @@ export async function overview(
     aboveShareMicros: totals.aboveShare,
     services: summaries.filter(isCurrent),
     teams,
-    pools: poolCosts(context.platform, allocations),
+    pools: poolCosts(platform, allocations),
     recommendations: sortRecommendations(
       rows.filter(r => isCurrent(r.summary)).flatMap(r => r.recommendations),
     ),

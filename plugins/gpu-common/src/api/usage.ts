@@ -423,6 +423,11 @@ export interface TeamCost extends CostFigures {
  */
 export interface Overview extends CostFigures {
   window: UsageWindow;
+  /**
+   * The cluster the overview is narrowed to (`GET /overview?cluster=`): its services, its pools, and the teams with
+   * quota or a service there, their figures counting what they have on it. Absent: every cluster.
+   */
+  cluster?: string;
   metrics: MetricsStatus;
   /** PromQL queries the overview issued. */
   queryCount: number;

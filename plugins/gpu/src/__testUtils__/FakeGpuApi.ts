@@ -60,7 +60,7 @@ export class FakeGpuApi implements GpuApi {
   usage?: (id: string, window: string) => Promise<ServiceUsage>;
   cost?: (id: string, window: string) => Promise<ServiceCost>;
   teamCost?: (team: string, window: string) => Promise<TeamCost>;
-  overview?: (window: string) => Promise<Overview>;
+  overview?: (window: string, cluster?: string) => Promise<Overview>;
   /** Answer of the cost export; reject to simulate a failure. */
   costExport?: (period: CostExportPeriod) => Promise<CostExportFile>;
   /** Answer of the platform checks; reject to simulate a failure. */
@@ -487,9 +487,10 @@ export class FakeGpuApi implements GpuApi {
     return this.answer(this.teamCost, team, window);
   }
 
-  async getOverview(window: string) {
-    this.record('getOverview', window);
-    return this.answer(this.overview, window);
+  async getOverview(window: string, cluster?: string) {
+    // The cluster is recorded only when one is asked for, as the client sends it.
+    this.record('getOverview', window, ...(cluster ? [cluster] : []));
+    return this.answer(this.overview, window, cluster);
   }
 
   async exportCosts(period: CostExportPeriod) {

@@ -103,8 +103,11 @@ export interface GpuApi {
   /** `GET /teams/:team/cost?window=`. */
   getTeamCost(team: string, window: string): Promise<TeamCost>;
 
-  /** `GET /overview?window=`: every live service, cost and waste per team. */
-  getOverview(window: string): Promise<Overview>;
+  /**
+   * `GET /overview?window=&cluster=`: every live service, cost and waste per team; with `cluster`, that cluster's
+   * services, pools and teams only.
+   */
+  getOverview(window: string, cluster?: string): Promise<Overview>;
 
   /**
    * `GET /cost/export?firstDay=&lastDay=`: the daily cost of every service and pool as FOCUS CSV, with the file name

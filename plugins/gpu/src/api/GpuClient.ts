@@ -123,8 +123,11 @@ export class GpuClient implements GpuApi {
     return this.get(`/teams/${encodeURIComponent(team)}/cost`, { window });
   }
 
-  async getOverview(window: string): Promise<Overview> {
-    return this.get('/overview', { window });
+  async getOverview(window: string, cluster?: string): Promise<Overview> {
+    return this.get('/overview', {
+      window,
+      ...(cluster !== undefined && { cluster }),
+    });
   }
 
   async exportCosts(period: CostExportPeriod): Promise<CostExportFile> {

@@ -27,7 +27,7 @@ export function poolsOfCluster(pools: Pool[], cluster: string): Pool[] {
     : pools.filter(pool => pool.cluster === cluster);
 }
 
-/** Picks the cluster the governance page shows the pools and quotas of; shown only with several clusters. */
+/** Picks the cluster the governance page shows the pools, quotas and cost overview of; shown only with several clusters. */
 export function ClusterFilter(props: {
   clusters: ClusterSummary[];
   value: string;

@@ -40,9 +40,12 @@ const METRICS_NOTE: Record<string, string> = {
  * Cost and waste of every service at once (`GET /overview`): budget burn per team and per catalog group with its
  * child groups, cost and waste leaderboards, and the FOCUS CSV export. Only
  * for those who may read every team's quota (the platform team): others are told so, and nothing is asked of the
- * backend.
+ * backend. With `cluster`, the backend narrows the overview to that cluster (`GET /overview?cluster=`).
  */
-export function CostOverviewSection(props: { refreshKey?: number }) {
+export function CostOverviewSection(props: {
+  refreshKey?: number;
+  cluster?: string;
+}) {
   const [usageWindow, setUsageWindow] = useState<UsageWindowName>('7d');
   const { allowed, loading } = usePermission({
     permission: gpuQuotaReadPermission,
@@ -60,7 +63,11 @@ export function CostOverviewSection(props: { refreshKey?: number }) {
     );
   } else {
     body = (
-      <CostOverview usageWindow={usageWindow} refreshKey={props.refreshKey} />
+      <CostOverview
+        usageWindow={usageWindow}
+        refreshKey={props.refreshKey}
+        cluster={props.cluster}
+      />
     );
   }
 
@@ -88,11 +95,12 @@ export function CostOverviewSection(props: { refreshKey?: number }) {
 function CostOverview(props: {
   usageWindow: UsageWindowName;
   refreshKey?: number;
+  cluster?: string;
 }) {
   const gpuApi = useApi(gpuApiRef);
   const { value, loading, error } = useAsync(
-    () => gpuApi.getOverview(props.usageWindow),
-    [gpuApi, props.usageWindow, props.refreshKey],
+    () => gpuApi.getOverview(props.usageWindow, props.cluster),
+    [gpuApi, props.usageWindow, props.refreshKey, props.cluster],
   );
 
   if (loading) {

@@ -2,7 +2,7 @@ import { entityRouteRef } from '@backstage/plugin-catalog-react';
 import { configure, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { FakeGpuApi } from '../../__testUtils__/FakeGpuApi';
-import { platform } from '../../__testUtils__/gpuFixtures';
+import { overviewFixture, platform } from '../../__testUtils__/gpuFixtures';
 import { renderWithGpuApis } from '../../__testUtils__/renderWithGpuApis';
 import { GovernancePage } from './GovernancePage';
 
@@ -56,6 +56,38 @@ describe('GovernancePage on a fleet of clusters', () => {
     );
     expect(within(poolsTable()).getByText('l4-ondemand')).toBeInTheDocument();
     expect(within(poolsTable()).queryByText('spot-l4')).toBeNull();
+  });
+
+  it('asks the backend for the cost overview of the chosen cluster, and of all of them again', async () => {
+    const api = fleetApi();
+    api.overview = async (label, cluster) => ({
+      ...overviewFixture(label),
+      ...(cluster && { cluster, services: [] }),
+    });
+    await renderWithGpuApis(<GovernancePage />, {
+      api,
+      mountedRoutes: { '/catalog/:namespace/:kind/:name': entityRouteRef },
+    });
+    const totals = await screen.findByTestId('overview-totals');
+    const everywhere = overviewFixture('7d').services.length;
+    expect(totals).toHaveTextContent(`${everywhere} service(s)`);
+    expect(api.callsOf('getOverview')).toEqual([['7d']]);
+
+    await user.click(screen.getByText('All clusters'));
+    await user.click(
+      await screen.findByRole('option', { name: /prod-eu \(apply/ }),
+    );
+    expect(await screen.findByText(/^0 service\(s\)/)).toBeInTheDocument();
+    expect(api.callsOf('getOverview')).toEqual([['7d'], ['7d', 'prod-eu']]);
+
+    await user.click(screen.getByText(/^prod-eu \(apply/));
+    await user.click(
+      await screen.findByRole('option', { name: 'All clusters' }),
+    );
+    expect(
+      await screen.findByText(new RegExp(`^${everywhere} service\\(s\\)`)),
+    ).toBeInTheDocument();
+    expect(api.callsOf('getOverview').at(-1)).toEqual(['7d']);
   });
 
   it('has no cluster filter with one cluster', async () => {

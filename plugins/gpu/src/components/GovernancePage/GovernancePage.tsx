@@ -95,7 +95,10 @@ export function GovernancePage() {
               />
             </Grid>
             <Grid item xs={12}>
-              <CostOverviewSection refreshKey={refreshKey} />
+              <CostOverviewSection
+                refreshKey={refreshKey}
+                cluster={cluster === ALL_CLUSTERS ? undefined : cluster}
+              />
             </Grid>
             <Grid item xs={12}>
               <PlatformChecksSection />

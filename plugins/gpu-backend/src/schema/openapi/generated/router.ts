@@ -1293,10 +1293,21 @@ export const spec = {
       get: {
         operationId: 'getOverview',
         summary:
-          'Every service and team at once for the governance page, with a constant number of PromQL queries (queryCount), cost and waste per service, budget burn per team and recommendations (permission gpu.quota.read).',
+          "Every service and team at once for the governance page, with a constant number of PromQL queries (queryCount), cost and waste per service, budget burn per team and recommendations (permission gpu.quota.read). With cluster, only that cluster's part: the services on it, its pools, and the teams with quota or a service there, their figures counting what they have on it (their budget is their whole budget).",
         parameters: [
           {
             $ref: '#/components/parameters/usageWindow',
+          },
+          {
+            name: 'cluster',
+            in: 'query',
+            description:
+              'A configured cluster (gpu.clusters[].name); any other name is a 400.',
+            schema: {
+              type: 'string',
+              minLength: 1,
+              maxLength: 253,
+            },
           },
         ],
         responses: {
@@ -5672,6 +5683,11 @@ export const spec = {
         properties: {
           window: {
             $ref: '#/components/schemas/UsageWindow',
+          },
+          cluster: {
+            description:
+              'The cluster the overview is narrowed to (the cluster query parameter); absent for all of them.',
+            type: 'string',
           },
           metrics: {
             $ref: '#/components/schemas/MetricsStatus',

@@ -129,6 +129,7 @@ export type GetHealth = {
 export type GetOverview = {
   query: {
     window?: string;
+    cluster?: string;
   };
   response: Overview | ApiError | ApiError | ApiError;
 };

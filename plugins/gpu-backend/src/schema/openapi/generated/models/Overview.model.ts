@@ -16,6 +16,10 @@ import { UsageWindow } from '../models/UsageWindow.model';
  */
 export interface Overview {
   window: UsageWindow;
+  /**
+   * The cluster the overview is narrowed to (the cluster query parameter); absent for all of them.
+   */
+  cluster?: string;
   metrics: MetricsStatus;
   queryCount: number;
   month: string;
