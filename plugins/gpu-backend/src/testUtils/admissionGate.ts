@@ -76,6 +76,13 @@ export async function startAdmissionGate(options: {
   const admission = options.clients.kc.makeApiClient(
     AdmissionregistrationV1Api,
   );
+  // A gate left by a run that was killed (its webhook's port is gone, so the API server would refuse every
+  // Deployment of the namespace): this one replaces it.
+  await admission
+    .deleteValidatingWebhookConfiguration({ name })
+    .catch(error => {
+      if ((error as { code?: number }).code !== 404) throw error;
+    });
   await admission.createValidatingWebhookConfiguration({
     body: {
       metadata: { name },
