@@ -35,6 +35,19 @@ function perThousandTokensCaption(cost: ServiceCost): string {
   return 'needs usage metrics';
 }
 
+/**
+ * `November 2026` for `2026-11`: the month-to-date and projected figures name the calendar month they cover, so
+ * neither reads as the price a month (the billing month of the platform's hours, which the projection's caption gives).
+ */
+export function monthName(month: string): string {
+  const [year, number] = month.split('-').map(Number);
+  return new Date(Date.UTC(year, number - 1, 1)).toLocaleString('en-US', {
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
+}
+
 /** What is reserved but not spent (a dry run, a workload not running), above the figures. */
 function ReservedNotice(props: { cost: ServiceCost }) {
   const notice = describeAccrual(props.cost);
@@ -72,7 +85,7 @@ export function CostFigures(props: { cost: ServiceCost }) {
       <Grid item xs={6} sm={4}>
         <Figure
           testId="figure-month-to-date"
-          label={`Cost month-to-date (${cost.monthToDate.month})`}
+          label={`Cost ${monthName(cost.monthToDate.month)} to date`}
           value={formatUsd(cost.monthToDate.allocationMicros)}
           caption={
             cost.monthToDate.snapshotDays > 0
@@ -84,7 +97,7 @@ export function CostFigures(props: { cost: ServiceCost }) {
       <Grid item xs={6} sm={4}>
         <Figure
           testId="figure-projected"
-          label="Projected this month"
+          label={`Projected for ${monthName(cost.monthToDate.month)}`}
           value={formatUsd(cost.projectedMonthMicros)}
           caption={projectionCaption(cost, hoursPerMonth)}
         />

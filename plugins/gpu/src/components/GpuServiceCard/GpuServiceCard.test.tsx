@@ -135,6 +135,13 @@ describe('GpuServiceCard', () => {
     expect(figure('figure-projected')).toHaveTextContent(
       formatUsd(cost.projectedMonthMicros),
     );
+    // Each names the calendar month it covers: neither reads as the price a month, which only the caption gives.
+    expect(figure('figure-month-to-date')).toHaveTextContent(
+      /^Cost November 2026 to date\$280\.07/,
+    );
+    expect(figure('figure-projected')).toHaveTextContent(
+      /^Projected for November 2026\$/,
+    );
     // The billing month's hours come from GET /platform, read beside the cost.
     await waitFor(() =>
       expect(figure('figure-projected')).toHaveTextContent(
