@@ -82,6 +82,12 @@ test('scale to zero chosen in the template: priced at its maximum in the tier pi
     timeout: 30_000,
   });
   await page.locator(`a[href$="/component/${name}/gpu"]`).click();
+  // Under the title: the range, and the two GPU-equivalents its reservation holds at the maximum.
+  await expect(
+    page.getByText(
+      'dedicated on l4-ondemand · 0 to 2 replicas, 2 GPU-equivalents · dev · approved (dry-run)',
+    ),
+  ).toBeVisible();
   const section = page.getByTestId('autoscaling-section');
   await expect(section).toContainText('Autoscaling (KEDA, on the queue');
   await expect(section.getByTestId('replicas-min')).toContainText('0');

@@ -16,12 +16,24 @@ export function describePlacement(service: GpuServiceView): string {
   return `${placement.tier}${slice} on ${placement.pool}`;
 }
 
-/** One line under the card title: placement, size, environment and status. */
-export function describeService(service: GpuServiceView): string {
+/** `2 replicas`, or an autoscaled service's range: `0 to 2 replicas`. */
+function replicasText(service: GpuServiceView): string {
+  const autoscaling = service.request.autoscaling;
+  if (autoscaling) {
+    return `${autoscaling.minReplicas} to ${autoscaling.maxReplicas} replicas`;
+  }
   const replicas = service.request.replicas;
+  return `${replicas} replica${replicas === 1 ? '' : 's'}`;
+}
+
+/**
+ * One line under the card title: placement, size (the replica range of an autoscaled service; the GPU-equivalents
+ * are what its reservation holds), environment and status.
+ */
+export function describeService(service: GpuServiceView): string {
   return [
     describePlacement(service),
-    `${replicas} replica${replicas === 1 ? '' : 's'}, ${formatGpuEquivalents(
+    `${replicasText(service)}, ${formatGpuEquivalents(
       service.gpuEquivalents,
     )} GPU-equivalent${service.gpuEquivalents === 1 ? '' : 's'}`,
     service.environment,
