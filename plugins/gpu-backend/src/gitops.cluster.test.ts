@@ -6,6 +6,7 @@ import {
   RbacAuthorizationV1Api,
 } from '@kubernetes/client-node';
 import fs from 'node:fs';
+import path from 'node:path';
 import request from 'supertest';
 import yaml from 'yaml';
 import { GITOPS_FOLLOW_TASK_ID } from './gitops/GitOpsFollower';
@@ -28,6 +29,10 @@ const TEAM = 'gitops-follow';
 const NAMESPACE = 'gitops-follow';
 const CLUSTER = 'gitops-read';
 const POOL = 'l4-ondemand';
+const READER_RBAC = path.resolve(
+  __dirname,
+  '../../../deploy/rbac/gpu-backend-gitops-reader.yaml',
+);
 /** Short enough for the expiry test to wait for, long enough for the others to merge before. */
 const MERGE_WITHIN_S = 40;
 
@@ -271,7 +276,15 @@ describeOnLocalCluster(
         },
       });
 
-      // The backend reads the cluster as a ServiceAccount bound to the ClusterRole view: it can list, not write.
+      // The backend reads the cluster as a ServiceAccount bound to deploy/rbac/gpu-backend-gitops-reader.yaml's
+      // ClusterRole: it can read, not write.
+      const role = yaml
+        .parseAllDocuments(fs.readFileSync(READER_RBAC, 'utf8'))
+        .map(d => d.toJS())
+        .find(o => o.kind === 'ClusterRole');
+      await rbac.createClusterRole({
+        body: { ...role, metadata: { name: reader } },
+      });
       await clients.core.createNamespacedServiceAccount({
         namespace: NAMESPACE,
         body: { metadata: { name: reader } },
@@ -282,7 +295,7 @@ describeOnLocalCluster(
           roleRef: {
             apiGroup: 'rbac.authorization.k8s.io',
             kind: 'ClusterRole',
-            name: 'view',
+            name: reader,
           },
           subjects: [
             { kind: 'ServiceAccount', name: reader, namespace: NAMESPACE },
@@ -344,12 +357,54 @@ describeOnLocalCluster(
       });
       stopBackend = () => backend.stop();
       http = request(backend.server);
+
+      // The platform's Kueue objects (flavors, the team's ClusterQueue, priorities), as the platform's own GitOps
+      // directory holds them: committed to main and synced by a Kustomization that never prunes (other suites'
+      // services may use the flavors).
+      const platform = await http.get(
+        `/api/gpu/platform/manifests?cluster=${CLUSTER}`,
+      );
+      expect(platform.status).toBe(200);
+      const kueueFiles = (
+        platform.body.files as Array<{ path: string; content: string }>
+      ).filter(f => f.path.startsWith('kueue/'));
+      const committed = await gitea(
+        'POST',
+        `/repos/${forge.user}/${repo}/contents`,
+        {
+          branch: 'main',
+          message: 'GPU platform: Kueue',
+          files: kueueFiles.map(f => ({
+            operation: 'create',
+            path: `platform/${f.path}`,
+            content: Buffer.from(f.content).toString('base64'),
+          })),
+        },
+      );
+      expect(committed.status).toBe(201);
+      await clients.custom.createNamespacedCustomObject({
+        ...kustomizations,
+        body: {
+          apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
+          kind: 'Kustomization',
+          metadata: { name: `${repo}-platform` },
+          spec: {
+            interval: '2s',
+            retryInterval: '2s',
+            path: './platform/kueue',
+            prune: false,
+            sourceRef: { kind: 'GitRepository', name: repo },
+          },
+        },
+      });
     });
 
     afterAll(async () => {
-      await clients.custom
-        .deleteNamespacedCustomObject({ ...kustomizations, name: repo })
-        .catch(() => undefined);
+      for (const name of [repo, `${repo}-platform`]) {
+        await clients.custom
+          .deleteNamespacedCustomObject({ ...kustomizations, name })
+          .catch(() => undefined);
+      }
       await clients.custom
         .deleteNamespacedCustomObject({ ...gitRepositories, name: repo })
         .catch(() => undefined);
@@ -359,6 +414,7 @@ describeOnLocalCluster(
       await rbac
         .deleteClusterRoleBinding({ name: reader })
         .catch(() => undefined);
+      await rbac.deleteClusterRole({ name: reader }).catch(() => undefined);
       await gitea('DELETE', `/repos/${forge.user}/${repo}`);
       await stopBackend?.();
     });
@@ -417,11 +473,12 @@ describeOnLocalCluster(
           })
         ).status?.allowed;
       expect(await may('list')).toBe(true);
+      expect(await may('watch')).toBe(true);
       expect(await may('create')).toBe(false);
       expect(await may('delete')).toBe(false);
     });
 
-    it('a merged request keeps the reservation; a decommission holds it until Flux has pruned the objects', async () => {
+    it('a merged request keeps the reservation; once Flux applied it the service is Applied, admitted and Available, drift is reported not repaired; a decommission holds the quota until Flux has pruned the objects', async () => {
       const before = await reserved();
       const service = await createService(`chat-${suffix}`);
       expect(await reserved()).toBe(before + 1);
@@ -459,6 +516,83 @@ describeOnLocalCluster(
         { timeoutMs: 120_000 },
       );
       expect(await reserved()).toBe(before + 1);
+
+      // Read back with the read-only credential: Applied, then Available once Kueue admitted its pod.
+      const ready = await eventually(
+        `${service.name} available`,
+        async () => {
+          const read = await http.get(`/api/gpu/services/${service.id}`);
+          if (read.body.status === 'ready') return read.body;
+          // What it says meanwhile, in the failure message if it never gets there.
+          throw new Error(
+            `${read.body.status}/${read.body.reason}: ${
+              read.body.statusReason
+            } ${JSON.stringify(read.body.clusterStatus ?? null).slice(0, 600)}`,
+          );
+        },
+        { timeoutMs: 120_000 },
+      );
+      const conditionOf = (body: any, type: string) =>
+        body.conditions.find((c: { type: string }) => c.type === type);
+      expect(conditionOf(ready, 'Applied')).toMatchObject({
+        status: 'True',
+        observedGeneration: 1,
+      });
+      expect(conditionOf(ready, 'Available')).toMatchObject({
+        status: 'True',
+        reason: 'Available',
+      });
+      expect(ready.clusterStatus.admission).toMatchObject({
+        state: 'admitted',
+      });
+
+      // Drift, with Flux paused: scaled by hand, it is reported and left as it is (Git is the source of truth).
+      const suspend = (suspended: boolean) =>
+        clients.custom.patchNamespacedCustomObject(
+          {
+            ...kustomizations,
+            name: repo,
+            body: [{ op: 'replace', path: '/spec/suspend', value: suspended }],
+          },
+          // A JSON patch: the client's default for patches.
+        );
+      await suspend(true);
+      await clients.apps.patchNamespacedDeploymentScale({
+        name: service.name,
+        namespace: NAMESPACE,
+        body: [{ op: 'replace', path: '/spec/replicas', value: 2 }],
+      });
+      const drifted = await eventually(
+        'the drift reported',
+        async () => {
+          const read = await http.get(`/api/gpu/services/${service.id}`);
+          return read.body.reason === 'DriftedFromGit' ? read.body : undefined;
+        },
+        { timeoutMs: 60_000 },
+      );
+      expect(drifted.status).toBe('ready');
+      expect(drifted.statusReason).toMatch(
+        /asks for 2 replicas, not the 1 requested/,
+      );
+      await capture.scheduler().triggerTask('gpu-status-refresh');
+      await new Promise(resolve => setTimeout(resolve, 2_000));
+      expect(
+        (
+          await clients.apps.readNamespacedDeployment({
+            name: service.name,
+            namespace: NAMESPACE,
+          })
+        ).spec?.replicas,
+      ).toBe(2);
+      await suspend(false);
+      await eventually(
+        'Flux restores Git and the service is Available again',
+        async () => {
+          const read = await http.get(`/api/gpu/services/${service.id}`);
+          return read.body.reason === 'Available' ? true : undefined;
+        },
+        { timeoutMs: 120_000 },
+      );
 
       const deleting = await http.delete(`/api/gpu/services/${service.id}`);
       expect(deleting.status).toBe(200);

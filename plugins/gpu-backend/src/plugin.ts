@@ -49,7 +49,10 @@ import { ClusterRoute, ServiceManager } from './services/ServiceManager';
 import { ServiceStatusRefresher } from './services/ServiceStatusRefresher';
 import { scheduleConfirmationExpiry } from './services/scheduleConfirmationExpiry';
 import { Forges } from './gitops/forges';
-import { GitOpsFollower, scheduleGitOpsFollower } from './gitops/GitOpsFollower';
+import {
+  GitOpsFollower,
+  scheduleGitOpsFollower,
+} from './gitops/GitOpsFollower';
 import { OwnedObjectsReader } from './gitops/OwnedObjectsReader';
 import {
   APPLY_RESUME_TASK_ID,
@@ -139,6 +142,7 @@ export const gpuPlugin = createBackendPlugin({
         const statusReaders = new Map<string, ClusterStatusReader>();
         // GitOps clusters with a (read-only) credential: decommissions there wait for the controller's prune.
         const gitopsReaders = new Map<string, OwnedObjectsReader>();
+        const gitopsStatusReaders = new Map<string, ClusterStatusReader>();
         for (const cluster of clusterConfig.list()) {
           if (cluster.mode === 'gitops' && cluster.connection) {
             gitopsReaders.set(
@@ -161,7 +165,10 @@ export const gpuPlugin = createBackendPlugin({
             kueueApiVersion: platform.kueue.apiVersion,
             requestTimeoutMs: statusSettings.readTimeoutMs,
           });
-          if (reader) statusReaders.set(cluster.name!, reader);
+          // GitOps clusters' readers read the GitOps services there, and only those (read-only credential).
+          if (reader && cluster.mode === 'gitops') {
+            gitopsStatusReaders.set(cluster.name!, reader);
+          } else if (reader) statusReaders.set(cluster.name!, reader);
         }
         const applier = target.name
           ? routes.get(target.name)?.applier
@@ -315,6 +322,7 @@ export const gpuPlugin = createBackendPlugin({
           store,
           statusReader,
           statusReaders,
+          gitopsStatusReaders,
           runs: new RunPeriodStore(await database.getClient()),
           logger,
           statusReadTimeoutMs: statusSettings.readTimeoutMs,
@@ -330,7 +338,8 @@ export const gpuPlugin = createBackendPlugin({
           resumeAttempts: statusSettings.resumeAttempts,
           inHand: id => queue?.has(id) ?? false,
         });
-        if (anyApplier) {
+        // Apply clusters, and GitOps clusters read with a read-only credential, have their services' status read.
+        if (anyApplier || gitopsStatusReaders.size > 0) {
           await scheduleStatusTasks({
             scheduler,
             statuses,

@@ -27,8 +27,8 @@ export function createClusterApplier(options: {
 }
 
 /**
- * The status reader of a target in `apply` mode (undefined otherwise), over a client of its own whose requests time
- * out after `requestTimeoutMs`.
+ * The status reader of a target in `apply` mode, or in `gitops` mode with a (read-only) credential: the reader only
+ * reads. Undefined otherwise. Over a client of its own whose requests time out after `requestTimeoutMs`.
  */
 export function createClusterStatusReader(options: {
   target: ClusterTarget;
@@ -37,7 +37,11 @@ export function createClusterStatusReader(options: {
   requestTimeoutMs: number;
 }): ClusterStatusReader | undefined {
   const { target, factory } = options;
-  if (target.mode !== 'apply' || !target.connection || !target.name) {
+  if (
+    (target.mode !== 'apply' && target.mode !== 'gitops') ||
+    !target.connection ||
+    !target.name
+  ) {
     return undefined;
   }
   return new ClusterStatusReader({

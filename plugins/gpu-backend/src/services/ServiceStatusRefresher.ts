@@ -31,6 +31,17 @@ const IN_CLUSTER_STATUSES: ServiceStatus[] = [
   'deleting',
 ];
 
+/**
+ * Statuses in which a GitOps service may have objects in its cluster, once its pull request is merged (or it has
+ * none): `approved` until its controller has applied it, then `starting` and `ready` as in apply mode.
+ */
+const GITOPS_READ_STATUSES: ServiceStatus[] = [
+  'approved',
+  'starting',
+  'ready',
+  'deleting',
+];
+
 /** Collaborators and settings of {@link ServiceStatusRefresher}. */
 export interface ServiceStatusRefresherOptions {
   store: GpuStore;
@@ -38,6 +49,11 @@ export interface ServiceStatusRefresherOptions {
   statusReader?: ClusterStatusReader;
   /** The status reader of every `apply` cluster by name: each service is read on the cluster it records. */
   statusReaders?: ReadonlyMap<string, ClusterStatusReader>;
+  /**
+   * The status reader of every `gitops` cluster read with a (read-only) credential, by name: GitOps services are read
+   * through these only (one recorded in GitOps mode on a cluster Backstage applies to is not read).
+   */
+  gitopsStatusReaders?: ReadonlyMap<string, ClusterStatusReader>;
   logger: LoggerService;
   /** Where the periods the workloads ran are recorded (what cost accrues over); none recorded when omitted. */
   runs?: RunPeriodStore;
@@ -105,6 +121,11 @@ export class ServiceStatusRefresher {
   /** The reader of the service's cluster, when Backstage reads that cluster. */
   private readerOf(service: ServiceRecord): ClusterStatusReader | undefined {
     const { statusReader, statusReaders } = this.options;
+    if (service.mode === 'gitops') {
+      return service.cluster !== undefined
+        ? this.options.gitopsStatusReaders?.get(service.cluster)
+        : undefined;
+    }
     if (service.cluster !== undefined && statusReaders?.has(service.cluster)) {
       return statusReaders.get(service.cluster);
     }
@@ -123,11 +144,7 @@ export class ServiceStatusRefresher {
   > {
     const { logger } = this.options;
     const statusReader = this.readerOf(service);
-    if (
-      !statusReader ||
-      service.mode !== 'apply' ||
-      !IN_CLUSTER_STATUSES.includes(service.status)
-    ) {
+    if (!statusReader || !readsInCluster(service)) {
       return undefined;
     }
     const observedAt = this.now().toISOString();
@@ -177,6 +194,9 @@ export class ServiceStatusRefresher {
     const service = await getService(this.options.store, id);
     const live = await this.readLive(service);
     const clusterStatus = live?.clusterStatus;
+    if (clusterStatus && service.mode === 'gitops') {
+      return this.refreshGitOps(service, clusterStatus, actor);
+    }
     if (!clusterStatus || !REFRESHED_STATUSES.includes(service.status)) {
       return { service, clusterStatus, changed: false };
     }
@@ -251,6 +271,54 @@ export class ServiceStatusRefresher {
     };
   }
 
+  /**
+   * A GitOps service, read with the cluster's read-only credential: `approved` until its controller has applied it,
+   * then `starting` or `ready` as in apply mode (Applied, then Kueue admission and availability). Drift is reported,
+   * never repaired (Git is the source of truth): a Deployment missing once applied is `DeploymentMissing`, one that
+   * differs from Git while available is `ready` with reason `DriftedFromGit`.
+   */
+  private async refreshGitOps(
+    service: ServiceRecord,
+    clusterStatus: ServiceClusterStatus,
+    actor: string,
+  ): Promise<StatusRefresh> {
+    const unchanged = { service, clusterStatus, changed: false };
+    const deployment = clusterStatus.deployment;
+    if (
+      clusterStatus.error ||
+      !deployment ||
+      !['approved', ...REFRESHED_STATUSES].includes(service.status) ||
+      (service.status === 'approved' && !deployment.exists)
+    ) {
+      // Not read, being deleted, or not applied by its controller yet.
+      return unchanged;
+    }
+    const change = gitOpsStatus(service, clusterStatus);
+    if (!change) {
+      await this.recordRun(service, service, clusterStatus);
+      return unchanged;
+    }
+    const result = await compareAndSet(this.options.store, {
+      id: service.id,
+      ...change,
+      // First seen in the cluster: its controller applied the generation its merged request holds.
+      ...(service.status === 'approved' && { observedCurrentGeneration: true }),
+      expectedStatus: [service.status],
+      expectedUpdatedAt: service.updatedAt,
+      actor,
+    });
+    if (result.written) {
+      this.options.logger.info('GitOps service status changed in the cluster', {
+        serviceId: service.id,
+        from: service.status,
+        to: change.status,
+        reason: change.reason,
+      });
+      await this.recordRun(service, result.service, clusterStatus);
+    }
+    return { service: result.service, clusterStatus, changed: result.written };
+  }
+
   /** A service available on the cluster it moved to: removed from the one it left (when the option is given). */
   private async completeMove(service: ServiceRecord): Promise<ServiceRecord> {
     if (
@@ -289,12 +357,22 @@ export class ServiceStatusRefresher {
    * time (and count as unreadable) rather than each waiting for the read timeout.
    */
   async refreshStatuses(): Promise<StatusRefreshSummary> {
-    if (!this.options.statusReader && !this.options.statusReaders?.size) {
+    if (
+      !this.options.statusReader &&
+      !this.options.statusReaders?.size &&
+      !this.options.gitopsStatusReaders?.size
+    ) {
       return { checked: 0, changed: [], unreadable: [] };
     }
     const services = (
-      await this.options.store.listServices({ status: REFRESHED_STATUSES })
-    ).filter(s => s.mode === 'apply');
+      await this.options.store.listServices({
+        status: [...REFRESHED_STATUSES, 'approved'],
+      })
+    ).filter(s =>
+      s.mode === 'apply'
+        ? REFRESHED_STATUSES.includes(s.status)
+        : readsInCluster(s) && Boolean(this.readerOf(s)),
+    );
     const summary: StatusRefreshSummary = {
       checked: services.length,
       changed: [],
@@ -365,6 +443,42 @@ export function driftOf(
     return `its Deployment asks for ${deployment.replicas} replicas, not the ${service.request.replicas} requested`;
   }
   return undefined;
+}
+
+/**
+ * Whether the service may have objects in its cluster, so that its cluster is read: in apply mode in the statuses that
+ * applied something; in GitOps mode once its pull request is merged (or it has none), until it is deleted.
+ */
+function readsInCluster(service: ServiceRecord): boolean {
+  if (service.mode === 'apply') {
+    return IN_CLUSTER_STATUSES.includes(service.status);
+  }
+  return (
+    service.mode === 'gitops' &&
+    GITOPS_READ_STATUSES.includes(service.status) &&
+    (service.pullRequest === undefined ||
+      service.pullRequest.state === 'merged')
+  );
+}
+
+/**
+ * The status a GitOps service should have from what its cluster says (see `decideStatus`), or undefined when it says
+ * it already: drift while available is `ready` with `DriftedFromGit` and what differs, never a repair.
+ */
+function gitOpsStatus(
+  service: ServiceRecord,
+  observed: ServiceClusterStatus,
+): StatusChange | undefined {
+  const drift = driftOf(service, observed);
+  if (drift && observed.deployment?.exists && observed.deployment.available) {
+    const statusReason = `Drifted from Git: ${drift}. Git is the source of truth: its GitOps controller restores it; Backstage does not repair a GitOps service`;
+    return service.status === 'ready' &&
+      service.reason === 'DriftedFromGit' &&
+      service.statusReason === statusReason
+      ? undefined
+      : { status: 'ready', reason: 'DriftedFromGit', statusReason };
+  }
+  return decideStatus(service, observed);
 }
 
 /** The promise's value, or an error with `message` when it takes longer than `ms`. */

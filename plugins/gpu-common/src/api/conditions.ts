@@ -76,6 +76,11 @@ export const SERVICE_REASONS = [
    */
   'PullRequestExpired',
   /**
+   * GitOps: available, but its objects in the cluster differ from the manifests in Git (e.g. scaled by hand). Reported,
+   * never repaired by Backstage: Git is the source of truth, and its controller restores it.
+   */
+  'DriftedFromGit',
+  /**
    * GitOps: deleted in Backstage, waiting for the GitOps controller to remove its objects from the cluster (read with
    * a read-only credential); quota stays held until they are gone.
    */

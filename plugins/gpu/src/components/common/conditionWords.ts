@@ -45,6 +45,8 @@ const REASON_WORDS: Record<string, string> = {
     'its pull request was closed without merging: deleted and quota released',
   PullRequestExpired:
     'its pull request was not merged in time: closed, deleted and quota released',
+  DriftedFromGit:
+    'available, but its objects in the cluster differ from Git; the GitOps controller restores them, Backstage does not',
   AwaitingPrune:
     'waiting for the GitOps controller to remove it from the cluster; quota stays held',
 };

@@ -1628,6 +1628,7 @@ export const spec = {
           'MoveRemovingSource',
           'PullRequestClosed',
           'PullRequestExpired',
+          'DriftedFromGit',
           'AwaitingPrune',
         ],
       },

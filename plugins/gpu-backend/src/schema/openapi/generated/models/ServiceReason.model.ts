@@ -36,4 +36,5 @@ export type ServiceReason =
   | 'MoveRemovingSource'
   | 'PullRequestClosed'
   | 'PullRequestExpired'
+  | 'DriftedFromGit'
   | 'AwaitingPrune';
