@@ -16,11 +16,11 @@ export function registerUsageRoutes(
   options: {
     httpAuth: HttpAuthService;
     usage: AuthorizedUsage;
-    /** The configured clusters' names (`gpu.clusters[].name`). */
-    clusters: readonly string[];
+    /** The configured clusters' names (`gpu.clusters[].name`); none when omitted. */
+    clusters?: readonly string[];
   },
 ): void {
-  const { httpAuth, usage, clusters } = options;
+  const { httpAuth, usage, clusters = [] } = options;
   const credentialsOf = callerOf(httpAuth);
 
   router.get('/services/:id/usage', async (req, res) => {
