@@ -81,7 +81,7 @@ class StandInModelServer {
   }
 
   async start() {
-    this.server = createServer((req, res) => {
+    this.server = createServer((_req, res) => {
       this.answered += 1;
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(STAND_IN_MODELS));
