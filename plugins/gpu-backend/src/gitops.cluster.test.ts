@@ -55,6 +55,11 @@ function localForge() {
   };
 }
 
+/** Set-up that did not happen fails the suite with what the forge or backend answered. */
+function must(condition: boolean, message: string): void {
+  if (!condition) throw new Error(message);
+}
+
 describeOnLocalCluster(
   'GitOps reservations on a real forge and controller: Gitea pull requests, Flux, a read-only credential',
   kubeconfig => {
@@ -227,7 +232,10 @@ describeOnLocalCluster(
         default_branch: 'main',
         private: true,
       });
-      expect(created.status).toBe(201);
+      must(
+        created.status === 201,
+        `Gitea did not create ${repo}: ${created.status}`,
+      );
       await gitea(
         'POST',
         `/repos/${forge.user}/${repo}/contents/deploy/README.md`,
@@ -364,7 +372,10 @@ describeOnLocalCluster(
       const platform = await http.get(
         `/api/gpu/platform/manifests?cluster=${CLUSTER}`,
       );
-      expect(platform.status).toBe(200);
+      must(
+        platform.status === 200,
+        `No platform manifests: ${platform.status}`,
+      );
       const kueueFiles = (
         platform.body.files as Array<{ path: string; content: string }>
       ).filter(f => f.path.startsWith('kueue/'));
@@ -381,7 +392,10 @@ describeOnLocalCluster(
           })),
         },
       );
-      expect(committed.status).toBe(201);
+      must(
+        committed.status === 201,
+        `Gitea did not commit the platform: ${committed.status}`,
+      );
       await clients.custom.createNamespacedCustomObject({
         ...kustomizations,
         body: {
