@@ -244,6 +244,36 @@ describe('GpuNotifier', () => {
     );
   });
 
+  it('tells the platform groups, the team and the requester that a GitOps pull request expired, linking to it', async () => {
+    const { notifier, sent } = setup();
+    const url = 'https://git.example.com/ops/gitops/pulls/7';
+    await notifier.pullRequestExpired({
+      ...service,
+      mode: 'gitops',
+      status: 'deleted',
+      reason: 'PullRequestExpired',
+      pullRequest: { url, number: 7, state: 'open' },
+    });
+    expect(sent).toHaveLength(1);
+    expect(sent[0].recipients).toEqual({
+      type: 'entity',
+      entityRef: [
+        'group:default/platform-team',
+        'group:default/ml-platform',
+        'user:default/bob',
+      ],
+    });
+    expect(sent[0].payload).toMatchObject({
+      title: 'Pull request of chat (ml-platform) not merged in time',
+      link: url,
+      severity: 'high',
+      scope: `gpu-service:${service.id}`,
+      description: expect.stringContaining(
+        'Backstage closed it, deleted the service and released its quota',
+      ),
+    });
+  });
+
   it('sends one after another, in order, and a failed send is logged, not thrown', async () => {
     const { notifier, notifications, logger } = setup();
     const order: string[] = [];
