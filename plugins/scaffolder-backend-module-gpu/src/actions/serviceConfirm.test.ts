@@ -60,6 +60,17 @@ describe('gpu:service:confirm', () => {
     expect(confirmCalls()).toHaveLength(1);
   });
 
+  it('confirms without a pull request when the template rendered none (an empty address)', async () => {
+    const seeded = backend.seed({
+      request: summariserOnDedicatedL4,
+      provisional: true,
+    });
+    await action.handler(
+      mockContext({ serviceId: seeded.id, pullRequestUrl: '' }),
+    );
+    expect(confirmCalls().map(c => c.body)).toEqual([undefined]);
+  });
+
   it('confirms nothing in a dry run, nor for the id a dry-run create outputs', async () => {
     for (const ctx of [
       mockContext({ serviceId: 'dry-run' }),

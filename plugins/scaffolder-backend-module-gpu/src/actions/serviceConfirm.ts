@@ -22,12 +22,13 @@ const inputFields = {
   pullRequestUrl: (z: typeof zod) =>
     z
       .string()
-      .url()
       .max(2048)
       .optional()
       .describe(
-        'GitOps: web address of the pull (merge) request the template opened for the service; its reservation then ' +
-          'follows it (kept once merged, released when it is closed unmerged or not merged in time)',
+        'GitOps: web address (http or https) of the pull (merge) request the template opened for the service; its ' +
+          'reservation then follows it (kept once merged, released when it is closed unmerged or not merged in ' +
+          'time). Empty when no request was opened. Checked when the step confirms, not before: in a dry run the ' +
+          "publish step does not run and the scaffolder renders its output as a placeholder ('<example>')",
       ),
 };
 
@@ -68,14 +69,13 @@ export function createServiceConfirmAction(options: {
         ctx.output('status', 'approved');
         return;
       }
+      const pullRequestUrl = pullRequestAddress(input.pullRequestUrl);
       const credentials = await ctx.getInitiatorCredentials();
       try {
         const service = await client.confirmService(
           input.serviceId,
           { credentials },
-          input.pullRequestUrl
-            ? { pullRequestUrl: input.pullRequestUrl }
-            : undefined,
+          pullRequestUrl ? { pullRequestUrl } : undefined,
         );
         ctx.logger.info(
           `Confirmed GPU service ${service.name} (${service.id}): ${service.status}`,
@@ -98,4 +98,21 @@ export function createServiceConfirmAction(options: {
       }
     },
   });
+}
+
+/** The pull request's web address, undefined when none was given (empty); an InputError when it is no http(s) address. */
+function pullRequestAddress(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
+    throw new InputError(
+      `pullRequestUrl must be the web address (http or https) of the pull or merge request, not '${value}'`,
+    );
+  }
+  return value;
 }

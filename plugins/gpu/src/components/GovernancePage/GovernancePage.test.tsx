@@ -182,11 +182,13 @@ describe('GovernancePage', () => {
     await renderPage(api);
 
     expect(await screen.findByText('big-summariser')).toBeInTheDocument();
-    expect(
-      screen.getByText(
-        'ml-platform would hold 5 of 4 GPU-equivalents in l4-ondemand',
-      ),
-    ).toBeInTheDocument();
+    // The reason in short words on one line, its sentence as the tooltip and for screen readers.
+    const reason = screen.getByTitle(
+      'ml-platform would hold 5 of 4 GPU-equivalents in l4-ondemand',
+    );
+    expect(reason).toHaveTextContent(
+      'Over quota: ml-platform would hold 5 of 4 GPU-equivalents in l4-ondemand',
+    );
     expect(screen.getByText('$2,937.52')).toBeInTheDocument();
 
     await clickWhenEnabled('approve big-summariser');
