@@ -69,7 +69,11 @@ test('creates a GPU model service with live quotes, opens its page, then decommi
   });
   await expect(openEntity).toBeVisible({ timeout: 60_000 });
   await expect(
-    page.getByText(new RegExp(`^${name} is approved \\(dry-run\\)`)),
+    page.getByText(
+      new RegExp(
+        `^${name} is approved \\(rendered only: no cluster is configured\\)`,
+      ),
+    ),
   ).toBeVisible();
   await screenshot(page, 'gpu-template-result');
 
