@@ -37,10 +37,13 @@ test('keeps the tier pick across Back and Next, quotes the sizing step live and 
   // The precision follows the runtime: Ollama serves only the catalogue's GGUF tags, so bf16 becomes fp16, said once.
   const precision = page.getByLabel(/^Precision/);
   await expect(precision).toHaveValue('bf16');
-  await page.getByLabel(/^Runtime/).click();
+  // The runtime select is a button opening a listbox (labelled by the same label while it is open).
+  const runtime = page.getByRole('button', { name: /^Runtime/ });
+  await runtime.click();
   await page
     .getByRole('option', { name: 'Ollama (simple, quantised models)' })
     .click();
+  await expect(page.getByRole('listbox')).toHaveCount(0);
   await expect(precision).toHaveValue('fp16');
   await expect(precision.locator('option')).toHaveText([
     'fp16 (GGUF f16)',
@@ -53,7 +56,7 @@ test('keeps the tier pick across Back and Next, quotes the sizing step live and 
   await expect(page.getByTestId('quote-summary-fit')).toBeVisible();
 
   // The runtime's choices read in full (the template's labels hold commas).
-  await page.getByLabel(/^Runtime/).click();
+  await runtime.click();
   await expect(page.getByRole('option')).toHaveText([
     'vLLM (OpenAI-compatible API, continuous batching)',
     'Ollama (simple, quantised models)',

@@ -20,7 +20,7 @@ import Typography from '@material-ui/core/Typography';
 import { CSSProperties, useEffect, useRef, useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
 import { gpuApiRef } from '../../api';
-import { RelativeTime } from '../common';
+import { DestructiveButton, RelativeTime } from '../common';
 import { DecisionDialog } from './DecisionDialog';
 import { approvalReasonWords } from './approvalReasonWords';
 import { describeRequest } from './describeRequest';
@@ -146,20 +146,22 @@ export function PendingApprovalsTable(props: {
   ) => {
     const own =
       me !== undefined && row.requestedBy.toLocaleLowerCase('en-US') === me;
-    const button = (
-      <Button
-        size="small"
-        variant={decision === 'approve' ? 'contained' : 'outlined'}
-        color={decision === 'approve' ? 'primary' : 'secondary'}
-        disabled={!allowed || own}
-        onClick={() => setDeciding({ row, decision })}
-        aria-label={`${decision} ${row.service?.name ?? row.serviceId}`}
-        aria-describedby={own ? `gpu-own-request-${row.id}` : undefined}
-        style={{ whiteSpace: 'nowrap', flexShrink: 0 }}
-      >
-        {decision === 'approve' ? 'Approve' : 'Reject'}
-      </Button>
-    );
+    const buttonProps = {
+      size: 'small' as const,
+      disabled: !allowed || own,
+      onClick: () => setDeciding({ row, decision }),
+      'aria-label': `${decision} ${row.service?.name ?? row.serviceId}`,
+      'aria-describedby': own ? `gpu-own-request-${row.id}` : undefined,
+      style: { whiteSpace: 'nowrap', flexShrink: 0 } as CSSProperties,
+    };
+    const button =
+      decision === 'approve' ? (
+        <Button variant="contained" color="primary" {...buttonProps}>
+          Approve
+        </Button>
+      ) : (
+        <DestructiveButton {...buttonProps}>Reject</DestructiveButton>
+      );
     if (denied) {
       return (
         <Tooltip title="You need the gpu.request.approve permission">

@@ -12,7 +12,7 @@ import DialogTitle from '@material-ui/core/DialogTitle';
 import Typography from '@material-ui/core/Typography';
 import { useState } from 'react';
 import { gpuApiRef } from '../../api';
-import { ErrorText, errorMessage } from '../common';
+import { DestructiveButton, ErrorText, errorMessage } from '../common';
 import { describeDecommission } from './describeDecommission';
 
 /** Statuses from which a service can be decommissioned (it holds something, or asks to). */
@@ -56,9 +56,7 @@ export function DecommissionAction(props: {
 
   return (
     <>
-      <Button
-        variant="outlined"
-        color="secondary"
+      <DestructiveButton
         size="small"
         disabled={loading || !allowed}
         title={
@@ -69,7 +67,7 @@ export function DecommissionAction(props: {
         onClick={() => setOpen(true)}
       >
         Decommission
-      </Button>
+      </DestructiveButton>
       {open && (
         <Dialog
           open

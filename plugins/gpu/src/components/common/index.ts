@@ -13,3 +13,4 @@ export { WindowSelect } from './WindowSelect';
 export { useGpuChanges } from './useGpuChanges';
 export { usePlatform } from './usePlatform';
 export { ErrorText, useFieldErrorStyles } from './ErrorText';
+export { DestructiveButton } from './DestructiveButton';
