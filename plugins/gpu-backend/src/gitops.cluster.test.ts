@@ -19,6 +19,14 @@ import {
   localClusterClients,
   smallServiceRequest,
 } from './__testUtils__/localCluster';
+import {
+  createFluxSyncedRepository,
+  fluxObjects,
+  giteaApi,
+  localForge,
+  mergePullRequest,
+  removeFluxSyncedRepository,
+} from './testUtils/localGitea';
 import { schedulerCapture } from './__testUtils__/schedulerCapture';
 import { userInGroups } from './__testUtils__/userInGroups';
 import { describeOnLocalCluster } from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
@@ -35,25 +43,6 @@ const READER_RBAC = path.resolve(
 );
 /** Short enough for the expiry test to wait for, long enough for the others to merge before. */
 const MERGE_WITHIN_S = 40;
-
-/** The forge `scripts/gitops up` started (its `env`); an error naming what to do when it is not there. */
-function localForge() {
-  const url = process.env.GPU_GITEA_URL;
-  const user = process.env.GPU_GITEA_USER;
-  const tokenFile = process.env.GPU_GITEA_TOKEN_FILE;
-  if (!url || !user || !tokenFile || !fs.existsSync(tokenFile)) {
-    throw new Error(
-      'No local forge: GPU_GITEA_URL, GPU_GITEA_USER and GPU_GITEA_TOKEN_FILE are not all set. Start Gitea and Flux ' +
-        'with scripts/gitops up (after scripts/cluster up) and export what scripts/gitops env prints.',
-    );
-  }
-  return {
-    url,
-    user,
-    token: fs.readFileSync(tokenFile, 'utf8').trim(),
-    fluxNamespace: process.env.GPU_FLUX_NAMESPACE ?? 'flux-system',
-  };
-}
 
 /** Set-up that did not happen fails the suite with what the forge or backend answered. */
 function must(condition: boolean, message: string): void {
@@ -76,41 +65,12 @@ describeOnLocalCluster(
       username: forge.user,
       password: forge.token,
     };
-    const flux = (plural: string, group: string) => ({
-      group,
-      version: 'v1',
-      plural,
-      namespace: forge.fluxNamespace,
-    });
-    const gitRepositories = flux('gitrepositories', 'source.toolkit.fluxcd.io');
-    const kustomizations = flux(
-      'kustomizations',
-      'kustomize.toolkit.fluxcd.io',
-    );
+    const { kustomizations } = fluxObjects(forge);
+    const gitea = giteaApi(forge);
     const capture = schedulerCapture('test-gitops-follow');
     let http: ReturnType<typeof request>;
     let stopBackend: () => Promise<void>;
     let readOnlyToken: string;
-
-    async function gitea<T = any>(
-      method: string,
-      route: string,
-      body?: unknown,
-    ) {
-      const res = await fetch(`${forge.url}/api/v1${route}`, {
-        method,
-        headers: {
-          authorization: `token ${forge.token}`,
-          'content-type': 'application/json',
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await res.text();
-      return {
-        status: res.status,
-        body: (text ? JSON.parse(text) : undefined) as T,
-      };
-    }
 
     /** Proposes, as the template's publish step does, the files of a directory (or its removal) in a pull request. */
     async function propose(
@@ -156,16 +116,7 @@ describeOnLocalCluster(
       return opened.body;
     }
 
-    async function merge(number: number) {
-      await eventually(`pull request #${number} merged`, async () => {
-        const merged = await gitea(
-          'POST',
-          `/repos/${forge.user}/${repo}/pulls/${number}/merge`,
-          { Do: 'merge', delete_branch_after_merge: true },
-        );
-        return merged.status === 200 ? true : undefined;
-      });
-    }
+    const merge = (number: number) => mergePullRequest(forge, repo, number);
 
     /** Runs the follower round now (the test scheduler runs no task on its own) and reads the service. */
     async function followed(id: string) {
@@ -226,48 +177,13 @@ describeOnLocalCluster(
     }
 
     beforeAll(async () => {
-      const created = await gitea('POST', '/user/repos', {
+      await createFluxSyncedRepository({
+        forge,
+        clients,
         name: repo,
-        auto_init: true,
-        default_branch: 'main',
-        private: true,
+        readme: 'One directory per GPU model service.\n',
       });
-      must(
-        created.status === 201,
-        `Gitea did not create ${repo}: ${created.status}`,
-      );
-      await gitea(
-        'POST',
-        `/repos/${forge.user}/${repo}/contents/deploy/README.md`,
-        {
-          message: 'GPU model services',
-          content: Buffer.from(
-            'One directory per GPU model service.\n',
-          ).toString('base64'),
-        },
-      );
       await createNamespaces(clients, [NAMESPACE]);
-      await clients.core.createNamespacedSecret({
-        namespace: forge.fluxNamespace,
-        body: {
-          metadata: { name: repo },
-          stringData: { username: forge.user, password: forge.token },
-        },
-      });
-      await clients.custom.createNamespacedCustomObject({
-        ...gitRepositories,
-        body: {
-          apiVersion: 'source.toolkit.fluxcd.io/v1',
-          kind: 'GitRepository',
-          metadata: { name: repo },
-          spec: {
-            url: `${forge.url}/${forge.user}/${repo}.git`,
-            ref: { branch: 'main' },
-            interval: '2s',
-            secretRef: { name: repo },
-          },
-        },
-      });
       await clients.custom.createNamespacedCustomObject({
         ...kustomizations,
         body: {
@@ -414,22 +330,16 @@ describeOnLocalCluster(
     });
 
     afterAll(async () => {
-      for (const name of [repo, `${repo}-platform`]) {
-        await clients.custom
-          .deleteNamespacedCustomObject({ ...kustomizations, name })
-          .catch(() => undefined);
-      }
-      await clients.custom
-        .deleteNamespacedCustomObject({ ...gitRepositories, name: repo })
-        .catch(() => undefined);
-      await clients.core
-        .deleteNamespacedSecret({ namespace: forge.fluxNamespace, name: repo })
-        .catch(() => undefined);
+      await removeFluxSyncedRepository({
+        forge,
+        clients,
+        name: repo,
+        kustomizations: [repo, `${repo}-platform`],
+      });
       await rbac
         .deleteClusterRoleBinding({ name: reader })
         .catch(() => undefined);
       await rbac.deleteClusterRole({ name: reader }).catch(() => undefined);
-      await gitea('DELETE', `/repos/${forge.user}/${repo}`);
       await stopBackend?.();
     });
 

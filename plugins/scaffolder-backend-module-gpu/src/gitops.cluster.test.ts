@@ -11,7 +11,6 @@ import {
 import { ScmIntegrations } from '@backstage/integration';
 import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 import { describeOnLocalCluster } from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
-import fs from 'node:fs';
 import { AddressInfo } from 'node:net';
 import path from 'node:path';
 import yaml from 'yaml';
@@ -22,12 +21,18 @@ import scaffolderEntityModel from '@backstage/plugin-catalog-backend-module-scaf
 import scaffolderPlugin from '@backstage/plugin-scaffolder-backend';
 import gpuPlugin from '@gpu-platform/backstage-plugin-gpu-backend';
 import {
+  createFluxSyncedRepository,
   createNamespaces,
   eventually,
+  fluxObjects,
+  giteaApi,
   hasCondition,
   KueueWorkload,
   localClusterClients,
+  localForge,
+  mergePullRequest,
   podsOf,
+  removeFluxSyncedRepository,
   workloadsOfPods,
 } from '@gpu-platform/backstage-plugin-gpu-backend/testUtils';
 /* eslint-enable @backstage/no-mixed-plugin-imports */
@@ -49,29 +54,6 @@ const CLUSTER = 'gpu-gitops';
 const SERVICE = 'gitops-chat';
 const PLATFORM_DIR = `clusters/${CLUSTER}/gpu-platform`;
 
-/**
- * The forge and controller `scripts/gitops up` started (its `env`): a Gitea server with an admin token, and Flux's
- * controllers syncing into the local control plane. An error naming what to do when they are not there (the suite
- * fails, never skips).
- */
-function localGitops() {
-  const url = process.env.GPU_GITEA_URL;
-  const user = process.env.GPU_GITEA_USER;
-  const tokenFile = process.env.GPU_GITEA_TOKEN_FILE;
-  if (!url || !user || !tokenFile || !fs.existsSync(tokenFile)) {
-    throw new Error(
-      'No local forge: GPU_GITEA_URL, GPU_GITEA_USER and GPU_GITEA_TOKEN_FILE are not all set. Start Gitea and Flux ' +
-        'with scripts/gitops up (after scripts/cluster up) and export what scripts/gitops env prints.',
-    );
-  }
-  return {
-    url,
-    user,
-    token: fs.readFileSync(tokenFile, 'utf8').trim(),
-    fluxNamespace: process.env.GPU_FLUX_NAMESPACE ?? 'flux-system',
-  };
-}
-
 interface GiteaPull {
   number: number;
   title: string;
@@ -84,7 +66,7 @@ interface GiteaPull {
 describeOnLocalCluster(
   'GitOps on a real forge and controller: Gitea pull requests, synced by Flux into the local cluster',
   kubeconfig => {
-    const gitops = localGitops();
+    const gitops = localForge();
     const clients = localClusterClients(kubeconfig);
     const repo = `gpu-gitops-${Date.now().toString(36)}`;
     const host = new URL(gitops.url).host;
@@ -99,22 +81,7 @@ describeOnLocalCluster(
     let baseUrl: string;
     let stopBackend: () => Promise<void>;
 
-    async function gitea<T = any>(
-      method: string,
-      route: string,
-      body?: unknown,
-    ): Promise<{ status: number; body: T }> {
-      const res = await fetch(`${gitops.url}/api/v1${route}`, {
-        method,
-        headers: {
-          authorization: `token ${gitops.token}`,
-          'content-type': 'application/json',
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await res.text();
-      return { status: res.status, body: text ? JSON.parse(text) : undefined };
-    }
+    const gitea = giteaApi(gitops);
 
     const api = backendApi(() => baseUrl);
 
@@ -135,34 +102,10 @@ describeOnLocalCluster(
       return pull;
     }
 
-    /** Merges as a reviewer would, once Gitea has checked that it can (it answers 405 until then). */
-    async function merge(pull: GiteaPull) {
-      await eventually(`pull request #${pull.number} merged`, async () => {
-        const merged = await gitea(
-          'POST',
-          `/repos/${gitops.user}/${repo}/pulls/${pull.number}/merge`,
-          { Do: 'merge', delete_branch_after_merge: true },
-        );
-        return merged.status === 200 ? true : undefined;
-      });
-    }
+    const merge = (pull: GiteaPull) =>
+      mergePullRequest(gitops, repo, pull.number);
 
-    const flux = (plural: string, group: string, version: string) => ({
-      group,
-      version,
-      plural,
-      namespace: gitops.fluxNamespace,
-    });
-    const gitRepositories = flux(
-      'gitrepositories',
-      'source.toolkit.fluxcd.io',
-      'v1',
-    );
-    const kustomizations = flux(
-      'kustomizations',
-      'kustomize.toolkit.fluxcd.io',
-      'v1',
-    );
+    const { kustomizations } = fluxObjects(gitops);
 
     async function deploymentOrUndefined() {
       try {
@@ -177,53 +120,13 @@ describeOnLocalCluster(
     }
 
     beforeAll(async () => {
-      const created = await gitea('POST', '/user/repos', {
+      await createFluxSyncedRepository({
+        forge: gitops,
+        clients,
         name: repo,
-        auto_init: true,
-        default_branch: 'main',
-        private: true,
+        readme: 'One directory per GPU model service, proposed by Backstage.\n',
       });
-      if (created.status !== 201) {
-        throw new Error(`Gitea did not create ${repo}: ${created.status}`);
-      }
-      // The services' directory exists before any service does, and after the last one goes (Flux fails on a
-      // missing path, and would then prune nothing).
-      const readme = await gitea(
-        'POST',
-        `/repos/${gitops.user}/${repo}/contents/deploy/README.md`,
-        {
-          message: 'GPU model services',
-          content: Buffer.from(
-            'One directory per GPU model service, proposed by Backstage.\n',
-          ).toString('base64'),
-        },
-      );
-      if (readme.status !== 201) {
-        throw new Error(`Gitea did not add deploy/README.md: ${readme.status}`);
-      }
       await createNamespaces(clients, [NAMESPACE]);
-      // Flux reads the private repository with the forge's token, as a platform team would give it a deploy token.
-      await clients.core.createNamespacedSecret({
-        namespace: gitops.fluxNamespace,
-        body: {
-          metadata: { name: repo },
-          stringData: { username: gitops.user, password: gitops.token },
-        },
-      });
-      await clients.custom.createNamespacedCustomObject({
-        ...gitRepositories,
-        body: {
-          apiVersion: 'source.toolkit.fluxcd.io/v1',
-          kind: 'GitRepository',
-          metadata: { name: repo },
-          spec: {
-            url: `${gitops.url}/${gitops.user}/${repo}.git`,
-            ref: { branch: 'main' },
-            interval: '2s',
-            secretRef: { name: repo },
-          },
-        },
-      });
       const kustomization = (
         name: string,
         sourcePath: string,
@@ -329,18 +232,12 @@ describeOnLocalCluster(
 
     afterAll(async () => {
       // Deleting the services' Kustomization prunes what it applied; the platform's objects stay (see above).
-      for (const name of [`${repo}-services`, `${repo}-platform`]) {
-        await clients.custom
-          .deleteNamespacedCustomObject({ ...kustomizations, name })
-          .catch(() => undefined);
-      }
-      await clients.custom
-        .deleteNamespacedCustomObject({ ...gitRepositories, name: repo })
-        .catch(() => undefined);
-      await clients.core
-        .deleteNamespacedSecret({ namespace: gitops.fluxNamespace, name: repo })
-        .catch(() => undefined);
-      await gitea('DELETE', `/repos/${gitops.user}/${repo}`);
+      await removeFluxSyncedRepository({
+        forge: gitops,
+        clients,
+        name: repo,
+        kustomizations: [`${repo}-services`, `${repo}-platform`],
+      });
       await stopBackend?.();
     });
 

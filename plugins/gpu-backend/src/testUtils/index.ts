@@ -20,6 +20,15 @@ export {
 } from './localCluster';
 export type { KueueWorkload, LocalClusterClients } from './localCluster';
 export {
+  createFluxSyncedRepository,
+  fluxObjects,
+  giteaApi,
+  localForge,
+  mergePullRequest,
+  removeFluxSyncedRepository,
+} from './localGitea';
+export type { FluxObjects, GiteaCall, LocalForge } from './localGitea';
+export {
   describeOnLocalCluster,
   localClusterKubeconfig,
 } from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
