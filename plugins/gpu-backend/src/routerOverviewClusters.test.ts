@@ -1,5 +1,4 @@
 import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
-import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   devSummariser,
   summariserOnDedicatedL4,
@@ -7,6 +6,7 @@ import {
 import request from 'supertest';
 import { gpuPlugin } from './plugin';
 import { asUser, demoUserInfo } from './__testUtils__/demoUsers';
+import { twoClusterPlatformConfig } from './__testUtils__/twoClusterPlatform';
 
 jest.setTimeout(30_000);
 
@@ -18,19 +18,10 @@ async function start() {
       mockServices.rootConfig.factory({
         data: {
           gpu: {
-            ...demoPlatformConfig,
+            ...twoClusterPlatformConfig,
             clusters: [
               { name: 'dev', mode: 'dry-run' },
               { name: 'prod-eu', mode: 'dry-run' },
-            ],
-            pools: demoPlatformConfig.pools!.map(p => ({
-              ...p,
-              cluster: p.name === 'l4-ondemand' ? 'prod-eu' : 'dev',
-            })),
-            environments: [
-              { name: 'dev' },
-              { name: 'staging' },
-              { name: 'production', clusters: ['prod-*'] },
             ],
           },
         },

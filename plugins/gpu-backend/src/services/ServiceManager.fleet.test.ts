@@ -1,7 +1,6 @@
 import { mockServices, TestDatabases } from '@backstage/backend-test-utils';
 import { InputError } from '@backstage/errors';
 import {
-  demoPlatformConfig,
   parsePlatform,
   Platform,
 } from '@gpu-platform/backstage-plugin-gpu-common';
@@ -12,6 +11,7 @@ import {
 import { ClusterStatusReader, ClusterTarget, resolveFleet } from '../cluster';
 import { DatabaseGpuStore } from '../database';
 import { createQuoteService } from './QuoteService';
+import { twoClusterPlatformConfig } from '../__testUtils__/twoClusterPlatform';
 import { seedQuotas } from './seedQuotas';
 import { ServiceManager } from './ServiceManager';
 import { ServiceStatusRefresher } from './ServiceStatusRefresher';
@@ -22,18 +22,7 @@ const prod: ClusterTarget = { name: 'prod-eu', mode: 'dry-run' };
 
 /** The demo platform on two clusters: the on-demand L4s on prod-eu, every other pool on dev; production on prod-*. */
 const platform: Platform = resolveFleet(
-  parsePlatform({
-    ...demoPlatformConfig,
-    pools: demoPlatformConfig.pools!.map(p => ({
-      ...p,
-      cluster: p.name === 'l4-ondemand' ? 'prod-eu' : 'dev',
-    })),
-    environments: [
-      { name: 'dev' },
-      { name: 'staging' },
-      { name: 'production', clusters: ['prod-*'] },
-    ],
-  }),
+  parsePlatform(twoClusterPlatformConfig),
   [dev, prod],
 );
 

@@ -1,7 +1,6 @@
 import { mockServices, TestDatabases } from '@backstage/backend-test-utils';
 import { InputError } from '@backstage/errors';
 import {
-  demoPlatformConfig,
   parsePlatform,
   Platform,
   serviceConditions,
@@ -18,6 +17,7 @@ import {
 } from '../cluster';
 import { DatabaseGpuStore, ServiceRecord } from '../database';
 import { createQuoteService } from './QuoteService';
+import { twoClusterPlatformConfig } from '../__testUtils__/twoClusterPlatform';
 import { seedQuotas } from './seedQuotas';
 import { MOVE_ACTOR, ServiceManager } from './ServiceManager';
 import { ServiceStatusRefresher } from './ServiceStatusRefresher';
@@ -30,18 +30,7 @@ const prod: ClusterTarget = { name: 'prod-eu', mode: 'apply' };
 
 /** The demo platform on two clusters: the on-demand L4s on prod-eu, every other pool (the H100s) on dev. */
 const platform: Platform = resolveFleet(
-  parsePlatform({
-    ...demoPlatformConfig,
-    pools: demoPlatformConfig.pools!.map(p => ({
-      ...p,
-      cluster: p.name === 'l4-ondemand' ? 'prod-eu' : 'dev',
-    })),
-    environments: [
-      { name: 'dev' },
-      { name: 'staging' },
-      { name: 'production', clusters: ['prod-*'] },
-    ],
-  }),
+  parsePlatform(twoClusterPlatformConfig),
   [dev, prod],
 );
 

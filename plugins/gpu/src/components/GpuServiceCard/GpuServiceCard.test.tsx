@@ -62,6 +62,16 @@ function entity(
   };
 }
 
+/** The summariser applied, admitted by Kueue on its pool and available. */
+function readySummariser() {
+  return appliedSummariser({
+    status: 'ready',
+    reason: 'Available',
+    statusReason: undefined,
+    clusterStatus: admittedStatus({ ready: true }),
+  });
+}
+
 /** A backend that knows the summariser and answers usage and cost from the fixtures. */
 function backend(): FakeGpuApi {
   const api = new FakeGpuApi();
@@ -510,15 +520,7 @@ describe('GpuServiceCard', () => {
 
     it('shows a ready service admitted on its pool in its team queue, the pod on its node and the warnings of its start', async () => {
       const api = backend();
-      api.services.set(
-        service.id,
-        appliedSummariser({
-          status: 'ready',
-          reason: 'Available',
-          statusReason: undefined,
-          clusterStatus: admittedStatus({ ready: true }),
-        }),
-      );
+      api.services.set(service.id, readySummariser());
       await renderCard(api);
 
       expect(
@@ -570,15 +572,7 @@ describe('GpuServiceCard', () => {
 
     it('keeps pod names, nodes and phases whole at narrow widths: the table scrolls sideways, from the keyboard too', async () => {
       const api = backend();
-      api.services.set(
-        service.id,
-        appliedSummariser({
-          status: 'ready',
-          reason: 'Available',
-          statusReason: undefined,
-          clusterStatus: admittedStatus({ ready: true }),
-        }),
-      );
+      api.services.set(service.id, readySummariser());
       await renderCard(api);
       const table = await screen.findByRole('table', { name: 'Pods (1)' });
       const scroll = screen.getByRole('region', { name: 'Pods (1)' });
@@ -750,12 +744,7 @@ describe('GpuServiceCard', () => {
           reason: 'RolloutInProgress',
           clusterStatus: admittedStatus({ ready: false }),
         }),
-        appliedSummariser({
-          status: 'ready',
-          reason: 'Available',
-          statusReason: undefined,
-          clusterStatus: admittedStatus({ ready: true }),
-        }),
+        readySummariser(),
       ]);
       await renderCard(api);
       expect(
