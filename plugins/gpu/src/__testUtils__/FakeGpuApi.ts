@@ -42,7 +42,8 @@ import { responseError } from './responseError';
  * test. Every call is recorded in `calls`.
  */
 export class FakeGpuApi implements GpuApi {
-  readonly calls: Array<{ method: keyof GpuApi; args: unknown[] }> = [];
+  readonly calls: Array<{ method: keyof GpuApi; args: unknown[]; at: number }> =
+    [];
   platform: PlatformResponse = { platform, clusters: [] };
   /** Services by id; a plain view is answered with no manifests and no `clusterStatus` (dry-run, GitOps). */
   services = new Map<string, GpuServiceView | GpuServiceDetail>();
@@ -69,11 +70,16 @@ export class FakeGpuApi implements GpuApi {
   failNextChange?: () => Promise<Error>;
 
   private record(method: keyof GpuApi, ...args: unknown[]) {
-    this.calls.push({ method, args });
+    this.calls.push({ method, args, at: Date.now() });
   }
 
   callsOf(method: keyof GpuApi): unknown[][] {
     return this.calls.filter(c => c.method === method).map(c => c.args);
+  }
+
+  /** When each call of `method` was made, by `Date.now()` (fake time under jest's fake timers). */
+  timesOf(method: keyof GpuApi): number[] {
+    return this.calls.filter(c => c.method === method).map(c => c.at);
   }
 
   async getPlatform() {

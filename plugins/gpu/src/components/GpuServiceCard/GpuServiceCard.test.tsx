@@ -753,13 +753,17 @@ describe('GpuServiceCard', () => {
       const readsAtFirst = api.callsOf('getService').length;
       expect(readsAtFirst).toBe(1);
 
-      await elapse(4_900);
+      // findBy* and waitFor advance fake time while they retry, so count from the first read.
+      const [firstRead] = api.timesOf('getService');
+      await elapse(4_900 - (Date.now() - firstRead));
       expect(api.callsOf('getService')).toHaveLength(1);
       await elapse(100);
       await waitFor(() =>
         expect(chip()).toHaveTextContent(/^Starting: waiting for the rollout$/),
       );
-      expect(api.callsOf('getService')).toHaveLength(2);
+      const reads = api.timesOf('getService');
+      expect(reads).toHaveLength(2);
+      expect(reads[1] - reads[0]).toBe(5_000);
       expect(screen.getByTestId('cluster-status-reason')).toHaveTextContent(
         probeReason,
       );
@@ -772,7 +776,7 @@ describe('GpuServiceCard', () => {
         ),
       ).toBeInTheDocument();
 
-      await elapse(5_000);
+      await elapse(5_000 - (Date.now() - reads[1]));
       await waitFor(() => expect(chip()).toHaveTextContent(/^Ready$/));
       expect(api.callsOf('getService')).toHaveLength(3);
       expect(
