@@ -8,6 +8,7 @@ import { ServiceRequest } from '../service/types';
 import { GB, GIB } from '../sizing/units';
 import { migMemorySlices } from './migMemorySlices';
 import { planPlacement } from './planPlacement';
+import { plannerItemFor, plannerItemsFor } from './plannerItemFor';
 import { PlacementPlan, PlannerItem, PlannerOption } from './types';
 
 function pool(
@@ -300,6 +301,22 @@ describe('planPlacement with planner items', () => {
     expect(nodes.size).toBe(3);
   });
 
+  it('fills GPUs with room after hundreds whose memory slices are taken (7 1g.10gb per GPU, not a GPU per few)', () => {
+    // 200 GPUs of four 1g.20gb each: every memory slice taken, 3 compute slices free. 70 1g.10gb after them fit 7
+    // per GPU; keyed by free compute slices alone, the full GPUs filled the scan ahead of the ones with room.
+    const plan = planPlacement(testPlatform, [
+      ...items(800, mig('a100-mig', '1g.20gb')),
+      ...items(70, mig('a100-mig', '1g.10gb')),
+    ]);
+    expect(plan.unplaced).toEqual([]);
+    expect(plan.gpusUsed.total).toBe(210);
+    expect(plan.migLayouts).toEqual([
+      { pool: 'a100-mig', layout: { '1g.20gb': 4 }, gpus: 200 },
+      { pool: 'a100-mig', layout: { '1g.10gb': 7 }, gpus: 10 },
+    ]);
+    expectPhysicallyValid(testPlatform, plan);
+  });
+
   it('falls back to the next option when a pool is full, and reports what it cannot place', () => {
     const service = (name: string): PlannerItem => ({
       name,
@@ -484,5 +501,52 @@ describe('planPlacement with service requests', () => {
     expect(plan.allDedicatedGpus).toBe(11);
     expect(plan.gpusSaved).toBe(6);
     expectPhysicallyValid(platform, plan);
+  });
+
+  it('ranks many requests as it ranks each alone, sharing the work between requests of one size', () => {
+    const requests: ServiceRequest[] = [];
+    let n = 0;
+    for (const environment of ['production', 'staging', 'dev']) {
+      for (const replicas of [1, 2, 4, 8]) {
+        for (const dtype of [undefined, 'int4', 'fp8'] as const) {
+          for (const maxModelLen of [2048, 8192]) {
+            for (const model of ['llama-3.2-3b', 'llama-3.1-8b']) {
+              // Twice each: the second is served from the first.
+              for (const team of ['ml-platform', 'search']) {
+                requests.push(
+                  request({
+                    name: `svc-${n++}`,
+                    team,
+                    environment,
+                    replicas,
+                    dtype,
+                    maxModelLen,
+                    model,
+                  }),
+                );
+              }
+            }
+          }
+        }
+      }
+    }
+    requests.push(
+      request({ name: 'mig-only', tier: 'mig' }),
+      request({ name: 'one-pool', pool: 'l4-ondemand' }),
+      request({ name: 'few-sequences', concurrentSequences: 2 }),
+    );
+    expect(plannerItemsFor(platform, requests)).toEqual(
+      requests.map(r => plannerItemFor(platform, r)),
+    );
+    // Above the environment's dedicated-GPU limit, dedicated options come after the others.
+    const production = plannerItemsFor(platform, [
+      request({ name: 'a', replicas: 1 }),
+      request({ name: 'b', replicas: 8 }),
+    ]);
+    expect(production[0].options[0].tier).toBe('dedicated');
+    expect(production[1].options[0].tier).not.toBe('dedicated');
+    expect(() =>
+      plannerItemsFor(platform, [request({ environment: 'moon' })]),
+    ).toThrow(GpuDomainError);
   });
 });

@@ -1,7 +1,7 @@
 import { Platform } from '../platform/types';
 import { ServiceRequest } from '../service/types';
 import { packPlannerItems } from './packPlannerItems';
-import { plannerItemFor } from './plannerItemFor';
+import { plannerItemsFor } from './plannerItemFor';
 import { PlacementPlan, PlannerItem } from './types';
 
 /**
@@ -21,8 +21,13 @@ export function planPlacement(
   platform: Platform,
   services: readonly ServiceRequest[] | readonly PlannerItem[],
 ): PlacementPlan {
+  const requests = services.filter(
+    (service): service is ServiceRequest => !isPlannerItem(service),
+  );
+  const ranked = plannerItemsFor(platform, requests);
+  let next = 0;
   const items = services.map(service =>
-    isPlannerItem(service) ? service : plannerItemFor(platform, service),
+    isPlannerItem(service) ? service : ranked[next++],
   );
   return packPlannerItems(platform, items);
 }

@@ -1,6 +1,6 @@
 import { pooledCost, poolPrices } from '../cost/poolPrices';
 import { findEnvironment } from '../platform/lookups';
-import { Platform } from '../platform/types';
+import { EnvironmentPolicy, Platform } from '../platform/types';
 import {
   environmentPreference,
   isolationRank,
@@ -8,7 +8,8 @@ import {
 } from '../quote/environmentPreference';
 import { dedicatedGpuLimitReason } from '../quote/dedicatedGpuLimit';
 import { ServiceRequest } from '../service/types';
-import { fitSlices } from '../sizing/fitSlices';
+import { FitResult, fitSlices } from '../sizing/fitSlices';
+import { Slice } from '../tiers/types';
 import { PlannerItem, PlannerOption } from './types';
 
 /**
@@ -25,12 +26,41 @@ export function plannerItemFor(
   request: ServiceRequest,
 ): PlannerItem {
   const environment = findEnvironment(platform, request.environment);
-  const production = isProductionEnvironment(environment);
-  const prices = poolPrices(platform);
-  const fits = fitSlices(platform, request).filter(fit => fit.fits);
+  return itemFrom(
+    request,
+    environment,
+    rankCandidates(
+      platform,
+      environment,
+      fitSlices(platform, request).filter(fit => fit.fits),
+      poolPrices(platform),
+    ),
+  );
+}
 
+/** One option with what ranks it, in the order of every ranking key but the dedicated-GPU limit. */
+interface Candidates {
+  ranked: Array<{ option: PlannerOption; slice: Slice }>;
+  dedicatedGpusPerReplica?: number;
+}
+
+/**
+ * The fitting slices the environment's tiers allow as options, ordered by the environment's preference, then
+ * cheapest per month, stronger isolation, more headroom, then pool name. Independent of the replicas.
+ */
+function rankCandidates(
+  platform: Platform,
+  environment: EnvironmentPolicy,
+  fits: readonly FitResult[],
+  prices: ReturnType<typeof poolPrices>,
+): Candidates {
+  const production = isProductionEnvironment(environment);
   let dedicatedGpusPerReplica: number | undefined;
-  const ranked: Array<{ option: PlannerOption; key: number[] }> = [];
+  const ranked: Array<{
+    option: PlannerOption;
+    slice: Slice;
+    key: number[];
+  }> = [];
   for (const fit of fits) {
     const slice = fit.slice;
     if (slice.tier === 'dedicated') {
@@ -58,8 +88,8 @@ export function plannerItemFor(
         memoryBytes: slice.memoryBytes,
         monthlyCost,
       },
+      slice,
       key: [
-        dedicatedGpuLimitReason(environment, slice, request.replicas) ? 1 : 0,
         environmentPreference(production, slice.tier, price.pool.capacityType),
         monthlyCost,
         isolationRank(slice.tier),
@@ -75,11 +105,88 @@ export function plannerItemFor(
     }
     return a.option.pool.localeCompare(b.option.pool);
   });
+  return {
+    ranked: ranked.map(({ option, slice }) => ({ option, slice })),
+    dedicatedGpusPerReplica,
+  };
+}
 
+/** The request's item: its candidates within the environment's dedicated-GPU limit first, each part in rank order. */
+function itemFrom(
+  request: ServiceRequest,
+  environment: EnvironmentPolicy,
+  candidates: Candidates,
+): PlannerItem {
+  const within: PlannerOption[] = [];
+  const above: PlannerOption[] = [];
+  for (const { option, slice } of candidates.ranked) {
+    (dedicatedGpuLimitReason(environment, slice, request.replicas)
+      ? above
+      : within
+    ).push(option);
+  }
   return {
     name: request.name,
     replicas: request.replicas,
-    options: ranked.map(r => r.option),
-    dedicatedGpusPerReplica,
+    options: above.length === 0 ? within : [...within, ...above],
+    dedicatedGpusPerReplica: candidates.dedicatedGpusPerReplica,
   };
+}
+
+/**
+ * {@link plannerItemFor} of many requests, with the work shared between requests of the same size and policy: 10,000
+ * generated requests have a few hundred sizes (what fitSlices reads) and a few thousand shapes (size, environment,
+ * replicas), while ranking is sizing a request against every slice of every pool. Fits are computed and ranked once
+ * per size and environment, the dedicated-GPU limit applied once per shape; requests of one shape share one options
+ * array (nothing downstream changes it). Throws as {@link plannerItemFor} does.
+ */
+export function plannerItemsFor(
+  platform: Platform,
+  requests: readonly ServiceRequest[],
+): PlannerItem[] {
+  const prices = poolPrices(platform);
+  const fitsBySize = new Map<string, FitResult[]>();
+  const candidatesBySize = new Map<string, Candidates>();
+  const byShape = new Map<string, PlannerItem>();
+  return requests.map(request => {
+    const size = sizeKey(request);
+    const shape = `${request.replicas} ${request.environment} ${size}`;
+    let item = byShape.get(shape);
+    if (!item) {
+      const environment = findEnvironment(platform, request.environment);
+      const candidatesKey = `${request.environment} ${size}`;
+      let candidates = candidatesBySize.get(candidatesKey);
+      if (!candidates) {
+        let fits = fitsBySize.get(size);
+        if (!fits) {
+          fits = fitSlices(platform, request).filter(fit => fit.fits);
+          fitsBySize.set(size, fits);
+        }
+        candidates = rankCandidates(platform, environment, fits, prices);
+        candidatesBySize.set(candidatesKey, candidates);
+      }
+      item = itemFrom(request, environment, candidates);
+      byShape.set(shape, item);
+    }
+    return {
+      name: request.name,
+      replicas: request.replicas,
+      options: item.options,
+      dedicatedGpusPerReplica: item.dedicatedGpusPerReplica,
+    };
+  });
+}
+
+/** Every field of a request fitSlices reads. */
+function sizeKey(request: ServiceRequest): string {
+  return JSON.stringify([
+    request.model,
+    request.runtime,
+    request.dtype ?? null,
+    request.maxModelLen,
+    request.concurrency,
+    request.concurrentSequences ?? null,
+    request.tier ?? null,
+    request.pool ?? null,
+  ]);
 }

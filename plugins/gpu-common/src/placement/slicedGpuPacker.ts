@@ -32,11 +32,22 @@ export function slicedGpuPacker(
   maxGpus: number,
 ): PoolPacker {
   const gpus: GpuState[] = [];
-  /** Opened GPUs by free units. */
+  /**
+   * Opened GPUs by free units and free MIG memory slices (`bucket(units, memorySlices)`). Keyed by both, a GPU whose
+   * memory slices are all taken (four 1g.20gb of an A100-80GB leave 3 compute slices free) is never scanned for a
+   * demand it cannot take: keyed by free units alone, hundreds of them filled the bucket ahead of GPUs that had room,
+   * the scan limit was reached and a new GPU opened for every few replicas.
+   */
+  const memoryBuckets = capacity.memorySlices + 1;
   const byFree: Array<Set<number>> = Array.from(
-    { length: capacity.units + 1 },
+    { length: (capacity.units + 1) * memoryBuckets },
     () => new Set(),
   );
+  const bucket = (gpu: GpuState): Set<number> =>
+    byFree[
+      (capacity.units - gpu.units) * memoryBuckets +
+        (capacity.memorySlices - gpu.memorySlices)
+    ];
   const memoryLimit = capacity.memoryBytes * (1 + 1e-9);
   let used = 0;
 
@@ -53,7 +64,7 @@ export function slicedGpuPacker(
 
   function apply(index: number, demand: SliceDemand, sign: 1 | -1): void {
     const gpu = gpus[index];
-    byFree[capacity.units - gpu.units].delete(index);
+    bucket(gpu).delete(index);
     gpu.units += sign * demand.units;
     gpu.memorySlices += sign * demand.memorySlices;
     gpu.memoryBytes += sign * demand.memoryBytes;
@@ -73,20 +84,27 @@ export function slicedGpuPacker(
         gpu.profiles.set(demand.migProfile, count);
       }
     }
-    byFree[capacity.units - gpu.units].add(index);
+    bucket(gpu).add(index);
   }
 
   return {
     place(demand) {
+      // Fullest first: fewest free units, then fewest free memory slices.
       for (let free = demand.units; free <= capacity.units; free++) {
-        let scanned = 0;
-        for (const index of byFree[free]) {
-          if (fits(gpus[index], demand)) {
-            apply(index, demand, 1);
-            return [index];
-          }
-          if (++scanned >= SCAN_LIMIT) {
-            break;
+        for (
+          let freeSlices = demand.memorySlices;
+          freeSlices <= capacity.memorySlices;
+          freeSlices++
+        ) {
+          let scanned = 0;
+          for (const index of byFree[free * memoryBuckets + freeSlices]) {
+            if (fits(gpus[index], demand)) {
+              apply(index, demand, 1);
+              return [index];
+            }
+            if (++scanned >= SCAN_LIMIT) {
+              break;
+            }
           }
         }
       }
@@ -101,7 +119,7 @@ export function slicedGpuPacker(
         return undefined;
       }
       gpus.push(fresh);
-      byFree[capacity.units].add(gpus.length - 1);
+      bucket(fresh).add(gpus.length - 1);
       apply(gpus.length - 1, demand, 1);
       return [gpus.length - 1];
     },
