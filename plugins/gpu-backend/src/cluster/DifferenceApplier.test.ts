@@ -52,6 +52,10 @@ function cluster() {
       return results;
     },
     deleteByOwnership: async () => [],
+    async deleteObjects(refs) {
+      for (const ref of refs) live.delete(ref.name);
+      return refs.map(ref => ({ ref, outcome: 'deleted' as const }));
+    },
     diff: async () => ({ inSync: true, drifted: [] }),
     read: async () => undefined,
     list: async () => [],
@@ -142,6 +146,20 @@ describe('DifferenceApplier', () => {
     c.seeAll();
     await applier.apply([deployment(2)]);
     expect(c.requests).toHaveLength(5);
+  });
+
+  it('forgets the objects it deletes: one applied again is sent, though the informer has not seen the delete yet', async () => {
+    const c = cluster();
+    const applier = applierOn(c);
+    await applier.apply([deployment()]);
+    c.seeAll();
+    const seenBeforeDelete = c.informer.view;
+    expect(await applier.deleteObjects([refOf(deployment())])).toEqual([
+      { ref: refOf(deployment()), outcome: 'deleted' },
+    ]);
+    c.informer.view = seenBeforeDelete;
+    await applier.apply([deployment()]);
+    expect(c.requests).toEqual(['chat', 'chat']);
   });
 
   it('trusts an apply the informer has not seen yet for a while, then applies again', async () => {

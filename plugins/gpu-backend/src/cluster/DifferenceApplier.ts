@@ -142,6 +142,12 @@ export class DifferenceApplier implements ClusterApplier {
     return deleted;
   }
 
+  async deleteObjects(refs: ObjectRef[]): Promise<DeleteResult[]> {
+    const deleted = await this.options.inner.deleteObjects(refs);
+    for (const { ref } of deleted) this.last.delete(keyOf(ref));
+    return deleted;
+  }
+
   diff(objects: KubernetesObject[]): Promise<DriftReport> {
     return this.options.inner.diff(objects);
   }

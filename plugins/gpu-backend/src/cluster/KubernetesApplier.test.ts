@@ -459,6 +459,42 @@ describe('KubernetesApplier', () => {
     ]);
   });
 
+  it('deletes exactly the objects named, retrying a passing failure, an object already gone as such', async () => {
+    const { api, applier } = setup();
+    await applier.apply(objects());
+    const before = api.requests.length;
+    api.faults.push({ method: 'DELETE', path: PDB, failure: 503 });
+
+    const results = await applier.deleteObjects([
+      {
+        apiVersion: 'policy/v1',
+        kind: 'PodDisruptionBudget',
+        namespace: 'ml',
+        name: 'llama',
+      },
+      {
+        apiVersion: 'policy/v1',
+        kind: 'PodDisruptionBudget',
+        namespace: 'ml',
+        name: 'never-there',
+      },
+    ]);
+
+    expect(
+      api.requests.slice(before).map(r => `${r.method} ${r.path}`),
+    ).toEqual([
+      `DELETE ${PDB}`,
+      `DELETE ${PDB}`,
+      'DELETE /apis/policy/v1/namespaces/ml/poddisruptionbudgets/never-there',
+    ]);
+    expect(results.map(r => [r.ref.name, r.outcome])).toEqual([
+      ['llama', 'deleted'],
+      ['never-there', 'already-gone'],
+    ]);
+    expect(api.live(PDB)).toBeUndefined();
+    expect(api.live(DEPLOYMENT)).toBeDefined();
+  });
+
   it('reports no drift for applied objects despite server defaults', async () => {
     const { applier } = setup();
     await applier.apply(objects());

@@ -115,6 +115,14 @@ export class KubernetesApplier implements ClusterApplier {
     return results;
   }
 
+  async deleteObjects(refs: ObjectRef[]): Promise<DeleteResult[]> {
+    const results: DeleteResult[] = [];
+    for (const ref of refs) {
+      results.push({ ref, outcome: await this.deleteOne(ref) });
+    }
+    return results;
+  }
+
   async diff(objects: KubernetesObject[]): Promise<DriftReport> {
     const drifted: ObjectDrift[] = [];
     for (const object of objects) {

@@ -233,6 +233,11 @@ export interface ClusterApplier {
     serviceId: string,
     kinds: OwnedKind[],
   ): Promise<DeleteResult[]>;
+  /**
+   * Deletes exactly these objects, in the order given, retrying transient failures; an object already gone is
+   * `already-gone`. Throws `KubernetesApplyError` naming the object that failed (objects before it stay deleted).
+   */
+  deleteObjects(refs: ObjectRef[]): Promise<DeleteResult[]>;
   /** Compares the fields we manage with the cluster. */
   diff(objects: KubernetesObject[]): Promise<DriftReport>;
   /** The live object, or undefined when the cluster has none. */

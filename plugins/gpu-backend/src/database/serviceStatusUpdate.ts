@@ -58,7 +58,9 @@ export async function updateServiceStatusInTransaction(
     subjectId: after.id,
     team: after.team,
     before: serviceAuditView(before),
-    after: serviceAuditView(after),
+    after: input.pruned?.length
+      ? { ...serviceAuditView(after), pruned: input.pruned }
+      : serviceAuditView(after),
   });
   if (input.releaseReservation) {
     await releaseServiceReservations(tx, after, input.actor, now);

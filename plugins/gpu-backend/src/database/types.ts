@@ -17,7 +17,7 @@ import type {
   TeamAllowance,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import type { GpuServiceQuery } from '@gpu-platform/backstage-plugin-gpu-node';
-import type { ClusterMode } from '../cluster/types';
+import type { ClusterMode, ObjectRef } from '../cluster/types';
 import type { AdmissionPolicy, ApprovalReason } from '../admission/types';
 
 export type { GpuServicePullRequest, PullRequestState, ServiceReason, ServiceStatus };
@@ -203,6 +203,11 @@ export interface UpdateServiceStatusInput {
   statusReason?: string;
   /** Records that the service's current generation is applied to the cluster. */
   observedCurrentGeneration?: boolean;
+  /**
+   * Objects of an earlier generation the apply of this one deleted (its manifests no longer render them): recorded in
+   * the status write's audit event (`after.pruned`).
+   */
+  pruned?: ObjectRef[];
   /** Only update when the current status is one of these (else `ConflictError`). */
   expectedStatus?: ServiceStatus[];
   /**

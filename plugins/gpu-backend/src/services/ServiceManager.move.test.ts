@@ -61,6 +61,7 @@ function fakeCluster(name: string) {
       deleted.push(serviceId);
       return [];
     },
+    deleteObjects: async () => [],
     diff: async () => ({ inSync: true, drifted: [] }),
     read: async () => undefined,
     list: async () => [],

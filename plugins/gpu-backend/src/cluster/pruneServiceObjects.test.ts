@@ -1,0 +1,391 @@
+import { registerMswTestHooks } from '@backstage/backend-test-utils';
+import {
+  demoPlatformConfig,
+  parsePlatform,
+  ServiceRequest,
+} from '@gpu-platform/backstage-plugin-gpu-common';
+import { summariserOnDedicatedL4 } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
+import {
+  renderServiceManifests,
+  renderTeamManifests,
+} from '@gpu-platform/backstage-plugin-gpu-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { setupServer } from 'msw/node';
+import { fakeKubernetesApi } from './__testUtils__/fakeKubernetesApi';
+import { KubernetesApplyError } from './errors';
+import { KubernetesApplier } from './KubernetesApplier';
+import { KubernetesClientFactory } from './KubernetesClientFactory';
+import { refOf } from './objectRef';
+import {
+  applyAndPrune,
+  needsPrune,
+  pruneServiceObjects,
+  SERVICE_OBJECT_KINDS,
+  staleServiceObjects,
+} from './pruneServiceObjects';
+
+const BASE = 'https://prune.test:6443';
+const SERVICE_ID = '3f0b8c1e-7a51-4a43-9d8e-1f0e3a7b9c21';
+const OTHER_ID = '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
+const NAMESPACE = 'ml-platform';
+const SELECTOR = `${encodeURIComponent(
+  `gpu.backstage.io/service-id=${SERVICE_ID},app.kubernetes.io/managed-by=backstage-gpu`,
+)}&limit=500`;
+const SSA = '?fieldManager=backstage-gpu&force=true';
+
+const platform = parsePlatform({
+  ...demoPlatformConfig,
+  pools: [
+    ...demoPlatformConfig.pools,
+    {
+      name: 'l4-dra',
+      gpuModel: 'L4',
+      gpusPerNode: 1,
+      maxNodes: 2,
+      pricePerNodeHour: '0.8048',
+      allocation: 'dra',
+    },
+  ],
+});
+
+/** The summariser in production (a PodDisruptionBudget), with what `change` sets, rendered as the backend does. */
+function rendered(
+  change: Partial<ServiceRequest> = {},
+  options: Partial<Parameters<typeof renderServiceManifests>[3]> = {},
+  pool = 'l4-ondemand',
+): KubernetesObject[] {
+  const request = {
+    ...summariserOnDedicatedL4,
+    namespace: NAMESPACE,
+    pool,
+    ...change,
+  };
+  return [
+    ...renderTeamManifests(platform, request.team).filter(
+      o => o.metadata?.namespace === NAMESPACE,
+    ),
+    ...renderServiceManifests(
+      platform,
+      request,
+      { tier: 'dedicated', pool, gpusPerReplica: 1 },
+      { serviceId: SERVICE_ID, ...options },
+    ),
+  ];
+}
+
+const HPA = { minReplicas: 1, maxReplicas: 3, targetQueueDepth: 4 };
+
+function kindsOf(objects: KubernetesObject[]): string[] {
+  return objects.map(o => o.kind!);
+}
+
+/** An object as a list answers it, with the given ownership labels. */
+function found(
+  kind: string,
+  name: string,
+  labels: Record<string, string> | undefined,
+  apiVersion = 'policy/v1',
+): KubernetesObject {
+  return {
+    apiVersion,
+    kind,
+    metadata: { name, namespace: NAMESPACE, ...(labels && { labels }) },
+  };
+}
+
+const OURS = {
+  'app.kubernetes.io/managed-by': 'backstage-gpu',
+  'gpu.backstage.io/service-id': SERVICE_ID,
+};
+
+describe('SERVICE_OBJECT_KINDS', () => {
+  it('holds every kind the renderer gives a service, at the version it renders, and nothing of the team', () => {
+    const variants = [
+      rendered(),
+      rendered({ environment: 'dev' }),
+      rendered({}, {}, 'l4-dra'),
+      rendered({ autoscaling: { ...HPA, engine: 'hpa' } }),
+      rendered({ autoscaling: { ...HPA, engine: 'keda' } }),
+      rendered(
+        { autoscaling: { ...HPA, minReplicas: 0, engine: 'keda' } },
+        {
+          wakeTrigger: { type: 'http-add-on', scaledownPeriodSeconds: 300 },
+        },
+      ),
+      rendered({}, { podMonitor: { enabled: true, labels: {} } }),
+    ];
+    const serviceKinds = new Map<string, string>();
+    for (const object of variants.flat()) {
+      if (object.metadata?.labels?.['gpu.backstage.io/service-id']) {
+        serviceKinds.set(object.kind!, object.apiVersion!);
+      }
+    }
+    expect(
+      [...serviceKinds]
+        .map(([kind, apiVersion]) => ({ apiVersion, kind }))
+        .sort((a, b) => a.kind.localeCompare(b.kind)),
+    ).toEqual(
+      [...SERVICE_OBJECT_KINDS].sort((a, b) => a.kind.localeCompare(b.kind)),
+    );
+    // The team's LocalQueue is among the manifests of each of its services, without the service's id.
+    expect(kindsOf(variants[0])).toContain('LocalQueue');
+    expect(SERVICE_OBJECT_KINDS.map(k => k.kind)).not.toContain('LocalQueue');
+  });
+});
+
+describe('needsPrune', () => {
+  it.each([
+    [{ generation: 1 }, false],
+    [{ generation: 1, observedGeneration: 1 }, false],
+    [{ generation: 2, observedGeneration: 1 }, true],
+    [{ generation: 3, observedGeneration: 1 }, true],
+    // Never applied successfully, but an earlier generation's apply may have got part of the way.
+    [{ generation: 2 }, true],
+    // A drift repair applies the generation already applied.
+    [{ generation: 2, observedGeneration: 2 }, false],
+  ])('%j: %s', (service, expected) => {
+    expect(needsPrune(service)).toBe(expected);
+  });
+});
+
+describe('staleServiceObjects', () => {
+  it('chooses the service-owned objects of allowed kinds the manifests no longer render', () => {
+    const before = rendered({ autoscaling: { ...HPA, engine: 'hpa' } });
+    const after = rendered({ environment: 'staging' });
+    expect(kindsOf(before)).toEqual(
+      expect.arrayContaining([
+        'PodDisruptionBudget',
+        'HorizontalPodAutoscaler',
+      ]),
+    );
+    expect(kindsOf(after)).not.toContain('PodDisruptionBudget');
+
+    expect(staleServiceObjects(SERVICE_ID, after, before)).toEqual([
+      refOf(before.find(o => o.kind === 'PodDisruptionBudget')!),
+      refOf(before.find(o => o.kind === 'HorizontalPodAutoscaler')!),
+    ]);
+    // Nothing when everything found is rendered.
+    expect(staleServiceObjects(SERVICE_ID, before, before)).toEqual([]);
+  });
+
+  it('never chooses the team LocalQueue, another service, an unlabelled or foreign-managed object, or one being deleted', () => {
+    const manifests = rendered();
+    const localQueue = manifests.find(o => o.kind === 'LocalQueue')!;
+    const candidates: KubernetesObject[] = [
+      // A LocalQueue labelled as the service's own is still not a kind the product renders for a service.
+      {
+        ...localQueue,
+        metadata: {
+          ...localQueue.metadata,
+          name: 'not-ours-to-prune',
+          labels: { ...localQueue.metadata!.labels, ...OURS },
+        },
+      },
+      found('PodDisruptionBudget', 'other-service', {
+        ...OURS,
+        'gpu.backstage.io/service-id': OTHER_ID,
+      }),
+      found('PodDisruptionBudget', 'unlabelled', undefined),
+      found('PodDisruptionBudget', 'by-hand', {
+        ...OURS,
+        'app.kubernetes.io/managed-by': 'kubectl',
+      }),
+      {
+        ...found('PodDisruptionBudget', 'terminating', OURS),
+        metadata: {
+          ...found('PodDisruptionBudget', 'terminating', OURS).metadata,
+          deletionTimestamp: new Date('2026-12-02T16:00:00Z'),
+        },
+      },
+      found('ConfigMap', 'not-rendered-for-services', OURS, 'v1'),
+    ];
+    expect(staleServiceObjects(SERVICE_ID, manifests, candidates)).toEqual([]);
+    expect(
+      staleServiceObjects('', manifests, [
+        found('PodDisruptionBudget', 'x', {}),
+      ]),
+    ).toEqual([]);
+  });
+
+  it('matches a rendered object whatever version it is read at', () => {
+    const manifests = rendered({ autoscaling: { ...HPA, engine: 'hpa' } });
+    const hpa = manifests.find(o => o.kind === 'HorizontalPodAutoscaler')!;
+    expect(
+      staleServiceObjects(SERVICE_ID, manifests, [
+        { ...hpa, apiVersion: 'autoscaling/v1' },
+      ]),
+    ).toEqual([]);
+    expect(
+      staleServiceObjects(SERVICE_ID, rendered(), [
+        { ...hpa, apiVersion: 'autoscaling/v1' },
+      ]),
+    ).toEqual([{ ...refOf(hpa), apiVersion: 'autoscaling/v1' }]);
+  });
+});
+
+describe('pruneServiceObjects on an API server', () => {
+  const server = setupServer();
+  registerMswTestHooks(server);
+
+  /** The fake API server: core, apps and policy served; KEDA, the Prometheus operator's PodMonitor, DRA and autoscaling/v2 not. */
+  function setup() {
+    const api = fakeKubernetesApi(BASE);
+    server.use(...api.handlers);
+    const applier = new KubernetesApplier({
+      cluster: 'gpu-eu',
+      client: new KubernetesClientFactory({
+        requestTimeoutMs: 1_000,
+      }).forCluster('gpu-eu', {
+        type: 'serviceAccount',
+        url: BASE,
+        serviceAccountToken: 'token',
+        skipTLSVerify: true,
+      }),
+      retry: { maxAttempts: 2, initialDelayMs: 1, sleep: async () => {} },
+    });
+    const lines = (from = 0) =>
+      api.requests.slice(from).map(r => `${r.method} ${r.path}`);
+    const path = (object: KubernetesObject) => {
+      const ref = refOf(object);
+      const base = ref.apiVersion.includes('/')
+        ? `/apis/${ref.apiVersion}`
+        : `/api/${ref.apiVersion}`;
+      const plural = {
+        PodDisruptionBudget: 'poddisruptionbudgets',
+        Deployment: 'deployments',
+        Service: 'services',
+        PersistentVolumeClaim: 'persistentvolumeclaims',
+        LocalQueue: 'localqueues',
+      }[ref.kind];
+      return `${base}/namespaces/${ref.namespace}/${plural}/${ref.name}`;
+    };
+    return { api, applier, lines, path };
+  }
+
+  const production = rendered();
+  const staging = rendered({ environment: 'staging' });
+  const pdb = production.find(o => o.kind === 'PodDisruptionBudget')!;
+
+  it('lists each served kind by the ownership labels, skips kinds the cluster does not serve, deletes only what is stale', async () => {
+    const { api, applier, lines, path } = setup();
+    const otherService = {
+      ...pdb,
+      metadata: {
+        ...pdb.metadata,
+        name: 'other-service',
+        labels: {
+          ...pdb.metadata!.labels,
+          'gpu.backstage.io/service-id': OTHER_ID,
+        },
+      },
+    };
+    const unlabelled = {
+      ...pdb,
+      metadata: { name: 'unlabelled', namespace: NAMESPACE },
+    };
+    await applier.apply([...production, otherService, unlabelled]);
+    const from = api.requests.length;
+
+    const pruned = await pruneServiceObjects(applier, {
+      id: SERVICE_ID,
+      namespace: NAMESPACE,
+      manifests: staging,
+    });
+
+    expect(pruned).toEqual([refOf(pdb)]);
+    const sent = lines(from);
+    // One list per served kind, in the service's namespace, by its labels; no list of a kind not served.
+    expect(sent.filter(l => l.includes('labelSelector'))).toEqual([
+      `GET /api/v1/namespaces/${NAMESPACE}/persistentvolumeclaims?labelSelector=${SELECTOR}`,
+      `GET /api/v1/namespaces/${NAMESPACE}/services?labelSelector=${SELECTOR}`,
+      `GET /apis/apps/v1/namespaces/${NAMESPACE}/deployments?labelSelector=${SELECTOR}`,
+      `GET /apis/policy/v1/namespaces/${NAMESPACE}/poddisruptionbudgets?labelSelector=${SELECTOR}`,
+    ]);
+    expect(api.requests.slice(from).filter(r => r.method !== 'GET')).toEqual([
+      expect.objectContaining({ method: 'DELETE', path: path(pdb) }),
+    ]);
+    expect(api.live(path(pdb))).toBeUndefined();
+    for (const object of [...staging, otherService, unlabelled]) {
+      expect(api.live(path(object))).toBeDefined();
+    }
+  });
+
+  it('applies and then prunes only a generation not applied yet, and prunes nothing when the apply fails', async () => {
+    const { api, applier, lines, path } = setup();
+    await applier.apply(production);
+
+    // A drift repair of generation 2 (already applied): the apply only.
+    let from = api.requests.length;
+    expect(
+      await applyAndPrune(applier, {
+        id: SERVICE_ID,
+        namespace: NAMESPACE,
+        generation: 2,
+        observedGeneration: 2,
+        manifests: staging,
+      }),
+    ).toEqual([]);
+    expect(lines(from).filter(l => !l.startsWith('PATCH'))).toEqual([]);
+    expect(api.live(path(pdb))).toBeDefined();
+
+    // Generation 3 refused by the cluster: nothing listed, nothing deleted.
+    from = api.requests.length;
+    const deployment = staging.find(o => o.kind === 'Deployment')!;
+    api.faults.push({
+      method: 'PATCH',
+      path: `${path(deployment)}${SSA}`,
+      failure: 422,
+      message: 'admission webhook denied the request',
+    });
+    await expect(
+      applyAndPrune(applier, {
+        id: SERVICE_ID,
+        namespace: NAMESPACE,
+        generation: 3,
+        observedGeneration: 2,
+        manifests: staging,
+      }),
+    ).rejects.toBeInstanceOf(KubernetesApplyError);
+    expect(
+      lines(from).filter(
+        l => l.includes('labelSelector') || l.startsWith('DELETE'),
+      ),
+    ).toEqual([]);
+    expect(api.live(path(pdb))).toBeDefined();
+
+    // Generation 3 applied: its PodDisruptionBudget of production goes.
+    expect(
+      await applyAndPrune(applier, {
+        id: SERVICE_ID,
+        namespace: NAMESPACE,
+        generation: 3,
+        observedGeneration: 2,
+        manifests: staging,
+      }),
+    ).toEqual([refOf(pdb)]);
+    expect(api.live(path(pdb))).toBeUndefined();
+  });
+
+  it('fails, naming the object, when the cluster refuses a delete', async () => {
+    const { api, applier, path } = setup();
+    await applier.apply(production);
+    api.faults.push({
+      method: 'DELETE',
+      path: path(pdb),
+      failure: 403,
+      message: 'poddisruptionbudgets is forbidden',
+    });
+    await expect(
+      pruneServiceObjects(applier, {
+        id: SERVICE_ID,
+        namespace: NAMESPACE,
+        manifests: staging,
+      }),
+    ).rejects.toThrow(
+      `PodDisruptionBudget ${NAMESPACE}/${
+        pdb.metadata!.name
+      } on cluster 'gpu-eu' failed after 1 attempt: 403`,
+    );
+    expect(api.live(path(pdb))).toBeDefined();
+  });
+});

@@ -1,0 +1,175 @@
+import type { LoggerService } from '@backstage/backend-plugin-api';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import {
+  FIELD_MANAGER,
+  OWNERSHIP_LABELS,
+} from '@gpu-platform/backstage-plugin-gpu-node';
+import { describeRef, refOf } from './objectRef';
+import type { ClusterApplier, ObjectRef } from './types';
+
+/** A kind of object, at the API version it is listed with. */
+export interface ServiceObjectKind {
+  apiVersion: string;
+  kind: string;
+}
+
+/**
+ * Every kind `renderServiceManifests` renders for a service (each object with the service's ownership label), and
+ * so the only kinds a prune lists and deletes: the model-cache claim, the Service, a DRA pool's ResourceClaimTemplate,
+ * the Deployment, the PodDisruptionBudget, the autoscaler (KEDA ScaledObject, KEDA HTTP add-on HTTPScaledObject or
+ * HPA) and the PodMonitor. The team's LocalQueue and namespace are shared by its services and never listed here.
+ * `pruneServiceObjects.test.ts` checks the list against what the renderer produces.
+ */
+export const SERVICE_OBJECT_KINDS: readonly ServiceObjectKind[] = [
+  { apiVersion: 'v1', kind: 'PersistentVolumeClaim' },
+  { apiVersion: 'v1', kind: 'Service' },
+  { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaimTemplate' },
+  { apiVersion: 'apps/v1', kind: 'Deployment' },
+  { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' },
+  { apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledObject' },
+  { apiVersion: 'http.keda.sh/v1alpha1', kind: 'HTTPScaledObject' },
+  { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler' },
+  { apiVersion: 'monitoring.coreos.com/v1', kind: 'PodMonitor' },
+];
+
+/** The API group of an `apiVersion` (`''` for the core group). */
+function groupOf(apiVersion: string): string {
+  return apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
+}
+
+/** An object's identity whatever version it is read at: group, kind, namespace and name. */
+function identityOf(ref: ObjectRef): string {
+  return `${groupOf(ref.apiVersion)}/${ref.kind}/${ref.namespace ?? ''}/${
+    ref.name
+  }`;
+}
+
+const PRUNABLE = new Set(
+  SERVICE_OBJECT_KINDS.map(k => `${groupOf(k.apiVersion)}/${k.kind}`),
+);
+
+/**
+ * Whether a change of a service has to prune when its manifests are applied: its generation is not the one last
+ * applied, and an earlier one may have been (a service applied for the first time has nothing of an earlier
+ * generation in its cluster). A drift repair applies the generation already applied: nothing to prune.
+ */
+export function needsPrune(service: {
+  generation: number;
+  observedGeneration?: number;
+}): boolean {
+  return (
+    service.generation > 1 && service.observedGeneration !== service.generation
+  );
+}
+
+/**
+ * The objects a prune deletes, pure: of the objects found in the cluster, those that carry the service's ownership
+ * labels (its id, managed by Backstage), are of a kind in {@link SERVICE_OBJECT_KINDS}, are not being deleted already,
+ * and are not among the manifests just applied (compared by group, kind, namespace and name, whatever the version).
+ * Anything else (another service's objects, the team's LocalQueue, objects without the labels) is never chosen.
+ * Sorted by kind in the order of {@link SERVICE_OBJECT_KINDS}, then namespace and name.
+ */
+export function staleServiceObjects(
+  serviceId: string,
+  manifests: readonly KubernetesObject[],
+  found: readonly KubernetesObject[],
+): ObjectRef[] {
+  const rendered = new Set(manifests.map(m => identityOf(refOf(m))));
+  const kindOrder = (ref: ObjectRef) =>
+    SERVICE_OBJECT_KINDS.findIndex(
+      k =>
+        k.kind === ref.kind &&
+        groupOf(k.apiVersion) === groupOf(ref.apiVersion),
+    );
+  return found
+    .filter(object => {
+      const labels = object.metadata?.labels ?? {};
+      return (
+        Boolean(serviceId) &&
+        labels[OWNERSHIP_LABELS.serviceId] === serviceId &&
+        labels[OWNERSHIP_LABELS.managedBy] === FIELD_MANAGER &&
+        !object.metadata?.deletionTimestamp &&
+        PRUNABLE.has(`${groupOf(object.apiVersion ?? '')}/${object.kind}`)
+      );
+    })
+    .map(refOf)
+    .filter(ref => !rendered.has(identityOf(ref)))
+    .sort(
+      (a, b) =>
+        kindOrder(a) - kindOrder(b) ||
+        `${a.namespace ?? ''}/${a.name}`.localeCompare(
+          `${b.namespace ?? ''}/${b.name}`,
+        ),
+    );
+}
+
+/**
+ * After the whole of a service's manifests were applied, deletes its objects those manifests no longer render (an
+ * earlier generation's), as `kubectl apply --prune` or Flux's garbage collection do: per kind of
+ * {@link SERVICE_OBJECT_KINDS} that the cluster serves (a kind whose CRD is not installed, e.g. KEDA's, is skipped),
+ * one list by the service's ownership labels in its namespace, then one delete per object
+ * {@link staleServiceObjects} chooses. Returns what it deleted (an object gone meanwhile included). Throws
+ * `KubernetesApplyError` when a list or delete fails after its retries; what was deleted before stays deleted, and
+ * a prune run again finds the rest.
+ */
+export async function pruneServiceObjects(
+  applier: Pick<ClusterApplier, 'serves' | 'list' | 'deleteObjects'>,
+  service: {
+    id: string;
+    namespace: string;
+    manifests: readonly KubernetesObject[];
+  },
+): Promise<ObjectRef[]> {
+  const labelSelector = `${OWNERSHIP_LABELS.serviceId}=${service.id},${OWNERSHIP_LABELS.managedBy}=${FIELD_MANAGER}`;
+  const found: KubernetesObject[] = [];
+  for (const kind of SERVICE_OBJECT_KINDS) {
+    if (
+      groupOf(kind.apiVersion) !== '' &&
+      !(await applier.serves(kind.apiVersion, kind.kind))
+    ) {
+      continue;
+    }
+    found.push(
+      ...(await applier.list({
+        ...kind,
+        namespace: service.namespace,
+        labelSelector,
+      })),
+    );
+  }
+  const stale = staleServiceObjects(service.id, service.manifests, found);
+  if (stale.length === 0) return [];
+  const deleted = await applier.deleteObjects(stale);
+  return deleted.map(d => d.ref);
+}
+
+/**
+ * Applies a service's stored manifests (its team's namespaced objects and its own, in order) and, when its
+ * generation is not the one last applied ({@link needsPrune}), prunes what they no longer render
+ * ({@link pruneServiceObjects}): only after every object was applied, so a failed apply deletes nothing. Returns what
+ * was pruned; throws what the apply or the prune threw.
+ */
+export async function applyAndPrune(
+  applier: ClusterApplier,
+  service: {
+    id: string;
+    namespace: string;
+    generation: number;
+    observedGeneration?: number;
+    manifests?: readonly KubernetesObject[];
+  },
+  logger?: LoggerService,
+): Promise<ObjectRef[]> {
+  const manifests = [...(service.manifests ?? [])];
+  await applier.apply(manifests);
+  if (!needsPrune(service)) return [];
+  const pruned = await pruneServiceObjects(applier, { ...service, manifests });
+  if (pruned.length > 0) {
+    logger?.info('Pruned objects a GPU service no longer renders', {
+      serviceId: service.id,
+      generation: service.generation,
+      objects: pruned.map(describeRef).join(', '),
+    });
+  }
+  return pruned;
+}
