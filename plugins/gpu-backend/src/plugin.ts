@@ -25,6 +25,7 @@ import { readActionRateLimit } from './actions/guardedActions';
 import { registerGpuActions } from './actions/registerGpuActions';
 import { serviceResource } from './authorization/AuthorizedServices';
 import { catalogGroups } from './authorization/catalogGroups';
+import { catalogComponents } from './authorization/componentOwnership';
 import { createAuthorizedApi } from './authorization/createAuthorizedApi';
 import { createBatchJobs } from './batch/createBatchJobs';
 import {
@@ -385,6 +386,7 @@ export const gpuPlugin = createBackendPlugin({
 
         const authorized = createAuthorizedApi({
           groups: catalogGroups(catalog),
+          components: catalogComponents(catalog),
           permissions,
           permissionsRegistry,
           platform,

@@ -5,6 +5,7 @@ import {
   TestDatabaseId,
   TestDatabases,
 } from '@backstage/backend-test-utils';
+import { catalogServiceMock } from '@backstage/plugin-catalog-node/testUtils';
 import {
   demoPlatformConfig,
   ServiceRequest,
@@ -53,6 +54,19 @@ describe.each(databases.eachSupportedId())(
             },
           }),
           mockServices.database.factory({ knex }),
+          // Components of two teams and one owned by a user, for binding a service to a component.
+          catalogServiceMock.factory({
+            entities: [
+              ['ml-chat', 'group:default/ml-platform'],
+              ['search-ranker', 'group:default/search'],
+              ['personal-bot', 'user:default/bob'],
+            ].map(([name, owner]) => ({
+              apiVersion: 'backstage.io/v1alpha1',
+              kind: 'Component',
+              metadata: { name, namespace: 'default' },
+              spec: { type: 'service', lifecycle: 'production', owner },
+            })),
+          }),
           demoUserInfo(),
           ...realPermissionPolicy(),
         ],
@@ -269,6 +283,70 @@ describe.each(databases.eachSupportedId())(
           .set(as('alice'))
           .expect(200);
         expect(stored.body.pools['l4-ondemand']).toBe(4);
+      });
+    });
+
+    describe('binding a service to a catalog component', () => {
+      const bound = (name: string, entityRef: string, dryRun = false) => ({
+        request: { ...devSummariser, name },
+        entityRef,
+        ...(dryRun ? { dryRun } : {}),
+      });
+      const namesOfMlPlatform = async () =>
+        (
+          await http.get('/api/gpu/services').set(as('alice')).expect(200)
+        ).body.items.map((s: { name: string }) => s.name);
+
+      it("refuses another team's component or one no group owns, whoever asks, and records nothing", async () => {
+        for (const [user, entityRef, owner] of [
+          ['bob', 'component:default/search-ranker', 'group:default/search'],
+          ['alice', 'search-ranker', 'group:default/search'],
+          ['bob', 'component:default/personal-bot', 'no group'],
+        ]) {
+          await expectRefused(
+            http
+              .post('/api/gpu/services')
+              .set(as(user))
+              .send(bound(`bind-${user}`, entityRef)),
+            403,
+            new RegExp(
+              `is owned by ${owner}, not group:default/ml-platform: a GPU service of team ml-platform can only be bound to one of its own components`,
+            ),
+          );
+        }
+        await expectRefused(
+          http
+            .post('/api/gpu/services')
+            .set(as('bob'))
+            .send(bound('bind-preview', 'search-ranker', true)),
+          403,
+          /is owned by group:default\/search/,
+        );
+        const names = await namesOfMlPlatform();
+        for (const name of ['bind-bob', 'bind-alice', 'bind-preview']) {
+          expect(names).not.toContain(name);
+        }
+      });
+
+      it("binds the team's own component, and one the catalog does not have yet (the template registers it after)", async () => {
+        const own = await http
+          .post('/api/gpu/services')
+          .set(as('bob'))
+          .send(bound('bind-own', 'component:default/ml-chat'))
+          .expect(201);
+        expect(own.body.entityRef).toBe('component:default/ml-chat');
+        const later = await http
+          .post('/api/gpu/services')
+          .set(as('bob'))
+          .send(bound('bind-later', 'component:default/bind-later'))
+          .expect(201);
+        expect(later.body.entityRef).toBe('component:default/bind-later');
+        for (const { body } of [own, later]) {
+          const gone = await http
+            .delete(`/api/gpu/services/${body.id}`)
+            .set(as('bob'));
+          expect(gone.status).toBeLessThan(300);
+        }
       });
     });
 

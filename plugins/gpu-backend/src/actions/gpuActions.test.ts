@@ -6,6 +6,7 @@ import {
   startTestBackend,
 } from '@backstage/backend-test-utils';
 import { actionsRegistryServiceMock } from '@backstage/backend-test-utils/alpha';
+import { catalogServiceMock } from '@backstage/plugin-catalog-node/testUtils';
 import { JsonObject } from '@backstage/types';
 import {
   demoPlatformConfig,
@@ -42,6 +43,17 @@ describe('gpu actions', () => {
         }),
         mockServices.rootConfig.factory({
           data: { gpu: demoPlatformConfig, permission: { enabled: true } },
+        }),
+        // search's component, which an ml-platform service may not be bound to.
+        catalogServiceMock.factory({
+          entities: [
+            {
+              apiVersion: 'backstage.io/v1alpha1',
+              kind: 'Component',
+              metadata: { name: 'search-ranker', namespace: 'default' },
+              spec: { type: 'service', owner: 'group:default/search' },
+            },
+          ],
         }),
         demoUserInfo(),
         ...realPermissionPolicy(),
@@ -425,6 +437,17 @@ describe('gpu actions', () => {
     ).rejects.toMatchObject({
       name: 'InputError',
       message: expect.stringMatching(/entityRef/),
+    });
+    await expect(
+      invoke('bob', 'create-gpu-service', {
+        request: request('other-teams-component') as unknown as JsonObject,
+        entityRef: 'component:default/search-ranker',
+      }),
+    ).rejects.toMatchObject({
+      name: 'NotAllowedError',
+      message: expect.stringMatching(
+        /search-ranker is owned by group:default\/search, not group:default\/ml-platform/,
+      ),
     });
     await expect(
       invoke('bob', 'create-gpu-service', {

@@ -8,6 +8,7 @@ import {
   gpuServiceUpdatePermission,
   GpuServiceDetail,
   GpuServiceView,
+  parseServiceEntityRef,
   UpdateServiceBody,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { GpuServiceResource } from '@gpu-platform/backstage-plugin-gpu-node';
@@ -19,6 +20,7 @@ import {
   toServiceViewFromLedger,
 } from '../services/toServiceView';
 import { actorOf } from './actorOf';
+import { assertComponentOfTeam, ComponentSource } from './componentOwnership';
 import { GpuAccess } from './GpuAccess';
 
 /** The service's fields the permission rules look at. */
@@ -48,6 +50,8 @@ export class AuthorizedServices {
       store: GpuStore;
       services: ServiceManager;
       statuses: ServiceStatusRefresher;
+      /** The catalog's components, to check a service is bound to one of its team's; unchecked without. */
+      components?: ComponentSource;
     },
   ) {}
 
@@ -59,7 +63,23 @@ export class AuthorizedServices {
     | { created: boolean; service: GpuServiceView }
     | { created: false; preview: GpuServiceDetail }
   > {
-    const { services } = this.options;
+    const { services, components } = this.options;
+    const team = body.request?.team;
+    if (
+      components &&
+      body.entityRef !== undefined &&
+      typeof team === 'string' &&
+      team
+    ) {
+      // A component of another team is refused before anything is recorded or previewed (a request without a team
+      // is refused by the request's own checks).
+      await assertComponentOfTeam({
+        components,
+        entityRef: parseServiceEntityRef(body.entityRef).ref,
+        team,
+        credentials,
+      });
+    }
     const check = this.checkPlacement(credentials, 'request a service for');
     const actor = actorOf(credentials);
     if (body.dryRun) {

@@ -12,6 +12,7 @@ import { AuthorizedGovernance } from './AuthorizedGovernance';
 import { AuthorizedQuotes } from './AuthorizedQuotes';
 import { AuthorizedServices } from './AuthorizedServices';
 import { AuthorizedUsage, GroupSource } from './AuthorizedUsage';
+import { ComponentSource } from './componentOwnership';
 import { GpuAccess } from './GpuAccess';
 
 /**
@@ -39,6 +40,8 @@ export function createAuthorizedApi(options: {
   usage?: UsageService;
   /** The catalog's groups, for cost roll-ups. */
   groups?: GroupSource;
+  /** The catalog's components, to check a service is bound to one of its team's. */
+  components?: ComponentSource;
 }): AuthorizedApi {
   const { platform, store } = options;
   const access = new GpuAccess(
@@ -50,6 +53,7 @@ export function createAuthorizedApi(options: {
     store,
     services: options.services,
     statuses: options.statuses,
+    components: options.components,
   });
   const governance = new AuthorizedGovernance({
     access,
