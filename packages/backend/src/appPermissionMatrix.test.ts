@@ -211,7 +211,7 @@ describe('permissions of the Kubernetes, scaffolder, catalog and signals plugins
   describe('the Kubernetes plugin', () => {
     it.each([
       ['alice', 200],
-      ['bob', 403],
+      ['bob', 200],
       ['carol', 403],
       ['none', 401],
     ] as const)(
@@ -228,6 +228,71 @@ describe('permissions of the Kubernetes, scaffolder, catalog and signals plugins
         expect(cluster.paths.length > before).toBe(status === 200);
       },
     );
+
+    it("passes a team member's reads of the team's own namespaces only, nothing else of the proxy", async () => {
+      const proxied = async (
+        role: Role,
+        route: string,
+        init: RequestInit = {},
+      ) => {
+        const before = cluster.paths.length;
+        const res = await call(role, `/api/kubernetes/proxy${route}`, {
+          ...init,
+          headers: { 'backstage-kubernetes-cluster': 'local' },
+        });
+        return { status: res.status, reached: cluster.paths.length > before };
+      };
+      const allowed = { status: 200, reached: true };
+      const refused = { status: 403, reached: false };
+      for (const [role, route, init, expected] of [
+        // bob of ml-platform: its second namespace and another API group's objects there are his team's.
+        ['bob', '/api/v1/namespaces/ml-serving/services', {}, allowed],
+        [
+          'bob',
+          '/apis/apps/v1/namespaces/ml-platform/deployments/ml-chat',
+          {},
+          allowed,
+        ],
+        ['carol', '/api/v1/namespaces/search/pods', {}, allowed],
+        // Another team's namespace, cluster-scoped objects, Secrets, the proxy subresource and writes are not.
+        ['bob', '/api/v1/namespaces/search/pods', {}, refused],
+        ['bob', '/api/v1/nodes', {}, refused],
+        ['bob', '/api/v1/namespaces', {}, refused],
+        ['bob', '/api/v1/namespaces/ml-platform/secrets', {}, refused],
+        [
+          'bob',
+          '/api/v1/namespaces/ml-platform/services/ml-chat/proxy/v1/models',
+          {},
+          refused,
+        ],
+        [
+          'bob',
+          '/api/v1/namespaces/ml-platform/pods/ml-chat-0',
+          { method: 'DELETE' },
+          refused,
+        ],
+        [
+          'bob',
+          '/api/v1/namespaces/ml-platform/pods',
+          { method: 'POST', body: '{}' },
+          refused,
+        ],
+        [
+          'none',
+          '/api/v1/namespaces/ml-platform/pods',
+          {},
+          { status: 401, reached: false },
+        ],
+        // The platform team keeps the whole proxy.
+        ['alice', '/api/v1/nodes', {}, allowed],
+      ] as const) {
+        expect({ role, route, ...(await proxied(role, route, init)) }).toEqual({
+          role,
+          route,
+          ...expected,
+        });
+      }
+    });
 
     it.each([
       ['alice', 200],
@@ -312,6 +377,15 @@ describe('permissions of the Kubernetes, scaffolder, catalog and signals plugins
         expect(
           (await call(role, `/api/scaffolder/v2/tasks/${id}/events`)).status,
         ).toBe(status);
+        // The event stream answers its status before it streams: read no further.
+        const stream = new AbortController();
+        const streamed = await call(
+          role,
+          `/api/scaffolder/v2/tasks/${id}/eventstream`,
+          { signal: stream.signal },
+        );
+        stream.abort();
+        expect(streamed.status).toBe(status);
       } finally {
         await call('carol', `/api/scaffolder/v2/tasks/${id}/cancel`, {
           method: 'POST',
@@ -337,6 +411,40 @@ describe('permissions of the Kubernetes, scaffolder, catalog and signals plugins
         });
       }
     });
+
+    it.each([
+      ['alice', 201],
+      ['bob', 403],
+      ['carol', 201],
+      ['none', 401],
+    ] as const)(
+      "carol's cancelled task retried by %s: %i",
+      async (role, status) => {
+        const id = await startTask('carol');
+        try {
+          await call('carol', `/api/scaffolder/v2/tasks/${id}/cancel`, {
+            method: 'POST',
+          });
+          // Only a task that has ended may be retried (409 before).
+          await waitFor(`task ${id} to end`, async () => {
+            const task = await call('carol', `/api/scaffolder/v2/tasks/${id}`);
+            const { status: state } = await task.json();
+            return ['cancelled', 'failed', 'completed'].includes(state)
+              ? true
+              : undefined;
+          });
+          const res = await call(role, `/api/scaffolder/v2/tasks/${id}/retry`, {
+            method: 'POST',
+            body: JSON.stringify({}),
+          });
+          expect(res.status).toBe(status);
+        } finally {
+          await call('carol', `/api/scaffolder/v2/tasks/${id}/cancel`, {
+            method: 'POST',
+          });
+        }
+      },
+    );
 
     it("lists carol's task to carol and the platform team only", async () => {
       const id = await startTask('carol');

@@ -1,7 +1,8 @@
+import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
 import { ConfigReader } from '@backstage/config';
+import { guestSignInGuard, unsafeGuestSignIn } from './guestSignInGuard';
 
 type ConfigData = NonNullable<ConstructorParameters<typeof ConfigReader>[0]>;
-import { unsafeGuestSignIn } from './guestSignInGuard';
 
 const config = (providers: ConfigData) =>
   new ConfigReader({ auth: { providers } });
@@ -48,5 +49,44 @@ describe('unsafeGuestSignIn', () => {
     expect(
       unsafeGuestSignIn(new ConfigReader({}), 'production'),
     ).toBeUndefined();
+  });
+});
+
+describe('guestSignInGuard', () => {
+  /** A backend of the guard alone, outside Jest's NODE_ENV=test, with the given sign-in providers. */
+  async function start(nodeEnv: string, providers: ConfigData) {
+    const before = process.env.NODE_ENV;
+    process.env.NODE_ENV = nodeEnv;
+    try {
+      return await startTestBackend({
+        features: [
+          guestSignInGuard,
+          mockServices.rootConfig.factory({
+            data: { auth: { providers } },
+          }),
+        ],
+      });
+    } finally {
+      process.env.NODE_ENV = before;
+    }
+  }
+
+  it('stops the start-up outside development with guest sign-in beside the proxy provider, naming both', async () => {
+    await expect(
+      start('production', { ...guestOutsideDevelopment, ...proxy }),
+    ).rejects.toThrow(
+      /Guest sign-in is on \(auth\.providers\.guest\.dangerouslyAllowOutsideDevelopment\) beside auth\.providers\.oauth2Proxy outside development \(NODE_ENV=production\)/,
+    );
+  });
+
+  it('lets the backend start in development, and outside it with the proxy provider alone', async () => {
+    for (const [nodeEnv, providers] of [
+      ['development', { ...guestOutsideDevelopment, ...proxy }],
+      ['production', proxy],
+    ] as const) {
+      const backend = await start(nodeEnv, providers);
+      expect(backend.server.listening).toBe(true);
+      await backend.stop();
+    }
   });
 });

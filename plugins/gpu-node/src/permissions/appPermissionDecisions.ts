@@ -33,8 +33,9 @@ import {
  *
  * - `kubernetes.proxy` and `kubernetes.resources.read`: denied. Both are plugin-wide permissions without a resource,
  *   so they cannot be narrowed to a team's namespaces or entities: the proxy passes any request to the cluster's
- *   API, and the objects routes read the objects of any entity. Owners read their own entities' objects through a
- *   module that checks ownership (packages/backend `kubernetesOwnedObjectsModule`).
+ *   API, and the objects routes read the objects of any entity. Owners read their own entities' objects, and a
+ *   team's members read their team's namespaces through the proxy, through a module that checks ownership itself
+ *   (packages/backend `kubernetesOwnedObjectsModule`).
  * - `scaffolder.task.read` and `scaffolder.task.cancel`: the tasks the caller created (`IS_TASK_OWNER`).
  * - `catalog.entity.delete`: the entities the caller owns, through a team or directly (`IS_ENTITY_OWNER`).
  * - `catalog.location.delete`: denied (it removes every entity of the location, whoever owns them).
