@@ -22,6 +22,8 @@ export interface BenchBackend {
   /** CPU seconds (user + system) the backend process has used so far; undefined where /proc is unavailable. */
   cpuSeconds(): number | undefined;
   stop(): void;
+  /** Sends `signal` to the backend's process group (SIGKILL: a replica lost mid-work) and resolves once it exited. */
+  kill(signal: NodeJS.Signals): Promise<void>;
   /** Stops the backend and resolves once its process has exited (SIGKILL after `timeoutMs`). */
   stopAndWait(timeoutMs?: number): Promise<void>;
 }
@@ -207,6 +209,12 @@ export async function startBackend(
     serviceToken,
     cpuSeconds: () => processCpuSeconds(child.pid!),
     stop,
+    kill: async signal => {
+      if (child.pid && exitCode === undefined) {
+        process.kill(-child.pid, signal);
+      }
+      await exited;
+    },
     stopAndWait: async (timeoutMs = 15_000) => {
       if (exitCode !== undefined) return;
       stop();

@@ -32,6 +32,15 @@ const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /** Connections one cluster client keeps open and reuses. */
 const MAX_SOCKETS_PER_CLUSTER = 8;
 
+/**
+ * Times a read (GET) whose connection failed is sent at once. The client's node-fetch 2 reports a response read over
+ * a reused kept-alive socket as cut ("Premature close") although it was complete (node-fetch/node-fetch#1767; on Node
+ * 22.23.5, bench/twoReplicas.ts saw the status reads of 3 to 5 of 6 services fail so at every refresh for minutes,
+ * leaving them ClusterUnreachable), and a pooled socket the server has just closed fails the same way: a read is safe
+ * to send again. Writes keep their callers' retries with backoff.
+ */
+const READ_ATTEMPTS = 3;
+
 /** Options of {@link KubernetesClientFactory}. */
 export interface KubernetesClientFactoryOptions {
   /** Field manager of server-side apply; `backstage-gpu` when omitted. */
@@ -211,7 +220,7 @@ class ObjectApiClient implements KubernetesObjectClient {
   }
 
   async read(ref: ObjectRef): Promise<KubernetesObject> {
-    const live = await this.call(() => this.api.read(header(ref)));
+    const live = await this.sendRead(() => this.api.read(header(ref)));
     return toPlain(live);
   }
 
@@ -220,7 +229,7 @@ class ObjectApiClient implements KubernetesObjectClient {
     continueToken?: string;
     resourceVersion?: string;
   }> {
-    const list = await this.call(() =>
+    const list = await this.sendRead(() =>
       this.api.list(
         options.apiVersion,
         options.kind,
@@ -255,7 +264,7 @@ class ObjectApiClient implements KubernetesObjectClient {
   async serves(apiVersion: string, kind: string): Promise<boolean> {
     try {
       return Boolean(
-        await this.call(() => this.api.discover(apiVersion, kind)),
+        await this.sendRead(() => this.api.discover(apiVersion, kind)),
       );
     } catch (error) {
       // Discovery answers 404 for a group version the cluster does not serve.
@@ -271,6 +280,23 @@ class ObjectApiClient implements KubernetesObjectClient {
       return await request();
     } catch (error) {
       throw toRequestError(error, this.requestTimeoutMs);
+    }
+  }
+
+  /** A read, sent again at once when its connection failed (not when it timed out), up to {@link READ_ATTEMPTS}. */
+  private async sendRead<T>(request: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.call(request);
+      } catch (error) {
+        if (
+          !(error instanceof KubernetesRequestError) ||
+          error.failure !== 'network' ||
+          attempt >= READ_ATTEMPTS
+        ) {
+          throw error;
+        }
+      }
     }
   }
 }
