@@ -529,9 +529,10 @@ export interface Config {
       /** Per-query timeout in milliseconds (default 5000). */
       timeout?: number;
       /**
-       * Milliseconds one API request (a usage or cost card, a team's cost) gives Prometheus for all its queries,
-       * waiting for a slot included (default 8000; at least `timeout`). Past it the request answers with what it
-       * has, allocation cost at least, and says why usage is missing.
+       * Milliseconds within which one API request (a usage or cost card, a team's cost) answers, however
+       * Prometheus behaves (default 8000; at least `timeout`). Its queries, waiting for a slot included, share this
+       * time less an eighth (at most 1000 ms) kept for computing the answer; the queries still open then are cut and
+       * the request answers with what it has, allocation cost at least, and says why usage is missing.
        */
       requestDeadline?: number;
       /**

@@ -188,6 +188,41 @@ describe.each(databases.eachSupportedId())(
         );
       });
 
+      it("refuses a batch job's NVIDIA_* and CUDA_MPS_* env keys, naming the key", async () => {
+        const ocr = {
+          name: 'ocr-backlog',
+          team: 'search',
+          environment: 'dev',
+          pool: 'spot-l4',
+          image: 'registry.example.com/ocr-worker:1.4.2',
+          completions: 600,
+          parallelism: 6,
+          gpusPerPod: 1,
+          backoffLimit: 6,
+        };
+        for (const [env, key] of [
+          [{ NVIDIA_VISIBLE_DEVICES: 'all' }, 'NVIDIA_VISIBLE_DEVICES'],
+          [
+            { LOG_LEVEL: 'info', CUDA_MPS_ACTIVE_THREAD_PERCENTAGE: '100' },
+            'CUDA_MPS_ACTIVE_THREAD_PERCENTAGE',
+          ],
+        ] as const) {
+          await expectRefused(
+            http
+              .post('/api/gpu/batch-jobs')
+              .set(as('carol'))
+              .send({ request: { ...ocr, env } }),
+            400,
+            new RegExp(`env ${key} is not allowed`),
+          );
+        }
+        const audit = await http
+          .get('/api/gpu/audit?team=search')
+          .set(as('alice'))
+          .expect(200);
+        expect(JSON.stringify(audit.body.items)).not.toContain('ocr-backlog');
+      });
+
       it('refuses list cursors of a time no page ends at or with a NUL character', async () => {
         const cursor = (items: unknown[]) =>
           Buffer.from(JSON.stringify(items)).toString('base64url');
