@@ -239,6 +239,28 @@ describe('MCP actions', () => {
     });
 
     transcript.section(
+      "Another team's quote",
+      "Carol (search) asks for the same quote for ml-platform: she gets fit and price, not ml-platform's quota, use or budget, which she may not read.",
+    );
+    const carolsQuote = await call(carol, 'gpu.quote-gpu-service', {
+      ...summariser('summariser-quote', 'ml-platform'),
+      tier: undefined,
+      pool: undefined,
+    });
+    expect(carolsQuote.isError).toBeFalsy();
+    expect(carolsQuote.structuredContent.teamFiguresWithheld).toMatch(
+      /may not read team ml-platform's quota/,
+    );
+    for (const option of [
+      ...carolsQuote.structuredContent.options,
+      carolsQuote.structuredContent.recommended,
+    ]) {
+      expect(option.quota).toBeUndefined();
+      expect(option.budget).toBeUndefined();
+      expect(option.cost.monthly).toBeGreaterThan(0);
+    }
+
+    transcript.section(
       'A service created and listed',
       "Bob creates the report summariser for his team, and carol the OCR batch case's service for hers; bob's list shows his team's services only, the guest's (platform team) every team's.",
     );
