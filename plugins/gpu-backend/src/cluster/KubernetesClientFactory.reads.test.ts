@@ -72,6 +72,33 @@ describe('KubernetesClientFactory clients', () => {
     expect(cutAlways.requests()).toBe(3);
   });
 
+  it('keep at most 8 requests in flight, one per socket, the others waiting their turn', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const pods = client();
+    server.use(
+      http.get(PODS, async () => {
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        await new Promise(resolve => setTimeout(resolve, 50));
+        inFlight -= 1;
+        return HttpResponse.json({
+          apiVersion: 'v1',
+          kind: 'PodList',
+          metadata: { resourceVersion: '7' },
+          items: [],
+        });
+      }),
+    );
+    const lists = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        pods.list({ apiVersion: 'v1', kind: 'Pod', namespace: 'ml-platform' }),
+      ),
+    );
+    expect(lists).toHaveLength(20);
+    expect(most).toBe(8);
+  });
+
   it('send a write whose connection failed once: its caller decides whether to try again', async () => {
     const patches = cutFirst(1, () => HttpResponse.json({}));
     const writer = client();

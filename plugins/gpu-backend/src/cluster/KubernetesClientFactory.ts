@@ -197,7 +197,38 @@ function keptAliveAuthentication(kc: KubeConfig): SecurityAuthentication {
   };
 }
 
+/**
+ * At most `size` requests in flight; the others wait here, in order, rather than in the agent's queue. A request the
+ * agent queues is handed a kept-alive socket the moment the previous response on it ends, before that response has
+ * closed, and node-fetch 2 then takes the finished response for one cut ("Premature close", node-fetch#1767): with
+ * a burst of status reads, most of them failed so. Waiting here also keeps the queueing out of each request's
+ * timeout, which starts when the request is sent.
+ */
+class RequestSlots {
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private free: number) {}
+
+  async run<T>(request: () => Promise<T>): Promise<T> {
+    if (this.free > 0) {
+      this.free -= 1;
+    } else {
+      await new Promise<void>(resolve => this.waiting.push(resolve));
+    }
+    try {
+      return await request();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free += 1;
+    }
+  }
+}
+
 class ObjectApiClient implements KubernetesObjectClient {
+  /** One slot per socket of the client's agent. */
+  private readonly slots = new RequestSlots(MAX_SOCKETS_PER_CLUSTER);
+
   constructor(
     private readonly api: PlainListObjectApi,
     private readonly fieldManager: string,
@@ -277,7 +308,7 @@ class ObjectApiClient implements KubernetesObjectClient {
 
   private async call<T>(request: () => Promise<T>): Promise<T> {
     try {
-      return await request();
+      return await this.slots.run(request);
     } catch (error) {
       throw toRequestError(error, this.requestTimeoutMs);
     }
