@@ -26,6 +26,11 @@ export const BENCHMARKS = [
     what: '40 concurrent cost cards on the real backend with a prompt, slow (4 s) and silent Prometheus, next to a trivial route',
   },
   {
+    name: 'governance',
+    script: 'governance.ts',
+    what: "the governance page's first paint in Chromium with 10,000 services and 1,000 pending approvals stored: API requests, bytes, rows per list (needs packages/app/dist)",
+  },
+  {
     name: 'controller',
     script: 'controller.ts',
     what: 'the reconciler on a running local cluster (--kubeconfig, GPU_TEST_KUBECONFIG or GPU_CLUSTER_DIR): POST latency with the API server slowed to 2 s, create to Available, APPLY per object, TLS handshakes and re-apply time against a plain client-node loop',

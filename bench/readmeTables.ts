@@ -351,7 +351,41 @@ function controller(r: Results): Record<string, string> {
   };
 }
 
+function governance(r: Results): Record<string, string> {
+  const stored = need(r.stored, 'stored');
+  const api = need(r.api, 'api');
+  const calls: Results[] = need(api.calls, 'api.calls');
+  return {
+    governance: table(
+      ['API request of the first paint', 'status', 'KB', 'rows (page asked)'],
+      [
+        ...calls.map(c => [
+          `${c.method} ${c.path}${c.query}`.replace(/\|/g, '\\|'),
+          c.status,
+          n(c.bytes / 1000, 1),
+          c.rows === undefined
+            ? ''
+            : `${n(c.rows)}${c.limit === undefined ? '' : ` (${n(c.limit)})`}`,
+        ]),
+        [
+          `**${n(api.requests)} requests** with ${n(
+            stored.services,
+          )} services and ${n(
+            stored.pendingApprovals,
+          )} pending approvals stored`,
+          '',
+          `**${n(api.bytes / 1000, 1)}**`,
+          `most ${n(r.lists.mostRows)}; paged lists one page each: ${
+            r.lists.onePageEach ? 'yes' : '**no**'
+          }`,
+        ],
+      ],
+    ),
+  };
+}
+
 const RENDERERS: Record<string, (r: Results) => Record<string, string>> = {
+  governance,
   'domain-core': domainCore,
   http,
   cost,
@@ -452,6 +486,25 @@ function targets(results: Record<string, Results>): string {
       )} unchanged objects / plain client-node loop`,
       `<= ${reapply.target}`,
       `${n(reapply.ratio, 2)} ${met(reapply.ratio <= reapply.target)}`,
+    ]);
+  }
+  const gov = results.governance;
+  if (gov) {
+    rows.push([
+      `governance page first paint in Chromium, ${n(
+        gov.stored.services,
+      )} services and ${n(
+        gov.stored.pendingApprovals,
+      )} pending approvals: API requests, bytes`,
+      'one page of each table (no answer over 100 KB)',
+      `${n(gov.api.requests)} requests, ${n(gov.api.bytes / 1000, 1)} KB; ${
+        gov.lists.count
+      } paged lists, one page each ${met(
+        gov.lists.onePageEach,
+      )}; largest answer ${gov.api.largest.path} ${n(
+        gov.api.largest.bytes / 1000,
+        1,
+      )} KB ${met(gov.api.largest.bytes <= 100_000)}`,
     ]);
   }
   return table(['target', 'goal', 'measured'], rows);
