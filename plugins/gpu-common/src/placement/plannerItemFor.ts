@@ -139,6 +139,8 @@ function itemFrom(
  * replicas), while ranking is sizing a request against every slice of every pool. Fits are computed and ranked once
  * per size and environment, the dedicated-GPU limit applied once per shape; requests of one shape share one options
  * array (nothing downstream changes it). Throws as {@link plannerItemFor} does.
+ *
+ * @public
  */
 export function plannerItemsFor(
   platform: Platform,
