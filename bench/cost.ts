@@ -53,6 +53,11 @@ const cli = parseCli();
 const ROUNDS = Math.max(1, cli.number('rounds', { full: 15, smoke: 1 }));
 const OVERVIEW_SERVICES = cli.number('services', { full: 10_000, smoke: 20 });
 const CARD_DAYS = cli.number('days', { full: 30, smoke: 2 });
+/** `gpu.prometheus.concurrency.perRequest` of the routes (0: the plugin's default, 4 queries in flight per request). */
+const PER_REQUEST_CONCURRENCY = cli.number('per-request-concurrency', {
+  full: 0,
+  smoke: 0,
+});
 const CARD_TARGET_RATIO = 1.1;
 const OVERVIEW_TARGET_RATIO = 1.2;
 /**
@@ -158,7 +163,15 @@ async function withBackend(
         quotas: store,
         prometheus: readPrometheusConfig(
           new ConfigReader({
-            gpu: { prometheus: { baseUrl: prometheus.url, timeout: 60000 } },
+            gpu: {
+              prometheus: {
+                baseUrl: prometheus.url,
+                timeout: 60000,
+                ...(PER_REQUEST_CONCURRENCY
+                  ? { concurrency: { perRequest: PER_REQUEST_CONCURRENCY } }
+                  : {}),
+              },
+            },
           }),
         ),
         fetchImpl: recordingFetch(log),
