@@ -11,7 +11,6 @@ import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Client } from 'pg';
 import {
   BackendProcess,
   freePort,
@@ -102,6 +101,9 @@ const DATABASES: Array<[string, Record<string, unknown>]> = [
 
 /** Drops the databases the backend created with {@link PG_PREFIX}. */
 async function dropPrefixedDatabases(connectionString: string) {
+  // pg (a dependency of this package) has no bundled types.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Client } = require('pg');
   const client = new Client({ connectionString });
   await client.connect();
   try {
@@ -109,7 +111,7 @@ async function dropPrefixedDatabases(connectionString: string) {
       'SELECT datname FROM pg_database WHERE datname LIKE $1',
       [`${PG_PREFIX}%`],
     );
-    for (const { datname } of rows) {
+    for (const { datname } of rows as Array<{ datname: string }>) {
       await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
     }
   } finally {
