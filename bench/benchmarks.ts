@@ -35,6 +35,11 @@ export const BENCHMARKS = [
     script: 'controller.ts',
     what: 'the reconciler on a running local cluster (--kubeconfig, GPU_TEST_KUBECONFIG or GPU_CLUSTER_DIR): POST latency with the API server slowed to 2 s, create to Available, APPLY per object, TLS handshakes and re-apply time against a plain client-node loop',
   },
+  {
+    name: 'two-replicas',
+    script: 'twoReplicas.ts',
+    what: 'two backends on one PostgreSQL against a running local cluster (--kubeconfig, GPU_TEST_KUBECONFIG or GPU_CLUSTER_DIR): a burst of creates split across both, one SIGKILLed mid-burst; APPLY per object, every service Available or failed with a reason, the ledger',
+  },
 ] as const;
 
 export type BenchmarkName = (typeof BENCHMARKS)[number]['name'];

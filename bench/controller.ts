@@ -502,6 +502,9 @@ async function main() {
     }
     const slowPosts = created.slice(1, 1 + SLOW_POSTS);
     const postStats = stats(slowPosts.map(s => s.postMs));
+    log(
+      `POST ms in order: ${slowPosts.map(s => s.postMs.toFixed(0)).join(' ')}`,
+    );
     const baselineStats = stats(baselineMs);
     log(
       `POST p50 ${postStats.median.toFixed(1)} ms, p99 ${postStats.p99.toFixed(

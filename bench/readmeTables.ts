@@ -4,6 +4,8 @@
  * bench/results/. The smoke run renders them from its own results, so a field they read cannot go missing.
  */
 
+import { twoReplicasRows } from './twoReplicasTable';
+
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Results = any;
 
@@ -384,6 +386,15 @@ function governance(r: Results): Record<string, string> {
   };
 }
 
+function twoReplicas(r: Results): Record<string, string> {
+  return {
+    'two-replicas': table(
+      ['measure', 'limit', 'measured'],
+      twoReplicasRows(r).rows,
+    ),
+  };
+}
+
 const RENDERERS: Record<string, (r: Results) => Record<string, string>> = {
   governance,
   'domain-core': domainCore,
@@ -391,6 +402,7 @@ const RENDERERS: Record<string, (r: Results) => Record<string, string>> = {
   cost,
   apply,
   controller,
+  'two-replicas': twoReplicas,
   'prometheus-deadline': prometheusDeadline,
 };
 
@@ -505,6 +517,22 @@ function targets(results: Record<string, Results>): string {
         gov.api.largest.bytes / 1000,
         1,
       )} KB ${met(gov.api.largest.bytes <= 100_000)}`,
+    ]);
+  }
+  const two = results['two-replicas'];
+  if (two) {
+    rows.push([
+      `${n(
+        two.burst.services,
+      )} creates on 2 replicas, one SIGKILLed mid-burst: APPLY per object, outcome, ledger`,
+      '1 APPLY per object, all settled, ledger exact',
+      `${n(two.applies.applyRequests)} APPLY for ${n(
+        two.applies.objects,
+      )} objects (${n(two.applies.resumedServices)} services resumed), ${n(
+        two.outcome.available,
+      )} Available, lost ${n(two.ledger.lost.length)}, doubled ${n(
+        two.ledger.doubled.length,
+      )} ${met(twoReplicasRows(two).ok)}`,
     ]);
   }
   return table(['target', 'goal', 'measured'], rows);
