@@ -34,6 +34,7 @@ import {
   KubernetesRequestError,
   OwnedKind,
 } from '../cluster';
+import { applyAndPrune } from '../cluster/pruneServiceObjects';
 import {
   AdmissionPolicy,
   ApprovalRecord,
@@ -899,18 +900,24 @@ export class ServiceManager {
     const applier = this.applierOf(applying);
     let outcome: Pick<
       UpdateServiceStatusInput,
-      'status' | 'reason' | 'statusReason' | 'observedCurrentGeneration'
+      | 'status'
+      | 'reason'
+      | 'statusReason'
+      | 'observedCurrentGeneration'
+      | 'pruned'
     >;
     try {
       // Only the service's stored objects and its team's namespaced ones: the cluster-wide Kueue objects its
       // LocalQueue points at are the platform loop's, which every write that changes them starts (see
       // triggeringStore).
-      await applier!.apply(applying.manifests ?? []);
+      // A new generation, once all of it is applied, also deletes what it no longer renders of an earlier one.
+      const pruned = await applyAndPrune(applier!, applying, logger);
       outcome = {
         status: 'starting',
         reason: 'Applied',
         statusReason: APPLIED_REASON,
         observedCurrentGeneration: true,
+        ...(pruned.length > 0 && { pruned }),
       };
     } catch (error) {
       logger.warn('Applying GPU service failed', {
