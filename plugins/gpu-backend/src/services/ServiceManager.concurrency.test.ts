@@ -80,7 +80,12 @@ describe.each(databases.eachSupportedId())(
     /** One backend replica: its own store and manager over the shared database (and, in apply mode, fake cluster). */
     async function replica(
       mode: 'apply' | 'dry-run',
-      options: { clock?: () => Date; quoted?: () => Promise<void> } = {},
+      options: {
+        clock?: () => Date;
+        quoted?: () => Promise<void>;
+        /** A reconciler's work queue: the manager records desired state and queues (ids recorded here). */
+        queued?: string[];
+      } = {},
     ) {
       const logger = mockServices.logger.mock();
       const store = await DatabaseGpuStore.create({
@@ -116,6 +121,12 @@ describe.each(databases.eachSupportedId())(
               })
             : undefined,
         logger,
+        ...(options.queued && {
+          queue: {
+            add: (serviceId: string) => options.queued!.push(serviceId),
+            addAfter: (serviceId: string) => options.queued!.push(serviceId),
+          },
+        }),
       });
       const resumer = new InterruptedApplyResumer({
         services: manager,
@@ -609,6 +620,48 @@ describe.each(databases.eachSupportedId())(
         e => e.before?.status === 'failed',
       );
       expect(claims).toHaveLength(1);
+    });
+
+    it('applies a service once with a work queue per replica: only the replica that claimed it applies', async () => {
+      const { api } = await setup('apply', 1);
+      const queuedA: string[] = [];
+      const queuedB: string[] = [];
+      const a = await replica('apply', { queued: queuedA });
+      const b = await replica('apply', { queued: queuedB });
+      const { service } = await a.manager.create(
+        { request: devSummariser },
+        USER,
+      );
+      expect(service.status).toBe('applying');
+      expect(queuedA).toEqual([service.id]);
+      const applies = () =>
+        api.requests.filter(
+          r => r.method === 'PATCH' && r.path === `${DEPLOYMENT}${SSA}`,
+        ).length;
+      // Replica B hears of it (its watch sees the first object A applies) while A works on its claim.
+      await Promise.all([
+        b.manager.reconcile(service.id),
+        a.manager.reconcile(service.id),
+        b.manager.reconcile(service.id),
+      ]);
+      expect(applies()).toBe(1);
+      expect((await a.store.getService(service.id))!.status).toBe('starting');
+      // A change made through B is B's claim: B applies it, A (hearing of it) does not.
+      const { service: changed } = (await b.manager.update(
+        service.id,
+        { replicas: 2 },
+        USER,
+      ))!;
+      expect(changed.status).toBe('applying');
+      expect(queuedB).toEqual([service.id]);
+      await Promise.all([
+        a.manager.reconcile(service.id),
+        b.manager.reconcile(service.id),
+      ]);
+      expect(applies()).toBe(2);
+      const stored = await expectConsistent(a, service.id);
+      expect(stored.status).toBe('starting');
+      expect(api.live(DEPLOYMENT)?.spec.replicas).toBe(2);
     });
 
     it('moves on a service a stopped backend left approved or deleting, on one replica', async () => {

@@ -164,6 +164,14 @@ type RenderedService = Pick<
  * resuming interrupted applies is `InterruptedApplyResumer`.
  */
 export class ServiceManager {
+  /**
+   * The `applying` versions this replica wrote and hands to its own queue, by service id: the claims its reconciler
+   * applies. Another replica hears of the same service through its watches (the first object applied here is an
+   * event there) and must not apply it too; it reaches a claim of a replica that stopped only through
+   * `InterruptedApplyResumer`, once the claim is older than `gpu.apply.resumeAfter`.
+   */
+  private readonly claims = new Map<string, string>();
+
   constructor(private readonly options: ServiceManagerOptions) {}
 
   async create(
@@ -573,6 +581,7 @@ export class ServiceManager {
     actor: string,
   ): Promise<ServiceRecord> {
     if (this.options.queue) {
+      this.claims.set(applying.id, applying.updatedAt);
       this.options.queue.add(applying.id);
       return applying;
     }
@@ -606,6 +615,10 @@ export class ServiceManager {
    * label and, once they are gone, its reservation released. Every write is a compare-and-set on the version read, so
    * a replica that works on the same service meanwhile never has its outcome overwritten.
    *
+   * An `applying` service is applied only by the replica that moved it to `applying` (its claim is that version):
+   * one apply per object per change, however many replicas hear of the service. A replica that stopped mid-apply
+   * leaves its claim to `InterruptedApplyResumer`.
+   *
    * Returns the service as read when it is in its cluster with nothing to apply or tear down (`starting`, `ready`):
    * the caller then reads its cluster status (a watch event about it, or drift to repair); undefined otherwise.
    */
@@ -615,7 +628,16 @@ export class ServiceManager {
       return undefined;
     }
     if (service.status === 'applying') {
+      if (this.claims.get(service.id) !== service.updatedAt) {
+        // Another replica's claim (or an older one of this replica's, superseded by a later write).
+        return undefined;
+      }
+      // Should this throw (the database out of reach), the claim stays: the queue works on it again with backoff.
       await this.applyClaimed(service, service.updatedBy);
+      // Done, unless a retry later claimed a newer version.
+      if (this.claims.get(service.id) === service.updatedAt) {
+        this.claims.delete(service.id);
+      }
       return undefined;
     }
     if (service.status === 'deleting') {
@@ -996,6 +1018,7 @@ export class ServiceManager {
       actor,
     });
     if (written.written) {
+      this.claims.set(applying.id, written.service.updatedAt);
       this.options.queue!.addAfter(applying.id, delayMs);
       return written.service;
     }
