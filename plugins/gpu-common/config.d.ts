@@ -509,6 +509,13 @@ export interface Config {
     prometheus?: {
       /** Base URL of the Prometheus HTTP API, e.g. `http://prometheus.monitoring:9090`. */
       baseUrl: string;
+      /**
+       * The series this Prometheus holds are simulated (the `./scripts/start --cluster` demo's generated DCGM and vLLM
+       * series), not measured: every metrics status says so (`simulated: true`) and the UI labels the figures.
+       * Default false.
+       * @visibility frontend
+       */
+      simulated?: boolean;
       /** Optional authentication: a bearer token, or basic user and password. */
       auth?:
         | {

@@ -29,6 +29,8 @@ export interface PrometheusSettings {
   labels: DcgmLabelNames;
   /** Most PromQL HTTP requests in flight at once: per API request, and over the whole process. */
   concurrency: { perRequest: number; overall: number };
+  /** `gpu.prometheus.simulated`: the series are the demo's simulated ones, not measured. */
+  simulated: boolean;
 }
 
 export const DEFAULT_PROMETHEUS_TIMEOUT_MS = 5000;
@@ -135,6 +137,7 @@ export function readPrometheusConfig(
       overall: concurrencyLimit(concurrency, 'overall'),
     },
     baseUrl: baseUrl.replace(/\/+$/, ''),
+    simulated: section.getOptionalBoolean('simulated') ?? false,
     authorization,
     timeoutMs,
     requestDeadlineMs,

@@ -1,5 +1,11 @@
 import { WindowMetrics } from '../metrics/collectMetrics';
-import { metricsStatus } from './metricsStatus';
+import { ConfigReader } from '@backstage/config';
+import { readPrometheusConfig } from '../metrics/PrometheusConfig';
+import {
+  answeredStatus,
+  metricsStatus,
+  NOT_CONFIGURED,
+} from './metricsStatus';
 
 const ok = { ok: true as const, data: [] };
 const failed = (reason: string) => ({ ok: false as const, reason });
@@ -61,5 +67,37 @@ describe('metricsStatus', () => {
       state: 'unavailable',
       reason: 'Prometheus did not answer within 5000 ms',
     });
+  });
+});
+
+describe('answeredStatus', () => {
+  it('says simulated when gpu.prometheus.simulated is set, whatever the state but not-configured', () => {
+    const simulated = { simulated: true };
+    expect(answeredStatus({ state: 'available' }, simulated)).toEqual({
+      state: 'available',
+      simulated: true,
+    });
+    expect(
+      answeredStatus({ state: 'no-data', reason: 'none yet' }, simulated),
+    ).toEqual({ state: 'no-data', reason: 'none yet', simulated: true });
+    expect(answeredStatus(NOT_CONFIGURED, simulated)).toBe(NOT_CONFIGURED);
+    expect(answeredStatus({ state: 'available' }, { simulated: false })).toEqual(
+      { state: 'available' },
+    );
+    expect(answeredStatus({ state: 'available' }, undefined)).toEqual({
+      state: 'available',
+    });
+  });
+
+  it('is read once from gpu.prometheus.simulated, false by default', () => {
+    const read = (prometheus: object) =>
+      readPrometheusConfig(
+        new ConfigReader({
+          gpu: { prometheus: { baseUrl: 'http://127.0.0.1:9090', ...prometheus } },
+        }),
+      )?.simulated;
+    expect(read({})).toBe(false);
+    expect(read({ simulated: true })).toBe(true);
+    expect(() => read({ simulated: 'maybe' })).toThrow(/simulated/);
   });
 });

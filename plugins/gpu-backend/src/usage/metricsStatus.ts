@@ -1,5 +1,6 @@
 import { MetricsStatus } from '@gpu-platform/backstage-plugin-gpu-common';
 import { FAMILY_METRIC, WindowMetrics } from '../metrics/collectMetrics';
+import { PrometheusSettings } from '../metrics/PrometheusConfig';
 
 /** Families without which there is no usage at all. */
 const ESSENTIAL: Array<keyof WindowMetrics> = ['util', 'engine'];
@@ -53,3 +54,16 @@ export const NOT_CONFIGURED: MetricsStatus = {
   reason:
     'No metrics source: gpu.prometheus.baseUrl is not configured, so only allocation cost is shown',
 };
+
+/**
+ * A status as the API answers it: with `simulated: true` when the configured Prometheus holds simulated series
+ * (`gpu.prometheus.simulated`, the `--cluster` demo), whatever its state but `not-configured`.
+ */
+export function answeredStatus(
+  status: MetricsStatus,
+  prometheus: Pick<PrometheusSettings, 'simulated'> | undefined,
+): MetricsStatus {
+  return prometheus?.simulated && status.state !== 'not-configured'
+    ? { ...status, simulated: true }
+    : status;
+}

@@ -1,3 +1,4 @@
+import { answeredStatus } from './metricsStatus';
 import {
   allowanceFromConfig,
   Overview,
@@ -81,7 +82,7 @@ export async function overview(
   return {
     window,
     ...(cluster !== undefined && { cluster }),
-    metrics: status,
+    metrics: answeredStatus(status, context.prometheus),
     queryCount: queries,
     month,
     ...totals.figures,

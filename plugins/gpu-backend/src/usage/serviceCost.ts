@@ -1,3 +1,4 @@
+import { answeredStatus } from './metricsStatus';
 import {
   compareWithManagedApi,
   DailyCost,
@@ -146,7 +147,7 @@ export async function serviceCost(
     pool: service.pool,
     ...(summary.migProfile ? { migProfile: summary.migProfile } : {}),
     window,
-    metrics: row.status,
+    metrics: answeredStatus(row.status, context.prometheus),
     gpuEquivalents: summary.gpuEquivalents,
     gpuHourPriceMicros: price?.gpuHour ?? 0,
     accrualBasis: summary.accrualBasis,

@@ -1,3 +1,4 @@
+import { answeredStatus } from './metricsStatus';
 import {
   ServiceUsage,
   UsageWindow,
@@ -73,10 +74,13 @@ export async function serviceUsage(
       ? { migProfile: service.placement.migProfile }
       : {}),
     window,
-    metrics: statusOfUnheld(
-      serviceStatus(measurement, usage),
-      held.hours > 0 || held.reservedHours > 0,
-      service.status === 'deleted',
+    metrics: answeredStatus(
+      statusOfUnheld(
+        serviceStatus(measurement, usage),
+        held.hours > 0 || held.reservedHours > 0,
+        service.status === 'deleted',
+      ),
+      context.prometheus,
     ),
     gpuEquivalents: held.gpuEquivalentsAtEnd,
     ...(usage?.utilisation ? { utilisation: usage.utilisation } : {}),

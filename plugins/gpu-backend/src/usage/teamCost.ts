@@ -1,3 +1,4 @@
+import { answeredStatus } from './metricsStatus';
 import { NotFoundError } from '@backstage/errors';
 import {
   parseUsd,
@@ -40,7 +41,7 @@ export async function teamCost(
   return {
     team,
     window,
-    metrics: status,
+    metrics: answeredStatus(status, context.prometheus),
     month,
     ...totals.figures,
     monthlyBudgetMicros: budget,

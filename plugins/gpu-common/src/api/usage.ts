@@ -105,6 +105,11 @@ export interface MetricsStatus {
   reason?: string;
   /** Metric families that failed or had no data, e.g. `DCGM_FI_DEV_FB_USED`. */
   missing?: string[];
+  /**
+   * Present and true when the metrics source holds simulated series (`gpu.prometheus.simulated`, the
+   * `./scripts/start --cluster` demo): the figures are demo data, not measured, and the UI says so.
+   */
+  simulated?: boolean;
 }
 
 /**

@@ -112,6 +112,11 @@ export async function startPrometheusWithHistory(
     maxBlockDuration?: string;
     /** The `prometheus` and `promtool` to run (default `PROMETHEUS_BIN`/`PROMTOOL_BIN` or Debian's `/usr/bin`). */
     binaries?: Pick<PrometheusBinaries, 'prometheus' | 'promtool'>;
+    /**
+     * The OpenMetrics lines to backfill instead of the spec's (e.g. the demo's simulated series at the spec's sample
+     * times); the spec then only gives `end`, `days` and `stepSeconds`.
+     */
+    lines?: Iterable<string>;
   } = {},
 ): Promise<PrometheusWithHistory> {
   const { prometheus, promtool } = options.binaries ?? {
@@ -128,7 +133,7 @@ export async function startPrometheusWithHistory(
   const data = join(dir, 'data');
   const input = join(dir, 'history.om');
   try {
-    await writeLines(input, openMetricsLines(spec));
+    await writeLines(input, options.lines ?? openMetricsLines(spec));
     await promisify(execFile)(
       promtool,
       [

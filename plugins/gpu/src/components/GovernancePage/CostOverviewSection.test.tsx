@@ -25,6 +25,25 @@ function firstCells(title: string): string[] {
 }
 
 describe('CostOverviewSection', () => {
+  it('labels simulated metrics as demo data, not measured, and only then', async () => {
+    const api = new FakeGpuApi();
+    api.overview = async label => ({
+      ...overviewFixture(label),
+      metrics: { state: 'available', simulated: true },
+    });
+    await renderSection(api);
+    expect(
+      await screen.findByText('Simulated metrics — demo data, not measured'),
+    ).toBeInTheDocument();
+    expect(firstCells('Waste leaderboard').length).toBeGreaterThan(0);
+
+    const measured = new FakeGpuApi();
+    measured.overview = async label => overviewFixture(label);
+    await renderSection(measured);
+    await screen.findAllByText('Waste leaderboard');
+    expect(screen.getAllByTestId('simulated-metrics')).toHaveLength(1);
+  });
+
   it('shows budget burn per team and the cost and waste leaderboards', async () => {
     const api = new FakeGpuApi();
     api.overview = async label => overviewFixture(label);

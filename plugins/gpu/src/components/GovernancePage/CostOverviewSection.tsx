@@ -17,7 +17,7 @@ import Typography from '@material-ui/core/Typography';
 import { useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
 import { gpuApiRef } from '../../api';
-import { WindowSelect } from '../common';
+import { SimulatedMetricsLabel, WindowSelect } from '../common';
 import { BudgetBurnTable } from './BudgetBurnTable';
 import { CostExportForm } from './CostExportForm';
 import { GroupRollUpTable } from './GroupRollUpTable';
@@ -115,6 +115,11 @@ function CostOverview(props: {
   const note = METRICS_NOTE[value.metrics.state];
   return (
     <Grid container spacing={2}>
+      {value.metrics.simulated && (
+        <Grid item xs={12}>
+          <SimulatedMetricsLabel metrics={value.metrics} />
+        </Grid>
+      )}
       {note && (
         <Grid item xs={12}>
           <WarningPanel

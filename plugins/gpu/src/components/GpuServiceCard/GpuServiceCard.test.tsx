@@ -245,6 +245,24 @@ describe('GpuServiceCard', () => {
     );
   });
 
+  it('labels simulated metrics as demo data, not measured, next to the usage', async () => {
+    const api = backend();
+    const usage = summariserUsage({ state: 'available', simulated: true });
+    api.usage = async () => usage;
+    api.cost = async () => summariserCost(usage);
+    await renderCard(api);
+    expect(
+      await screen.findByText('Simulated metrics — demo data, not measured'),
+    ).toBeInTheDocument();
+    expect(figure('figure-window-cost')).toBeInTheDocument();
+  });
+
+  it('shows no simulated label on measured metrics', async () => {
+    await renderCard(backend());
+    await screen.findByTestId('figure-window-cost');
+    expect(screen.queryByTestId('simulated-metrics')).not.toBeInTheDocument();
+  });
+
   it('says when there is no usage data yet', async () => {
     const api = backend();
     const usage = usageWithoutMetrics({ state: 'no-data' });

@@ -1,14 +1,27 @@
 import { WarningPanel } from '@backstage/core-components';
 import { MetricsStatus } from '@gpu-platform/backstage-plugin-gpu-common';
+import { SimulatedMetricsLabel } from '../common';
 
 /**
  * Says why usage is missing or incomplete. Allocation cost never depends on metrics, so every state says that it is
- * still shown.
+ * still shown. Simulated metrics (the `--cluster` demo) are labelled as such, whatever the state.
  */
 export function MetricsNotice(props: {
   metrics: MetricsStatus;
   windowLabel: string;
 }) {
+  const { metrics } = props;
+  const notice = <StateNotice {...props} />;
+  if (!metrics.simulated) return notice;
+  return (
+    <>
+      <SimulatedMetricsLabel metrics={metrics} />
+      {notice}
+    </>
+  );
+}
+
+function StateNotice(props: { metrics: MetricsStatus; windowLabel: string }) {
   const { metrics, windowLabel } = props;
   switch (metrics.state) {
     case 'available':

@@ -14,3 +14,4 @@ export { useGpuChanges } from './useGpuChanges';
 export { usePlatform } from './usePlatform';
 export { ErrorText, useFieldErrorStyles } from './ErrorText';
 export { DestructiveButton } from './DestructiveButton';
+export { SimulatedMetricsLabel, SIMULATED_METRICS_LABEL } from './SimulatedMetricsLabel';

@@ -4669,6 +4669,11 @@ export const spec = {
               type: 'string',
             },
           },
+          simulated: {
+            type: 'boolean',
+            description:
+              'True when the metrics source holds simulated series (gpu.prometheus.simulated, the ./scripts/start --cluster demo): the figures are demo data, not measured.',
+          },
         },
       },
       TimePoint: {

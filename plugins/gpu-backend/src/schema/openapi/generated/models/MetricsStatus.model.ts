@@ -11,6 +11,10 @@ export interface MetricsStatus {
   state: MetricsStatusStateEnum;
   reason?: string;
   missing?: Array<string>;
+  /**
+   * True when the metrics source holds simulated series (gpu.prometheus.simulated, the ./scripts/start --cluster demo): the figures are demo data, not measured.
+   */
+  simulated?: boolean;
 }
 
 /**
