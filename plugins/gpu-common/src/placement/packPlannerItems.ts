@@ -2,6 +2,7 @@ import { GpuDomainError } from '../errors';
 import { findPool } from '../platform/lookups';
 import { Platform } from '../platform/types';
 import { PackedPool, poolPackerFor } from './poolPackerFor';
+import { repackMigPool } from './repackMigPool';
 import {
   GpuCount,
   PlacementPlan,
@@ -112,7 +113,15 @@ export function packPlannerItems(
   const lowerBound: GpuCount = { total: 0, byPool: {} };
   const migLayouts: PlacementPlan['migLayouts'] = [];
   for (const [name, packed] of pools) {
-    const used = packed.packer.gpusUsed();
+    let used = packed.packer.gpusUsed();
+    let layouts = packed.packer.migLayouts();
+    const repacked = packed.mig
+      ? repackPool(packed, name, assignments, used)
+      : undefined;
+    if (repacked) {
+      used = repacked.gpusUsed;
+      layouts = repacked.layouts;
+    }
     const bound = poolLowerBound(packed, loads.get(name)!);
     if (used === 0 && bound === 0) {
       continue;
@@ -121,7 +130,7 @@ export function packPlannerItems(
     gpusUsed.total += used;
     lowerBound.byPool[name] = bound;
     lowerBound.total += bound;
-    for (const layout of packed.packer.migLayouts()) {
+    for (const layout of layouts) {
       migLayouts.push({ pool: name, ...layout });
     }
   }
@@ -136,6 +145,39 @@ export function packPlannerItems(
     gpusSaved: allDedicatedGpus - gpusUsed.total,
     migLayouts,
   };
+}
+
+/**
+ * Repacks a MIG pool's placed replicas layout by layout ({@link repackMigPool}) and, when that takes fewer GPUs
+ * than first-fit decreasing did (and no more than the pool has), moves them: each replica's GPU index is rewritten.
+ * The services and their pools stay as placed.
+ */
+function repackPool(
+  packed: PackedPool,
+  name: string,
+  assignments: Array<PlanAssignment | undefined>,
+  used: number,
+) {
+  const mig = packed.mig!;
+  const replicas: Array<{ assignment: PlanAssignment; replica: number }> = [];
+  const demands = [];
+  for (const assignment of assignments) {
+    if (!assignment || assignment.pool !== name) continue;
+    const demand = packed.demandOf(assignment);
+    for (let replica = 0; replica < assignment.replicas; replica++) {
+      replicas.push({ assignment, replica });
+      demands.push({ demand });
+    }
+  }
+  if (replicas.length === 0) return undefined;
+  const repack = repackMigPool(mig.capacity, demands);
+  if (!repack || repack.gpusUsed >= used || repack.gpusUsed > mig.maxGpus) {
+    return undefined;
+  }
+  replicas.forEach(({ assignment, replica }, i) => {
+    assignment.gpus[replica] = [repack.gpuOf[i]];
+  });
+  return repack;
 }
 
 function poolLowerBound(packed: PackedPool, load: PoolLoad): number {

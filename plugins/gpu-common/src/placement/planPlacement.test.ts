@@ -8,6 +8,7 @@ import { ServiceRequest } from '../service/types';
 import { GB, GIB } from '../sizing/units';
 import { migMemorySlices } from './migMemorySlices';
 import { planPlacement } from './planPlacement';
+import { slicedGpuPacker } from './slicedGpuPacker';
 import { plannerItemFor, plannerItemsFor } from './plannerItemFor';
 import { PlacementPlan, PlannerItem, PlannerOption } from './types';
 
@@ -302,17 +303,48 @@ describe('planPlacement with planner items', () => {
   });
 
   it('fills GPUs with room after hundreds whose memory slices are taken (7 1g.10gb per GPU, not a GPU per few)', () => {
-    // 200 GPUs of four 1g.20gb each: every memory slice taken, 3 compute slices free. 70 1g.10gb after them fit 7
-    // per GPU; keyed by free compute slices alone, the full GPUs filled the scan ahead of the ones with room.
+    // The packer alone: 200 GPUs of four 1g.20gb each (every memory slice taken, 3 compute slices free), then 70
+    // 1g.10gb, 7 per GPU. Keyed by free compute slices alone, the full GPUs filled the scan ahead of the ones with
+    // room and a GPU was opened for every few (218 in all).
+    const a100 = defaultGpuModels['A100-80GB'];
+    const packer = slicedGpuPacker(
+      {
+        units: 7,
+        memorySlices: 8,
+        memoryBytes: a100.memoryGiB * GIB,
+        maxInstances: Object.fromEntries(
+          a100.migProfiles.map(p => [p.name, p.maxInstances]),
+        ),
+      },
+      1000,
+    );
+    const demand = (profile: '1g.10gb' | '1g.20gb') => ({
+      units: 1,
+      memorySlices: profile === '1g.20gb' ? 2 : 1,
+      memoryBytes: (profile === '1g.20gb' ? 20 : 10) * GB,
+      migProfile: profile,
+    });
+    for (let i = 0; i < 800; i++) packer.place(demand('1g.20gb'), 1);
+    for (let i = 0; i < 70; i++) packer.place(demand('1g.10gb'), 1);
+    expect(packer.gpusUsed()).toBe(210);
+    expect(packer.migLayouts()).toEqual([
+      { layout: { '1g.20gb': 4 }, gpus: 200 },
+      { layout: { '1g.10gb': 7 }, gpus: 10 },
+    ]);
+  });
+
+  it('mixes MIG profiles on a GPU where first-fit decreasing gives each its own (one 1g.20gb and six 1g.10gb)', () => {
+    // First-fit decreasing: three 1g.20gb and two 1g.10gb on one GPU (its 8 memory slices), the other 16 1g.10gb
+    // on three more: 4 GPUs. One 1g.20gb with six 1g.10gb fills a GPU exactly: 3, the lower bound.
     const plan = planPlacement(testPlatform, [
-      ...items(800, mig('a100-mig', '1g.20gb')),
-      ...items(70, mig('a100-mig', '1g.10gb')),
+      ...items(3, mig('a100-mig', '1g.20gb')),
+      ...items(18, mig('a100-mig', '1g.10gb')),
     ]);
     expect(plan.unplaced).toEqual([]);
-    expect(plan.gpusUsed.total).toBe(210);
+    expect(plan.gpusUsed.total).toBe(3);
+    expect(plan.lowerBound.total).toBe(3);
     expect(plan.migLayouts).toEqual([
-      { pool: 'a100-mig', layout: { '1g.20gb': 4 }, gpus: 200 },
-      { pool: 'a100-mig', layout: { '1g.10gb': 7 }, gpus: 10 },
+      { pool: 'a100-mig', layout: { '1g.10gb': 6, '1g.20gb': 1 }, gpus: 3 },
     ]);
     expectPhysicallyValid(testPlatform, plan);
   });

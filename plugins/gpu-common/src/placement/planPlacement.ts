@@ -12,7 +12,9 @@ import { PlacementPlan, PlannerItem } from './types';
  * {@link plannerItemFor}) whose pool has room for all its replicas. Dedicated replicas take whole GPUs on one node;
  * MIG replicas take compute slices (7, or 4 on an A30), memory slices and at most the profile's instances per GPU;
  * MPS and time-sliced replicas take 1/R and at most R per GPU; no GPU holds more memory than it has. Services are
- * packed first-fit decreasing (largest share first, each replica on the fullest GPU it fits).
+ * packed first-fit decreasing (largest share first, each replica on the fullest GPU it fits); then each MIG pool's
+ * replicas are repacked GPU layout by GPU layout when that takes fewer GPUs (profiles mixed on a GPU, e.g. one 1g.20gb
+ * with six 1g.10gb, where first-fit decreasing gives each profile GPUs of its own).
  *
  * @throws GpuDomainError for unknown environments, models or pools, or options a pool cannot offer.
  * @public

@@ -5,7 +5,7 @@ import { GIB } from '../sizing/units';
 import { poolTier } from '../tiers/poolTier';
 import { migMemorySlices, migMemorySlicesPerGpu } from './migMemorySlices';
 import { PoolPacker, SliceDemand } from './PoolPacker';
-import { slicedGpuPacker } from './slicedGpuPacker';
+import { SlicedGpuCapacity, slicedGpuPacker } from './slicedGpuPacker';
 import { PlannerOption } from './types';
 import { wholeGpuPacker } from './wholeGpuPacker';
 
@@ -20,6 +20,8 @@ export interface PackedPool {
   unitsPerGpu: number;
   memorySlicesPerGpu: number;
   cardBytes: number;
+  /** A MIG pool's GPU capacity and GPU count, for repacking its replicas (`repackMigPool`). */
+  mig?: { capacity: SlicedGpuCapacity; maxGpus: number };
 }
 
 /**
@@ -53,24 +55,23 @@ export function poolPackerFor(platform: Platform, pool: Pool): PackedPool {
   }
   if (sharing.type === 'mig') {
     const memorySlicesPerGpu = migMemorySlicesPerGpu(gpu);
+    const capacity: SlicedGpuCapacity = {
+      units: gpu.migComputeSlices,
+      memorySlices: memorySlicesPerGpu,
+      memoryBytes: cardBytes,
+      maxInstances: Object.fromEntries(
+        gpu.migProfiles.map(p => [p.name, p.maxInstances]),
+      ),
+    };
     return {
       pool,
       tier,
-      packer: slicedGpuPacker(
-        {
-          units: gpu.migComputeSlices,
-          memorySlices: memorySlicesPerGpu,
-          memoryBytes: cardBytes,
-          maxInstances: Object.fromEntries(
-            gpu.migProfiles.map(p => [p.name, p.maxInstances]),
-          ),
-        },
-        maxGpus,
-      ),
+      packer: slicedGpuPacker(capacity, maxGpus),
       demandOf: option => migDemand(pool, gpu, tier, option),
       unitsPerGpu: gpu.migComputeSlices,
       memorySlicesPerGpu,
       cardBytes,
+      mig: { capacity, maxGpus },
     };
   }
   return {
