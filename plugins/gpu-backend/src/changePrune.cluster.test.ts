@@ -328,5 +328,58 @@ describeOnLocalCluster(
         },
       ]);
     });
+
+    it("a deleted service loses its objects of every kind the product renders, also one its manifests do not hold; another service's look-alike stays", async () => {
+      const service = await create('prune-teardown', 'l4-ondemand');
+      const deployment = find(service, 'Deployment');
+      // The service renders no PodDisruptionBudget: one left behind (a prune that failed) is found by its labels only.
+      expect(service.manifests.map(m => m.kind)).not.toContain(
+        'PodDisruptionBudget',
+      );
+      const budget = (name: string, serviceId: string): KubernetesObject =>
+        ({
+          apiVersion: 'policy/v1',
+          kind: 'PodDisruptionBudget',
+          metadata: {
+            name,
+            namespace: NAMESPACE,
+            labels: {
+              ...deployment.metadata!.labels,
+              [SERVICE_ID_LABEL]: serviceId,
+            },
+          },
+          spec: {
+            maxUnavailable: 1,
+            selector: { matchLabels: { [SERVICE_ID_LABEL]: serviceId } },
+          },
+        } as KubernetesObject);
+      const leftBehind = budget('prune-teardown-left-behind', service.id);
+      const otherService = budget(
+        'prune-teardown-foreign-owned',
+        '00000000-0000-4000-8000-000000000001',
+      );
+      await apply(leftBehind);
+      await apply(otherService);
+
+      await http.delete(`/api/gpu/services/${service.id}`).expect(200);
+      const deleted = await eventually(`${service.id} deleted`, async () => {
+        const s = await get(service.id);
+        if (s.status === 'failed') {
+          throw new Error(`failed: ${s.statusReason}`);
+        }
+        return s.status === 'deleted' ? s : undefined;
+      });
+      expect(deleted.status).toBe('deleted');
+
+      // A PodDisruptionBudget has no finalizer: deleted is gone.
+      expect(await live(leftBehind)).toBeUndefined();
+      const liveDeployment = await live(deployment);
+      expect(
+        liveDeployment === undefined ||
+          Boolean(liveDeployment.metadata?.deletionTimestamp),
+      ).toBe(true);
+      expect(await live(otherService)).toBeDefined();
+      await raw.request('DELETE', await raw.objectPath(otherService));
+    });
   },
 );

@@ -22,6 +22,7 @@ import {
   pruneServiceObjects,
   SERVICE_OBJECT_KINDS,
   staleServiceObjects,
+  teardownKinds,
 } from './pruneServiceObjects';
 
 const BASE = 'https://prune.test:6443';
@@ -220,6 +221,67 @@ describe('staleServiceObjects', () => {
         { ...hpa, apiVersion: 'autoscaling/v1' },
       ]),
     ).toEqual([{ ...refOf(hpa), apiVersion: 'autoscaling/v1' }]);
+  });
+});
+
+describe('teardownKinds', () => {
+  it('keeps the manifest kinds first, then every served kind of SERVICE_OBJECT_KINDS in the namespace, once by group and kind', async () => {
+    const asked: string[] = [];
+    const applier = {
+      serves: async (apiVersion: string, kind: string) => {
+        asked.push(`${apiVersion}/${kind}`);
+        return !apiVersion.includes('keda.sh');
+      },
+    };
+    const kinds = await teardownKinds(applier, { namespace: NAMESPACE }, [
+      { apiVersion: 'apps/v1', kind: 'Deployment', namespace: NAMESPACE },
+      { apiVersion: 'v1', kind: 'Service', namespace: NAMESPACE },
+      // Another version of a group and kind listed already: not listed twice.
+      {
+        apiVersion: 'autoscaling/v1',
+        kind: 'HorizontalPodAutoscaler',
+        namespace: NAMESPACE,
+      },
+    ]);
+    expect(kinds).toEqual([
+      { apiVersion: 'apps/v1', kind: 'Deployment', namespace: NAMESPACE },
+      { apiVersion: 'v1', kind: 'Service', namespace: NAMESPACE },
+      {
+        apiVersion: 'autoscaling/v1',
+        kind: 'HorizontalPodAutoscaler',
+        namespace: NAMESPACE,
+      },
+      { apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: NAMESPACE },
+      {
+        apiVersion: 'resource.k8s.io/v1',
+        kind: 'ResourceClaimTemplate',
+        namespace: NAMESPACE,
+      },
+      {
+        apiVersion: 'policy/v1',
+        kind: 'PodDisruptionBudget',
+        namespace: NAMESPACE,
+      },
+      {
+        apiVersion: 'monitoring.coreos.com/v1',
+        kind: 'PodMonitor',
+        namespace: NAMESPACE,
+      },
+    ]);
+    // Core kinds are served by every cluster: discovery is asked only for the others.
+    expect(asked).not.toContain('v1/Service');
+    expect(asked).toContain('keda.sh/v1alpha1/ScaledObject');
+  });
+
+  it('throws what discovery threw (the teardown then retries or fails)', async () => {
+    const applier = {
+      serves: async () => {
+        throw new Error('connect ECONNREFUSED');
+      },
+    };
+    await expect(
+      teardownKinds(applier, { namespace: NAMESPACE }, []),
+    ).rejects.toThrow('ECONNREFUSED');
   });
 });
 

@@ -5,7 +5,7 @@ import {
   OWNERSHIP_LABELS,
 } from '@gpu-platform/backstage-plugin-gpu-node';
 import { describeRef, refOf } from './objectRef';
-import type { ClusterApplier, ObjectRef } from './types';
+import type { ClusterApplier, ObjectRef, OwnedKind } from './types';
 
 /** A kind of object, at the API version it is listed with. */
 export interface ServiceObjectKind {
@@ -15,7 +15,8 @@ export interface ServiceObjectKind {
 
 /**
  * Every kind `renderServiceManifests` renders for a service (each object with the service's ownership label), and
- * so the only kinds a prune lists and deletes: the model-cache claim, the Service, a DRA pool's ResourceClaimTemplate,
+ * so the only kinds a prune lists and deletes (and, with its manifests' kinds, those a teardown deletes, see
+ * {@link teardownKinds}): the model-cache claim, the Service, a DRA pool's ResourceClaimTemplate,
  * the Deployment, the PodDisruptionBudget, the autoscaler (KEDA ScaledObject, KEDA HTTP add-on HTTPScaledObject or
  * HPA) and the PodMonitor. The team's LocalQueue and namespace are shared by its services and never listed here.
  * `pruneServiceObjects.test.ts` checks the list against what the renderer produces.
@@ -104,6 +105,52 @@ export function staleServiceObjects(
 }
 
 /**
+ * The kinds of {@link SERVICE_OBJECT_KINDS} the applier's cluster serves, in that order: a kind of an API group whose
+ * CRD is not installed (e.g. KEDA's) is skipped, as listing it would fail; core kinds are always served. Throws what
+ * the discovery threw.
+ */
+export async function servedServiceObjectKinds(
+  applier: Pick<ClusterApplier, 'serves'>,
+): Promise<ServiceObjectKind[]> {
+  const served: ServiceObjectKind[] = [];
+  for (const kind of SERVICE_OBJECT_KINDS) {
+    if (
+      groupOf(kind.apiVersion) === '' ||
+      (await applier.serves(kind.apiVersion, kind.kind))
+    ) {
+      served.push(kind);
+    }
+  }
+  return served;
+}
+
+/**
+ * The kinds a teardown (a delete, or the removal of a moved service from the cluster it left) deletes by the
+ * service's ownership labels: the kinds of its stored manifests (where they are), then every other kind of
+ * {@link SERVICE_OBJECT_KINDS} the cluster serves ({@link servedServiceObjectKinds}) in the service's namespace. So an
+ * object its current manifests no longer render (a prune that failed, a move that also dropped a kind) is deleted
+ * with the rest rather than left behind. Kinds are compared by group, kind and namespace, whatever the version.
+ */
+export async function teardownKinds(
+  applier: Pick<ClusterApplier, 'serves'>,
+  service: { namespace: string },
+  manifestKinds: readonly OwnedKind[],
+): Promise<OwnedKind[]> {
+  const kinds = new Map<string, OwnedKind>();
+  const add = (kind: OwnedKind) => {
+    const key = `${groupOf(kind.apiVersion)}/${kind.kind}/${
+      kind.namespace ?? ''
+    }`;
+    if (!kinds.has(key)) kinds.set(key, kind);
+  };
+  manifestKinds.forEach(add);
+  for (const kind of await servedServiceObjectKinds(applier)) {
+    add({ ...kind, namespace: service.namespace });
+  }
+  return [...kinds.values()];
+}
+
+/**
  * After the whole of a service's manifests were applied, deletes its objects those manifests no longer render (an
  * earlier generation's), as `kubectl apply --prune` or Flux's garbage collection do: per kind of
  * {@link SERVICE_OBJECT_KINDS} that the cluster serves (a kind whose CRD is not installed, e.g. KEDA's, is skipped),
@@ -122,13 +169,7 @@ export async function pruneServiceObjects(
 ): Promise<ObjectRef[]> {
   const labelSelector = `${OWNERSHIP_LABELS.serviceId}=${service.id},${OWNERSHIP_LABELS.managedBy}=${FIELD_MANAGER}`;
   const found: KubernetesObject[] = [];
-  for (const kind of SERVICE_OBJECT_KINDS) {
-    if (
-      groupOf(kind.apiVersion) !== '' &&
-      !(await applier.serves(kind.apiVersion, kind.kind))
-    ) {
-      continue;
-    }
+  for (const kind of await servedServiceObjectKinds(applier)) {
     found.push(
       ...(await applier.list({
         ...kind,

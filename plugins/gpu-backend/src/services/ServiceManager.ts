@@ -34,7 +34,7 @@ import {
   KubernetesRequestError,
   OwnedKind,
 } from '../cluster';
-import { applyAndPrune } from '../cluster/pruneServiceObjects';
+import { applyAndPrune, teardownKinds } from '../cluster/pruneServiceObjects';
 import {
   AdmissionPolicy,
   ApprovalRecord,
@@ -501,7 +501,12 @@ export class ServiceManager {
     if (from === undefined || service.status !== 'ready') return service;
     const applier = this.applierOf({ cluster: from });
     try {
-      await applier?.deleteByOwnership(service.id, ownedKinds(service));
+      if (applier) {
+        await applier.deleteByOwnership(
+          service.id,
+          await teardownKinds(applier, service, ownedKinds(service)),
+        );
+      }
     } catch (error) {
       this.options.logger.warn(
         'Removing a moved GPU service from the cluster it left failed; trying again at the next refresh',
@@ -535,9 +540,11 @@ export class ServiceManager {
    */
   private async deleteFromMoveSource(service: ServiceRecord): Promise<void> {
     if (service.movingFrom === undefined) return;
-    await this.applierOf({ cluster: service.movingFrom })?.deleteByOwnership(
+    const applier = this.applierOf({ cluster: service.movingFrom });
+    if (!applier) return;
+    await applier.deleteByOwnership(
       service.id,
-      ownedKinds(service),
+      await teardownKinds(applier, service, ownedKinds(service)),
     );
   }
 
@@ -1045,7 +1052,10 @@ export class ServiceManager {
       status: current.status,
     });
     try {
-      await applier!.deleteByOwnership(current.id, ownedKinds(applied));
+      await applier!.deleteByOwnership(
+        current.id,
+        await teardownKinds(applier!, current, ownedKinds(applied)),
+      );
       await this.deleteFromMoveSource(current);
     } catch (error) {
       logger.error(
@@ -1177,9 +1187,10 @@ export class ServiceManager {
     actor: string,
   ): Promise<ServiceRecord> {
     try {
-      await this.applierOf(deleting)!.deleteByOwnership(
+      const applier = this.applierOf(deleting)!;
+      await applier.deleteByOwnership(
         deleting.id,
-        ownedKinds(deleting),
+        await teardownKinds(applier, deleting, ownedKinds(deleting)),
       );
       await this.deleteFromMoveSource(deleting);
     } catch (error) {
@@ -1233,9 +1244,10 @@ export class ServiceManager {
     service: ServiceRecord,
     actor: string,
   ): Promise<ServiceRecord> {
-    await this.applierOf(service)!.deleteByOwnership(
+    const applier = this.applierOf(service)!;
+    await applier.deleteByOwnership(
       service.id,
-      ownedKinds(service),
+      await teardownKinds(applier, service, ownedKinds(service)),
     );
     await this.deleteFromMoveSource(service);
     return (
