@@ -40,26 +40,28 @@ function packageName(dir: string): string {
 }
 
 /**
- * Pins every `@backstage/*` package of the new app to Backstage release 1.55, the one the plugins are built
- * against: the versions create-app wrote into the app's manifests (`^<version of the release>`) and, for the
- * packages they depend on, this repository's root `resolutions`. Without the pins the ranges float to later
- * releases' patches on both sides of the template's: @backstage/plugin-signals-backend 0.3.21 on backend-defaults
- * 0.18.0 fails at start-up ("httpRouter.addWebSocketHandler is not a function"), and pinning only the repository's
- * packages leaves @backstage/plugin-search-backend-module-pg on a version that backend-plugin-api 1.10.1 cannot load.
+ * Pins every `@backstage/*` package of the new app to the Backstage release the plugins are built against (1.57):
+ * this repository's root `resolutions`, which list every package of create-app's template as well as the
+ * plugins' own. The latest create-app (0.9.2) still writes an older release's versions (`^<version>`), so its pins
+ * are kept only for packages the resolutions do not name, and the app ends where `backstage-cli versions:bump`
+ * would take it. Without one release on both sides, later patches float in: @backstage/plugin-signals-backend
+ * 0.3.21 on backend-defaults 0.18.0 fails at start-up ("httpRouter.addWebSocketHandler is not a function").
  */
 function backstageRelease(manifests: Json[]): Record<string, string> {
+  const { resolutions } = readJson(join(REPO_ROOT, 'package.json'));
   const pins: Record<string, string> = {};
+  for (const [name, version] of Object.entries<string>(resolutions)) {
+    if (name.startsWith('@backstage/')) pins[name] = version;
+  }
   for (const manifest of manifests) {
     for (const deps of [manifest.dependencies, manifest.devDependencies]) {
       for (const [name, range] of Object.entries<string>(deps ?? {})) {
         const exact = /^\^(\d+\.\d+\.\d+)$/.exec(range);
-        if (name.startsWith('@backstage/') && exact) pins[name] = exact[1];
+        if (name.startsWith('@backstage/') && exact && !(name in pins)) {
+          pins[name] = exact[1];
+        }
       }
     }
-  }
-  const { resolutions } = readJson(join(REPO_ROOT, 'package.json'));
-  for (const [name, version] of Object.entries<string>(resolutions)) {
-    if (name.startsWith('@backstage/') && !(name in pins)) pins[name] = version;
   }
   return pins;
 }

@@ -11,7 +11,7 @@ import {
 
 describe('gpu frontend plugin', () => {
   it('mounts the governance page at /gpu with a sidebar title', () => {
-    expect(gpuPlugin.id).toBe('gpu');
+    expect(gpuPlugin.pluginId).toBe('gpu');
     const tester = createExtensionTester(gpuGovernancePage);
     expect(tester.get(coreExtensionData.routePath)).toBe('/gpu');
     expect(tester.get(coreExtensionData.title)).toBe('GPU');

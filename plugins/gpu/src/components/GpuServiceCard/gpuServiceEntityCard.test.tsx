@@ -20,7 +20,7 @@ const component = (annotations?: Record<string, string>): Entity => ({
 
 describe('gpuServiceEntityCard', () => {
   it('is an entity card of the gpu plugin shown only on entities naming a gpu service', () => {
-    expect(gpuPlugin.id).toBe('gpu');
+    expect(gpuPlugin.pluginId).toBe('gpu');
     const tester = createExtensionTester(gpuServiceEntityCard);
     const filter = tester.get(EntityCardBlueprint.dataRefs.filterFunction)!;
     expect(filter(component({ 'gpu.backstage.io/service-id': 'abc' }))).toBe(
