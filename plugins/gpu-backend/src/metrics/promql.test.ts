@@ -78,6 +78,7 @@ describe('readPrometheusConfig', () => {
         migInstance: 'GPU_I_ID',
         migProfile: 'GPU_I_PROFILE',
       },
+      simulated: false,
     });
   });
 

@@ -4,6 +4,13 @@ import { LoopTrigger } from './LoopTrigger';
 
 const settle = () => new Promise(resolve => setTimeout(resolve, 20));
 
+/** Waits until `done` holds (at most 5 s of 10 ms turns): retries run on real timers, late on a busy machine. */
+async function until(done: () => boolean) {
+  for (let turn = 0; turn < 500 && !done(); turn++) {
+    await new Promise(resolve => setTimeout(resolve, 10));
+  }
+}
+
 describe('LoopTrigger', () => {
   const logger = mockServices.logger.mock();
 
@@ -23,8 +30,10 @@ describe('LoopTrigger', () => {
       },
     });
     trigger.trigger('platform', 'status');
+    const platformCalls = () => calls.filter(c => c === 'platform');
+    await until(() => platformCalls().length >= 3);
     await settle();
-    expect(calls.filter(c => c === 'platform')).toHaveLength(3);
+    expect(platformCalls()).toHaveLength(3);
     expect(calls.filter(c => c === 'status')).toHaveLength(1);
   });
 
