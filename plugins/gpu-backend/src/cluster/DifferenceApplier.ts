@@ -3,6 +3,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { createHash } from 'node:crypto';
 import { refOf } from './objectRef';
 import {
+  DeleteOptions,
   ApplyResult,
   ClusterApplier,
   DeleteResult,
@@ -142,8 +143,11 @@ export class DifferenceApplier implements ClusterApplier {
     return deleted;
   }
 
-  async deleteObjects(refs: ObjectRef[]): Promise<DeleteResult[]> {
-    const deleted = await this.options.inner.deleteObjects(refs);
+  async deleteObjects(
+    refs: ObjectRef[],
+    options?: DeleteOptions,
+  ): Promise<DeleteResult[]> {
+    const deleted = await this.options.inner.deleteObjects(refs, options);
     for (const { ref } of deleted) this.last.delete(keyOf(ref));
     return deleted;
   }

@@ -15,6 +15,7 @@ import {
   withRetry,
 } from './retry';
 import {
+  DeleteOptions,
   ApplyResult,
   ClusterApplier,
   DeleteResult,
@@ -115,10 +116,13 @@ export class KubernetesApplier implements ClusterApplier {
     return results;
   }
 
-  async deleteObjects(refs: ObjectRef[]): Promise<DeleteResult[]> {
+  async deleteObjects(
+    refs: ObjectRef[],
+    options?: DeleteOptions,
+  ): Promise<DeleteResult[]> {
     const results: DeleteResult[] = [];
     for (const ref of refs) {
-      results.push({ ref, outcome: await this.deleteOne(ref) });
+      results.push({ ref, outcome: await this.deleteOne(ref, options) });
     }
     return results;
   }
@@ -176,9 +180,12 @@ export class KubernetesApplier implements ClusterApplier {
       .value;
   }
 
-  private async deleteOne(ref: ObjectRef): Promise<DeleteResult['outcome']> {
+  private async deleteOne(
+    ref: ObjectRef,
+    options?: DeleteOptions,
+  ): Promise<DeleteResult['outcome']> {
     try {
-      await this.request(ref, () => this.client.delete(ref));
+      await this.request(ref, () => this.client.delete(ref, options));
       return 'deleted';
     } catch (error) {
       if (error instanceof KubernetesApplyError && error.statusCode === 404) {

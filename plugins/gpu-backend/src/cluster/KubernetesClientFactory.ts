@@ -17,6 +17,7 @@ import { Agent } from 'node:https';
 import { FIELD_MANAGER } from '@gpu-platform/backstage-plugin-gpu-node';
 import { KubernetesRequestError } from './errors';
 import {
+  DeleteOptions,
   ClusterConnection,
   KubernetesObjectClient,
   KubernetesWatchClient,
@@ -288,8 +289,17 @@ class ObjectApiClient implements KubernetesObjectClient {
     };
   }
 
-  async delete(ref: ObjectRef): Promise<void> {
-    await this.call(() => this.api.delete(header(ref)));
+  async delete(ref: ObjectRef, options?: DeleteOptions): Promise<void> {
+    await this.call(() =>
+      this.api.delete(
+        header(ref),
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        options?.orphanDependents ? 'Orphan' : undefined,
+      ),
+    );
   }
 
   async serves(apiVersion: string, kind: string): Promise<boolean> {

@@ -19,6 +19,7 @@ import { refOf } from './objectRef';
 import {
   applyAndPrune,
   needsPrune,
+  ownersOfRendered,
   pruneServiceObjects,
   SERVICE_OBJECT_KINDS,
   staleServiceObjects,
@@ -199,6 +200,23 @@ describe('staleServiceObjects', () => {
         },
       },
       found('ConfigMap', 'not-rendered-for-services', OURS, 'v1'),
+      // KEDA's HPA for a ScaledObject carries the ScaledObject's labels but is KEDA's.
+      {
+        ...found('HorizontalPodAutoscaler', 'keda-hpa-summariser', OURS),
+        metadata: {
+          ...found('HorizontalPodAutoscaler', 'keda-hpa-summariser', OURS)
+            .metadata,
+          ownerReferences: [
+            {
+              apiVersion: 'keda.sh/v1alpha1',
+              kind: 'ScaledObject',
+              name: 'summariser',
+              uid: 's-1',
+              controller: true,
+            },
+          ],
+        },
+      },
     ];
     expect(staleServiceObjects(SERVICE_ID, manifests, candidates)).toEqual([]);
     expect(
@@ -221,6 +239,49 @@ describe('staleServiceObjects', () => {
         { ...hpa, apiVersion: 'autoscaling/v1' },
       ]),
     ).toEqual([{ ...refOf(hpa), apiVersion: 'autoscaling/v1' }]);
+  });
+});
+
+describe('ownersOfRendered', () => {
+  const object = (
+    kind: string,
+    name: string,
+    uid: string,
+    ownerUids: string[] = [],
+  ): KubernetesObject => ({
+    apiVersion:
+      kind === 'HTTPScaledObject'
+        ? 'http.keda.sh/v1alpha1'
+        : 'keda.sh/v1alpha1',
+    kind,
+    metadata: {
+      name,
+      namespace: 'ml-serving',
+      uid,
+      ownerReferences: ownerUids.map(owner => ({
+        apiVersion: 'http.keda.sh/v1alpha1',
+        kind: 'HTTPScaledObject',
+        name,
+        uid: owner,
+      })),
+    },
+  });
+
+  it('names the objects a rendered object depends on, so their prune keeps it', () => {
+    const httpScaledObject = object('HTTPScaledObject', 'summariser', 'h-1');
+    // KEDA's HTTP add-on made this ScaledObject under its HTTPScaledObject; the wake query's ScaledObject took it over.
+    const scaledObject = object('ScaledObject', 'summariser', 's-1', ['h-1']);
+    const unrelated = object('HTTPScaledObject', 'other', 'h-2');
+    expect([
+      ...ownersOfRendered(
+        [scaledObject],
+        [httpScaledObject, scaledObject, unrelated],
+      ),
+    ]).toEqual(['http.keda.sh/HTTPScaledObject/ml-serving/summariser']);
+    // Nothing rendered depends on them: their dependents go with them.
+    expect(
+      ownersOfRendered([], [httpScaledObject, scaledObject, unrelated]).size,
+    ).toBe(0);
   });
 });
 

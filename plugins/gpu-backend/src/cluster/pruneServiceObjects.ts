@@ -65,8 +65,8 @@ export function needsPrune(service: {
 
 /**
  * The objects a prune deletes, pure: of the objects found in the cluster, those that carry the service's ownership
- * labels (its id, managed by Backstage), are of a kind in {@link SERVICE_OBJECT_KINDS}, are not being deleted already,
- * and are not among the manifests just applied (compared by group, kind, namespace and name, whatever the version).
+ * labels (its id, managed by Backstage), are of a kind in {@link SERVICE_OBJECT_KINDS}, are not being deleted already
+ * nor controlled by another object (a controller made them), and are not among the manifests just applied (compared by group, kind, namespace and name, whatever the version).
  * Anything else (another service's objects, the team's LocalQueue, objects without the labels) is never chosen.
  * Sorted by kind in the order of {@link SERVICE_OBJECT_KINDS}, then namespace and name.
  */
@@ -90,6 +90,8 @@ export function staleServiceObjects(
         labels[OWNERSHIP_LABELS.serviceId] === serviceId &&
         labels[OWNERSHIP_LABELS.managedBy] === FIELD_MANAGER &&
         !object.metadata?.deletionTimestamp &&
+        // Made by a controller (KEDA's HPA copies its ScaledObject's labels): the controller's, not the service's.
+        !(object.metadata?.ownerReferences ?? []).some(o => o.controller) &&
         PRUNABLE.has(`${groupOf(object.apiVersion ?? '')}/${object.kind}`)
       );
     })
@@ -179,9 +181,40 @@ export async function pruneServiceObjects(
     );
   }
   const stale = staleServiceObjects(service.id, service.manifests, found);
-  if (stale.length === 0) return [];
-  const deleted = await applier.deleteObjects(stale);
-  return deleted.map(d => d.ref);
+  const ownersOfKept = ownersOfRendered(service.manifests, found);
+  const deleted: ObjectRef[] = [];
+  for (const ref of stale) {
+    const [result] = await applier.deleteObjects([ref], {
+      orphanDependents: ownersOfKept.has(identityOf(ref)),
+    });
+    deleted.push(result.ref);
+  }
+  return deleted;
+}
+
+/**
+ * Of the objects found, those an object the manifests still render depends on (names in its ownerReferences), by
+ * identity. KEDA's HTTP add-on owns the ScaledObject it makes under its HTTPScaledObject's name, and a wake query's
+ * ScaledObject of that name takes it over: pruning the HTTPScaledObject must keep its dependents, or the garbage
+ * collector deletes what was just applied.
+ */
+export function ownersOfRendered(
+  manifests: readonly KubernetesObject[],
+  found: readonly KubernetesObject[],
+): Set<string> {
+  const rendered = new Set(manifests.map(m => identityOf(refOf(m))));
+  const ownerUids = new Set(
+    found
+      .filter(object => rendered.has(identityOf(refOf(object))))
+      .flatMap(object =>
+        (object.metadata?.ownerReferences ?? []).map(owner => owner.uid),
+      ),
+  );
+  return new Set(
+    found
+      .filter(object => ownerUids.has(object.metadata?.uid ?? ''))
+      .map(object => identityOf(refOf(object))),
+  );
 }
 
 /**

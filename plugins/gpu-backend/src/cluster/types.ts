@@ -50,6 +50,15 @@ export interface ObjectRef {
   name: string;
 }
 
+/** How a delete treats the object's dependents (the objects whose ownerReferences name it). */
+export interface DeleteOptions {
+  /**
+   * Keep them, as `kubectl delete --cascade=orphan`: the API server takes the ownerReference off them instead of the
+   * garbage collector deleting them.
+   */
+  orphanDependents?: boolean;
+}
+
 /** A kind to sweep, optionally limited to a namespace. */
 export interface OwnedKind {
   apiVersion: string;
@@ -92,7 +101,7 @@ export interface KubernetesObjectClient {
     /** The list's `metadata.resourceVersion`: where a watch of the same objects starts. */
     resourceVersion?: string;
   }>;
-  delete(ref: ObjectRef): Promise<void>;
+  delete(ref: ObjectRef, options?: DeleteOptions): Promise<void>;
   /**
    * Whether the cluster serves the kind under that API version (API discovery): false when its group version or
    * the kind is absent, e.g. a custom resource whose CRD is not installed.
@@ -237,7 +246,10 @@ export interface ClusterApplier {
    * Deletes exactly these objects, in the order given, retrying transient failures; an object already gone is
    * `already-gone`. Throws `KubernetesApplyError` naming the object that failed (objects before it stay deleted).
    */
-  deleteObjects(refs: ObjectRef[]): Promise<DeleteResult[]>;
+  deleteObjects(
+    refs: ObjectRef[],
+    options?: DeleteOptions,
+  ): Promise<DeleteResult[]>;
   /** Compares the fields we manage with the cluster. */
   diff(objects: KubernetesObject[]): Promise<DriftReport>;
   /** The live object, or undefined when the cluster has none. */
