@@ -430,10 +430,8 @@ describeOnLocalCluster(
         postgres = await startPrivatePostgres();
       });
 
-      afterAll(() => {
-        // The stopped backend's database pool keeps its connections (knex's pool minimum): stopped now, the server
-        // would make that pool log after the tests are done, which fails the run. It stops when the process exits.
-        postgres?.stopAtExit();
+      afterAll(async () => {
+        await postgres?.stop();
       });
 
       it('PostgreSQL restarted in the middle of a burst of creates: every service becomes ready, each reserved once', async () => {

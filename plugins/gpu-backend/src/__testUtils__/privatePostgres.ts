@@ -1,5 +1,4 @@
-import { execFile, execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -17,12 +16,6 @@ export interface PrivatePostgres {
   restart(): Promise<void>;
   /** Stops the server and removes its directory. */
   stop(): Promise<void>;
-  /**
-   * Stops the server and removes its directory when the test process exits. For a server that a stopped backend's
-   * database pool still holds connections to: stopped earlier, that pool logs its lost connections after the tests
-   * are done, which makes Jest fail the run.
-   */
-  stopAtExit(): void;
 }
 
 /**
@@ -51,14 +44,6 @@ export async function startPrivatePostgres(
           ...args,
         ])
       : promisify(execFile)(command, args));
-  };
-  const runSync = (tool: string, args: string[]) => {
-    const command = join(POSTGRES_BIN, tool);
-    if (asRoot) {
-      execFileSync('runuser', ['-u', 'postgres', '--', command, ...args]);
-    } else {
-      execFileSync(command, args);
-    }
   };
   const ctl = (...args: string[]) =>
     run('pg_ctl', [
@@ -92,15 +77,6 @@ export async function startPrivatePostgres(
     async stop() {
       await ctl('-m', 'immediate', 'stop').catch(() => undefined);
       await rm(dir, { recursive: true, force: true });
-    },
-    stopAtExit() {
-      process.once('exit', () => {
-        try {
-          runSync('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
-        } finally {
-          rmSync(dir, { recursive: true, force: true });
-        }
-      });
     },
   };
 }
