@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,12 @@ export interface PrivatePostgres {
   restart(): Promise<void>;
   /** Stops the server and removes its directory. */
   stop(): Promise<void>;
+  /**
+   * Stops the server and removes its directory once this test process has ended (a detached watcher does it), for a
+   * server that a stopped backend's scheduler may still query: stopped earlier, those queries fail and are logged
+   * after the tests are done, which makes Jest fail the run.
+   */
+  stopWhenProcessEnds(): void;
 }
 
 /**
@@ -77,6 +83,21 @@ export async function startPrivatePostgres(
     async stop() {
       await ctl('-m', 'immediate', 'stop').catch(() => undefined);
       await rm(dir, { recursive: true, force: true });
+    },
+    stopWhenProcessEnds() {
+      const pgCtl = `${join(
+        POSTGRES_BIN,
+        'pg_ctl',
+      )} -D '${data}' -m immediate -w stop`;
+      const stop = asRoot ? `runuser -u postgres -- ${pgCtl}` : pgCtl;
+      spawn(
+        'sh',
+        [
+          '-c',
+          `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${stop}; rm -rf '${dir}'`,
+        ],
+        { detached: true, stdio: 'ignore' },
+      ).unref();
     },
   };
 }
