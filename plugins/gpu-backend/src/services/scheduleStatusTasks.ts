@@ -134,6 +134,11 @@ export function readStatusSettings(config: RootConfigService): StatusSettings {
  * availability) and the resume of interrupted applies (`gpu-apply-resume`), both at the refresh frequency and
  * `global`: one backend replica runs each at a time. Every status write they make is a compare-and-set, so a replica
  * that runs late, or a request changing the same service, is never overwritten. Both first run shortly after start.
+ *
+ * The resume's timeout, which is how long the scheduler's lock of a replica that died while running it keeps the
+ * others out, is `gpu.apply.resumeAfter`: the lease the resume itself gives a stopped replica's applies. Longer would
+ * not help a run: a service it claimed and is still applying after `resumeAfter` counts as interrupted for the other
+ * replicas anyway (each claim is a compare-and-set, so one run overtaking another applies nothing twice).
  */
 export async function scheduleStatusTasks(options: {
   scheduler: SchedulerService;
@@ -146,7 +151,7 @@ export async function scheduleStatusTasks(options: {
   await scheduler.scheduleTask({
     id: APPLY_RESUME_TASK_ID,
     frequency: settings.refreshFrequency,
-    timeout: { minutes: 15 },
+    timeout: { milliseconds: settings.resumeAfterMs },
     initialDelay: { seconds: 5 },
     scope: 'global',
     fn: async () => {
