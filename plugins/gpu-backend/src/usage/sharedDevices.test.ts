@@ -237,4 +237,50 @@ describe('attributeSharedSteps', () => {
       { numRuns: 200 },
     );
   });
+
+  it('splits arrival and departure steps by the rate a pod has while present, not by the cut counter rate() extrapolates', () => {
+    // Hourly steps of 12 samples (one every 300 s), the device 40% busy (a value copied to each pod), both pods at 50
+    // tokens/s. The visitor arrives 5 samples before the end of step 2 and leaves 7 samples into step 5: at those steps
+    // rate() x step extrapolates its counter by half a scrape interval only, (5 - 0.5) x 300 x 50 tokens.
+    const step = 3600;
+    const steps = [1, 2, 3, 4, 5].map(i => i * step);
+    const visitorSamples = [0, 5, 12, 12, 7];
+    const pods = [
+      { pod: 'steady-6f7d8c9b5-p0x7k', samples: [12, 12, 12, 12, 12] },
+      { pod: 'visitor-6f7d8c9b5-q1y8m', samples: visitorSamples },
+    ];
+    const util: DeviceSteps[] = pods.map(p => ({
+      namespace: 'ml',
+      pod: p.pod,
+      hostname: 't4-node',
+      gpu: '0',
+      points: new Map(steps.flatMap((t, i) => (p.samples[i] ? [[t, 40]] : []))),
+      samples: new Map(
+        steps.flatMap((t, i) => (p.samples[i] ? [[t, p.samples[i]]] : [])),
+      ),
+    }));
+    const tokens: TokenSteps[] = pods.map(p => ({
+      namespace: 'ml',
+      pod: p.pod,
+      points: new Map(
+        steps.flatMap((t, i) => {
+          const n = p.samples[i];
+          if (!n) return [];
+          return [[t, (n === 12 ? n : n - 0.5) * 300 * 50]];
+        }),
+      ),
+    }));
+    const { pods: usage, devices } = attributeSharedSteps({
+      steps,
+      util,
+      placement: [],
+      tokens,
+    });
+    const busyOf = (name: string) =>
+      usage.find(u => u.pod.startsWith(name))!.busy;
+    // Half of the device's busy time while both are there: 0.4 x (5/12 + 1 + 1 + 7/12) / 2 GPU-steps.
+    expect(busyOf('visitor')).toBeCloseTo(0.6, 9);
+    expect(busyOf('steady')).toBeCloseTo(2 - 0.6, 9);
+    expect(devices.get('t4-node/0')!.busy).toBeCloseTo(2, 9);
+  });
 });

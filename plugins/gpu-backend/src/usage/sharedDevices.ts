@@ -230,6 +230,33 @@ export function attributeSharedSteps(input: {
         ? input.placement.filter(p => p.hostname === host)
         : [];
     const perPod = reportsPerPod(series, input.steps);
+    /**
+     * A pod's tokens per whole step of presence at step t. Where it arrives or leaves inside the step, its counter
+     * starts or stops there, and `rate()` extrapolates such a counter by half a scrape interval only, not to its
+     * first or last scrape's whole interval: its rate is read from the adjacent step it was present for whole, when
+     * there is one with known tokens.
+     */
+    const tokenRate = (
+      pod: string,
+      t: number,
+      part: number,
+      tokens: number | undefined,
+    ) => {
+      const own = Math.max(0, tokens ?? 0) / Math.max(part, 1e-9);
+      if (part >= 1) return own;
+      for (const near of [t + step, t - step]) {
+        const there = labelledAt(series, near).get(pod);
+        const nearTokens = tokensOf.get(pod)?.get(near);
+        if (
+          there &&
+          partOfStep(there.samples) >= 1 &&
+          nearTokens !== undefined &&
+          Number.isFinite(nearTokens)
+        )
+          return Math.max(0, nearTokens);
+      }
+      return own;
+    };
     const total: SharedDeviceBusy = { busy: 0, steps: 0 };
     for (const t of input.steps) {
       const labelled = labelledAt(series, t);
@@ -299,7 +326,7 @@ export function attributeSharedSteps(input: {
       const shares = nestedShares(
         here.map(p => p.part),
         here.map((p, i) =>
-          byTokens ? Math.max(0, work[i] ?? 0) / Math.max(p.part, 1e-9) : 1,
+          byTokens ? tokenRate(keys[i], t, p.part, work[i]) : 1,
         ),
       );
       here.forEach((p, i) => {

@@ -281,4 +281,31 @@ describe('usage over the time held', () => {
         busy.aboveShareGpuSeconds! / (times.length * step),
     ).toBeCloseTo(0.75, 9);
   });
+
+  it('reads the samples per step of a short run with missed scrapes as the most common count', () => {
+    // 18 hourly steps of 300 s samples; missed scrapes leave three steps one or two samples short.
+    const hourly = (counts: number[]) =>
+      new Map(counts.map((n, i) => [(i + 1) * 3600, n] as [number, number]));
+    const gappy = [
+      12, 12, 10, 12, 12, 12, 11, 12, 12, 12, 12, 11, 12, 12, 12, 12, 12, 12,
+    ];
+    expect(samplesPerStep([hourly(gappy)], 3600)).toBe(12);
+    // An interval that does not divide the step still reads as it is: 600 s in 900 s steps, 400 s, 350 s.
+    const alternating = (pattern: number[], n: number) =>
+      new Map(
+        Array.from(
+          { length: n },
+          (_, i) =>
+            [(i + 1) * 900, pattern[i % pattern.length]] as [number, number],
+        ),
+      );
+    expect(samplesPerStep([alternating([1, 2], 40)], 900)).toBeCloseTo(1.5, 1);
+    expect(samplesPerStep([alternating([2, 2, 2, 3], 40)], 900)).toBeCloseTo(
+      2.25,
+      1,
+    );
+    expect(
+      samplesPerStep([alternating([3, 2, 3, 3, 2, 3, 2], 42)], 900),
+    ).toBeCloseTo(2.57, 1);
+  });
 });

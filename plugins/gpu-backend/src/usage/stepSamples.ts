@@ -123,9 +123,10 @@ export async function collectStepSamples(options: {
 /**
  * Samples the exporter writes in a step of `step` seconds, from sample counts per step of each series, read from the
  * steps inside a series' runs (the steps before and after it sampled too, so a series' first and last steps, which
- * are partly sampled, are left out): the most common count, or, when the next most common is one apart and at least
- * a tenth as common (an interval that does not divide the step: 600 s samples in 900 s steps alternate 1 and 2),
- * their mean weighted by how often each occurs; a missed scrape or two inside a run moves neither. The highest over
+ * are partly sampled, are left out): the most common count, or, when the next most common is one above and at least
+ * a tenth as common, or one below and more than half as common (an interval that does not divide the step: 600 s
+ * samples in 900 s steps alternate 1 and 2), their mean weighted by how often each occurs; missed scrapes inside a
+ * run move neither, even in a run of a few steps (2 of 17 hourly steps one sample short read 12 per step, not 11.9). The highest over
  * series; where no series has such a step, the most samples one step had. At least one.
  */
 export function samplesPerStep(
@@ -145,10 +146,17 @@ export function samplesPerStep(
     const ranked = [...frequency].sort((a, b) => b[1] - a[1] || b[0] - a[0]);
     if (ranked.length === 0) continue;
     const [[top, topSeen], next] = ranked;
-    const estimate =
-      next && Math.abs(next[0] - top) === 1 && next[1] >= topSeen / 10
-        ? (top * topSeen + next[0] * next[1]) / (topSeen + next[1])
-        : top;
+    // A count one above the most common comes only from an interval that does not divide the step. One below is
+    // also what a missed scrape gives: it counts only when more than half as common as the most common (such an
+    // interval gives that while the higher count is under 2/3 of the steps; above, the error is under 1/3 sample).
+    const alternates =
+      next &&
+      (next[0] === top + 1
+        ? next[1] >= topSeen / 10
+        : next[0] === top - 1 && next[1] * 2 > topSeen);
+    const estimate = alternates
+      ? (top * topSeen + next[0] * next[1]) / (topSeen + next[1])
+      : top;
     best = Math.max(best, estimate);
   }
   return Math.max(1, best > 0 ? best : most);
