@@ -8,7 +8,11 @@ import Typography from '@material-ui/core/Typography';
 import { formatPercent } from '../common';
 import { usePlatform } from '../common/usePlatform';
 import { describeAccrual, describeAccrualBasis } from './describeAccrual';
-import { perThousandIsEstimated } from './describeTokenFigures';
+import {
+  perMillionFromPerThousand,
+  perThousandIsEstimated,
+  wholeCostLabel,
+} from './describeTokenFigures';
 import { Figure } from './Figure';
 
 /** A unit price: six decimals below a cent (`$0.000746`), else cents. */
@@ -18,18 +22,12 @@ function formatUnitPrice(micros: UsdMicros): string {
 
 function perThousandTokensValue(cost: ServiceCost): string {
   if (cost.costPerThousandTokensMicros === undefined) return '-';
-  if (
-    cost.costPerThousandTokensMicros === 0 &&
-    (cost.generatedTokens ?? 0) > 0
-  ) {
-    return '< $0.000001';
-  }
-  return formatUnitPrice(cost.costPerThousandTokensMicros);
+  return perMillionFromPerThousand(cost.costPerThousandTokensMicros);
 }
 
 function perThousandTokensCaption(cost: ServiceCost): string {
   if (cost.costPerThousandTokensMicros !== undefined)
-    return `over ${cost.window.label}`;
+    return `allocation in ${cost.window.label} divided by its output tokens: all of the cost on output tokens`;
   if (cost.generatedTokens === 0)
     return `no tokens generated in ${cost.window.label}`;
   return 'needs usage metrics';
@@ -64,7 +62,7 @@ function ReservedNotice(props: { cost: ServiceCost }) {
 
 /**
  * Cost of the service: month-to-date and projected allocation (what the bill says: held while the workload runs),
- * cost per 1,000 output tokens, idle share and spot saving. Figures that need usage metrics say so instead of showing
+ * whole cost per 1M output tokens, idle share and spot saving. Figures that need usage metrics say so instead of showing
  * a number. A dry run spends nothing: it shows what is reserved instead; a workload that does not run says since when
  * its reservation is reserved, not spend.
  */
@@ -106,7 +104,7 @@ export function CostFigures(props: { cost: ServiceCost }) {
         <Grid item xs={6} sm={4}>
           <Figure
             testId="figure-per-thousand-tokens"
-            label="Per 1,000 output tokens"
+            label={wholeCostLabel('measured')}
             value={perThousandTokensValue(cost)}
             caption={perThousandTokensCaption(cost)}
           />

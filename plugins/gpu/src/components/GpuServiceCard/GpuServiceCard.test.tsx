@@ -158,8 +158,12 @@ describe('GpuServiceCard', () => {
         /\d\d-day calendar month; \$587\.50 for a 730 h billing month held/,
       ),
     );
+    // Per 1M output tokens, as every token price of the card: the whole allocation over the window's tokens.
     expect(figure('figure-per-thousand-tokens')).toHaveTextContent(
-      formatUsd(cost.costPerThousandTokensMicros!, { decimals: 6 }),
+      `Whole cost per 1M output tokens (measured)${formatUsd(
+        cost.costPerThousandTokensMicros! * 1000,
+        { decimals: 3 },
+      )}`,
     );
     expect(figure('figure-idle-share')).toHaveTextContent(
       `${Math.round(cost.idleShare! * 100)}%`,
@@ -219,7 +223,7 @@ describe('GpuServiceCard', () => {
     );
   });
 
-  it('shows one cost per 1,000 output tokens: the estimate at full load when nothing was measured', async () => {
+  it('shows one whole cost per 1M output tokens: the estimate at full load when nothing was measured', async () => {
     const api = backend();
     const usage = usageWithoutMetrics({ state: 'not-configured' });
     api.usage = async () => usage;
@@ -236,12 +240,16 @@ describe('GpuServiceCard', () => {
     });
     await renderCard(api);
     await screen.findByTestId('token-figures');
-    expect(screen.getAllByText(/^Per 1,000 output tokens/)).toHaveLength(1);
+    expect(
+      screen.getAllByText(/^Whole cost per 1M output tokens/),
+    ).toHaveLength(1);
+    // Every token price in one unit: nothing per 1,000 beside the per-1M prices.
+    expect(screen.getByTestId('token-figures')).not.toHaveTextContent(/1,000/);
     expect(
       screen.queryByTestId('figure-per-thousand-tokens'),
     ).not.toBeInTheDocument();
     expect(figure('figure-per-thousand-estimated')).toHaveTextContent(
-      'Per 1,000 output tokens (estimated)$0.000069at 1,500 tokens/s fully busy',
+      'Whole cost per 1M output tokens (at full load)$0.069at 1,500 tokens/s fully busy; all of the cost on output tokens',
     );
   });
 
@@ -414,9 +422,7 @@ describe('GpuServiceCard', () => {
     expect(await screen.findByTestId('figure-xid')).toHaveTextContent(
       'XID 793 sample(s) with an error in 24h',
     );
-    expect(figure('figure-per-thousand-tokens')).toHaveTextContent(
-      '< $0.000001',
-    );
+    expect(figure('figure-per-thousand-tokens')).toHaveTextContent('< $0.001');
   });
 
   it('shows a spot saving on a spot pool', async () => {

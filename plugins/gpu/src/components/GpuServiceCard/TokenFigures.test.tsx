@@ -49,7 +49,7 @@ describe('TokenFigures', () => {
       within(screen.getByTestId('figure-per-request')).getByText('$0.000045'),
     ).toBeInTheDocument();
     expect(
-      screen.getByText('Per 1M output tokens (measured)'),
+      screen.getByText('Output price per 1M tokens (measured)'),
     ).toBeInTheDocument();
     expect(
       within(screen.getByTestId('figure-per-million-input')).getByText(
@@ -77,7 +77,9 @@ describe('TokenFigures', () => {
     );
     const input = screen.getByTestId('figure-per-million-input');
     expect(
-      within(input).getByText('Per 1M input tokens (measured, assumed split)'),
+      within(input).getByText(
+        'Input price per 1M tokens (measured, assumed split)',
+      ),
     ).toBeInTheDocument();
     expect(
       within(input).getByText(

@@ -104,15 +104,15 @@ describe('describeTokenCosts', () => {
     expect(figures.slice(0, 2)).toEqual([
       {
         testId: 'figure-per-million-input',
-        label: 'Per 1M input tokens (measured)',
+        label: 'Input price per 1M tokens (measured)',
         value: '$0.006387',
-        caption: `605M prompt + 259M output tokens in ${label}; split by GPU time: 10% prefill, 90% decode`,
+        caption: `605M prompt + 259M output tokens in ${label}; the cost divided between input and output, split by GPU time: 10% prefill, 90% decode`,
       },
       {
         testId: 'figure-per-million-output',
-        label: 'Per 1M output tokens (measured)',
+        label: 'Output price per 1M tokens (measured)',
         value: '$0.1341',
-        caption: `605M prompt + 259M output tokens in ${label}; split by GPU time: 10% prefill, 90% decode`,
+        caption: `605M prompt + 259M output tokens in ${label}; the cost divided between input and output, split by GPU time: 10% prefill, 90% decode`,
       },
     ]);
   });
@@ -139,15 +139,15 @@ describe('describeTokenCosts', () => {
     expect(figures).toEqual([
       {
         testId: 'figure-per-million-input',
-        label: 'Per 1M input tokens (measured, assumed split)',
+        label: 'Input price per 1M tokens (measured, assumed split)',
         value: '$0.0121',
-        caption: `605M prompt + 259M output tokens in ${label}; ${assumed}`,
+        caption: `605M prompt + 259M output tokens in ${label}; the cost divided between input and output, ${assumed}`,
       },
       {
         testId: 'figure-per-million-output',
-        label: 'Per 1M output tokens (measured, assumed split)',
+        label: 'Output price per 1M tokens (measured, assumed split)',
         value: '$0.1208',
-        caption: `605M prompt + 259M output tokens in ${label}; ${assumed}`,
+        caption: `605M prompt + 259M output tokens in ${label}; the cost divided between input and output, ${assumed}`,
       },
       {
         testId: 'figure-per-request',
@@ -167,10 +167,10 @@ describe('describeTokenCosts', () => {
       costPerThousandOutputTokensMicros: 69,
       costPerRequestMicros: 21,
     };
-    // A measured cost per 1,000 output tokens is the cost section's figure: no estimate beside it.
+    // A measured whole cost per output token is the cost section's figure: no estimate beside it.
     expect(
       describeTokenCosts(cost({ tokenCosts: estimated })).map(f => f.label),
-    ).not.toContain('Per 1,000 output tokens (estimated)');
+    ).not.toContain('Whole cost per 1M output tokens (at full load)');
     const figures = describeTokenCosts(
       cost({
         costPerThousandTokensMicros: undefined,
@@ -185,15 +185,22 @@ describe('describeTokenCosts', () => {
       }),
     );
     expect(figures.map(f => f.label)).toEqual([
-      'Per 1,000 output tokens (estimated)',
-      'Per 1M input tokens (estimated, assumed split)',
-      'Per 1M output tokens (estimated, assumed split)',
-      'Per request (estimated)',
+      'Whole cost per 1M output tokens (at full load)',
+      'Input price per 1M tokens (at full load, assumed split)',
+      'Output price per 1M tokens (at full load, assumed split)',
+      'Per request (at full load)',
     ]);
-    expect(figures[0].value).toBe('$0.000069');
-    expect(figures[2].caption).toBe(
-      'at 1,500 tokens/s fully busy; assumed split: an input token costs 1/10 of an output token (no prefill/decode time measured)',
+    // Every token price in one unit (per 1M): the whole cost puts all of it on output tokens ($0.000069 per 1,000
+    // is $0.069 per 1M), the output price only its share after the split ($0.0556), and the captions say so.
+    expect(figures[0].value).toBe('$0.069');
+    expect(figures[0].caption).toBe(
+      'at 1,500 tokens/s fully busy; all of the cost on output tokens',
     );
+    expect(figures[2].value).toBe('$0.0556');
+    expect(figures[2].caption).toBe(
+      'at 1,500 tokens/s fully busy; the cost divided between input and output, assumed split: an input token costs 1/10 of an output token (no prefill/decode time measured)',
+    );
+    expect(figures.map(f => f.label).join(' ')).not.toMatch(/1,000/);
     expect(figures[3].caption).toBe(
       'a request of 700 prompt + 300 output tokens',
     );

@@ -28,9 +28,24 @@ export function formatTokens(count: number): string {
 }
 
 /**
- * The card shows one "Per 1,000 output tokens" figure: the cost section's, measured from the window's tokens, or,
- * when nothing was measured, the token figures' estimate at full load in its place (never both, never a `-` beside
- * an estimate).
+ * A cost per 1,000 output tokens (micro-dollars, as the API gives it) shown per 1M output tokens, so that every
+ * token price of the card has one unit: to the dollar's thousandth, the precision the micro-dollars per 1,000 carry
+ * (69 micro-dollars per 1,000 is `$0.069`); a cost that rounds to nothing is `< $0.001`.
+ */
+export function perMillionFromPerThousand(micros: UsdMicros): string {
+  if (micros === 0) return '< $0.001';
+  return formatUsd(micros * 1000, { decimals: 3 });
+}
+
+/** The label of the whole cost per 1M output tokens: all of the cost on the output tokens, input tokens free. */
+export function wholeCostLabel(basis: 'measured' | 'at full load'): string {
+  return `Whole cost per 1M output tokens (${basis})`;
+}
+
+/**
+ * The card shows one whole cost per output token: the cost section's, measured from the window's tokens, or, when
+ * nothing was measured, the token figures' estimate at full load in its place (never both, never a `-` beside an
+ * estimate).
  */
 export function perThousandIsEstimated(cost: ServiceCost): boolean {
   const tokens = cost.tokenCosts;
@@ -117,13 +132,16 @@ function requestCaption(cost: ServiceCost): string {
 
 /**
  * Cost per 1M input and output tokens and per request, labelled measured (from the window's token and request
- * counts) or estimated (at the capacity fully busy, with 700 + 300 token requests); the input and output prices say
- * whether their split was measured (prefill and decode time) or is the labelled assumption.
+ * counts) or at full load (the capacity fully busy, with 700 + 300 token requests). The input and output prices
+ * divide the cost between input and output tokens and say whether that split was measured (prefill and decode time)
+ * or is the labelled assumption; the whole cost per 1M output tokens (when it stands in for the cost section's) puts
+ * all of it on output tokens, so the two output figures differ and their labels say how.
  */
 export function describeTokenCosts(cost: ServiceCost): DescribedFigure[] {
   const tokens = cost.tokenCosts;
   if (!tokens) return [];
   const measured = tokens.basis === 'measured';
+  const basisWords = measured ? 'measured' : 'at full load';
   const basis = measured
     ? `${formatTokens(tokens.promptTokens ?? 0)} prompt + ${formatTokens(
         tokens.generatedTokens ?? 0,
@@ -133,36 +151,39 @@ export function describeTokenCosts(cost: ServiceCost): DescribedFigure[] {
       )} tokens/s fully busy`;
   const split = describeSplit(tokens);
   const splitBasis = split.measured
-    ? tokens.basis
-    : `${tokens.basis}, assumed split`;
-  // The measured per-1,000 figure is the cost section's; an estimate stands in for it when nothing was measured.
+    ? basisWords
+    : `${basisWords}, assumed split`;
+  const splitCaption = `${basis}; the cost divided between input and output, ${split.text}`;
+  // The measured whole cost is the cost section's; an estimate stands in for it when nothing was measured.
   const perThousand: DescribedFigure[] = !perThousandIsEstimated(cost)
     ? []
     : [
         {
           testId: 'figure-per-thousand-estimated',
-          label: 'Per 1,000 output tokens (estimated)',
-          value: unitPrice(tokens.costPerThousandOutputTokensMicros),
-          caption: basis,
+          label: wholeCostLabel('at full load'),
+          value: perMillionFromPerThousand(
+            tokens.costPerThousandOutputTokensMicros!,
+          ),
+          caption: `${basis}; all of the cost on output tokens`,
         },
       ];
   return [
     ...perThousand,
     {
       testId: 'figure-per-million-input',
-      label: `Per 1M input tokens (${splitBasis})`,
+      label: `Input price per 1M tokens (${splitBasis})`,
       value: unitPrice(tokens.costPerMillionInputTokensMicros),
-      caption: `${basis}; ${split.text}`,
+      caption: splitCaption,
     },
     {
       testId: 'figure-per-million-output',
-      label: `Per 1M output tokens (${splitBasis})`,
+      label: `Output price per 1M tokens (${splitBasis})`,
       value: unitPrice(tokens.costPerMillionOutputTokensMicros),
-      caption: `${basis}; ${split.text}`,
+      caption: splitCaption,
     },
     {
       testId: 'figure-per-request',
-      label: `Per request (${tokens.basis})`,
+      label: `Per request (${basisWords})`,
       value: unitPrice(tokens.costPerRequestMicros),
       caption: requestCaption(cost),
     },
