@@ -233,6 +233,16 @@ describe.each(templateFiles.map(f => [path.relative(TEMPLATES, f), f]))(
         }
       }
     });
+
+    it("words its result: no raw status or mode ('pending-approval', 'apply') in the output text", () => {
+      // The actions' typed status and mode are for steps and links; the text a person reads takes their words
+      // (statusText, modeText), as a result read 'is pending-approval (apply)' before.
+      const raw = expressionsIn(template.spec.output?.text ?? [])
+        .flatMap(expression => [...expression.matchAll(STEP_OUTPUT)])
+        .map(([, , , output]) => output)
+        .filter(output => output === 'status' || output === 'mode');
+      expect(raw).toEqual([]);
+    });
   },
 );
 

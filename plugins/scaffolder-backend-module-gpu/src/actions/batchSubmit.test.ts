@@ -71,6 +71,8 @@ describe('gpu:batch:submit against the gpu backend', () => {
       namespace: 'batch',
       pool: 'spot-l4',
       mode: 'dry-run',
+      // In words for the template's result, which printed '(dry-run)' before.
+      modeText: 'rendered only: no cluster is configured',
       podsAtOnce: 6,
     });
     expect(out.manifests[0]).toMatchObject({
@@ -85,6 +87,9 @@ describe('gpu:batch:submit against the gpu backend', () => {
     await action.handler(ctx);
     const out = outputsOf(ctx);
     expect(out.mode).toBe('gitops');
+    expect(out.modeText).toBe(
+      'delivered through a pull request to the GitOps repository',
+    );
     expect(out.batchId).toMatch(/^[0-9a-f-]{36}$/);
     expect(out.manifests[0].metadata.annotations).toEqual({
       'kueue.x-k8s.io/job-min-parallelism': '2',

@@ -7,6 +7,7 @@ import {
 } from '@gpu-platform/backstage-plugin-gpu-node';
 import { z as zod } from 'zod/v3';
 import { examples } from './batchSubmit.examples';
+import { describeMode } from './describeServiceState';
 import { parseActionInput } from './parseActionInput';
 
 const ID = 'gpu:batch:submit';
@@ -151,6 +152,12 @@ export function createBatchSubmitAction(options: {
         pool: z => z.string().describe('GPU pool the Job runs on'),
         mode: z =>
           z.string().describe('apply, gitops or dry-run: what the backend did'),
+        modeText: z =>
+          z
+            .string()
+            .describe(
+              "The mode in words for the template's result, e.g. 'rendered only: no cluster is configured'",
+            ),
         podsAtOnce: z =>
           z
             .number()
@@ -192,6 +199,7 @@ export function createBatchSubmitAction(options: {
       ctx.output('namespace', submission.namespace);
       ctx.output('pool', submission.pool);
       ctx.output('mode', submission.mode);
+      ctx.output('modeText', describeMode(submission.mode));
       ctx.output('podsAtOnce', submission.podsAtOnce);
       ctx.output('manifests', submission.manifests as any);
     },

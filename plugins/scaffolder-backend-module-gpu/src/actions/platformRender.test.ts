@@ -69,6 +69,7 @@ describe('gpu:platform:render', () => {
       targetDir: 'platform',
       files: ['kueue/cohort-gpu.yaml', 'kustomization.yaml'],
       mode: 'gitops',
+      modeText: 'delivered through a pull request to the GitOps repository',
       absent: ANSWER.absent,
     });
     expect(dir.content({ path: 'platform' })).toEqual({

@@ -10,6 +10,7 @@ import { GpuBackendClient } from '@gpu-platform/backstage-plugin-gpu-node';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z as zod } from 'zod/v3';
+import { describeMode } from './describeServiceState';
 import { parseActionInput } from './parseActionInput';
 import { examples } from './platformRender.examples';
 
@@ -62,6 +63,12 @@ export function createPlatformRenderAction(options: {
               'Written files, relative to targetDir, in apply order; kustomization.yaml last',
             ),
         mode: z => z.string().describe('The cluster mode: gitops or dry-run'),
+        modeText: z =>
+          z
+            .string()
+            .describe(
+              "The cluster mode in words for the template's result, e.g. 'delivered through a pull request to the GitOps repository'",
+            ),
         absent: z =>
           z
             .array(z.object({ part: z.string(), reason: z.string() }))
@@ -116,6 +123,7 @@ export function createPlatformRenderAction(options: {
         manifests.files.map(file => file.path),
       );
       ctx.output('mode', manifests.mode);
+      ctx.output('modeText', describeMode(manifests.mode));
       ctx.output('absent', manifests.absent);
     },
   });
