@@ -1,4 +1,5 @@
 import {
+  AutoscaledReplicasPolicy,
   ClusterMode,
   demoPlatformConfig,
   describeRollout,
@@ -21,6 +22,7 @@ import {
   quoteService,
   ServiceRequest,
   serviceConditions,
+  parseServiceDefaults,
   ServiceReason,
   ServiceStatus,
   resolveServiceSettings,
@@ -30,7 +32,9 @@ import {
 import {
   renderServiceManifests,
   renderTeamManifests,
+  RUNTIME_PORTS,
   serviceObjectNames,
+  WAKE_ENDPOINT_ANNOTATION,
 } from '@gpu-platform/backstage-plugin-gpu-node';
 import { http, HttpResponse, JsonBodyType } from 'msw';
 import { randomUUID } from 'node:crypto';
@@ -79,9 +83,21 @@ function errorResponse(status: number, name: string, message: string) {
  * pending approval when the policy asks for it, idempotent delete releasing quota. `requests` records every call.
  * Its answers are checked against the real backend, action by action, in `fakeMatchesRealBackend.test.ts`.
  */
-export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
+export function fakeGpuBackend(
+  options: {
+    mode?: ClusterMode;
+    /** The backend's gpu.admission.autoscaledReplicas; default `maximum`, as the backend's. */
+    autoscaledReplicas?: AutoscaledReplicasPolicy;
+    /** The backend's gpu.serviceDefaults as in app-config (e.g. `{ scaleToZero: { httpAddOn: {} } }`); default none. */
+    serviceDefaults?: Record<string, unknown>;
+  } = {},
+) {
   const platform: Platform = parsePlatform(demoPlatformConfig);
   const clusterMode = options.mode ?? 'dry-run';
+  const serviceDefaults = parseServiceDefaults(
+    options.serviceDefaults,
+    platform,
+  );
   const requests: RecordedRequest[] = [];
   const services = new Map<string, FakeService>();
 
@@ -116,13 +132,19 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
     const held = [...services.values()].filter(
       s => s.view.team === request.team && s.reservation === 'held',
     );
-    return quoteService(platform, request, {
-      reservedGpuUnits: reservedGpuUnitsOf(request.team),
-      committedMonthlyCost: held.reduce(
-        (sum, s) => sum + s.monthlyCostMicros,
-        0,
-      ),
-    });
+    return quoteService(
+      platform,
+      request,
+      {
+        reservedGpuUnits: reservedGpuUnitsOf(request.team),
+        committedMonthlyCost: held.reduce(
+          (sum, s) => sum + s.monthlyCostMicros,
+          0,
+        ),
+      },
+      undefined,
+      { autoscaledReplicas: options.autoscaledReplicas },
+    );
   }
 
   /** The store's admission check: what the request needs beyond the team's free quota and budget (its wording). */
@@ -133,7 +155,10 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
   ): string[] {
     const held = { units: 0, unitsByProfile: {} as Record<string, number> };
     for (const s of services.values()) {
-      if (s.reservation !== 'held' || s.view.placement.pool !== placement.pool) {
+      if (
+        s.reservation !== 'held' ||
+        s.view.placement.pool !== placement.pool
+      ) {
         continue;
       }
       const units = gpuUnitsOf(s.gpuEquivalents, 'held');
@@ -269,6 +294,10 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
       throw Object.assign(new Error(shortfall), { name: 'InputError' });
     }
     const preview = id === 'dry-run';
+    const settings = resolveServiceSettings(serviceDefaults, {
+      environment: request.environment,
+      pool: placement.pool,
+    });
     // A preview goes by the quote's verdict; a create also by the store's admission check, as the backend does.
     const reasons = [
       ...(option.verdict === 'allowed' ? [] : option.reasons),
@@ -303,13 +332,7 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
     }
     // A preview says what a zero-downtime rollout needs from quota (the backend's default settings: production and
     // staging roll out with a surge pod), by the same rule.
-    if (
-      preview &&
-      resolveServiceSettings(undefined, {
-        environment: request.environment,
-        pool: placement.pool,
-      }).zeroDowntimeRollouts
-    ) {
+    if (preview && settings.zeroDowntimeRollouts) {
       const surge = surgeFit({
         platform,
         placement,
@@ -324,6 +347,27 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
     const fullRequest = { ...request, namespace };
     const now = new Date().toISOString();
     const names = serviceObjectNames(request.name);
+    // Like the backend: a service waiting for approval is rendered when it is approved; a preview always is.
+    const manifests =
+      pending && !preview
+        ? []
+        : [
+            ...renderTeamManifests(platform, request.team).filter(
+              o => o.metadata?.namespace === namespace,
+            ),
+            ...renderServiceManifests(platform, fullRequest, placement, {
+              ...settings,
+              serviceId: id,
+            }),
+          ];
+    // Like the backend's view: the HTTP add-on interceptor's URL and the host it routes by when the service scales to
+    // zero through it, else its Service's address.
+    const host = `${names.service}.${namespace}.svc.cluster.local`;
+    const interceptor = (
+      manifests.find(m => m.kind === 'HTTPScaledObject')?.metadata as
+        | { annotations?: Record<string, string> }
+        | undefined
+    )?.annotations?.[WAKE_ENDPOINT_ANNOTATION];
     return {
       view: {
         id,
@@ -349,9 +393,9 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
         gpuEquivalents: option.gpuEquivalents,
         monthlyCost: formatUsd(option.cost.monthly),
         mode,
-        endpoint: `http://${names.service}.${namespace}.svc.cluster.local:${
-          request.runtime === 'vllm' ? 8000 : 11434
-        }`,
+        ...(interceptor
+          ? { endpoint: interceptor, endpointHost: host }
+          : { endpoint: `http://${host}:${RUNTIME_PORTS[request.runtime]}` }),
         annotations: {
           'backstage.io/kubernetes-id': request.name,
           'backstage.io/kubernetes-namespace': namespace,
@@ -379,18 +423,7 @@ export function fakeGpuBackend(options: { mode?: ClusterMode } = {}) {
         createdAt: now,
         updatedAt: now,
       },
-      // Like the backend: a service waiting for approval is rendered when it is approved; a preview always is.
-      manifests:
-        pending && !preview
-          ? []
-          : [
-              ...renderTeamManifests(platform, request.team).filter(
-                o => o.metadata?.namespace === namespace,
-              ),
-              ...renderServiceManifests(platform, fullRequest, placement, {
-                serviceId: id,
-              }),
-            ],
+      manifests,
       requestKey: body.requestKey,
       reservation: pending ? 'pending' : 'held',
       gpuEquivalents: option.gpuEquivalents,

@@ -11,7 +11,10 @@ import { createServiceCreateAction } from './serviceCreate';
 import { examples } from './serviceCreate.examples';
 
 describe('gpu:service:create examples', () => {
-  const backend = fakeGpuBackend();
+  // The examples' platform wakes services scaled to zero through KEDA's HTTP add-on (gpu.serviceDefaults.scaleToZero).
+  const backend = fakeGpuBackend({
+    serviceDefaults: { scaleToZero: { httpAddOn: {} } },
+  });
   const server = setupServer(...backend.handlers);
   registerMswTestHooks(server);
   beforeEach(() => backend.reset());
@@ -22,22 +25,35 @@ describe('gpu:service:create examples', () => {
     catalog: fakeCatalog().catalog,
   });
 
-  it.each(examples.map(e => [e.description, e] as const))(
-    '%s',
-    async (_, example) => {
-      const input = yaml.parse(example.example).steps[0].input;
-      const ctx = mockContext(input);
-      await action.handler(ctx);
-      const out = outputsOf(ctx);
-      expect(out.serviceId).toMatch(/^[0-9a-f-]{36}$/);
-      expect(out.annotations['gpu.backstage.io/service-id']).toBe(
-        out.serviceId,
-      );
-      expect(out.status).toBe(
-        input.whenPendingApproval === 'continue'
-          ? 'pending-approval'
-          : 'approved',
-      );
-    },
+  // Every step of every example (an example may show more than one use of the action).
+  const steps = examples.flatMap(e =>
+    yaml
+      .parse(e.example)
+      .steps.map(
+        (step: { id: string; input: Record<string, unknown> }) =>
+          [`${e.description} (${step.id})`, step.input] as const,
+      ),
   );
+
+  it.each(steps)('%s', async (_, input) => {
+    const ctx = mockContext(input);
+    await action.handler(ctx);
+    const out = outputsOf(ctx);
+    expect(out.serviceId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(out.annotations['gpu.backstage.io/service-id']).toBe(out.serviceId);
+    expect(out.status).toBe(
+      input.whenPendingApproval === 'continue'
+        ? 'pending-approval'
+        : 'approved',
+    );
+    // A service that scales to zero is given the endpoint that wakes it: the interceptor's, with the Host it routes by.
+    const scalesToZero =
+      (input.autoscaling as { minReplicas?: number } | undefined)
+        ?.minReplicas === 0;
+    expect(out.endpointHost).toBe(
+      scalesToZero
+        ? `${input.name}.${out.namespace}.svc.cluster.local`
+        : undefined,
+    );
+  });
 });

@@ -30,7 +30,7 @@ export const examples: TemplateExample[] = [
   },
   {
     description:
-      'Create a summariser that scales on its queue from 1 to 4 replicas (one more per 4 waiting requests), and a dev assistant that scales to zero when idle and wakes on its first request',
+      "Create a summariser that scales on its queue from 1 to 4 replicas (one more per 4 waiting requests), and a dev assistant that scales to zero when idle and wakes on its first request (on a platform whose gpu.serviceDefaults.scaleToZero gives a wake path: KEDA's HTTP add-on or a wake query)",
     example: yaml.stringify({
       steps: [
         {

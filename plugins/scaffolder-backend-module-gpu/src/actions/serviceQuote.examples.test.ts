@@ -19,16 +19,26 @@ describe('gpu:service:quote examples', () => {
     auth: mockServices.auth(),
   });
 
-  it.each(examples.map(e => [e.description, e] as const))(
-    '%s',
-    async (_, example) => {
-      const input = yaml.parse(example.example).steps[0].input;
-      const ctx = createMockActionContext({ input });
-      await action.handler(ctx);
-      const recommended = (ctx.output as jest.Mock).mock.calls.find(
-        ([k]: [string]) => k === 'recommended',
-      )?.[1];
-      expect(recommended).toBeDefined();
-    },
+  // Every step of every example (an example may show more than one use of the action).
+  const steps = examples.flatMap(e =>
+    yaml
+      .parse(e.example)
+      .steps.map(
+        (step: { id: string; input: Record<string, unknown> }) =>
+          [`${e.description} (${step.id})`, step.input] as const,
+      ),
   );
+
+  it.each(steps)('%s', async (_, input) => {
+    const ctx = createMockActionContext({ input });
+    await action.handler(ctx);
+    const recommended = (ctx.output as jest.Mock).mock.calls.find(
+      ([k]: [string]) => k === 'recommended',
+    )?.[1];
+    expect(recommended).toBeDefined();
+    // Its monthly cost says which replicas it is for: the maximum of an autoscaled request (the default policy).
+    expect(recommended.scaling.basis).toBe(
+      input.autoscaling ? 'maximum' : 'fixed',
+    );
+  });
 });

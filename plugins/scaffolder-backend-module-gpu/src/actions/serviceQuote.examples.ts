@@ -51,4 +51,34 @@ export const examples: TemplateExample[] = [
       ],
     }),
   },
+  {
+    description:
+      "Quote a dev assistant that scales to zero when idle and up to 3 replicas on its queue: each option's scaling says which replicas its monthly cost reserves and prices (the maximum, or the replica that wakes it plus burst, as the platform decides)",
+    example: yaml.stringify({
+      steps: [
+        {
+          id: 'quote',
+          action: 'gpu:service:quote',
+          name: 'Quote the GPU service',
+          input: {
+            name: 'dev-assistant',
+            team: 'ml-platform',
+            model: 'llama-3.2-3b',
+            runtime: 'vllm',
+            dtype: 'int4',
+            maxModelLen: 4096,
+            concurrency: 4,
+            replicas: 1,
+            environment: 'dev',
+            autoscaling: {
+              minReplicas: 0,
+              maxReplicas: 3,
+              targetQueueDepth: 2,
+              engine: 'keda',
+            },
+          },
+        },
+      ],
+    }),
+  },
 ];

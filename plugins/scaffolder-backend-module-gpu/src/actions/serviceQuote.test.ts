@@ -63,6 +63,101 @@ describe('gpu:service:quote', () => {
     expect(unavailable.every(u => typeof u.reason === 'string')).toBe(true);
   });
 
+  /** The `options` output of a quote run. */
+  async function quoteOptions(
+    quoteAction: typeof action,
+    input: typeof summariser & {
+      autoscaling?: {
+        minReplicas: number;
+        maxReplicas: number;
+        targetQueueDepth: number;
+        engine: 'keda' | 'hpa';
+      };
+    },
+  ) {
+    const ctx = createMockActionContext({ input });
+    await quoteAction.handler(ctx);
+    return (ctx.output as jest.Mock).mock.calls.find(
+      ([k]: [string]) => k === 'options',
+    )?.[1] as any[];
+  }
+
+  const dedicatedL4 = (options: any[]) =>
+    options.find(o => o.tier === 'dedicated' && o.pool === 'l4-ondemand');
+
+  it('says which replicas a fixed-size service is priced at', async () => {
+    const option = dedicatedL4(
+      await quoteOptions(action, { ...summariser, replicas: 2 }),
+    );
+    expect(option.scaling).toEqual({
+      basis: 'fixed',
+      replicas: 2,
+      burstReplicas: 0,
+    });
+  });
+
+  it('prices an autoscaled service at its maximum under the default policy, and says so', async () => {
+    const fixed = dedicatedL4(
+      await quoteOptions(action, { ...summariser, replicas: 4 }),
+    );
+    const option = dedicatedL4(
+      await quoteOptions(action, {
+        ...summariser,
+        autoscaling: {
+          minReplicas: 1,
+          maxReplicas: 4,
+          targetQueueDepth: 4,
+          engine: 'keda',
+        },
+      }),
+    );
+    expect(option.scaling).toEqual({
+      basis: 'maximum',
+      replicas: 4,
+      minReplicas: 1,
+      maxReplicas: 4,
+      burstReplicas: 0,
+    });
+    // Four replicas reserved and priced: what four fixed replicas cost.
+    expect(option.monthlyCost).toBe(fixed.monthlyCost);
+  });
+
+  it('prices scale to zero at the replica that wakes it plus burst under minimum-plus-burst, with the burst cost and room', async () => {
+    const burstBackend = fakeGpuBackend({
+      autoscaledReplicas: 'minimum-plus-burst',
+    });
+    server.use(...burstBackend.handlers);
+    const one = dedicatedL4(
+      await quoteOptions(action, { ...summariser, replicas: 1 }),
+    );
+    const two = dedicatedL4(
+      await quoteOptions(action, { ...summariser, replicas: 2 }),
+    );
+    const option = dedicatedL4(
+      await quoteOptions(action, {
+        ...summariser,
+        autoscaling: {
+          minReplicas: 0,
+          maxReplicas: 3,
+          targetQueueDepth: 2,
+          engine: 'keda',
+        },
+      }),
+    );
+    expect(option.scaling).toEqual({
+      basis: 'minimum-plus-burst',
+      replicas: 1,
+      minReplicas: 0,
+      maxReplicas: 3,
+      burstReplicas: 2,
+      // Two more replicas for a month: what two fixed replicas cost.
+      burstMonthlyCost: two.monthlyCost,
+      // The team holds nothing yet: its quota has room for both.
+      burstReplicasWithinQuota: 2,
+    });
+    expect(option.monthlyCost).toBe(one.monthlyCost);
+  });
+
   it('surfaces the backend rejection of an unknown model', async () => {
     const ctx = createMockActionContext({
       input: { ...summariser, model: 'gpt-17' },

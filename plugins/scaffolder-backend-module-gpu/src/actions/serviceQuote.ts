@@ -4,6 +4,57 @@ import { formatUsd } from '@gpu-platform/backstage-plugin-gpu-common';
 import { GpuBackendClient } from '@gpu-platform/backstage-plugin-gpu-node';
 import { examples } from './serviceQuote.examples';
 import { serviceRequestInput } from './serviceRequestInput';
+import { z as zod } from 'zod/v3';
+
+/**
+ * Which replicas an option's `monthlyCost` is for: the quote's `scaling` (the platform's
+ * gpu.admission.autoscaledReplicas for an autoscaled request), with the replicas reserved and priced and, under
+ * `minimum-plus-burst`, what the burst above them may add.
+ */
+function scalingOutput(z: typeof zod) {
+  return z
+    .object({
+      basis: z
+        .enum(['fixed', 'maximum', 'minimum-plus-burst'])
+        .describe(
+          'fixed: no autoscaling, replicas priced; maximum: the autoscaling maximum reserved and priced; ' +
+            "minimum-plus-burst: the minimum (1 for scale to zero) reserved and priced, the replicas above it run only while the team's quota has room",
+        ),
+      replicas: z
+        .number()
+        .describe(
+          'Replicas reserved in the team quota and priced in monthlyCost',
+        ),
+      minReplicas: z
+        .number()
+        .optional()
+        .describe('The autoscaling minimum (absent for fixed)'),
+      maxReplicas: z
+        .number()
+        .optional()
+        .describe('The autoscaling maximum (absent for fixed)'),
+      burstReplicas: z
+        .number()
+        .describe(
+          'Replicas it may add above those reserved (0 unless minimum-plus-burst)',
+        ),
+      burstMonthlyCost: z
+        .string()
+        .optional()
+        .describe(
+          'What the burst replicas would add in a month, running all the time: not reserved, not budgeted',
+        ),
+      burstReplicasWithinQuota: z
+        .number()
+        .optional()
+        .describe(
+          "How many burst replicas the team's unreserved quota has room for now (minimum-plus-burst only)",
+        ),
+    })
+    .describe(
+      'Which replicas monthlyCost is for, as the platform prices an autoscaled service',
+    );
+}
 
 /**
  * `gpu:service:quote`: asks the gpu backend which tiers and pools fit a request, what each costs and whether the
@@ -33,6 +84,7 @@ export function createServiceQuoteAction(options: {
               migProfile: z.string().optional(),
               monthlyCost: z.string(),
               policy: z.string(),
+              scaling: scalingOutput(z),
             })
             .optional()
             .describe('The recommended option, absent when nothing fits'),
@@ -45,6 +97,7 @@ export function createServiceQuoteAction(options: {
                 migProfile: z.string().optional(),
                 monthlyCost: z.string(),
                 policy: z.string(),
+                scaling: scalingOutput(z),
               }),
             )
             .describe('Every feasible option, best first'),
@@ -72,6 +125,23 @@ export function createServiceQuoteAction(options: {
           : {}),
         monthlyCost: formatUsd(option.cost.monthly),
         policy: option.verdict,
+        scaling: {
+          basis: option.scaling.basis,
+          replicas: option.replicas,
+          ...(option.scaling.minReplicas !== undefined && {
+            minReplicas: option.scaling.minReplicas,
+          }),
+          ...(option.scaling.maxReplicas !== undefined && {
+            maxReplicas: option.scaling.maxReplicas,
+          }),
+          burstReplicas: option.scaling.burstReplicas,
+          ...(option.cost.burstMonthly !== undefined && {
+            burstMonthlyCost: formatUsd(option.cost.burstMonthly),
+          }),
+          ...(option.quota.burstReplicasWithinQuota !== undefined && {
+            burstReplicasWithinQuota: option.quota.burstReplicasWithinQuota,
+          }),
+        },
       });
       const feasible = quote.options.map(summarise);
       ctx.logger.info(

@@ -104,7 +104,7 @@ export const serviceRequestInput = {
       })
       .optional()
       .describe(
-        "Scale on the serving queue between minReplicas and maxReplicas (vLLM only); replicas is the size it starts at, what the quote prices and the reservation holds. Replicas the autoscaler adds run only as Kueue admits them within the team's quota",
+        "Scale on the serving queue between minReplicas and maxReplicas (vLLM only). What is reserved in the team's quota and priced is the platform's choice (gpu.admission.autoscaledReplicas): the maximum, or the minimum (1 for scale to zero) with the replicas above it running only while Kueue admits them within the team's quota; gpu:service:quote's scaling.basis says which",
       ),
   concurrentSequences: (z: typeof zod) =>
     z
