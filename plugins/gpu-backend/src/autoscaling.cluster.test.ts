@@ -335,16 +335,34 @@ describeOnLocalCluster(
           const waiting = admission?.workloads?.find(
             (w: { state: string }) => w.state === 'pending',
           );
-          if (view.clusterStatus?.deployment?.replicas !== 4 || !waiting) {
-            throw new Error(JSON.stringify(view.clusterStatus?.admission));
+          // The status the refresh recorded says why, with Kueue's reason code.
+          if (
+            view.clusterStatus?.deployment?.replicas !== 4 ||
+            !waiting ||
+            view.reason !== 'KueuePending'
+          ) {
+            throw new Error(
+              JSON.stringify({
+                reason: view.reason,
+                deployment: view.clusterStatus?.deployment,
+                admission,
+              }),
+            );
           }
-          return { admission, waiting };
+          return { view, admission, waiting };
         },
         SCALE_TIMEOUT,
       );
       expect(pending.admission.admitted).toBe(3);
       expect(pending.admission.pending).toBe(1);
       expect(pending.waiting.message).toMatch(/quota/i);
+      // What the card shows as current and desired replicas: the Deployment's ready replicas and its spec.replicas.
+      expect(pending.view.clusterStatus.deployment).toMatchObject({
+        replicas: 4,
+        readyReplicas: 3,
+      });
+      expect(pending.view.status).toBe('starting');
+      expect(pending.view.statusReason).toContain(pending.waiting.message);
       const pods = await podsOf(
         clients,
         NAMESPACE,
@@ -399,6 +417,14 @@ describeOnLocalCluster(
         },
         SCALE_TIMEOUT,
       );
+      // The card's figures: none current, none desired.
+      await eventually('the service view at 0 replicas', async () => {
+        const idle = await serviceView(id);
+        const read = idle.clusterStatus?.deployment;
+        return read?.replicas === 0 && read?.readyReplicas === 0
+          ? true
+          : undefined;
+      });
 
       // Nothing serves it: no pod of the Deployment, and no ready address in its Service's EndpointSlices (what the
       // interceptor waits on before it forwards).
