@@ -1,13 +1,20 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { KubernetesObjectClient, KubernetesRequestError } from '../cluster';
 import {
+  AutoscalerObject,
   autoscalingComponentFindings,
   autoscalingNeeds,
+  OPERATOR_GRACE_MS,
 } from './autoscalingComponentFindings';
 
-/** A cluster serving the kinds given, with the APIServices given (name -> Available status). */
+/**
+ * A cluster serving the kinds given, with the APIServices given (name -> Available status) and other objects by
+ * `Kind namespace/name`.
+ */
 function clusterOf(
   kinds: string[],
   apiServices: Record<string, 'True' | 'False'>,
+  objects: Record<string, KubernetesObject> = {},
 ): KubernetesObjectClient {
   return {
     apply: () => Promise.reject(new Error('not used')),
@@ -15,6 +22,8 @@ function clusterOf(
     list: () => Promise.reject(new Error('not used')),
     serves: async (apiVersion, kind) => kinds.includes(`${apiVersion} ${kind}`),
     read: async ref => {
+      const object = objects[`${ref.kind} ${ref.namespace}/${ref.name}`];
+      if (object) return object;
       const status = apiServices[ref.name];
       if (ref.kind !== 'APIService' || !status) {
         throw new KubernetesRequestError('not found', 'http', 404);
@@ -48,6 +57,134 @@ const EXTERNAL = 'v1beta1.external.metrics.k8s.io';
 const CUSTOM = 'v1beta1.custom.metrics.k8s.io';
 
 describe('autoscalingComponentFindings', () => {
+  const NOW = Date.parse('2026-12-02T20:00:00Z');
+
+  /** A KEDA object of a service, created `ageMs` before NOW, with the conditions given (none: never reconciled). */
+  function kedaObject(
+    ref: AutoscalerObject,
+    ageMs: number,
+    conditions?: Array<{ type: string; status: string }>,
+  ): Record<string, KubernetesObject> {
+    return {
+      [`${ref.kind} ${ref.namespace}/${ref.name}`]: {
+        apiVersion: ref.apiVersion,
+        kind: ref.kind,
+        metadata: {
+          name: ref.name,
+          namespace: ref.namespace,
+          creationTimestamp: new Date(NOW - ageMs).toISOString() as never,
+        },
+        ...(conditions && { status: { conditions } }),
+      } as KubernetesObject,
+    };
+  }
+
+  const scaledObject = (name: string): AutoscalerObject => ({
+    apiVersion: 'keda.sh/v1alpha1',
+    kind: 'ScaledObject',
+    namespace: 'ml',
+    name,
+  });
+  const httpScaledObject = (name: string): AutoscalerObject => ({
+    apiVersion: 'http.keda.sh/v1alpha1',
+    kind: 'HTTPScaledObject',
+    namespace: 'ml',
+    name,
+  });
+  const ready = [{ type: 'Ready', status: 'True' }];
+  const served = { [EXTERNAL]: 'True' as const };
+
+  it('finds no KEDA operator when the CRDs are there but no ScaledObject was taken up in time', async () => {
+    const autoscalers = [
+      scaledObject('chat'),
+      scaledObject('summary'),
+      scaledObject('fresh'),
+      scaledObject('gone'),
+    ];
+    const findings = await autoscalingComponentFindings(
+      'gpu-eu',
+      {
+        keda: ['ml/chat', 'ml/summary'],
+        hpa: [],
+        httpAddOn: false,
+        autoscalers,
+      },
+      clusterOf(KEDA_KINDS, served, {
+        ...kedaObject(autoscalers[0], OPERATOR_GRACE_MS + 1000),
+        ...kedaObject(autoscalers[1], 10 * OPERATOR_GRACE_MS),
+        // Created moments ago: the operator may not have reconciled it yet.
+        ...kedaObject(autoscalers[2], 5_000),
+        // 'gone' is not in the cluster: drift, not this check's.
+      }),
+      NOW,
+    );
+    expect(findings).toEqual([
+      {
+        id: 'keda-missing',
+        severity: 'error',
+        source: 'cluster',
+        cluster: 'gpu-eu',
+        where: 'ScaledObject ml/chat',
+        message:
+          "Cluster gpu-eu has KEDA's CRDs but no KEDA operator takes up its ScaledObjects: ml/chat, ml/summary have no Ready condition 2 minutes after their creation, so nothing scales them",
+        fix: 'Install KEDA 2.21 (Helm chart kedacore/keda: the operator and its metrics API server), or check that its keda-operator Deployment runs and watches these namespaces',
+      },
+    ]);
+  });
+
+  it('finds nothing of the operator once it has set a Ready condition, True or False', async () => {
+    const autoscalers = [scaledObject('chat'), scaledObject('summary')];
+    expect(
+      await autoscalingComponentFindings(
+        'gpu-eu',
+        {
+          keda: ['ml/chat', 'ml/summary'],
+          hpa: [],
+          httpAddOn: false,
+          autoscalers,
+        },
+        clusterOf(KEDA_KINDS, served, {
+          ...kedaObject(autoscalers[0], 10 * OPERATOR_GRACE_MS, ready),
+          ...kedaObject(autoscalers[1], 10 * OPERATOR_GRACE_MS, [
+            { type: 'Ready', status: 'False' },
+          ]),
+        }),
+        NOW,
+      ),
+    ).toEqual([]);
+  });
+
+  it('finds no HTTP add-on operator when its CRD is there but no HTTPScaledObject was taken up in time', async () => {
+    const autoscalers = [httpScaledObject('idle')];
+    const findings = await autoscalingComponentFindings(
+      'gpu-eu',
+      { keda: ['ml/idle'], hpa: [], httpAddOn: true, autoscalers },
+      clusterOf(KEDA_KINDS, served, {
+        ...kedaObject(autoscalers[0], OPERATOR_GRACE_MS + 1000),
+      }),
+      NOW,
+    );
+    expect(findings).toEqual([
+      expect.objectContaining({
+        id: 'keda-http-add-on-missing',
+        where: 'HTTPScaledObject ml/idle',
+        message:
+          "Cluster gpu-eu has the HTTP add-on's CRD but no add-on operator takes up its HTTPScaledObjects: ml/idle has no Ready condition 2 minutes after its creation, so nothing scales it to zero nor wakes it",
+        fix: expect.stringMatching(/keda-add-ons-http/),
+      }),
+    ]);
+    expect(
+      await autoscalingComponentFindings(
+        'gpu-eu',
+        { keda: ['ml/idle'], hpa: [], httpAddOn: true, autoscalers },
+        clusterOf(KEDA_KINDS, served, {
+          ...kedaObject(autoscalers[0], OPERATOR_GRACE_MS + 1000, ready),
+        }),
+        NOW,
+      ),
+    ).toEqual([]);
+  });
+
   const kedaAndHpa = {
     keda: ['ml/chat'],
     hpa: ['ml/summary'],
@@ -143,6 +280,57 @@ describe('autoscalingNeeds', () => {
           },
         },
       ),
-    ).toEqual({ keda: ['ml/a'], hpa: ['ml/b'], httpAddOn: true });
+    ).toEqual({
+      keda: ['ml/a'],
+      hpa: ['ml/b'],
+      httpAddOn: true,
+      autoscalers: [],
+    });
+  });
+
+  it('lists the ScaledObjects and HTTPScaledObjects of the running services’ manifests', () => {
+    const service = (name: string, kind?: string) =>
+      ({
+        name,
+        namespace: 'ml',
+        request: {},
+        manifests: [
+          { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name } },
+          ...(kind
+            ? [
+                {
+                  apiVersion: kind.startsWith('HTTP')
+                    ? 'http.keda.sh/v1alpha1'
+                    : 'keda.sh/v1alpha1',
+                  kind,
+                  metadata: { name: `${name}-scaler`, namespace: 'ml' },
+                },
+              ]
+            : []),
+        ],
+      } as never);
+    expect(
+      autoscalingNeeds(
+        [
+          service('queue', 'ScaledObject'),
+          service('idle', 'HTTPScaledObject'),
+          service('fixed'),
+        ],
+        undefined,
+      ).autoscalers,
+    ).toEqual([
+      {
+        apiVersion: 'keda.sh/v1alpha1',
+        kind: 'ScaledObject',
+        namespace: 'ml',
+        name: 'queue-scaler',
+      },
+      {
+        apiVersion: 'http.keda.sh/v1alpha1',
+        kind: 'HTTPScaledObject',
+        namespace: 'ml',
+        name: 'idle-scaler',
+      },
+    ]);
   });
 });

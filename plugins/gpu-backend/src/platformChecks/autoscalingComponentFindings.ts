@@ -14,7 +14,28 @@ export interface AutoscalingNeeds {
   hpa: string[];
   /** Whether the service settings wake services at zero through KEDA's HTTP add-on. */
   httpAddOn: boolean;
+  /**
+   * The KEDA objects of the running services' manifests: each ScaledObject is for KEDA's operator to take up, each
+   * HTTPScaledObject for the HTTP add-on's operator. Absent: none is checked.
+   */
+  autoscalers?: AutoscalerObject[];
 }
+
+/** A ScaledObject or HTTPScaledObject a service's manifests hold. */
+export interface AutoscalerObject {
+  apiVersion: string;
+  kind: 'ScaledObject' | 'HTTPScaledObject';
+  namespace: string;
+  name: string;
+}
+
+/**
+ * How long an operator may take to set the first `Ready` condition of an object it watches before the check says it
+ * does not run: KEDA's operator and the HTTP add-on's set it on their first reconcile, seconds after the apply.
+ */
+export const OPERATOR_GRACE_MS = 2 * 60_000;
+
+const KEDA_KINDS = new Set(['ScaledObject', 'HTTPScaledObject']);
 
 function wakesThroughHttpAddOn(settings: ServiceSettings): boolean {
   return settings.wakeTrigger?.type === 'http-add-on';
@@ -29,9 +50,23 @@ export function autoscalingNeeds(
     running
       .filter(s => s.request.autoscaling?.engine === engine)
       .map(s => `${s.namespace}/${s.name}`);
+  const autoscalers = running.flatMap(service =>
+    (service.manifests ?? [])
+      .filter(m => KEDA_KINDS.has(m.kind))
+      .map(m => {
+        const metadata = m.metadata as { name?: string; namespace?: string };
+        return {
+          apiVersion: m.apiVersion,
+          kind: m.kind as AutoscalerObject['kind'],
+          namespace: metadata?.namespace ?? service.namespace,
+          name: metadata?.name ?? service.name,
+        };
+      }),
+  );
   return {
     keda: named('keda'),
     hpa: named('hpa'),
+    autoscalers,
     httpAddOn: serviceDefaults
       ? [
           serviceDefaults.defaults,
@@ -84,6 +119,60 @@ async function metricsApi(
   }
 }
 
+interface OperatorStatus {
+  metadata?: { creationTimestamp?: string };
+  status?: { conditions?: Array<{ type: string }> };
+}
+
+/**
+ * The objects of `kind` that no operator has taken up: in the cluster for longer than {@link OPERATOR_GRACE_MS} and
+ * still without a `Ready` condition (KEDA's operator and the HTTP add-on's set one, True or False, on their first
+ * reconcile). Objects not in the cluster are not counted (the service's drift says so).
+ */
+async function untaken(
+  client: KubernetesObjectClient,
+  objects: AutoscalerObject[],
+  kind: AutoscalerObject['kind'],
+  now: number,
+): Promise<string[]> {
+  const names: string[] = [];
+  for (const ref of objects.filter(o => o.kind === kind)) {
+    let object: OperatorStatus | undefined;
+    try {
+      object = (await client.read(ref)) as OperatorStatus | undefined;
+    } catch (error) {
+      if (error instanceof KubernetesRequestError && error.statusCode === 404) {
+        continue;
+      }
+      throw error;
+    }
+    if (!object) continue;
+    const created = Date.parse(object.metadata?.creationTimestamp ?? '');
+    const ready = object.status?.conditions?.some(c => c.type === 'Ready');
+    if (
+      !ready &&
+      Number.isFinite(created) &&
+      now - created > OPERATOR_GRACE_MS
+    ) {
+      names.push(`${ref.namespace}/${ref.name}`);
+    }
+  }
+  return names;
+}
+
+/** What an operator that takes up none of `idle` leaves undone, for a finding's message. */
+function notTakenUp(
+  idle: string[],
+  undone: (object: 'it' | 'them') => string,
+): string {
+  const one = idle.length === 1;
+  return `${some(idle)} ${one ? 'has' : 'have'} no Ready condition ${
+    OPERATOR_GRACE_MS / 60_000
+  } minutes after ${one ? 'its' : 'their'} creation, so nothing ${undone(
+    one ? 'it' : 'them',
+  )}`;
+}
+
 function some(names: string[]): string {
   return names.length > 3
     ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more`
@@ -94,11 +183,14 @@ function some(names: string[]): string {
  * What a cluster lacks for the autoscaling its services and settings ask for:
  *
  * - `keda-missing`: services scale with KEDA (or scale to zero through its HTTP add-on) and the cluster does not
- *   serve `keda.sh/v1alpha1` ScaledObjects: the operator is not installed, the objects would be refused.
+ *   serve `keda.sh/v1alpha1` ScaledObjects: the operator is not installed, the objects would be refused. Or the CRDs
+ *   are there but no operator takes up the services' ScaledObjects (none has a `Ready` condition
+ *   {@link OPERATOR_GRACE_MS} after its creation): CRDs alone scale nothing.
  * - `keda-metrics-api-unavailable`: KEDA's CRDs are there but the `v1beta1.external.metrics.k8s.io` APIService (KEDA's
  *   metrics API server) is missing or not Available: the HPAs KEDA makes cannot read their metric and never scale.
  * - `keda-http-add-on-missing`: services scale to zero through the HTTP add-on and the cluster does not serve
- *   `http.keda.sh/v1alpha1` HTTPScaledObjects: nothing would hold requests nor wake them.
+ *   `http.keda.sh/v1alpha1` HTTPScaledObjects: nothing would hold requests nor wake them. Or the CRD is there but
+ *   no add-on operator takes up the services' HTTPScaledObjects (no `Ready` condition in time).
  * - `hpa-metrics-adapter-missing`: services scale with a plain HPA on `vllm:num_requests_waiting` per pod (a Pods
  *   metric, read from `custom.metrics.k8s.io`) and no adapter serves that API.
  *
@@ -108,6 +200,7 @@ export async function autoscalingComponentFindings(
   cluster: string,
   needs: AutoscalingNeeds,
   client: KubernetesObjectClient,
+  now: number = Date.now(),
 ): Promise<PlatformFinding[]> {
   const findings: PlatformFinding[] = [];
   const base = {
@@ -133,6 +226,24 @@ export async function autoscalingComponentFindings(
         fix: 'Install KEDA 2.21 (Helm chart kedacore/keda: the operator and its metrics API server)',
       });
     } else {
+      const idle = await untaken(
+        client,
+        needs.autoscalers ?? [],
+        'ScaledObject',
+        now,
+      );
+      if (idle.length > 0) {
+        findings.push({
+          ...base,
+          id: 'keda-missing',
+          where: `ScaledObject ${idle[0]}`,
+          message: `Cluster ${cluster} has KEDA's CRDs but no KEDA operator takes up its ScaledObjects: ${notTakenUp(
+            idle,
+            it => `scales ${it}`,
+          )}`,
+          fix: 'Install KEDA 2.21 (Helm chart kedacore/keda: the operator and its metrics API server), or check that its keda-operator Deployment runs and watches these namespaces',
+        });
+      }
       const api = await metricsApi(client, 'v1beta1.external.metrics.k8s.io');
       if (api.state !== 'available') {
         findings.push({
@@ -157,17 +268,35 @@ export async function autoscalingComponentFindings(
       }
     }
   }
-  if (
-    needs.httpAddOn &&
-    !(await client.serves('http.keda.sh/v1alpha1', 'HTTPScaledObject'))
-  ) {
-    findings.push({
-      ...base,
-      id: 'keda-http-add-on-missing',
-      where: 'API group http.keda.sh/v1alpha1',
-      message: `Services scale to zero through KEDA's HTTP add-on (gpu.serviceDefaults scaleToZero.httpAddOn) but cluster ${cluster} does not serve HTTPScaledObjects: nothing would hold their requests at zero nor wake them`,
-      fix: "Install KEDA's HTTP add-on 0.12 (Helm chart kedacore/keda-add-ons-http: operator, interceptor, scaler), and give users the interceptor's address",
-    });
+  if (needs.httpAddOn) {
+    if (!(await client.serves('http.keda.sh/v1alpha1', 'HTTPScaledObject'))) {
+      findings.push({
+        ...base,
+        id: 'keda-http-add-on-missing',
+        where: 'API group http.keda.sh/v1alpha1',
+        message: `Services scale to zero through KEDA's HTTP add-on (gpu.serviceDefaults scaleToZero.httpAddOn) but cluster ${cluster} does not serve HTTPScaledObjects: nothing would hold their requests at zero nor wake them`,
+        fix: "Install KEDA's HTTP add-on 0.12 (Helm chart kedacore/keda-add-ons-http: operator, interceptor, scaler), and give users the interceptor's address",
+      });
+    } else {
+      const idle = await untaken(
+        client,
+        needs.autoscalers ?? [],
+        'HTTPScaledObject',
+        now,
+      );
+      if (idle.length > 0) {
+        findings.push({
+          ...base,
+          id: 'keda-http-add-on-missing',
+          where: `HTTPScaledObject ${idle[0]}`,
+          message: `Cluster ${cluster} has the HTTP add-on's CRD but no add-on operator takes up its HTTPScaledObjects: ${notTakenUp(
+            idle,
+            it => `scales ${it} to zero nor wakes ${it}`,
+          )}`,
+          fix: "Install KEDA's HTTP add-on 0.12 (Helm chart kedacore/keda-add-ons-http: operator, interceptor, scaler), or check that its operator Deployment runs",
+        });
+      }
+    }
   }
   if (needs.hpa.length > 0) {
     const api = await metricsApi(client, 'v1beta1.custom.metrics.k8s.io');
