@@ -65,6 +65,24 @@ function expectWithin(
   return { error: error / Math.max(1, expected), at: label };
 }
 
+/**
+ * The end of the history: the 2nd to the 9th of this month (or the last, when that is still to come) at a time of day,
+ * both from the seed. The 30-day card always crosses a month boundary, and arrivals, departures and gaps fall on both sides
+ * of midnight.
+ */
+function scenarioEnd(from: number): number {
+  const latest = DateTime.fromSeconds(historyEnd(300), { zone: 'utc' });
+  const at = (month: DateTime) =>
+    month.startOf('month').plus({
+      days: 1 + (from % 8),
+      hours: from % 24,
+      minutes: 5 * (Math.floor(from / 24) % 12),
+    });
+  const end =
+    at(latest) <= latest ? at(latest) : at(latest.minus({ months: 1 }));
+  return Math.round(end.toSeconds());
+}
+
 describe('Prometheus versions under test', () => {
   it('has every required version, and at least one', () => {
     expect(prometheusVersions.missing).toEqual([]);
@@ -75,8 +93,7 @@ describe('Prometheus versions under test', () => {
 describe.each(prometheusVersions.available)(
   `usage of services that live part of a window (seed ${seed}), Prometheus $version`,
   binaries => {
-    // The time of day varies with the seed too: arrivals, departures and gaps fall on both sides of midnight.
-    const end = historyEnd(300, 2 + (seed % 24));
+    const end = scenarioEnd(seed);
     const scenario = lifetimeScenario({ end, seed });
     const now = DateTime.fromSeconds(end, { zone: 'utc' });
     let prometheus: PrometheusWithHistory;
@@ -220,6 +237,42 @@ describe.each(prometheusVersions.available)(
       // The steady pod's missed vLLM scrapes are unknown tokens, split as without tokens, and said.
       expect(steady.utilisation!.note).toMatch(/tokens unknown at \d+ steps/);
     });
+
+    it.each(windows)(
+      'names the busy time above an MPS share on the team cost and the overview (%s): usage plus it is the busy time',
+      async (label, seconds) => {
+        const usage = usageService();
+        const from = end - seconds;
+        const [overview, team, hog, light] = await Promise.all([
+          usage.overview(label),
+          usage.teamCost('ml-platform', label),
+          usage.serviceCost(ids['mps-hog'], label),
+          usage.serviceCost(ids['mps-light'], label),
+        ]);
+        const above = scenario.aboveShareMicros(from, end);
+        expect(above).toBeGreaterThan(0);
+        note(
+          `above share ${label}`,
+          expectWithin(
+            `overview above share (${label})`,
+            overview.aboveShareMicros,
+            above,
+          ),
+        );
+        // Only ml-platform's pod is above its share.
+        expect(team.aboveShareMicros).toBe(overview.aboveShareMicros);
+        note(
+          `above share ${label}`,
+          expectWithin(
+            `MPS GPU usage + above share (${label})`,
+            hog.usageMicros! + light.usageMicros! + overview.aboveShareMicros!,
+            scenario.usageMicros('mps-hog', from, end)! +
+              scenario.usageMicros('mps-light', from, end)! +
+              above,
+          ),
+        );
+      },
+    );
 
     it.each(windows)(
       'adds every service with a figure into the team cost and the overview (%s), naming those without',

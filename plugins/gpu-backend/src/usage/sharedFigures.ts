@@ -167,6 +167,14 @@ export function sharedFigures(options: {
     ),
   );
   const held = target.gpuSharePerReplica * present;
+  // The window's steps end at the last multiple of the step (`stepGrid`): the time held after it is not measured, and
+  // counts at the rate of the time measured, as usage does (utilisation x coverage x the allocation of the span).
+  const spanSeconds = target.span
+    ? target.span.reduce((t, [from, to]) => t + (to - from) / 1000, 0)
+    : window?.seconds ?? 0;
+  const measuredSeconds = spanSteps * step;
+  const unmeasured =
+    measuredSeconds > 0 ? Math.max(1, spanSeconds / measuredSeconds) : 1;
   const splits: Record<StepSplit, number> = {
     tokens: total(pods, p => p.splits.tokens),
     even: total(pods, p => p.splits.even),
@@ -193,7 +201,7 @@ export function sharedFigures(options: {
     ...(coverage !== undefined ? { coverage } : {}),
     ...(window ? { busyGpuSeconds: busy * step } : {}),
     ...(window && held > 0 && busy > held
-      ? { aboveShareGpuSeconds: (busy - held) * step }
+      ? { aboveShareGpuSeconds: (busy - held) * step * unmeasured }
       : {}),
     shareOfDevice: deviceTokens > 0 ? tokens / deviceTokens : undefined,
     utilisationSeries: stepUtilisation(pods, target.gpuSharePerReplica),

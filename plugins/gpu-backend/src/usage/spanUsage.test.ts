@@ -308,4 +308,44 @@ describe('usage over the time held', () => {
       samplesPerStep([alternating([3, 2, 3, 3, 2, 3, 2], 42)], 900),
     ).toBeCloseTo(2.57, 1);
   });
+
+  it('names busy time above a share over the whole time held when the window ends between two steps', () => {
+    // Steps at multiples of 900 s; the window (450, 7650] and the time held with it: the first step is half inside,
+    // and the 450 s after the last step are not measured.
+    const step = 900;
+    const times = Array.from({ length: 8 }, (_, i) => (i + 1) * step);
+    const end = times.at(-1)! + step / 2;
+    const seconds = 8 * step;
+    const device = (pod: string, percent: number): DeviceSteps => ({
+      namespace: 'ml',
+      pod,
+      hostname: 'mps-node',
+      gpu: '0',
+      points: new Map(times.map(t => [t, percent])),
+    });
+    const metrics = windowMetrics({
+      sharedUtil: ok([device('busy-1-x', 70), device('quiet-1-x', 5)]),
+      sharedPlacement: ok([]),
+      sharedTokens: ok([]),
+    });
+    const target = (deployment: string): AttributionTarget => ({
+      id: deployment,
+      namespace: 'ml',
+      deployment,
+      modelName: deployment,
+      tier: 'mps',
+      gpuSharePerReplica: 0.25,
+      span: [[(end - seconds) * 1000, end * 1000]],
+    });
+    const usage = attributeUsage([target('busy'), target('quiet')], metrics, {
+      end,
+      seconds,
+      step,
+    });
+    const busy = usage.get('busy')!;
+    expect(busy.utilisation!.value).toBe(1);
+    expect(busy.utilisation!.coverage).toBeCloseTo(1, 9);
+    // 45% of the GPU above the quarter, over the 8 steps held as the quarter billed is.
+    expect(busy.aboveShareGpuSeconds! / seconds).toBeCloseTo(0.45, 9);
+  });
 });

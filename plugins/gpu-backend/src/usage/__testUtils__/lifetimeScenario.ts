@@ -55,9 +55,11 @@ interface Lifetime {
  * MIG slice created at midnight on the 1st of the month, a dedicated GPU whose exporter missed one or two scrapes
  * several times (gaps shorter than any measuring step) and once for hours, a service held 25 to 22 days ago only, a
  * service without metrics, and a time-sliced T4 shared by a pod there all along (its vLLM scrapes missed for hours)
- * and one that arrives and leaves within the last day, both generating tokens at the same rate. Utilisation is
- * constant per service, so the plain arithmetic is: usage = GPU-hour price x GPU-equivalents x utilisation x the
- * sampled hours held, and on the shared GPU the device's busy GPU-hours x price, half to each pod while both are there.
+ * and one that arrives and leaves within the last day, both generating tokens at the same rate, and an MPS L4 whose
+ * exporter reports per-pod values, a pod above its quarter there all along and one below it arriving within the last
+ * day. Utilisation is constant per service, so the plain arithmetic is: usage = GPU-hour price x GPU-equivalents x
+ * utilisation x the sampled hours held; on the time-sliced GPU the device's busy GPU-hours x price, half to each pod
+ * while both are there; on the MPS GPU each pod's own value up to its quarter, the rest above the share.
  */
 export function lifetimeScenario(options: { end: number; seed: number }) {
   const { end, seed } = options;
@@ -93,6 +95,7 @@ export function lifetimeScenario(options: { end: number; seed: number }) {
     end - 9 * HOUR - ((end - 9 * HOUR) % (3 * HOUR)) - 3 * HOUR;
   const vllmGap = { after: vllmGapAfter, until: vllmGapAfter + 6 * HOUR };
   const deviceUtil = random.multiple(8, 20, 1);
+  const mpsArrive = end - random.multiple(4 * HOUR, 16 * HOUR, SAMPLE);
   const percent = () => random.multiple(10, 90, 1);
 
   const base = (name: string, team: string, namespace: string) => ({
@@ -196,6 +199,33 @@ export function lifetimeScenario(options: { end: number; seed: number }) {
       gaps: [],
     },
     {
+      // Per-pod MPS values above its quarter: the quarter is billed, the rest is busy time above the share.
+      seeded: {
+        ...base('mps-hog', 'ml-platform', 'ml-serving'),
+        tier: 'mps',
+        pool: 'l4-mps',
+        gpuEquivalents: 1 / 4,
+        heldAt: iso(held),
+      },
+      heldFrom: held,
+      heldUntil: end,
+      gaps: [],
+      utilisation: random.multiple(35, 60, 1) / 100,
+    },
+    {
+      seeded: {
+        ...base('mps-light', 'search', 'search'),
+        tier: 'mps',
+        pool: 'l4-mps',
+        gpuEquivalents: 1 / 4,
+        heldAt: iso(mpsArrive),
+      },
+      heldFrom: mpsArrive,
+      heldUntil: end,
+      gaps: [],
+      utilisation: random.multiple(3, 15, 1) / 100,
+    },
+    {
       seeded: {
         ...base('ts-visitor', 'ml-platform', 'ml-serving'),
         tier: 'time-sliced',
@@ -211,11 +241,13 @@ export function lifetimeScenario(options: { end: number; seed: number }) {
   ];
 
   const t4 = { hostname: 't4-lifetimes-1', gpu: '0' };
+  const mps = { hostname: 'l4-mps-lifetimes-1', gpu: '0' };
   const services: HistoryService[] = lifetimes
     .filter(l => !l.blind)
     .map(l => {
       const { name, namespace, tier } = l.seeded;
-      const shared = tier === 'time-sliced';
+      const shared = tier === 'time-sliced' || tier === 'mps';
+      const sharedDevice = tier === 'mps' ? mps : t4;
       return {
         name,
         namespace,
@@ -223,7 +255,7 @@ export function lifetimeScenario(options: { end: number; seed: number }) {
         pods: [
           {
             pod: podName(name),
-            ...(shared ? t4 : { hostname: `${name}-node`, gpu: '0' }),
+            ...(shared ? sharedDevice : { hostname: `${name}-node`, gpu: '0' }),
             ...(tier === 'mig'
               ? { migInstance: '7', migProfile: l.seeded.migProfile }
               : {}),
@@ -254,6 +286,13 @@ export function lifetimeScenario(options: { end: number; seed: number }) {
         memoryMiB: { mean: 9000 },
         totalMiB: 15360,
       },
+      {
+        ...mps,
+        dcgm: 'per-pod',
+        utilisation: { mean: 0 },
+        memoryMiB: { mean: 9000 },
+        totalMiB: 23034,
+      },
     ],
   };
 
@@ -279,6 +318,15 @@ export function lifetimeScenario(options: { end: number; seed: number }) {
         name === 'ts-visitor' ? together / 2 : stop - start - together / 2;
       return (price * (deviceUtil / 100) * mine) / HOUR;
     }
+    if (l.seeded.tier === 'mps') {
+      // Its own value, up to the share it holds.
+      return (
+        (price *
+          Math.min(l.seeded.gpuEquivalents, l.utilisation!) *
+          (stop - start)) /
+        HOUR
+      );
+    }
     const missing = l.gaps.reduce(
       (t, g) => t + overlap(start, stop, g.after, g.until),
       0,
@@ -290,6 +338,21 @@ export function lifetimeScenario(options: { end: number; seed: number }) {
         (stop - start - missing)) /
       HOUR
     );
+  }
+
+  /** Plain arithmetic: busy time on MPS GPUs above the share held over [from, to), micro-dollars. */
+  function aboveShareMicros(from: number, to: number) {
+    return lifetimes
+      .filter(l => l.seeded.tier === 'mps')
+      .reduce(
+        (t, l) =>
+          t +
+          (gpuHourMicros(l.seeded.pool) *
+            Math.max(0, l.utilisation! - l.seeded.gpuEquivalents) *
+            overlap(from, to, l.heldFrom, l.heldUntil)) /
+            HOUR,
+        0,
+      );
   }
 
   /** Plain arithmetic: allocation over [from, to), micro-dollars. */
@@ -309,12 +372,14 @@ export function lifetimeScenario(options: { end: number; seed: number }) {
     teamOf: (name: string) =>
       lifetimes.find(l => l.seeded.name === name)!.seeded.team,
     usageMicros,
+    aboveShareMicros,
     allocationMicros,
     parameters: {
       seed,
       late: end - lateFrom,
       deletedAgo: end - deletedAt,
       arriveAgo: end - arrive,
+      mpsArriveAgo: end - mpsArrive,
       leaveAgo: end - leave,
       deviceUtil,
       shortGaps,
