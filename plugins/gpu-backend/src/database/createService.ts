@@ -115,6 +115,7 @@ export async function createServiceInTransaction(
   const reservation = await insertReservation(tx, {
     service,
     pool: input.pool,
+    migProfile: input.placement.migProfile,
     amounts,
     state: decision.pending ? 'pending' : 'held',
     now,

@@ -118,6 +118,8 @@ export async function insertReservation(
   options: {
     service: ServiceRecord;
     pool: string;
+    /** The MIG profile of the placement it holds (the service's, or its change's); undefined outside the mig tier. */
+    migProfile: string | undefined;
     amounts: Amounts;
     state: 'pending' | 'held';
     now: Date;
@@ -136,6 +138,7 @@ export async function insertReservation(
     created_at: now,
     held_at: state === 'held' ? now : null,
     released_at: null,
+    mig_profile: options.migProfile ?? null,
   };
   await tx<ReservationRow>('reservations').insert(row);
   const reservation = toReservationRecord(row);

@@ -96,6 +96,7 @@ export async function replaceReservationInTransaction(
     const reservation = await insertReservation(tx, {
       service: before,
       pool: input.change.pool,
+      migProfile: input.change.placement.migProfile,
       amounts,
       state: 'pending',
       now,
@@ -126,6 +127,7 @@ export async function replaceReservationInTransaction(
   const reservation = await insertReservation(tx, {
     service: before,
     pool: input.change.pool,
+    migProfile: input.change.placement.migProfile,
     amounts,
     state: 'held',
     now,

@@ -63,6 +63,8 @@ export interface ReservationRow {
   created_at: DbTime;
   held_at: DbTime | null;
   released_at: DbTime | null;
+  /** MIG profile held (the `mig` tier); null otherwise. What pool capacity sums by, without reading the service. */
+  mig_profile?: string | null;
 }
 
 export interface ApprovalRow {
@@ -121,7 +123,7 @@ export function toIso(value: DbTime): string {
   return new Date(iso).toISOString();
 }
 
-function optionalIso(value: DbTime | null): string | undefined {
+export function optionalIso(value: DbTime | null): string | undefined {
   return value === null || value === undefined ? undefined : toIso(value);
 }
 
