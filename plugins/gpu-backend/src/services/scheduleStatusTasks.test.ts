@@ -1,4 +1,5 @@
 import { mockServices } from '@backstage/backend-test-utils';
+import type { JsonObject } from '@backstage/types';
 import {
   APPLY_RESUME_TASK_ID,
   readStatusSettings,
@@ -6,7 +7,7 @@ import {
   STATUS_REFRESH_TASK_ID,
 } from './scheduleStatusTasks';
 
-async function scheduled(config: Record<string, unknown>) {
+async function scheduled(config: JsonObject) {
   const scheduleTask = jest.fn();
   await scheduleStatusTasks({
     scheduler: { scheduleTask } as any,
