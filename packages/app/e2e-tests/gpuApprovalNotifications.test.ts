@@ -89,7 +89,7 @@ test('bob requests beyond quota, alice is notified and approves it, bob is notif
     new RegExp(`/catalog/default/component/${name}$`),
   );
   await expect(cardSummary(bobPage)).toContainText(
-    'pending-approval (dry-run)',
+    'waiting for approval (dry run, no cluster)',
     { timeout: 30_000 },
   );
 
@@ -132,9 +132,12 @@ test('bob requests beyond quota, alice is notified and approves it, bob is notif
   await screenshot(alicePage, 'gpu-approved-by-alice');
 
   // Bob's open page follows (the gpu:service-changes signal), without a reload.
-  await expect(cardSummary(bobPage)).toContainText('approved (dry-run)', {
-    timeout: 30_000,
-  });
+  await expect(cardSummary(bobPage)).toContainText(
+    'approved (dry run, no cluster)',
+    {
+      timeout: 30_000,
+    },
+  );
   await expect(cardSummary(bobPage)).not.toContainText('pending-approval');
 
   // His notifications say who decided, with the comment, and link to the service's page.
@@ -155,9 +158,12 @@ test('bob requests beyond quota, alice is notified and approves it, bob is notif
   await expect(bobPage).toHaveURL(
     new RegExp(`/catalog/default/component/${name}$`),
   );
-  await expect(cardSummary(bobPage)).toContainText('approved (dry-run)', {
-    timeout: 30_000,
-  });
+  await expect(cardSummary(bobPage)).toContainText(
+    'approved (dry run, no cluster)',
+    {
+      timeout: 30_000,
+    },
+  );
 
   // The approvers' notification now tells the outcome instead of asking (same scope: replaced, not added).
   await openNotifications(alicePage);

@@ -85,7 +85,7 @@ test('scale to zero chosen in the template: priced at its maximum in the tier pi
   // Under the title: the range, and the two GPU-equivalents its reservation holds at the maximum.
   await expect(
     page.getByText(
-      'dedicated on l4-ondemand · 0 to 2 replicas, 2 GPU-equivalents · dev · approved (dry-run)',
+      'dedicated on l4-ondemand · 0 to 2 replicas, 2 GPU-equivalents · dev · approved (dry run, no cluster)',
     ),
   ).toBeVisible();
   const section = page.getByTestId('autoscaling-section');

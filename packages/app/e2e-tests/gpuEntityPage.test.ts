@@ -91,7 +91,7 @@ test('the entity page: summary, a waiting then rejected request, the GPU tab, th
   await expect(page.getByTestId('summary-tier')).toContainText('dedicated');
   await expect(page.getByTestId('summary-pool')).toContainText('l4-ondemand');
   await expect(page.getByTestId('summary-status')).toContainText(
-    'approved (dry-run)',
+    'approved (dry run, no cluster)',
   );
   await expect(page.getByTestId('summary-month-to-date')).toContainText(
     'dry run',

@@ -62,7 +62,7 @@ describe('GpuServiceCard with signals', () => {
     const signals = new FakeSignalApi();
     await renderCard(api, signals);
     expect(
-      await screen.findByText(/· approved \(dry-run\)$/),
+      await screen.findByText(/· approved \(dry run, no cluster\)$/),
     ).toBeInTheDocument();
     await screen.findByTestId('figure-projected');
     expect(api.callsOf('getService')).toHaveLength(1);
@@ -90,7 +90,9 @@ describe('GpuServiceCard with signals', () => {
       team: 'ml-platform',
       status: 'ready',
     });
-    expect(await screen.findByText(/· ready \(dry-run\)$/)).toBeInTheDocument();
+    expect(
+      await screen.findByText(/· ready \(dry run, no cluster\)$/),
+    ).toBeInTheDocument();
     await waitFor(() => expect(api.callsOf('getServiceCost')).toHaveLength(2));
     observer.disconnect();
     expect(api.callsOf('getService')).toEqual([[approved.id], [approved.id]]);

@@ -733,7 +733,7 @@ describe('GpuServiceCard', () => {
       await renderCard(api);
       expect(
         await screen.findByText(
-          'dedicated on l4-ondemand · 1 replica, 1 GPU-equivalent · production · approved (dry-run)',
+          'dedicated on l4-ondemand · 1 replica, 1 GPU-equivalent · production · approved (dry run, no cluster)',
         ),
       ).toBeInTheDocument();
       expect(

@@ -4,7 +4,7 @@ import { describeService } from './describeService';
 describe('describeService', () => {
   it('says the replicas of a fixed service', () => {
     expect(describeService(summariserService())).toBe(
-      'dedicated on l4-ondemand · 1 replica, 1 GPU-equivalent · production · approved (dry-run)',
+      'dedicated on l4-ondemand · 1 replica, 1 GPU-equivalent · production · approved (dry run, no cluster)',
     );
   });
 
@@ -24,7 +24,22 @@ describe('describeService', () => {
       gpuEquivalents: 2,
     });
     expect(describeService(scaled)).toBe(
-      'dedicated on l4-ondemand · 0 to 2 replicas, 2 GPU-equivalents · production · approved (dry-run)',
+      'dedicated on l4-ondemand · 0 to 2 replicas, 2 GPU-equivalents · production · approved (dry run, no cluster)',
     );
+  });
+
+  it('says the status in words, not its key (issue 25: "pending-approval (apply)")', () => {
+    expect(
+      describeService(
+        summariserService({ status: 'pending-approval', mode: 'apply' }),
+      ),
+    ).toBe(
+      'dedicated on l4-ondemand · 1 replica, 1 GPU-equivalent · production · waiting for approval',
+    );
+    expect(
+      describeService(
+        summariserService({ status: 'deleting', mode: 'gitops' }),
+      ),
+    ).toMatch(/ · being deleted$/);
   });
 });

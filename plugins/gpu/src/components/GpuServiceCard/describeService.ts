@@ -2,7 +2,7 @@ import {
   GpuServiceView,
   parseUsd,
 } from '@gpu-platform/backstage-plugin-gpu-common';
-import { formatGpuEquivalents } from '../common';
+import { describeServiceState, formatGpuEquivalents } from '../common';
 
 /** `dedicated on l4-ondemand`, `mig 1g.10gb on a100-mig`. */
 export function describePlacement(service: GpuServiceView): string {
@@ -28,7 +28,7 @@ function replicasText(service: GpuServiceView): string {
 
 /**
  * One line under the card title: placement, size (the replica range of an autoscaled service; the GPU-equivalents
- * are what its reservation holds), environment and status.
+ * are what its reservation holds), environment and status in words.
  */
 export function describeService(service: GpuServiceView): string {
   return [
@@ -37,7 +37,7 @@ export function describeService(service: GpuServiceView): string {
       service.gpuEquivalents,
     )} GPU-equivalent${service.gpuEquivalents === 1 ? '' : 's'}`,
     service.environment,
-    `${service.status}${service.mode === 'dry-run' ? ' (dry-run)' : ''}`,
+    describeServiceState(service.status, service.mode),
   ].join(' · ');
 }
 

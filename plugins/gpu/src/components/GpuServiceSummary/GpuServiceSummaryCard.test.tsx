@@ -98,7 +98,7 @@ describe('GpuServiceSummaryCard', () => {
       /^Cost month-to-date\$0\.00dry run: \$587\.50 a month reserved, nothing running$/,
     );
     expect(screen.getByTestId('summary-status')).toHaveTextContent(
-      'approved (dry-run)',
+      'approved (dry run, no cluster)',
     );
   });
 

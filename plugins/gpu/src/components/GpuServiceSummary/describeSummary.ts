@@ -3,15 +3,16 @@ import {
   GpuServiceView,
   ServiceCost,
 } from '@gpu-platform/backstage-plugin-gpu-common';
+import { describeServiceState } from '../common';
 import { LifecycleState } from '../GpuServiceCard/describeLifecycle';
 
-/** The status line of the summary: the lifecycle's headline when the service does not run, else its status. */
+/** The status line of the summary: the lifecycle's headline when the service does not run, else its status in words. */
 export function describeSummaryStatus(
   service: GpuServiceView,
   lifecycle: LifecycleState | undefined,
 ): string {
   if (lifecycle) return lifecycle.headline;
-  return `${service.status}${service.mode === 'dry-run' ? ' (dry-run)' : ''}`;
+  return describeServiceState(service.status, service.mode);
 }
 
 /** Month-to-date cost: the figure, and what it means when nothing was spent (or why it is missing). */

@@ -14,4 +14,8 @@ export { useGpuChanges } from './useGpuChanges';
 export { usePlatform } from './usePlatform';
 export { ErrorText, useFieldErrorStyles } from './ErrorText';
 export { DestructiveButton } from './DestructiveButton';
-export { SimulatedMetricsLabel, SIMULATED_METRICS_LABEL } from './SimulatedMetricsLabel';
+export { describeServiceState } from './serviceStateWords';
+export {
+  SimulatedMetricsLabel,
+  SIMULATED_METRICS_LABEL,
+} from './SimulatedMetricsLabel';
