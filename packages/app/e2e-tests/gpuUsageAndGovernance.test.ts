@@ -26,6 +26,8 @@ import { api, newUserContext, signIn } from './support/users';
  * product.
  */
 const ENTITY = 'e2e-chat';
+/** The label of figures from simulated series (plugins/gpu SimulatedMetricsLabel). */
+const SIMULATED_METRICS_LABEL = 'Simulated metrics — demo data, not measured';
 
 test.afterAll(async () => {
   await removeGpuComponent(ENTITY);
@@ -85,9 +87,14 @@ test('the entity card shows real Prometheus numbers and the governance page appr
     .locator('.MuiCard-root')
     .filter({ has: page.getByText('GPU usage and cost', { exact: true }) });
   await expect(card).toBeVisible({ timeout: 30_000 });
+  // The history is generated, and the backend says so (gpu.prometheus.simulated, as ./scripts/start --cluster sets
+  // for its demo Prometheus): the card labels its figures.
+  await expect(card.getByText(SIMULATED_METRICS_LABEL)).toBeVisible({
+    timeout: 30_000,
+  });
   await expect(
     card.getByText(
-      'dedicated on l4-ondemand · 1 replica, 1 GPU-equivalent · production · approved (dry-run)',
+      'dedicated on l4-ondemand · 1 replica, 1 GPU-equivalent · production · approved (dry run, no cluster)',
     ),
   ).toBeVisible();
   // From the generated series: constant vLLM gauges and counters, DCGM waves around their means.
@@ -162,6 +169,8 @@ test('the entity card shows real Prometheus numbers and the governance page appr
   await expect(page.getByTestId('overview-totals')).toContainText(
     'PromQL queries',
   );
+  // The cost overview's figures come from the same generated series: labelled too.
+  await expect(page.getByText(SIMULATED_METRICS_LABEL)).toBeVisible();
   // Every column of the leaderboards in view, without a sideways scroll, at both widths.
   for (const width of [1440, 1280]) {
     await page.setViewportSize({ width, height: 900 });

@@ -2,7 +2,8 @@
  * The end-to-end tests' web server: a real Prometheus (Debian's `/usr/bin/prometheus`) loaded with two days of
  * generated DCGM and vLLM history for the four-tier scenario of the gpu backend's Prometheus tests, then the
  * Backstage backend (packages/backend, the development start without the file watcher, app-config.yaml and
- * app-config.e2e.yaml) with `gpu.prometheus.baseUrl` pointing at it.
+ * app-config.e2e.yaml) with `gpu.prometheus.baseUrl` pointing at it and `gpu.prometheus.simulated` (generated series:
+ * the card and the governance page say 'Simulated metrics — demo data, not measured').
  *
  * Playwright starts its web servers before `globalSetup`, so Prometheus is started here rather than there. On
  * SIGTERM/SIGINT (Playwright's `gracefulShutdown`) the backend's process group is stopped, then Prometheus, and their
@@ -62,6 +63,8 @@ async function main() {
         ...process.env,
         NODE_ENV: 'development',
         APP_CONFIG_gpu_prometheus_baseUrl: prometheus.url,
+        // Its history is generated, not measured: the app labels the figures as ./scripts/start --cluster's demo does.
+        APP_CONFIG_gpu_prometheus_simulated: 'true',
         APP_CONFIG_backend_database_connection_directory: dataDir,
         // The guest of examples/org.yaml (member of ml-platform and platform-team), not the default
         // user:development/guest that belongs to no team.
