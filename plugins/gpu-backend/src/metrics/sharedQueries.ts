@@ -143,10 +143,14 @@ export async function collectSharedSteps(options: {
 }): Promise<SharedStepFamilies> {
   const { client, targets, grid, labels } = options;
   const out = dcgmOutputLabels(labels);
+  // One step more at each end, never attributed: a pod arriving or leaving in the window's first or last step has its
+  // token rate read from the step beside it (`tokenRate` in usage/sharedDevices.ts), e.g. on the last hour of a day.
+  const start = grid.start - grid.step;
+  const end = grid.end + grid.step;
   const presence = await client.queryRange(
     sharedPresenceQuery(targets, grid.step, labels),
-    grid.start,
-    grid.end,
+    start,
+    end,
     grid.step,
   );
   if (!presence.ok) return { sharedUtil: presence };
@@ -201,8 +205,8 @@ export async function collectSharedSteps(options: {
   if (pods.length === 0) return families;
   const tokens = await client.queryRange(
     sharedTokensQuery(pods, grid.step),
-    grid.start,
-    grid.end,
+    start,
+    end,
     grid.step,
   );
   if (tokens.ok) {

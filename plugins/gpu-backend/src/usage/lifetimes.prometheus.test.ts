@@ -377,6 +377,31 @@ describe.each(prometheusVersions.available)(
       });
       expect(found).toEqual([]);
       expect(stored.length).toBeGreaterThan(20);
+      // Every completed day a service held GPUs on has its snapshot, deleted services' days included: their cost stays
+      // in the history once they leave the current lists.
+      const today = now.startOf('day');
+      const keptDays = new Set(stored.map(x => `${x.serviceId}/${x.day}`));
+      const days = Array.from({ length: 31 }, (_, i) =>
+        today.minus({ days: 31 - i }),
+      );
+      for (const day of days) {
+        const dayStart = day.toSeconds();
+        for (const name of scenario.names) {
+          const held = scenario.allocationMicros(
+            name,
+            dayStart,
+            dayStart + DAY,
+          );
+          const kept = keptDays.has(`${ids[name]}/${day.toISODate()}`);
+          check(
+            kept === held > 0,
+            `${name} on ${day.toISODate()}: ${
+              kept ? 'a snapshot of a day it held nothing' : 'no snapshot'
+            }`,
+          );
+        }
+      }
+      expect(found).toEqual([]);
       const nameOf = new Map(Object.entries(ids).map(([n, id]) => [id, n]));
       for (const snapshot of stored) {
         const name = nameOf.get(snapshot.serviceId)!;
