@@ -418,6 +418,56 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
     expect(decommission.task.status).toBe('completed');
   });
 
+  it('runs the GitOps template with scale to zero: its HTTPScaledObject in the pull request and the endpoint that wakes it in the result', async () => {
+    const { task, log, output } = await runTask('gpu-model-service-gitops', {
+      name: 'gitops-idle',
+      owner: 'group:default/ml-platform',
+      model: 'llama-3.1-8b',
+      runtime: 'vllm',
+      dtype: 'bf16',
+      maxModelLen: 8192,
+      concurrency: 16,
+      replicas: 1,
+      environment: 'dev',
+      scaling: 'zero',
+      scaleToZero: {
+        minReplicas: 0,
+        maxReplicas: 2,
+        targetQueueDepth: 6,
+        engine: 'keda',
+      },
+      placement: { tier: 'dedicated', pool: 'l4-ondemand' },
+      repoUrl: 'github.com?owner=ml-platform&repo=gitops',
+    });
+    expect({ status: task.status, log }).toEqual({
+      status: 'completed',
+      log: expect.any(String),
+    });
+    const [service] = await servicesNamed('gitops-idle');
+    expect(service.request.autoscaling).toEqual({
+      minReplicas: 0,
+      maxReplicas: 2,
+      targetQueueDepth: 6,
+      engine: 'keda',
+    });
+    // The pull request carries the HTTP add-on's HTTPScaledObject (the platform wakes through it), up to 2 replicas.
+    const pullRequest = github.pullRequests.at(-1)!;
+    expect(pullRequest.head).toBe('ml-platform:gpu-service-gitops-idle');
+    const published = Object.entries(pullRequest.files)
+      .filter(([file]) => !file.endsWith('/kustomization.yaml'))
+      .map(([, text]) => yaml.parse(text as string));
+    const wake = published.find(o => o.kind === 'HTTPScaledObject');
+    expect(wake?.spec.replicas).toEqual({ min: 0, max: 2 });
+    expect(output?.text?.[0].content).toContain(
+      `with \`Host: gitops-idle.${service.namespace}.svc.cluster.local\` (a request there wakes the service when it is scaled to zero)`,
+    );
+
+    const decommission = await runTask('decommission-gpu-model-service', {
+      entity: 'component:default/gitops-idle',
+    });
+    expect(decommission.task.status).toBe('completed');
+  });
+
   it("runs the platform template: the platform's objects of the cluster in a pull request, as the gpu backend renders them", async () => {
     const before = github.pullRequests.length;
     const { task, log } = await runTask('gpu-platform-gitops', {
