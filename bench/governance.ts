@@ -37,6 +37,9 @@ import { identityHeaders } from '../packages/app/e2e-tests/support/users';
 import { parseCli } from './cli';
 import { startBackend } from './httpBackend';
 
+/** Rows of each leaderboard's first page the overview answers unless asked (`GET /overview`'s `top`). */
+const OVERVIEW_TOP = 10;
+
 const cli = parseCli();
 const SERVICES = cli.number('services', { full: 10_000, smoke: 60 });
 const PENDING = cli.number('pending', { full: 1_000, smoke: 25 });
@@ -215,10 +218,22 @@ async function firstPaint(baseUrl: string) {
         const parsed = body ? JSON.parse(body.toString('utf8')) : undefined;
         if (Array.isArray(parsed?.items)) rows = parsed.items.length;
         else if (Array.isArray(parsed)) rows = parsed.length;
+        // The overview: the first page of each leaderboard (its `top`), the most rows of either.
+        else if (parsed?.leaderboards) {
+          rows = Math.max(
+            ...Object.values(
+              parsed.leaderboards as Record<string, { items: unknown[] }>,
+            ).map(board => board.items.length),
+          );
+        }
       } catch {
         // not JSON
       }
-      const limit = url.searchParams.get('limit');
+      const limit =
+        url.searchParams.get('limit') ??
+        (url.pathname === '/api/gpu/overview'
+          ? url.searchParams.get('top') ?? String(OVERVIEW_TOP)
+          : null);
       api.push({
         method: request.method(),
         path: url.pathname,

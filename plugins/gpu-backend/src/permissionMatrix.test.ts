@@ -223,6 +223,12 @@ const CASES: Case[] = [
     expected: { alice: 200, bob: 403, carol: 403, none: 401 },
   },
   {
+    route: 'GET /overview/services',
+    call: (http, as) =>
+      http.get('/api/gpu/overview/services').set('Authorization', as),
+    expected: { alice: 200, bob: 403, carol: 403, none: 401 },
+  },
+  {
     route: 'GET /approvals',
     call: (http, as) => http.get('/api/gpu/approvals').set('Authorization', as),
     expected: { alice: 200, bob: 200, carol: 200, none: 401 },

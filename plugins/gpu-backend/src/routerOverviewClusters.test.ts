@@ -50,8 +50,13 @@ describe('GET /overview?cluster=', () => {
       http
         .get(`/api/gpu/overview${cluster ? `?cluster=${cluster}` : ''}`)
         .set('Authorization', asUser('alice'));
-    const ids = (body: { services: Array<{ serviceId: string }> }) =>
-      body.services.map(s => s.serviceId).sort();
+    const ids = (body: {
+      serviceCount: number;
+      leaderboards: { cost: { items: Array<{ serviceId: string }> } };
+    }) => {
+      expect(body.leaderboards.cost.items).toHaveLength(body.serviceCount);
+      return body.leaderboards.cost.items.map(s => s.serviceId).sort();
+    };
 
     const all = (await overview().expect(200)).body;
     expect(all.cluster).toBeUndefined();

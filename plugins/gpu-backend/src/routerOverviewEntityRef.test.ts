@@ -24,7 +24,9 @@ describe('GET /overview', () => {
       .get('/api/gpu/overview?window=1h')
       .set('Authorization', asUser('alice'))
       .expect(200);
-    const byName = new Map(overview.body.services.map((s: any) => [s.name, s]));
+    const byName = new Map(
+      overview.body.leaderboards.cost.items.map((s: any) => [s.name, s]),
+    );
     expect(byName.get('summariser')).toMatchObject({
       entityRef: 'component:default/summariser',
     });

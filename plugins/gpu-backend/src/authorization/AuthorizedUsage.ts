@@ -5,12 +5,16 @@ import {
   groupHierarchy,
   gpuQuotaReadPermission,
   Overview,
+  OverviewServicePage,
+  OverviewServiceQuery,
+  OverviewSummary,
   ServiceCost,
   ServiceUsage,
   TeamCost,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import type { CostExport } from '../usage/export/focusRows';
 import { UsageService } from '../usage/UsageService';
+import { overviewServicePage, overviewSummary } from '../usage/overviewPages';
 import { AuthorizedGovernance } from './AuthorizedGovernance';
 import { AuthorizedServices } from './AuthorizedServices';
 import { GpuAccess } from './GpuAccess';
@@ -78,6 +82,32 @@ export class AuthorizedUsage {
       "read every team's GPU costs",
     );
     return this.options.usage.overview(window, cluster);
+  }
+
+  /** `GET /overview`: the totals and the first `top` rows of each leaderboard ({@link overviewSummary}). */
+  async overviewSummary(
+    credentials: BackstageCredentials,
+    window: string | undefined,
+    cluster: string | undefined,
+    top: number | undefined,
+  ): Promise<OverviewSummary> {
+    return overviewSummary(
+      await this.overview(credentials, window, cluster),
+      top,
+    );
+  }
+
+  /** `GET /overview/services`: one page of a leaderboard ({@link overviewServicePage}). */
+  async overviewServices(
+    credentials: BackstageCredentials,
+    window: string | undefined,
+    cluster: string | undefined,
+    query: OverviewServiceQuery,
+  ): Promise<OverviewServicePage> {
+    return overviewServicePage(
+      await this.overview(credentials, window, cluster),
+      query,
+    );
   }
 
   /** The FOCUS rows of every service and pool, tagged with each team's groups as the caller sees the catalog. */

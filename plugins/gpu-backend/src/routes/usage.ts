@@ -7,7 +7,8 @@ import { GpuRouter, send, callerOf } from './types';
 /**
  * Usage and cost: `GET /services/:id/usage`, `GET /services/:id/cost`, `GET /teams/:team/cost`, `GET /overview`,
  * each with an optional `window` (`1h|6h|24h|7d|30d` or an ISO 8601 duration from 5 minutes to 90 days, parsed by
- * the usage service); `GET /cost/export`, the daily FOCUS rows as CSV. Prometheus failures never fail these routes: responses carry allocation cost and a `metrics`
+ * the usage service); `GET /overview` answers the totals and each leaderboard's first page, `GET /overview/services`
+ * a page of a leaderboard; `GET /cost/export`, the daily FOCUS rows as CSV. Prometheus failures never fail these routes: responses carry allocation cost and a `metrics`
  * status saying why usage is missing. `GET /overview?cluster=` narrows the overview to one of `clusters` (the configured
  * clusters' names); any other name is a 400.
  */
@@ -47,9 +48,7 @@ export function registerUsageRoutes(
     );
   });
 
-  router.get('/overview', async (req, res) => {
-    const credentials = await credentialsOf(req);
-    const { cluster } = req.query;
+  const knownCluster = (cluster: string | undefined) => {
     if (cluster !== undefined && !clusters.includes(cluster)) {
       throw new InputError(
         clusters.length === 0
@@ -59,7 +58,35 @@ export function registerUsageRoutes(
             )}`,
       );
     }
-    send(res, await usage.overview(credentials, req.query.window, cluster));
+    return cluster;
+  };
+
+  router.get('/overview', async (req, res) => {
+    const credentials = await credentialsOf(req);
+    const { window, cluster, top } = req.query;
+    send(
+      res,
+      await usage.overviewSummary(
+        credentials,
+        window,
+        knownCluster(cluster),
+        top,
+      ),
+    );
+  });
+
+  router.get('/overview/services', async (req, res) => {
+    const credentials = await credentialsOf(req);
+    const { window, cluster, ...query } = req.query;
+    send(
+      res,
+      await usage.overviewServices(
+        credentials,
+        window,
+        knownCluster(cluster),
+        query,
+      ),
+    );
   });
 
   router.get('/cost/export', async (req, res) => {

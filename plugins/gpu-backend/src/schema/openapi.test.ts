@@ -130,6 +130,8 @@ const REACHES_HANDLER: Record<
     api.get(`/api/gpu/services/${UNKNOWN_ID}/cost?window=1h`),
   getTeamCost: api => api.get('/api/gpu/teams/ml-platform/cost?window=1h'),
   getOverview: api => api.get('/api/gpu/overview?window=1h'),
+  listOverviewServices: api =>
+    api.get('/api/gpu/overview/services?window=1h&leaderboard=waste&limit=5'),
   // A team member may not export every team's costs: the handler's 403 (its 200 is CSV, checked in costExport.test).
   getCostExport: api =>
     api.get('/api/gpu/cost/export?firstDay=2026-11-01&lastDay=2026-11-02'),

@@ -574,7 +574,7 @@ describe.each(prometheusVersions.available)(
       expect(response.body.usageMicros).toBeUndefined();
       const overview = await request(app(down)).get('/overview').expect(200);
       expect(overview.body.metrics.state).toBe('unavailable');
-      expect(overview.body.services.length).toBe(8);
+      expect(overview.body.serviceCount).toBe(8);
     });
 
     it('validates windows and ids', async () => {

@@ -4,6 +4,7 @@ import { UsdMicros } from '../cost/money';
 import type { ManagedApiComparison } from '../cost/managedApiComparison';
 import type { PoolCostSplit } from '../cost/poolCostSplit';
 import { ServiceStatus } from './types';
+import type { SortOrder } from './governance';
 
 /**
  * Named windows the usage and cost routes accept; ISO 8601 durations (`PT90M`, `P14D`) between 5 minutes and 90 days
@@ -464,3 +465,130 @@ export interface Overview extends CostFigures {
   >;
   recommendations: Recommendation[];
 }
+
+/**
+ * The two leaderboards of the overview: `cost` ranks every current service (most month-to-date allocation first),
+ * `waste` the services with an idle figure (most idle allocation first).
+ *
+ * @public
+ */
+export const OVERVIEW_LEADERBOARDS = ['cost', 'waste'] as const;
+
+/**
+ * One of {@link OVERVIEW_LEADERBOARDS}.
+ *
+ * @public
+ */
+export type OverviewLeaderboard = (typeof OVERVIEW_LEADERBOARDS)[number];
+
+/**
+ * What a leaderboard page can be sorted by (`GET /overview/services?orderBy=`): month-to-date or projected
+ * allocation, idle cost over the window, cost per 1,000 tokens, utilisation, peak memory, or the service's name.
+ * Services without the figure come last whichever the order; ties go by name, then id.
+ *
+ * @public
+ */
+export const OVERVIEW_SERVICE_ORDER_BY = [
+  'monthToDate',
+  'projectedMonth',
+  'idle',
+  'costPerThousandTokens',
+  'utilisation',
+  'peakMemory',
+  'name',
+] as const;
+
+/**
+ * One of {@link OVERVIEW_SERVICE_ORDER_BY}.
+ *
+ * @public
+ */
+export type OverviewServiceOrderBy = (typeof OVERVIEW_SERVICE_ORDER_BY)[number];
+
+/**
+ * A service on a leaderboard: its cost summary and the recommendation that saves most, when there is one.
+ *
+ * @public
+ */
+export interface OverviewServiceRow extends ServiceCostSummary {
+  recommendation?: Recommendation;
+}
+
+/**
+ * One page of a leaderboard (`GET /overview/services`, and the first page of each in `GET /overview`).
+ *
+ * @public
+ */
+export interface OverviewServicePage {
+  items: OverviewServiceRow[];
+  /** Present when more services match; pass it as `cursor` (same leaderboard, order and search) for the next page. */
+  nextCursor?: string;
+  /** Services on the leaderboard matching the search, on every page. */
+  totalCount: number;
+}
+
+/**
+ * Query of `GET /overview/services`: a page of one leaderboard of the overview.
+ *
+ * @public
+ */
+export interface OverviewServiceQuery {
+  /** `cost` when omitted. */
+  leaderboard?: OverviewLeaderboard;
+  /** The leaderboard's own order when omitted: `monthToDate` for `cost`, `idle` for `waste`. */
+  orderBy?: OverviewServiceOrderBy;
+  /** `desc` when omitted. */
+  order?: SortOrder;
+  /** Part of the service's name or namespace, its team, tier, MIG profile or pool, case-insensitive. */
+  search?: string;
+  /** 1 to 200; 10 when omitted. */
+  limit?: number;
+  /** `nextCursor` of the previous page, read with the same leaderboard, order and search. */
+  cursor?: string;
+}
+
+/**
+ * A team of the overview: its cost, budget and burn; the services it has without a usage figure are counted, the
+ * team's cost route (`GET /teams/:team/cost`) names them.
+ *
+ * @public
+ */
+export type OverviewTeamSummary = Omit<
+  Overview['teams'][number],
+  'withoutUsage'
+> & {
+  /** The team's services in its totals without a usage figure. */
+  withoutUsageCount: number;
+};
+
+/**
+ * The governance page's overview (`GET /overview?window=`): totals over every service, per team and per pool, and the
+ * first page of each leaderboard; its size does not grow with the services (the rest of each leaderboard is paged by
+ * `GET /overview/services`). Computed from the same {@link Overview} with a constant number of PromQL queries.
+ *
+ * @public
+ */
+export interface OverviewSummary
+  extends Omit<
+    Overview,
+    'services' | 'withoutUsage' | 'teams' | 'recommendations'
+  > {
+  /** Current services in the totals' overview (every one of them, not only the leaderboards' pages). */
+  serviceCount: number;
+  /** Services in the totals without a usage figure, counted. */
+  withoutUsageCount: number;
+  /** The first {@link OVERVIEW_WITHOUT_USAGE_NAMED} of them by name (every one when fewer). */
+  withoutUsage?: ServiceWithoutUsage[];
+  teams: OverviewTeamSummary[];
+  /** Recommendations over every current service, counted (each service's best is on its leaderboard row). */
+  recommendationCount: number;
+  /** The first page of each leaderboard, in its own order, of `top` rows (10 unless asked). */
+  leaderboards: Record<OverviewLeaderboard, OverviewServicePage>;
+}
+
+/**
+ * How many services without a usage figure {@link OverviewSummary.withoutUsage} names.
+ *
+ * @public
+ */
+export const OVERVIEW_WITHOUT_USAGE_NAMED = 20;

@@ -18,3 +18,4 @@ export * from './splitMicros';
 export * from './poolCostSplit';
 export * from './timeIntervals';
 export * from './allocationInRange';
+export * from './overviewLeaderboards';

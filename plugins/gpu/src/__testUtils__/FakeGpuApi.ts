@@ -11,6 +11,12 @@ import {
   GpuServiceDetail,
   GpuServiceView,
   Overview,
+  OVERVIEW_LEADERBOARD_DEFAULT_ORDER,
+  OverviewLeaderboard,
+  overviewLeaderboardRows,
+  OverviewServicePage,
+  OverviewServiceQuery,
+  overviewTotals,
   PlatformChecksResponse,
   parseUsd,
   PlatformResponse,
@@ -61,6 +67,11 @@ export class FakeGpuApi implements GpuApi {
   usage?: (id: string, window: string) => Promise<ServiceUsage>;
   cost?: (id: string, window: string) => Promise<ServiceCost>;
   teamCost?: (team: string, window: string) => Promise<TeamCost>;
+  /**
+   * The whole overview the backend computes (every service); the fake answers `getOverview` with its totals and
+   * the first page of each leaderboard and `listOverviewServices` with a page, in the backend's order
+   * (`overviewLeaderboardRows`), its cursors the offset of the next page.
+   */
   overview?: (window: string, cluster?: string) => Promise<Overview>;
   /** Answer of the cost export; reject to simulate a failure. */
   costExport?: (period: CostExportPeriod) => Promise<CostExportFile>;
@@ -496,7 +507,30 @@ export class FakeGpuApi implements GpuApi {
   async getOverview(window: string, cluster?: string) {
     // The cluster is recorded only when one is asked for, as the client sends it.
     this.record('getOverview', window, ...(cluster ? [cluster] : []));
-    return this.answer(this.overview, window, cluster);
+    const overview = await this.answer(this.overview, window, cluster);
+    const firstPage = (leaderboard: OverviewLeaderboard) =>
+      leaderboardPage(overview, { leaderboard, limit: 10 });
+    return {
+      ...overviewTotals(overview),
+      leaderboards: { cost: firstPage('cost'), waste: firstPage('waste') },
+    };
+  }
+
+  async listOverviewServices(
+    window: string,
+    query: OverviewServiceQuery,
+    cluster?: string,
+  ) {
+    this.record(
+      'listOverviewServices',
+      window,
+      query,
+      ...(cluster ? [cluster] : []),
+    );
+    return leaderboardPage(
+      await this.answer(this.overview, window, cluster),
+      query,
+    );
   }
 
   async exportCosts(period: CostExportPeriod) {
@@ -561,4 +595,27 @@ export class FakeGpuApi implements GpuApi {
     }
     return handler(...args);
   }
+}
+
+/** A page of a leaderboard as the backend pages it; the fake's cursor is the offset of the page. */
+function leaderboardPage(
+  overview: Overview,
+  query: OverviewServiceQuery,
+): OverviewServicePage {
+  const leaderboard = query.leaderboard ?? 'cost';
+  const rows = overviewLeaderboardRows(overview, {
+    leaderboard,
+    orderBy: query.orderBy ?? OVERVIEW_LEADERBOARD_DEFAULT_ORDER[leaderboard],
+    order: query.order ?? 'desc',
+    search: query.search?.trim() ?? '',
+  });
+  const offset = query.cursor ? Number(query.cursor) : 0;
+  const limit = query.limit ?? 10;
+  const items = rows.slice(offset, offset + limit);
+  const end = offset + items.length;
+  return {
+    items,
+    ...(end < rows.length && { nextCursor: String(end) }),
+    totalCount: rows.length,
+  };
 }

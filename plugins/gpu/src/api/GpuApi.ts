@@ -7,7 +7,9 @@ import {
   AuditEventPageView,
   AuditQuery,
   GpuServiceDetail,
-  Overview,
+  OverviewServicePage,
+  OverviewServiceQuery,
+  OverviewSummary,
   PlatformChecksResponse,
   PlatformResponse,
   PutTeamQuotaBody,
@@ -104,10 +106,20 @@ export interface GpuApi {
   getTeamCost(team: string, window: string): Promise<TeamCost>;
 
   /**
-   * `GET /overview?window=&cluster=`: every live service, cost and waste per team; with `cluster`, that cluster's
-   * services, pools and teams only.
+   * `GET /overview?window=&cluster=`: totals over every live service, cost and waste per team and pool, and the
+   * first page of the cost and waste leaderboards; with `cluster`, that cluster's services, pools and teams only.
    */
-  getOverview(window: string, cluster?: string): Promise<Overview>;
+  getOverview(window: string, cluster?: string): Promise<OverviewSummary>;
+
+  /**
+   * `GET /overview/services?window=&cluster=&leaderboard=...`: one page of a leaderboard of the overview, sorted and
+   * searched by the backend.
+   */
+  listOverviewServices(
+    window: string,
+    query: OverviewServiceQuery,
+    cluster?: string,
+  ): Promise<OverviewServicePage>;
 
   /**
    * `GET /cost/export?firstDay=&lastDay=`: the daily cost of every service and pool as FOCUS CSV, with the file name

@@ -9,7 +9,9 @@ import {
   AuditQuery,
   GpuServiceDetail,
   GpuServiceView,
-  Overview,
+  OverviewServicePage,
+  OverviewServiceQuery,
+  OverviewSummary,
   PlatformChecksResponse,
   PlatformResponse,
   PutTeamQuotaBody,
@@ -123,9 +125,24 @@ export class GpuClient implements GpuApi {
     return this.get(`/teams/${encodeURIComponent(team)}/cost`, { window });
   }
 
-  async getOverview(window: string, cluster?: string): Promise<Overview> {
+  async getOverview(
+    window: string,
+    cluster?: string,
+  ): Promise<OverviewSummary> {
     return this.get('/overview', {
       window,
+      ...(cluster !== undefined && { cluster }),
+    });
+  }
+
+  async listOverviewServices(
+    window: string,
+    query: OverviewServiceQuery,
+    cluster?: string,
+  ): Promise<OverviewServicePage> {
+    return this.get('/overview/services', {
+      window,
+      ...query,
       ...(cluster !== undefined && { cluster }),
     });
   }

@@ -1,5 +1,8 @@
 import { renderInTestApp } from '@backstage/frontend-test-utils';
-import { Overview } from '@gpu-platform/backstage-plugin-gpu-common';
+import {
+  OverviewSummary,
+  overviewTotals,
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { configure, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { overviewFixture } from '../../__testUtils__/gpuFixtures';
@@ -10,8 +13,14 @@ configure({ asyncUtilTimeout: 10_000 });
 const user = userEvent.setup({ delay: null });
 
 /** Three teams whose month-to-date, projected and idle figures come in different orders. */
-function threeTeams(): Overview {
-  const overview = overviewFixture('7d');
+function threeTeams(): OverviewSummary {
+  const overview = {
+    ...overviewTotals(overviewFixture('7d')),
+    leaderboards: {
+      cost: { items: [], totalCount: 0 },
+      waste: { items: [], totalCount: 0 },
+    },
+  };
   const [first] = overview.teams;
   const teamOf = (
     team: string,

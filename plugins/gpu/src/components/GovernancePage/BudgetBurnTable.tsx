@@ -1,16 +1,19 @@
 import { Table, TableColumn } from '@backstage/core-components';
-import { formatUsd, Overview } from '@gpu-platform/backstage-plugin-gpu-common';
+import {
+  formatUsd,
+  OverviewSummary,
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import Typography from '@material-ui/core/Typography';
 import { formatPercent, UsageBar } from '../common';
 
-type TeamRow = Overview['teams'][number];
+type TeamRow = OverviewSummary['teams'][number];
 
 /**
  * Per team: month-to-date and projected allocation cost against the monthly budget. A burn ahead of the month's
  * elapsed share is over pace.
  */
 export function BudgetBurnTable(props: {
-  overview: Overview;
+  overview: OverviewSummary;
   elapsed: number;
 }) {
   const { overview, elapsed } = props;

@@ -1,15 +1,17 @@
 import { Table, TableColumn } from '@backstage/core-components';
 import {
   formatUsd,
-  Overview,
+  OverviewServiceRow,
+  OverviewSummary,
   ServiceCostSummary,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { formatPercent } from '../common';
 import { LeaderboardService } from './LeaderboardService';
-import { byNumber, leaderboardOptions } from './leaderboardOptions';
+import { leaderboardOptions } from './leaderboardOptions';
+import { useLeaderboardPages } from './useLeaderboardPages';
 
-interface CostRow extends ServiceCostSummary {
-  /** `summariser (ml-serving)`, searched and sorted as shown. */
+interface CostRow extends OverviewServiceRow {
+  /** `summariser (ml-serving)`, as shown. */
   label: string;
   placementLabel: string;
 }
@@ -20,49 +22,49 @@ export function placementLabel(row: ServiceCostSummary): string {
   }`;
 }
 
+function toRow(s: OverviewServiceRow): CostRow {
+  return {
+    ...s,
+    label: `${s.name} (${s.namespace})`,
+    placementLabel: placementLabel(s),
+  };
+}
+
 /**
  * Every service by cost this month (most first), with what it costs per 1,000 tokens and how busy it is; paged,
- * searchable and sortable by any column.
+ * searched and sorted by the backend (a sortable column's `field` is the `orderBy` it asks for).
  */
-export function CostLeaderboard(props: { overview: Overview }) {
-  const rows: CostRow[] = [...props.overview.services]
-    .sort(
-      (a, b) =>
-        b.monthToDateMicros - a.monthToDateMicros ||
-        a.name.localeCompare(b.name),
-    )
-    .map(s => ({
-      ...s,
-      label: `${s.name} (${s.namespace})`,
-      placementLabel: placementLabel(s),
-    }));
+export function CostLeaderboard(props: {
+  overview: OverviewSummary;
+  usageWindow: string;
+  cluster?: string;
+}) {
+  const { tableRef, fetchPage } = useLeaderboardPages({
+    ...props,
+    leaderboard: 'cost',
+    toRow,
+  });
   const columns: TableColumn<CostRow>[] = [
     {
       title: 'Service',
-      field: 'label',
+      field: 'name',
       render: row => <LeaderboardService row={row} label={row.label} />,
     },
-    { title: 'Team', field: 'team' },
-    { title: 'Placement', field: 'placementLabel' },
+    { title: 'Team', field: 'team', sorting: false },
+    { title: 'Placement', field: 'placementLabel', sorting: false },
     {
       title: 'Month-to-date',
-      field: 'monthToDateMicros',
-      searchable: false,
-      customSort: byNumber(r => r.monthToDateMicros),
+      field: 'monthToDate',
       render: row => formatUsd(row.monthToDateMicros),
     },
     {
       title: 'Projected',
-      field: 'projectedMonthMicros',
-      searchable: false,
-      customSort: byNumber(r => r.projectedMonthMicros),
+      field: 'projectedMonth',
       render: row => formatUsd(row.projectedMonthMicros),
     },
     {
       title: 'Per 1,000 tokens',
-      field: 'costPerThousandTokensMicros',
-      searchable: false,
-      customSort: byNumber(r => r.costPerThousandTokensMicros),
+      field: 'costPerThousandTokens',
       render: row =>
         row.costPerThousandTokensMicros !== undefined
           ? formatUsd(row.costPerThousandTokensMicros, { decimals: 6 })
@@ -70,14 +72,14 @@ export function CostLeaderboard(props: { overview: Overview }) {
     },
     {
       title: 'Utilisation',
-      searchable: false,
-      customSort: byNumber(r => r.utilisation?.value),
+      field: 'utilisation',
       render: row =>
         row.utilisation ? formatPercent(row.utilisation.value) : '-',
     },
   ];
   return (
     <Table<CostRow>
+      tableRef={tableRef}
       title="Cost leaderboard"
       subtitle="Every service, most month-to-date allocation cost first"
       options={leaderboardOptions}
@@ -87,9 +89,10 @@ export function CostLeaderboard(props: { overview: Overview }) {
           searchTooltip: 'Search service, team or placement',
           searchAriaLabel: 'Search the cost leaderboard',
         },
+        body: { emptyDataSourceMessage: 'No service to rank.' },
       }}
       columns={columns}
-      data={rows}
+      data={fetchPage}
     />
   );
 }

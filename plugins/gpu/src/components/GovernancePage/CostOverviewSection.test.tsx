@@ -180,6 +180,25 @@ describe('CostOverviewSection', () => {
     );
   });
 
+  it('names the first 20 services left out of usage by name and counts the rest', async () => {
+    const api = new FakeGpuApi();
+    api.overview = async label => ({
+      ...overviewFixture(label),
+      withoutUsage: Array.from({ length: 23 }, (_, i) => ({
+        serviceId: `svc-${i}`,
+        name: `old-${String(i).padStart(2, '0')}`,
+      })).reverse(),
+    });
+    await renderSection(api);
+
+    const note = await screen.findByTestId('overview-without-usage');
+    expect(note).toHaveTextContent(
+      'Usage and idle leave out 23 service(s) whose utilisation is unknown',
+    );
+    expect(note).toHaveTextContent(/: old-00, old-01, .*old-19 and 3 more\.$/);
+    expect(note).not.toHaveTextContent('old-20');
+  });
+
   it('says nothing of either when every service has usage and no pod was above its share', async () => {
     const api = new FakeGpuApi();
     api.overview = async label => overviewFixture(label);

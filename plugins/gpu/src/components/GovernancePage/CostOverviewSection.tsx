@@ -38,7 +38,8 @@ const METRICS_NOTE: Record<string, string> = {
 
 /**
  * Cost and waste of every service at once (`GET /overview`): budget burn per team and per catalog group with its
- * child groups, cost and waste leaderboards, and the FOCUS CSV export. Only
+ * child groups, cost and waste leaderboards (their first page from the overview, the rest paged, searched and sorted
+ * by the backend: `GET /overview/services`), and the FOCUS CSV export. Only
  * for those who may read every team's quota (the platform team): others are told so, and nothing is asked of the
  * backend. With `cluster`, the backend narrows the overview to that cluster (`GET /overview?cluster=`).
  */
@@ -134,10 +135,9 @@ function CostOverview(props: {
       )}
       <Grid item xs={12}>
         <Typography variant="body2" data-testid="overview-totals">
-          {value.services.length} service(s):{' '}
-          {formatUsd(value.monthToDateMicros)} month-to-date, projected{' '}
-          {formatUsd(value.projectedMonthMicros)}, spot saving{' '}
-          {formatUsd(value.spotSavingMicros)}
+          {value.serviceCount} service(s): {formatUsd(value.monthToDateMicros)}{' '}
+          month-to-date, projected {formatUsd(value.projectedMonthMicros)}, spot
+          saving {formatUsd(value.spotSavingMicros)}
           {value.reservedMicros
             ? `, ${formatUsd(value.reservedMicros)} reserved in ${
                 value.window.label
@@ -150,6 +150,7 @@ function CostOverview(props: {
         </Typography>
         <UsageCompletenessNote
           withoutUsage={value.withoutUsage}
+          withoutUsageCount={value.withoutUsageCount}
           aboveShareMicros={value.aboveShareMicros}
           windowLabel={value.window.label}
         />
@@ -164,10 +165,18 @@ function CostOverview(props: {
         <GroupRollUpTable overview={value} />
       </Grid>
       <Grid item xs={12}>
-        <CostLeaderboard overview={value} />
+        <CostLeaderboard
+          overview={value}
+          usageWindow={props.usageWindow}
+          cluster={props.cluster}
+        />
       </Grid>
       <Grid item xs={12}>
-        <WasteLeaderboard overview={value} />
+        <WasteLeaderboard
+          overview={value}
+          usageWindow={props.usageWindow}
+          cluster={props.cluster}
+        />
       </Grid>
       <Grid item xs={12}>
         <CostExportForm />

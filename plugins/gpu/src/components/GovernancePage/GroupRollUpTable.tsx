@@ -4,7 +4,7 @@ import { parseEntityRef } from '@backstage/catalog-model';
 import {
   formatUsd,
   GroupRollUp,
-  Overview,
+  OverviewSummary,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { ErrorText, errorMessage } from '../common';
 import { useGroupRollUp } from './useGroupRollUp';
@@ -16,7 +16,7 @@ const name = (ref: string) =>
  * Month-to-date cost per catalog group: its own team's and with every group below it (`spec.parent` /
  * `spec.children`), the overview's teams rolled up the catalog's groups.
  */
-export function GroupRollUpTable(props: { overview: Overview }) {
+export function GroupRollUpTable(props: { overview: OverviewSummary }) {
   const { overview } = props;
   const { rollUp, loading, error } = useGroupRollUp(overview);
   if (loading) return <Progress />;

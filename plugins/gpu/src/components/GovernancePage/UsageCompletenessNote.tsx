@@ -11,19 +11,25 @@ import Typography from '@material-ui/core/Typography';
  * services hold (MPS pods busier than their share), which is in no service's usage and is priced apart.
  */
 export function UsageCompletenessNote(props: {
+  /** The first of them by name (the overview names at most 20). */
   withoutUsage?: ServiceWithoutUsage[];
+  /** How many there are; the named ones when absent. */
+  withoutUsageCount?: number;
   aboveShareMicros?: UsdMicros;
   windowLabel: string;
 }) {
   const { withoutUsage = [], aboveShareMicros = 0, windowLabel } = props;
-  if (withoutUsage.length === 0 && aboveShareMicros <= 0) return null;
+  const count = props.withoutUsageCount ?? withoutUsage.length;
+  if (count === 0 && aboveShareMicros <= 0) return null;
+  const unnamed = count - withoutUsage.length;
   return (
     <>
-      {withoutUsage.length > 0 && (
+      {count > 0 && (
         <Typography variant="body2" data-testid="overview-without-usage">
-          Usage and idle leave out {withoutUsage.length} service(s) whose
-          utilisation is unknown in the window ({windowLabel}; their allocation
-          is in the totals): {withoutUsage.map(s => s.name).join(', ')}.
+          Usage and idle leave out {count} service(s) whose utilisation is
+          unknown in the window ({windowLabel}; their allocation is in the
+          totals): {withoutUsage.map(s => s.name).join(', ')}
+          {unnamed > 0 ? ` and ${unnamed} more` : ''}.
         </Typography>
       )}
       {aboveShareMicros > 0 && (

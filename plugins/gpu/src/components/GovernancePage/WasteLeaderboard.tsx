@@ -1,57 +1,48 @@
 import { Table, TableColumn } from '@backstage/core-components';
 import {
   formatUsd,
-  Overview,
-  Recommendation,
-  ServiceCostSummary,
+  OverviewServiceRow,
+  OverviewSummary,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import Typography from '@material-ui/core/Typography';
 import { formatPercent } from '../common';
 import { LeaderboardService } from './LeaderboardService';
-import { byNumber, leaderboardOptions } from './leaderboardOptions';
+import { leaderboardOptions } from './leaderboardOptions';
+import { useLeaderboardPages } from './useLeaderboardPages';
 
-interface WasteRow extends ServiceCostSummary {
+interface WasteRow extends OverviewServiceRow {
   label: string;
-  recommendation?: Recommendation;
-  recommendationTitle: string;
+}
+
+function toRow(s: OverviewServiceRow): WasteRow {
+  return { ...s, label: `${s.name} (${s.namespace})` };
 }
 
 /**
  * The services paying for idle GPU (allocation - usage over the window), most first, with the recommendation that
- * would save most; paged, searchable and sortable by any column. Needs usage metrics: without them it says so.
+ * would save most; paged, searched and sorted by the backend. Needs usage metrics: without them it says so.
  */
-export function WasteLeaderboard(props: { overview: Overview }) {
+export function WasteLeaderboard(props: {
+  overview: OverviewSummary;
+  usageWindow: string;
+  cluster?: string;
+}) {
   const { overview } = props;
-  const best = new Map<string, Recommendation>();
-  for (const r of overview.recommendations) {
-    const current = best.get(r.serviceId);
-    if (!current || r.monthlySavingMicros > current.monthlySavingMicros) {
-      best.set(r.serviceId, r);
-    }
-  }
-  const rows: WasteRow[] = overview.services
-    .filter(s => s.idleMicros !== undefined)
-    .sort(
-      (a, b) => b.idleMicros! - a.idleMicros! || a.name.localeCompare(b.name),
-    )
-    .map(s => ({
-      ...s,
-      label: `${s.name} (${s.namespace})`,
-      recommendation: best.get(s.serviceId),
-      recommendationTitle: best.get(s.serviceId)?.title ?? '',
-    }));
+  const { tableRef, fetchPage } = useLeaderboardPages({
+    ...props,
+    leaderboard: 'waste',
+    toRow,
+  });
   const columns: TableColumn<WasteRow>[] = [
     {
       title: 'Service',
-      field: 'label',
+      field: 'name',
       render: row => <LeaderboardService row={row} label={row.label} />,
     },
-    { title: 'Team', field: 'team' },
+    { title: 'Team', field: 'team', sorting: false },
     {
       title: `Idle cost, ${overview.window.label}`,
-      field: 'idleMicros',
-      searchable: false,
-      customSort: byNumber(r => r.idleMicros),
+      field: 'idle',
       render: row =>
         `${formatUsd(row.idleMicros!)} of ${formatUsd(row.allocationMicros)}${
           row.allocationMicros > 0
@@ -61,15 +52,13 @@ export function WasteLeaderboard(props: { overview: Overview }) {
     },
     {
       title: 'Utilisation',
-      searchable: false,
-      customSort: byNumber(r => r.utilisation?.value),
+      field: 'utilisation',
       render: row =>
         row.utilisation ? formatPercent(row.utilisation.value) : '-',
     },
     {
       title: 'Peak memory',
-      searchable: false,
-      customSort: byNumber(r => r.peakMemoryFraction),
+      field: 'peakMemory',
       render: row =>
         row.peakMemoryFraction !== undefined
           ? formatPercent(row.peakMemoryFraction)
@@ -77,8 +66,8 @@ export function WasteLeaderboard(props: { overview: Overview }) {
     },
     {
       title: 'Recommendation',
-      field: 'recommendationTitle',
-      customSort: byNumber(r => r.recommendation?.monthlySavingMicros),
+      field: 'recommendation',
+      sorting: false,
       render: row =>
         row.recommendation ? (
           <>
@@ -100,23 +89,24 @@ export function WasteLeaderboard(props: { overview: Overview }) {
   ];
   return (
     <Table<WasteRow>
+      tableRef={tableRef}
       title="Waste leaderboard"
       subtitle="Most idle allocation first (allocation x (1 - utilisation))"
       options={leaderboardOptions}
       localization={{
         toolbar: {
-          searchPlaceholder: 'Search service, team or recommendation',
-          searchTooltip: 'Search service, team or recommendation',
+          searchPlaceholder: 'Search service, team or placement',
+          searchTooltip: 'Search service, team or placement',
           searchAriaLabel: 'Search the waste leaderboard',
+        },
+        // Remote data: the table shows this, not emptyContent, when a page is empty.
+        body: {
+          emptyDataSourceMessage:
+            'No idle cost to rank: it needs usage metrics from Prometheus.',
         },
       }}
       columns={columns}
-      data={rows}
-      emptyContent={
-        <Typography variant="body2" style={{ padding: 16 }}>
-          No idle cost to rank: it needs usage metrics from Prometheus.
-        </Typography>
-      }
+      data={fetchPage}
     />
   );
 }

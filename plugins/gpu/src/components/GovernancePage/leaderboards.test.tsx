@@ -1,9 +1,10 @@
-import { renderInTestApp } from '@backstage/frontend-test-utils';
 import { entityRouteRef } from '@backstage/plugin-catalog-react';
 import { Overview } from '@gpu-platform/backstage-plugin-gpu-common';
 import { configure, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { FakeGpuApi } from '../../__testUtils__/FakeGpuApi';
 import { overviewFixture } from '../../__testUtils__/gpuFixtures';
+import { renderWithGpuApis } from '../../__testUtils__/renderWithGpuApis';
 import { CostLeaderboard } from './CostLeaderboard';
 import { WasteLeaderboard } from './WasteLeaderboard';
 
@@ -33,31 +34,77 @@ function firstCells(): string[] {
   );
 }
 
+async function renderLeaderboard(
+  Leaderboard: typeof CostLeaderboard | typeof WasteLeaderboard,
+  overview: Overview,
+  options: { entityRoutes?: boolean } = {},
+) {
+  const api = new FakeGpuApi();
+  api.overview = async () => overview;
+  const summary = await api.getOverview('7d');
+  api.calls.length = 0;
+  await renderWithGpuApis(<Leaderboard overview={summary} usageWindow="7d" />, {
+    api,
+    ...(options.entityRoutes && {
+      mountedRoutes: { '/catalog/:namespace/:kind/:name': entityRouteRef },
+    }),
+  });
+  return api;
+}
+
 describe.each([
-  ['Cost leaderboard', CostLeaderboard, 'Search the cost leaderboard'],
-  ['Waste leaderboard', WasteLeaderboard, 'Search the waste leaderboard'],
-] as const)('%s', (_title, Leaderboard, searchLabel) => {
-  it('pages every service, searches and sorts them in the browser', async () => {
-    await renderInTestApp(<Leaderboard overview={manyServices()} />);
+  ['Cost leaderboard', CostLeaderboard, 'cost', 'Search the cost leaderboard'],
+  [
+    'Waste leaderboard',
+    WasteLeaderboard,
+    'waste',
+    'Search the waste leaderboard',
+  ],
+] as const)('%s', (_title, Leaderboard, leaderboard, searchLabel) => {
+  it('shows the first page the overview carries without a request, and pages, searches and sorts on the server', async () => {
+    const api = await renderLeaderboard(Leaderboard, manyServices());
     await waitFor(() => expect(firstCells()).toHaveLength(10));
     expect(screen.getAllByText('1-10 of 14').length).toBeGreaterThan(0);
+    // The overview's first page, in the backend's order (most first).
+    const summary = await api.getOverview('7d');
+    expect(firstCells()).toEqual(
+      summary.leaderboards[leaderboard].items.map(
+        s => `${s.name} (${s.namespace})`,
+      ),
+    );
+    expect(firstCells()).toContain('ocr-11 (ml-serving)');
+    expect(firstCells()).not.toContain('ocr-00 (ml-serving)');
+    api.calls.length = 0;
+    expect(api.callsOf('listOverviewServices')).toEqual([]);
+
+    await user.click(screen.getByRole('button', { name: 'Next Page' }));
+    await waitFor(() => expect(firstCells()).toHaveLength(4));
+    expect(api.callsOf('listOverviewServices')).toEqual([
+      ['7d', { leaderboard, limit: 10, cursor: '10' }],
+    ]);
 
     await user.type(
       screen.getByRole('textbox', { name: searchLabel }),
       'search',
     );
-    await waitFor(() =>
-      expect(
-        firstCells().every(c => c.includes('ocr-') || c.includes('notebook')),
-      ).toBe(true),
-    );
-    expect(firstCells()).toHaveLength(7);
+    await waitFor(() => expect(firstCells()).toHaveLength(7));
+    expect(
+      firstCells().every(c => c.includes('ocr-') || c.includes('notebook')),
+    ).toBe(true);
+    expect(api.callsOf('listOverviewServices').at(-1)).toEqual([
+      '7d',
+      { leaderboard, limit: 10, search: 'search' },
+    ]);
 
     await user.clear(screen.getByRole('textbox', { name: searchLabel }));
     await waitFor(() => expect(firstCells()).toHaveLength(10));
     await user.click(screen.getByRole('button', { name: 'Service' }));
     await waitFor(() => expect(firstCells()[0]).toBe('notebook (search)'));
     expect(firstCells()[1]).toBe('ocr-00 (ml-serving)');
+    expect(api.callsOf('listOverviewServices').at(-1)).toEqual([
+      '7d',
+      { leaderboard, limit: 10, orderBy: 'name', order: 'asc' },
+    ]);
   });
 
   it('links each service to its catalog entity, and names one without an entity', async () => {
@@ -67,11 +114,10 @@ describe.each([
         ? { ...s, entityRef: 'component:default/summariser' }
         : s,
     );
-    await renderInTestApp(
-      <Leaderboard overview={{ ...overview, services }} />,
-      {
-        mountedRoutes: { '/catalog/:namespace/:kind/:name': entityRouteRef },
-      },
+    await renderLeaderboard(
+      Leaderboard,
+      { ...overview, services },
+      { entityRoutes: true },
     );
     const link = await screen.findByRole('link', {
       name: 'summariser (ml-serving)',

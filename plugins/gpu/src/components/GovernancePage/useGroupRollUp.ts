@@ -3,7 +3,7 @@ import { catalogApiRef } from '@backstage/plugin-catalog-react';
 import {
   catalogGroupOf,
   groupHierarchy,
-  Overview,
+  OverviewSummary,
   rollUpGroupCosts,
   teamGroupRef,
 } from '@gpu-platform/backstage-plugin-gpu-common';
@@ -14,7 +14,7 @@ import useAsync from 'react-use/esm/useAsync';
  * The overview's month-to-date cost per team rolled up the catalog's group hierarchy: the Group entities are read
  * once (only the fields the hierarchy needs), then combined with each overview.
  */
-export function useGroupRollUp(overview: Overview) {
+export function useGroupRollUp(overview: OverviewSummary) {
   const catalogApi = useApi(catalogApiRef);
   const groups = useAsync(async () => {
     const { items } = await catalogApi.getEntities({

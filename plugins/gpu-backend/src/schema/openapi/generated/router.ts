@@ -1293,7 +1293,7 @@ export const spec = {
       get: {
         operationId: 'getOverview',
         summary:
-          "Every service and team at once for the governance page, with a constant number of PromQL queries (queryCount), cost and waste per service, budget burn per team and recommendations (permission gpu.quota.read). With cluster, only that cluster's part: the services on it, its pools, and the teams with quota or a service there, their figures counting what they have on it (their budget is their whole budget).",
+          "Every service and team at once for the governance page, with a constant number of PromQL queries (queryCount): totals, budget burn per team, cost per pool and the first page of the cost and waste leaderboards (permission gpu.quota.read); the answer does not grow with the services (GET /overview/services pages the leaderboards). With cluster, only that cluster's part: the services on it, its pools, and the teams with quota or a service there, their figures counting what they have on it (their budget is their whole budget).",
         parameters: [
           {
             $ref: '#/components/parameters/usageWindow',
@@ -1309,14 +1309,139 @@ export const spec = {
               maxLength: 253,
             },
           },
+          {
+            name: 'top',
+            in: 'query',
+            description: "Rows of each leaderboard's first page.",
+            schema: {
+              type: 'integer',
+              minimum: 1,
+              maximum: 200,
+              default: 10,
+            },
+          },
         ],
         responses: {
           '200': {
-            description: 'The overview.',
+            description:
+              "The overview's totals and each leaderboard's first page.",
             content: {
               'application/json': {
                 schema: {
-                  $ref: '#/components/schemas/Overview',
+                  $ref: '#/components/schemas/OverviewSummary',
+                },
+              },
+            },
+          },
+          '400': {
+            $ref: '#/components/responses/BadRequest',
+          },
+          '401': {
+            $ref: '#/components/responses/Unauthorized',
+          },
+          '403': {
+            $ref: '#/components/responses/Forbidden',
+          },
+        },
+      },
+    },
+    '/overview/services': {
+      get: {
+        operationId: 'listOverviewServices',
+        summary:
+          "One page of a leaderboard of the overview (permission gpu.quota.read), sorted and searched on the server: cost ranks every current service (most month-to-date first), waste the services with an idle figure (most idle first). Each row carries the service's recommendation that saves most. Services without the sorted figure come last; ties go by name, then id.",
+        parameters: [
+          {
+            $ref: '#/components/parameters/usageWindow',
+          },
+          {
+            name: 'cluster',
+            in: 'query',
+            description:
+              'A configured cluster (gpu.clusters[].name); any other name is a 400.',
+            schema: {
+              type: 'string',
+              minLength: 1,
+              maxLength: 253,
+            },
+          },
+          {
+            name: 'leaderboard',
+            in: 'query',
+            description: 'cost (the default) or waste.',
+            schema: {
+              type: 'string',
+              enum: ['cost', 'waste'],
+            },
+          },
+          {
+            name: 'orderBy',
+            in: 'query',
+            description:
+              "What the page is sorted by; the leaderboard's own (monthToDate for cost, idle for waste) when omitted.",
+            schema: {
+              type: 'string',
+              enum: [
+                'monthToDate',
+                'projectedMonth',
+                'idle',
+                'costPerThousandTokens',
+                'utilisation',
+                'peakMemory',
+                'name',
+              ],
+            },
+          },
+          {
+            name: 'order',
+            in: 'query',
+            description: 'desc (the default) or asc.',
+            schema: {
+              type: 'string',
+              enum: ['asc', 'desc'],
+            },
+          },
+          {
+            name: 'search',
+            in: 'query',
+            description:
+              "Part of the service's name or namespace, its team, tier, MIG profile or pool, case-insensitive.",
+            schema: {
+              type: 'string',
+              minLength: 1,
+              maxLength: 100,
+            },
+          },
+          {
+            name: 'limit',
+            in: 'query',
+            description: 'Page size.',
+            schema: {
+              type: 'integer',
+              minimum: 1,
+              maximum: 200,
+              default: 10,
+            },
+          },
+          {
+            name: 'cursor',
+            in: 'query',
+            description:
+              'nextCursor of the previous page, read with the same leaderboard, orderBy, order and search (another is a 400: start again from the first page).',
+            schema: {
+              type: 'string',
+              minLength: 1,
+              maxLength: 512,
+            },
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'One page of the leaderboard.',
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/OverviewServicePage',
                 },
               },
             },
@@ -5669,7 +5794,9 @@ export const spec = {
           },
         },
       },
-      Overview: {
+      OverviewSummary: {
+        description:
+          'Totals over every service, per team and per pool, and the first page of each leaderboard: its size does not grow with the services (GET /overview/services pages the rest).',
         type: 'object',
         additionalProperties: false,
         required: [
@@ -5681,10 +5808,12 @@ export const spec = {
           'monthToDateMicros',
           'projectedMonthMicros',
           'spotSavingMicros',
-          'services',
+          'serviceCount',
+          'withoutUsageCount',
           'pools',
           'teams',
-          'recommendations',
+          'recommendationCount',
+          'leaderboards',
         ],
         properties: {
           window: {
@@ -5725,10 +5854,20 @@ export const spec = {
           spotSavingMicros: {
             $ref: '#/components/schemas/UsdMicros',
           },
-          withoutUsage: {
+          serviceCount: {
+            description:
+              "Current services in the overview (every one, not only the leaderboards' first pages).",
+            type: 'integer',
+          },
+          withoutUsageCount: {
             description:
               'Services whose allocation is in the total but not in its usage and idle (utilisation unknown).',
+            type: 'integer',
+          },
+          withoutUsage: {
+            description: 'The first 20 of them by name (every one when fewer).',
             type: 'array',
+            maxItems: 20,
             items: {
               $ref: '#/components/schemas/ServiceWithoutUsage',
             },
@@ -5741,12 +5880,6 @@ export const spec = {
                 $ref: '#/components/schemas/UsdMicros',
               },
             ],
-          },
-          services: {
-            type: 'array',
-            items: {
-              $ref: '#/components/schemas/ServiceCostSummary',
-            },
           },
           pools: {
             description:
@@ -5767,6 +5900,7 @@ export const spec = {
                 'monthlyBudgetMicros',
                 'monthToDateMicros',
                 'projectedMonthMicros',
+                'withoutUsageCount',
               ],
               properties: {
                 team: {
@@ -5799,20 +5933,173 @@ export const spec = {
                 projectedBudgetBurn: {
                   type: 'number',
                 },
-                withoutUsage: {
-                  type: 'array',
-                  items: {
-                    $ref: '#/components/schemas/ServiceWithoutUsage',
-                  },
+                withoutUsageCount: {
+                  description:
+                    "The team's services in its totals without a usage figure (GET /teams/{team}/cost names them).",
+                  type: 'integer',
                 },
               },
             },
           },
-          recommendations: {
+          recommendationCount: {
+            description:
+              "Recommendations over every current service; each service's best is on its leaderboard row.",
+            type: 'integer',
+          },
+          leaderboards: {
+            description:
+              'The first page of each leaderboard in its own order (top rows each, 10 unless asked).',
+            type: 'object',
+            additionalProperties: false,
+            required: ['cost', 'waste'],
+            properties: {
+              cost: {
+                $ref: '#/components/schemas/OverviewServicePage',
+              },
+              waste: {
+                $ref: '#/components/schemas/OverviewServicePage',
+              },
+            },
+          },
+        },
+      },
+      OverviewServicePage: {
+        description: 'One page of a leaderboard of the overview.',
+        type: 'object',
+        additionalProperties: false,
+        required: ['items', 'totalCount'],
+        properties: {
+          items: {
             type: 'array',
             items: {
-              $ref: '#/components/schemas/Recommendation',
+              $ref: '#/components/schemas/OverviewServiceRow',
             },
+          },
+          nextCursor: {
+            description:
+              'Present when more services match; pass it as cursor (same leaderboard, order and search) for the next page.',
+            type: 'string',
+          },
+          totalCount: {
+            description:
+              'Services on the leaderboard matching the search, on every page.',
+            type: 'integer',
+          },
+        },
+      },
+      OverviewServiceRow: {
+        description:
+          'A service on a leaderboard of the overview, with the recommendation that saves most.',
+        type: 'object',
+        additionalProperties: false,
+        required: [
+          'serviceId',
+          'name',
+          'team',
+          'namespace',
+          'environment',
+          'status',
+          'tier',
+          'pool',
+          'gpuEquivalents',
+          'accrualBasis',
+          'allocationMicros',
+          'reservedMicros',
+          'monthToDateMicros',
+          'projectedMonthMicros',
+        ],
+        properties: {
+          serviceId: {
+            type: 'string',
+          },
+          name: {
+            type: 'string',
+          },
+          entityRef: {
+            description:
+              "The service's catalog entity, e.g. component:default/summariser, when it has one.",
+            type: 'string',
+          },
+          team: {
+            type: 'string',
+          },
+          namespace: {
+            type: 'string',
+          },
+          environment: {
+            type: 'string',
+          },
+          status: {
+            $ref: '#/components/schemas/ServiceStatus',
+          },
+          tier: {
+            $ref: '#/components/schemas/SharingTier',
+          },
+          pool: {
+            type: 'string',
+          },
+          migProfile: {
+            type: 'string',
+          },
+          gpuEquivalents: {
+            type: 'number',
+          },
+          accrualBasis: {
+            $ref: '#/components/schemas/AccrualBasis',
+          },
+          workload: {
+            $ref: '#/components/schemas/WorkloadRunState',
+          },
+          allocationMicros: {
+            $ref: '#/components/schemas/UsdMicros',
+          },
+          reservedMicros: {
+            description:
+              'Held but not running within the window (reserved, not spend).',
+            allOf: [
+              {
+                $ref: '#/components/schemas/UsdMicros',
+              },
+            ],
+          },
+          usageMicros: {
+            $ref: '#/components/schemas/UsdMicros',
+          },
+          idleMicros: {
+            $ref: '#/components/schemas/UsdMicros',
+          },
+          utilisation: {
+            $ref: '#/components/schemas/AttributedValue',
+          },
+          peakMemoryFraction: {
+            type: 'number',
+          },
+          generatedTokens: {
+            type: 'number',
+          },
+          costPerThousandTokensMicros: {
+            $ref: '#/components/schemas/UsdMicros',
+          },
+          spotSavingMicros: {
+            $ref: '#/components/schemas/UsdMicros',
+          },
+          aboveShareMicros: {
+            description:
+              "Shared tiers: busy time of the service's pods above the share it holds (more than its 1/R of an MPS GPU while its neighbours idled) at the GPU-hour price; not in usageMicros, which is capped at the allocation.",
+            allOf: [
+              {
+                $ref: '#/components/schemas/UsdMicros',
+              },
+            ],
+          },
+          monthToDateMicros: {
+            $ref: '#/components/schemas/UsdMicros',
+          },
+          projectedMonthMicros: {
+            $ref: '#/components/schemas/UsdMicros',
+          },
+          recommendation: {
+            $ref: '#/components/schemas/Recommendation',
           },
         },
       },

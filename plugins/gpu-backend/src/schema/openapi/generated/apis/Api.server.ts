@@ -21,7 +21,8 @@ import { ListClusterDrift200Response } from '../models/ListClusterDrift200Respon
 import { ListPoolSubscriptions200Response } from '../models/ListPoolSubscriptions200Response.model';
 import { ListServices200Response } from '../models/ListServices200Response.model';
 import { ListTeamQuotas200Response } from '../models/ListTeamQuotas200Response.model';
-import { Overview } from '../models/Overview.model';
+import { OverviewServicePage } from '../models/OverviewServicePage.model';
+import { OverviewSummary } from '../models/OverviewSummary.model';
 import { PlatformChecksResponse } from '../models/PlatformChecksResponse.model';
 import { PlatformManifestsResponse } from '../models/PlatformManifestsResponse.model';
 import { PlatformResponse } from '../models/PlatformResponse.model';
@@ -130,8 +131,9 @@ export type GetOverview = {
   query: {
     window?: string;
     cluster?: string;
+    top?: number;
   };
-  response: Overview | ApiError | ApiError | ApiError;
+  response: OverviewSummary | ApiError | ApiError | ApiError;
 };
 /**
  * @public
@@ -246,6 +248,29 @@ export type ListAuditEvents = {
  */
 export type ListClusterDrift = {
   response: ListClusterDrift200Response | ApiError | ApiError;
+};
+/**
+ * @public
+ */
+export type ListOverviewServices = {
+  query: {
+    window?: string;
+    cluster?: string;
+    leaderboard?: 'cost' | 'waste';
+    orderBy?:
+      | 'monthToDate'
+      | 'projectedMonth'
+      | 'idle'
+      | 'costPerThousandTokens'
+      | 'utilisation'
+      | 'peakMemory'
+      | 'name';
+    order?: 'asc' | 'desc';
+    search?: string;
+    limit?: number;
+    cursor?: string;
+  };
+  response: OverviewServicePage | ApiError | ApiError | ApiError;
 };
 /**
  * @public
@@ -385,6 +410,8 @@ export type EndpointMap = {
   '#get|/audit': ListAuditEvents;
 
   '#get|/clusters/drift': ListClusterDrift;
+
+  '#get|/overview/services': ListOverviewServices;
 
   '#get|/pools/subscription': ListPoolSubscriptions;
 
