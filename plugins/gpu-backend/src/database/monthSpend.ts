@@ -1,7 +1,8 @@
 import { MonthSpend } from '@gpu-platform/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
 import { GovernanceContext, monthOf, monthSpendOf } from '../admission';
-import { ReservationRow, toReservationRecord } from './rows';
+import { optionalIso, ReservationRow } from './rows';
+import { fromGpuUnits, readInteger } from './units';
 
 /**
  * The team's spend this calendar month from the ledger (admission's `monthSpendOf` over every reservation of the
@@ -16,14 +17,34 @@ export async function readMonthSpend(
   excludeReservationId?: string,
 ): Promise<MonthSpend> {
   const { startMs } = monthOf(now);
-  const rows = await db<ReservationRow>('reservations')
+  // Only what month spend counts (every create and quote reads the team's month): no ids of services, no creation time.
+  const rows: Array<
+    Omit<ReservationRow, 'service_id' | 'team' | 'created_at'>
+  > = await db<ReservationRow>('reservations')
+    .select(
+      'id',
+      'pool',
+      'gpu_units',
+      'monthly_cost_micros',
+      'state',
+      'held_at',
+      'released_at',
+    )
     .where({ team })
     .whereNotNull('held_at')
     .where(q =>
       q.whereNull('released_at').orWhere('released_at', '>', new Date(startMs)),
     );
   return monthSpendOf(
-    rows.map(toReservationRecord),
+    rows.map(row => ({
+      id: row.id,
+      state: row.state,
+      pool: row.pool,
+      gpuEquivalents: fromGpuUnits(readInteger(row.gpu_units)),
+      monthlyCostMicros: readInteger(row.monthly_cost_micros),
+      heldAt: optionalIso(row.held_at),
+      releasedAt: optionalIso(row.released_at),
+    })),
     context.prices,
     now,
     excludeReservationId,

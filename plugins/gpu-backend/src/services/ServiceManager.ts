@@ -569,9 +569,10 @@ export class ServiceManager {
     const claimed = await this.compareAndSet({
       id: service.id,
       ...deployment,
-      // Rendered at creation or change; an approved request is rendered now.
-      manifests:
-        service.manifests ?? ((await this.render(service)) as StoredManifest[]),
+      // Rendered at creation or change (stored already: not written again); an approved request is rendered now.
+      manifests: service.manifests
+        ? undefined
+        : ((await this.render(service)) as StoredManifest[]),
       expectedStatus: [service.status],
       expectedUpdatedAt: service.updatedAt,
       actor,
