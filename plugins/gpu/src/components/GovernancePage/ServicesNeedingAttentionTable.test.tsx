@@ -30,6 +30,12 @@ describe('ServicesNeedingAttentionTable', () => {
       updatedAt: '2026-11-01T00:00:00.000Z',
     });
     add('c', { name: 'running', status: 'ready', reason: 'Available' });
+    add('e', {
+      name: 'sending',
+      status: 'applying',
+      reason: 'Applying',
+      updatedAt: '2026-11-03T00:00:00.000Z',
+    });
     add('d', {
       name: 'waiting',
       status: 'pending-approval',
@@ -55,11 +61,20 @@ describe('ServicesNeedingAttentionTable', () => {
     ).toBeInTheDocument();
     // The backend's message is not what the page shows.
     expect(screen.queryByText(/admission webhook/)).not.toBeInTheDocument();
+    // The status in words beside the team and environment, not its key ('applying').
+    const sending = screen.getByRole('row', { name: /^sending/ });
+    expect(
+      within(sending).getByText('ml-platform · production · being applied'),
+    ).toBeInTheDocument();
+    expect(
+      within(queued).getByText('ml-platform · production · starting'),
+    ).toBeInTheDocument();
     // Longest held back first; running and waiting-for-approval services are elsewhere.
     const rows = screen.getAllByRole('row').slice(1);
-    expect(rows).toHaveLength(2);
+    expect(rows).toHaveLength(3);
     expect(rows[0]).toBe(queued);
     expect(rows[1]).toBe(refused);
+    expect(rows[2]).toBe(sending);
     // Headers are plain text: no sort control that would do nothing, no drag handle around one (axe
     // nested-interactive in Chromium).
     for (const name of ['Service', 'Condition', 'Since']) {

@@ -13,7 +13,7 @@ import {
 import Typography from '@material-ui/core/Typography';
 import useAsync from 'react-use/esm/useAsync';
 import { gpuApiRef } from '../../api';
-import { formatTime } from '../common';
+import { describeServiceState, formatTime } from '../common';
 import { failingCondition, reasonInWords } from '../common/conditionWords';
 
 /** The statuses of services on their way that may be stuck: the reconciler failed, or the cluster has not run them. */
@@ -41,7 +41,8 @@ const columns: TableColumn<Row>[] = [
           )}
         </Typography>
         <Typography variant="caption" display="block">
-          {service.team} · {service.environment} · {service.status}
+          {service.team} · {service.environment} ·{' '}
+          {describeServiceState(service.status, service.mode)}
         </Typography>
       </>
     ),
