@@ -439,11 +439,18 @@ function targets(results: Record<string, Results>): string {
   const core = results['domain-core'];
   if (core) {
     rows.push([
-      `quote body for ${core.quote.pools} pools (JSON)`,
+      `quote body for ${core.quote.pools} pools (JSON): summary (detail=summary) and full`,
       '<= 10 KB',
-      `${n(core.quote.jsonBytes / 1000, 1)} KB ${met(
-        core.quote.jsonBytes <= 10_000,
-      )}`,
+      core.quote.summaryJsonBytes === undefined
+        ? `${n(core.quote.jsonBytes / 1000, 1)} KB ${met(
+            core.quote.jsonBytes <= 10_000,
+          )}`
+        : `summary ${n(core.quote.summaryJsonBytes / 1000, 1)} KB ${met(
+            core.quote.summaryJsonBytes <= 10_000,
+          )}; full ${n(
+            core.quote.jsonBytes / 1000,
+            1,
+          )} KB (what the tier picker still downloads)`,
     ]);
     const largest = core.planner
       .filter((p: Results) => p.mix === 'service requests')

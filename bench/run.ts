@@ -6,6 +6,7 @@
  */
 import { cpus } from 'node:os';
 import {
+  compactQuote,
   PlacementPlan,
   planPlacement,
   quoteService,
@@ -91,7 +92,13 @@ const quoteResult = {
   pools: platform.pools.length,
   options: sample.options.length,
   unavailable: sample.unavailable.length,
+  /** `POST /quote` (`detail=full`, the default): every option and unavailable slice in full. */
   jsonBytes: JSON.stringify(sample).length,
+  /** `POST /quote?detail=summary`: a row per tier and pool, what the tier step shows. */
+  summaryJsonBytes: JSON.stringify(compactQuote(sample)).length,
+  /** Rows of the summary: tiers and pools with an option, and without one. */
+  summaryChoices: compactQuote(sample).choices.length,
+  summaryUnavailable: compactQuote(sample).unavailable.length,
   recommended: sample.recommended && {
     tier: sample.recommended.slice.tier,
     pool: sample.recommended.slice.pool,
@@ -234,7 +241,7 @@ function table(rows: Array<Record<string, string | number>>): string {
 const q = quoteResult;
 const quoteTitle =
   `Quote: the report summariser against ${q.pools} pools ` +
-  `(${q.options} options, ${q.unavailable} unavailable, ${q.jsonBytes} bytes of JSON), ` +
+  `(${q.options} options, ${q.unavailable} unavailable, ${q.jsonBytes} bytes of JSON; summary ${q.summaryJsonBytes} bytes, ${q.summaryChoices} tiers and pools with an option, ${q.summaryUnavailable} without), ` +
   `${q.iterations} calls each, interleaved`;
 const quoteRatio = round(q.quote.p99Micros / q.baseline.p99Micros, 1);
 process.stdout.write(

@@ -1,5 +1,6 @@
 import { HttpAuthService } from '@backstage/backend-plugin-api';
 import {
+  compactQuote,
   Platform,
   PlatformResponse,
   validateServiceRequest,
@@ -10,7 +11,8 @@ import { GpuRouter, callerOf } from './types';
 
 /**
  * `/health`, `/platform` (pools, prices, tiers, environments, teams, clusters) and `/quote`: open to everyone signed
- * in; a quote shows the team's quota and budget only to callers who may read them (`AuthorizedQuotes`).
+ * in; a quote shows the team's quota and budget only to callers who may read them (`AuthorizedQuotes`); with
+ * `?detail=summary` it is the `CompactQuote` (a row per tier and pool), else the whole quote.
  */
 export function registerPlatformRoutes(
   router: GpuRouter,
@@ -46,11 +48,10 @@ export function registerPlatformRoutes(
   router.post('/quote', async (req, res) => {
     const credentials = await credentialsOf(req);
     // The spec checked the shape; the platform decides the rest (known team, model and pool, tier policy, ...).
-    res.json(
-      await quotes.quote(
-        credentials,
-        validateServiceRequest(platform, req.body),
-      ),
+    const quote = await quotes.quote(
+      credentials,
+      validateServiceRequest(platform, req.body),
     );
+    res.json(req.query.detail === 'summary' ? compactQuote(quote) : quote);
   });
 }

@@ -310,6 +310,23 @@ describe('OpenAPI description of /api/gpu', () => {
       expect(quote.status).toBe(200);
       expectConforms(quote, 'post', '/quote');
       expect(quote.body.options[0].poolCapacity).toBeDefined();
+      const summary = await api
+        .post('/api/gpu/quote?detail=summary')
+        .send(summariserRequest);
+      expect(summary.status).toBe(200);
+      expectConforms(summary, 'post', '/quote');
+      expect(summary.body).toMatchObject({
+        detail: 'summary',
+        optionCount: quote.body.options.length,
+        recommended: {
+          tier: quote.body.recommended.slice.tier,
+          pool: quote.body.recommended.slice.pool,
+        },
+      });
+      expect(summary.body.choices[0].monthlyMicros).toBe(
+        quote.body.options[0].cost.monthly,
+      );
+      expect(summary.text.length).toBeLessThan(quote.text.length / 2);
       const measured = await api.post('/api/gpu/quote').send({
         ...summariserRequest,
         tier: 'dedicated',

@@ -6,3 +6,4 @@ export * from './governance';
 export * from './measuredCapacity';
 export * from './replicaCapacity';
 export * from './poolCapacityFit';
+export * from './compactQuote';

@@ -148,7 +148,19 @@ export const spec = {
       post: {
         operationId: 'createQuote',
         summary:
-          "Every feasible tier and pool with cost, quota and policy verdict, and a recommendation. The team's quota, use and budget only for callers who may read the team's quota (its members and the platform team); others get fit and price (teamFiguresWithheld).",
+          "Every feasible tier and pool with cost, quota and policy verdict, and a recommendation. The team's quota, use and budget only for callers who may read the team's quota (its members and the platform team); others get fit and price (teamFiguresWithheld). With detail=summary, one row per tier and pool with the figures the tier step shows (CompactQuote: a size that does not grow with what each option carries); the full answer is the default.",
+        parameters: [
+          {
+            name: 'detail',
+            in: 'query',
+            description:
+              'full (the default): every option with its memory, cost, throughput, quota, budget and verdict reasons; summary: a CompactQuote.',
+            schema: {
+              type: 'string',
+              enum: ['full', 'summary'],
+            },
+          },
+        ],
         requestBody: {
           required: true,
           content: {
@@ -161,11 +173,19 @@ export const spec = {
         },
         responses: {
           '200': {
-            description: 'The quote.',
+            description:
+              'The quote (Quote), or with detail=summary its CompactQuote.',
             content: {
               'application/json': {
                 schema: {
-                  $ref: '#/components/schemas/Quote',
+                  oneOf: [
+                    {
+                      $ref: '#/components/schemas/Quote',
+                    },
+                    {
+                      $ref: '#/components/schemas/CompactQuote',
+                    },
+                  ],
                 },
               },
             },
@@ -3041,6 +3061,148 @@ export const spec = {
           teamFiguresWithheld: {
             description:
               "Present when the caller may not read the team's quota (GET /teams/{team}/quota would answer 403): the options then show fit and price without the team's quota, use and budget.",
+            type: 'string',
+          },
+        },
+      },
+      CompactQuote: {
+        description:
+          "POST /quote?detail=summary: one row per tier and pool (the option the create takes for it: the first in the quote's order), one per tier and pool the model fits no slice of (the closest slice), and the recommendation.",
+        type: 'object',
+        additionalProperties: false,
+        required: [
+          'detail',
+          'service',
+          'team',
+          'environment',
+          'dtype',
+          'dtypes',
+          'optionCount',
+          'choices',
+          'unavailable',
+        ],
+        properties: {
+          detail: {
+            type: 'string',
+            enum: ['summary'],
+          },
+          service: {
+            type: 'string',
+          },
+          team: {
+            type: 'string',
+          },
+          environment: {
+            type: 'string',
+          },
+          dtype: {
+            $ref: '#/components/schemas/Dtype',
+          },
+          dtypes: {
+            type: 'array',
+            items: {
+              $ref: '#/components/schemas/DtypeOption',
+            },
+          },
+          optionCount: {
+            description:
+              'Options of the whole quote (several slices of one tier and pool count apart).',
+            type: 'integer',
+          },
+          choices: {
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: [
+                'tier',
+                'pool',
+                'gpusPerReplica',
+                'verdict',
+                'monthlyMicros',
+                'headroomBytes',
+                'fullLengthSequences',
+              ],
+              properties: {
+                tier: {
+                  $ref: '#/components/schemas/SharingTier',
+                },
+                pool: {
+                  type: 'string',
+                },
+                migProfile: {
+                  type: 'string',
+                },
+                gpusPerReplica: {
+                  type: 'integer',
+                },
+                verdict: {
+                  type: 'string',
+                  enum: ['allowed', 'needs-approval', 'forbidden'],
+                },
+                monthlyMicros: {
+                  $ref: '#/components/schemas/UsdMicros',
+                },
+                costPerThousandTokensMicros: {
+                  $ref: '#/components/schemas/UsdMicros',
+                },
+                headroomBytes: {
+                  type: 'number',
+                },
+                fullLengthSequences: {
+                  type: 'integer',
+                },
+              },
+            },
+          },
+          unavailable: {
+            type: 'array',
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['tier', 'pool', 'requiredBytes', 'availableBytes'],
+              properties: {
+                tier: {
+                  $ref: '#/components/schemas/SharingTier',
+                },
+                pool: {
+                  type: 'string',
+                },
+                migProfile: {
+                  type: 'string',
+                },
+                requiredBytes: {
+                  type: 'number',
+                },
+                availableBytes: {
+                  type: 'number',
+                },
+              },
+            },
+          },
+          recommended: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['tier', 'pool', 'gpusPerReplica'],
+            properties: {
+              tier: {
+                $ref: '#/components/schemas/SharingTier',
+              },
+              pool: {
+                type: 'string',
+              },
+              migProfile: {
+                type: 'string',
+              },
+              gpusPerReplica: {
+                type: 'integer',
+              },
+            },
+          },
+          recommendation: {
+            $ref: '#/components/schemas/QuoteRecommendation',
+          },
+          teamFiguresWithheld: {
             type: 'string',
           },
         },

@@ -9,6 +9,7 @@ import { AuditEventPage } from '../models/AuditEventPage.model';
 import { BatchJobStatus } from '../models/BatchJobStatus.model';
 import { BatchJobSubmission } from '../models/BatchJobSubmission.model';
 import { ConfirmServiceBody } from '../models/ConfirmServiceBody.model';
+import { CreateQuote200Response } from '../models/CreateQuote200Response.model';
 import { CreateService200Response } from '../models/CreateService200Response.model';
 import { CreateServiceBody } from '../models/CreateServiceBody.model';
 import { DecisionBody } from '../models/DecisionBody.model';
@@ -28,7 +29,6 @@ import { PlatformManifestsResponse } from '../models/PlatformManifestsResponse.m
 import { PlatformResponse } from '../models/PlatformResponse.model';
 import { QuotaBody } from '../models/QuotaBody.model';
 import { QuotaRecord } from '../models/QuotaRecord.model';
-import { Quote } from '../models/Quote.model';
 import { ServiceCost } from '../models/ServiceCost.model';
 import { ServiceRequest } from '../models/ServiceRequest.model';
 import { ServiceStatus } from '../models/ServiceStatus.model';
@@ -74,7 +74,10 @@ export type ConfirmService = {
  */
 export type CreateQuote = {
   body: ServiceRequest;
-  response: Quote | ApiError | ApiError;
+  query: {
+    detail?: 'full' | 'summary';
+  };
+  response: CreateQuote200Response | ApiError | ApiError;
 };
 /**
  * @public
