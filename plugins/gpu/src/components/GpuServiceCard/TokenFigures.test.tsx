@@ -137,4 +137,62 @@ describe('TokenFigures', () => {
     );
     expect(screen.queryByTestId('token-figures')).toBeNull();
   });
+
+  it('says a dry run spent nothing to price its measured tokens instead of $0 prices', async () => {
+    const cost = summariserCost();
+    await renderInTestApp(
+      <TokenFigures
+        cost={{
+          ...cost,
+          accrualBasis: 'dry-run',
+          allocationMicros: 0,
+          throughput: {
+            basis: 'measured',
+            tokensPerSecondPerReplica: 550,
+            replicas: 1,
+            capacityTokensPerSecond: 550,
+            measuredBy: {
+              serviceId: cost.serviceId,
+              service: cost.name,
+              windowStart: cost.window.start,
+              windowEnd: cost.window.end,
+            },
+          },
+          // What the backend answers for a dry run's measured tokens: its window cost, zero, divided.
+          tokenCosts: {
+            basis: 'measured',
+            promptTokens: 95_000_000,
+            generatedTokens: 47_500_000,
+            requests: 158_000,
+            costPerMillionInputTokensMicros: 0,
+            costPerMillionOutputTokensMicros: 0,
+            costPerThousandOutputTokensMicros: 0,
+            costPerRequestMicros: 0,
+            inputOutputSplit: { basis: 'assumed', inputTokenWeight: 0.1 },
+          },
+          managedApi: {
+            api: {
+              name: 'Hosted Llama',
+              inputPerMillionMicros: 200_000,
+              outputPerMillionMicros: 600_000,
+            },
+            selfHostedInputPerMillionMicros: 0,
+            selfHostedOutputPerMillionMicros: 0,
+            selfHostedDailyMicros: 0,
+            managedCostPerRequestMicros: 300,
+            request: { inputTokens: 600, outputTokens: 300, basis: 'measured' },
+          },
+        }}
+      />,
+    );
+    expect(screen.getByTestId('figure-throughput')).toHaveTextContent(
+      '550 tokens/s',
+    );
+    expect(screen.getByTestId('figure-token-prices-dry-run')).toHaveTextContent(
+      'Token prices (measured)none: nothing spenta dry run spends nothing',
+    );
+    expect(screen.getByTestId('token-figures')).not.toHaveTextContent('$0.0');
+    expect(screen.queryByTestId('figure-per-million-input')).toBeNull();
+    expect(screen.queryByTestId('figure-managed-api')).toBeNull();
+  });
 });

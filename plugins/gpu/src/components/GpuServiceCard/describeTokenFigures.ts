@@ -57,6 +57,25 @@ export function perThousandIsEstimated(cost: ServiceCost): boolean {
   );
 }
 
+/**
+ * A dry run spends nothing, so prices measured from its window's tokens would divide a cost of zero ("$0.000000 per
+ * 1M tokens"): true of the dry run, misleading as the price of serving the model. The card says so instead of
+ * showing them (estimates at full load, priced at the GPUs' hourly price, stay).
+ */
+export function describeDryRunTokenPrices(
+  cost: ServiceCost,
+): DescribedFigure | undefined {
+  if (cost.accrualBasis !== 'dry-run' || cost.tokenCosts?.basis !== 'measured')
+    return undefined;
+  return {
+    testId: 'figure-token-prices-dry-run',
+    label: 'Token prices (measured)',
+    value: 'none: nothing spent',
+    caption:
+      'a dry run spends nothing, so its measured tokens have no cost to divide; the tier picker quotes prices at full load',
+  };
+}
+
 /** The sustained throughput of the replicas, measured (from which service, over which window) or estimated. */
 export function describeThroughput(
   cost: ServiceCost,
