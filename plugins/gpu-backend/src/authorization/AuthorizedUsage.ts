@@ -14,7 +14,11 @@ import {
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import type { CostExport } from '../usage/export/focusRows';
 import { UsageService } from '../usage/UsageService';
-import { overviewServicePage, overviewSummary } from '../usage/overviewPages';
+import {
+  overviewServicePage,
+  OverviewSnapshots,
+  overviewSummary,
+} from '../usage/overviewPages';
 import { AuthorizedGovernance } from './AuthorizedGovernance';
 import { AuthorizedServices } from './AuthorizedServices';
 import { GpuAccess } from './GpuAccess';
@@ -29,6 +33,9 @@ export type GroupSource = (
  * `gpu.service.read` on the team, the all-teams overview and the cost export with `gpu.quota.read`.
  */
 export class AuthorizedUsage {
+  /** The overviews the leaderboards page through (`GET /overview/services`). */
+  private readonly snapshots = new OverviewSnapshots();
+
   constructor(
     private readonly options: {
       access: GpuAccess;
@@ -76,11 +83,7 @@ export class AuthorizedUsage {
     window: string | undefined,
     cluster?: string,
   ): Promise<Overview> {
-    await this.options.access.require(
-      credentials,
-      gpuQuotaReadPermission,
-      "read every team's GPU costs",
-    );
+    await this.requireOverview(credentials);
     return this.options.usage.overview(window, cluster);
   }
 
@@ -91,8 +94,11 @@ export class AuthorizedUsage {
     cluster: string | undefined,
     top: number | undefined,
   ): Promise<OverviewSummary> {
+    await this.requireOverview(credentials);
     return overviewSummary(
-      await this.overview(credentials, window, cluster),
+      await this.snapshots.fresh(JSON.stringify([window, cluster]), () =>
+        this.options.usage.overview(window, cluster),
+      ),
       top,
     );
   }
@@ -104,9 +110,20 @@ export class AuthorizedUsage {
     cluster: string | undefined,
     query: OverviewServiceQuery,
   ): Promise<OverviewServicePage> {
+    await this.requireOverview(credentials);
     return overviewServicePage(
-      await this.overview(credentials, window, cluster),
+      await this.snapshots.recent(JSON.stringify([window, cluster]), () =>
+        this.options.usage.overview(window, cluster),
+      ),
       query,
+    );
+  }
+
+  private requireOverview(credentials: BackstageCredentials): Promise<void> {
+    return this.options.access.require(
+      credentials,
+      gpuQuotaReadPermission,
+      "read every team's GPU costs",
     );
   }
 

@@ -3,7 +3,11 @@ import {
   Recommendation,
   ServiceCostSummary,
 } from '@gpu-platform/backstage-plugin-gpu-common';
-import { overviewServicePage, overviewSummary } from './overviewPages';
+import {
+  overviewServicePage,
+  OverviewSnapshots,
+  overviewSummary,
+} from './overviewPages';
 
 function service(
   name: string,
@@ -231,5 +235,41 @@ describe('overviewServicePage', () => {
     expect(() => overviewServicePage(overview, { limit: 201 })).toThrow(
       'limit must be a whole number from 1 to 200; got 201',
     );
+  });
+});
+
+describe('OverviewSnapshots', () => {
+  it('serves pages from the overview kept for the window and cluster while it is recent, and keeps every fresh one', async () => {
+    let now = 0;
+    const snapshots = new OverviewSnapshots(60_000, () => now);
+    let computed = 0;
+    const compute = async () => {
+      computed += 1;
+      return overviewOf(many);
+    };
+    await snapshots.fresh('7d', compute);
+    await snapshots.recent('7d', compute);
+    now = 59_999;
+    await snapshots.recent('7d', compute);
+    expect(computed).toBe(1);
+    // Another window or cluster is another overview.
+    await snapshots.recent('24h', compute);
+    expect(computed).toBe(2);
+    now = 60_000;
+    await snapshots.recent('7d', compute);
+    expect(computed).toBe(3);
+    // GET /overview computes afresh, whatever is kept.
+    await snapshots.fresh('7d', compute);
+    expect(computed).toBe(4);
+  });
+
+  it('keeps no failed overview', async () => {
+    const snapshots = new OverviewSnapshots(60_000, () => 0);
+    await expect(
+      snapshots.recent('7d', () => Promise.reject(new Error('down'))),
+    ).rejects.toThrow('down');
+    await expect(
+      snapshots.recent('7d', async () => overviewOf(many)),
+    ).resolves.toMatchObject({ queryCount: 26 });
   });
 });

@@ -122,3 +122,50 @@ export function overviewSummary(
     leaderboards: { cost: firstPage('cost'), waste: firstPage('waste') },
   };
 }
+
+/** How long the overview a page of `GET /overview/services` is cut from serves the next pages. */
+export const OVERVIEW_SNAPSHOT_TTL_MS = 60_000;
+
+/**
+ * The overviews the leaderboards page through, per window and cluster as asked: `GET /overview` computes one afresh
+ * and keeps it; a page of `GET /overview/services` is cut from the one kept (computed when there is none, or it is
+ * older than {@link OVERVIEW_SNAPSHOT_TTL_MS}), so paging does not recompute the overview of every service (tens of
+ * seconds with Prometheus at 10,000 services) and the pages of one leaderboard come from one ranking.
+ */
+export class OverviewSnapshots {
+  private readonly entries = new Map<
+    string,
+    { at: number; overview: Promise<Overview> }
+  >();
+
+  constructor(
+    private readonly ttlMs = OVERVIEW_SNAPSHOT_TTL_MS,
+    private readonly clock: () => number = () => Date.now(),
+  ) {}
+
+  /** A fresh overview, kept for the pages that follow. */
+  fresh(key: string, compute: () => Promise<Overview>): Promise<Overview> {
+    return this.keep(key, compute());
+  }
+
+  /** The overview kept for `key` while it is recent, else a fresh one. */
+  recent(key: string, compute: () => Promise<Overview>): Promise<Overview> {
+    const entry = this.entries.get(key);
+    if (entry && this.clock() - entry.at < this.ttlMs) return entry.overview;
+    return this.fresh(key, compute);
+  }
+
+  private keep(key: string, overview: Promise<Overview>): Promise<Overview> {
+    const now = this.clock();
+    for (const [k, entry] of this.entries) {
+      if (now - entry.at >= this.ttlMs) this.entries.delete(k);
+    }
+    this.entries.set(key, { at: now, overview });
+    // A failed computation is not kept: the next page asks again.
+    overview.catch(() => {
+      if (this.entries.get(key)?.overview === overview)
+        this.entries.delete(key);
+    });
+    return overview;
+  }
+}
