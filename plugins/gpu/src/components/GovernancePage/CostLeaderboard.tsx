@@ -6,6 +6,10 @@ import {
   ServiceCostSummary,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { formatPercent } from '../common';
+import {
+  perMillionFromPerThousand,
+  wholeCostLabel,
+} from '../GpuServiceCard/describeTokenFigures';
 import { LeaderboardService } from './LeaderboardService';
 import { leaderboardOptions } from './leaderboardOptions';
 import { useLeaderboardPages } from './useLeaderboardPages';
@@ -31,7 +35,7 @@ function toRow(s: OverviewServiceRow): CostRow {
 }
 
 /**
- * Every service by cost this month (most first), with what it costs per 1,000 tokens and how busy it is; paged,
+ * Every service by cost this month (most first), with its whole cost per 1M output tokens and how busy it is; paged,
  * searched and sorted by the backend (a sortable column's `field` is the `orderBy` it asks for).
  */
 export function CostLeaderboard(props: {
@@ -63,12 +67,15 @@ export function CostLeaderboard(props: {
       render: row => formatUsd(row.projectedMonthMicros),
     },
     {
-      title: 'Per 1,000 tokens',
+      // The card's unit and words: every token price per 1M, this one all of the cost on output tokens.
+      title: wholeCostLabel(),
       field: 'costPerThousandTokens',
-      render: row =>
-        row.costPerThousandTokensMicros !== undefined
-          ? formatUsd(row.costPerThousandTokensMicros, { decimals: 6 })
-          : '-',
+      render: row => {
+        if (row.costPerThousandTokensMicros === undefined) return '-';
+        // A dry run spends nothing: its tokens have no cost to divide (not a price below a tenth of a cent).
+        if (row.accrualBasis === 'dry-run') return 'nothing spent';
+        return perMillionFromPerThousand(row.costPerThousandTokensMicros);
+      },
     },
     {
       title: 'Utilisation',

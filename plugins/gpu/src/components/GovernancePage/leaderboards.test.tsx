@@ -131,3 +131,34 @@ describe.each([
     expect(screen.getAllByRole('link')).toHaveLength(1);
   });
 });
+
+describe('Cost leaderboard', () => {
+  it('prices tokens as the card does: the whole cost per 1M output tokens, none for a dry run', async () => {
+    const overview = overviewFixture('7d');
+    const services = overview.services.map(s =>
+      s.name === 'summariser'
+        ? {
+            ...s,
+            accrualBasis: 'reservation' as const,
+            costPerThousandTokensMicros: 69,
+          }
+        : {
+            ...s,
+            accrualBasis: 'dry-run' as const,
+            costPerThousandTokensMicros: 0,
+          },
+    );
+    await renderLeaderboard(CostLeaderboard, { ...overview, services });
+    const row = await screen.findByRole('row', { name: /^summariser/ });
+    expect(
+      screen.getByRole('columnheader', {
+        name: 'Whole cost per 1M output tokens',
+      }),
+    ).toBeInTheDocument();
+    // $0.000069 per 1,000 is $0.069 per 1M.
+    expect(within(row).getByText('$0.069')).toBeInTheDocument();
+    // A dry run spent nothing: no price per token, not '< $0.001'.
+    const notebook = screen.getByRole('row', { name: /^notebook/ });
+    expect(within(notebook).getByText('nothing spent')).toBeInTheDocument();
+  });
+});

@@ -37,9 +37,12 @@ export function perMillionFromPerThousand(micros: UsdMicros): string {
   return formatUsd(micros * 1000, { decimals: 3 });
 }
 
-/** The label of the whole cost per 1M output tokens: all of the cost on the output tokens, input tokens free. */
-export function wholeCostLabel(basis: 'measured' | 'at full load'): string {
-  return `Whole cost per 1M output tokens (${basis})`;
+/**
+ * The label of the whole cost per 1M output tokens: all of the cost on the output tokens, input tokens free; with
+ * its basis on the card, without in the governance page's Cost leaderboard (always measured there).
+ */
+export function wholeCostLabel(basis?: 'measured' | 'at full load'): string {
+  return `Whole cost per 1M output tokens${basis ? ` (${basis})` : ''}`;
 }
 
 /**
