@@ -574,7 +574,8 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
       '**ocr-backlog** was submitted to namespace `search`',
     );
     expect(text).toContain('**6** pod(s) at once');
-    expect(text).toContain('(dry-run)');
+    expect(text).toContain('(rendered only: no cluster is configured)');
+    expect(text).not.toContain('(dry-run)');
   });
 
   const serviceValues = {

@@ -84,7 +84,8 @@ export function createGiteaPullRequestAction(options: {
     schema: {
       input: inputFields,
       output: {
-        pullRequestUrl: z => z.string().describe('Web address of the pull request'),
+        pullRequestUrl: z =>
+          z.string().describe('Web address of the pull request'),
         pullRequestNumber: z => z.number().describe('Its number'),
         branchName: z => z.string().describe('The branch it merges'),
         created: z => z.array(z.string()).describe('Paths it adds'),
@@ -116,7 +117,10 @@ export function createGiteaPullRequestAction(options: {
       }
       const files: Record<string, Buffer> = {};
       if (input.sourcePath !== undefined) {
-        const source = resolveSafeChildPath(ctx.workspacePath, input.sourcePath);
+        const source = resolveSafeChildPath(
+          ctx.workspacePath,
+          input.sourcePath,
+        );
         for (const file of await serializeDirectoryContents(source)) {
           files[file.path] = file.content;
         }
