@@ -466,8 +466,18 @@ async function main() {
     let nextIndex = 0;
     const created: Created[] = [];
 
-    // A first service with no delay: the backend's first POST compiles its code paths.
-    created.push(await create(backend, nextIndex++));
+    // A first service with no delay, followed until it is ready: the backend's first create, apply and status
+    // read-back compile their code paths before anything is measured.
+    const firstService = await create(backend, nextIndex++);
+    created.push(firstService);
+    await waitFor(
+      `${firstService.name} ready`,
+      async () =>
+        (await getService(backend!, firstService.id)).status === 'ready'
+          ? true
+          : undefined,
+      { timeoutMs: 180_000, intervalMs: 250 },
+    );
 
     // --- 1. POST /services with every cluster request held DELAY_MS ---
     log(
