@@ -1,3 +1,4 @@
 export * from './serviceRequestSchema';
 export * from './types';
 export * from './validateServiceRequest';
+export * from './serviceStatusWords';

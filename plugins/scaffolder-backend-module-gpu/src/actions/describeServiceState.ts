@@ -1,19 +1,8 @@
 import {
   ClusterMode,
   ServiceStatus,
+  serviceStatusInWords,
 } from '@gpu-platform/backstage-plugin-gpu-common';
-
-const STATUS_WORDS: Record<ServiceStatus, string> = {
-  'pending-approval': 'waiting for approval',
-  approved: 'approved',
-  applying: 'being applied',
-  starting: 'starting',
-  ready: 'ready',
-  failed: 'failed',
-  rejected: 'rejected',
-  deleting: 'being removed',
-  deleted: 'removed',
-};
 
 const MODE_WORDS: Record<ClusterMode, string> = {
   apply: 'Backstage applies it to the cluster',
@@ -31,5 +20,5 @@ export function describeServiceState(
   status: ServiceStatus,
   mode: ClusterMode,
 ): string {
-  return `${STATUS_WORDS[status]} (${describeMode(mode)})`;
+  return `${serviceStatusInWords(status)} (${describeMode(mode)})`;
 }

@@ -1,19 +1,8 @@
 import {
   ClusterMode,
   ServiceStatus,
+  serviceStatusInWords,
 } from '@gpu-platform/backstage-plugin-gpu-common';
-
-const STATUS_WORDS: Record<ServiceStatus, string> = {
-  'pending-approval': 'waiting for approval',
-  approved: 'approved',
-  applying: 'being applied',
-  starting: 'starting',
-  ready: 'ready',
-  failed: 'failed',
-  rejected: 'rejected',
-  deleting: 'being deleted',
-  deleted: 'deleted',
-};
 
 /**
  * A service's typed status in words for the card's line and the summary card, with `(dry run, no cluster)` when its
@@ -24,6 +13,6 @@ export function describeServiceState(
   status: ServiceStatus,
   mode: ClusterMode,
 ): string {
-  const words = STATUS_WORDS[status] ?? String(status);
+  const words = serviceStatusInWords(status);
   return mode === 'dry-run' ? `${words} (dry run, no cluster)` : words;
 }
