@@ -1,5 +1,6 @@
 import { AuthService, DiscoveryService } from '@backstage/backend-plugin-api';
 import { createTemplateAction } from '@backstage/plugin-scaffolder-node';
+import { clusterModeInWords } from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   BatchJobRequest,
   BatchJobSubmission,
@@ -7,7 +8,6 @@ import {
 } from '@gpu-platform/backstage-plugin-gpu-node';
 import { z as zod } from 'zod/v3';
 import { examples } from './batchSubmit.examples';
-import { describeMode } from './describeServiceState';
 import { parseActionInput } from './parseActionInput';
 
 const ID = 'gpu:batch:submit';
@@ -199,7 +199,7 @@ export function createBatchSubmitAction(options: {
       ctx.output('namespace', submission.namespace);
       ctx.output('pool', submission.pool);
       ctx.output('mode', submission.mode);
-      ctx.output('modeText', describeMode(submission.mode));
+      ctx.output('modeText', clusterModeInWords(submission.mode));
       ctx.output('podsAtOnce', submission.podsAtOnce);
       ctx.output('manifests', submission.manifests as any);
     },

@@ -5,12 +5,14 @@ import {
 } from '@backstage/backend-plugin-api';
 import { InputError } from '@backstage/errors';
 import { createTemplateAction } from '@backstage/plugin-scaffolder-node';
-import { PlatformManifestsResponse } from '@gpu-platform/backstage-plugin-gpu-common';
+import {
+  clusterModeInWords,
+  PlatformManifestsResponse,
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { GpuBackendClient } from '@gpu-platform/backstage-plugin-gpu-node';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z as zod } from 'zod/v3';
-import { describeMode } from './describeServiceState';
 import { parseActionInput } from './parseActionInput';
 import { examples } from './platformRender.examples';
 
@@ -123,7 +125,7 @@ export function createPlatformRenderAction(options: {
         manifests.files.map(file => file.path),
       );
       ctx.output('mode', manifests.mode);
-      ctx.output('modeText', describeMode(manifests.mode));
+      ctx.output('modeText', clusterModeInWords(manifests.mode));
       ctx.output('absent', manifests.absent);
     },
   });

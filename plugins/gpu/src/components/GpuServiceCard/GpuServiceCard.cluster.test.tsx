@@ -63,7 +63,7 @@ describe('GpuServiceCard on a fleet', () => {
       mode: 'gitops',
     });
     expect(await screen.findByTestId('service-cluster')).toHaveTextContent(
-      'Cluster: prod-eu (gitops)',
+      'Cluster: prod-eu (delivered through a pull request to the GitOps repository)',
     );
   });
 

@@ -4,7 +4,10 @@ import {
   ResponseErrorPanel,
   WarningPanel,
 } from '@backstage/core-components';
-import { UsageWindowName } from '@gpu-platform/backstage-plugin-gpu-common';
+import {
+  clusterModeInWords,
+  UsageWindowName,
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import Box from '@material-ui/core/Box';
 import Divider from '@material-ui/core/Divider';
 import Grid from '@material-ui/core/Grid';
@@ -128,7 +131,8 @@ export function GpuServiceCardContent(props: {
           color="textSecondary"
           data-testid="service-cluster"
         >
-          Cluster: <strong>{svc.cluster}</strong> ({svc.mode})
+          Cluster: <strong>{svc.cluster}</strong> (
+          {clusterModeInWords(svc.mode)})
         </Typography>
       )}
       {!svc.clusterStatus && svc.mode !== 'apply' && (
