@@ -283,4 +283,43 @@ describe('attributeSharedSteps', () => {
     expect(busyOf('steady')).toBeCloseTo(2 - 0.6, 9);
     expect(devices.get('t4-node/0')!.busy).toBeCloseTo(2, 9);
   });
+
+  it("keeps a pod's own value on a per-pod MPS GPU when it arrives in the window's last step, as the step read after the window shows", () => {
+    // A day's snapshot at hourly steps of 12 samples: the hog is there all along at 45% of the GPU, the light pod
+    // arrives 1 sample before the day ends at 10%. Inside the day the two never share a whole step; in the step read
+    // after it (not attributed) both are there whole, with their own values: the exporter reports per-pod values.
+    const step = 3600;
+    const steps = [1, 2, 3].map(i => i * step);
+    const after = 4 * step;
+    const pods = [
+      { pod: 'hog-6f7d8c9b5-p0x7k', value: 45, samples: [12, 12, 12, 12] },
+      { pod: 'light-6f7d8c9b5-q1y8m', value: 10, samples: [0, 0, 1, 12] },
+    ];
+    const times = [...steps, after];
+    const util: DeviceSteps[] = pods.map(p => ({
+      namespace: 'ml',
+      pod: p.pod,
+      hostname: 'l4-mps-node',
+      gpu: '0',
+      points: new Map(
+        times.flatMap((t, i) => (p.samples[i] ? [[t, p.value]] : [])),
+      ),
+      samples: new Map(
+        times.flatMap((t, i) => (p.samples[i] ? [[t, p.samples[i]]] : [])),
+      ),
+    }));
+    const { pods: usage } = attributeSharedSteps({
+      steps,
+      util,
+      placement: [],
+      tokens: [],
+    });
+    const light = usage.find(u => u.pod.startsWith('light'))!;
+    // Its own 10% for the 1/12 of the last step it was there, not a share of the hog's 45%.
+    expect(light.busy).toBeCloseTo(0.1 / 12, 9);
+    expect(usage.find(u => u.pod.startsWith('hog'))!.busy).toBeCloseTo(
+      0.45 * 3,
+      9,
+    );
+  });
 });

@@ -106,12 +106,15 @@ function labelledAt(series: DeviceSteps[], t: number): Map<string, Labelled> {
  * Whether a device's exporter reports per-pod values: at most of the steps where two or more pods were sampled over
  * the same part of the step (the same number of samples), their values differ. Decided once per device, so a step
  * where a pod arrives or leaves (its mean over part of the step differs from the others') reads as what it is, the
- * device's value, and not as per-pod values adding up to more than the device was busy.
+ * device's value, and not as per-pod values adding up to more than the device was busy. Every step read counts,
+ * the read-only ones beyond the window too: a pod arriving in a day's last step shares no whole step with the others
+ * inside that day, but does in the step after it.
  */
-function reportsPerPod(series: DeviceSteps[], steps: number[]): boolean {
+function reportsPerPod(series: DeviceSteps[]): boolean {
   let differ = 0;
   let same = 0;
-  for (const t of steps) {
+  const times = new Set(series.flatMap(s => [...s.points.keys()]));
+  for (const t of times) {
     const labelled = [...labelledAt(series, t).values()];
     if (labelled.length < 2) continue;
     const most = Math.max(...labelled.map(l => l.samples ?? 0));
@@ -143,7 +146,7 @@ export function nestedShares(parts: number[], rates: number[]): number[] {
     const there = order.slice(0, k);
     const total = there.reduce((t, i) => t + rates[i], 0);
     for (const i of there) {
-      shares[i] += (piece * (total > 0 ? rates[i] / total : 1 / k)) / top;
+      shares[i] += (piece / top) * (total > 0 ? rates[i] / total : 1 / k);
     }
   }
   return shares;
@@ -229,7 +232,7 @@ export function attributeSharedSteps(input: {
       devicesOfHost.get(host)?.length === 1
         ? input.placement.filter(p => p.hostname === host)
         : [];
-    const perPod = reportsPerPod(series, input.steps);
+    const perPod = reportsPerPod(series);
     /**
      * A pod's tokens per whole step of presence at step t. Where it arrives or leaves inside the step, its counter
      * starts or stops there, and `rate()` extrapolates such a counter by half a scrape interval only, not to its
