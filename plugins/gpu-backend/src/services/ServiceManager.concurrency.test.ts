@@ -664,6 +664,42 @@ describe.each(databases.eachSupportedId())(
       expect(api.live(DEPLOYMENT)?.spec.replicas).toBe(2);
     });
 
+    it('finishes, on a replay with the request key, a create that stopped between recording and claiming', async () => {
+      await setup('apply', 1);
+      const queuedA: string[] = [];
+      const queuedB: string[] = [];
+      const a = await replica('apply', { queued: queuedA });
+      const b = await replica('apply', { queued: queuedB });
+      const body = { request: devSummariser, requestKey: 'summariser-once' };
+      // The database goes away after the service is recorded, before it is claimed for applying.
+      jest
+        .spyOn(a.store, 'updateServiceStatus')
+        .mockRejectedValueOnce(new Error('Connection terminated unexpectedly'));
+      await expect(a.manager.create(body, USER)).rejects.toThrow(
+        'Connection terminated unexpectedly',
+      );
+      const [recorded] = await a.store.listServices({ team: TEAM });
+      expect(recorded.status).toBe('approved');
+      expect(queuedA).toEqual([]);
+
+      // The client tries again, and reaches both replicas: one claims it and queues it, once.
+      const replays = await Promise.all([
+        a.manager.create(body, USER),
+        b.manager.create(body, USER),
+      ]);
+      expect(replays.map(r => [r.created, r.service.id])).toEqual([
+        [false, recorded.id],
+        [false, recorded.id],
+      ]);
+      expect([...queuedA, ...queuedB]).toEqual([recorded.id]);
+      const stored = (await a.store.getService(recorded.id))!;
+      expect(stored.status).toBe('applying');
+      const claims = await events(a, recorded.id, 'service.status');
+      expect(claims.filter(e => e.after?.status === 'applying')).toHaveLength(
+        1,
+      );
+    });
+
     it('moves on a service a stopped backend left approved or deleting, on one replica', async () => {
       const { api, ...first } = await setup('apply');
       const input = (name: string) => ({

@@ -239,6 +239,15 @@ export class ServiceManager {
       actor,
     });
     if (!result.created) {
+      // A replay of a create whose first attempt recorded the service but stopped before handing it over (the
+      // database or the process went away between the two writes): the replay finishes it. The claim is a
+      // compare-and-set, so a first attempt still under way, or another replica, takes it at most once.
+      if (
+        result.service.status === 'approved' &&
+        this.appliesTo(result.service)
+      ) {
+        return { ...result, service: await this.deploy(result.service, actor) };
+      }
       return result;
     }
     this.options.logger.info('Created GPU service', {
@@ -794,7 +803,9 @@ export class ServiceManager {
       expectedUpdatedAt: service.updatedAt,
       actor,
     });
-    return deleted.written ? { service: deleted.service, remaining: 0 } : undefined;
+    return deleted.written
+      ? { service: deleted.service, remaining: 0 }
+      : undefined;
   }
 
   /**
@@ -818,8 +829,12 @@ export class ServiceManager {
         reason,
         statusReason:
           reason === 'PullRequestClosed'
-            ? `Its pull request ${service.pullRequest?.url ?? ''} was closed without merging: deleted and quota released`
-            : `Its pull request ${service.pullRequest?.url ?? ''} was not merged in time: closed, deleted and quota released`,
+            ? `Its pull request ${
+                service.pullRequest?.url ?? ''
+              } was closed without merging: deleted and quota released`
+            : `Its pull request ${
+                service.pullRequest?.url ?? ''
+              } was not merged in time: closed, deleted and quota released`,
         releaseReservation: true,
         expectedStatus: [service.status],
         expectedUpdatedAt: service.updatedAt,
