@@ -655,12 +655,16 @@ describe.each(prometheusVersions.available)(
     });
 
     it('stores daily snapshots idempotently and builds month-to-date from them', async () => {
+      const listed = jest.spyOn(AllocationReader.prototype, 'list');
       const written = await storeDailySnapshots({
         usage: usageService(),
         snapshots,
         now,
       });
       expect(written).toBeGreaterThan(0);
+      // The services are read once for the 35 days visited, not once a day.
+      expect(listed).toHaveBeenCalledTimes(1);
+      listed.mockRestore();
       expect(
         await storeDailySnapshots({ usage: usageService(), snapshots, now }),
       ).toBe(0);

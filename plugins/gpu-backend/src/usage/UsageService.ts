@@ -117,6 +117,20 @@ export class UsageService {
     return dailySnapshots(this.context, day, options);
   }
 
+  /**
+   * {@link UsageService.dailySnapshots} of each day in turn, the services read from the store once for all of them
+   * (the snapshot task visits the last 35 days on every run).
+   */
+  async *dailySnapshotsOf(
+    days: DateTime[],
+    options: { skipIfStored?: CostSnapshot[] } = {},
+  ): AsyncGenerator<CostSnapshot[]> {
+    const services = await this.context.reader.list();
+    for (const day of days) {
+      yield await dailySnapshots(this.context, day, { ...options, services });
+    }
+  }
+
   /** `GET /services/:id/cost`. */
   async serviceCost(id: string, windowParam: unknown): Promise<ServiceCost> {
     const window = parseUsageWindow(windowParam, this.now());

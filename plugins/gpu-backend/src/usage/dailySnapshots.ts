@@ -1,6 +1,7 @@
 import { CostFigures } from '@gpu-platform/backstage-plugin-gpu-common';
 import { DateTime } from 'luxon';
 import { allocationInRange } from './allocation';
+import { ServiceAllocation } from './AllocationReader';
 import { CostSnapshot } from './CostSnapshotStore';
 import { billedUtilisation, split } from './costTotals';
 import { COST_FAMILIES, measure, prometheusClient } from './measurement';
@@ -13,11 +14,16 @@ import { dayOf, UsageContext } from './usageContext';
 export async function dailySnapshots(
   context: UsageContext,
   day: DateTime,
-  options: { skipIfStored?: CostSnapshot[] } = {},
+  options: {
+    skipIfStored?: CostSnapshot[];
+    /** Every service with its reservations, read once for several days; read from the store when omitted. */
+    services?: ServiceAllocation[];
+  } = {},
 ): Promise<CostSnapshot[]> {
   const start = day.toUTC().startOf('day');
   const end = start.plus({ days: 1 });
-  const allocations = (await context.reader.list()).filter(a =>
+  const services = options.services ?? (await context.reader.list());
+  const allocations = services.filter(a =>
     a.reservations.some(
       r =>
         r.heldAt &&

@@ -28,10 +28,13 @@ export async function storeDailySnapshots(options: {
     fromDay: today.minus({ days: lookback }).toISODate()!,
     toDay: today.minus({ days: 1 }).toISODate()!,
   });
+  const days = Array.from({ length: lookback }, (_, i) =>
+    today.minus({ days: lookback - i }),
+  );
   let written = 0;
-  for (let back = lookback; back >= 1; back--) {
-    const day = today.minus({ days: back });
-    const rows = await usage.dailySnapshots(day, { skipIfStored: stored });
+  for await (const rows of usage.dailySnapshotsOf(days, {
+    skipIfStored: stored,
+  })) {
     written += await snapshots.save(rows, now.toJSDate());
   }
   logger?.info(`Stored ${written} daily GPU cost snapshots`);
