@@ -223,8 +223,34 @@ test('the governance page pages, searches and decides a queue of 46 requests, ac
     .soft(Math.max(...(await rowHeights(approvals))), 'tallest row at 1280')
     .toBeLessThan(MAX_ROW_HEIGHT);
   expect.soft(await sidewaysScrolling(page), 'at 1280').toEqual([]);
+  // A reason is read whole in its row, from the keyboard (no hover, no dialog): wrapped inside its cell, in view.
+  const fullReason = page.getByRole('button', {
+    name: new RegExp(`^Full reasons? for ${nameOf(12)}$`),
+  });
+  await fullReason.focus();
+  await page.keyboard.press('Enter');
+  await expect(fullReason).toHaveAttribute('aria-expanded', 'true');
+  const reasonText = page.locator(
+    `#${await fullReason.getAttribute('aria-controls')}`,
+  );
+  await expect(reasonText).toBeVisible();
+  await expect(reasonText).toContainText(
+    /Team 'ml-platform' asks for 1 GPU-equivalents in pool 'spot-l4' but only [\d.]+ of [\d.]+ are free/,
+  );
+  const reasonBox = (await reasonText.boundingBox())!;
+  const reasonCell = (await reasonText
+    .locator('xpath=ancestor::td[1]')
+    .boundingBox())!;
+  expect(reasonBox.x + reasonBox.width).toBeLessThanOrEqual(
+    reasonCell.x + reasonCell.width + 1,
+  );
+  expect(reasonBox.x + reasonBox.width).toBeLessThanOrEqual(1280);
+  expect.soft(await cellsOutside(approvals), 'reason open at 1280').toEqual([]);
+  await expect(page.getByRole('dialog')).toHaveCount(0);
   expect(await seriousViolations(page, 'main')).toEqual([]);
   await screenshot(page, 'gpu-governance-1280');
+  await page.keyboard.press('Enter');
+  await expect(reasonText).toBeHidden();
 
   // The audit rows of the request with a catalog component link to its entity page.
   const auditLink = tableOf(page, 'Audit events')

@@ -8,6 +8,7 @@ import { identityApiRef } from '@backstage/frontend-plugin-api';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import { permissionApiRef } from '@backstage/plugin-permission-react';
 import { configure, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { SWRConfig } from 'swr';
 import { gpuApiRef } from '../../api';
 import { FakeGpuApi } from '../../__testUtils__/FakeGpuApi';
@@ -65,10 +66,10 @@ async function renderAs(
 }
 
 describe('PendingApprovalsTable', () => {
-  it('words each reason by its code on one line, its sentence in the tooltip and for screen readers', async () => {
+  it('words each reason by its code on one line, and shows every whole sentence in place with a keyboard button', async () => {
     const quota =
       'ml-platform would hold 5 of 4 GPU-equivalents on l4-ondemand (over quota by 1)';
-    await renderAs('user:default/alice', [
+    const reasons = [
       { code: 'over-quota', message: quota },
       {
         code: 'over-budget-this-month',
@@ -81,20 +82,51 @@ describe('PendingApprovalsTable', () => {
       },
       { code: 'policy', message: 'dedicated GPUs above the limit of 2' },
       { code: 'something-new', message: 'a reason of a newer backend' },
-    ]);
-    const items = within(
-      screen.getByRole('cell', { name: /^Over quota/ }),
-    ).getAllByRole('listitem');
-    expect(items.map(li => li.firstChild?.textContent)).toEqual([
+    ];
+    await renderAs('user:default/alice', reasons);
+    const cell = screen.getByRole('cell', { name: /^Over quota/ });
+    const [words, details] = within(cell).getAllByRole('list', {
+      hidden: true,
+    });
+    const items = within(words).getAllByRole('listitem');
+    expect(items.map(li => li.textContent)).toEqual([
       'Over quota',
       'Over budget this month',
       'Outside policy',
       'Outside policy',
       'a reason of a newer backend',
     ]);
-    expect(items[0]).toHaveAttribute('title', quota);
-    expect(items[0]).toHaveTextContent(`Over quota: ${quota}`);
     expect(items[0]).toHaveStyle({ whiteSpace: 'nowrap' });
+
+    // The whole sentences are hidden until asked for, then shown in the row, wrapped: no hover, no dialog.
+    const toggle = within(cell).getByRole('button', {
+      name: 'Full reasons for big-summariser',
+    });
+    expect(toggle).toHaveAttribute('aria-expanded', 'false');
+    expect(details).not.toBeVisible();
+    expect(toggle.tabIndex).toBe(0);
+    toggle.focus();
+    await userEvent.setup({ delay: null }).keyboard('{Enter}');
+    expect(toggle).toHaveAttribute('aria-expanded', 'true');
+    expect(details).toBeVisible();
+    expect(
+      within(details)
+        .getAllByRole('listitem')
+        .map(li => li.textContent),
+    ).toEqual(reasons.map(r => r.message));
+    expect(
+      document.getElementById(toggle.getAttribute('aria-controls')!),
+    ).toHaveStyle({ whiteSpace: 'normal' });
+    expect(screen.queryByRole('dialog')).toBeNull();
+  });
+
+  it('names the button for one reason in the singular', async () => {
+    await renderAs('user:default/alice');
+    expect(
+      await screen.findByRole('button', {
+        name: 'Full reason for big-summariser',
+      }),
+    ).toHaveTextContent('Full reason');
   });
 
   it("lets an approver decide someone else's request", async () => {

@@ -22,6 +22,7 @@ import useAsync from 'react-use/esm/useAsync';
 import { gpuApiRef } from '../../api';
 import { DestructiveButton, RelativeTime } from '../common';
 import { DecisionDialog } from './DecisionDialog';
+import { ReasonDetails } from './ReasonDetails';
 import { approvalReasonWords } from './approvalReasonWords';
 import { describeRequest } from './describeRequest';
 import { useSortArrowStyles } from './sortArrowStyles';
@@ -38,21 +39,11 @@ export const OWN_REQUEST =
 export const APPROVALS_PAGE_SIZE = 10;
 
 /**
- * Width of the approval reasons: one line each, cut with an ellipsis (the whole sentence is its tooltip, is read by
- * screen readers, and is listed in the decision dialog), so seven columns fit the page at 1280 px and a row stays
- * a few lines high.
+ * Width of the approval reasons: each in short words on one line, so seven columns fit the page at 1280 px and a
+ * row stays a few lines high; "Full reasons" under them shows every reason's whole sentence in place, wrapped to
+ * this width (a button, so the keyboard reaches it; no hover or dialog needed to read a reason to its end).
  */
 const REASONS_WIDTH_PX = 240;
-
-/** Read by screen readers, not shown: each reason's sentence after its short words. */
-const VISUALLY_HIDDEN: CSSProperties = {
-  position: 'absolute',
-  width: 1,
-  height: 1,
-  overflow: 'hidden',
-  clip: 'rect(0 0 0 0)',
-  whiteSpace: 'nowrap',
-};
 
 /**
  * Widths of the columns but the service's, which takes the rest (material-table shares the width equally among
@@ -229,22 +220,37 @@ export function PendingApprovalsTable(props: {
       sorting: false,
       width: `${COLUMN_WIDTH_PX.reasons}px`,
       render: row => (
-        <ul style={{ margin: 0, paddingLeft: 16, width: REASONS_WIDTH_PX }}>
-          {row.reasons.map((r, i) => (
-            <li
-              key={`${r.code}-${i}`}
-              title={r.message}
-              style={{
-                whiteSpace: 'nowrap',
-                overflow: 'hidden',
-                textOverflow: 'ellipsis',
-              }}
+        <div style={{ width: REASONS_WIDTH_PX }}>
+          <ul style={{ margin: 0, paddingLeft: 16 }}>
+            {row.reasons.map((r, i) => (
+              <li
+                key={`${r.code}-${i}`}
+                style={{
+                  whiteSpace: 'nowrap',
+                  overflow: 'hidden',
+                  textOverflow: 'ellipsis',
+                }}
+              >
+                {approvalReasonWords(r)}
+              </li>
+            ))}
+          </ul>
+          {row.reasons.length > 0 && (
+            <ReasonDetails
+              id={`approval-${row.id}`}
+              label={row.reasons.length === 1 ? 'Full reason' : 'Full reasons'}
+              subject={row.service?.name ?? row.serviceId}
             >
-              {approvalReasonWords(r)}
-              <span style={VISUALLY_HIDDEN}>: {r.message}</span>
-            </li>
-          ))}
-        </ul>
+              <ul style={{ margin: 0, paddingLeft: 16 }}>
+                {row.reasons.map((r, i) => (
+                  <li key={`${r.code}-${i}`}>
+                    <Typography variant="caption">{r.message}</Typography>
+                  </li>
+                ))}
+              </ul>
+            </ReasonDetails>
+          )}
+        </div>
       ),
     },
     {

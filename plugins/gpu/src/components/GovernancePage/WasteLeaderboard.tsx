@@ -7,6 +7,7 @@ import {
 import Typography from '@material-ui/core/Typography';
 import { formatPercent } from '../common';
 import { LeaderboardService } from './LeaderboardService';
+import { ReasonDetails } from './ReasonDetails';
 import { leaderboardOptions } from './leaderboardOptions';
 import { useLeaderboardPages } from './useLeaderboardPages';
 
@@ -20,7 +21,8 @@ function toRow(s: OverviewServiceRow): WasteRow {
 
 /**
  * The services paying for idle GPU (allocation - usage over the window), most first, with the recommendation that
- * would save most; paged, searched and sorted by the backend. Needs usage metrics: without them it says so.
+ * would save most (its title and saving; "Full reason" shows its whole reason in place); paged, searched and sorted by
+ * the backend. Needs usage metrics: without them it says so.
  */
 export function WasteLeaderboard(props: {
   overview: OverviewSummary;
@@ -81,6 +83,17 @@ export function WasteLeaderboard(props: {
                     -row.recommendation.monthlySavingMicros,
                   )} more per month`}
             </Typography>
+            <div>
+              <ReasonDetails
+                id={`recommendation-${row.serviceId}`}
+                label="Full reason"
+                subject={row.label}
+              >
+                <Typography variant="caption">
+                  {row.recommendation.message}
+                </Typography>
+              </ReasonDetails>
+            </div>
           </>
         ) : (
           '-'

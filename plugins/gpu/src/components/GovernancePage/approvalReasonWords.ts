@@ -1,6 +1,6 @@
 /**
  * Short words for an approval reason's typed code, for the approvals list, where each reason takes one line; the
- * reason's own sentence stays its tooltip, is read by screen readers and is listed in full in the decision dialog.
+ * reason's own sentence is shown in place by the row's "Full reasons" button, and listed in the decision dialog.
  * Codes of the gpu backend's admission: `over-quota`, `over-budget`, `over-budget-this-month`, `spot-in-production`,
  * `over-pool-capacity`, and `policy` (the quote's policy findings: a tier the environment does not allow, dedicated
  * GPUs above the limit).

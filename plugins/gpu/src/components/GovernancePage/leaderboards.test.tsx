@@ -162,3 +162,36 @@ describe('Cost leaderboard', () => {
     expect(within(notebook).getByText('nothing spent')).toBeInTheDocument();
   });
 });
+
+describe('Waste leaderboard', () => {
+  it("shows a recommendation's whole reason in place, from the keyboard, without a dialog", async () => {
+    await renderLeaderboard(WasteLeaderboard, overviewFixture('7d'));
+    const row = await screen.findByRole('row', { name: /^notebook/ });
+    expect(within(row).getByText('Scale to zero when idle')).toBeVisible();
+    const reason =
+      'No requests for most of the window: KEDA with minReplicas 0 would stop paying for it.';
+    const toggle = within(row).getByRole('button', {
+      name: 'Full reason for notebook (search)',
+    });
+    expect(toggle).toHaveAttribute('aria-expanded', 'false');
+    expect(within(row).getByText(reason)).not.toBeVisible();
+
+    // A button in the tab order, opened with Enter: the sentence, whole, in the row.
+    expect(toggle.tagName).toBe('BUTTON');
+    expect(toggle.tabIndex).toBe(0);
+    toggle.focus();
+    await user.keyboard('{Enter}');
+    expect(toggle).toHaveAttribute('aria-expanded', 'true');
+    const details = document.getElementById(
+      toggle.getAttribute('aria-controls')!,
+    )!;
+    expect(details).toBeVisible();
+    expect(details).toHaveTextContent(reason);
+    expect(details).toHaveStyle({ whiteSpace: 'normal' });
+    expect(screen.queryByRole('dialog')).toBeNull();
+
+    await user.keyboard(' ');
+    expect(toggle).toHaveAttribute('aria-expanded', 'false');
+    expect(details).not.toBeVisible();
+  });
+});
