@@ -21,13 +21,22 @@ describe('compactQuote', () => {
       ...(first.slice.migProfile && { migProfile: first.slice.migProfile }),
       gpusPerReplica: first.slice.gpusPerReplica,
       verdict: first.verdict,
+      replicas: first.replicas,
       monthlyMicros: first.cost.monthly,
       ...(first.cost.costPerThousandTokens !== undefined && {
         costPerThousandTokensMicros: first.cost.costPerThousandTokens,
       }),
-      headroomBytes: first.headroomBytes,
+      headroomBytes: Math.round(first.headroomBytes),
       fullLengthSequences: first.fullLengthSequences,
+      quota: {
+        nominal: first.quota.nominal,
+        used: first.quota.used,
+        remaining: Math.round(first.quota.remaining * 1000) / 1000,
+      },
     });
+    expect(compact.quotedDtype).toEqual(
+      quote.dtypes.find(d => d.dtype === quote.dtype),
+    );
     for (const u of compact.unavailable) {
       expect(keys.has(`${u.tier}/${u.pool}`)).toBe(false);
       const sameKey = quote.unavailable.filter(
@@ -36,7 +45,8 @@ describe('compactQuote', () => {
       const best = Math.max(
         ...sameKey.map(x => x.availableBytes - x.requiredBytes),
       );
-      expect(u.availableBytes - u.requiredBytes).toBe(best);
+      expect(u.availableBytes - u.requiredBytes).toBeCloseTo(best, -1);
+      expect(Number.isInteger(u.availableBytes)).toBe(true);
     }
     expect(compact.recommended).toMatchObject({
       tier: quote.recommended!.slice.tier,
@@ -47,5 +57,34 @@ describe('compactQuote', () => {
     expect(JSON.stringify(compact).length).toBeLessThan(
       JSON.stringify(quote).length / 3,
     );
+  });
+
+  it('leaves out the team figures a quote withholds, and prices an autoscaled request as the quote does', () => {
+    const quote = quoteService(
+      platform,
+      {
+        ...summariserRequest,
+        autoscaling: {
+          minReplicas: 1,
+          maxReplicas: 3,
+          targetQueueDepth: 5,
+          engine: 'keda',
+        },
+      },
+      usage,
+    );
+    const { options, recommended, ...rest } = quote;
+    const withheld = compactQuote({
+      ...rest,
+      options: options.map(({ quota, budget, ...o }) => o),
+      ...(recommended && { recommended }),
+      teamFiguresWithheld: 'not a member',
+    });
+    expect(withheld.teamFiguresWithheld).toBe('not a member');
+    expect(withheld.choices.some(c => c.quota)).toBe(false);
+    const compact = compactQuote(quote);
+    expect(options[0].scaling.basis).not.toBe('fixed');
+    expect(compact.choices[0].scaling).toEqual(options[0].scaling);
+    expect(compact.choices[0].replicas).toBe(options[0].replicas);
   });
 });

@@ -8,6 +8,7 @@ import {
   AuditEventPageView,
   AuditEventView,
   AuditQuery,
+  compactQuote,
   GpuServiceDetail,
   GpuServiceView,
   Overview,
@@ -106,6 +107,18 @@ export class FakeGpuApi implements GpuApi {
       reservedGpuUnits: {},
       committedMonthlyCost: 0,
     });
+  }
+
+  /** `POST /quote?detail=summary`: `compactQuote` of the same quote, as the backend route answers it. */
+  async quoteSummary(request: ServiceRequest) {
+    this.record('quoteSummary', request);
+    const current = this.platform.platform;
+    return compactQuote(
+      quoteService(current, validateServiceRequest(current, request), {
+        reservedGpuUnits: {},
+        committedMonthlyCost: 0,
+      }),
+    );
   }
 
   async getService(id: string): Promise<GpuServiceDetail> {

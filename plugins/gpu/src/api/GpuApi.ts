@@ -6,6 +6,7 @@ import {
   ApprovalQuery,
   AuditEventPageView,
   AuditQuery,
+  CompactQuote,
   GpuServiceDetail,
   OverviewServicePage,
   OverviewServiceQuery,
@@ -41,6 +42,16 @@ export interface GpuApi {
     request: ServiceRequest,
     options?: { signal?: AbortSignal },
   ): Promise<Quote>;
+
+  /**
+   * `POST /quote?detail=summary`: the quote in a few KB, one row per tier and pool with the figures the tier step
+   * shows (fit, cost, quota, policy verdict) and the recommendation; the reasons, memory breakdown and token prices
+   * of one row are `quote` with the request's `tier` and `pool`.
+   */
+  quoteSummary(
+    request: ServiceRequest,
+    options?: { signal?: AbortSignal },
+  ): Promise<CompactQuote>;
 
   /**
    * `GET /services/:id`: the service with its manifests and, in apply mode, `clusterStatus` read live from the

@@ -1,7 +1,9 @@
 import { registerMswTestHooks } from '@backstage/frontend-test-utils';
 import { ResponseError } from '@backstage/errors';
+import { compactQuote } from '@gpu-platform/backstage-plugin-gpu-common';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
+import { demoQuote } from '../components/TierPicker/__testUtils__/demoQuotes';
 import { GpuClient } from './GpuClient';
 
 const baseUrl = 'http://backend.test/api/gpu';
@@ -42,6 +44,33 @@ describe('GpuClient.quote', () => {
     const quote = await client.quote(request);
     expect(received).toEqual(request);
     expect(quote.service).toBe('summariser');
+  });
+
+  it('asks for the summary with detail=summary, and posts the same request', async () => {
+    const seen: { detail: string | null; body: unknown }[] = [];
+    server.use(
+      http.post(`${baseUrl}/quote`, async ({ request: req }) => {
+        const detail = new URL(req.url).searchParams.get('detail');
+        const body = (await req.json()) as typeof request;
+        seen.push({ detail, body });
+        // The backend's two answers: the whole quote, or compactQuote of it.
+        const quote = demoQuote(body);
+        return HttpResponse.json(
+          detail === 'summary' ? compactQuote(quote) : quote,
+        );
+      }),
+    );
+    const summary = await client.quoteSummary(request);
+    const full = await client.quote(request);
+    expect(seen).toEqual([
+      { detail: 'summary', body: request },
+      { detail: null, body: request },
+    ]);
+    expect(summary).toEqual(compactQuote(full));
+    expect(summary.detail).toBe('summary');
+    expect(JSON.stringify(summary).length).toBeLessThan(
+      JSON.stringify(full).length / 3,
+    );
   });
 
   it('rejects with the backend error', async () => {

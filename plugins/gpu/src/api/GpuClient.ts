@@ -7,6 +7,7 @@ import {
   ApprovalQuery,
   AuditEventPageView,
   AuditQuery,
+  CompactQuote,
   GpuServiceDetail,
   GpuServiceView,
   OverviewServicePage,
@@ -51,6 +52,15 @@ export class GpuClient implements GpuApi {
     options?: { signal?: AbortSignal },
   ): Promise<Quote> {
     return this.send('POST', '/quote', request, options?.signal);
+  }
+
+  async quoteSummary(
+    request: ServiceRequest,
+    options?: { signal?: AbortSignal },
+  ): Promise<CompactQuote> {
+    return this.send('POST', '/quote', request, options?.signal, {
+      detail: 'summary',
+    });
   }
 
   async getService(id: string): Promise<GpuServiceDetail> {
@@ -187,8 +197,9 @@ export class GpuClient implements GpuApi {
     path: string,
     body?: unknown,
     signal?: AbortSignal,
+    query?: Query,
   ): Promise<T> {
-    const res = await this.fetchApi.fetch(await this.url(path), {
+    const res = await this.fetchApi.fetch(await this.url(path, query), {
       method,
       ...(body === undefined
         ? {}

@@ -17,7 +17,7 @@ import { QuoteSummary } from './QuoteSummary';
 type Form = Record<string, unknown>;
 
 async function renderSummary(form: Form) {
-  const { api, calls } = quotingApi();
+  const { api, detailCalls: calls } = quotingApi();
   const harness = (data: Form) => (
     <TestApiProvider apis={[[gpuApiRef, api]]}>
       <QuoteSummary

@@ -4,6 +4,7 @@ import FormLabel from '@material-ui/core/FormLabel';
 import LinearProgress from '@material-ui/core/LinearProgress';
 import Typography from '@material-ui/core/Typography';
 import { FieldExtensionComponentProps } from '@backstage/plugin-scaffolder-react';
+import { compactQuote } from '@gpu-platform/backstage-plugin-gpu-common';
 import { errorMessage, usePlatform } from '../common';
 import {
   headroomText,
@@ -15,9 +16,8 @@ import {
   throughputBasisLabel,
   TIER_LABELS,
 } from '../TierPicker/describeChoice';
-import { unavailableQuotedDtype } from '../TierPicker/dtypeAvailability';
 import { requestFromForm, ServiceForm } from '../TierPicker/requestFromForm';
-import { tierChoices } from '../TierPicker/tierChoices';
+import { unavailableQuotedDtype } from '../TierPicker/tierChoices';
 import { useCaptionStyles } from '../TierPicker/useCaptionStyles';
 import { useDebouncedQuote } from '../TierPicker/useDebouncedQuote';
 
@@ -39,8 +39,10 @@ export function QuoteSummary(props: FieldExtensionComponentProps<unknown>) {
   const hoursPerMonth = platform.value?.platform.hoursPerMonth;
   const classes = useCaptionStyles();
 
-  const choices = quote ? tierChoices(quote) : [];
-  const fitting = choices.filter(c => c.option);
+  // A row per tier and pool, as the tier picker lists them.
+  const rows = quote ? compactQuote(quote) : undefined;
+  const fitting = rows?.choices ?? [];
+  const choices = [...fitting, ...(rows?.unavailable ?? [])];
   const recommended = quote?.recommended;
   const missingDtype = quote ? unavailableQuotedDtype(quote) : undefined;
 

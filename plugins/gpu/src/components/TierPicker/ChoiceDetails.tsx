@@ -1,4 +1,5 @@
 import Typography from '@material-ui/core/Typography';
+import { QuoteOption } from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   scalingCostText,
   spotText,
@@ -13,16 +14,19 @@ import { useCaptionStyles } from './useCaptionStyles';
  * What the table's rows leave out to stay one or two lines tall, said once for the chosen row under the table: its
  * token prices in and out and per request, where their throughput comes from and the load it assumes, what an
  * autoscaled service is priced at (its maximum, or its minimum and the burst above it), and what spot capacity means.
+ * All but the last are the row's full option (`detail`, fetched for this row); without it, only what spot means.
  */
-export function ChoiceDetails(props: { choice: TierChoice }) {
-  const { choice } = props;
+export function ChoiceDetails(props: {
+  choice: TierChoice;
+  detail?: QuoteOption;
+}) {
+  const { choice, detail } = props;
   const classes = useCaptionStyles();
-  const option = choice.option;
-  if (!option) return null;
-  const prices = tokenPricesText(option);
-  const basis = throughputBasisText(option);
-  const spot = spotText(option);
-  const scaling = scalingCostText(option);
+  if (!choice.option) return null;
+  const prices = detail && tokenPricesText(detail);
+  const basis = detail && throughputBasisText(detail);
+  const spot = spotText(detail ?? choice.option);
+  const scaling = detail && scalingCostText(detail);
   if (!prices && !basis && !spot && !scaling) return null;
   return (
     <div data-testid="tier-picker-choice-details">

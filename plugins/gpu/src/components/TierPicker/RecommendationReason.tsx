@@ -1,6 +1,6 @@
 import Typography from '@material-ui/core/Typography';
 import {
-  Quote,
+  CompactQuote,
   QuoteRecommendationReason,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { TIER_LABELS } from './describeChoice';
@@ -20,7 +20,9 @@ const BECAUSE: Record<QuoteRecommendationReason, string> = {
 };
 
 /** Why the quote recommends its option, in words chosen by the quote's reason code. */
-export function RecommendationReason(props: { quote: Quote }) {
+export function RecommendationReason(props: {
+  quote: Pick<CompactQuote, 'recommended' | 'recommendation'>;
+}) {
   const { recommended, recommendation } = props.quote;
   const classes = useCaptionStyles();
   if (!recommended || !recommendation) return null;
@@ -31,8 +33,8 @@ export function RecommendationReason(props: { quote: Quote }) {
       component="div"
       data-testid="tier-picker-recommendation-reason"
     >
-      Recommended: {TIER_LABELS[recommended.slice.tier]} on{' '}
-      {recommended.slice.pool}, because {BECAUSE[recommendation.reason]}.
+      Recommended: {TIER_LABELS[recommended.tier]} on {recommended.pool},
+      because {BECAUSE[recommendation.reason]}.
     </Typography>
   );
 }

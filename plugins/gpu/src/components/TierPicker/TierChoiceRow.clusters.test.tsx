@@ -7,8 +7,8 @@ import {
 import Table from '@material-ui/core/Table';
 import TableBody from '@material-ui/core/TableBody';
 import { screen } from '@testing-library/react';
+import { demoChoice } from './__testUtils__/demoQuotes';
 import { TierChoiceRow } from './TierChoiceRow';
-import { tierChoices } from './tierChoices';
 
 const demo = parsePlatform(demoPlatformConfig);
 
@@ -36,9 +36,7 @@ async function renderRow(fleet: boolean) {
     },
     { reservedGpuUnits: {}, committedMonthlyCost: 0 },
   );
-  const choice = tierChoices(quote).find(
-    c => c.key === 'dedicated/l4-ondemand',
-  )!;
+  const { choice } = demoChoice(quote, 'dedicated/l4-ondemand', platform);
   await renderInTestApp(
     <Table>
       <TableBody>

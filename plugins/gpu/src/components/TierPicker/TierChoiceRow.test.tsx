@@ -8,10 +8,9 @@ import {
 import Table from '@material-ui/core/Table';
 import TableBody from '@material-ui/core/TableBody';
 import { screen } from '@testing-library/react';
-import { demoQuote } from './__testUtils__/demoQuotes';
+import { demoChoice, demoQuote } from './__testUtils__/demoQuotes';
 import { ChoiceDetails } from './ChoiceDetails';
 import { TierChoiceRow } from './TierChoiceRow';
-import { tierChoices } from './tierChoices';
 
 const summariserOnL4 = {
   name: 'summariser',
@@ -27,31 +26,43 @@ const summariserOnL4 = {
 };
 
 async function renderL4Row(request: Record<string, unknown>) {
-  const choice = tierChoices(demoQuote(request)).find(
-    c => c.key === 'dedicated/l4-ondemand',
-  )!;
-  // The row, and what the picker says of it under the table once it is chosen.
+  const { choice, detail } = demoChoice(
+    demoQuote(request),
+    'dedicated/l4-ondemand',
+  );
+  // The row, and what the picker says of it under the table once it is chosen (its full option fetched).
   await renderInTestApp(
     <>
       <Table>
         <TableBody>
-          <TierChoiceRow choice={choice} selected={false} onSelect={() => {}} />
+          <TierChoiceRow
+            choice={choice}
+            detail={detail}
+            selected={false}
+            onSelect={() => {}}
+          />
         </TableBody>
       </Table>
-      <ChoiceDetails choice={choice} />
+      <ChoiceDetails choice={choice} detail={detail} />
     </>,
   );
 }
 
 describe('TierChoiceRow token prices', () => {
   it('keeps the token prices and their basis out of the row: one line of figures, said once under the table', async () => {
-    const choice = tierChoices(demoQuote(summariserOnL4)).find(
-      c => c.key === 'dedicated/l4-ondemand',
-    )!;
+    const { choice, detail } = demoChoice(
+      demoQuote(summariserOnL4),
+      'dedicated/l4-ondemand',
+    );
     await renderInTestApp(
       <Table>
         <TableBody>
-          <TierChoiceRow choice={choice} selected onSelect={() => {}} />
+          <TierChoiceRow
+            choice={choice}
+            detail={detail}
+            selected
+            onSelect={() => {}}
+          />
         </TableBody>
       </Table>,
     );
@@ -107,6 +118,34 @@ describe('TierChoiceRow token prices', () => {
   });
 });
 
+describe('TierChoiceRow from the summary alone', () => {
+  it('shows the figures of the summary, and the reasons and token basis only once the row’s full option is there', async () => {
+    const quote = demoQuote({
+      ...summariserOnL4,
+      tier: undefined,
+      pool: undefined,
+    });
+    const { choice, detail } = demoChoice(quote, 'dedicated/spot-l4');
+    expect(detail!.verdict).toBe('needs-approval');
+    await renderInTestApp(
+      <Table>
+        <TableBody>
+          <TierChoiceRow choice={choice} selected={false} onSelect={() => {}} />
+        </TableBody>
+      </Table>,
+    );
+    const row = screen.getByTestId('tier-choice-dedicated/spot-l4');
+    expect(row).toHaveTextContent('Needs approval');
+    expect(row).toHaveTextContent('1 x L4 per replica');
+    expect(row).toHaveTextContent('over by 1 (0 of 0 free)');
+    expect(screen.getByTestId('tier-choice-spot')).toBeInTheDocument();
+    expect(row).not.toHaveTextContent(detail!.reasons[0]);
+    expect(
+      screen.queryByTestId('tier-choice-token-basis'),
+    ).not.toBeInTheDocument();
+  });
+});
+
 describe('TierChoiceRow capacity', () => {
   it('says how many full-length sequences the slice holds at once', async () => {
     // An L4 at 0.90 leaves 6.1 GB of KV cache; an 8,192-token sequence of Llama-3.1-8B takes 1 GiB: 5 fit.
@@ -117,29 +156,26 @@ describe('TierChoiceRow capacity', () => {
   });
 
   it('names the running service a measured capacity came from', async () => {
-    const choice = tierChoices(
+    const { choice, detail } = demoChoice(
       demoQuote({ ...summariserOnL4, expectedTokensPerSecond: 600 }),
-    ).find(c => c.key === 'dedicated/l4-ondemand')!;
-    const option = choice.option!;
+      'dedicated/l4-ondemand',
+    );
     const measured = {
-      ...choice,
-      option: {
-        ...option,
-        throughput: {
-          ...option.throughput,
-          capacityBasis: 'measured' as const,
-          capacityTokensPerSecond: 1500,
-          utilisation: 0.4,
-          measuredBy: {
-            serviceId: '8d0f7a52-3c1e-4b9a-9f2d-6e5c4b3a2d10',
-            service: 'writer',
-            windowStart: '2026-11-08T12:00:00.000Z',
-            windowEnd: '2026-11-15T12:00:00.000Z',
-          },
+      ...detail!,
+      throughput: {
+        ...detail!.throughput,
+        capacityBasis: 'measured' as const,
+        capacityTokensPerSecond: 1500,
+        utilisation: 0.4,
+        measuredBy: {
+          serviceId: '8d0f7a52-3c1e-4b9a-9f2d-6e5c4b3a2d10',
+          service: 'writer',
+          windowStart: '2026-11-08T12:00:00.000Z',
+          windowEnd: '2026-11-15T12:00:00.000Z',
         },
       },
     };
-    await renderInTestApp(<ChoiceDetails choice={measured} />);
+    await renderInTestApp(<ChoiceDetails choice={choice} detail={measured} />);
     expect(
       screen.getByTestId('tier-choice-throughput-basis'),
     ).toHaveTextContent(
@@ -181,9 +217,10 @@ function cascadedBackground(element: Element): string | undefined {
 
 describe('TierChoiceRow selection', () => {
   it('marks the chosen row in the primary colour, not the pink of an error', async () => {
-    const choice = tierChoices(demoQuote(summariserOnL4)).find(
-      c => c.key === 'dedicated/l4-ondemand',
-    )!;
+    const { choice } = demoChoice(
+      demoQuote(summariserOnL4),
+      'dedicated/l4-ondemand',
+    );
     await renderInTestApp(
       <Table>
         <TableBody>
@@ -210,16 +247,22 @@ describe('TierChoiceRow allocation', () => {
       }
     }
     const platform = parsePlatform(config);
-    return quoteService(platform, validateServiceRequest(platform, request), {
-      reservedGpuUnits: {},
-      committedMonthlyCost: 0,
-    });
+    return {
+      platform,
+      quote: quoteService(platform, validateServiceRequest(platform, request), {
+        reservedGpuUnits: {},
+        committedMonthlyCost: 0,
+      }),
+    };
   }
 
   async function renderRow(key: string) {
-    const choice = tierChoices(
-      draQuote({ ...summariserOnL4, tier: undefined, pool: undefined }),
-    ).find(c => c.key === key)!;
+    const { platform, quote } = draQuote({
+      ...summariserOnL4,
+      tier: undefined,
+      pool: undefined,
+    });
+    const { choice } = demoChoice(quote, key, platform);
     await renderInTestApp(
       <Table>
         <TableBody>

@@ -6,6 +6,7 @@ import Typography from '@material-ui/core/Typography';
 import {
   describeSlice,
   PoolAllocation,
+  QuoteOption,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   headroomText,
@@ -66,16 +67,21 @@ function AllocationNote(props: {
   );
 }
 
-/** One tier on one pool: what it costs and whether policy lets it through, or why the model does not fit. */
+/**
+ * One tier on one pool: what it costs and whether policy lets it through, or why the model does not fit. The figures
+ * are the quote summary's; the policy's reasons and what the token price rests on are the row's full option
+ * (`detail`), given for the row shown in detail.
+ */
 export function TierChoiceRow(props: {
   choice: TierChoice;
+  detail?: QuoteOption;
   /** The radio group's name: one checked radio, one tab stop. */
   name?: string;
   selected: boolean;
   disabled?: boolean;
   onSelect: (choice: TierChoice) => void;
 }) {
-  const { choice, name, selected, disabled, onSelect } = props;
+  const { choice, detail, name, selected, disabled, onSelect } = props;
   const { option, unavailable } = choice;
   const classes = useCaptionStyles();
   const rowClasses = useChoiceRowStyles();
@@ -164,14 +170,14 @@ export function TierChoiceRow(props: {
           </TableCell>
           <TableCell align="right" style={NO_WRAP}>
             {perThousandTokensText(option)}
-            {option.cost.costPerThousandTokens !== undefined && (
+            {detail && detail.cost.costPerThousandTokens !== undefined && (
               <Typography
                 variant="caption"
                 component="div"
                 className={classes.caption}
                 data-testid="tier-choice-token-basis"
               >
-                {tokenPriceBasisText(option)}
+                {tokenPriceBasisText(detail)}
               </Typography>
             )}
           </TableCell>
@@ -189,7 +195,7 @@ export function TierChoiceRow(props: {
             >
               {VERDICT_LABELS[option.verdict]}
             </Typography>
-            {option.reasons.map(reason => (
+            {(detail?.reasons ?? []).map(reason => (
               <Typography
                 key={reason}
                 variant="caption"

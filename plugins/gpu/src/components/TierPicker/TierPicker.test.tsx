@@ -44,7 +44,7 @@ function Field(props: {
 }
 
 async function renderField(
-  api: Pick<GpuApi, 'quote' | 'getPlatform'>,
+  api: Pick<GpuApi, 'quote' | 'quoteSummary' | 'getPlatform'>,
   props: Parameters<typeof Field>[0],
 ) {
   const harness = (form: Form) => (
@@ -73,7 +73,7 @@ describe('TierPicker', () => {
   });
 
   it('shows loading, then every tier with the quote’s numbers, and preselects the recommendation', async () => {
-    const { api, calls } = quotingApi();
+    const { api, calls, detailCalls } = quotingApi();
     const onValue = jest.fn();
     await renderField(api, { form: llamaForm, onValue });
     expect(screen.getByTestId('tier-picker-loading')).toBeInTheDocument();
@@ -105,17 +105,20 @@ describe('TierPicker', () => {
         formatUsd(l4.cost.costPerThousandTokens!, { decimals: 6 }),
       ),
     ).toBeInTheDocument();
-    // The chosen row's token prices and their basis, once, under the table.
+    // The chosen row's token prices and their basis, once, under the table: from its full quote, narrowed to it.
     expect(
-      within(screen.getByTestId('tier-picker-choice-details')).getByTestId(
-        'tier-choice-throughput-basis',
-      ),
+      within(
+        await screen.findByTestId('tier-picker-choice-details'),
+      ).getByTestId('tier-choice-throughput-basis'),
     ).toHaveTextContent(
       /^Estimate: [\d,]+ tokens\/s capacity from memory bandwidth, fully used;/,
     );
     expect(screen.getAllByTestId('tier-choice-throughput-basis')).toHaveLength(
       1,
     );
+    expect(detailCalls.map(c => c.request)).toEqual([
+      { ...calls[0].request, tier: 'dedicated', pool: 'l4-ondemand' },
+    ]);
     expect(l4Row.getByText('Full')).toBeInTheDocument();
     expect(
       l4Row.getByText(`${l4.quota.remaining} of ${l4.quota.nominal} left`),
@@ -153,6 +156,33 @@ describe('TierPicker', () => {
       }),
     );
     expect(l4Row.getByRole('radio')).toBeChecked();
+  });
+
+  it('reads the quote summary for the table and the full quote of the one row it shows in detail', async () => {
+    const { api, calls, detailCalls } = quotingApi();
+    const onValue = jest.fn();
+    await renderField(api, { form: llamaForm, onValue });
+    await screen.findByTestId('tier-choice-throughput-basis');
+    expect(calls).toHaveLength(1);
+    expect(detailCalls).toHaveLength(1);
+    const whole = JSON.stringify(demoQuote(calls[0].request)).length;
+    expect(calls[0].bytes! + detailCalls[0].bytes!).toBeLessThan(whole / 2);
+
+    // Picking another row fetches that row's full quote; its reasons are said in the row and in the value.
+    const spotRow = within(row('dedicated/spot-l4'));
+    await userEvent.click(spotRow.getByRole('radio'));
+    await waitFor(() => expect(detailCalls).toHaveLength(2));
+    expect(detailCalls[1].request).toEqual({
+      ...calls[0].request,
+      tier: 'dedicated',
+      pool: 'spot-l4',
+    });
+    expect(
+      await spotRow.findByText(
+        'Needs 1 GPU-equivalent of pool spot-l4; team ml-platform has 0 of 0 left',
+      ),
+    ).toBeInTheDocument();
+    expect(calls).toHaveLength(1);
   });
 
   it('quotes again, once, after the inputs stop changing, and aborts the stale request', async () => {
@@ -219,8 +249,9 @@ describe('TierPicker', () => {
     const mpsRow = await screen.findByTestId('tier-choice-mps/l4-mps');
     expect(mpsRow).toHaveTextContent('Not allowed');
     expect(within(mpsRow).getByRole('radio')).toBeDisabled();
+    // The chosen row's reasons: its full quote (the whole one, as a request naming a forbidden tier is refused).
     expect(
-      within(mpsRow).getByText(
+      await within(mpsRow).findByText(
         /Environment production does not allow the mps tier/,
       ),
     ).toBeInTheDocument();
@@ -410,9 +441,9 @@ describe('TierPicker', () => {
     expect(
       l4Row.getByText('1 x L4 per replica, 2 replicas'),
     ).toBeInTheDocument();
-    expect(l4Row.getByTestId('tier-choice-token-basis')).toHaveTextContent(
-      'estimate, at full load',
-    );
+    expect(
+      await l4Row.findByTestId('tier-choice-token-basis'),
+    ).toHaveTextContent('estimate, at full load');
     expect(
       screen.getByRole('columnheader', { name: 'Monthly, all replicas' }),
     ).toBeInTheDocument();

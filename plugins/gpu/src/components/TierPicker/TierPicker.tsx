@@ -18,15 +18,19 @@ import {
 } from './describeChoice';
 import { ChoiceDetails } from './ChoiceDetails';
 import { RecommendationReason } from './RecommendationReason';
-import { unavailableQuotedDtype } from './dtypeAvailability';
 import { errorMessage, usePlatform } from '../common';
 import { requestFromForm, ServiceForm } from './requestFromForm';
-import { problemWith } from './tierChoices';
+import {
+  ChoiceStanding,
+  choiceKey,
+  problemWith,
+  unavailableQuotedDtype,
+} from './tierChoices';
 import { TierChoiceRow } from './TierChoiceRow';
 import { TierLegend } from './TierLegend';
 import { TierPickerProps } from './types';
 import { useCaptionStyles } from './useCaptionStyles';
-import { useDebouncedQuote } from './useDebouncedQuote';
+import { useDebouncedQuoteSummary, useQuoteDetail } from './useDebouncedQuote';
 import { useTierSelection } from './useTierSelection';
 
 const ARROW_STEPS: Record<string, number> = {
@@ -40,7 +44,10 @@ const ARROW_STEPS: Record<string, number> = {
  * The `GpuTierPicker` scaffolder field: quotes the service the form describes as the user types, lists every tier
  * and pool with fit, headroom, cost, isolation, quota and policy as a radio group, with a legend of the tiers;
  * follows the recommendation until the user picks a row, keeps the pick (and says when it is not the
- * recommendation) and stores the chosen tier and pool with the review step's words for it.
+ * recommendation) and stores the chosen tier and pool with the review step's words for it. The table reads the
+ * quote summary (`POST /quote?detail=summary`, a few KB); the full quote is fetched for the one row shown in detail
+ * (the chosen one, else the recommendation), narrowed to it by the request's tier and pool: its policy reasons,
+ * token prices and their basis, and what autoscaling is priced at.
  *
  * @public
  */
@@ -61,16 +68,40 @@ export function TierPicker(props: TierPickerProps) {
   const form = (formContext as { formData?: ServiceForm } | undefined)
     ?.formData;
   const built = requestFromForm(form);
-  const { quote, loading, error } = useDebouncedQuote(built.request);
+  const { quote, quotedRequest, loading, error } = useDebouncedQuoteSummary(
+    built.request,
+  );
   const platform = usePlatform();
   const hoursPerMonth = platform.value?.platform.hoursPerMonth;
+  // The row shown in detail: the value's (once written, it is the recommendation's while following it), else the
+  // recommendation; only a row the model fits has a full option.
+  const shown =
+    value?.chosenBy === 'recommendation'
+      ? quote?.recommended
+      : value ?? quote?.recommended;
+  const shownFits =
+    !!shown &&
+    !!quote?.choices.some(c => c.tier === shown.tier && c.pool === shown.pool);
+  const detail = useQuoteDetail(
+    quotedRequest,
+    shown && shownFits
+      ? { key: choiceKey(shown), tier: shown.tier, pool: shown.pool }
+      : undefined,
+  );
   const {
     choices,
     selected,
     differsFromRecommendation,
     select,
     followRecommendation,
-  } = useTierSelection({ value, quote, hoursPerMonth, onChange });
+  } = useTierSelection({
+    value,
+    summary: quote,
+    platform: platform.value?.platform,
+    detail,
+    hoursPerMonth,
+    onChange,
+  });
   const groupRef = useRef<HTMLDivElement>(null);
   const classes = useCaptionStyles();
 
@@ -96,7 +127,28 @@ export function TierPicker(props: TierPickerProps) {
 
   const recommended = choices.find(c => c.recommended);
   const missingDtype = quote ? unavailableQuotedDtype(quote) : undefined;
-  const problem = value && quote ? problemWith(value, quote) : undefined;
+  const detailOf = (key: string | undefined) =>
+    detail && detail.key === key ? detail.option : undefined;
+  const standing = (): ChoiceStanding | undefined => {
+    const key = value && choiceKey(value);
+    const row = quote?.choices.find(c => choiceKey(c) === key);
+    if (row) {
+      return {
+        option: { verdict: row.verdict, reasons: detailOf(key)?.reasons },
+      };
+    }
+    const unavailable =
+      choices.find(c => c.key === key)?.unavailable ??
+      (quote?.unavailable.some(u => choiceKey(u) === key)
+        ? { reason: 'the model does not fit its slices' }
+        : undefined);
+    return unavailable && { unavailable };
+  };
+  const problem =
+    value && quote && platform.value
+      ? problemWith(value, missingDtype, standing())
+      : undefined;
+  const selectedReasons = detailOf(selected?.key)?.reasons;
   const errors = rawErrors?.filter(Boolean) ?? [];
   const labelId = `${idSchema?.$id ?? 'gpu-tier'}-label`;
 
@@ -151,11 +203,15 @@ export function TierPicker(props: TierPickerProps) {
           defaultExpanded
         />
       )}
-      {quote && !error && !missingDtype && choices.length === 0 && (
-        <Typography variant="body2">
-          No pool offers a slice for this runtime.
-        </Typography>
-      )}
+      {quote &&
+        platform.value &&
+        !error &&
+        !missingDtype &&
+        choices.length === 0 && (
+          <Typography variant="body2">
+            No pool offers a slice for this runtime.
+          </Typography>
+        )}
       {quote && !error && choices.length > 0 && (
         <>
           <div
@@ -196,6 +252,7 @@ export function TierPicker(props: TierPickerProps) {
                     choice={choice}
                     name={labelId}
                     selected={choice.key === selected?.key}
+                    detail={detailOf(choice.key)}
                     disabled={locked}
                     onSelect={select}
                   />
@@ -205,7 +262,10 @@ export function TierPicker(props: TierPickerProps) {
           </div>
           <RecommendationReason quote={quote} />
           {(selected ?? recommended) && (
-            <ChoiceDetails choice={(selected ?? recommended)!} />
+            <ChoiceDetails
+              choice={(selected ?? recommended)!}
+              detail={detailOf((selected ?? recommended)!.key)}
+            />
           )}
           {hoursPerMonth !== undefined && (
             <Typography
@@ -275,9 +335,11 @@ export function TierPicker(props: TierPickerProps) {
             title={`${TIER_LABELS[selected.tier]} on ${
               selected.pool
             } needs approval`}
-            message={`${selected.option.reasons.join(
-              '; ',
-            )}. The service is created as pending approval and deployed once a platform approver accepts it; choose an allowed tier to deploy at once.`}
+            message={`${
+              selectedReasons && selectedReasons.length > 0
+                ? `${selectedReasons.join('; ')}. `
+                : ''
+            }The service is created as pending approval and deployed once a platform approver accepts it; choose an allowed tier to deploy at once.`}
             defaultExpanded
           />
         )}

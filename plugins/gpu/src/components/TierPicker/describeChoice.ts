@@ -1,12 +1,37 @@
 import {
+  CapacityType,
   describeSlice,
   formatGb,
   formatUsd,
   Isolation,
   OptionScaling,
+  PolicyVerdict,
   QuoteOption,
   SharingTier,
+  Slice,
 } from '@gpu-platform/backstage-plugin-gpu-common';
+
+/**
+ * What a row of the table says, read from the quote summary's row made whole with its pool's slice from the
+ * platform (`tierChoices`); a full `QuoteOption` has all of it too. Verdict reasons, throughput and token prices are
+ * the full quote's, fetched for the one row shown in detail.
+ */
+export interface ChoiceFigures {
+  slice: Slice;
+  cluster?: string;
+  capacityType: CapacityType;
+  verdict: PolicyVerdict;
+  replicas: number;
+  scaling: OptionScaling;
+  headroomBytes: number;
+  fullLengthSequences: number;
+  cost: Pick<
+    QuoteOption['cost'],
+    'monthly' | 'costPerThousandTokens' | 'spotSavingMonthly'
+  >;
+  /** Absent when the quote withholds the team's figures. */
+  quota?: Pick<QuoteOption['quota'], 'nominal' | 'used' | 'remaining'>;
+}
 
 /** Tier names as the form shows them. */
 export const TIER_LABELS: Record<SharingTier, string> = {
@@ -37,18 +62,18 @@ function gpuEquivalents(value: number): string {
 }
 
 /** `5.0 GB headroom`. */
-export function headroomText(option: QuoteOption): string {
+export function headroomText(option: ChoiceFigures): string {
   return `${formatGb(option.headroomBytes)} headroom`;
 }
 
 /** `5 full-length sequences at once`: what the slice's KV cache holds at the requested max-model-len. */
-export function sequencesText(option: QuoteOption): string {
+export function sequencesText(option: ChoiceFigures): string {
   const n = option.fullLengthSequences;
   return `${n} full-length sequence${n === 1 ? '' : 's'} at once`;
 }
 
 /** `$587.50`: every replica for a month. */
-export function monthlyText(option: QuoteOption): string {
+export function monthlyText(option: ChoiceFigures): string {
   return formatUsd(option.cost.monthly);
 }
 
@@ -71,7 +96,7 @@ function replicasText(n: number): string {
  * (`4 replicas (maximum) x $587.50`, `1 replica (minimum) + 3 burst`, `1 replica (to wake) + 2 burst` when it scales
  * to zero), from the quote's `scaling.basis`.
  */
-export function perReplicaCostText(option: QuoteOption): string {
+export function perReplicaCostText(option: ChoiceFigures): string {
   const { replicas, scaling } = option;
   const priced =
     scaling.basis === 'fixed'
@@ -126,7 +151,7 @@ export function scalingCostText(option: QuoteOption): string | undefined {
 }
 
 /** `1 x L4 per replica`, `1 x L4 per replica, 2 replicas`. */
-export function sliceText(option: QuoteOption): string {
+export function sliceText(option: ChoiceFigures): string {
   const replicas = option.replicas === 1 ? '' : `, ${option.replicas} replicas`;
   return `${describeSlice(option.slice)} per replica${replicas}`;
 }
@@ -146,13 +171,13 @@ export function throughputBasisLabel(
 }
 
 /** `$0.001060`, or a dash when the GPU's throughput is unknown. */
-export function perThousandTokensText(option: QuoteOption): string {
+export function perThousandTokensText(option: ChoiceFigures): string {
   const cost = option.cost.costPerThousandTokens;
   return cost === undefined ? '—' : formatUsd(cost, { decimals: 6 });
 }
 
 /** What spot capacity means for a service on it, or undefined for on-demand pools. */
-export function spotText(option: QuoteOption): string | undefined {
+export function spotText(option: ChoiceFigures): string | undefined {
   if (option.capacityType !== 'spot') return undefined;
   const saving = option.cost.spotSavingMonthly
     ? ` Saves ${formatUsd(
@@ -236,8 +261,9 @@ export function tokenPriceBasisText(option: QuoteOption): string {
   return `${throughputBasisLabel(option)}, ${load}`;
 }
 
-/** `3 of 4 left`, or `over by 1 (0 of 0 free)`. */
-export function quotaText(option: QuoteOption): string {
+/** `3 of 4 left`, or `over by 1 (0 of 0 free)`; a dash when the quote withholds the team's figures. */
+export function quotaText(option: ChoiceFigures): string {
+  if (!option.quota) return '—';
   const { remaining, nominal, used } = option.quota;
   if (remaining < 0) {
     return `over by ${gpuEquivalents(-remaining)} (${gpuEquivalents(

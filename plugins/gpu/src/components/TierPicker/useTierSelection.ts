@@ -1,4 +1,7 @@
-import { Quote } from '@gpu-platform/backstage-plugin-gpu-common';
+import {
+  CompactQuote,
+  Platform,
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { useCallback, useEffect, useMemo } from 'react';
 import {
   ChoiceOrigin,
@@ -9,8 +12,9 @@ import {
   valueOf,
 } from './tierChoices';
 import { TierPickerValue } from './types';
+import { QuoteDetail } from './useDebouncedQuote';
 
-/** The picker's choice against the latest quote, and how to change it. */
+/** The picker's choice against the latest quote summary, and how to change it. */
 export interface TierSelection {
   choices: TierChoice[];
   selected?: TierChoice;
@@ -21,37 +25,44 @@ export interface TierSelection {
 }
 
 /**
- * Keeps the form's value in step with the quote. Until the user picks a row the value follows the recommendation;
- * a pick is kept (the value says `chosenBy: 'user'`, so it survives the step unmounting on Back and Next) and only
- * moves to the slice the same tier and pool now take. A value without `chosenBy` came from elsewhere (a default or
- * a draft) and is kept like a pick.
+ * Keeps the form's value in step with the quote summary. Until the user picks a row the value follows the
+ * recommendation; a pick is kept (the value says `chosenBy: 'user'`, so it survives the step unmounting on Back and
+ * Next) and only moves to the slice the same tier and pool now take. A value without `chosenBy` came from elsewhere
+ * (a default or a draft) and is kept like a pick. The value is written from the row's figures at once, and again
+ * with the approval's reasons and the autoscaled pricing once `detail` (the row's full option) has arrived.
  */
 export function useTierSelection(options: {
   value: TierPickerValue | undefined;
-  quote: Quote | undefined;
+  summary: CompactQuote | undefined;
+  platform: Platform | undefined;
+  detail: QuoteDetail | undefined;
   hoursPerMonth: number | undefined;
   onChange: (value: TierPickerValue) => void;
 }): TierSelection {
-  const { value, quote, hoursPerMonth, onChange } = options;
-  const choices = useMemo(() => (quote ? tierChoices(quote) : []), [quote]);
+  const { value, summary, platform, detail, hoursPerMonth, onChange } = options;
+  const choices = useMemo(
+    () => (summary && platform ? tierChoices(summary, platform) : []),
+    [summary, platform],
+  );
   const selectedKey = value ? choiceKey(value) : undefined;
   const selected = choices.find(c => c.key === selectedKey);
   const userChose = !!value && value.chosenBy !== 'recommendation';
-  const recommendedKey = quote?.recommended
-    ? choiceKey(quote.recommended.slice)
+  const recommendedKey = summary?.recommended
+    ? choiceKey(summary.recommended)
     : undefined;
 
   const write = useCallback(
     (choice: TierChoice | undefined, origin: ChoiceOrigin) => {
-      if (!quote || hoursPerMonth === undefined || !choice?.option) return;
+      if (!summary || hoursPerMonth === undefined || !choice?.option) return;
       if (choice.option.verdict === 'forbidden') return;
-      const next = valueOf(choice.option, origin, {
-        environment: quote.environment,
-        hoursPerMonth,
-      });
+      const next = valueOf(
+        detail?.key === choice.key ? detail.option : choice.option,
+        origin,
+        { environment: summary.environment, hoursPerMonth },
+      );
       if (!sameValue(value, next)) onChange(next);
     },
-    [quote, hoursPerMonth, value, onChange],
+    [summary, hoursPerMonth, detail, value, onChange],
   );
 
   useEffect(() => {

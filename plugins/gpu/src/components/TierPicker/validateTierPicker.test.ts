@@ -32,8 +32,11 @@ const l4: Partial<TierPickerValue> = {
 };
 
 describe('validateTierPicker', () => {
-  it('passes an allowed tier', async () => {
-    expect(await errorsFor(l4, llamaForm)).toEqual([]);
+  it('passes an allowed tier, reading only the quote summary', async () => {
+    const { api, calls, detailCalls } = quotingApi();
+    expect(await errorsFor(l4, llamaForm, api)).toEqual([]);
+    expect(calls).toHaveLength(1);
+    expect(detailCalls).toHaveLength(0);
   });
 
   it('passes a tier that needs approval', async () => {
@@ -96,7 +99,7 @@ describe('validateTierPicker', () => {
     ]);
     expect(
       await errorsFor(l4, llamaForm, {
-        quote: () => Promise.reject(new Error('Service Unavailable')),
+        quoteSummary: () => Promise.reject(new Error('Service Unavailable')),
       }),
     ).toEqual(['Could not check the GPU tier: Service Unavailable']);
     expect(await errorsFor(l4, { ...llamaForm, maxModelLen: 200000 })).toEqual([

@@ -148,7 +148,7 @@ export const spec = {
       post: {
         operationId: 'createQuote',
         summary:
-          "Every feasible tier and pool with cost, quota and policy verdict, and a recommendation. The team's quota, use and budget only for callers who may read the team's quota (its members and the platform team); others get fit and price (teamFiguresWithheld). With detail=summary, one row per tier and pool with the figures the tier step shows (CompactQuote: a size that does not grow with what each option carries); the full answer is the default.",
+          "Every feasible tier and pool with cost, quota and policy verdict, and a recommendation. The team's quota, use and budget only for callers who may read the team's quota (its members and the platform team); others get fit and price (teamFiguresWithheld). With detail=summary, one row per tier and pool with the figures the tier step shows (CompactQuote: a size that does not grow with what each option carries); the full answer is the default. The request's tier and pool narrow the quote to that tier and pool (a tier the environment does not allow is refused with 400, as on create): the tier picker reads the summary for its table and the full quote of the row it shows in detail.",
         parameters: [
           {
             name: 'detail',
@@ -3076,7 +3076,6 @@ export const spec = {
           'team',
           'environment',
           'dtype',
-          'dtypes',
           'optionCount',
           'choices',
           'unavailable',
@@ -3098,11 +3097,14 @@ export const spec = {
           dtype: {
             $ref: '#/components/schemas/Dtype',
           },
-          dtypes: {
-            type: 'array',
-            items: {
-              $ref: '#/components/schemas/DtypeOption',
-            },
+          quotedDtype: {
+            description:
+              "The quoted dtype's entry of the quote's dtypes: its checkpoint, or why it cannot be served (then there are no choices).",
+            allOf: [
+              {
+                $ref: '#/components/schemas/DtypeOption',
+              },
+            ],
           },
           optionCount: {
             description:
@@ -3119,6 +3121,7 @@ export const spec = {
                 'pool',
                 'gpusPerReplica',
                 'verdict',
+                'replicas',
                 'monthlyMicros',
                 'headroomBytes',
                 'fullLengthSequences',
@@ -3140,6 +3143,20 @@ export const spec = {
                   type: 'string',
                   enum: ['allowed', 'needs-approval', 'forbidden'],
                 },
+                replicas: {
+                  description:
+                    "Replicas reserved and priced (the option's replicas).",
+                  type: 'integer',
+                },
+                scaling: {
+                  description:
+                    "Present when the request autoscales (the option's scaling, basis other than fixed).",
+                  allOf: [
+                    {
+                      $ref: '#/components/schemas/OptionScaling',
+                    },
+                  ],
+                },
                 monthlyMicros: {
                   $ref: '#/components/schemas/UsdMicros',
                 },
@@ -3147,10 +3164,29 @@ export const spec = {
                   $ref: '#/components/schemas/UsdMicros',
                 },
                 headroomBytes: {
-                  type: 'number',
+                  type: 'integer',
+                  description: 'Whole bytes.',
                 },
                 fullLengthSequences: {
                   type: 'integer',
+                },
+                quota: {
+                  description:
+                    "The team's quota on the pool in GPU-equivalents rounded to 3 decimals (the option's quota); absent when the quote withholds the team's figures.",
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['nominal', 'used', 'remaining'],
+                  properties: {
+                    nominal: {
+                      type: 'number',
+                    },
+                    used: {
+                      type: 'number',
+                    },
+                    remaining: {
+                      type: 'number',
+                    },
+                  },
                 },
               },
             },
@@ -3172,10 +3208,12 @@ export const spec = {
                   type: 'string',
                 },
                 requiredBytes: {
-                  type: 'number',
+                  type: 'integer',
+                  description: 'Whole bytes.',
                 },
                 availableBytes: {
-                  type: 'number',
+                  type: 'integer',
+                  description: 'Whole bytes.',
                 },
               },
             },

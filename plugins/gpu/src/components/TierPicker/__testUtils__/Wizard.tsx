@@ -12,7 +12,7 @@ type Form = Record<string, unknown>;
  * the same state.
  */
 export function Wizard(props: {
-  api: Pick<GpuApi, 'quote' | 'getPlatform'>;
+  api: Pick<GpuApi, 'quote' | 'quoteSummary' | 'getPlatform'>;
   form: Form;
   /** Rendered on the sizing step with the form state and a setter. */
   sizing?: (form: Form, set: (changes: Form) => void) => ReactNode;

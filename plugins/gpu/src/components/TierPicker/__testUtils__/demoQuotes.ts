@@ -1,14 +1,18 @@
 import { ResponseError, serializeError } from '@backstage/errors';
 import {
   AutoscaledReplicasPolicy,
+  compactQuote,
   demoPlatformConfig,
   parsePlatform,
+  Platform,
   Quote,
+  QuoteOption,
   quoteService,
   ServiceRequest,
   validateServiceRequest,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { GpuApi } from '../../../api';
+import { TierChoice, tierChoices } from '../tierChoices';
 
 /** The demo platform the tests quote against (the same config the app ships). */
 export const demoPlatform = parsePlatform(demoPlatformConfig);
@@ -30,6 +34,24 @@ export function demoQuote(
   );
 }
 
+/**
+ * A row of the picker as it is built from the quote summary of `quote` (on `platform`, the demo one by default),
+ * with its full option (what the picker fetches for the row it shows in detail).
+ */
+export function demoChoice(
+  quote: Quote,
+  key: string,
+  platform: Platform = demoPlatform,
+): { choice: TierChoice; detail?: QuoteOption } {
+  const choice = tierChoices(compactQuote(quote), platform).find(
+    c => c.key === key,
+  )!;
+  const detail = quote.options.find(
+    o => `${o.slice.tier}/${o.slice.pool}` === key,
+  );
+  return { choice, detail };
+}
+
 /** How GpuClient fails: a `ResponseError` from the backend's JSON error body (400 for a domain error). */
 export async function asResponseError(error: Error): Promise<ResponseError> {
   return ResponseError.fromResponse(
@@ -49,28 +71,45 @@ export async function asResponseError(error: Error): Promise<ResponseError> {
 }
 
 /**
- * A GpuApi whose `quote` answers like the backend route: the real validation and domain quote, a domain error as
- * a `ResponseError`; `getPlatform` answers the demo platform. Records every quote with its abort signal. Autoscaled
- * requests are priced by `pricing.autoscaledReplicas` (default: the backend's, `maximum`).
+ * A GpuApi whose `quote` and `quoteSummary` answer like the backend route: the real validation and domain quote
+ * (narrowed by the request's tier and pool), the summary `compactQuote` of it, a domain error as a `ResponseError`;
+ * `getPlatform` answers the demo platform. Records every summary asked in `calls` and every full quote in
+ * `detailCalls`, with its abort signal, and the JSON bytes of each answer. Autoscaled requests are priced by
+ * `pricing.autoscaledReplicas` (default: the backend's, `maximum`).
  */
 export function quotingApi(
   pricing: { autoscaledReplicas?: AutoscaledReplicasPolicy } = {},
 ) {
-  const calls: { request: ServiceRequest; signal?: AbortSignal }[] = [];
-  const api: Pick<GpuApi, 'quote' | 'getPlatform'> = {
+  type Call = { request: ServiceRequest; signal?: AbortSignal; bytes?: number };
+  const calls: Call[] = [];
+  const detailCalls: Call[] = [];
+  const answer = async <T>(call: Call, build: () => T): Promise<T> => {
+    try {
+      const body = build();
+      call.bytes = JSON.stringify(body).length;
+      return body;
+    } catch (error) {
+      throw await asResponseError(error as Error);
+    }
+  };
+  const api: Pick<GpuApi, 'quote' | 'quoteSummary' | 'getPlatform'> = {
     async getPlatform() {
       return { platform: demoPlatform, clusters: [] };
     },
     async quote(request, options) {
-      calls.push({ request, signal: options?.signal });
-      try {
-        return demoQuote(request, pricing.autoscaledReplicas);
-      } catch (error) {
-        throw await asResponseError(error as Error);
-      }
+      const call = { request, signal: options?.signal };
+      detailCalls.push(call);
+      return answer(call, () => demoQuote(request, pricing.autoscaledReplicas));
+    },
+    async quoteSummary(request, options) {
+      const call = { request, signal: options?.signal };
+      calls.push(call);
+      return answer(call, () =>
+        compactQuote(demoQuote(request, pricing.autoscaledReplicas)),
+      );
     },
   };
-  return { api, calls };
+  return { api, calls, detailCalls };
 }
 
 /** The template's form for an 8B Llama on vLLM in dev, owned by ml-platform. */

@@ -20,7 +20,10 @@ export interface CompactQuote {
   team: string;
   environment: string;
   dtype: Dtype;
-  dtypes: Array<DtypeOption>;
+  /**
+   * The quoted dtype\'s entry of the quote\'s dtypes: its checkpoint, or why it cannot be served (then there are no choices).
+   */
+  quotedDtype?: DtypeOption;
   /**
    * Options of the whole quote (several slices of one tier and pool count apart).
    */

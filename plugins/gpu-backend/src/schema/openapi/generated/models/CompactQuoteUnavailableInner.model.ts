@@ -12,6 +12,12 @@ export interface CompactQuoteUnavailableInner {
   tier: SharingTier;
   pool: string;
   migProfile?: string;
+  /**
+   * Whole bytes.
+   */
   requiredBytes: number;
+  /**
+   * Whole bytes.
+   */
   availableBytes: number;
 }

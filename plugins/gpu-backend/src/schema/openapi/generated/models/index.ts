@@ -34,6 +34,7 @@ export * from '../models/ClusterWorkloadStatus.model';
 export * from '../models/ClusterWorkloadStatusPodSetsInner.model';
 export * from '../models/CompactQuote.model';
 export * from '../models/CompactQuoteChoicesInner.model';
+export * from '../models/CompactQuoteChoicesInnerQuota.model';
 export * from '../models/CompactQuoteRecommended.model';
 export * from '../models/CompactQuoteUnavailableInner.model';
 export * from '../models/ConfirmServiceBody.model';
