@@ -68,6 +68,28 @@ export interface Attribution {
   aboveShareGpuSeconds?: number;
   /** Shared tiers: utilisation at each step of the window, as attributed (epoch milliseconds). */
   utilisationSeries?: Array<{ timestamp: number; value: number }>;
+  /**
+   * MIG: series of the service's pods without a MIG instance id, left out (`isMigParentSeries`): the parent GPU's,
+   * which dcgm-exporter before 4.6.0-4.8.3 labels with the pods of MIG devices allocated through DRA.
+   */
+  migParentSeries?: number;
+}
+
+/**
+ * Whether a series of a MIG service's pod is its parent GPU's rather than its MIG instance's: it has no MIG instance
+ * id (`GPU_I_ID`). The device plugin's MIG devices label only the instance's series (dcgm-exporter maps the pod to
+ * `<gpu>-<GPU_I_ID>`). Through DRA, dcgm-exporter before 4.6.0-4.8.3 keys a MIG device by its `parentUUID`
+ * (`internal/pkg/transformation/kubernetes.go` `toDeviceToPodsDRA`, `dra.go` `GetDeviceInfo`) while an instance's
+ * series is looked up by `<gpu>-<GPU_I_ID>`, so the pod's labels (with `dra_mig_profile`, `dra_mig_device_uuid`) land
+ * on a copy of the parent GPU's series per pod, with the whole GPU's values, and the instance's series stay
+ * unlabelled; 4.6.0-4.8.3 (NVIDIA/dcgm-exporter#664) labels the instance's series as the device plugin's are. The
+ * whole GPU's figures are never an instance's: such series are left out of a MIG service's figures.
+ */
+export function isMigParentSeries(
+  tier: SharingTier,
+  series: { migInstance?: string },
+): boolean {
+  return tier === 'mig' && !series.migInstance;
 }
 
 export {
@@ -207,8 +229,27 @@ export function attributeUsage(
   for (const target of targets) {
     const k = key(target.namespace, target.deployment);
     const m = key(target.namespace, target.modelName);
-    const series = util.get(k) ?? [];
-    const engineSeries = engine.get(k) ?? [];
+    // A MIG service's figures are its instances' only (`isMigParentSeries`).
+    let migParentSeries = 0;
+    const own = <T extends { migInstance?: string }>(
+      groups: Map<string, T[]>,
+    ): T[] | undefined => {
+      const list = groups.get(k);
+      if (!list || target.tier !== 'mig') return list;
+      const kept = list.filter(s => !isMigParentSeries(target.tier, s));
+      migParentSeries = Math.max(migParentSeries, list.length - kept.length);
+      return kept.length > 0 ? kept : undefined;
+    };
+    const series = own(util) ?? [];
+    const engineSeries = own(engine) ?? [];
+    const used = own(fbUsed);
+    const usedPeak = own(fbPeak);
+    const free = own(fbFree);
+    const watts = own(power);
+    const xids = own(xidSamples);
+    const xidCodes = own(xidLast);
+    const peaks = own(recent);
+    const sampledOwn = own(sampled) ?? [];
     const tokensOut = generated.get(m);
     // Unknown (not 0) when the count was not asked, failed or has no row for a service with series.
     const coveredSteps = serviceSteps.get(k);
@@ -256,9 +297,9 @@ export function attributeUsage(
         Object.entries(quantiles).filter(([, v]) => v !== undefined),
       );
     }
-    const xids = xidSamples.get(k);
+    if (migParentSeries > 0) attribution.migParentSeries = migParentSeries;
     if (xids) {
-      const codes = (xidLast.get(k) ?? []).map(s => s.value).filter(v => v > 0);
+      const codes = (xidCodes ?? []).map(s => s.value).filter(v => v > 0);
       attribution.xid = {
         errorSamples: sum(xids.map(s => s.value)),
         ...(codes.length ? { lastCode: Math.max(...codes) } : {}),
@@ -271,19 +312,18 @@ export function attributeUsage(
       let utilMean = weighted(series, v => v / 100);
       let gpus = series.length;
       let figureCoverage = coverage;
-      const own = sampled.get(k) ?? [];
-      if (stepSamples && own.length > 0) {
+      if (stepSamples && sampledOwn.length > 0) {
         // Over the time it held its GPUs, at the resolution of the samples (`spanUsage.ts`).
         const replicas = target.replicas ?? 1;
         const utilFigure = spanFigure(
-          own,
+          sampledOwn,
           'util',
           target.span,
           stepSamples.grid,
           replicas,
         );
         const engineFigure = spanFigure(
-          own,
+          sampledOwn,
           'engine',
           target.span,
           stepSamples.grid,
@@ -326,20 +366,17 @@ export function attributeUsage(
           figureCoverage,
         );
       }
-      const used = fbUsed.get(k);
       if (used) {
         attribution.memoryUsedBytes = covered(
           { value: timeSum(used) * MIB, method, confidence: 'high' },
           coverage,
         );
         attribution.peakMemoryBytes =
-          sum((fbPeak.get(k) ?? used).map(s => s.value)) * MIB;
-        const free = fbFree.get(k);
+          sum((usedPeak ?? used).map(s => s.value)) * MIB;
         if (free) {
           attribution.deviceMemoryBytes = (timeSum(used) + timeSum(free)) * MIB;
         }
       }
-      const watts = power.get(k);
       if (watts) {
         attribution.powerWatts = mig
           ? {
@@ -353,7 +390,6 @@ export function attributeUsage(
               coverage,
             );
       }
-      const peaks = recent.get(k);
       if (peaks) {
         attribution.recentPeakUtilisation =
           Math.max(...peaks.map(s => s.value)) / 100;

@@ -8,6 +8,7 @@ import {
   WindowMetrics,
 } from '../metrics/collectMetrics';
 import { PrometheusClient } from '../metrics/PrometheusClient';
+import { DCGM } from '../metrics/metricNames';
 import { ServiceAllocation } from './AllocationReader';
 import { Attribution, attributeUsage, AttributionTarget } from './attribution';
 import { heldSpan } from './heldSpan';
@@ -198,6 +199,18 @@ export function serviceStatus(
   const { status } = measurement;
   if (status.state === 'unavailable' || status.state === 'not-configured')
     return status;
+  if (usage?.migParentSeries && !usage.utilisation) {
+    // Only the parent GPU's series carry the pods (`isMigParentSeries`): left out, so nothing is measured.
+    return {
+      state: 'partial',
+      reason:
+        "dcgm-exporter labels the parent GPU's series with this service's pods instead of its MIG instance's (MIG devices allocated through DRA, dcgm-exporter before 4.6.0-4.8.3): the whole GPU's figures are not the instance's, so utilisation is unknown and cost is the allocation only",
+      missing: [
+        DCGM.engineActive,
+        ...(usage.memoryUsedBytes ? [] : [DCGM.fbUsed]),
+      ],
+    };
+  }
   if (
     !usage ||
     (usage.seriesCount === 0 && usage.generatedTokens === undefined)

@@ -5,8 +5,10 @@ import {
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { collectSeries } from '../metrics/collectMetrics';
 import { MIB } from '../metrics/metricNames';
+import { RangeSeries } from '../metrics/PrometheusClient';
 import { ServiceAllocation } from './AllocationReader';
 import { allocationInRange } from './allocation';
+import { isMigParentSeries } from './attribution';
 import {
   measure,
   prometheusClient,
@@ -61,6 +63,17 @@ export async function serviceUsage(
   );
   const share = usage?.shareOfDevice ?? 1;
   const shared = service.tier === 'mps' || service.tier === 'time-sliced';
+  // A MIG service's charts are its instances' series, never its parent GPU's (`isMigParentSeries`).
+  const migInstanceLabel = context.prometheus?.labels.migInstance;
+  const ownSeries = (list: RangeSeries[]) =>
+    list.filter(
+      s =>
+        !isMigParentSeries(service.tier, {
+          migInstance: migInstanceLabel
+            ? s.labels[migInstanceLabel]
+            : undefined,
+        }),
+    );
   const seconds = window.durationSeconds;
   return {
     serviceId: service.id,
@@ -131,7 +144,7 @@ export async function serviceUsage(
         usage?.utilisationSeries ??
         (series?.util.ok
           ? seriesOf(
-              series.util.data,
+              ownSeries(series.util.data),
               shared
                 ? share / usageTarget(context, allocation).gpuSharePerReplica
                 : 1,
@@ -140,7 +153,12 @@ export async function serviceUsage(
             ).map(p => ({ ...p, value: Math.min(1, p.value) }))
           : []),
       memoryUsedBytes: series?.fbUsed.ok
-        ? seriesOf(series.fbUsed.data, 1, shared ? 'mean' : 'sum', v => v * MIB)
+        ? seriesOf(
+            ownSeries(series.fbUsed.data),
+            1,
+            shared ? 'mean' : 'sum',
+            v => v * MIB,
+          )
         : [],
       generatedTokensPerSecond: series?.generatedRate.ok
         ? seriesOf(series.generatedRate.data, 1, 'sum')

@@ -42,6 +42,11 @@ export interface HistoryPod {
   /** Unix seconds of the pod's last sample (its end, e.g. replaced in a rollout); absent: to the end. */
   until?: number;
   /**
+   * DRA (`HistoryService.allocation: 'dra'`): the device allocated to the pod; default `gpu-<gpu>`, or on MIG
+   * `gpu-<gpu>-mig-<profile without dots>-0-<instance>` (the NVIDIA DRA driver's `<profile id>-<placement>` at the end).
+   */
+  draDevice?: string;
+  /**
    * This pod's utilisation, instead of the service's (e.g. a new version's); on a shared device whose exporter reports
    * per-pod values (`HistoryDevice.dcgm: 'per-pod'`), what it reports for this pod.
    */
@@ -135,6 +140,26 @@ export interface HistoryService {
   /** vLLM was not scraped then (missed scrapes): no vLLM samples, while its counters kept counting. */
   vllmGaps?: HistoryGap[];
   /**
+   * How the pods get their GPUs: `device-plugin` (default) or `dra` (a ResourceClaim per pod from the service's
+   * ResourceClaimTemplate, claim `gpu`, NVIDIA's DRA driver `gpu.nvidia.com`). DRA pods' DCGM series carry what
+   * dcgm-exporter adds for a DRA device (`internal/pkg/transformation/const.go`, `kubernetes.go`) besides `pod`,
+   * `namespace` and `container`: `dra_claim_name`, `dra_claim_namespace`, `dra_driver_name`, `dra_pool_name` (the node,
+   * as the driver names its pools), `dra_device_name`, and on MIG devices `dra_mig_profile` and `dra_mig_device_uuid`.
+   * kube-state-metrics reports no GPU request for them (a claim is not a container resource).
+   */
+  allocation?: 'device-plugin' | 'dra';
+  /**
+   * MIG through DRA: the series dcgm-exporter labels with the pod. `instance` (default; 4.6.0-4.8.3 and later,
+   * NVIDIA/dcgm-exporter#664): the MIG instance's (`GPU_I_ID`), as with the device plugin. `parent-gpu`
+   * (before 4.6.0-4.8.3, keyed by the device's `parentUUID`): a copy of the parent GPU's series per pod, without `GPU_I_ID`,
+   * with the whole GPU's values (`parentGpu`), while the instance's own series carry no pod.
+   */
+  draMigLabels?: 'instance' | 'parent-gpu';
+  /** `draMigLabels: 'parent-gpu'`: the whole GPU's engine activity x 100, and its memory used and total, MiB. */
+  parentGpu?: { utilisation: Wave; memoryMiB: Wave; totalMiB: number };
+  /** DCGM series carry `pod_uid` (`DCGM_EXPORTER_KUBERNETES_ENABLE_POD_UID`; on DRA series since 4.8.4, #718). */
+  podUid?: boolean;
+  /**
    * Seconds each request spends prefilling and decoding: vLLM's `vllm:request_prefill_time_seconds` and
    * `vllm:request_decode_time_seconds` histograms (sum, count, +Inf bucket). Absent: the pods do not report them.
    */
@@ -208,6 +233,43 @@ function labelText(labels: Record<string, string>): string {
 
 const round = (value: number) => Math.round(value * 1e6) / 1e6;
 
+/** Five characters as Kubernetes appends to the name of a claim generated from a template. */
+function draSuffix(pod: string): string {
+  let h = 0;
+  for (const c of pod) h = (h * 31 + c.charCodeAt(0)) >>> 0;
+  return h.toString(36).padStart(5, '0').slice(-5);
+}
+
+/** The NVIDIA DRA driver's name of a pod's device (`HistoryPod.draDevice`). */
+function draDeviceName(pod: HistoryPod): string {
+  if (pod.draDevice) return pod.draDevice;
+  if (!pod.migInstance) return `gpu-${pod.gpu}`;
+  const profile = (pod.migProfile ?? '').replace(/\./g, '');
+  return `gpu-${pod.gpu}-mig-${profile}-0-${pod.migInstance}`;
+}
+
+/** Whether the exporter labels the parent GPU of a DRA MIG device with its pod instead of the instance. */
+function parentGpuLabels(service: HistoryService): boolean {
+  return (
+    service.tier === 'mig' &&
+    service.allocation === 'dra' &&
+    service.draMigLabels === 'parent-gpu'
+  );
+}
+
+/** A MIG instance's series as dcgm-exporter writes it when no pod is mapped to it: the device labels only. */
+function instanceOnly(labels: Record<string, string>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [k, v] of Object.entries(labels)) {
+    if (
+      !['pod', 'namespace', 'container', 'pod_uid'].includes(k) &&
+      !k.startsWith('dra_')
+    )
+      kept[k] = v;
+  }
+  return kept;
+}
+
 /**
  * The OpenMetrics text of a spec (DCGM exporter and vLLM series, ending with `# EOF`), as lines. Every value written
  * is `round(x)` to 6 decimals so tests can recompute the exact samples.
@@ -255,6 +317,25 @@ export function* openMetricsLines(spec: HistorySpec): Generator<string> {
         : {}),
       container: 'vllm',
     };
+    const dra: Record<string, string> =
+      service.allocation === 'dra'
+        ? {
+            dra_claim_name: `${pod.pod}-gpu-${draSuffix(pod.pod)}`,
+            dra_claim_namespace: service.namespace,
+            dra_device_name: draDeviceName(pod),
+            dra_driver_name: 'gpu.nvidia.com',
+            dra_pool_name: pod.hostname,
+            ...(pod.migInstance
+              ? {
+                  dra_mig_device_uuid: `MIG-${pod.hostname}-${pod.gpu}-${pod.migInstance}`,
+                  dra_mig_profile: pod.migProfile ?? '',
+                }
+              : {}),
+          }
+        : {};
+    const uid: Record<string, string> = service.podUid
+      ? { pod_uid: `uid-${pod.pod}` }
+      : {};
     return service.exportedLabels
       ? {
           ...device,
@@ -263,7 +344,13 @@ export function* openMetricsLines(spec: HistorySpec): Generator<string> {
           exported_pod: pod.pod,
           exported_namespace: service.namespace,
         }
-      : { ...device, pod: pod.pod, namespace: service.namespace };
+      : {
+          ...device,
+          ...dra,
+          namespace: service.namespace,
+          pod: pod.pod,
+          ...uid,
+        };
   };
   const devices = new Map(
     (spec.sharedDevices ?? []).map(d => [`${d.hostname}/${d.gpu}`, d]),
@@ -337,9 +424,31 @@ export function* openMetricsLines(spec: HistorySpec): Generator<string> {
           'DCGM_FI_PROF_GR_ENGINE_ACTIVE',
           'gauge',
           'DCGM_FI_PROF_GR_ENGINE_ACTIVE',
-          labels,
+          parentGpuLabels(service) ? instanceOnly(labels) : labels,
           t => round(waveAt(util, t) / 100),
         );
+        const parent = parentGpuLabels(service) ? service.parentGpu : undefined;
+        if (parent) {
+          // The pod's labels on a copy of the parent GPU's series, without the instance's id and profile.
+          const onGpu = Object.fromEntries(
+            Object.entries(labels).filter(
+              ([k]) => k !== 'GPU_I_ID' && k !== 'GPU_I_PROFILE',
+            ),
+          );
+          add(
+            'DCGM_FI_PROF_GR_ENGINE_ACTIVE',
+            'gauge',
+            'DCGM_FI_PROF_GR_ENGINE_ACTIVE',
+            onGpu,
+            t => round(waveAt(parent.utilisation, t) / 100),
+          );
+          add('DCGM_FI_DEV_FB_USED', 'gauge', 'DCGM_FI_DEV_FB_USED', onGpu, t =>
+            round(waveAt(parent.memoryMiB, t)),
+          );
+          add('DCGM_FI_DEV_FB_FREE', 'gauge', 'DCGM_FI_DEV_FB_FREE', onGpu, t =>
+            round(parent.totalMiB - waveAt(parent.memoryMiB, t)),
+          );
+        }
       } else {
         const util = pod.utilisation ?? service.utilisation ?? { mean: 0 };
         add(
@@ -371,15 +480,19 @@ export function* openMetricsLines(spec: HistorySpec): Generator<string> {
       if (service.tier === 'dedicated' || service.tier === 'mig') {
         const memory = service.memoryMiB ?? { mean: 0 };
         const total = service.totalMiB ?? 0;
-        add('DCGM_FI_DEV_FB_USED', 'gauge', 'DCGM_FI_DEV_FB_USED', labels, t =>
+        const own =
+          service.tier === 'mig' && parentGpuLabels(service)
+            ? instanceOnly(labels)
+            : labels;
+        add('DCGM_FI_DEV_FB_USED', 'gauge', 'DCGM_FI_DEV_FB_USED', own, t =>
           round(waveAt(memory, t)),
         );
-        add('DCGM_FI_DEV_FB_FREE', 'gauge', 'DCGM_FI_DEV_FB_FREE', labels, t =>
+        add('DCGM_FI_DEV_FB_FREE', 'gauge', 'DCGM_FI_DEV_FB_FREE', own, t =>
           round(total - waveAt(memory, t)),
         );
       }
       current = podAlive;
-      if (spec.kubeState ?? true) {
+      if ((spec.kubeState ?? true) && service.allocation !== 'dra') {
         add(
           'kube_pod_container_resource_requests',
           'gauge',

@@ -1,0 +1,331 @@
+import { mockServices, TestDatabases } from '@backstage/backend-test-utils';
+import { ConfigReader } from '@backstage/config';
+import {
+  demoPlatformConfig,
+  parsePlatform,
+} from '@gpu-platform/backstage-plugin-gpu-common';
+import { Knex } from 'knex';
+import { DateTime } from 'luxon';
+import { DatabaseGpuStore } from '../database';
+import { readPrometheusConfig } from '../metrics/PrometheusConfig';
+import {
+  HistorySpec,
+  historyEnd,
+  podName,
+  PrometheusWithHistory,
+  prometheusVersionsUnderTest,
+  sampleTimes,
+  startPrometheusWithHistory,
+  waveAt,
+  Wave,
+} from '../testUtils/prometheus';
+import { seedUsageServices } from './__testUtils__/seedUsageServices';
+import { AllocationReader } from './AllocationReader';
+import { CostSnapshotStore } from './CostSnapshotStore';
+import { storeDailySnapshots } from './snapshotTask';
+import { UsageService } from './UsageService';
+
+jest.setTimeout(180_000);
+
+const STEP = 300;
+const DAY = 86400;
+const databases = TestDatabases.create({ ids: ['SQLITE_3'] });
+const platform = parsePlatform(demoPlatformConfig);
+const prometheusVersions = prometheusVersionsUnderTest();
+
+/** a100-mig: 27.447 per node-hour, 8 A100s per node; a 1g.10gb and a 2g.20gb weigh 1/7 and 2/7 of a GPU. */
+const A100_GPU_HOUR = 27.447 / 8;
+/** The whole A100 under `translator`'s instance: busy, with most of its memory used by other instances. */
+const PARENT: { utilisation: Wave; memoryMiB: Wave; totalMiB: number } = {
+  utilisation: { mean: 85, amplitude: 5 },
+  memoryMiB: { mean: 61000, amplitude: 1000 },
+  totalMiB: 81920,
+};
+/** `translator`'s own MIG instance (1g.10gb): far less busy than its GPU. */
+const TRANSLATOR_INSTANCE: Wave = { mean: 20, amplitude: 4 };
+/** `classifier`'s MIG instance (2g.20gb), on a node whose exporter labels the instance. */
+const CLASSIFIER_INSTANCE: Wave = { mean: 55, amplitude: 10 };
+
+const round6 = (v: number) => Math.round(v * 1e6) / 1e6;
+const mean = (values: number[]) =>
+  values.reduce((a, b) => a + b, 0) / values.length;
+const cents = (micros: number | undefined) =>
+  micros === undefined ? undefined : Math.round(micros / 1e4);
+const dollarsToCents = (usd: number) => Math.round(usd * 100);
+
+/**
+ * Two MIG services allocated through DRA (ResourceClaims on the NVIDIA DRA driver, no kube-state-metrics GPU request):
+ * - `translator` (1g.10gb) on a node whose dcgm-exporter (4.5.3-4.8.2) keys MIG devices by their parent GPU: its pod's
+ *   labels are on a copy of the whole A100's series, its instance's own series carry no pod;
+ * - `classifier` (2g.20gb) on a node whose dcgm-exporter (4.6.0-4.8.3) labels the MIG instance, as the device plugin's.
+ */
+function draMigHistory(end: number): HistorySpec {
+  return {
+    end,
+    days: 2,
+    stepSeconds: STEP,
+    services: [
+      {
+        name: 'translator',
+        namespace: 'ml-serving',
+        tier: 'mig',
+        allocation: 'dra',
+        draMigLabels: 'parent-gpu',
+        parentGpu: PARENT,
+        pods: [
+          {
+            pod: podName('translator'),
+            hostname: 'a100-dra-node-1',
+            gpu: '2',
+            migInstance: '9',
+            migProfile: '1g.10gb',
+          },
+        ],
+        utilisation: TRANSLATOR_INSTANCE,
+        memoryMiB: { mean: 8000 },
+        totalMiB: 9728,
+        tokensPerSecond: 40,
+      },
+      {
+        name: 'classifier',
+        namespace: 'ml-serving',
+        tier: 'mig',
+        allocation: 'dra',
+        draMigLabels: 'instance',
+        podUid: true,
+        pods: [
+          {
+            pod: podName('classifier'),
+            hostname: 'a100-dra-node-2',
+            gpu: '0',
+            migInstance: '5',
+            migProfile: '2g.20gb',
+          },
+        ],
+        utilisation: CLASSIFIER_INSTANCE,
+        memoryMiB: { mean: 15000 },
+        totalMiB: 19968,
+        tokensPerSecond: 60,
+      },
+    ],
+  };
+}
+
+describe('Prometheus versions under test', () => {
+  it('has every required version, and at least one', () => {
+    expect(prometheusVersions.missing).toEqual([]);
+    expect(prometheusVersions.available.length).toBeGreaterThan(0);
+  });
+});
+
+describe.each(prometheusVersions.available)(
+  'MIG devices allocated through DRA against a real Prometheus ($version)',
+  binaries => {
+    let prometheus: PrometheusWithHistory;
+    let spec: HistorySpec;
+    let knex: Knex;
+    let store: DatabaseGpuStore;
+    let snapshots: CostSnapshotStore;
+    let ids: Record<string, string>;
+    let now: DateTime;
+
+    function usageService() {
+      return new UsageService({
+        platform,
+        reader: new AllocationReader(knex),
+        snapshots,
+        quotas: store,
+        prometheus: readPrometheusConfig(
+          new ConfigReader({
+            gpu: { prometheus: { baseUrl: prometheus.url, timeout: 5000 } },
+          }),
+        ),
+        now: () => now,
+      });
+    }
+
+    /** Mean of a wave x 1/100 over the samples of (to - seconds, to], as a window reads them (`windowRange`). */
+    function meanOver(wave: Wave, to: number, seconds: number) {
+      return mean(
+        sampleTimes(spec)
+          .filter(t => t > to - seconds && t <= to)
+          .map(t => round6(waveAt(wave, t) / 100)),
+      );
+    }
+
+    beforeAll(async () => {
+      const end = historyEnd(STEP);
+      spec = draMigHistory(end);
+      [prometheus, knex] = await Promise.all([
+        startPrometheusWithHistory(spec, { binaries }),
+        databases.init('SQLITE_3'),
+      ]);
+      now = DateTime.fromSeconds(end, { zone: 'utc' });
+      store = await DatabaseGpuStore.create({
+        database: mockServices.database({ knex }),
+        platform,
+      });
+      snapshots = new CostSnapshotStore(knex);
+      const heldAt = new Date((end - 10 * DAY) * 1000).toISOString();
+      ids = await seedUsageServices({
+        store,
+        knex,
+        platform,
+        services: [
+          {
+            name: 'translator',
+            team: 'ml-platform',
+            namespace: 'ml-serving',
+            environment: 'production',
+            tier: 'mig',
+            pool: 'a100-mig',
+            migProfile: '1g.10gb',
+            gpuEquivalents: 1 / 7,
+            heldAt,
+          },
+          {
+            name: 'classifier',
+            team: 'ml-platform',
+            namespace: 'ml-serving',
+            environment: 'production',
+            tier: 'mig',
+            pool: 'a100-mig',
+            migProfile: '2g.20gb',
+            gpuEquivalents: 2 / 7,
+            heldAt,
+          },
+        ],
+      });
+    });
+
+    afterAll(async () => {
+      await prometheus?.stop();
+    });
+
+    it("holds the pod's labels on the parent GPU's series only, as the exporter wrote them", async () => {
+      // Not vacuous: Prometheus has translator's pod on the whole A100's series (no GPU_I_ID), with the GPU's values.
+      const query = async (promql: string) => {
+        const response = await fetch(
+          `${prometheus.url}/api/v1/query?query=${encodeURIComponent(
+            promql,
+          )}&time=${spec.end}`,
+        );
+        const body = await response.json();
+        return body.data.result as Array<{
+          metric: Record<string, string>;
+          value: [number, string];
+        }>;
+      };
+      const labelled = await query(
+        `DCGM_FI_PROF_GR_ENGINE_ACTIVE{pod="${podName('translator')}"}`,
+      );
+      expect(labelled).toHaveLength(1);
+      expect(labelled[0].metric.GPU_I_ID).toBeUndefined();
+      expect(labelled[0].metric).toMatchObject({
+        dra_driver_name: 'gpu.nvidia.com',
+        dra_mig_profile: '1g.10gb',
+        dra_device_name: 'gpu-2-mig-1g10gb-0-9',
+      });
+      expect(Number(labelled[0].value[1])).toBeCloseTo(
+        round6(waveAt(PARENT.utilisation, spec.end) / 100),
+        6,
+      );
+      const instance = await query(
+        `DCGM_FI_PROF_GR_ENGINE_ACTIVE{Hostname="a100-dra-node-1",GPU_I_ID="9"}`,
+      );
+      expect(instance).toHaveLength(1);
+      expect(instance[0].metric.pod).toBeUndefined();
+    });
+
+    it("says utilisation is unknown, rather than showing or billing the whole GPU's, when only the parent GPU carries the pod", async () => {
+      const usage = usageService();
+      const card = await usage.serviceUsage(ids.translator, '24h');
+      expect(card.metrics).toMatchObject({
+        state: 'partial',
+        missing: ['DCGM_FI_PROF_GR_ENGINE_ACTIVE', 'DCGM_FI_DEV_FB_USED'],
+      });
+      expect(card.metrics.reason).toMatch(
+        /parent GPU's series .* instead of its MIG instance's .*utilisation is unknown/,
+      );
+      expect(card.utilisation).toBeUndefined();
+      expect(card.engineActive).toBeUndefined();
+      // Neither the GPU's 61 GB nor its power are the instance's.
+      expect(card.memory).toBeUndefined();
+      expect(card.powerWatts).toBeUndefined();
+      // The charts hold none of the parent GPU's series (the instance's own carry no pod).
+      expect(card.series.utilisation).toEqual([]);
+      expect(card.series.memoryUsedBytes).toEqual([]);
+      // What vLLM reports is the service's, whatever DCGM labels.
+      expect(card.tokens?.generated).toBeCloseTo(40 * DAY, -3);
+      expect(card.series.generatedTokensPerSecond.length).toBeGreaterThan(0);
+
+      const cost = await usage.serviceCost(ids.translator, '24h');
+      expect(cost.metrics).toMatchObject({ state: 'partial' });
+      // Cost follows the allocation: 1/7 of an A100 for 24 hours, nothing split into usage and idle.
+      expect(cents(cost.allocationMicros)).toBe(
+        dollarsToCents((A100_GPU_HOUR / 7) * 24),
+      );
+      expect(cost.utilisation).toBeUndefined();
+      expect(cost.usageMicros).toBeUndefined();
+      expect(cost.idleMicros).toBeUndefined();
+    });
+
+    it('measures a DRA MIG device whose exporter labels the instance, as with the device plugin', async () => {
+      const usage = usageService();
+      const card = await usage.serviceUsage(ids.classifier, '24h');
+      expect(card.metrics).toEqual({ state: 'available' });
+      const utilisation = meanOver(CLASSIFIER_INSTANCE, spec.end, DAY);
+      expect(card.utilisation).toMatchObject({
+        method: 'measured-mig-instance',
+        confidence: 'high',
+      });
+      expect(card.utilisation!.value).toBeCloseTo(utilisation, 6);
+      expect(card.series.utilisation.length).toBeGreaterThan(0);
+      expect(
+        Math.max(...card.series.utilisation.map(p => p.value)),
+      ).toBeLessThanOrEqual(0.65 + 1e-9);
+
+      const cost = await usage.serviceCost(ids.classifier, '24h');
+      const allocation = ((A100_GPU_HOUR * 2) / 7) * 24;
+      expect(cents(cost.allocationMicros)).toBe(dollarsToCents(allocation));
+      expect(cents(cost.usageMicros)).toBe(
+        dollarsToCents(allocation * utilisation),
+      );
+    });
+
+    it("never bills the parent GPU's busy time in the daily snapshots or month to date", async () => {
+      await storeDailySnapshots({ usage: usageService(), snapshots, now });
+      const yesterday = now.startOf('day').minus({ days: 1 });
+      const day = yesterday.toISODate()!;
+      const stored = await snapshots.list({
+        serviceIds: [ids.translator, ids.classifier],
+        fromDay: day,
+        toDay: day,
+      });
+      const translator = stored.find(s => s.serviceId === ids.translator)!;
+      const classifier = stored.find(s => s.serviceId === ids.classifier)!;
+      // translator: the allocation of the day, without a usage split (not the A100's 85%).
+      expect(cents(translator.allocationMicros)).toBe(
+        dollarsToCents((A100_GPU_HOUR / 7) * 24),
+      );
+      expect(translator.usageMicros).toBeUndefined();
+      expect(translator.utilisation).toBeUndefined();
+      // classifier: its instance's day.
+      const dayEnd = now.startOf('day').toSeconds();
+      const dayUtilisation = meanOver(CLASSIFIER_INSTANCE, dayEnd, DAY);
+      expect(classifier.utilisation).toBeCloseTo(dayUtilisation, 6);
+      expect(cents(classifier.usageMicros)).toBe(
+        dollarsToCents(((A100_GPU_HOUR * 2) / 7) * 24 * dayUtilisation),
+      );
+
+      const cost = await usageService().serviceCost(ids.translator, '30d');
+      expect(cost.usageMicros).toBeUndefined();
+      expect(cost.monthToDate.usageMicros ?? 0).toBe(0);
+      expect(
+        cost.daily.every(
+          d => d.usageMicros === undefined || d.usageMicros === 0,
+        ),
+      ).toBe(true);
+    });
+  },
+);
