@@ -84,6 +84,46 @@ describe('governance views: one request each', () => {
     expect(bad.body.error.message).toMatch(/limit/);
   });
 
+  it('lists a pending request with why it needs an approver now: a quota raised since drops its quota reasons', async () => {
+    const server = await start();
+    await lowerMlPlatformL4Quota(server);
+    const created = await requestBeyondL4Quota(server, 'big-a');
+    const overQuota = {
+      code: 'over-quota',
+      message:
+        "Team 'ml-platform' asks for 3 GPU-equivalents in pool 'l4-ondemand' but only 2 of 2 are free",
+    };
+    expect(created.approval.reasons).toContainEqual(overQuota);
+    const listed = async () =>
+      (
+        await request(server)
+          .get('/api/gpu/approvals?state=pending')
+          .set('Authorization', asUser('alice'))
+          .expect(200)
+      ).body.items[0];
+    expect((await listed()).reasons).toEqual([overQuota]);
+
+    // The platform team raises the quota: the listed request no longer says the quota is short.
+    const current = await request(server)
+      .get('/api/gpu/teams/ml-platform/quota')
+      .expect(200);
+    await request(server)
+      .put('/api/gpu/teams/ml-platform/quota')
+      .set('Authorization', asUser('alice'))
+      .send({
+        pools: { ...current.body.pools, 'l4-ondemand': 8 },
+        monthlyBudget: '60000',
+      })
+      .expect(200);
+    const now = await listed();
+    expect(now).toMatchObject({
+      id: created.approval.id,
+      state: 'pending',
+      reasons: [],
+      overage: { overQuota: false },
+    });
+  });
+
   it('sorts pending approvals on the server by service, team, cost or time, a page at a time in that order', async () => {
     const server = await start();
     await threePendingRequests(server);

@@ -18,7 +18,7 @@ import {
   GovernedPlatform,
 } from '../admission';
 import { checkPolicy, checkReservation } from './reservationAmounts';
-import { previewApproval } from './approvalPreview';
+import { previewApprovals } from './approvalPreview';
 import { getApproval, listApprovals } from './approvals';
 import { AuditInput, queryAuditEvents, writeAuditEvent } from './audit';
 import { listApprovalPage, listServicePage } from './pagedLists';
@@ -426,17 +426,13 @@ export class DatabaseGpuStore implements GpuStore {
   }
 
   /**
-   * Approvals with the `overage` of each pending one computed now (what approving it now would grant beyond quota
-   * and budget); decided ones as recorded.
+   * Approvals with each pending one weighed again now: its `reasons` and `overage` against the current quotas,
+   * budgets, spend, pool capacity and policy, read once for all of them; decided ones as recorded.
    */
   async previewApprovals(
     approvals: ApprovalRecord[],
   ): Promise<ApprovalRecord[]> {
-    const result: ApprovalRecord[] = [];
-    for (const approval of approvals) {
-      result.push(await previewApproval(this.db, this.governance, approval));
-    }
-    return result;
+    return previewApprovals(this.db, this.governance, approvals);
   }
 
   async decideApproval(

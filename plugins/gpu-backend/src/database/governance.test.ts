@@ -462,6 +462,121 @@ describe.each(databases.eachSupportedId())('governance on %p', id => {
       expect(decided.reservation.state).toBe('held');
     });
 
+    it('lists pending requests with why they need an approver now: a quota raised since drops the over-quota reason', async () => {
+      // search has no H100 quota and $4,000 a month: one H100 ($5,022 a month) is over quota and budget; three are
+      // also above the 2 dedicated GPUs dev allows without approval. The quote's findings come as policy reasons, its
+      // quota in its own words.
+      const quoted = (gpus: number) => ({
+        code: 'policy',
+        message: `Needs ${gpus} GPU-equivalents of pool h100; team search has 0 of 0 left`,
+      });
+      const dedicated = {
+        code: 'policy',
+        message:
+          '3 dedicated GPUs (3 replicas x 1) is above the 2 that dev allows without approval',
+      };
+      const one = await pending(
+        request('one', {
+          gpus: 1,
+          policy: {
+            whenOverQuota: 'require-approval',
+            approvalReasons: [quoted(1)],
+          },
+        }),
+      );
+      const three = await pending(
+        request('three', {
+          gpus: 3,
+          policy: {
+            whenOverQuota: 'require-approval',
+            approvalReasons: [quoted(3), dedicated],
+          },
+        }),
+      );
+      const approvals = [one.approval!, three.approval!];
+      const overQuota = {
+        code: 'over-quota',
+        message:
+          "Team 'search' asks for 1 GPU-equivalents in pool 'h100' but only 0 of 0 are free",
+      };
+      expect(one.approval!.reasons).toEqual([
+        quoted(1),
+        overQuota,
+        expect.objectContaining({ code: 'over-budget' }),
+      ]);
+      const codes = async () =>
+        (await store.previewApprovals(approvals)).map(a =>
+          a.reasons.map(r => r.code),
+        );
+
+      // Listed now: the quote's quota words give way to admission's own, weighed on the current ledger.
+      const [listedOne] = await store.previewApprovals(approvals);
+      expect(listedOne.reasons).toEqual([
+        overQuota,
+        expect.objectContaining({ code: 'over-budget' }),
+      ]);
+
+      // The platform team raises the H100 quota: no longer over quota, still over budget.
+      await store.putQuota({
+        team: 'search',
+        quota: {
+          pools: { h100: 4, spot: 8, a100: 4, mig: 0 },
+          monthlyBudgetMicros: 4_000_000_000,
+        },
+        actor: ADMIN,
+      });
+      expect(await codes()).toEqual([
+        ['over-budget'],
+        ['policy', 'over-budget', 'over-budget-this-month'],
+      ]);
+      const listed = await store.previewApprovals(approvals);
+      for (const approval of listed) {
+        expect(approval.reasons.map(r => r.message).join('\n')).not.toMatch(
+          /quota|0 of 0|left/,
+        );
+        expect(approval.overage!.pools[0]).toMatchObject({
+          quotaGpuEquivalents: 4,
+          overGpuEquivalents: 0,
+        });
+      }
+
+      // And the budget: the single H100 needs no approver now; three still need one for the dedicated GPUs.
+      await store.putQuota({
+        team: 'search',
+        quota: {
+          pools: { h100: 4, spot: 8, a100: 4, mig: 0 },
+          monthlyBudgetMicros: 100_000_000_000,
+        },
+        actor: ADMIN,
+      });
+      const [nowOne, nowThree] = await store.previewApprovals(approvals);
+      expect(nowOne.reasons).toEqual([]);
+      expect(nowOne.overage!.overQuota).toBe(false);
+      expect(nowThree.reasons).toEqual([dedicated]);
+      expect(nowThree.overage!.overQuota).toBe(false);
+
+      // What was recorded with the request stays as it was.
+      expect((await store.getApproval(one.approval!.id))!.reasons).toEqual(
+        one.approval!.reasons,
+      );
+
+      // One read for the page, however many approvals it holds.
+      const queriesOf = async (page: typeof approvals) => {
+        let queries = 0;
+        const count = () => {
+          queries += 1;
+        };
+        knex.on('query', count);
+        try {
+          await store.previewApprovals(page);
+        } finally {
+          knex.removeListener('query', count);
+        }
+        return queries;
+      };
+      expect(await queriesOf(approvals)).toBe(await queriesOf([approvals[0]]));
+    });
+
     it('serialises approvals on one pool across teams: parallel approvals never exceed its capacity', async () => {
       const teams = ['t1', 't2', 't3', 't4', 't5', 't6'];
       const approvals = [];

@@ -82,25 +82,12 @@ export async function readHeldByPool(
   db: Knex | Knex.Transaction,
   filter: { pool?: string; excludeReservationId?: string } = {},
 ): Promise<Record<string, PoolHeldUnits>> {
-  type HeldRow = {
-    pool: string;
-    profile: string | null;
-    units: unknown;
-    reservations: unknown;
-  };
   const held = (query: Knex.QueryBuilder) =>
     (filter.pool ? query.where('pool', filter.pool) : query) as Promise<
       HeldRow[]
     >;
   const [sums, excluded] = await Promise.all([
-    held(
-      db('reservations')
-        .where('state', 'held')
-        .select('pool', 'mig_profile as profile')
-        .sum({ units: 'gpu_units' })
-        .count({ reservations: '*' })
-        .groupBy('pool', 'mig_profile'),
-    ),
+    held(heldSumsQuery(db)),
     // The reservation left out is subtracted (a condition on its id would read every row, not the index).
     filter.excludeReservationId
       ? held(
@@ -111,6 +98,41 @@ export async function readHeldByPool(
         )
       : [],
   ]);
+  return heldByPoolOf(sums, excluded);
+}
+
+/** What reservations hold on a pool for one MIG profile (none outside MIG), as summed by the database. */
+export type HeldRow = {
+  pool: string;
+  profile: string | null;
+  units: unknown;
+  reservations: unknown;
+};
+
+/** What every held reservation holds, summed per pool and MIG profile (see {@link heldByPoolOf}). */
+export async function readHeldSums(
+  db: Knex | Knex.Transaction,
+): Promise<HeldRow[]> {
+  return heldSumsQuery(db);
+}
+
+function heldSumsQuery(db: Knex | Knex.Transaction): Knex.QueryBuilder {
+  return db('reservations')
+    .where('state', 'held')
+    .select('pool', 'mig_profile as profile')
+    .sum({ units: 'gpu_units' })
+    .count({ reservations: '*' })
+    .groupBy('pool', 'mig_profile');
+}
+
+/**
+ * {@link readHeldByPool} from the sums per pool and MIG profile, less the `excluded` held reservations (each a row of
+ * one reservation): pure, so that one read of the sums serves several requests that each leave out their own.
+ */
+export function heldByPoolOf(
+  sums: HeldRow[],
+  excluded: HeldRow[] = [],
+): Record<string, PoolHeldUnits> {
   // Per pool and profile: units and the number of reservations, so that what only the left-out one held is absent.
   const groups = new Map<string, HeldRow & { count: number; sum: number }>();
   const add = (row: HeldRow, sign: number) => {

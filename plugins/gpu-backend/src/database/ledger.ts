@@ -37,20 +37,6 @@ export async function lockLedger(
   return ledgerOf(tx, team, pool, await lockTeam(tx, team));
 }
 
-/** {@link lockLedger} without the lock: for previews, which decide nothing. */
-export async function readLedger(
-  db: Knex,
-  team: string,
-  pool: string,
-): Promise<LedgerAllowance> {
-  return ledgerOf(
-    db,
-    team,
-    pool,
-    await db<TeamQuotaRow>('team_quotas').where({ team }).first(),
-  );
-}
-
 async function ledgerOf(
   tx: Knex,
   team: string,
@@ -63,6 +49,19 @@ async function ledgerOf(
   const poolRow = await tx<PoolQuotaRow>('pool_quotas')
     .where({ team, pool })
     .first();
+  return allowanceOf(team, pool, teamRow, poolRow);
+}
+
+/** The team's allowance on the pool from its quota rows (no quota at all without the team's row). */
+export function allowanceOf(
+  team: string,
+  pool: string,
+  teamRow: TeamQuotaRow | undefined,
+  poolRow: PoolQuotaRow | undefined,
+): LedgerAllowance {
+  if (!teamRow) {
+    return { team, pool };
+  }
   return {
     team,
     pool,

@@ -1,6 +1,11 @@
 import { MonthSpend } from '@gpu-platform/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
-import { GovernanceContext, monthOf, monthSpendOf } from '../admission';
+import {
+  GovernanceContext,
+  monthOf,
+  monthSpendOf,
+  SpendingReservation,
+} from '../admission';
 import { optionalIso, ReservationRow } from './rows';
 import { fromGpuUnits, readInteger } from './units';
 
@@ -36,17 +41,24 @@ export async function readMonthSpend(
       q.whereNull('released_at').orWhere('released_at', '>', new Date(startMs)),
     );
   return monthSpendOf(
-    rows.map(row => ({
-      id: row.id,
-      state: row.state,
-      pool: row.pool,
-      gpuEquivalents: fromGpuUnits(readInteger(row.gpu_units)),
-      monthlyCostMicros: readInteger(row.monthly_cost_micros),
-      heldAt: optionalIso(row.held_at),
-      releasedAt: optionalIso(row.released_at),
-    })),
+    rows.map(spendingReservationOf),
     context.prices,
     now,
     excludeReservationId,
   );
+}
+
+/** A reservation row as month spend counts it. */
+export function spendingReservationOf(
+  row: Omit<ReservationRow, 'service_id' | 'team' | 'created_at'>,
+): SpendingReservation {
+  return {
+    id: row.id,
+    state: row.state,
+    pool: row.pool,
+    gpuEquivalents: fromGpuUnits(readInteger(row.gpu_units)),
+    monthlyCostMicros: readInteger(row.monthly_cost_micros),
+    heldAt: optionalIso(row.held_at),
+    releasedAt: optionalIso(row.released_at),
+  };
 }

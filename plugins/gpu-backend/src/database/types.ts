@@ -20,7 +20,12 @@ import type { GpuServiceQuery } from '@gpu-platform/backstage-plugin-gpu-node';
 import type { ClusterMode, ObjectRef } from '../cluster/types';
 import type { AdmissionPolicy, ApprovalReason } from '../admission/types';
 
-export type { GpuServicePullRequest, PullRequestState, ServiceReason, ServiceStatus };
+export type {
+  GpuServicePullRequest,
+  PullRequestState,
+  ServiceReason,
+  ServiceStatus,
+};
 
 /** Every {@link ServiceStatus}. */
 export const SERVICE_STATUSES: readonly ServiceStatus[] = [
@@ -325,6 +330,7 @@ export interface ApprovalRecord {
   reservationId: string;
   team: string;
   kind: ApprovalKind;
+  /** Why it needs an approver: as of the request (for why it needs one now, see {@link GpuStore.previewApprovals}). */
   reasons: ApprovalReason[];
   /** For a change: the fields it sets on approval. */
   proposal?: ServiceChange;
@@ -587,9 +593,12 @@ export interface GpuStore {
   getApproval(id: string): Promise<ApprovalRecord | undefined>;
 
   /**
-   * The approvals with the `overage` of each pending one computed now: what approving it now would grant beyond
-   * quota and budget, against what the team and the pool hold now and this month's spend. Decided ones as recorded
-   * (the list and get methods answer every approval as recorded).
+   * The approvals with each pending one weighed again now, as admission weighs a request: its `reasons` why it needs
+   * an approver now (a quota or budget raised since the request drops its over-quota or over-budget reasons) and its
+   * `overage`, what approving it now would grant beyond quota and budget, against the current quotas and budgets,
+   * what the team and the pool hold now, this month's spend and the environment's policy; read once for all the
+   * approvals (a few queries, not a few per approval). Decided ones as recorded (the list and get methods answer
+   * every approval as recorded).
    */
   previewApprovals(approvals: ApprovalRecord[]): Promise<ApprovalRecord[]>;
 

@@ -4,6 +4,8 @@ import { Slice } from '../tiers/types';
 /**
  * Dedicated GPUs a service holds on `slice` with `replicas` replicas: every replica's GPUs, the count the
  * environment's `maxDedicatedGpus` limit is weighed against (0 for a shared tier).
+ *
+ * @public
  */
 export function dedicatedGpusOf(
   slice: Pick<Slice, 'tier' | 'gpusPerReplica'>,
@@ -14,7 +16,10 @@ export function dedicatedGpusOf(
 
 /**
  * Why a service of `replicas` replicas on `slice` needs an approver because its dedicated GPUs, over all replicas,
- * are above what `environment` allows without approval; undefined when they are not.
+ * are above what `environment` allows without approval; undefined when they are not. The quote's policy finding, and
+ * the gpu backend's when it weighs a pending approval again.
+ *
+ * @public
  */
 export function dedicatedGpuLimitReason(
   environment: Pick<EnvironmentPolicy, 'name' | 'maxDedicatedGpus'>,

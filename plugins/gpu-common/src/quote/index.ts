@@ -7,3 +7,4 @@ export * from './measuredCapacity';
 export * from './replicaCapacity';
 export * from './poolCapacityFit';
 export * from './compactQuote';
+export * from './dedicatedGpuLimit';
