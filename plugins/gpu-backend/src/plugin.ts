@@ -312,6 +312,7 @@ export const gpuPlugin = createBackendPlugin({
           clusters: serviceRoutes,
           logger,
           serviceDefaults,
+          alerts: operations.alerts,
           queue,
           applyRetryForMs: statusSettings.applyRetryForMs,
           confirmWithinMs: statusSettings.confirmWithinMs,

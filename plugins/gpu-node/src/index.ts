@@ -48,6 +48,10 @@ export {
   simulatedResourceSlices,
 } from './simulation/simulatedDra';
 export { QUEUE_DEPTH_METRIC } from './service/renderAutoscaler';
+export {
+  LATENCY_BUDGET_ALERT,
+  latencyBudgetExpr,
+} from './service/renderLatencyBudgetRule';
 export { modelCacheSizeGiB } from './service/renderModelCacheClaim';
 export { ROLLOUT_ANNOTATION } from './service/rolloutStrategy';
 export * from './service/defaults';

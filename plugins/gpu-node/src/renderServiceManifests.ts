@@ -6,6 +6,7 @@ import {
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { renderAutoscaler } from './service/renderAutoscaler';
 import { renderDeployment } from './service/renderDeployment';
+import { renderLatencyBudgetRule } from './service/renderLatencyBudgetRule';
 import { renderModelCacheClaim } from './service/renderModelCacheClaim';
 import { renderPodDisruptionBudget } from './service/renderPodDisruptionBudget';
 import { renderPodMonitor } from './service/renderPodMonitor';
@@ -22,8 +23,9 @@ import { stableObject } from './stableObject';
  * the Deployment (vLLM or Ollama, the slice's GPU resource, the pool's node
  * selector and tolerations, Kueue queue and priority labels), a PodDisruptionBudget when the environment asks for
  * one (`maxUnavailable`, so a single replica never blocks a drain), a KEDA ScaledObject (or, to scale to zero behind
- * KEDA's HTTP add-on, an HTTPScaledObject) or HPA when the request autoscales, and a PodMonitor when the options ask
- * for one. `options` carries the effective `gpu.serviceDefaults` of the service's environment and pool.
+ * KEDA's HTTP add-on, an HTTPScaledObject) or HPA when the request autoscales, a PodMonitor when the options ask
+ * for one, and a PrometheusRule with the latency budget alert of a vLLM service that states a budget when the
+ * options carry the platform's alert settings. `options` carries the effective `gpu.serviceDefaults` of the service's environment and pool.
  *
  * @remarks
  * The placement must name a slice the pool offers. Policy (allowed tiers, quota, budget) is not checked here: an
@@ -51,6 +53,7 @@ export function renderServiceManifests(
     renderPodDisruptionBudget(context),
     renderAutoscaler(context),
     renderPodMonitor(context),
+    renderLatencyBudgetRule(context),
   ];
   return sortForApply(
     objects

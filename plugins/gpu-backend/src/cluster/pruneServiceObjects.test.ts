@@ -77,6 +77,9 @@ function rendered(
 
 const HPA = { minReplicas: 1, maxReplicas: 3, targetQueueDepth: 4 };
 
+/** `gpu.alerts` enabled: a latency budget renders its PrometheusRule. */
+const ALERTS = { labels: { release: 'kube-prometheus-stack' } };
+
 function kindsOf(objects: KubernetesObject[]): string[] {
   return objects.map(o => o.kind!);
 }
@@ -115,6 +118,7 @@ describe('SERVICE_OBJECT_KINDS', () => {
         },
       ),
       rendered({}, { podMonitor: { enabled: true, labels: {} } }),
+      rendered({ latencyBudget: { p95Seconds: 2 } }, { alerts: ALERTS }),
     ];
     const serviceKinds = new Map<string, string>();
     for (const object of variants.flat()) {
@@ -168,6 +172,37 @@ describe('staleServiceObjects', () => {
     ]);
     // Nothing when everything found is rendered.
     expect(staleServiceObjects(SERVICE_ID, before, before)).toEqual([]);
+  });
+
+  it('chooses the PrometheusRule of a latency budget the service no longer states, or when alerts are turned off', () => {
+    const withBudget = rendered(
+      { latencyBudget: { p95Seconds: 2 } },
+      { alerts: ALERTS },
+    );
+    const rule = withBudget.find(o => o.kind === 'PrometheusRule')!;
+    expect(rule.metadata).toMatchObject({
+      name: 'summariser-latency',
+      namespace: NAMESPACE,
+      labels: OURS,
+    });
+    expect(
+      staleServiceObjects(SERVICE_ID, rendered({}, { alerts: ALERTS }), [rule]),
+    ).toEqual([refOf(rule)]);
+    expect(
+      staleServiceObjects(
+        SERVICE_ID,
+        rendered({ latencyBudget: { p95Seconds: 2 } }),
+        [rule],
+      ),
+    ).toEqual([refOf(rule)]);
+    // A changed budget renders the same rule: applied over, not pruned.
+    expect(
+      staleServiceObjects(
+        SERVICE_ID,
+        rendered({ latencyBudget: { p95Seconds: 3 } }, { alerts: ALERTS }),
+        [rule],
+      ),
+    ).toEqual([]);
   });
 
   it('never chooses the team LocalQueue, another service, an unlabelled or foreign-managed object, or one being deleted', () => {
@@ -328,6 +363,11 @@ describe('teardownKinds', () => {
         kind: 'PodMonitor',
         namespace: NAMESPACE,
       },
+      {
+        apiVersion: 'monitoring.coreos.com/v1',
+        kind: 'PrometheusRule',
+        namespace: NAMESPACE,
+      },
     ]);
     // Core kinds are served by every cluster: discovery is asked only for the others.
     expect(asked).not.toContain('v1/Service');
@@ -350,7 +390,10 @@ describe('pruneServiceObjects on an API server', () => {
   const server = setupServer();
   registerMswTestHooks(server);
 
-  /** The fake API server: core, apps and policy served; KEDA, the Prometheus operator's PodMonitor, DRA and autoscaling/v2 not. */
+  /**
+   * The fake API server: core, apps, policy and the Prometheus operator's PrometheusRule served; KEDA, its PodMonitor,
+   * DRA and autoscaling/v2 not.
+   */
   function setup() {
     const api = fakeKubernetesApi(BASE);
     server.use(...api.handlers);
@@ -379,6 +422,7 @@ describe('pruneServiceObjects on an API server', () => {
         Service: 'services',
         PersistentVolumeClaim: 'persistentvolumeclaims',
         LocalQueue: 'localqueues',
+        PrometheusRule: 'prometheusrules',
       }[ref.kind];
       return `${base}/namespaces/${ref.namespace}/${plural}/${ref.name}`;
     };
@@ -423,12 +467,37 @@ describe('pruneServiceObjects on an API server', () => {
       `GET /api/v1/namespaces/${NAMESPACE}/services?labelSelector=${SELECTOR}`,
       `GET /apis/apps/v1/namespaces/${NAMESPACE}/deployments?labelSelector=${SELECTOR}`,
       `GET /apis/policy/v1/namespaces/${NAMESPACE}/poddisruptionbudgets?labelSelector=${SELECTOR}`,
+      `GET /apis/monitoring.coreos.com/v1/namespaces/${NAMESPACE}/prometheusrules?labelSelector=${SELECTOR}`,
     ]);
     expect(api.requests.slice(from).filter(r => r.method !== 'GET')).toEqual([
       expect.objectContaining({ method: 'DELETE', path: path(pdb) }),
     ]);
     expect(api.live(path(pdb))).toBeUndefined();
     for (const object of [...staging, otherService, unlabelled]) {
+      expect(api.live(path(object))).toBeDefined();
+    }
+  });
+
+  it('deletes the latency budget rule of a service that no longer states a budget', async () => {
+    const { api, applier, path } = setup();
+    const withBudget = rendered(
+      { latencyBudget: { p95Seconds: 2 } },
+      { alerts: ALERTS },
+    );
+    const rule = withBudget.find(o => o.kind === 'PrometheusRule')!;
+    await applier.apply(withBudget);
+    expect(api.live(path(rule))).toBeDefined();
+
+    const without = rendered({}, { alerts: ALERTS });
+    expect(
+      await pruneServiceObjects(applier, {
+        id: SERVICE_ID,
+        namespace: NAMESPACE,
+        manifests: without,
+      }),
+    ).toEqual([refOf(rule)]);
+    expect(api.live(path(rule))).toBeUndefined();
+    for (const object of without) {
       expect(api.live(path(object))).toBeDefined();
     }
   });

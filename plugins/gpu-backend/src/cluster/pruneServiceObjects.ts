@@ -18,7 +18,7 @@ export interface ServiceObjectKind {
  * so the only kinds a prune lists and deletes (and, with its manifests' kinds, those a teardown deletes, see
  * {@link teardownKinds}): the model-cache claim, the Service, a DRA pool's ResourceClaimTemplate,
  * the Deployment, the PodDisruptionBudget, the autoscaler (KEDA ScaledObject, KEDA HTTP add-on HTTPScaledObject or
- * HPA) and the PodMonitor. The team's LocalQueue and namespace are shared by its services and never listed here.
+ * HPA), the PodMonitor and the PrometheusRule of a latency budget. The team's LocalQueue and namespace are shared by its services and never listed here.
  * `pruneServiceObjects.test.ts` checks the list against what the renderer produces.
  */
 export const SERVICE_OBJECT_KINDS: readonly ServiceObjectKind[] = [
@@ -31,6 +31,7 @@ export const SERVICE_OBJECT_KINDS: readonly ServiceObjectKind[] = [
   { apiVersion: 'http.keda.sh/v1alpha1', kind: 'HTTPScaledObject' },
   { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler' },
   { apiVersion: 'monitoring.coreos.com/v1', kind: 'PodMonitor' },
+  { apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule' },
 ];
 
 /** The API group of an `apiVersion` (`''` for the core group). */

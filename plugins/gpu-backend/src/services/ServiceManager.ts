@@ -2,6 +2,7 @@ import { LoggerService } from '@backstage/backend-plugin-api';
 import { ConflictError, InputError } from '@backstage/errors';
 import { randomUUID } from 'node:crypto';
 import {
+  AlertSettings,
   allowanceFromConfig,
   CreateServiceBody,
   describeRollout,
@@ -111,6 +112,11 @@ export interface ServiceManagerOptions {
   logger: LoggerService;
   /** `gpu.serviceDefaults`, parsed once: how services render on the cluster (see `resolveServiceSettings`). */
   serviceDefaults?: ServiceDefaults;
+  /**
+   * `gpu.alerts` when enabled: a vLLM service with a latency budget then renders a PrometheusRule with its budget
+   * alert, carrying the alerts' labels. Omitted (alerts disabled): no rule.
+   */
+  alerts?: Pick<AlertSettings, 'labels'>;
   /**
    * The reconciler's work queue. With it, a create, change, retry or delete records the desired state and returns:
    * the queue's worker ({@link ServiceManager.reconcile}) applies or tears down. Without it (tests of the lifecycle
@@ -1309,6 +1315,9 @@ export class ServiceManager {
         ...settings,
         serviceId: service.id,
         surge,
+        ...(this.options.alerts
+          ? { alerts: { labels: this.options.alerts.labels } }
+          : {}),
       }),
     ];
   }

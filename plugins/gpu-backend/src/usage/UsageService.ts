@@ -15,6 +15,7 @@ import { Semaphore } from '../metrics/Semaphore';
 import { dailySnapshots } from './dailySnapshots';
 import { parseExportPeriod } from './export/exportPeriod';
 import { CostExport, focusRows } from './export/focusRows';
+import { withLatencyBudget } from './latencyBudget';
 import { CapacitySource, MeasuredCapacities } from './measuredCapacities';
 import { prometheusClient } from './measurement';
 import { WindowCache } from './windowCache';
@@ -106,7 +107,11 @@ export class UsageService {
   /** `GET /services/:id/usage`. */
   async serviceUsage(id: string, windowParam: unknown): Promise<ServiceUsage> {
     const window = parseUsageWindow(windowParam, this.now());
-    return serviceUsage(this.request(), await this.load(id), window);
+    const allocation = await this.load(id);
+    return withLatencyBudget(
+      await serviceUsage(this.request(), allocation, window),
+      allocation.service.request,
+    );
   }
 
   /** The cost of every service that held GPUs on the UTC day starting at `day`: what the snapshot task stores. */

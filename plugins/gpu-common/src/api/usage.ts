@@ -124,6 +124,44 @@ export interface TimePoint {
 }
 
 /**
+ * Where a service stands against its latency budget over a window:
+ *
+ * - `within`: the measured p95 end-to-end latency is at or below the budget;
+ * - `over`: it is above the budget;
+ * - `unknown`: there is no measured p95 (see {@link LatencyBudgetUnknownReason}).
+ *
+ * @public
+ */
+export type LatencyBudgetState = 'within' | 'over' | 'unknown';
+
+/**
+ * Why a latency budget's state is `unknown`:
+ *
+ * - `metrics-unavailable`: Prometheus is not configured or did not answer for the window;
+ * - `no-requests`: Prometheus answered, but vLLM's latency histogram has no completed request in the window.
+ *
+ * @public
+ */
+export type LatencyBudgetUnknownReason = 'metrics-unavailable' | 'no-requests';
+
+/**
+ * A service's latency budget against the p95 end-to-end latency measured over a window (vLLM's
+ * `vllm:e2e_request_latency_seconds`).
+ *
+ * @public
+ */
+export interface LatencyBudgetStatus {
+  /** The budget's p95, seconds (the request's `latencyBudget.p95Seconds`). */
+  budgetP95Seconds: number;
+  /** Whether the window's measured p95 kept the budget. */
+  state: LatencyBudgetState;
+  /** The window's measured p95, seconds; absent when `unknown`. */
+  measuredP95Seconds?: number;
+  /** Only when `unknown`. */
+  unknownReason?: LatencyBudgetUnknownReason;
+}
+
+/**
  * Measured and attributed usage of one service over a window (`GET /services/:id/usage?window=`). Every optional
  * figure is absent when metrics are unavailable or have no data.
  *
@@ -174,6 +212,8 @@ export interface ServiceUsage {
   kvCacheUsage?: number;
   /** End-to-end request latency over the window, seconds, from vLLM's histogram. */
   latency?: { p50Seconds?: number; p95Seconds?: number; p99Seconds?: number };
+  /** The service's latency budget (when its request states one) against the window's measured p95. */
+  latencyBudget?: LatencyBudgetStatus;
   series: {
     utilisation: TimePoint[];
     memoryUsedBytes: TimePoint[];

@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { DNS1123_LABEL_PATTERN } from '../platform/names';
 import { Dtype, Runtime, SHARING_TIERS } from '../platform/types';
-import { ServiceRequest } from './types';
+import {
+  MAX_LATENCY_BUDGET_SECONDS,
+  MIN_LATENCY_BUDGET_SECONDS,
+  ServiceRequest,
+} from './types';
 
 /**
  * Longest service name: rendered object names append suffixes to it and must stay within 63 characters.
@@ -69,6 +73,14 @@ export const serviceRequestSchema = z.strictObject({
       maxReplicas: int(1, 64),
       targetQueueDepth: int(1, 10_000),
       engine: z.enum(['keda', 'hpa']),
+    })
+    .optional(),
+  latencyBudget: z
+    .strictObject({
+      p95Seconds: z
+        .number()
+        .min(MIN_LATENCY_BUDGET_SECONDS)
+        .max(MAX_LATENCY_BUDGET_SECONDS),
     })
     .optional(),
 }) satisfies z.ZodType<ServiceRequest>;

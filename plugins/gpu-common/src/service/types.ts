@@ -50,7 +50,37 @@ export interface ServiceRequest {
     /** KEDA ScaledObject (scale-to-zero possible) or a plain HPA. */
     engine: 'keda' | 'hpa';
   };
+  /**
+   * The service's latency objective (vLLM only): the p95 of its end-to-end request latency, from vLLM's
+   * `vllm:e2e_request_latency_seconds` histogram, must stay at or below it. The card compares the measured p95 with
+   * it, and an alert rule rendered with the service fires while it is broken.
+   */
+  latencyBudget?: LatencyBudget;
 }
+
+/**
+ * A latency objective of a service.
+ *
+ * @public
+ */
+export interface LatencyBudget {
+  /** Seconds the p95 end-to-end request latency may reach, from {@link MIN_LATENCY_BUDGET_SECONDS} to {@link MAX_LATENCY_BUDGET_SECONDS}. */
+  p95Seconds: number;
+}
+
+/**
+ * Smallest latency budget a request may state, seconds.
+ *
+ * @public
+ */
+export const MIN_LATENCY_BUDGET_SECONDS = 0.1;
+
+/**
+ * Largest latency budget a request may state, seconds (one hour).
+ *
+ * @public
+ */
+export const MAX_LATENCY_BUDGET_SECONDS = 3600;
 
 /**
  * Where one replica of a service lands: a tier on a pool and the slice it gets.

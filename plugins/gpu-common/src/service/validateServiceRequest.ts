@@ -91,6 +91,14 @@ export function validateServiceRequest(
     );
   }
 
+  if (request.latencyBudget && request.runtime !== 'vllm') {
+    throw new GpuDomainError(
+      'OUT_OF_RANGE',
+      `latencyBudget needs the vllm runtime: ${request.runtime} exports no request latency metrics to measure or alert on; allowed: runtime vllm, or no latencyBudget`,
+      { allowed: ['vllm'] },
+    );
+  }
+
   const autoscaling = request.autoscaling;
   if (autoscaling) {
     if (autoscaling.minReplicas > autoscaling.maxReplicas) {

@@ -13,6 +13,8 @@ export interface ServiceObjectNames {
   autoscaler: string;
   podDisruptionBudget: string;
   podMonitor: string;
+  /** The PrometheusRule of a service's latency budget alert. */
+  latencyRule: string;
   /** The ResourceClaimTemplate of a service on a DRA pool. */
   resourceClaimTemplate: string;
 }
@@ -30,6 +32,7 @@ export function serviceObjectNames(name: string): ServiceObjectNames {
     autoscaler: stableName([name]),
     podDisruptionBudget: stableName([name]),
     podMonitor: stableName([name]),
+    latencyRule: stableName([name, 'latency']),
     resourceClaimTemplate: stableName([name, 'gpu']),
   };
 }

@@ -1,5 +1,8 @@
 import type { V1ObjectMeta } from '@kubernetes/client-node';
-import { ServiceSettings } from '@gpu-platform/backstage-plugin-gpu-common';
+import {
+  AlertSettings,
+  ServiceSettings,
+} from '@gpu-platform/backstage-plugin-gpu-common';
 
 /**
  * Options of {@link renderServiceManifests}: the service's id and the effective settings of `gpu.serviceDefaults`
@@ -16,6 +19,12 @@ export interface ServiceRenderOptions extends ServiceSettings {
    * `gpu.backstage.io/rollout` annotation. Unset: assumed to hold.
    */
   surge?: { fits: boolean; reason?: string };
+  /**
+   * The platform's alert settings (`gpu.alerts`) when alerts are enabled, so the cluster runs the Prometheus
+   * operator: a vLLM service with a `latencyBudget` then gets a PrometheusRule with its budget alert, carrying these
+   * labels (what the Prometheus's `ruleSelector` selects). Unset: no rule.
+   */
+  alerts?: Pick<AlertSettings, 'labels'>;
 }
 
 /**

@@ -3,9 +3,13 @@ import Grid from '@material-ui/core/Grid';
 import Typography from '@material-ui/core/Typography';
 import { formatGib, formatPercent, formatRate } from '../common';
 import { describeAttribution } from './describeAttribution';
+import { describeLatencyBudget } from './describeLatencyBudget';
 import { Figure } from './Figure';
 
-/** The window's usage in numbers: utilisation, memory, tokens/s, queue and latency, each only when measured. */
+/**
+ * The window's usage in numbers: utilisation, memory, tokens/s, queue and latency, each only when measured; the
+ * latency with the service's budget when it states one (in red when over it, and shown unmeasured too).
+ */
 export function UsageFigures(props: { usage: ServiceUsage }) {
   const { usage } = props;
   const figures = [
@@ -66,12 +70,34 @@ export function UsageFigures(props: { usage: ServiceUsage }) {
         key="latency"
         testId="figure-latency"
         label="Request latency p95"
-        value={`${usage.latency.p95Seconds.toFixed(2)} s`}
-        caption={
-          usage.latency.p50Seconds !== undefined
-            ? `p50 ${usage.latency.p50Seconds.toFixed(2)} s`
-            : undefined
+        value={
+          <Typography
+            component="span"
+            variant="h6"
+            color={usage.latencyBudget?.state === 'over' ? 'error' : 'inherit'}
+          >
+            {`${usage.latency.p95Seconds.toFixed(2)} s`}
+          </Typography>
         }
+        caption={
+          [
+            usage.latencyBudget && describeLatencyBudget(usage.latencyBudget),
+            usage.latency.p50Seconds !== undefined &&
+              `p50 ${usage.latency.p50Seconds.toFixed(2)} s`,
+          ]
+            .filter(Boolean)
+            .join('; ') || undefined
+        }
+      />
+    ),
+    // A budget with no measured p95 still says so, and why.
+    usage.latencyBudget && usage.latency?.p95Seconds === undefined && (
+      <Figure
+        key="latency"
+        testId="figure-latency"
+        label="Request latency p95"
+        value="not measured"
+        caption={describeLatencyBudget(usage.latencyBudget)}
       />
     ),
     usage.xid && usage.xid.errorSamples > 0 && (

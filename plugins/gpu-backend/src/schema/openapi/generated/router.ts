@@ -2480,6 +2480,20 @@ export const spec = {
               },
             },
           },
+          latencyBudget: {
+            description:
+              "The service's latency objective (vLLM only): the p95 of its end-to-end request latency, from vLLM's vllm:e2e_request_latency_seconds histogram, must stay at or below p95Seconds. The card compares the measured p95 with it, and an alert rule rendered with the service fires while it is broken.",
+            type: 'object',
+            additionalProperties: false,
+            required: ['p95Seconds'],
+            properties: {
+              p95Seconds: {
+                type: 'number',
+                minimum: 0.1,
+                maximum: 3600,
+              },
+            },
+          },
         },
       },
       CreateServiceBody: {
@@ -5015,6 +5029,29 @@ export const spec = {
           },
         },
       },
+      LatencyBudgetStatus: {
+        description:
+          "The service's latency budget against the p95 end-to-end latency measured over the window: within (at or below), over (above), or unknown (no measured p95: metrics-unavailable, or no-requests in the window).",
+        type: 'object',
+        additionalProperties: false,
+        required: ['budgetP95Seconds', 'state'],
+        properties: {
+          budgetP95Seconds: {
+            type: 'number',
+          },
+          state: {
+            type: 'string',
+            enum: ['within', 'over', 'unknown'],
+          },
+          measuredP95Seconds: {
+            type: 'number',
+          },
+          unknownReason: {
+            type: 'string',
+            enum: ['metrics-unavailable', 'no-requests'],
+          },
+        },
+      },
       ServiceUsage: {
         type: 'object',
         additionalProperties: false,
@@ -5169,6 +5206,9 @@ export const spec = {
                 type: 'number',
               },
             },
+          },
+          latencyBudget: {
+            $ref: '#/components/schemas/LatencyBudgetStatus',
           },
           series: {
             type: 'object',

@@ -6,6 +6,7 @@
 import { Dtype } from '../models/Dtype.model';
 import { Runtime } from '../models/Runtime.model';
 import { ServiceRequestAutoscaling } from '../models/ServiceRequestAutoscaling.model';
+import { ServiceRequestLatencyBudget } from '../models/ServiceRequestLatencyBudget.model';
 import { SharingTier } from '../models/SharingTier.model';
 
 /**
@@ -34,4 +35,5 @@ export interface ServiceRequest {
    */
   measuredTokensPerSecond?: number;
   autoscaling?: ServiceRequestAutoscaling;
+  latencyBudget?: ServiceRequestLatencyBudget;
 }
