@@ -447,10 +447,14 @@ function targets(results: Record<string, Results>): string {
           )}`
         : `summary ${n(core.quote.summaryJsonBytes / 1000, 1)} KB ${met(
             core.quote.summaryJsonBytes <= 10_000,
-          )}; full ${n(
-            core.quote.jsonBytes / 1000,
-            1,
-          )} KB (what the tier picker still downloads)`,
+          )}; full ${n(core.quote.jsonBytes / 1000, 1)} KB, on request${
+            core.quote.rowDetailJsonBytes === undefined
+              ? ''
+              : `; the tier picker reads the summary and the full quote of the row it shows, ${n(
+                  core.quote.rowDetailJsonBytes / 1000,
+                  1,
+                )} KB`
+          }`,
     ]);
     const largest = core.planner
       .filter((p: Results) => p.mix === 'service requests')

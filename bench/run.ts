@@ -96,6 +96,23 @@ const quoteResult = {
   jsonBytes: JSON.stringify(sample).length,
   /** `POST /quote?detail=summary`: a row per tier and pool, what the tier step shows. */
   summaryJsonBytes: JSON.stringify(compactQuote(sample)).length,
+  /**
+   * `POST /quote` with the recommended row's tier and pool in the request: the full quote of the one row the tier
+   * picker shows in detail.
+   */
+  rowDetailJsonBytes: sample.recommended
+    ? JSON.stringify(
+        quoteService(
+          platform,
+          {
+            ...request,
+            tier: sample.recommended.slice.tier,
+            pool: sample.recommended.slice.pool,
+          },
+          usage,
+        ),
+      ).length
+    : undefined,
   /** Rows of the summary: tiers and pools with an option, and without one. */
   summaryChoices: compactQuote(sample).choices.length,
   summaryUnavailable: compactQuote(sample).unavailable.length,
