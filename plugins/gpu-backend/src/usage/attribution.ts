@@ -73,6 +73,16 @@ export interface Attribution {
    * which dcgm-exporter before 4.6.0-4.8.3 labels with the pods of MIG devices allocated through DRA.
    */
   migParentSeries?: number;
+  /**
+   * MIG, when some series were left out (`migParentSeries`): the service's pods seen in the window (`pods`), and those
+   * with a MIG instance's series (`measured`, named; the figures are theirs only). The others' nodes
+   * (`unmeasuredHostnames`) run an exporter that labels only the parent GPU.
+   */
+  migPods?: {
+    pods: number;
+    measured: string[];
+    unmeasuredHostnames: string[];
+  };
 }
 
 /**
@@ -90,6 +100,46 @@ export function isMigParentSeries(
   series: { migInstance?: string },
 ): boolean {
   return tier === 'mig' && !series.migInstance;
+}
+
+/**
+ * A MIG service's power series: per pod, its MIG instances' (dcgm-exporter reports the whole GPU's power on each), else
+ * its parent GPU's copy (`isMigParentSeries`), which holds the same figure. Either is the GPU's power, estimated as the
+ * instance's by its share of the GPU; one pod never counts both.
+ */
+function migPower(
+  list: DeviceSample[] | undefined,
+): DeviceSample[] | undefined {
+  if (!list) return undefined;
+  const withInstance = new Set(
+    list.filter(s => s.migInstance).map(s => `${s.namespace}/${s.pod}`),
+  );
+  const kept = list.filter(
+    s => s.migInstance || !withInstance.has(`${s.namespace}/${s.pod}`),
+  );
+  return kept.length > 0 ? kept : undefined;
+}
+
+/** The pods of a MIG service's DCGM series, and which have a MIG instance's series (`Attribution.migPods`). */
+function migPods(
+  families: DeviceSample[][],
+): NonNullable<Attribution['migPods']> {
+  const pods = new Map<string, { measured: boolean; hostname: string }>();
+  for (const s of families.flat()) {
+    const pod = pods.get(s.pod) ?? { measured: false, hostname: s.hostname };
+    if (s.migInstance) pod.measured = true;
+    pods.set(s.pod, pod);
+  }
+  const entries = [...pods.entries()].sort(([a], [b]) => a.localeCompare(b));
+  return {
+    pods: pods.size,
+    measured: entries.filter(([, p]) => p.measured).map(([name]) => name),
+    unmeasuredHostnames: [
+      ...new Set(
+        entries.filter(([, p]) => !p.measured).map(([, p]) => p.hostname),
+      ),
+    ].sort(),
+  };
 }
 
 export {
@@ -245,7 +295,9 @@ export function attributeUsage(
     const used = own(fbUsed);
     const usedPeak = own(fbPeak);
     const free = own(fbFree);
-    const watts = own(power);
+    // Power is the GPU's, whichever series carries the pod: an instance's (dcgm-exporter reports the device's power on
+    // each MIG instance) or, when only the parent GPU's carries it, the parent's (`migPower`).
+    const watts = target.tier === 'mig' ? migPower(power.get(k)) : power.get(k);
     const xids = own(xidSamples);
     const xidCodes = own(xidLast);
     const peaks = own(recent);
@@ -297,7 +349,12 @@ export function attributeUsage(
         Object.entries(quantiles).filter(([, v]) => v !== undefined),
       );
     }
-    if (migParentSeries > 0) attribution.migParentSeries = migParentSeries;
+    if (migParentSeries > 0) {
+      attribution.migParentSeries = migParentSeries;
+      attribution.migPods = migPods(
+        [util, engine, fbUsed].map(groups => groups.get(k) ?? []),
+      );
+    }
     if (xids) {
       const codes = (xidCodes ?? []).map(s => s.value).filter(v => v > 0);
       attribution.xid = {

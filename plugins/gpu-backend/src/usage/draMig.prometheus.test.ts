@@ -3,6 +3,7 @@ import { ConfigReader } from '@backstage/config';
 import {
   demoPlatformConfig,
   parsePlatform,
+  slicesFor,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
 import { DateTime } from 'luxon';
@@ -45,6 +46,14 @@ const PARENT: { utilisation: Wave; memoryMiB: Wave; totalMiB: number } = {
 const TRANSLATOR_INSTANCE: Wave = { mean: 20, amplitude: 4 };
 /** `classifier`'s MIG instance (2g.20gb), on a node whose exporter labels the instance. */
 const CLASSIFIER_INSTANCE: Wave = { mean: 55, amplitude: 10 };
+/** `reviewer`'s MIG instances (1g.10gb, 2 replicas): one on a node of each exporter kind. */
+const REVIEWER_INSTANCE: Wave = { mean: 30, amplitude: 6 };
+/** Each A100's power, watts: dcgm-exporter reports it on every MIG instance's series (and on the parent GPU's). */
+const A100_WATTS = 280;
+/** The 1g.10gb instance's share of its A100, as the pool's slices weigh it: what its power estimate takes. */
+const SHARE_1G = slicesFor(platform, 'a100-mig').find(
+  s => s.tier === 'mig' && s.migProfile === '1g.10gb',
+)!.gpuShare;
 
 const round6 = (v: number) => Math.round(v * 1e6) / 1e6;
 const mean = (values: number[]) =>
@@ -84,6 +93,7 @@ function draMigHistory(end: number): HistorySpec {
         utilisation: TRANSLATOR_INSTANCE,
         memoryMiB: { mean: 8000 },
         totalMiB: 9728,
+        power: { mean: A100_WATTS },
         tokensPerSecond: 40,
       },
       {
@@ -106,6 +116,37 @@ function draMigHistory(end: number): HistorySpec {
         memoryMiB: { mean: 15000 },
         totalMiB: 19968,
         tokensPerSecond: 60,
+      },
+      {
+        // Two replicas: node 3's exporter labels the instance, node 4's (older) only the parent GPU.
+        name: 'reviewer',
+        namespace: 'ml-serving',
+        tier: 'mig',
+        allocation: 'dra',
+        draMigLabels: 'parent-gpu',
+        parentGpu: PARENT,
+        pods: [
+          {
+            pod: podName('reviewer', 0),
+            hostname: 'a100-dra-node-3',
+            gpu: '1',
+            migInstance: '11',
+            migProfile: '1g.10gb',
+            draMigLabels: 'instance',
+          },
+          {
+            pod: podName('reviewer', 1),
+            hostname: 'a100-dra-node-4',
+            gpu: '6',
+            migInstance: '13',
+            migProfile: '1g.10gb',
+          },
+        ],
+        utilisation: REVIEWER_INSTANCE,
+        memoryMiB: { mean: 7000 },
+        totalMiB: 9728,
+        power: { mean: A100_WATTS },
+        tokensPerSecond: 30,
       },
     ],
   };
@@ -194,6 +235,18 @@ describe.each(prometheusVersions.available)(
             gpuEquivalents: 2 / 7,
             heldAt,
           },
+          {
+            name: 'reviewer',
+            team: 'ml-platform',
+            namespace: 'ml-serving',
+            environment: 'production',
+            tier: 'mig',
+            pool: 'a100-mig',
+            migProfile: '1g.10gb',
+            gpuEquivalents: 2 / 7,
+            replicas: 2,
+            heldAt,
+          },
         ],
       });
     });
@@ -249,9 +302,15 @@ describe.each(prometheusVersions.available)(
       );
       expect(card.utilisation).toBeUndefined();
       expect(card.engineActive).toBeUndefined();
-      // Neither the GPU's 61 GB nor its power are the instance's.
+      // The GPU's 61 GB are not the instance's.
       expect(card.memory).toBeUndefined();
-      expect(card.powerWatts).toBeUndefined();
+      // The GPU's power is the estimate's input, whichever series carries the pod: the A100's watts x the instance's
+      // share of it.
+      expect(card.powerWatts).toMatchObject({
+        method: 'nominal',
+        confidence: 'low',
+      });
+      expect(card.powerWatts!.value).toBeCloseTo(A100_WATTS * SHARE_1G, 3);
       // The charts hold none of the parent GPU's series (the instance's own carry no pod).
       expect(card.series.utilisation).toEqual([]);
       expect(card.series.memoryUsedBytes).toEqual([]);
@@ -290,6 +349,51 @@ describe.each(prometheusVersions.available)(
       expect(cents(cost.allocationMicros)).toBe(dollarsToCents(allocation));
       expect(cents(cost.usageMicros)).toBe(
         dollarsToCents(allocation * utilisation),
+      );
+    });
+
+    it('measures only the replicas whose exporter labels the instance, and says so, when the exporters of its nodes differ', async () => {
+      const usage = usageService();
+      const card = await usage.serviceUsage(ids.reviewer, '24h');
+      expect(card.metrics).toMatchObject({
+        state: 'partial',
+        missing: ['DCGM_FI_PROF_GR_ENGINE_ACTIVE', 'DCGM_FI_DEV_FB_USED'],
+      });
+      expect(card.metrics.reason).toContain('1 of 2 pods');
+      expect(card.metrics.reason).toContain('a100-dra-node-4');
+      expect(card.metrics.reason).toContain(
+        `of ${podName('reviewer', 0)} only`,
+      );
+      // The measured replica's instance, not the A100's 85% averaged in; measured over half of what it holds.
+      const utilisation = meanOver(REVIEWER_INSTANCE, spec.end, DAY);
+      expect(card.utilisation).toMatchObject({
+        method: 'measured-mig-instance',
+      });
+      expect(card.utilisation!.value).toBeCloseTo(utilisation, 6);
+      expect(card.utilisation!.coverage).toBeCloseTo(0.5, 2);
+      expect(
+        Math.max(...card.series.utilisation.map(p => p.value)),
+      ).toBeLessThanOrEqual(0.36 + 1e-9);
+      // Memory: the measured instance's 7000 MiB, not the GPU's 61000 MiB.
+      expect(card.memory!.usedBytes.value).toBeCloseTo(7000 * 1024 * 1024, -3);
+      expect(
+        Math.max(...card.series.memoryUsedBytes.map(p => p.value)),
+      ).toBeCloseTo(7000 * 1024 * 1024, -3);
+      // Power: each replica's A100 (an instance's series on node 3, the parent's copy on node 4) x the instance's share.
+      expect(card.powerWatts!.value).toBeCloseTo(2 * A100_WATTS * SHARE_1G, 3);
+
+      const cost = await usage.serviceCost(ids.reviewer, '24h');
+      expect(cost.metrics).toMatchObject({ state: 'partial' });
+      // The allocation of both replicas; its usage part the measured replica's only.
+      const allocation = ((A100_GPU_HOUR * 2) / 7) * 24;
+      expect(cents(cost.allocationMicros)).toBe(dollarsToCents(allocation));
+      expect(cents(cost.usageMicros)).toBe(
+        dollarsToCents(
+          allocation * card.utilisation!.value * card.utilisation!.coverage!,
+        ),
+      );
+      expect(cents(cost.usageMicros)).toBeLessThan(
+        dollarsToCents(allocation * utilisation * 0.51),
       );
     });
 

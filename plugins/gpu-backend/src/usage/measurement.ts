@@ -211,6 +211,47 @@ export function serviceStatus(
       ],
     };
   }
+  if (usage?.migParentSeries && usage.migPods?.measured.length) {
+    // Some pods' instances are measured, others' only through the parent GPU's series (an exporter of each kind, e.g.
+    // replicas on nodes running different dcgm-exporter versions): the figures are the measured pods' only.
+    const { pods, measured, unmeasuredHostnames } = usage.migPods;
+    const named =
+      measured.length <= 3
+        ? measured.join(', ')
+        : `${measured.slice(0, 3).join(', ')} and ${measured.length - 3} more`;
+    const others = pods - measured.length;
+    const unmeasured =
+      others === 1
+        ? "the other pod instead of its MIG instance's"
+        : `the other ${others} pods instead of their MIG instances'`;
+    const one = measured.length === 1;
+    const reason =
+      `${measured.length} of ${pods} pods of this service are measured: ` +
+      `dcgm-exporter on ${unmeasuredHostnames.join(
+        ', ',
+      )} labels the parent GPU's series with ${unmeasured} ` +
+      "(MIG devices allocated through DRA, dcgm-exporter before 4.6.0-4.8.3), and the whole GPU's figures are not an " +
+      `instance's; utilisation and memory are those of the MIG instance${
+        one ? '' : 's'
+      } of ${named} only, and cost ` +
+      `is the allocation, its usage part from ${
+        one ? 'that pod' : 'those pods'
+      } only`;
+    return {
+      state: 'partial',
+      reason:
+        status.state === 'partial' && status.reason
+          ? `${reason}; ${status.reason}`
+          : reason,
+      missing: [
+        ...new Set([
+          ...(status.state === 'partial' ? status.missing ?? [] : []),
+          DCGM.engineActive,
+          DCGM.fbUsed,
+        ]),
+      ],
+    };
+  }
   if (
     !usage ||
     (usage.seriesCount === 0 && usage.generatedTokens === undefined)

@@ -47,6 +47,11 @@ export interface HistoryPod {
    */
   draDevice?: string;
   /**
+   * MIG through DRA: what the dcgm-exporter of this pod's node labels with it (`HistoryService.draMigLabels`), instead
+   * of the service's (replicas on nodes running different exporter versions).
+   */
+  draMigLabels?: 'instance' | 'parent-gpu';
+  /**
    * This pod's utilisation, instead of the service's (e.g. a new version's); on a shared device whose exporter reports
    * per-pod values (`HistoryDevice.dcgm: 'per-pod'`), what it reports for this pod.
    */
@@ -119,7 +124,10 @@ export interface HistoryService {
   memoryMiB?: Wave;
   /** Dedicated and MIG: card or instance memory, MiB. */
   totalMiB?: number;
-  /** Dedicated: watts per GPU. */
+  /**
+   * Dedicated: watts per GPU. MIG: the parent GPU's watts, which dcgm-exporter reports on each MIG instance's series
+   * (and, with `draMigLabels: 'parent-gpu'`, on the parent GPU's copy that carries the pod).
+   */
   power?: Wave;
   /** vLLM output tokens per second per pod (constant, so increase() is exact). */
   tokensPerSecond: number;
@@ -249,11 +257,11 @@ function draDeviceName(pod: HistoryPod): string {
 }
 
 /** Whether the exporter labels the parent GPU of a DRA MIG device with its pod instead of the instance. */
-function parentGpuLabels(service: HistoryService): boolean {
+function parentGpuLabels(service: HistoryService, pod: HistoryPod): boolean {
   return (
     service.tier === 'mig' &&
     service.allocation === 'dra' &&
-    service.draMigLabels === 'parent-gpu'
+    (pod.draMigLabels ?? service.draMigLabels) === 'parent-gpu'
   );
 }
 
@@ -424,10 +432,22 @@ export function* openMetricsLines(spec: HistorySpec): Generator<string> {
           'DCGM_FI_PROF_GR_ENGINE_ACTIVE',
           'gauge',
           'DCGM_FI_PROF_GR_ENGINE_ACTIVE',
-          parentGpuLabels(service) ? instanceOnly(labels) : labels,
+          parentGpuLabels(service, pod) ? instanceOnly(labels) : labels,
           t => round(waveAt(util, t) / 100),
         );
-        const parent = parentGpuLabels(service) ? service.parentGpu : undefined;
+        if (service.power) {
+          const power = service.power;
+          add(
+            'DCGM_FI_DEV_POWER_USAGE',
+            'gauge',
+            'DCGM_FI_DEV_POWER_USAGE',
+            parentGpuLabels(service, pod) ? instanceOnly(labels) : labels,
+            t => round(waveAt(power, t)),
+          );
+        }
+        const parent = parentGpuLabels(service, pod)
+          ? service.parentGpu
+          : undefined;
         if (parent) {
           // The pod's labels on a copy of the parent GPU's series, without the instance's id and profile.
           const onGpu = Object.fromEntries(
@@ -448,6 +468,16 @@ export function* openMetricsLines(spec: HistorySpec): Generator<string> {
           add('DCGM_FI_DEV_FB_FREE', 'gauge', 'DCGM_FI_DEV_FB_FREE', onGpu, t =>
             round(parent.totalMiB - waveAt(parent.memoryMiB, t)),
           );
+          if (service.power) {
+            const power = service.power;
+            add(
+              'DCGM_FI_DEV_POWER_USAGE',
+              'gauge',
+              'DCGM_FI_DEV_POWER_USAGE',
+              onGpu,
+              t => round(waveAt(power, t)),
+            );
+          }
         }
       } else {
         const util = pod.utilisation ?? service.utilisation ?? { mean: 0 };
@@ -481,7 +511,7 @@ export function* openMetricsLines(spec: HistorySpec): Generator<string> {
         const memory = service.memoryMiB ?? { mean: 0 };
         const total = service.totalMiB ?? 0;
         const own =
-          service.tier === 'mig' && parentGpuLabels(service)
+          service.tier === 'mig' && parentGpuLabels(service, pod)
             ? instanceOnly(labels)
             : labels;
         add('DCGM_FI_DEV_FB_USED', 'gauge', 'DCGM_FI_DEV_FB_USED', own, t =>
