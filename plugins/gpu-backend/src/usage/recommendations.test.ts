@@ -78,6 +78,11 @@ function run(
 
 const perMonth = (usdPerHour: number) => Math.round(usdPerHour * 730 * 1e6);
 
+/** The service with a latency budget of `p95Seconds`. */
+function withBudget(s: ServiceRecord, p95Seconds: number): ServiceRecord {
+  return { ...s, request: { ...s.request, latencyBudget: { p95Seconds } } };
+}
+
 describe('recommend', () => {
   const quietH100 = {
     utilisation: {
@@ -245,5 +250,200 @@ describe('recommend', () => {
       peakMemoryBytes: 3 * GB,
     });
     expect(rec.target?.pool).not.toBe('spot-l4');
+  });
+
+  describe('latency budget', () => {
+    const busyShare = {
+      utilisation: {
+        value: 0.6,
+        method: 'measured' as const,
+        confidence: 'high' as const,
+      },
+      peakMemoryBytes: 2 * GB,
+      generatedTokens: 50_000,
+    };
+    // Llama-3.2-3B in int4 at max-model-len 2048 fits a quarter of a T4 (4.3 GB) or of an L4 (6.4 GB), and MIG 1g.10gb.
+    const small = {
+      model: 'llama-3.2-3b',
+      dtype: 'int4',
+      maxModelLen: 2048,
+    } as const;
+    const timeSliced = () =>
+      service('time-sliced', 't4-timeslice', 'dev', undefined, small);
+
+    it('advises a time-sliced service over its budget up to the cheapest MIG slice the model fits, saying p95 vs budget', () => {
+      const recs = run(withBudget(timeSliced(), 2), {
+        ...busyShare,
+        latency: { p50Seconds: 1.1, p95Seconds: 4.2 },
+      });
+      expect(recs).toHaveLength(1);
+      const [rec] = recs;
+      expect(rec).toMatchObject({
+        kind: 'move-up',
+        reason: 'latency-budget-broken',
+        severity: 'warning',
+        target: { tier: 'mig', pool: 'a100-mig', migProfile: '1g.10gb' },
+        evidence: { latencyP95Seconds: 4.2, latencyBudgetP95Seconds: 2 },
+      });
+      expect(rec.message).toMatch(
+        /^Measured p95 end-to-end latency 4\.2 s over the window is above the 2 s budget on a time-sliced share of t4-timeslice/,
+      );
+      expect(rec.message).toMatch(
+        /MIG 1g\.10gb on a100-mig costs \$[\d,.]+ more per month\./,
+      );
+      // A quarter of a T4 against a 1g.10gb slice of the A100 pool: a cost, not a saving.
+      expect(rec.monthlySavingMicros).toBeCloseTo(
+        perMonth(0.526 / 4 - ((27.447 / 8) * 672) / 5040),
+        -1,
+      );
+    });
+
+    it('advises MPS up too, to the cheapest isolated slice: a whole L4 when it costs less than the MIG slice that fits', () => {
+      // In bf16 the 8B's 16 GB of weights fit no 1g.10gb nor 2g.20gb slice; a whole L4 (0.8048/h) costs less than the
+      // 3g.40gb (2016 / 5040 x 27.447 / 8 = 1.372/h).
+      const mps = withBudget(service('mps', 'l4-mps', 'dev'), 1);
+      const [rec] = run(mps, { ...busyShare, latency: { p95Seconds: 1.5 } });
+      expect(rec).toMatchObject({
+        kind: 'move-up',
+        reason: 'latency-budget-broken',
+        target: { tier: 'dedicated', pool: 'l4-ondemand', gpuEquivalents: 1 },
+      });
+      expect(rec.message).toMatch(
+        /p95 end-to-end latency 1\.5 s over the window is above the 1 s budget on an MPS share of l4-mps/,
+      );
+      expect(rec.message).toMatch(/1 dedicated GPU on l4-ondemand costs/);
+      // Where the environment allows no isolated tier, it says so, with no target.
+      const sharedOnly = {
+        ...platform,
+        environments: platform.environments.map(e => ({
+          ...e,
+          allowedTiers: e.allowedTiers.filter(
+            t => t === 'mps' || t === 'time-sliced',
+          ),
+        })),
+      };
+      const [none] = recommend({
+        platform: sharedOnly,
+        prices,
+        service: mps,
+        slice: serviceSlice(sharedOnly, mps),
+        usage: { seriesCount: 1, ...busyShare, latency: { p95Seconds: 1.5 } },
+        monthlyAllocationMicros: 1,
+        windowSeconds: 86400,
+      });
+      expect(none).toMatchObject({
+        kind: 'move-up',
+        reason: 'latency-budget-broken',
+        monthlySavingMicros: 0,
+      });
+      expect(none.target).toBeUndefined();
+      expect(none.message).toMatch(
+        /No MIG slice or dedicated GPU allowed in dev fits the model\.$/,
+      );
+    });
+
+    it('advises nothing for latency within the budget, or not measured', () => {
+      for (const latency of [{ p95Seconds: 1.4 }, { p95Seconds: 2 }, {}]) {
+        expect(
+          run(withBudget(timeSliced(), 2), { ...busyShare, latency }),
+        ).toEqual([]);
+      }
+      expect(run(withBudget(timeSliced(), 2), busyShare)).toEqual([]);
+    });
+
+    it('one move-up for a shared service over its budget and out of memory, to a larger isolated slice', () => {
+      const recs = run(
+        withBudget(service('mps', 'l4-mps', 'dev', undefined, small), 2),
+        {
+          ...busyShare,
+          // A quarter of an L4 is 6.4 GB.
+          peakMemoryBytes: 6.2 * GB,
+          latency: { p95Seconds: 3 },
+        },
+      );
+      expect(recs).toHaveLength(1);
+      expect(recs[0]).toMatchObject({
+        kind: 'move-up',
+        reason: 'latency-budget-broken',
+        severity: 'critical',
+        target: { tier: 'mig', migProfile: '1g.10gb' },
+      });
+      expect(recs[0].message).toMatch(
+        /Peak memory 6\.2 GB of [\d.]+ GB per replica is also above 95%/,
+      );
+      // Without a budget it is the memory move-up, which may stay shared.
+      const [memory] = run(service('mps', 'l4-mps', 'dev', undefined, small), {
+        ...busyShare,
+        peakMemoryBytes: 6.2 * GB,
+        latency: { p95Seconds: 3 },
+      });
+      expect(memory).toMatchObject({
+        kind: 'move-up',
+        reason: 'memory-pressure',
+      });
+    });
+
+    it('never advises an idle service over its budget down to a shared tier', () => {
+      const idle = {
+        utilisation: {
+          value: 0.05,
+          method: 'measured' as const,
+          confidence: 'high' as const,
+        },
+        peakMemoryBytes: 2 * GB,
+        generatedTokens: 200,
+      };
+      const dedicated = service(
+        'dedicated',
+        'l4-ondemand',
+        'dev',
+        undefined,
+        small,
+      );
+      // Without a budget (or within it), the cheapest slice that fits is a share.
+      const [shared] = run(dedicated, idle);
+      expect(shared).toMatchObject({ kind: 'right-size' });
+      expect(['mps', 'time-sliced']).toContain(shared.target?.tier);
+      const [within] = run(withBudget(dedicated, 2), {
+        ...idle,
+        latency: { p95Seconds: 1 },
+      });
+      expect(within.target?.tier).toBe(shared.target?.tier);
+      // Over it: an isolated slice or nothing, never a share.
+      const over = run(withBudget(dedicated, 2), {
+        ...idle,
+        latency: { p95Seconds: 2.5 },
+      });
+      for (const rec of over) {
+        expect(['mps', 'time-sliced']).not.toContain(rec.target?.tier);
+      }
+      expect(over[0]).toMatchObject({
+        kind: 'right-size',
+        target: { tier: 'mig', migProfile: '1g.10gb' },
+      });
+    });
+
+    it('does not tell an idle production service over its budget to share its card', () => {
+      const usage = {
+        utilisation: {
+          value: 0.5,
+          method: 'measured' as const,
+          confidence: 'high' as const,
+        },
+        recentPeakUtilisation: 0.1,
+        peakMemoryBytes: 20 * GB,
+      };
+      const l4 = service('dedicated', 'l4-ondemand', 'production');
+      expect(run(l4, usage)[0].message).toMatch(/share the card/);
+      const [idle] = run(withBudget(l4, 2), {
+        ...usage,
+        latency: { p95Seconds: 3 },
+      });
+      expect(idle.kind).toBe('idle');
+      expect(idle.message).not.toMatch(/share the card/);
+      expect(idle.message).toMatch(
+        /not a shared tier: its p95 latency is over its budget/,
+      );
+    });
   });
 });

@@ -1,10 +1,12 @@
 import {
   formatUsd,
   gpuEquivalentsOf,
+  latencyBudgetStatus,
   Platform,
   PoolPrice,
   Recommendation,
   scaleUsd,
+  SharingTier,
   Slice,
   unitsCost,
   UsdMicros,
@@ -26,6 +28,13 @@ export const IDLE_UTILISATION = 0.2;
 const PRODUCTION = 'production';
 
 const GB = 1e9;
+
+/** Tiers whose GPU is shared with other services' work (no isolation of compute). */
+const SHARED_TIERS: ReadonlySet<SharingTier> = new Set(['mps', 'time-sliced']);
+const isShared = (tier: SharingTier) => SHARED_TIERS.has(tier);
+
+/** Seconds as the card writes a latency: at most two decimals, no trailing zeros (`2 s`, `4.2 s`). */
+const seconds = (value: number) => `${Number(value.toFixed(2))} s`;
 
 /** Monthly allocation of `replicas` replicas of `slice` on its pool, from the slice's GPU units. */
 function monthly(
@@ -66,13 +75,22 @@ function describe(slice: Slice): string {
 /**
  * Recommendations for one service from its window's usage:
  *
- * - `move-up` when peak memory passes 95% of the slice (cheapest larger slice allowed in the environment that the
- *   model fits);
+ * - `move-up` (`latency-budget-broken`) when the service states a latency budget, runs on a shared tier (MPS or
+ *   time-sliced) and the window's measured p95 end-to-end latency (`usage.latency.p95Seconds`, the figure the usage
+ *   views compare with the budget) is above it: the cheapest isolated slice the model fits, a MIG slice or dedicated
+ *   GPUs on any pool of the same capacity type the environment allows (a whole L4 can cost less than the MIG profile
+ *   that fits), larger than the current slice too when memory is also above 95%;
+ * - `move-up` (`memory-pressure`) when peak memory passes 95% of the slice (cheapest larger slice allowed in the
+ *   environment that the model fits; never a shared one for a service over its latency budget);
  * - `right-size` when peak memory x 1.1 fits a cheaper slice and utilisation is below 50%: the cheapest such slice the
  *   model fits as the quote fits it (dtype, max model length, concurrency), or, when the model fits none of them, an
  *   `info` without a target saying so;
  * - `idle` in production when utilisation stayed below 20% for the last 30 minutes;
  * - `scale-to-zero` when no tokens were generated and nothing is queued or running over the window.
+ *
+ * A service over its latency budget is never advised down to a shared tier (right-size), nor told to share its card
+ * (idle). The latency read is the one the window's measurement already made for all the services it measured (one
+ * `vllm:e2e_request_latency_seconds` quantile query for all of them in the overview): no query of its own.
  *
  * Each carries the monthly allocation saving computed from the pools' prices (negative for move-up).
  */
@@ -111,6 +129,12 @@ export function recommend(options: {
     usage.peakMemoryBytes !== undefined
       ? usage.peakMemoryBytes / replicas
       : undefined;
+  // The same verdict as the usage card's (`latencyBudgetStatus`): only a finite measured p95 above it is `over`.
+  const budget = service.request.latencyBudget;
+  const latency = budget
+    ? latencyBudgetStatus(budget, usage.latency?.p95Seconds, 'available')
+    : undefined;
+  const overBudget = latency?.state === 'over';
   const evidence = {
     ...(utilisation !== undefined ? { utilisation } : {}),
     ...(usage.peakMemoryBytes !== undefined
@@ -120,8 +144,16 @@ export function recommend(options: {
     ...(usage.generatedTokens !== undefined
       ? { generatedTokens: usage.generatedTokens }
       : {}),
+    ...(latency?.measuredP95Seconds !== undefined
+      ? {
+          latencyP95Seconds: latency.measuredP95Seconds,
+          latencyBudgetP95Seconds: latency.budgetP95Seconds,
+        }
+      : {}),
   };
   const priced = candidateSlices(platform, service)
+    // Over its latency budget, a service is never advised onto a shared tier.
+    .filter(candidate => !overBudget || !isShared(candidate.tier))
     .map(candidate => ({
       candidate,
       cost: monthly(prices, candidate, replicas, hours),
@@ -140,10 +172,56 @@ export function recommend(options: {
     gpuEquivalents: gpuEquivalentsOf(candidate.gpuUnits * replicas),
   });
 
-  if (
+  const memoryPressure =
     peakPerReplica !== undefined &&
-    peakPerReplica > MEMORY_PRESSURE * slice.memoryBytes
-  ) {
+    peakPerReplica > MEMORY_PRESSURE * slice.memoryBytes;
+
+  if (latency?.state === 'over' && isShared(slice.tier)) {
+    const fit = modelFit(platform, service);
+    const fitting = priced.filter(
+      c =>
+        (!memoryPressure ||
+          c.candidate.memoryBytes > slice.memoryBytes * 1.0001) &&
+        fit.of(c.candidate)?.fits,
+    );
+    // `priced` holds no shared slice over budget: the cheapest isolated slice (MIG or dedicated) the model fits.
+    const isolated = fitting[0];
+    result.push({
+      ...base,
+      kind: 'move-up',
+      reason: 'latency-budget-broken',
+      severity: memoryPressure ? 'critical' : 'warning',
+      title: 'Latency budget broken on a shared GPU: move to an isolated slice',
+      message: `Measured p95 end-to-end latency ${seconds(
+        latency.measuredP95Seconds ?? NaN,
+      )} over the window is above the ${seconds(
+        latency.budgetP95Seconds,
+      )} budget on ${
+        slice.tier === 'mps' ? 'an MPS' : 'a time-sliced'
+      } share of ${
+        slice.pool
+      }, where other services' work delays its requests.${
+        memoryPressure
+          ? ` Peak memory ${(peakPerReplica / GB).toFixed(1)} GB of ${(
+              slice.memoryBytes / GB
+            ).toFixed(1)} GB per replica is also above ${
+              MEMORY_PRESSURE * 100
+            }%.`
+          : ''
+      }${
+        isolated
+          ? ` ${describe(isolated.candidate)} ${
+              isolated.cost >= current
+                ? `costs ${formatUsd(isolated.cost - current)} more`
+                : `costs ${formatUsd(current - isolated.cost)} less`
+            } per month.`
+          : ` No MIG slice or dedicated GPU allowed in ${service.environment} fits the model.`
+      }`,
+      monthlySavingMicros: isolated ? current - isolated.cost : 0,
+      ...(isolated ? { target: target(isolated.candidate) } : {}),
+      evidence,
+    });
+  } else if (memoryPressure) {
     const fit = modelFit(platform, service);
     const larger = priced.find(
       c =>
@@ -153,6 +231,7 @@ export function recommend(options: {
     result.push({
       ...base,
       kind: 'move-up',
+      reason: 'memory-pressure',
       severity: 'critical',
       title: 'Memory nearly full: move to a larger slice',
       message: `Peak memory ${(peakPerReplica / GB).toFixed(1)} GB of ${(
@@ -242,7 +321,11 @@ export function recommend(options: {
         IDLE_UTILISATION * 100
       }% for the last 30 minutes. Idle allocation costs about ${formatUsd(
         scaleUsd(current, [idleShare]),
-      )} per month: share the card or move batch work onto it.`,
+      )} per month: ${
+        overBudget
+          ? 'move batch work onto it (not a shared tier: its p95 latency is over its budget).'
+          : 'share the card or move batch work onto it.'
+      }`,
       monthlySavingMicros: scaleUsd(current, [idleShare]),
       evidence,
     });

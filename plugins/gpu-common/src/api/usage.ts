@@ -280,7 +280,8 @@ export interface DailyCost extends CostFigures {
  * What a recommendation proposes.
  *
  * - `right-size`: the service uses a small part of its slice; a smaller slice (often a MIG profile) fits;
- * - `move-up`: memory above 95% of the slice: out-of-memory risk, a larger slice is needed (saving is negative);
+ * - `move-up`: memory above 95% of the slice (out-of-memory risk, a larger slice is needed), or a latency budget
+ *   broken on a shared tier (an isolated slice is needed); its `reason` says which; the saving is negative;
  * - `idle`: utilisation below 20% for 30 minutes in production (the idle-GPU alert);
  * - `scale-to-zero`: no requests in the window; KEDA with `minReplicas: 0` would stop paying for it.
  *
@@ -292,9 +293,23 @@ export type RecommendationKind =
   | 'idle'
   | 'scale-to-zero';
 
+/**
+ * Why a `move-up` is advised:
+ *
+ * - `memory-pressure`: peak memory above 95% of the slice;
+ * - `latency-budget-broken`: the service states a latency budget (`latencyBudget.p95Seconds`) and the p95 end-to-end
+ *   latency measured over the window is above it while it runs on a shared tier (MPS or time-sliced): it is advised
+ *   up to an isolated slice (MIG, else a dedicated GPU).
+ *
+ * @public
+ */
+export type RecommendationReason = 'memory-pressure' | 'latency-budget-broken';
+
 /** @public */
 export interface Recommendation {
   kind: RecommendationKind;
+  /** Why it is advised; present on `move-up`. */
+  reason?: RecommendationReason;
   severity: 'info' | 'warning' | 'critical';
   serviceId: string;
   serviceName: string;
@@ -316,6 +331,10 @@ export interface Recommendation {
     peakMemoryBytes?: number;
     allocatedMemoryBytes?: number;
     generatedTokens?: number;
+    /** The window's measured p95 end-to-end latency, when the service states a latency budget. */
+    latencyP95Seconds?: number;
+    /** The service's latency budget (`latencyBudget.p95Seconds`), when it states one. */
+    latencyBudgetP95Seconds?: number;
   };
 }
 

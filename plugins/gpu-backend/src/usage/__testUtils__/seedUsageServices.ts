@@ -1,6 +1,7 @@
 import {
   ClusterMode,
   Dtype,
+  LatencyBudget,
   Platform,
   poolPrices,
   pooledCost,
@@ -21,6 +22,8 @@ export interface SeededService {
   /** The model served (default llama-3.1-8b) and its dtype (default the model's); what the recommendations fit. */
   model?: string;
   dtype?: Dtype;
+  /** The latency budget the request states. */
+  latencyBudget?: LatencyBudget;
   /** GPU-equivalents of all replicas. */
   gpuEquivalents: number;
   replicas?: number;
@@ -77,6 +80,7 @@ export async function seedUsageServices(options: {
         namespace: s.namespace,
         model: s.model ?? 'llama-3.1-8b',
         ...(s.dtype ? { dtype: s.dtype } : {}),
+        ...(s.latencyBudget ? { latencyBudget: s.latencyBudget } : {}),
         runtime: 'vllm',
         maxModelLen: 8192,
         concurrency: 16,

@@ -5328,6 +5328,12 @@ export const spec = {
             type: 'string',
             enum: ['right-size', 'move-up', 'idle', 'scale-to-zero'],
           },
+          reason: {
+            description:
+              "Why it is advised; present on move-up. memory-pressure: peak memory above 95% of the slice. latency-budget-broken: the service's measured p95 end-to-end latency over the window is above its latencyBudget.p95Seconds on a shared tier (mps or time-sliced): it is advised up to an isolated slice (MIG or dedicated).",
+            type: 'string',
+            enum: ['memory-pressure', 'latency-budget-broken'],
+          },
           severity: {
             type: 'string',
             enum: ['info', 'warning', 'critical'],
@@ -5388,6 +5394,16 @@ export const spec = {
                 type: 'number',
               },
               generatedTokens: {
+                type: 'number',
+              },
+              latencyP95Seconds: {
+                description:
+                  "The window's measured p95 end-to-end latency, when the service states a latency budget.",
+                type: 'number',
+              },
+              latencyBudgetP95Seconds: {
+                description:
+                  "The service's latencyBudget.p95Seconds, when it states one.",
                 type: 'number',
               },
             },

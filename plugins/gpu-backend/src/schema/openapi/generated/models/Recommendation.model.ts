@@ -11,6 +11,10 @@ import { RecommendationTarget } from '../models/RecommendationTarget.model';
  */
 export interface Recommendation {
   kind: RecommendationKindEnum;
+  /**
+   * Why it is advised; present on move-up. memory-pressure: peak memory above 95% of the slice. latency-budget-broken: the service\'s measured p95 end-to-end latency over the window is above its latencyBudget.p95Seconds on a shared tier (mps or time-sliced): it is advised up to an isolated slice (MIG or dedicated).
+   */
+  reason?: RecommendationReasonEnum;
   severity: RecommendationSeverityEnum;
   serviceId: string;
   serviceName: string;
@@ -33,6 +37,12 @@ export type RecommendationKindEnum =
   | 'move-up'
   | 'idle'
   | 'scale-to-zero';
+/**
+ * @public
+ */
+export type RecommendationReasonEnum =
+  | 'memory-pressure'
+  | 'latency-budget-broken';
 /**
  * @public
  */

@@ -12,4 +12,12 @@ export interface RecommendationEvidence {
   peakMemoryBytes?: number;
   allocatedMemoryBytes?: number;
   generatedTokens?: number;
+  /**
+   * The window\'s measured p95 end-to-end latency, when the service states a latency budget.
+   */
+  latencyP95Seconds?: number;
+  /**
+   * The service\'s latencyBudget.p95Seconds, when it states one.
+   */
+  latencyBudgetP95Seconds?: number;
 }
