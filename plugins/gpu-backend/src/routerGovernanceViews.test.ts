@@ -4,6 +4,7 @@ import { asUser } from './__testUtils__/demoUsers';
 import {
   lowerMlPlatformL4Quota,
   requestBeyondL4Quota,
+  setMlPlatformL4Quota,
 } from './__testUtils__/requestsBeyondQuota';
 import { startDemoPolicyBackend } from './__testUtils__/startDemoPolicyBackend';
 
@@ -104,17 +105,7 @@ describe('governance views: one request each', () => {
     expect((await listed()).reasons).toEqual([overQuota]);
 
     // The platform team raises the quota: the listed request no longer says the quota is short.
-    const current = await request(server)
-      .get('/api/gpu/teams/ml-platform/quota')
-      .expect(200);
-    await request(server)
-      .put('/api/gpu/teams/ml-platform/quota')
-      .set('Authorization', asUser('alice'))
-      .send({
-        pools: { ...current.body.pools, 'l4-ondemand': 8 },
-        monthlyBudget: '60000',
-      })
-      .expect(200);
+    await setMlPlatformL4Quota(server, 8);
     const now = await listed();
     expect(now).toMatchObject({
       id: created.approval.id,

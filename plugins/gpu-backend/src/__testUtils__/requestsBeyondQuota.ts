@@ -7,6 +7,11 @@ type Server = Parameters<typeof request>[0];
 
 /** Alice (platform team) lowers ml-platform's quota on l4-ondemand to 2 GPUs, with a budget of $60,000. */
 export async function lowerMlPlatformL4Quota(server: Server) {
+  await setMlPlatformL4Quota(server, 2);
+}
+
+/** Alice (platform team) sets ml-platform's quota on l4-ondemand to `gpus` GPUs, with a budget of $60,000. */
+export async function setMlPlatformL4Quota(server: Server, gpus: number) {
   const current = await request(server)
     .get('/api/gpu/teams/ml-platform/quota')
     .expect(200);
@@ -14,7 +19,7 @@ export async function lowerMlPlatformL4Quota(server: Server) {
     .put('/api/gpu/teams/ml-platform/quota')
     .set('Authorization', asUser('alice'))
     .send({
-      pools: { ...current.body.pools, 'l4-ondemand': 2 },
+      pools: { ...current.body.pools, 'l4-ondemand': gpus },
       monthlyBudget: '60000',
     })
     .expect(200);
