@@ -226,6 +226,8 @@ export function PendingApprovalsTable(props: {
               <li
                 key={`${r.code}-${i}`}
                 style={{
+                  // The cell's line height clipped one line's letters by the next once overflow was hidden.
+                  lineHeight: 1.5,
                   whiteSpace: 'nowrap',
                   overflow: 'hidden',
                   textOverflow: 'ellipsis',
