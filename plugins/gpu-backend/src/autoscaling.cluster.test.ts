@@ -335,15 +335,19 @@ describeOnLocalCluster(
           const waiting = admission?.workloads?.find(
             (w: { state: string }) => w.state === 'pending',
           );
-          // The status the refresh recorded says why, with Kueue's reason code.
+          // The status the refresh recorded says why, with Kueue's reason code and message. A GET whose status write
+          // loses to the reconciler's (which may have read the Workload before Kueue evaluated it) answers the stored
+          // status beside the newer cluster status; the Workload's update event brings the two together.
           if (
             view.clusterStatus?.deployment?.replicas !== 4 ||
             !waiting ||
-            view.reason !== 'KueuePending'
+            view.reason !== 'KueuePending' ||
+            !view.statusReason?.includes(waiting.message)
           ) {
             throw new Error(
               JSON.stringify({
                 reason: view.reason,
+                statusReason: view.statusReason,
                 deployment: view.clusterStatus?.deployment,
                 admission,
               }),
