@@ -295,6 +295,78 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
     expect(fs.readdirSync(dir.resolve('local-catalog'))).toEqual([]);
   });
 
+  it("states a vLLM service's latency budget in its request, and sends none for Ollama when the form still holds one", async () => {
+    const sizing = {
+      owner: 'group:default/ml-platform',
+      model: 'llama-3.1-8b',
+      maxModelLen: 8192,
+      concurrency: 16,
+      replicas: 1,
+      environment: 'dev',
+      placement: {
+        tier: 'dedicated',
+        pool: 'l4-ondemand',
+        needsApproval: false,
+      },
+    };
+    const budgeted = await runTask('gpu-model-service', {
+      ...sizing,
+      name: 'report-summariser',
+      runtime: 'vllm',
+      dtype: 'bf16',
+      latencyBudgetSeconds: 2,
+    });
+    expect({ status: budgeted.task.status, log: budgeted.log }).toEqual({
+      status: 'completed',
+      log: expect.any(String),
+    });
+    const [summariser] = await servicesNamed('report-summariser');
+    expect(summariser.request.latencyBudget).toEqual({ p95Seconds: 2 });
+
+    // The user entered a budget, then switched to Ollama, which has none: the field is hidden but its value stays.
+    const ollama = await runTask('gpu-model-service', {
+      ...sizing,
+      name: 'ollama-summariser',
+      model: 'llama-3.2-3b',
+      runtime: 'ollama',
+      dtype: 'int4',
+      maxModelLen: 4096,
+      concurrency: 2,
+      latencyBudgetSeconds: 2,
+    });
+    expect({ status: ollama.task.status, log: ollama.log }).toEqual({
+      status: 'completed',
+      log: expect.any(String),
+    });
+    const [ollamaService] = await servicesNamed('ollama-summariser');
+    expect(ollamaService.request.runtime).toBe('ollama');
+    expect('latencyBudget' in ollamaService.request).toBe(false);
+
+    // Below the smallest budget the backend takes, the scaffolder refuses the form's values before any step runs
+    // (the vLLM branch of the runtime's dependency, which declares the field, does not hold).
+    await expect(
+      runTask('gpu-model-service', {
+        ...sizing,
+        name: 'hasty-summariser',
+        runtime: 'vllm',
+        dtype: 'bf16',
+        latencyBudgetSeconds: 0.05,
+      }),
+    ).rejects.toThrow(
+      /The scaffolder refused gpu-model-service with 400: .*does not meet dependency required by instance\.runtime/,
+    );
+    expect(await servicesNamed('hasty-summariser')).toEqual([]);
+
+    // The other tests expect an empty catalog directory.
+    for (const name of ['report-summariser', 'ollama-summariser']) {
+      const decommission = await runTask('decommission-gpu-model-service', {
+        entity: `component:default/${name}`,
+      });
+      expect(decommission.task.status).toBe('completed');
+    }
+    expect(fs.readdirSync(dir.resolve('local-catalog'))).toEqual([]);
+  });
+
   it('dry-runs the GitOps template with the rendered manifests in the result and nothing created', async () => {
     const template = await api(
       'GET',
@@ -353,6 +425,7 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
       concurrency: 16,
       replicas: 1,
       environment: 'dev',
+      latencyBudgetSeconds: 2.5,
       placement: { tier: 'dedicated', pool: 'l4-ondemand' },
       repoUrl: 'github.com?owner=ml-platform&repo=gitops',
     });
@@ -366,6 +439,7 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
 
     const [service] = await servicesNamed('gitops-summariser');
     expect(service).toMatchObject({ mode: 'gitops', status: 'approved' });
+    expect(service.request.latencyBudget).toEqual({ p95Seconds: 2.5 });
     const { body: detail } = await api(
       'GET',
       `/api/gpu/services/${service.id}`,

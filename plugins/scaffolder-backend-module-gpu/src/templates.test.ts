@@ -12,7 +12,10 @@ import { TemplateAction } from '@backstage/plugin-scaffolder-node';
 import {
   availableDtypes,
   demoPlatformConfig,
+  MAX_LATENCY_BUDGET_SECONDS,
+  MIN_LATENCY_BUDGET_SECONDS,
   parsePlatform,
+  RUNTIMES,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { batchPools } from '@gpu-platform/backstage-plugin-gpu-node';
 import fs from 'node:fs';
@@ -333,6 +336,60 @@ describe.each(serviceTemplates.map(f => [path.relative(TEMPLATES, f), f]))(
       ]) {
         expect(parameters[key]['ui:backstage']).toEqual({ review: { name } });
       }
+    });
+  },
+);
+
+describe.each(serviceTemplates.map(f => [path.relative(TEMPLATES, f), f]))(
+  'latency budget of service template %s',
+  (_, file) => {
+    const template = yaml.parse(fs.readFileSync(file, 'utf8'));
+    const pages: Array<JsonSchema & { title: string }> =
+      template.spec.parameters;
+    const sizing = pages.find(page => page.properties?.runtime)!;
+
+    it('asks for it on the model and sizing page, for vLLM only, within the bounds the backend validates', () => {
+      expect(sizing.title).toBe('Model and sizing');
+      // A field of the runtime's vLLM branch: the form shows it only while vLLM is chosen.
+      const branches = sizing.dependencies?.runtime?.oneOf ?? [];
+      const byRuntime = Object.fromEntries(
+        branches.map(branch => [
+          (branch.properties!.runtime as { const: string }).const,
+          branch.properties!,
+        ]),
+      );
+      expect(Object.keys(byRuntime).sort()).toEqual([...RUNTIMES].sort());
+      expect(byRuntime.vllm.latencyBudgetSeconds).toMatchObject({
+        title: 'Latency budget (p95, seconds)',
+        type: 'number',
+        minimum: MIN_LATENCY_BUDGET_SECONDS,
+        maximum: MAX_LATENCY_BUDGET_SECONDS,
+        description: expect.stringMatching(
+          /^Optional\. The time within which 95% of requests must be answered, end to end .*e\.g\. 2 /,
+        ),
+      });
+      expect(byRuntime.ollama.latencyBudgetSeconds).toBeUndefined();
+      for (const page of pages) {
+        expect({
+          page: page.title,
+          declared: 'latencyBudgetSeconds' in (page.properties ?? {}),
+        }).toEqual({ page: page.title, declared: false });
+      }
+      expect(sizing.required).not.toContain('latencyBudgetSeconds');
+    });
+
+    it('sends it to the quote and the create step alike, as latencyBudget.p95Seconds on vLLM only', () => {
+      const inputs = (
+        template.spec.steps as { action: string; input: Record<string, any> }[]
+      )
+        .filter(step =>
+          ['gpu:service:quote', 'gpu:service:create'].includes(step.action),
+        )
+        .map(step => step.input.latencyBudget);
+      expect(inputs).toEqual([
+        '${{ { p95Seconds: parameters.latencyBudgetSeconds } if parameters.runtime == "vllm" and parameters.latencyBudgetSeconds else undefined }}',
+        '${{ { p95Seconds: parameters.latencyBudgetSeconds } if parameters.runtime == "vllm" and parameters.latencyBudgetSeconds else undefined }}',
+      ]);
     });
   },
 );

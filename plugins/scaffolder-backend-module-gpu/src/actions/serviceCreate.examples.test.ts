@@ -46,6 +46,8 @@ describe('gpu:service:create examples', () => {
         ? 'pending-approval'
         : 'approved',
     );
+    // A latency budget reaches the backend's request as the example states it (none when it states none).
+    expect(out.request.latencyBudget).toEqual(input.latencyBudget);
     // A service that scales to zero is given the endpoint that wakes it: the interceptor's, with the Host it routes by.
     const scalesToZero =
       (input.autoscaling as { minReplicas?: number } | undefined)

@@ -30,6 +30,31 @@ export const examples: TemplateExample[] = [
   },
   {
     description:
+      'Create the report summariser with a latency budget: its answers must come within 2 seconds at the 95th percentile (end to end, measured by vLLM); the card shows the measured p95 against it and, on a platform with gpu.alerts, its alert rule fires when it is exceeded',
+    example: yaml.stringify({
+      steps: [
+        {
+          id: 'create',
+          action: 'gpu:service:create',
+          name: 'Create the GPU service',
+          input: {
+            name: 'report-summariser',
+            team: 'ml-platform',
+            model: 'llama-3.1-8b',
+            runtime: 'vllm',
+            dtype: 'bf16',
+            maxModelLen: 8192,
+            concurrency: 64,
+            replicas: 1,
+            environment: 'production',
+            latencyBudget: { p95Seconds: 2 },
+          },
+        },
+      ],
+    }),
+  },
+  {
+    description:
       "Create a summariser that scales on its queue from 1 to 4 replicas (one more per 4 waiting requests), and a dev assistant that scales to zero when idle and wakes on its first request (on a platform whose gpu.serviceDefaults.scaleToZero gives a wake path: KEDA's HTTP add-on or a wake query)",
     example: yaml.stringify({
       steps: [

@@ -116,6 +116,20 @@ describe('gpu:service:create', () => {
     [{ maxModelLen: -1 }, /maxModelLen: Number must be greater than 0/],
     [{ runtime: 'tgi' }, /runtime: Invalid enum value/],
     [{ entityRef: 'component:default/a:b' }, /entityRef:/],
+    [
+      { latencyBudget: { p95Seconds: 0 } },
+      /latencyBudget\.p95Seconds: Number must be greater than or equal to 0\.1/,
+    ],
+    [
+      { latencyBudget: { p95Seconds: -2 } },
+      /latencyBudget\.p95Seconds: Number must be greater than or equal to 0\.1/,
+    ],
+    [
+      { latencyBudget: { p95Seconds: '2' } },
+      /latencyBudget\.p95Seconds: Expected number, received string/,
+    ],
+    [{ latencyBudget: {} }, /latencyBudget\.p95Seconds: Required/],
+    [{ latencyBudget: 2 }, /latencyBudget: Expected object, received number/],
   ])(
     'rejects bad input %j with an InputError naming the field, without calling the backend',
     async (bad, message) => {
@@ -127,6 +141,35 @@ describe('gpu:service:create', () => {
       expect(backend.requests).toEqual([]);
     },
   );
+
+  it("passes a latency budget on in the backend's request, which keeps it", async () => {
+    const ctx = mockContext({
+      ...summariserOnDedicatedL4,
+      latencyBudget: { p95Seconds: 2 },
+    });
+    await action.handler(ctx);
+    expect(posts()[0].body).toMatchObject({
+      request: { ...summariserOnDedicatedL4, latencyBudget: { p95Seconds: 2 } },
+    });
+    expect(outputsOf(ctx).request.latencyBudget).toEqual({ p95Seconds: 2 });
+  });
+
+  it("refuses a latency budget on Ollama with the backend's reason, holding nothing", async () => {
+    const { dtype: _vllmDtype, ...summariser } = summariserOnDedicatedL4;
+    const ctx = mockContext({
+      ...summariser,
+      runtime: 'ollama',
+      latencyBudget: { p95Seconds: 2 },
+    });
+    await expect(action.handler(ctx)).rejects.toMatchObject({
+      name: 'InputError',
+      message: expect.stringContaining(
+        'latencyBudget needs the vllm runtime: ollama exports no request latency metrics to measure or alert on; allowed: runtime vllm, or no latencyBudget',
+      ),
+    });
+    expect(backend.heldGpuEquivalents('ml-platform')).toEqual({});
+    expect(outputsOf(ctx)).toEqual({});
+  });
 
   it('passes on the backend rejection of a request it cannot place, holding nothing', async () => {
     const ctx = mockContext({ ...summariserOnDedicatedL4, model: 'gpt-17' });

@@ -32,6 +32,8 @@ describe('gpu:service:quote examples', () => {
   it.each(steps)('%s', async (_, input) => {
     const ctx = createMockActionContext({ input });
     await action.handler(ctx);
+    // The request quoted is the example's, a latency budget included.
+    expect(backend.requests.at(-1)?.body).toEqual(input);
     const recommended = (ctx.output as jest.Mock).mock.calls.find(
       ([k]: [string]) => k === 'recommended',
     )?.[1];

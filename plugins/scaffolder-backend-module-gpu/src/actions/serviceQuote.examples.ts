@@ -28,6 +28,31 @@ export const examples: TemplateExample[] = [
     }),
   },
   {
+    description:
+      'Quote the report summariser with a 2-second p95 latency budget (vLLM only), as it will be created',
+    example: yaml.stringify({
+      steps: [
+        {
+          id: 'quote',
+          action: 'gpu:service:quote',
+          name: 'Quote the GPU service',
+          input: {
+            name: 'report-summariser',
+            team: 'ml-platform',
+            model: 'llama-3.1-8b',
+            runtime: 'vllm',
+            dtype: 'bf16',
+            maxModelLen: 8192,
+            concurrency: 64,
+            replicas: 1,
+            environment: 'production',
+            latencyBudget: { p95Seconds: 2 },
+          },
+        },
+      ],
+    }),
+  },
+  {
     description: 'Quote a small Ollama chatbot on a time-sliced share in dev',
     example: yaml.stringify({
       steps: [

@@ -158,6 +158,67 @@ describe('gpu:service:quote', () => {
     expect(option.monthlyCost).toBe(one.monthlyCost);
   });
 
+  it('quotes a latency budget with the request, as gpu:service:create will send it', async () => {
+    const ctx = createMockActionContext({
+      input: { ...summariser, latencyBudget: { p95Seconds: 2 } },
+    });
+    await action.handler(ctx);
+    expect(backend.requests[0].body).toEqual({
+      ...summariser,
+      latencyBudget: { p95Seconds: 2 },
+    });
+    expect(
+      (ctx.output as jest.Mock).mock.calls.find(
+        ([k]: [string]) => k === 'recommended',
+      )?.[1],
+    ).toMatchObject({ tier: 'dedicated', policy: 'allowed' });
+  });
+
+  it.each([
+    [
+      { p95Seconds: 0 },
+      'Invalid service request: latencyBudget.p95Seconds: Too small: expected number to be >=0.1',
+    ],
+    [
+      { p95Seconds: -2 },
+      'Invalid service request: latencyBudget.p95Seconds: Too small: expected number to be >=0.1',
+    ],
+    [
+      { p95Seconds: '2' },
+      'Invalid service request: latencyBudget.p95Seconds: Invalid input: expected number, received string',
+    ],
+  ])(
+    "refuses latencyBudget %j with the platform's validation, as an InputError",
+    async (latencyBudget, message) => {
+      const ctx = createMockActionContext({
+        input: { ...summariser, latencyBudget } as any,
+      });
+      await expect(action.handler(ctx)).rejects.toMatchObject({
+        name: 'InputError',
+        message: expect.stringContaining(message),
+      });
+      expect(ctx.output).not.toHaveBeenCalled();
+    },
+  );
+
+  it('refuses a latency budget on Ollama, which exports no latency metrics to measure it', async () => {
+    const ctx = createMockActionContext({
+      input: {
+        ...summariser,
+        runtime: 'ollama' as const,
+        dtype: undefined,
+        latencyBudget: { p95Seconds: 2 },
+      } as any,
+    });
+    await expect(action.handler(ctx)).rejects.toMatchObject({
+      name: 'InputError',
+      message: expect.stringContaining(
+        'latencyBudget needs the vllm runtime: ollama exports no request latency metrics to measure or alert on',
+      ),
+    });
+    expect(ctx.output).not.toHaveBeenCalled();
+  });
+
   it('surfaces the backend rejection of an unknown model', async () => {
     const ctx = createMockActionContext({
       input: { ...summariser, model: 'gpt-17' },

@@ -1,3 +1,7 @@
+import {
+  MAX_LATENCY_BUDGET_SECONDS,
+  MIN_LATENCY_BUDGET_SECONDS,
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { z as zod } from 'zod/v3';
 
 /**
@@ -105,6 +109,22 @@ export const serviceRequestInput = {
       .optional()
       .describe(
         "Scale on the serving queue between minReplicas and maxReplicas (vLLM only). What is reserved in the team's quota and priced is the platform's choice (gpu.admission.autoscaledReplicas): the maximum, or the minimum (1 for scale to zero) with the replicas above it running only while Kueue admits them within the team's quota; gpu:service:quote's scaling.basis says which",
+      ),
+  latencyBudget: (z: typeof zod) =>
+    z
+      .object({
+        p95Seconds: z
+          .number()
+          .min(MIN_LATENCY_BUDGET_SECONDS)
+          .max(MAX_LATENCY_BUDGET_SECONDS)
+          .describe(
+            `Seconds the 95th percentile of end-to-end request latency may reach, ${MIN_LATENCY_BUDGET_SECONDS} to ${MAX_LATENCY_BUDGET_SECONDS} (e.g. 2 for a summariser that must answer within 2 s)`,
+          ),
+      })
+      .strict()
+      .optional()
+      .describe(
+        "Latency budget of a vLLM service (Ollama exports no request latency metrics: refused there). The service's card shows the measured p95 (vllm:e2e_request_latency_seconds) against it, its manifests carry an alert rule that fires when it is exceeded (on a platform with gpu.alerts), and a service over it is never advised onto a shared tier",
       ),
   concurrentSequences: (z: typeof zod) =>
     z

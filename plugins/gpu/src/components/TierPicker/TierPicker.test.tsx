@@ -535,6 +535,19 @@ describe('TierPicker', () => {
     );
   });
 
+  it('quotes the latency budget the form states on vLLM, as the create step will send it', async () => {
+    const { api, calls, detailCalls } = quotingApi();
+    await renderField(api, {
+      form: { ...llamaForm, latencyBudgetSeconds: 2 },
+    });
+    // The recommended row is preselected and shown in detail from its full quote.
+    await screen.findByTestId('tier-choice-throughput-basis');
+    expect(calls[0].request.latencyBudget).toEqual({ p95Seconds: 2 });
+    expect(detailCalls.map(c => c.request.latencyBudget)).toEqual([
+      { p95Seconds: 2 },
+    ]);
+  });
+
   it('says nothing of scaling for fixed replicas', async () => {
     const { api } = quotingApi({ autoscaledReplicas: 'minimum-plus-burst' });
     await renderField(api, { form: { ...llamaForm, scaling: 'fixed' } });

@@ -47,6 +47,31 @@ describe('requestFromForm', () => {
     expect(requestFromForm(form).request!.concurrentSequences).toBeUndefined();
   });
 
+  it('quotes a vLLM latency budget as the template’s steps send it, and none for Ollama', () => {
+    expect(
+      requestFromForm({ ...form, latencyBudgetSeconds: 2 }).request,
+    ).toMatchObject({ latencyBudget: { p95Seconds: 2 } });
+    expect(
+      requestFromForm({ ...form, latencyBudgetSeconds: '2.5' }).request,
+    ).toMatchObject({ latencyBudget: { p95Seconds: 2.5 } });
+    expect(requestFromForm(form).request!.latencyBudget).toBeUndefined();
+    // A form switched to Ollama keeps the hidden field's value: it is not quoted, as the template does not send it.
+    expect(
+      requestFromForm({
+        ...form,
+        runtime: 'ollama',
+        latencyBudgetSeconds: 2,
+      }).request!.latencyBudget,
+    ).toBeUndefined();
+    // Empty or not a positive number: no budget (the form's own validation names the field).
+    for (const latencyBudgetSeconds of ['', 0, -1, 'soon']) {
+      expect(
+        requestFromForm({ ...form, latencyBudgetSeconds }).request!
+          .latencyBudget,
+      ).toBeUndefined();
+    }
+  });
+
   it('takes a bare group name, numbers typed as text, quantization for dtype and 1 replica by default', () => {
     const { request } = requestFromForm({
       ...form,

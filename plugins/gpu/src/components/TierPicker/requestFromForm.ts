@@ -15,7 +15,9 @@ import {
  * `contextLength`), `concurrency`, `replicas`, `environment` and, optionally, `expectedTokensPerSecond`,
  * `measuredTokensPerSecond` (one replica's benchmarked capacity), `concurrentSequences` (full-length sequences to hold at once)
  * and `scaling` with its branch's fields: `autoscaling` for `queue`, `scaleToZero` for `zero` (what the template's
- * create step sends as the request's `autoscaling`), so the quote prices the scaling chosen.
+ * create step sends as the request's `autoscaling`), so the quote prices the scaling chosen; and, on vLLM,
+ * `latencyBudgetSeconds` (the request's `latencyBudget.p95Seconds`; a value a form switched to Ollama still holds is
+ * not quoted, as the template's steps do not send it).
  */
 export type ServiceForm = Record<string, unknown>;
 
@@ -144,6 +146,8 @@ export function requestFromForm(form: ServiceForm | undefined): FormRequest {
   const expectedTokensPerSecond = positiveNumber(data.expectedTokensPerSecond);
   const measuredTokensPerSecond = positiveNumber(data.measuredTokensPerSecond);
   const concurrentSequences = positiveInteger(data.concurrentSequences);
+  const latencyBudgetSeconds =
+    runtime === 'vllm' ? positiveNumber(data.latencyBudgetSeconds) : undefined;
   return {
     request: {
       name: serviceName(data.name),
@@ -159,6 +163,9 @@ export function requestFromForm(form: ServiceForm | undefined): FormRequest {
       ...(expectedTokensPerSecond ? { expectedTokensPerSecond } : {}),
       ...(measuredTokensPerSecond ? { measuredTokensPerSecond } : {}),
       ...(scaling?.autoscaling ? { autoscaling: scaling.autoscaling } : {}),
+      ...(latencyBudgetSeconds
+        ? { latencyBudget: { p95Seconds: latencyBudgetSeconds } }
+        : {}),
     },
   };
 }
