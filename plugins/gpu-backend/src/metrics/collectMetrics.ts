@@ -86,6 +86,11 @@ export interface WindowMetrics {
   latencyP95: Family<PodSample[]>;
   latencyP99: Family<PodSample[]>;
   /**
+   * Per pod: `vllm:num_requests_running` averaged over the window's steps at which it ran any request (how many
+   * requests it served at once while serving). No value: the pod ran none, or reports no such gauge.
+   */
+  concurrency?: Family<PodSample[]>;
+  /**
    * Per DCGM series (GPU_UTIL, or ENGINE_ACTIVE where GPU_UTIL is absent): the steps of the window at which it had a
    * sample in the step before, i.e. the time it existed in steps (the weight of its mean).
    */
@@ -120,6 +125,7 @@ export const FAMILY_METRIC: Record<keyof WindowMetrics, string> = {
   latencyP50: VLLM.e2eLatency,
   latencyP95: VLLM.e2eLatency,
   latencyP99: VLLM.e2eLatency,
+  concurrency: VLLM.running,
   seriesSteps: DCGM.gpuUtil,
   serviceSteps: DCGM.gpuUtil,
   sharedUtil: DCGM.gpuUtil,
@@ -271,6 +277,10 @@ export function windowQueries(
     latencyP50: quantile(0.5),
     latencyP95: quantile(0.95),
     latencyP99: quantile(0.99),
+    // The pod's gauge at each step of the window (summed over its engines), where it ran any request, averaged.
+    concurrency: `avg_over_time((${vllmSum(
+      `${VLLM.running}{${vllm}}`,
+    )} > 0)[${w}:${seconds(stepSeconds)}])`,
     seriesSteps: `max ${by} (${steps(anyDcgm)})`,
     serviceSteps: steps(
       `count by (${

@@ -57,6 +57,12 @@ export interface Attribution {
   waiting?: number;
   kvCacheUsage?: number;
   latency?: { p50Seconds?: number; p95Seconds?: number; p99Seconds?: number };
+  /**
+   * Requests the service's pods ran at once (`vllm:num_requests_running`) while serving: each pod's gauge averaged
+   * over the window's steps at which it ran any, then the mean of its pods. Absent when no pod ran a request or none
+   * reports the gauge.
+   */
+  runningWhileServing?: number;
   /** Share of the window (0 to 1) in which the service's pods had DCGM samples; absent when not measured. */
   coverage?: number;
   /** Shared tiers: the device busy time attributed to the service's pods, GPU-seconds. */
@@ -273,6 +279,7 @@ export function attributeUsage(
   const p50 = byModel(data(metrics.latencyP50));
   const p95 = byModel(data(metrics.latencyP95));
   const p99 = byModel(data(metrics.latencyP99));
+  const concurrency = byModel(data(metrics.concurrency));
 
   const shared = sharedByService(metrics, window);
   const result = new Map<string, Attribution>();
@@ -344,6 +351,9 @@ export function attributeUsage(
       p95Seconds: mean((p95.get(m) ?? []).map(s => s.value)),
       p99Seconds: mean((p99.get(m) ?? []).map(s => s.value)),
     };
+    const whileServing = mean((concurrency.get(m) ?? []).map(s => s.value));
+    if (whileServing !== undefined)
+      attribution.runningWhileServing = whileServing;
     if (Object.values(quantiles).some(v => v !== undefined)) {
       attribution.latency = Object.fromEntries(
         Object.entries(quantiles).filter(([, v]) => v !== undefined),

@@ -446,4 +446,217 @@ describe('recommend', () => {
       );
     });
   });
+
+  describe('MPS or time-slicing, from the measured traffic', () => {
+    // Llama-3.2-3B in int4 at max-model-len 2048 fits a quarter of a T4 (4.3 GB) and of an L4 (6.4 GB).
+    const small = {
+      model: 'llama-3.2-3b',
+      dtype: 'int4',
+      maxModelLen: 2048,
+    } as const;
+    const mps = (environment = 'dev') =>
+      service('mps', 'l4-mps', environment, undefined, small);
+    const timeSliced = () =>
+      service('time-sliced', 't4-timeslice', 'dev', undefined, small);
+    /** The utilisation of a step, of the share held, at each of the window's 15-minute steps. */
+    const steps = (values: number[]) =>
+      values.map((value, i) => ({ timestamp: i * 900_000, value }));
+    /** 96 steps: busy for one hour (4 steps) in every four, near idle otherwise. */
+    const burstySteps = steps(
+      Array.from({ length: 96 }, (_, i) => (i % 16 < 4 ? 1 : 0.02)),
+    );
+    const steadySteps = steps(
+      Array.from({ length: 96 }, (_, i) => 0.8 + (i % 2) * 0.1),
+    );
+    const measuredBy = (values: Array<{ value: number }>) => ({
+      value: values.reduce((t, p) => t + p.value, 0) / values.length,
+      method: 'apportioned-by-tokens' as const,
+      confidence: 'medium' as const,
+    });
+    const bursty = {
+      utilisation: measuredBy(burstySteps),
+      utilisationSeries: burstySteps,
+      runningWhileServing: 1,
+      peakMemoryBytes: 2 * GB,
+      generatedTokens: 40_000,
+    };
+    const steady = {
+      utilisation: measuredBy(steadySteps),
+      utilisationSeries: steadySteps,
+      runningWhileServing: 6,
+      peakMemoryBytes: 2 * GB,
+      generatedTokens: 900_000,
+    };
+
+    it('advises a bursty service on MPS to time-slicing, with the measured figures and the saving', () => {
+      const recs = run(mps(), bursty);
+      // The right-size to the same cheaper time-sliced share is the same move: only the switch, with its reason.
+      expect(recs.map(r => r.kind)).toEqual(['switch-sharing']);
+      const [rec] = recs;
+      expect(rec).toMatchObject({
+        kind: 'switch-sharing',
+        reason: 'bursty-traffic',
+        severity: 'info',
+        title: 'Bursty traffic: time-slicing fits it better than MPS',
+        target: {
+          tier: 'time-sliced',
+          pool: 't4-timeslice',
+          gpuEquivalents: 0.25,
+        },
+        evidence: {
+          measuredSteps: 96,
+          idleStepShare: 0.75,
+          peakStepUtilisation: 1,
+          runningRequestsWhileServing: 1,
+        },
+      });
+      expect(rec.evidence.meanStepUtilisation).toBeCloseTo(0.265, 6);
+      expect(rec.monthlySavingMicros).toBeCloseTo(
+        perMonth(0.8048 / 4 - 0.526 / 4),
+        -1,
+      );
+      expect(rec.message).toMatch(
+        /^Near idle \(below 10% of its share\) at 75% of the 96 steps measured, its busiest step at 100% of its share, 1\.0 requests running at once while it served: under MPS each burst gets 1\/4 of the GPU's threads, while time-slicing gives a pod the whole GPU in its turn\. A time-sliced share of t4-timeslice costs \$[\d.,]+ less per month\./,
+      );
+      expect(rec.message).toMatch(/isolates neither memory nor faults/);
+    });
+
+    it('advises a steady concurrent service on time-slicing to MPS, saying what it costs', () => {
+      const recs = run(timeSliced(), steady);
+      expect(recs).toHaveLength(1);
+      const [rec] = recs;
+      expect(rec).toMatchObject({
+        kind: 'switch-sharing',
+        reason: 'steady-concurrent-traffic',
+        title:
+          'Steady concurrent traffic: MPS fits it better than time-slicing',
+        target: { tier: 'mps', pool: 'l4-mps', gpuEquivalents: 0.25 },
+        evidence: {
+          measuredSteps: 96,
+          idleStepShare: 0,
+          peakStepUtilisation: 0.9,
+          runningRequestsWhileServing: 6,
+        },
+      });
+      // A quarter of an L4 costs more than a quarter of a T4.
+      expect(rec.monthlySavingMicros).toBeCloseTo(
+        perMonth(0.526 / 4 - 0.8048 / 4),
+        -1,
+      );
+      expect(rec.message).toMatch(
+        /^Busy at 100% of the 96 steps measured, steadily \(mean 85% of its share, busiest step 90%\), 6\.0 requests running at once while it served: time-slicing switches the GPU between the pods sharing it, one at a time, while MPS runs their kernels concurrently\. An MPS share of l4-mps costs \$[\d.,]+ more per month\./,
+      );
+      expect(rec.message).toMatch(/a pod that faults can affect the others/);
+    });
+
+    it('leaves a service on the mode its traffic already suits, and mixed traffic alone', () => {
+      expect(run(timeSliced(), bursty)).not.toContainEqual(
+        expect.objectContaining({ kind: 'switch-sharing' }),
+      );
+      expect(run(mps(), steady)).toEqual([]);
+      // Busy most of the time but one request at a time: neither clearly bursty nor concurrent.
+      expect(run(timeSliced(), { ...steady, runningWhileServing: 1 })).toEqual(
+        [],
+      );
+      // Bursty, but several requests at once in each burst.
+      expect(
+        run(mps(), { ...bursty, runningWhileServing: 4 }).map(r => r.kind),
+      ).not.toContain('switch-sharing');
+      // Near idle half the time but its bursts never fill its share.
+      const light = steps(
+        Array.from({ length: 96 }, (_, i) => (i % 2 ? 0.4 : 0.01)),
+      );
+      expect(
+        run(mps(), {
+          ...bursty,
+          utilisation: measuredBy(light),
+          utilisationSeries: light,
+        }).map(r => r.kind),
+      ).not.toContain('switch-sharing');
+    });
+
+    it('advises nothing when a figure is missing', () => {
+      const { runningWhileServing: _running, ...noGauge } = steady;
+      const { utilisationSeries: _series, ...noSteps } = steady;
+      for (const usage of [
+        // No running-requests gauge (Ollama, or no request ran).
+        noGauge,
+        // No step series.
+        noSteps,
+        // Too few steps to judge.
+        { ...steady, utilisationSeries: steadySteps.slice(0, 11) },
+        // The device's busy time split evenly: the steps are not the service's own.
+        {
+          ...steady,
+          utilisation: {
+            ...steady.utilisation,
+            method: 'apportioned-evenly' as const,
+          },
+        },
+        // No utilisation at all.
+        { ...steady, utilisation: undefined },
+      ]) {
+        expect(run(timeSliced(), usage)).toEqual([]);
+      }
+    });
+
+    it('wants a stated budget measured, with room to spare, before advising MPS', () => {
+      const within = run(withBudget(timeSliced(), 2), {
+        ...steady,
+        latency: { p95Seconds: 1.2 },
+      });
+      expect(within).toHaveLength(1);
+      expect(within[0]).toMatchObject({
+        reason: 'steady-concurrent-traffic',
+        evidence: { latencyP95Seconds: 1.2, latencyBudgetP95Seconds: 2 },
+      });
+      expect(within[0].message).toMatch(
+        /Measured p95 1\.2 s leaves room within the 2 s budget\.$/,
+      );
+      // Within the budget but close to it (MPS slows a single request down), or not measured: nothing.
+      for (const latency of [{ p95Seconds: 1.8 }, {}]) {
+        expect(
+          run(withBudget(timeSliced(), 2), { ...steady, latency }),
+        ).toEqual([]);
+      }
+      // Over it: the move-up to an isolated slice, never a switch to the other share.
+      const over = run(withBudget(mps(), 2), {
+        ...bursty,
+        latency: { p95Seconds: 3 },
+      });
+      expect(over.map(r => r.kind)).toEqual(['move-up']);
+    });
+
+    it('is not offered where the environment allows no pool of the other tier, or none holds it', () => {
+      // Staging allows MPS but not time-slicing.
+      expect(run(mps('staging'), bursty).map(r => r.kind)).not.toContain(
+        'switch-sharing',
+      );
+      // No time-sliced pool at all.
+      const noTimeSlicing = {
+        ...platform,
+        pools: platform.pools.filter(p => p.name !== 't4-timeslice'),
+      };
+      const s = mps();
+      expect(
+        recommend({
+          platform: noTimeSlicing,
+          prices,
+          service: s,
+          slice: serviceSlice(noTimeSlicing, s),
+          usage: { seriesCount: 1, ...bursty },
+          monthlyAllocationMicros: 1,
+          windowSeconds: 86400,
+        }).map(r => r.kind),
+      ).not.toContain('switch-sharing');
+      // Its measured peak memory (x 1.1) does not fit a quarter of a T4.
+      expect(
+        run(mps(), { ...bursty, peakMemoryBytes: 4.2 * GB }).map(r => r.kind),
+      ).not.toContain('switch-sharing');
+      // Out of memory on its share: the move-up alone.
+      expect(
+        run(mps(), { ...bursty, peakMemoryBytes: 6.2 * GB }).map(r => r.kind),
+      ).toEqual(['move-up']);
+    });
+  });
 });

@@ -33,6 +33,28 @@ const GB = 1e9;
 const SHARED_TIERS: ReadonlySet<SharingTier> = new Set(['mps', 'time-sliced']);
 const isShared = (tier: SharingTier) => SHARED_TIERS.has(tier);
 
+/** A step at which the service used less than this part of its share is near idle. */
+export const NEAR_IDLE_STEP = 0.1;
+/** Fewer steps measured than this: no verdict on the shape of the traffic. */
+export const MIN_TRAFFIC_STEPS = 12;
+/** Bursty: near idle at this share of the measured steps or more... */
+export const BURSTY_IDLE_SHARE = 0.5;
+/** ...its busiest step using at least this part of its share (its bursts are held back by the share)... */
+export const BURST_PEAK = 0.8;
+/** ...and at most this many requests running at once while it serves. */
+export const BURSTY_MAX_RUNNING = 1.5;
+/** Steady: near idle at no more than this share of the measured steps... */
+export const STEADY_IDLE_SHARE = 0.1;
+/** ...its mean step at least this part of its busiest one... */
+export const STEADY_MEAN_TO_PEAK = 0.67;
+/** ...and at least this many requests running at once while it serves. */
+export const STEADY_MIN_RUNNING = 2;
+/**
+ * A service with a latency budget is advised onto MPS (which slows a single request down: its kernels run beside
+ * the other pods') only when its measured p95 is at most this part of the budget.
+ */
+export const MPS_BUDGET_HEADROOM = 0.8;
+
 /** Seconds as the card writes a latency: at most two decimals, no trailing zeros (`2 s`, `4.2 s`). */
 const seconds = (value: number) => `${Number(value.toFixed(2))} s`;
 
@@ -63,6 +85,71 @@ function candidateSlices(platform: Platform, service: ServiceRecord): Slice[] {
     .filter(slice => allowed.has(slice.tier));
 }
 
+const percent = (value: number) => `${Math.round(value * 100)}%`;
+
+/** `An MPS share of l4-mps`, `A time-sliced share of t4-timeslice`: a shared slice at the start of a sentence. */
+const shareOf = (slice: Slice) =>
+  `${slice.tier === 'mps' ? 'An MPS' : 'A time-sliced'} share of ${slice.pool}`;
+
+/** The measured shape of a shared-tier service's traffic over the window, when there is enough of it to judge. */
+interface TrafficShape {
+  steps: number;
+  idleStepShare: number;
+  meanStepUtilisation: number;
+  peakStepUtilisation: number;
+  runningWhileServing: number;
+}
+
+/**
+ * The shape of the traffic from what the window measured: the service's utilisation at each step (its share of the
+ * device's busy time, of the share it holds) and the requests its pods ran at once while serving. Undefined when
+ * anything is missing: no step series, too few steps, no running-requests gauge, or a step split that is not the
+ * service's own (`apportioned-evenly`: the device's busy time split evenly says nothing of this service's bursts).
+ */
+function trafficShape(usage: Attribution): TrafficShape | undefined {
+  const series = usage.utilisationSeries ?? [];
+  const running = usage.runningWhileServing;
+  if (
+    !usage.utilisation ||
+    usage.utilisation.method === 'apportioned-evenly' ||
+    series.length < MIN_TRAFFIC_STEPS ||
+    running === undefined ||
+    !Number.isFinite(running)
+  )
+    return undefined;
+  const values = series.map(p => p.value).filter(v => Number.isFinite(v));
+  if (values.length < MIN_TRAFFIC_STEPS) return undefined;
+  return {
+    steps: values.length,
+    idleStepShare:
+      values.filter(v => v < NEAR_IDLE_STEP).length / values.length,
+    meanStepUtilisation: values.reduce((a, b) => a + b, 0) / values.length,
+    peakStepUtilisation: Math.max(...values),
+    runningWhileServing: running,
+  };
+}
+
+/** Which sharing mode the shape points to, if it is clear; undefined when it is neither clearly bursty nor steady. */
+function sharingVerdict(
+  shape: TrafficShape,
+): 'bursty-traffic' | 'steady-concurrent-traffic' | undefined {
+  if (
+    shape.idleStepShare >= BURSTY_IDLE_SHARE &&
+    shape.peakStepUtilisation >= BURST_PEAK &&
+    shape.runningWhileServing <= BURSTY_MAX_RUNNING
+  )
+    return 'bursty-traffic';
+  if (
+    shape.idleStepShare <= STEADY_IDLE_SHARE &&
+    shape.peakStepUtilisation > 0 &&
+    shape.meanStepUtilisation >=
+      STEADY_MEAN_TO_PEAK * shape.peakStepUtilisation &&
+    shape.runningWhileServing >= STEADY_MIN_RUNNING
+  )
+    return 'steady-concurrent-traffic';
+  return undefined;
+}
+
 function describe(slice: Slice): string {
   if (slice.tier === 'mig') return `MIG ${slice.migProfile} on ${slice.pool}`;
   if (slice.tier === 'dedicated')
@@ -86,7 +173,23 @@ function describe(slice: Slice): string {
  *   model fits as the quote fits it (dtype, max model length, concurrency), or, when the model fits none of them, an
  *   `info` without a target saying so;
  * - `idle` in production when utilisation stayed below 20% for the last 30 minutes;
- * - `scale-to-zero` when no tokens were generated and nothing is queued or running over the window.
+ * - `scale-to-zero` when no tokens were generated and nothing is queued or running over the window;
+ * - `switch-sharing` for a vLLM service on a shared tier when its measured traffic clearly suits the other sharing mode
+ *   (`trafficShape`: its utilisation at each step of the window, of the share it holds, and the requests its pods
+ *   ran at once while serving, `vllm:num_requests_running`):
+ *   - MPS to time-sliced (`bursty-traffic`): near idle (below 10% of its share) at half the steps or more, its busiest
+ *     step using 80% of its share or more, and at most 1.5 requests running at once while serving: under MPS a burst
+ *     is held to its fixed part of the GPU's threads, time-slicing gives it the whole GPU in its turn;
+ *   - time-sliced to MPS (`steady-concurrent-traffic`): near idle at no more than a tenth of the steps, its mean step
+ *     at least two thirds of its busiest, and 2 or more requests running at once while serving: time-slicing switches
+ *     the GPU between the pods sharing it, MPS runs their kernels concurrently. With a latency budget, only when the
+ *     measured p95 is within 80% of it (MPS slows a single request down);
+ *   the target is the cheapest slice of the other tier, on a pool of the same capacity type the environment allows,
+ *   that the model fits and the measured peak memory (x 1.1) fits. Nothing is advised when any figure is missing (no
+ *   step series, fewer than 12 steps, no running-requests gauge, e.g. Ollama, or a budget without a measured p95),
+ *   when the device's busy time could only be split evenly (the steps are then not the service's own), when no pool
+ *   of the other tier is allowed or fits, nor beside a `move-up`. A `right-size` to the same tier is left out: the
+ *   switch proposes that move with its reason.
  *
  * A service over its latency budget is never advised down to a shared tier (right-size), nor told to share its card
  * (idle). The latency read is the one the window's measurement already made for all the services it measured (one
@@ -175,6 +278,89 @@ export function recommend(options: {
   const memoryPressure =
     peakPerReplica !== undefined &&
     peakPerReplica > MEMORY_PRESSURE * slice.memoryBytes;
+
+  const switchSharing = ((): Recommendation | undefined => {
+    if (!isShared(slice.tier) || overBudget || memoryPressure) return undefined;
+    const shape = trafficShape(usage);
+    const verdict = shape && sharingVerdict(shape);
+    if (!shape || !verdict) return undefined;
+    const other: SharingTier = slice.tier === 'mps' ? 'time-sliced' : 'mps';
+    if (
+      (verdict === 'bursty-traffic') !== (slice.tier === 'mps') ||
+      (verdict === 'steady-concurrent-traffic' &&
+        latency &&
+        (latency.measuredP95Seconds === undefined ||
+          latency.measuredP95Seconds >
+            MPS_BUDGET_HEADROOM * latency.budgetP95Seconds))
+    )
+      return undefined;
+    const candidates = priced.filter(
+      c =>
+        c.candidate.tier === other &&
+        (peakPerReplica === undefined ||
+          c.candidate.memoryBytes >= peakPerReplica * MEMORY_HEADROOM),
+    );
+    if (candidates.length === 0) return undefined;
+    const fit = modelFit(platform, service);
+    const chosen = candidates.find(c => fit.of(c.candidate)?.fits);
+    if (!chosen) return undefined;
+    const replicasOfShare = Math.max(1, Math.round(1 / slice.gpuShare));
+    const costText =
+      chosen.cost <= current
+        ? `costs ${formatUsd(current - chosen.cost)} less`
+        : `costs ${formatUsd(chosen.cost - current)} more`;
+    const measured = `${shape.steps} steps measured`;
+    const running = `${shape.runningWhileServing.toFixed(
+      1,
+    )} requests running at once while it served`;
+    const bursty = verdict === 'bursty-traffic';
+    return {
+      ...base,
+      kind: 'switch-sharing',
+      reason: verdict,
+      severity: 'info',
+      title: bursty
+        ? 'Bursty traffic: time-slicing fits it better than MPS'
+        : 'Steady concurrent traffic: MPS fits it better than time-slicing',
+      message: bursty
+        ? `Near idle (below ${percent(
+            NEAR_IDLE_STEP,
+          )} of its share) at ${percent(
+            shape.idleStepShare,
+          )} of the ${measured}, its busiest step at ${percent(
+            shape.peakStepUtilisation,
+          )} of its share, ${running}: under MPS each burst gets 1/${replicasOfShare} of the GPU's threads, while time-slicing gives a pod the whole GPU in its turn. ${shareOf(
+            chosen.candidate,
+          )} ${costText} per month. Time-slicing isolates neither memory nor faults between the pods sharing the GPU.`
+        : `Busy at ${percent(
+            1 - shape.idleStepShare,
+          )} of the ${measured}, steadily (mean ${percent(
+            shape.meanStepUtilisation,
+          )} of its share, busiest step ${percent(
+            shape.peakStepUtilisation,
+          )}), ${running}: time-slicing switches the GPU between the pods sharing it, one at a time, while MPS runs their kernels concurrently. ${shareOf(
+            chosen.candidate,
+          )} ${costText} per month. MPS caps each pod's memory and threads at its share, and a pod that faults can affect the others on the GPU.${
+            latency?.measuredP95Seconds !== undefined
+              ? ` Measured p95 ${seconds(
+                  latency.measuredP95Seconds,
+                )} leaves room within the ${seconds(
+                  latency.budgetP95Seconds,
+                )} budget.`
+              : ''
+          }`,
+      monthlySavingMicros: current - chosen.cost,
+      target: target(chosen.candidate),
+      evidence: {
+        ...evidence,
+        measuredSteps: shape.steps,
+        idleStepShare: shape.idleStepShare,
+        meanStepUtilisation: shape.meanStepUtilisation,
+        peakStepUtilisation: shape.peakStepUtilisation,
+        runningRequestsWhileServing: shape.runningWhileServing,
+      },
+    };
+  })();
 
   if (latency?.state === 'over' && isShared(slice.tier)) {
     const fit = modelFit(platform, service);
@@ -351,6 +537,19 @@ export function recommend(options: {
       monthlySavingMicros: current,
       evidence,
     });
+  }
+  if (switchSharing) {
+    // The switch proposes the move to the other tier with its reason: a right-size to the same tier would repeat it.
+    return [
+      ...result.filter(
+        r =>
+          !(
+            r.kind === 'right-size' &&
+            r.target?.tier === switchSharing.target?.tier
+          ),
+      ),
+      switchSharing,
+    ];
   }
   return result;
 }

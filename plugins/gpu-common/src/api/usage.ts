@@ -283,7 +283,9 @@ export interface DailyCost extends CostFigures {
  * - `move-up`: memory above 95% of the slice (out-of-memory risk, a larger slice is needed), or a latency budget
  *   broken on a shared tier (an isolated slice is needed); its `reason` says which; the saving is negative;
  * - `idle`: utilisation below 20% for 30 minutes in production (the idle-GPU alert);
- * - `scale-to-zero`: no requests in the window; KEDA with `minReplicas: 0` would stop paying for it.
+ * - `scale-to-zero`: no requests in the window; KEDA with `minReplicas: 0` would stop paying for it;
+ * - `switch-sharing`: a service on a shared tier whose measured traffic suits the other sharing mode better (MPS to
+ *   time-slicing for bursty traffic, time-slicing to MPS for steady concurrent traffic); its `reason` says which.
  *
  * @public
  */
@@ -291,24 +293,35 @@ export type RecommendationKind =
   | 'right-size'
   | 'move-up'
   | 'idle'
-  | 'scale-to-zero';
+  | 'scale-to-zero'
+  | 'switch-sharing';
 
 /**
- * Why a `move-up` is advised:
+ * Why a `move-up` or a `switch-sharing` is advised:
  *
- * - `memory-pressure`: peak memory above 95% of the slice;
- * - `latency-budget-broken`: the service states a latency budget (`latencyBudget.p95Seconds`) and the p95 end-to-end
- *   latency measured over the window is above it while it runs on a shared tier (MPS or time-sliced): it is advised
- *   up to an isolated slice (MIG, else a dedicated GPU).
+ * - `memory-pressure` (move-up): peak memory above 95% of the slice;
+ * - `latency-budget-broken` (move-up): the service states a latency budget (`latencyBudget.p95Seconds`) and the p95
+ *   end-to-end latency measured over the window is above it while it runs on a shared tier (MPS or time-sliced): it
+ *   is advised up to an isolated slice (MIG, else a dedicated GPU);
+ * - `bursty-traffic` (switch-sharing, MPS to time-sliced): near idle at most of the window's steps, its bursts filling
+ *   its share, with few requests running at once: time-slicing gives it the whole GPU in turns instead of MPS's
+ *   fixed part of the threads;
+ * - `steady-concurrent-traffic` (switch-sharing, time-sliced to MPS): busy at nearly every step, steadily, with
+ *   several requests running at once: MPS runs the kernels of the pods sharing the GPU concurrently instead of
+ *   switching between them.
  *
  * @public
  */
-export type RecommendationReason = 'memory-pressure' | 'latency-budget-broken';
+export type RecommendationReason =
+  | 'memory-pressure'
+  | 'latency-budget-broken'
+  | 'bursty-traffic'
+  | 'steady-concurrent-traffic';
 
 /** @public */
 export interface Recommendation {
   kind: RecommendationKind;
-  /** Why it is advised; present on `move-up`. */
+  /** Why it is advised; present on `move-up` and `switch-sharing`. */
   reason?: RecommendationReason;
   severity: 'info' | 'warning' | 'critical';
   serviceId: string;
@@ -318,7 +331,7 @@ export interface Recommendation {
   message: string;
   /** Monthly allocation saving if applied; negative when the change costs more (move-up). */
   monthlySavingMicros: UsdMicros;
-  /** The slice proposed, for right-size and move-up. */
+  /** The slice proposed, for right-size, move-up and switch-sharing. */
   target?: {
     tier: SharingTier;
     pool: string;
@@ -335,6 +348,18 @@ export interface Recommendation {
     latencyP95Seconds?: number;
     /** The service's latency budget (`latencyBudget.p95Seconds`), when it states one. */
     latencyBudgetP95Seconds?: number;
+    /** switch-sharing: the window's steps at which the service's utilisation was measured. */
+    measuredSteps?: number;
+    /** switch-sharing: the share of those steps (0 to 1) at which it was near idle (below 10% of its share). */
+    idleStepShare?: number;
+    /** switch-sharing: its mean and highest utilisation of a step (of the share it holds, 0 to 1). */
+    meanStepUtilisation?: number;
+    peakStepUtilisation?: number;
+    /**
+     * switch-sharing: requests running at once (`vllm:num_requests_running`) per pod, averaged over the steps at
+     * which it ran any.
+     */
+    runningRequestsWhileServing?: number;
   };
 }
 

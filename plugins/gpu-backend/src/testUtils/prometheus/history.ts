@@ -134,6 +134,7 @@ export interface HistoryService {
   /** The pods run something other than vLLM: no vLLM series. */
   withoutVllm?: boolean;
   promptTokensPerSecond?: number;
+  /** vLLM requests running at once (`vllm:num_requests_running`) per pod while serving; 0 while `idle`. */
   running?: number;
   waiting?: number;
   kvCache?: number;
@@ -579,12 +580,15 @@ export function* openMetricsLines(spec: HistorySpec): Generator<string> {
         vllm,
         t => prompt * since(t),
       );
+      // No traffic, no request running: the gauge reads 0 while the service is idle.
+      const serving = (t: number) =>
+        !(service.idle ?? []).some(g => t > g.after && t <= g.until);
       add(
         'vllm:num_requests_running',
         'gauge',
         'vllm:num_requests_running',
         vllm,
-        () => service.running ?? 0,
+        t => (serving(t) ? service.running ?? 0 : 0),
       );
       add(
         'vllm:num_requests_waiting',

@@ -22,6 +22,8 @@ export interface SeededService {
   /** The model served (default llama-3.1-8b) and its dtype (default the model's); what the recommendations fit. */
   model?: string;
   dtype?: Dtype;
+  /** The request's max model length (default 8192). */
+  maxModelLen?: number;
   /** The latency budget the request states. */
   latencyBudget?: LatencyBudget;
   /** GPU-equivalents of all replicas. */
@@ -82,7 +84,7 @@ export async function seedUsageServices(options: {
         ...(s.dtype ? { dtype: s.dtype } : {}),
         ...(s.latencyBudget ? { latencyBudget: s.latencyBudget } : {}),
         runtime: 'vllm',
-        maxModelLen: 8192,
+        maxModelLen: s.maxModelLen ?? 8192,
         concurrency: 16,
         replicas,
         environment: s.environment,

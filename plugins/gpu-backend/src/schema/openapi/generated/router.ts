@@ -5325,14 +5325,27 @@ export const spec = {
         ],
         properties: {
           kind: {
+            description:
+              'switch-sharing: a service on a shared tier whose measured traffic suits the other sharing mode better (mps to time-sliced, or time-sliced to mps); its reason says why.',
             type: 'string',
-            enum: ['right-size', 'move-up', 'idle', 'scale-to-zero'],
+            enum: [
+              'right-size',
+              'move-up',
+              'idle',
+              'scale-to-zero',
+              'switch-sharing',
+            ],
           },
           reason: {
             description:
-              "Why it is advised; present on move-up. memory-pressure: peak memory above 95% of the slice. latency-budget-broken: the service's measured p95 end-to-end latency over the window is above its latencyBudget.p95Seconds on a shared tier (mps or time-sliced): it is advised up to an isolated slice (MIG or dedicated).",
+              "Why it is advised; present on move-up and switch-sharing. memory-pressure: peak memory above 95% of the slice. latency-budget-broken: the service's measured p95 end-to-end latency over the window is above its latencyBudget.p95Seconds on a shared tier (mps or time-sliced): it is advised up to an isolated slice (MIG or dedicated). bursty-traffic (mps to time-sliced): near idle at most steps of the window, its bursts filling its share, few requests running at once. steady-concurrent-traffic (time-sliced to mps): busy at nearly every step, steadily, with several requests running at once.",
             type: 'string',
-            enum: ['memory-pressure', 'latency-budget-broken'],
+            enum: [
+              'memory-pressure',
+              'latency-budget-broken',
+              'bursty-traffic',
+              'steady-concurrent-traffic',
+            ],
           },
           severity: {
             type: 'string',
@@ -5404,6 +5417,31 @@ export const spec = {
               latencyBudgetP95Seconds: {
                 description:
                   "The service's latencyBudget.p95Seconds, when it states one.",
+                type: 'number',
+              },
+              measuredSteps: {
+                description:
+                  "switch-sharing; the window's steps at which the service's utilisation was measured.",
+                type: 'number',
+              },
+              idleStepShare: {
+                description:
+                  'switch-sharing; the share of those steps (0 to 1) at which it was below 10% of its share.',
+                type: 'number',
+              },
+              meanStepUtilisation: {
+                description:
+                  'switch-sharing; its mean utilisation of a step, of the share it holds (0 to 1).',
+                type: 'number',
+              },
+              peakStepUtilisation: {
+                description:
+                  'switch-sharing; its highest utilisation of a step, of the share it holds (0 to 1).',
+                type: 'number',
+              },
+              runningRequestsWhileServing: {
+                description:
+                  'switch-sharing; requests running at once per pod (vllm:num_requests_running), averaged over the steps at which it ran any.',
                 type: 'number',
               },
             },

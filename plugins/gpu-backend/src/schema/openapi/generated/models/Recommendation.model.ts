@@ -10,9 +10,12 @@ import { RecommendationTarget } from '../models/RecommendationTarget.model';
  * @public
  */
 export interface Recommendation {
+  /**
+   * switch-sharing: a service on a shared tier whose measured traffic suits the other sharing mode better (mps to time-sliced, or time-sliced to mps); its reason says why.
+   */
   kind: RecommendationKindEnum;
   /**
-   * Why it is advised; present on move-up. memory-pressure: peak memory above 95% of the slice. latency-budget-broken: the service\'s measured p95 end-to-end latency over the window is above its latencyBudget.p95Seconds on a shared tier (mps or time-sliced): it is advised up to an isolated slice (MIG or dedicated).
+   * Why it is advised; present on move-up and switch-sharing. memory-pressure: peak memory above 95% of the slice. latency-budget-broken: the service\'s measured p95 end-to-end latency over the window is above its latencyBudget.p95Seconds on a shared tier (mps or time-sliced): it is advised up to an isolated slice (MIG or dedicated). bursty-traffic (mps to time-sliced): near idle at most steps of the window, its bursts filling its share, few requests running at once. steady-concurrent-traffic (time-sliced to mps): busy at nearly every step, steadily, with several requests running at once.
    */
   reason?: RecommendationReasonEnum;
   severity: RecommendationSeverityEnum;
@@ -36,13 +39,16 @@ export type RecommendationKindEnum =
   | 'right-size'
   | 'move-up'
   | 'idle'
-  | 'scale-to-zero';
+  | 'scale-to-zero'
+  | 'switch-sharing';
 /**
  * @public
  */
 export type RecommendationReasonEnum =
   | 'memory-pressure'
-  | 'latency-budget-broken';
+  | 'latency-budget-broken'
+  | 'bursty-traffic'
+  | 'steady-concurrent-traffic';
 /**
  * @public
  */

@@ -20,4 +20,24 @@ export interface RecommendationEvidence {
    * The service\'s latencyBudget.p95Seconds, when it states one.
    */
   latencyBudgetP95Seconds?: number;
+  /**
+   * switch-sharing; the window\'s steps at which the service\'s utilisation was measured.
+   */
+  measuredSteps?: number;
+  /**
+   * switch-sharing; the share of those steps (0 to 1) at which it was below 10% of its share.
+   */
+  idleStepShare?: number;
+  /**
+   * switch-sharing; its mean utilisation of a step, of the share it holds (0 to 1).
+   */
+  meanStepUtilisation?: number;
+  /**
+   * switch-sharing; its highest utilisation of a step, of the share it holds (0 to 1).
+   */
+  peakStepUtilisation?: number;
+  /**
+   * switch-sharing; requests running at once per pod (vllm:num_requests_running), averaged over the steps at which it ran any.
+   */
+  runningRequestsWhileServing?: number;
 }
