@@ -75,6 +75,9 @@ async function startBehindProxy(trustProxy: unknown) {
   return { from };
 }
 
+// Each test starts a backend; Jest's default 5 s was passed on a loaded machine.
+jest.setTimeout(30_000);
+
 describe('rate limiting of /api/gpu', () => {
   it("answers 429 past backend.rateLimit.plugin.gpu's limit, as Backstage's http router applies it", async () => {
     const { server } = await startTestBackend({

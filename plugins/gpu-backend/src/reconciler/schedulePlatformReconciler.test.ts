@@ -34,6 +34,9 @@ function l4Quota(clusterQueue: any): string {
     .find((f: any) => f.name === 'l4-ondemand').resources[0].nominalQuota;
 }
 
+// Each test starts a backend; Jest's default 5 s was passed on a loaded machine.
+jest.setTimeout(30_000);
+
 describe('the scheduled platform reconciler', () => {
   it('is scheduled once for all replicas, every 10 minutes unless configured', async () => {
     const { scheduleTask } = await start();
