@@ -5,18 +5,20 @@ import {
   ServiceRequest,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { FitAndPriceQuotes, QuoteService } from '../services/QuoteService';
-import { AuthorizedGovernance } from './AuthorizedGovernance';
+import { RecentTeamReadDecisions } from './RecentTeamReadDecisions';
 
 /**
  * Quotes as a caller may see them: everyone signed in gets each option's fit and price; the team's quota, use and
- * budget (and the verdicts they decide) only a caller who may read the team's quota, by the same decision as
- * `GET /teams/{team}/quota` (`AuthorizedGovernance.canReadTeam`). Others get `QuoteService.quoteFitAndPrice`.
+ * budget (and the verdicts they decide) only a caller who may read the team's quota, by the rule of
+ * `GET /teams/{team}/quota` (`AuthorizedGovernance.canReadTeam`: `gpu.service.read` on the team) applied to a
+ * decision of the policy at most a few seconds old (`RecentTeamReadDecisions`, `QUOTE_DECISION_TTL_MS`), so a burst
+ * of quotes from one form asks the permission backend once. Others get `QuoteService.quoteFitAndPrice`.
  */
 export class AuthorizedQuotes {
   constructor(
     private readonly options: {
       quotes: QuoteService & FitAndPriceQuotes;
-      governance: AuthorizedGovernance;
+      decisions: RecentTeamReadDecisions;
     },
   ) {}
 
@@ -25,8 +27,8 @@ export class AuthorizedQuotes {
     credentials: BackstageCredentials,
     request: ServiceRequest,
   ): Promise<Quote | QuoteWithoutTeamFigures> {
-    const { quotes, governance } = this.options;
-    return (await governance.canReadTeam(credentials, request.team))
+    const { quotes, decisions } = this.options;
+    return (await decisions.canReadTeam(credentials, request.team))
       ? quotes.quote(request)
       : quotes.quoteFitAndPrice(request);
   }

@@ -126,10 +126,27 @@ export class GpuAccess {
     permission: GpuServicePermission,
     teams: string[],
   ): Promise<string[]> {
+    const decision = await this.decision(credentials, permission);
+    return teams.filter(team => this.allowsTeam(decision, team));
+  }
+
+  /**
+   * The policy's decision on a `gpu-service` permission for the caller, conditions unresolved (one round trip to the
+   * permission backend): apply it to a team with {@link GpuAccess.allowsTeam}.
+   */
+  async decision(
+    credentials: BackstageCredentials,
+    permission: GpuServicePermission,
+  ): Promise<PolicyDecision> {
     const [decision] = await this.permissions.authorizeConditional(
       [{ permission }],
       { credentials },
     );
-    return teams.filter(team => this.isAllowed(decision, { team }));
+    return decision;
+  }
+
+  /** Whether a decision of {@link GpuAccess.decision} allows team-level data of the team (evaluated here). */
+  allowsTeam(decision: PolicyDecision, team: string): boolean {
+    return this.isAllowed(decision, { team });
   }
 }

@@ -14,6 +14,7 @@ import { AuthorizedServices } from './AuthorizedServices';
 import { AuthorizedUsage, GroupSource } from './AuthorizedUsage';
 import { ComponentSource } from './componentOwnership';
 import { GpuAccess } from './GpuAccess';
+import { RecentTeamReadDecisions } from './RecentTeamReadDecisions';
 
 /**
  * The authorized service layer of the gpu plugin: what the REST routes and the Actions Registry's actions both call
@@ -67,7 +68,10 @@ export function createAuthorizedApi(options: {
     access,
     services,
     governance,
-    quotes: new AuthorizedQuotes({ quotes: options.quotes, governance }),
+    quotes: new AuthorizedQuotes({
+      quotes: options.quotes,
+      decisions: new RecentTeamReadDecisions({ access }),
+    }),
     usage: options.usage
       ? new AuthorizedUsage({
           access,
