@@ -180,6 +180,17 @@ export function decide(
 }
 
 /**
+ * The status reason (words for people; its code is `AwaitingApproval`) of a service waiting for approval to be created:
+ * the approval's reasons, or, once none holds (weighed again after a quota or budget was raised), that nothing holds it
+ * back but an approver still decides.
+ */
+export function awaitingApprovalReason(reasons: ApprovalReason[]): string {
+  return reasons.length > 0
+    ? reasons.map(r => r.message).join('; ')
+    : 'Within quota, budget, pool capacity and policy now; waiting for an approver to decide';
+}
+
+/**
  * Refuses (`ConflictError`) to approve what would push the pool's held allocation (every team's) over its physical
  * capacity: nothing is granted beyond what the pool physically has, even with `allowOverQuota`.
  */

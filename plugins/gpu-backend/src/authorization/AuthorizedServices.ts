@@ -18,6 +18,7 @@ import { ServiceStatusRefresher } from '../services/ServiceStatusRefresher';
 import {
   toServiceView,
   toServiceViewFromLedger,
+  withApprovalStatusReason,
 } from '../services/toServiceView';
 import { actorOf } from './actorOf';
 import { assertComponentOfTeam, ComponentSource } from './componentOwnership';
@@ -122,7 +123,12 @@ export class AuthorizedServices {
     };
   }
 
-  /** A service with its manifests and (apply mode) its status read live from the cluster. */
+  /**
+   * A service with its manifests and (apply mode) its status read live from the cluster. A pending approval is
+   * weighed again now, as the approvals list weighs it (`GpuStore.previewApprovals`): its reasons, and the status line
+   * of a service waiting for it, say why it needs an approver now (a quota or budget raised since the request drops
+   * its reason); the audit trail keeps them as recorded.
+   */
   async get(
     credentials: BackstageCredentials,
     id: string,
@@ -131,7 +137,7 @@ export class AuthorizedServices {
     const { service, clusterStatus } =
       await this.options.statuses.refreshStatus(id);
     return {
-      ...(await this.view(service)),
+      ...(await this.viewNow(service)),
       manifests: (service.manifests ?? []) as GpuServiceDetail['manifests'],
       ...(clusterStatus ? { clusterStatus } : {}),
     };
@@ -219,6 +225,21 @@ export class AuthorizedServices {
       store.listApprovals({ serviceId: service.id }),
     ]);
     return toServiceViewFromLedger(service, reservations, approvals);
+  }
+
+  /** {@link AuthorizedServices.view} with the service's pending approval weighed again now. */
+  private async viewNow(service: ServiceRecord): Promise<GpuServiceView> {
+    const { store } = this.options;
+    const [reservations, recorded] = await Promise.all([
+      store.listReservations(service.id),
+      store.listApprovals({ serviceId: service.id }),
+    ]);
+    const approvals = await store.previewApprovals(recorded);
+    return toServiceViewFromLedger(
+      withApprovalStatusReason(service, approvals[approvals.length - 1]),
+      reservations,
+      approvals,
+    );
   }
 
   private async authorized(

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
 import {
   assess,
+  awaitingApprovalReason,
   decide,
   GovernanceContext,
   governanceReasons,
@@ -88,7 +89,7 @@ export async function createServiceInTransaction(
     generation: 1,
     status_changed_at: now,
     status_reason: decision.pending
-      ? decision.reasons.map(r => r.message).join('; ')
+      ? awaitingApprovalReason(decision.reasons)
       : null,
     request: JSON.stringify(input.request),
     placement: JSON.stringify(input.placement),

@@ -9,6 +9,7 @@ import {
   serviceObjectNames,
   WAKE_ENDPOINT_ANNOTATION,
 } from '@gpu-platform/backstage-plugin-gpu-node';
+import { awaitingApprovalReason } from '../admission';
 import { ApprovalRecord, ReservationRecord, ServiceRecord } from '../database';
 
 /** Annotation on a catalog Component naming the gpu service behind it. */
@@ -99,6 +100,27 @@ export function toServiceViewFromLedger(
     reservations.find(r => r.state === 'pending') ??
     reservations[reservations.length - 1];
   return toServiceView(service, current, approvals[approvals.length - 1]);
+}
+
+/**
+ * The service with the status line of `approval` as given: a service waiting for approval to be created says why it
+ * needs an approver as the approval does. Given an approval weighed again now (`GpuStore.previewApprovals`), a
+ * quota or budget raised since the request drops its over-quota or over-budget words from the status line, as from
+ * the approval's reasons. Any other service is returned as it is.
+ */
+export function withApprovalStatusReason(
+  service: ServiceRecord,
+  approval: ApprovalRecord | undefined,
+): ServiceRecord {
+  if (
+    service.status !== 'pending-approval' ||
+    service.reason !== 'AwaitingApproval' ||
+    approval?.state !== 'pending' ||
+    approval.kind !== 'create'
+  ) {
+    return service;
+  }
+  return { ...service, statusReason: awaitingApprovalReason(approval.reasons) };
 }
 
 export function toApprovalView(approval: ApprovalRecord): ApprovalView {

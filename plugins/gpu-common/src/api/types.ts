@@ -116,6 +116,14 @@ export interface ApprovalView {
   /** What is decided: a new service, or a change (tier, pool, replicas, model) of a live one. */
   kind: 'create' | 'change';
   state: 'pending' | 'approved' | 'rejected';
+  /**
+   * Why it needs an approver: `code` to switch on (`over-quota`, `over-budget`, `over-budget-this-month`,
+   * `spot-in-production`, `over-pool-capacity`, `policy`), `message` for people. A pending approval in `GET /approvals`
+   * and `GET /services/{id}` gives why it needs one now, weighed again on the current quotas, budgets, spend, pool
+   * capacity and policy (a quota raised since the request drops its `over-quota` reason; none once nothing holds it
+   * back); the audit trail's `approval.request` event keeps the reasons recorded with the request. A decided approval
+   * as recorded.
+   */
   reasons: { code: string; message: string }[];
   requestedBy: string;
   requestedAt: string;
@@ -206,7 +214,10 @@ export interface GpuServiceView {
   status: ServiceStatus;
   /** Why it has its status: the code to switch on. */
   reason: ServiceReason;
-  /** The same in words, for people; never parsed. */
+  /**
+   * The same in words, for people; never parsed. In `GET /services/{id}`, a service waiting for approval to be created
+   * says why it needs an approver now, as its `approval`'s reasons do.
+   */
   statusReason?: string;
   /** Spec generation: 1 at creation, one more at every accepted change. */
   generation: number;

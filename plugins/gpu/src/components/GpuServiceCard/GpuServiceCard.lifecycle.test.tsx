@@ -119,6 +119,29 @@ describe('GpuServiceCard for services that do not run', () => {
     ).toBeInTheDocument();
   });
 
+  it('shows why a request waits now: once the quota was raised, no over-quota reason, only the decision left', async () => {
+    // GET /services/:id weighs the pending approval again: the quota raised since the request leaves no reason.
+    const api = backend({
+      ...base,
+      status: 'pending-approval',
+      reason: 'AwaitingApproval',
+      statusReason:
+        'Within quota, budget, pool capacity and policy now; waiting for an approver to decide',
+      approval: { ...approval, reasons: [] },
+    });
+    await renderCard(api);
+
+    const notice = await screen.findByTestId('lifecycle-pending');
+    expect(notice).toHaveTextContent('Waiting for approval');
+    expect(notice).not.toHaveTextContent('0 of 2 left');
+    expect(notice).toHaveTextContent(
+      "It fits the team's quota and budget, the pool and the policy now: nothing holds it back but an approver's decision.",
+    );
+    expect(screen.getByTestId('lifecycle-held')).toHaveTextContent(
+      'Nothing is held yet',
+    );
+  });
+
   it('shows a change waiting for approval with what the running service still holds, and its figures', async () => {
     const api = backend({
       ...base,

@@ -46,7 +46,13 @@ export function describeLifecycle(
           approval.requestedAt,
         )}${isChange ? ' (a change of the running service)' : ''}.`,
       );
+      // The backend weighs a pending approval again when the service is read: its reasons are why it waits now.
       for (const reason of approval.reasons) details.push(reason.message);
+      if (approval.state === 'pending' && approval.reasons.length === 0) {
+        details.push(
+          "It fits the team's quota and budget, the pool and the policy now: nothing holds it back but an approver's decision.",
+        );
+      }
     }
     details.push(
       'A platform approver decides on the GPU page; the card updates when they do.',

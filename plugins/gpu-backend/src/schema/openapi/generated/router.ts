@@ -358,7 +358,7 @@ export const spec = {
       get: {
         operationId: 'getService',
         summary:
-          'One service with its rendered manifests and, in apply mode, what its cluster says (read live, within gpu.statusRefresh.timeout). A starting service whose Deployment is available becomes ready, a ready one that lost availability starting again, as the scheduled status refresh does.',
+          'One service with its rendered manifests and, in apply mode, what its cluster says (read live, within gpu.statusRefresh.timeout). A starting service whose Deployment is available becomes ready, a ready one that lost availability starting again, as the scheduled status refresh does. A pending approval is weighed again now, as GET /approvals weighs it: its reasons, and the status line of a service waiting for it, say why it needs an approver now.',
         responses: {
           '200': {
             description:
@@ -3342,6 +3342,8 @@ export const spec = {
             format: 'date-time',
           },
           reasons: {
+            description:
+              'Why it needs an approver: a code to switch on (over-quota, over-budget, over-budget-this-month, spot-in-production, over-pool-capacity, policy) and words for people. A pending approval in GET /approvals and GET /services/{id} gives why it needs one now, weighed again on the current quotas, budgets, spend, pool capacity and policy (a quota raised since the request drops its over-quota reason; none once nothing holds it back). As recorded with the request in the audit trail (event approval.request), and as recorded for a decided approval.',
             type: 'array',
             items: {
               type: 'object',
@@ -3415,6 +3417,8 @@ export const spec = {
             format: 'date-time',
           },
           reasons: {
+            description:
+              'Why it needs an approver: a code to switch on (over-quota, over-budget, over-budget-this-month, spot-in-production, over-pool-capacity, policy) and words for people. A pending approval in GET /approvals and GET /services/{id} gives why it needs one now, weighed again on the current quotas, budgets, spend, pool capacity and policy (a quota raised since the request drops its over-quota reason; none once nothing holds it back). As recorded with the request in the audit trail (event approval.request), and as recorded for a decided approval.',
             type: 'array',
             items: {
               type: 'object',
@@ -3785,7 +3789,7 @@ export const spec = {
           },
           statusReason: {
             description:
-              'Why the service is in its status in words, for people (never parsed; switch on reason).',
+              'Why the service is in its status in words, for people (never parsed; switch on reason). A service waiting for approval to be created (reason AwaitingApproval) says why it needs an approver now, as approval.reasons do; the service.create event of the audit trail keeps the words recorded with the request.',
             type: 'string',
           },
           generation: {

@@ -31,7 +31,7 @@ export interface GpuServiceDetail {
   status: ServiceStatus;
   reason: ServiceReason;
   /**
-   * Why the service is in its status in words, for people (never parsed; switch on reason).
+   * Why the service is in its status in words, for people (never parsed; switch on reason). A service waiting for approval to be created (reason AwaitingApproval) says why it needs an approver now, as approval.reasons do; the service.create event of the audit trail keeps the words recorded with the request.
    */
   statusReason?: string;
   /**
