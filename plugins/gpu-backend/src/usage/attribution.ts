@@ -23,7 +23,10 @@ export interface AttributionTarget {
   deployment: string;
   modelName: string;
   tier: SharingTier;
-  /** GPU share of one replica (N, compute slices / 7, or 1/R). */
+  /**
+   * GPU share one replica holds, as its cost counts it (`chargedSharePerReplica`: its reservation's GPU-equivalents /
+   * replicas): a MIG instance's power is its GPU's x this share, a shared device's busy time is divided by it.
+   */
   gpuSharePerReplica: number;
   /** Replicas the service runs (default 1): coverage is of every replica over the span. */
   replicas?: number;
@@ -450,7 +453,7 @@ export function attributeUsage(
               value: timeSum(watts) * target.gpuSharePerReplica,
               method: 'nominal',
               confidence: 'low',
-              note: "the GPU's power x the instance's share of compute slices",
+              note: "the GPU's power x the instance's share of the GPU, as its cost counts it",
             }
           : covered(
               { value: timeSum(watts), method, confidence: 'high' },

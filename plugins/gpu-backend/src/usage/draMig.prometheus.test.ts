@@ -34,7 +34,7 @@ const databases = TestDatabases.create({ ids: ['SQLITE_3'] });
 const platform = parsePlatform(demoPlatformConfig);
 const prometheusVersions = prometheusVersionsUnderTest();
 
-/** a100-mig: 27.447 per node-hour, 8 A100s per node; a 1g.10gb and a 2g.20gb weigh 1/7 and 2/7 of a GPU. */
+/** a100-mig: 27.447 per node-hour, 8 A100s per node; the services below hold 1/7 (1g.10gb) and 2/7 (2g.20gb) of a GPU. */
 const A100_GPU_HOUR = 27.447 / 8;
 /** The whole A100 under `translator`'s instance: busy, with most of its memory used by other instances. */
 const PARENT: { utilisation: Wave; memoryMiB: Wave; totalMiB: number } = {
@@ -50,8 +50,18 @@ const CLASSIFIER_INSTANCE: Wave = { mean: 55, amplitude: 10 };
 const REVIEWER_INSTANCE: Wave = { mean: 30, amplitude: 6 };
 /** Each A100's power, watts: dcgm-exporter reports it on every MIG instance's series (and on the parent GPU's). */
 const A100_WATTS = 280;
-/** The 1g.10gb instance's share of its A100, as the pool's slices weigh it: what its power estimate takes. */
-const SHARE_1G = slicesFor(platform, 'a100-mig').find(
+/**
+ * The share of its A100 one 1g.10gb instance is charged for: the reservation's GPU-equivalents per replica (1/7 for
+ * `translator`, 2/7 for `reviewer`'s 2 replicas). Its cost and its power estimate both take it.
+ */
+const SHARE_1G = 1 / 7;
+/** The same for `classifier`'s 2g.20gb instance (2/7). */
+const SHARE_2G = 2 / 7;
+/**
+ * What the pool's current layout weighs a 1g.10gb (2/15 of an A100 in the demo's a100-mig, by memory slices): not
+ * what these services hold, so a power estimate with it would disagree with their cost.
+ */
+const LAYOUT_SHARE_1G = slicesFor(platform, 'a100-mig').find(
   s => s.tier === 'mig' && s.migProfile === '1g.10gb',
 )!.gpuShare;
 
@@ -115,6 +125,7 @@ function draMigHistory(end: number): HistorySpec {
         utilisation: CLASSIFIER_INSTANCE,
         memoryMiB: { mean: 15000 },
         totalMiB: 19968,
+        power: { mean: A100_WATTS },
         tokensPerSecond: 60,
       },
       {
@@ -304,12 +315,13 @@ describe.each(prometheusVersions.available)(
       expect(card.engineActive).toBeUndefined();
       // The GPU's 61 GB are not the instance's.
       expect(card.memory).toBeUndefined();
-      // The GPU's power is the estimate's input, whichever series carries the pod: the A100's watts x the instance's
-      // share of it.
+      // The GPU's power is the estimate's input, whichever series carries the pod: the A100's watts x the share of it
+      // the service is charged for (its reservation's 1/7, as the cost below), not the layout's weight (2/15).
       expect(card.powerWatts).toMatchObject({
         method: 'nominal',
         confidence: 'low',
       });
+      expect(LAYOUT_SHARE_1G).not.toBeCloseTo(SHARE_1G, 3);
       expect(card.powerWatts!.value).toBeCloseTo(A100_WATTS * SHARE_1G, 3);
       // The charts hold none of the parent GPU's series (the instance's own carry no pod).
       expect(card.series.utilisation).toEqual([]);
@@ -320,9 +332,10 @@ describe.each(prometheusVersions.available)(
 
       const cost = await usage.serviceCost(ids.translator, '24h');
       expect(cost.metrics).toMatchObject({ state: 'partial' });
-      // Cost follows the allocation: 1/7 of an A100 for 24 hours, nothing split into usage and idle.
+      // Cost follows the allocation: 1/7 of an A100 for 24 hours, nothing split into usage and idle; the same share
+      // as the power estimate's.
       expect(cents(cost.allocationMicros)).toBe(
-        dollarsToCents((A100_GPU_HOUR / 7) * 24),
+        dollarsToCents(A100_GPU_HOUR * SHARE_1G * 24),
       );
       expect(cost.utilisation).toBeUndefined();
       expect(cost.usageMicros).toBeUndefined();
@@ -344,8 +357,15 @@ describe.each(prometheusVersions.available)(
         Math.max(...card.series.utilisation.map(p => p.value)),
       ).toBeLessThanOrEqual(0.65 + 1e-9);
 
+      // Power as with the device plugin: the instance's series carries the A100's watts, x the 2/7 it is charged for.
+      expect(card.powerWatts).toMatchObject({
+        method: 'nominal',
+        confidence: 'low',
+      });
+      expect(card.powerWatts!.value).toBeCloseTo(A100_WATTS * SHARE_2G, 3);
+
       const cost = await usage.serviceCost(ids.classifier, '24h');
-      const allocation = ((A100_GPU_HOUR * 2) / 7) * 24;
+      const allocation = A100_GPU_HOUR * SHARE_2G * 24;
       expect(cents(cost.allocationMicros)).toBe(dollarsToCents(allocation));
       expect(cents(cost.usageMicros)).toBe(
         dollarsToCents(allocation * utilisation),
@@ -379,13 +399,14 @@ describe.each(prometheusVersions.available)(
       expect(
         Math.max(...card.series.memoryUsedBytes.map(p => p.value)),
       ).toBeCloseTo(7000 * 1024 * 1024, -3);
-      // Power: each replica's A100 (an instance's series on node 3, the parent's copy on node 4) x the instance's share.
+      // Power: each replica's A100 (an instance's series on node 3, the parent's copy on node 4) x the share each
+      // replica is charged for (the reservation's 2/7 over 2 replicas), as the cost below.
       expect(card.powerWatts!.value).toBeCloseTo(2 * A100_WATTS * SHARE_1G, 3);
 
       const cost = await usage.serviceCost(ids.reviewer, '24h');
       expect(cost.metrics).toMatchObject({ state: 'partial' });
       // The allocation of both replicas; its usage part the measured replica's only.
-      const allocation = ((A100_GPU_HOUR * 2) / 7) * 24;
+      const allocation = 2 * A100_GPU_HOUR * SHARE_1G * 24;
       expect(cents(cost.allocationMicros)).toBe(dollarsToCents(allocation));
       expect(cents(cost.usageMicros)).toBe(
         dollarsToCents(

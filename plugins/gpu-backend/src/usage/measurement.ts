@@ -49,6 +49,27 @@ export interface Measurement {
 
 export type UsageTarget = AttributionTarget & MetricTarget;
 
+/**
+ * The share of a GPU one replica of a service holds, as it is charged: its reservation's GPU-equivalents (the held
+ * one, else its latest) / its replicas, the units its allocation cost counts (`allocationInRange`). Only a service
+ * without any reservation falls back to its slice's weight in the pool's current layout (`Slice.gpuShare`), else 1.
+ * Whatever is apportioned to one replica (a MIG instance's power from its GPU's, a shared device's busy time) takes
+ * this share, so it is the same as the cost's: a MIG pool's layout weighing a profile differently today (e.g. 2/15 of
+ * an A100 for a 1g.10gb) does not change the share a service holding 1/7 is charged for.
+ */
+export function chargedSharePerReplica(
+  allocation: ServiceAllocation,
+  slice: { gpuShare: number } | undefined,
+): number {
+  const { service, reservations } = allocation;
+  const replicas = Math.max(1, service.request.replicas);
+  const held =
+    reservations.find(r => r.state === 'held') ??
+    reservations[reservations.length - 1];
+  if (held && held.gpuEquivalents > 0) return held.gpuEquivalents / replicas;
+  return slice?.gpuShare ?? 1;
+}
+
 /** What attribution and the PromQL scope need to know about one service. */
 export function usageTarget(
   context: UsageContext,
@@ -58,9 +79,6 @@ export function usageTarget(
   const { service, reservations } = allocation;
   const slice = serviceSlice(context.platform, service);
   const replicas = Math.max(1, service.request.replicas);
-  const held =
-    reservations.find(r => r.state === 'held') ??
-    reservations[reservations.length - 1];
   return {
     id: service.id,
     namespace: service.namespace,
@@ -68,8 +86,7 @@ export function usageTarget(
     modelName: service.request.name,
     tier: service.tier,
     shared: service.tier === 'mps' || service.tier === 'time-sliced',
-    gpuSharePerReplica:
-      slice?.gpuShare ?? (held ? held.gpuEquivalents / replicas : 1),
+    gpuSharePerReplica: chargedSharePerReplica(allocation, slice),
     replicas,
     // A dry run spends nothing and bills no usage: whatever runs under its name is measured over the whole window.
     ...(window && service.mode !== 'dry-run'

@@ -6,7 +6,6 @@ import {
   pooledCost,
   ServiceThroughput,
   ServiceTokenCosts,
-  Slice,
   splitTokenCost,
   splitTokenCostByTime,
   TokenCostSplit,
@@ -28,8 +27,9 @@ const ASSUMED_SPLIT: TokenCostSplit = {
  *   histograms (`splitTokenCostByTime`, `inputOutputSplit.basis` `measured`), else with an input token weighing 1/10
  *   of an output token (`splitTokenCost`, the quote's convention, `assumed`); per request over the requests it
  *   completed;
- * - else `estimated`: an hour of its replicas at their capacity fully busy (`throughput`), with requests of the
- *   quote's assumed 700 prompt + 300 output tokens (`tokenPrices`).
+ * - else `estimated`: an hour of its replicas at their capacity fully busy (`throughput`), each replica costing the
+ *   share of a GPU it is charged for (`sharePerReplica`, `chargedSharePerReplica`: as its allocation cost counts
+ *   it), with requests of the quote's assumed 700 prompt + 300 output tokens (`tokenPrices`).
  *
  * Undefined when neither tokens nor a capacity are known.
  */
@@ -41,9 +41,10 @@ export function serviceTokenCosts(options: {
   phases?: PhaseSeconds;
   throughput?: ServiceThroughput;
   price?: PoolPrice;
-  slice?: Slice;
+  /** GPU share one replica is charged for (`chargedSharePerReplica`); absent when its pool left the config. */
+  sharePerReplica?: number;
 }): ServiceTokenCosts | undefined {
-  const { served, throughput, price, slice } = options;
+  const { served, throughput, price, sharePerReplica } = options;
   const promptTokens = served?.promptTokens ?? 0;
   const generatedTokens = served?.generatedTokens ?? 0;
   if (promptTokens > 0 || generatedTokens > 0) {
@@ -67,8 +68,10 @@ export function serviceTokenCosts(options: {
       inputOutputSplit,
     };
   }
-  if (!throughput || !price || !slice) return undefined;
-  const hourly = pooledCost(price, slice.gpuShare, 1, throughput.replicas);
+  if (!throughput || !price || !sharePerReplica || sharePerReplica <= 0) {
+    return undefined;
+  }
+  const hourly = pooledCost(price, sharePerReplica, 1, throughput.replicas);
   const prices = tokenPrices(hourly, throughput.capacityTokensPerSecond);
   return {
     basis: 'estimated',

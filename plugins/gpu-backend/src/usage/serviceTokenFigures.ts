@@ -6,7 +6,7 @@ import {
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { ServiceAllocation } from './AllocationReader';
 import type { CapacitySource } from './measuredCapacities';
-import { prometheusClient } from './measurement';
+import { chargedSharePerReplica, prometheusClient } from './measurement';
 import { serviceSlice } from './serviceSlice';
 import { serviceThroughput } from './serviceThroughput';
 import { serviceTokenCosts } from './serviceTokenCosts';
@@ -84,6 +84,7 @@ export async function serviceTokenFigures(options: {
       : {}),
     capacities,
   });
+  const slice = serviceSlice(context.platform, service);
   const completed = requests?.ok
     ? requests.data.get(vllmKey(target))
     : undefined;
@@ -102,7 +103,9 @@ export async function serviceTokenFigures(options: {
       : {}),
     throughput,
     price: context.prices.get(service.pool),
-    slice: serviceSlice(context.platform, service),
+    ...(slice
+      ? { sharePerReplica: chargedSharePerReplica(allocation, slice) }
+      : {}),
   });
   return {
     ...(throughput ? { throughput } : {}),
