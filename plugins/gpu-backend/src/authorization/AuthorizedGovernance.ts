@@ -27,10 +27,7 @@ import {
   QuotaSpec,
 } from '../database';
 import { ServiceManager } from '../services/ServiceManager';
-import {
-  toApprovalView,
-  toServiceViewFromLedger,
-} from '../services/toServiceView';
+import { toApprovalView } from '../services/toServiceView';
 import { actorOf } from './actorOf';
 import { AuthorizedServices } from './AuthorizedServices';
 import { GpuAccess } from './GpuAccess';
@@ -126,19 +123,14 @@ export class AuthorizedGovernance {
       ...query,
       visibleTo: visibility.visibleTo,
     });
-    // Pending approvals show what approving now would grant beyond quota, budget and capacity.
-    const [items, listings] = await Promise.all([
-      this.options.store.previewApprovals(page.items),
-      this.options.store.listServicesWithReservations({
-        ids: [...new Set(page.items.map(a => a.serviceId))],
-      }),
-    ]);
-    const services = new Map(
-      listings.map(l => [
-        l.service.id,
-        toServiceViewFromLedger(l.service, l.reservations, l.approvals),
-      ]),
-    );
+    const listings = await this.options.store.listServicesWithReservations({
+      ids: [...new Set(page.items.map(a => a.serviceId))],
+    });
+    // Pending approvals show why they need an approver now and what approving now would grant beyond quota, budget
+    // and capacity; their services as GET /services/:id shows them. One read of the ledger for the page.
+    const { views, approvals: items } =
+      await this.options.authorizedServices.viewsNow(listings, page.items);
+    const services = new Map(views.map(v => [v.id, v]));
     return {
       items: items.map(a => {
         const service = services.get(a.serviceId);

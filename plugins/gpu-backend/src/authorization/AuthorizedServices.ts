@@ -12,14 +12,17 @@ import {
   UpdateServiceBody,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { GpuServiceResource } from '@gpu-platform/backstage-plugin-gpu-node';
-import { GpuStore, Page, ServicePageQuery, ServiceRecord } from '../database';
+import {
+  ApprovalRecord,
+  GpuStore,
+  Page,
+  ServiceListing,
+  ServicePageQuery,
+  ServiceRecord,
+} from '../database';
 import { PlacementCheck, ServiceManager } from '../services/ServiceManager';
 import { ServiceStatusRefresher } from '../services/ServiceStatusRefresher';
-import {
-  toServiceView,
-  toServiceViewFromLedger,
-  withApprovalStatusReason,
-} from '../services/toServiceView';
+import { toServiceView, toServiceViewWeighed } from '../services/toServiceView';
 import { actorOf } from './actorOf';
 import { assertComponentOfTeam, ComponentSource } from './componentOwnership';
 import { GpuAccess } from './GpuAccess';
@@ -101,7 +104,10 @@ export class AuthorizedServices {
     };
   }
 
-  /** One page of the services the caller may read. */
+  /**
+   * One page of the services the caller may read, each as {@link AuthorizedServices.get} shows it: a pending approval
+   * weighed again now, on one read of the ledger for the page.
+   */
   async list(
     credentials: BackstageCredentials,
     query: ServiceListQuery,
@@ -116,9 +122,7 @@ export class AuthorizedServices {
       visibleTo: visibility.visibleTo,
     });
     return {
-      items: page.items.map(l =>
-        toServiceViewFromLedger(l.service, l.reservations, l.approvals),
-      ),
+      items: (await this.viewsNow(page.items)).views,
       nextCursor: page.nextCursor,
     };
   }
@@ -137,7 +141,7 @@ export class AuthorizedServices {
     const { service, clusterStatus } =
       await this.options.statuses.refreshStatus(id);
     return {
-      ...(await this.viewNow(service)),
+      ...(await this.view(service)),
       manifests: (service.manifests ?? []) as GpuServiceDetail['manifests'],
       ...(clusterStatus ? { clusterStatus } : {}),
     };
@@ -217,29 +221,46 @@ export class AuthorizedServices {
     );
   }
 
-  /** The service as the API shows it, from its ledger entries and approvals. */
+  /**
+   * The service as the API shows it, from its ledger entries and approvals, with its pending approval weighed again
+   * now (see {@link AuthorizedServices.viewsNow}): the answer of a write says what GET /services/:id says next.
+   */
   async view(service: ServiceRecord): Promise<GpuServiceView> {
     const { store } = this.options;
     const [reservations, approvals] = await Promise.all([
       store.listReservations(service.id),
       store.listApprovals({ serviceId: service.id }),
     ]);
-    return toServiceViewFromLedger(service, reservations, approvals);
+    return (await this.viewsNow([{ service, reservations, approvals }]))
+      .views[0];
   }
 
-  /** {@link AuthorizedServices.view} with the service's pending approval weighed again now. */
-  private async viewNow(service: ServiceRecord): Promise<GpuServiceView> {
-    const { store } = this.options;
-    const [reservations, recorded] = await Promise.all([
-      store.listReservations(service.id),
-      store.listApprovals({ serviceId: service.id }),
-    ]);
-    const approvals = await store.previewApprovals(recorded);
-    return toServiceViewFromLedger(
-      withApprovalStatusReason(service, approvals[approvals.length - 1]),
-      reservations,
-      approvals,
+  /**
+   * The listed services as the API shows them, each with its latest approval weighed again now, and `approvals`
+   * weighed with them: one `GpuStore.previewApprovals` for all, so one read of the ledger (and none when nothing is
+   * pending). A pending approval's reasons, and the status line of a service waiting for it, say why it needs an
+   * approver now (a quota or budget raised since the request drops its reason); the audit trail keeps them as
+   * recorded.
+   */
+  async viewsNow(
+    listings: ServiceListing[],
+    approvals: ApprovalRecord[] = [],
+  ): Promise<{ views: GpuServiceView[]; approvals: ApprovalRecord[] }> {
+    const toWeigh = new Map(
+      [...approvals, ...listings.flatMap(l => l.approvals.slice(-1))].map(a => [
+        a.id,
+        a,
+      ]),
     );
+    const weighed = new Map(
+      (await this.options.store.previewApprovals([...toWeigh.values()])).map(
+        a => [a.id, a],
+      ),
+    );
+    return {
+      views: listings.map(l => toServiceViewWeighed(l, weighed)),
+      approvals: approvals.map(a => weighed.get(a.id) ?? a),
+    };
   }
 
   private async authorized(

@@ -10,7 +10,12 @@ import {
   WAKE_ENDPOINT_ANNOTATION,
 } from '@gpu-platform/backstage-plugin-gpu-node';
 import { awaitingApprovalReason } from '../admission';
-import { ApprovalRecord, ReservationRecord, ServiceRecord } from '../database';
+import {
+  ApprovalRecord,
+  ReservationRecord,
+  ServiceListing,
+  ServiceRecord,
+} from '../database';
 
 /** Annotation on a catalog Component naming the gpu service behind it. */
 export const SERVICE_ID_ANNOTATION = 'gpu.backstage.io/service-id';
@@ -121,6 +126,23 @@ export function withApprovalStatusReason(
     return service;
   }
   return { ...service, statusReason: awaitingApprovalReason(approval.reasons) };
+}
+
+/**
+ * The view of a listed service with its approvals as weighed again now (`weighed`, by id, as
+ * `GpuStore.previewApprovals` answers them; one not in it as recorded), and the status line of its latest one
+ * ({@link withApprovalStatusReason}): what GET /services/:id answers, for a list weighed on one read.
+ */
+export function toServiceViewWeighed(
+  listing: ServiceListing,
+  weighed: ReadonlyMap<string, ApprovalRecord>,
+): GpuServiceView {
+  const approvals = listing.approvals.map(a => weighed.get(a.id) ?? a);
+  return toServiceViewFromLedger(
+    withApprovalStatusReason(listing.service, approvals[approvals.length - 1]),
+    listing.reservations,
+    approvals,
+  );
 }
 
 export function toApprovalView(approval: ApprovalRecord): ApprovalView {

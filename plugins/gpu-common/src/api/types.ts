@@ -118,11 +118,11 @@ export interface ApprovalView {
   state: 'pending' | 'approved' | 'rejected';
   /**
    * Why it needs an approver: `code` to switch on (`over-quota`, `over-budget`, `over-budget-this-month`,
-   * `spot-in-production`, `over-pool-capacity`, `policy`), `message` for people. A pending approval in `GET /approvals`
-   * and `GET /services/{id}` gives why it needs one now, weighed again on the current quotas, budgets, spend, pool
-   * capacity and policy (a quota raised since the request drops its `over-quota` reason; none once nothing holds it
-   * back); the audit trail's `approval.request` event keeps the reasons recorded with the request. A decided approval
-   * as recorded.
+   * `spot-in-production`, `over-pool-capacity`, `policy`), `message` for people. A pending approval (in
+   * `GET /approvals`, and a service's in `GET /services`, `GET /services/{id}` and the answers of its writes) gives why
+   * it needs one now, weighed again on the current quotas, budgets, spend, pool capacity and policy (a quota raised
+   * since the request drops its `over-quota` reason; none once nothing holds it back); the audit trail's
+   * `approval.request` event keeps the reasons recorded with the request. A decided approval as recorded.
    */
   reasons: { code: string; message: string }[];
   requestedBy: string;
@@ -215,8 +215,8 @@ export interface GpuServiceView {
   /** Why it has its status: the code to switch on. */
   reason: ServiceReason;
   /**
-   * The same in words, for people; never parsed. In `GET /services/{id}`, a service waiting for approval to be created
-   * says why it needs an approver now, as its `approval`'s reasons do.
+   * The same in words, for people; never parsed. A service waiting for approval to be created says why it needs an
+   * approver now, as its `approval`'s reasons do (the audit trail's `service.create` event keeps the recorded words).
    */
   statusReason?: string;
   /** Spec generation: 1 at creation, one more at every accepted change. */

@@ -203,7 +203,7 @@ export const spec = {
       get: {
         operationId: 'listServices',
         summary:
-          "One page of the services the caller may read (gpu.service.read; others' services are left out, never a 403), newest first.",
+          "One page of the services the caller may read (gpu.service.read; others' services are left out, never a 403), newest first. A pending approval is weighed again now, as GET /services/{id} weighs it (one read for the page).",
         parameters: [
           {
             name: 'team',
@@ -3343,7 +3343,7 @@ export const spec = {
           },
           reasons: {
             description:
-              'Why it needs an approver: a code to switch on (over-quota, over-budget, over-budget-this-month, spot-in-production, over-pool-capacity, policy) and words for people. A pending approval in GET /approvals and GET /services/{id} gives why it needs one now, weighed again on the current quotas, budgets, spend, pool capacity and policy (a quota raised since the request drops its over-quota reason; none once nothing holds it back). As recorded with the request in the audit trail (event approval.request), and as recorded for a decided approval.',
+              "Why it needs an approver: a code to switch on (over-quota, over-budget, over-budget-this-month, spot-in-production, over-pool-capacity, policy) and words for people. A pending approval (in GET /approvals, and a service's in GET /services, GET /services/{id} and the answers of its writes) gives why it needs one now, weighed again on the current quotas, budgets, spend, pool capacity and policy (a quota raised since the request drops its over-quota reason; none once nothing holds it back). As recorded with the request in the audit trail (event approval.request), and as recorded for a decided approval.",
             type: 'array',
             items: {
               type: 'object',
@@ -3418,7 +3418,7 @@ export const spec = {
           },
           reasons: {
             description:
-              'Why it needs an approver: a code to switch on (over-quota, over-budget, over-budget-this-month, spot-in-production, over-pool-capacity, policy) and words for people. A pending approval in GET /approvals and GET /services/{id} gives why it needs one now, weighed again on the current quotas, budgets, spend, pool capacity and policy (a quota raised since the request drops its over-quota reason; none once nothing holds it back). As recorded with the request in the audit trail (event approval.request), and as recorded for a decided approval.',
+              "Why it needs an approver: a code to switch on (over-quota, over-budget, over-budget-this-month, spot-in-production, over-pool-capacity, policy) and words for people. A pending approval (in GET /approvals, and a service's in GET /services, GET /services/{id} and the answers of its writes) gives why it needs one now, weighed again on the current quotas, budgets, spend, pool capacity and policy (a quota raised since the request drops its over-quota reason; none once nothing holds it back). As recorded with the request in the audit trail (event approval.request), and as recorded for a decided approval.",
             type: 'array',
             items: {
               type: 'object',

@@ -21,7 +21,7 @@ export interface ApprovalView {
   requestedBy: string;
   requestedAt: Date;
   /**
-   * Why it needs an approver: a code to switch on (over-quota, over-budget, over-budget-this-month, spot-in-production, over-pool-capacity, policy) and words for people. A pending approval in GET /approvals and GET /services/{id} gives why it needs one now, weighed again on the current quotas, budgets, spend, pool capacity and policy (a quota raised since the request drops its over-quota reason; none once nothing holds it back). As recorded with the request in the audit trail (event approval.request), and as recorded for a decided approval.
+   * Why it needs an approver: a code to switch on (over-quota, over-budget, over-budget-this-month, spot-in-production, over-pool-capacity, policy) and words for people. A pending approval (in GET /approvals, and a service\'s in GET /services, GET /services/{id} and the answers of its writes) gives why it needs one now, weighed again on the current quotas, budgets, spend, pool capacity and policy (a quota raised since the request drops its over-quota reason; none once nothing holds it back). As recorded with the request in the audit trail (event approval.request), and as recorded for a decided approval.
    */
   reasons: Array<ApprovalViewReasonsInner>;
   decidedBy?: string;
