@@ -15,19 +15,24 @@ import {
   serviceStatus,
   statusOfUnheld,
 } from './measurement';
+import { PrometheusClient } from '../metrics/PrometheusClient';
 import { monthToDateCosts } from './monthToDateCosts';
 import { recommend } from './recommendations';
 import { serviceSlice } from './serviceSlice';
 import { UsageContext } from './usageContext';
 import { unixSeconds } from './usageWindow';
 
-/** Cost rows of services over a window, plus month-to-date and recommendations. */
+/**
+ * Cost rows of services over a window, plus month-to-date and recommendations. `client` is the API request's
+ * Prometheus client when the caller asks more of it at the same time (`/services/:id/cost`), so all the request's
+ * queries share its `concurrency.perRequest` bound; else one of its own.
+ */
 export async function summariseCosts(
   context: UsageContext,
   allocations: ServiceAllocation[],
   window: UsageWindow,
+  client: PrometheusClient | undefined = prometheusClient(context),
 ) {
-  const client = prometheusClient(context);
   const now = DateTime.fromISO(window.end, { zone: 'utc' });
   const monthEnd = now.endOf('month').plus({ milliseconds: 1 });
   const [measurement, mtd] = await Promise.all([

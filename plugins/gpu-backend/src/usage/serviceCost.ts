@@ -11,7 +11,11 @@ import { ServiceAllocation } from './AllocationReader';
 import { allocationInRange } from './allocation';
 import { CostSnapshot } from './CostSnapshotStore';
 import { summariseCosts } from './costSummary';
-import { serviceTokenFigures } from './serviceTokenFigures';
+import { prometheusClient } from './measurement';
+import {
+  serviceTokenFigures,
+  serviceTokenQueries,
+} from './serviceTokenFigures';
 import { dayOf, UsageContext } from './usageContext';
 
 /** The stored days of a service within a window (across month boundaries), by day. */
@@ -84,11 +88,13 @@ export async function serviceCost(
   window: UsageWindow,
 ): Promise<ServiceCost> {
   const id = allocation.service.id;
-  const { rows, month, now } = await summariseCosts(
-    context,
-    [allocation],
-    window,
-  );
+  // One client for the request's queries: the token figures' four are asked beside the measurement's, within the
+  // same `concurrency.perRequest` bound, not after them (issue 22: they were a last round trip of their own).
+  const client = prometheusClient(context);
+  const [{ rows, month, now }, tokenAnswers] = await Promise.all([
+    summariseCosts(context, [allocation], window, client),
+    serviceTokenQueries(context, allocation, window, client),
+  ]);
   const [row] = rows;
   const { service, reservations, spending } = allocation;
   const price = context.prices.get(service.pool);
@@ -135,6 +141,7 @@ export async function serviceCost(
     allocationMicros: summary.allocationMicros,
     served: row.usage,
     capacities: context.capacities,
+    answers: tokenAnswers,
   });
   return {
     serviceId: service.id,

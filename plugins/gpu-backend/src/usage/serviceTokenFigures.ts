@@ -4,6 +4,7 @@ import {
   UsageWindow,
   UsdMicros,
 } from '@gpu-platform/backstage-plugin-gpu-common';
+import { PrometheusClient, QueryResult } from '../metrics/PrometheusClient';
 import { ServiceAllocation } from './AllocationReader';
 import type { CapacitySource } from './measuredCapacities';
 import { chargedSharePerReplica, prometheusClient } from './measurement';
@@ -21,10 +22,47 @@ import {
   vllmKey,
 } from './vllmQueries';
 
+/** The four vLLM answers {@link serviceTokenFigures} reads, each undefined without Prometheus. */
+export type ServiceTokenAnswers = Array<
+  QueryResult<Map<string, number>> | undefined
+>;
+
+/**
+ * Asks Prometheus for one service's sustained tokens/s, completed requests and prefill and decode seconds over the
+ * window (four queries, through `client`: `/services/:id/cost` passes the request's own, so they run beside its
+ * measurement's queries within one `concurrency.perRequest` bound instead of after them).
+ */
+export function serviceTokenQueries(
+  context: UsageContext,
+  allocation: ServiceAllocation,
+  window: UsageWindow,
+  client: PrometheusClient | undefined = prometheusClient(context),
+): Promise<ServiceTokenAnswers> {
+  const { service } = allocation;
+  const target: VllmTarget = {
+    namespace: service.namespace,
+    modelName: service.request.name,
+  };
+  const end = unixSeconds(window.end);
+  const ask = (promql: string) => {
+    if (!client) return undefined;
+    const run = () => queryByTarget(client, promql, end);
+    return context.vllmQueries
+      ? context.vllmQueries.get(promql, end, run)
+      : run();
+  };
+  return Promise.all([
+    ask(sustainedThroughputQuery([target], window.durationSeconds)),
+    ask(completedRequestsQuery([target], window.durationSeconds)),
+    ask(phaseSecondsQuery([target], window.durationSeconds, 'prefill')),
+    ask(phaseSecondsQuery([target], window.durationSeconds, 'decode')),
+  ]);
+}
+
 /**
  * The throughput and token figures of one service's cost over a window: its sustained tokens/s and completed
- * requests and the seconds its requests spent in prefill and decode from Prometheus (four queries, through the
- * bounded client), its prompt and generated tokens from the
+ * requests and the seconds its requests spent in prefill and decode from Prometheus (`answers` of
+ * {@link serviceTokenQueries}, asked here when not given), its prompt and generated tokens from the
  * window's measurement, and, only when it has no throughput of its own, the measured capacities of services of the
  * same model and slice shape (cached, see `MeasuredCapacities`). Without Prometheus (or when it fails) the figures fall back to the estimates.
  */
@@ -36,6 +74,8 @@ export async function serviceTokenFigures(options: {
   served?: { promptTokens?: number; generatedTokens?: number };
   /** Asked only when the service has no throughput measurement of its own. */
   capacities?: CapacitySource;
+  /** The answers of {@link serviceTokenQueries}, when already asked. */
+  answers?: ServiceTokenAnswers;
 }): Promise<{
   throughput?: ServiceThroughput;
   tokenCosts?: ServiceTokenCosts;
@@ -46,21 +86,8 @@ export async function serviceTokenFigures(options: {
     namespace: service.namespace,
     modelName: service.request.name,
   };
-  const client = prometheusClient(context);
-  const end = unixSeconds(window.end);
-  const ask = (promql: string) => {
-    if (!client) return undefined;
-    const run = () => queryByTarget(client, promql, end);
-    return context.vllmQueries
-      ? context.vllmQueries.get(promql, end, run)
-      : run();
-  };
-  const [sustained, requests, prefill, decode] = await Promise.all([
-    ask(sustainedThroughputQuery([target], window.durationSeconds)),
-    ask(completedRequestsQuery([target], window.durationSeconds)),
-    ask(phaseSecondsQuery([target], window.durationSeconds, 'prefill')),
-    ask(phaseSecondsQuery([target], window.durationSeconds, 'decode')),
-  ]);
+  const [sustained, requests, prefill, decode] =
+    options.answers ?? (await serviceTokenQueries(context, allocation, window));
   const own = sustained?.ok ? sustained.data.get(vllmKey(target)) : undefined;
   const capacities =
     own !== undefined && own > 0
