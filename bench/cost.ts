@@ -5,8 +5,8 @@
  * create-blocks-from openmetrics`:
  *
  * - **Cost card**: `GET /services/:id/cost?window=30d` for one dedicated service over 30 days of 1-minute data, next
- *   to the raw PromQL the route issues (recorded from the route, then replayed straight to Prometheus with the same
- *   concurrency). Target: route <= 1.1x raw.
+ *   to the raw PromQL the route issues (recorded from the route, then replayed straight to Prometheus all at once,
+ *   the route's lower bound; the route keeps `concurrency.perRequest` in flight). Target: route <= 1.1x raw.
  * - **Overview**: `GET /overview` for 10,000 services of every tier: the PromQL query count (and the count for 12
  *   services, which must not be smaller), route time and raw PromQL time. Target: route <= 1.2x raw.
  *
