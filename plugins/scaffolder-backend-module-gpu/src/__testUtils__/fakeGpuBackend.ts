@@ -1,6 +1,7 @@
 import {
   AutoscaledReplicasPolicy,
   ClusterMode,
+  dedicatedGpuLimitReason,
   demoPlatformConfig,
   describeRollout,
   allowanceFromConfig,
@@ -26,6 +27,7 @@ import {
   ServiceReason,
   ServiceStatus,
   resolveServiceSettings,
+  spotInProductionReason,
   surgeFit,
   validateServiceRequest,
 } from '@gpu-platform/backstage-plugin-gpu-common';
@@ -299,14 +301,30 @@ export function fakeGpuBackend(
       pool: placement.pool,
     });
     // A preview goes by the quote's verdict; a create also by the store's admission check, as the backend does.
-    const reasons = [
-      ...(option.verdict === 'allowed' ? [] : option.reasons),
-      ...(preview ? [] : overCapacityReasons(placement, option)),
-      ...(preview
-        ? []
-        : overQuotaReasons(request.team, option.slice.pool, option)),
-    ];
-    const pending = reasons.length > 0;
+    const quoteReasons = option.verdict === 'allowed' ? [] : option.reasons;
+    const admissionReasons = preview
+      ? []
+      : [
+          ...overCapacityReasons(placement, option),
+          ...overQuotaReasons(request.team, option.slice.pool, option),
+        ];
+    const pending = quoteReasons.length + admissionReasons.length > 0;
+    // A create answers its pending approval weighed as the backend weighs it now (GET /services/:id says the same):
+    // the environment's dedicated-GPU limit and spot in production, then admission's own reasons; the quote's
+    // words for quota and capacity are not repeated.
+    const environment = platform.environments.find(
+      e => e.name === request.environment,
+    )!;
+    const reasons = preview
+      ? quoteReasons
+      : [
+          dedicatedGpuLimitReason(environment, option.slice, option.replicas),
+          spotInProductionReason(
+            environment,
+            platform.pools.find(p => p.name === placement.pool)!,
+          ),
+          ...admissionReasons,
+        ].filter((r): r is string => r !== undefined);
     const mode: ClusterMode = body.mode ?? clusterMode;
     let status: ServiceStatus = 'approved';
     let reason: ServiceReason =
@@ -318,7 +336,8 @@ export function fakeGpuBackend(
       reason = 'AwaitingApproval';
       statusReason = preview
         ? `Would wait for approval: ${reasons.join('; ')}`
-        : reasons.join('; ');
+        : reasons.join('; ') ||
+          'Within quota, budget, pool capacity and policy now; waiting for an approver to decide';
     } else if (preview) {
       statusReason = 'Dry-run: nothing was stored, reserved or applied';
     } else if (mode === 'apply') {
