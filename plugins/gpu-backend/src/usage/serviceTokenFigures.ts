@@ -7,7 +7,7 @@ import {
 import { PrometheusClient, QueryResult } from '../metrics/PrometheusClient';
 import { ServiceAllocation } from './AllocationReader';
 import type { CapacitySource } from './measuredCapacities';
-import { chargedSharePerReplica, prometheusClient } from './measurement';
+import { chargedSharePerReplica } from './measurement';
 import { serviceSlice } from './serviceSlice';
 import { serviceThroughput } from './serviceThroughput';
 import { serviceTokenCosts } from './serviceTokenCosts';
@@ -36,7 +36,7 @@ export function serviceTokenQueries(
   context: UsageContext,
   allocation: ServiceAllocation,
   window: UsageWindow,
-  client: PrometheusClient | undefined = prometheusClient(context),
+  client: PrometheusClient | undefined,
 ): Promise<ServiceTokenAnswers> {
   const { service } = allocation;
   const target: VllmTarget = {
@@ -62,7 +62,7 @@ export function serviceTokenQueries(
 /**
  * The throughput and token figures of one service's cost over a window: its sustained tokens/s and completed
  * requests and the seconds its requests spent in prefill and decode from Prometheus (`answers` of
- * {@link serviceTokenQueries}, asked here when not given), its prompt and generated tokens from the
+ * {@link serviceTokenQueries}), its prompt and generated tokens from the
  * window's measurement, and, only when it has no throughput of its own, the measured capacities of services of the
  * same model and slice shape (cached, see `MeasuredCapacities`). Without Prometheus (or when it fails) the figures fall back to the estimates.
  */
@@ -74,8 +74,8 @@ export async function serviceTokenFigures(options: {
   served?: { promptTokens?: number; generatedTokens?: number };
   /** Asked only when the service has no throughput measurement of its own. */
   capacities?: CapacitySource;
-  /** The answers of {@link serviceTokenQueries}, when already asked. */
-  answers?: ServiceTokenAnswers;
+  /** The answers of {@link serviceTokenQueries}, asked beside the request's other queries. */
+  answers: ServiceTokenAnswers;
 }): Promise<{
   throughput?: ServiceThroughput;
   tokenCosts?: ServiceTokenCosts;
@@ -86,8 +86,7 @@ export async function serviceTokenFigures(options: {
     namespace: service.namespace,
     modelName: service.request.name,
   };
-  const [sustained, requests, prefill, decode] =
-    options.answers ?? (await serviceTokenQueries(context, allocation, window));
+  const [sustained, requests, prefill, decode] = options.answers;
   const own = sustained?.ok ? sustained.data.get(vllmKey(target)) : undefined;
   const capacities =
     own !== undefined && own > 0
