@@ -26,7 +26,7 @@ import HourglassEmpty from '@material-ui/icons/HourglassEmpty';
 import RemoveCircleOutline from '@material-ui/icons/RemoveCircleOutline';
 import Schedule from '@material-ui/icons/Schedule';
 import { ReactElement } from 'react';
-import { formatAge } from '../common';
+import { formatAge, useNow } from '../common';
 import {
   describeAdmission,
   describePodPhase,
@@ -204,6 +204,8 @@ function PodTable(props: { pods: ClusterPodStatus[]; idPrefix: string }) {
 function WarningList(props: { warnings: ClusterWarning[]; idPrefix: string }) {
   const classes = useStyles();
   const { warnings } = props;
+  // "last 3 minutes ago" keeps up with the clock while the card stays open, polled or not.
+  const now = useNow();
   const headingId = `${props.idPrefix}-warnings-heading`;
   const shown = warnings.slice(0, LIST_LIMIT);
   return (
@@ -225,7 +227,7 @@ function WarningList(props: { warnings: ClusterWarning[]; idPrefix: string }) {
                 </Typography>
               }
               secondary={`${w.count} time${w.count === 1 ? '' : 's'}${
-                w.lastSeen ? `, last ${formatAge(w.lastSeen)}` : ''
+                w.lastSeen ? `, last ${formatAge(w.lastSeen, now)}` : ''
               }`}
             />
           </ListItem>
@@ -292,12 +294,16 @@ export function ClusterStatusSection(props: {
   const { service, clusterStatus, polling } = props;
   // Ids unique per service, for headings that label their section, table and list.
   const idPrefix = `gpu-cluster-${service.id}`;
+  // A ready service is not polled: "read 2 minutes ago" keeps up with the clock instead of staying "just now".
+  const now = useNow();
   const read = clusterStatus.error
     ? `Cluster ${clusterStatus.cluster}, read attempted ${formatAge(
         clusterStatus.observedAt,
+        now,
       )}`
     : `Cluster ${clusterStatus.cluster}, read ${formatAge(
         clusterStatus.observedAt,
+        now,
       )}`;
   return (
     <Box

@@ -1,0 +1,42 @@
+import { act, render, screen } from '@testing-library/react';
+import {
+  admittedStatus,
+  appliedSummariser,
+} from '../../__testUtils__/gpuFixtures';
+import { RELATIVE_TIME_REFRESH_MS } from '../common/RelativeTime';
+import { ClusterStatusSection } from './ClusterStatusSection';
+
+describe('ClusterStatusSection', () => {
+  beforeEach(() => {
+    jest.useFakeTimers();
+    jest.setSystemTime(new Date('2026-12-02T10:00:00Z'));
+  });
+  afterEach(() => jest.useRealTimers());
+
+  it('keeps its relative times up with the clock while a ready service is not polled', () => {
+    const clusterStatus = admittedStatus({ now: Date.now() });
+    render(
+      <ClusterStatusSection
+        service={appliedSummariser({ status: 'ready', clusterStatus })}
+        clusterStatus={clusterStatus}
+        polling={false}
+      />,
+    );
+    expect(screen.getByTestId('cluster-status-observed')).toHaveTextContent(
+      /read just now/,
+    );
+    expect(screen.getByTestId('cluster-warnings')).toHaveTextContent(
+      '12 times, last 3 minutes ago',
+    );
+
+    act(() => {
+      jest.advanceTimersByTime(2 * 60_000 + RELATIVE_TIME_REFRESH_MS);
+    });
+    expect(screen.getByTestId('cluster-status-observed')).toHaveTextContent(
+      /read 2 minutes ago/,
+    );
+    expect(screen.getByTestId('cluster-warnings')).toHaveTextContent(
+      '12 times, last 5 minutes ago',
+    );
+  });
+});
