@@ -282,21 +282,64 @@ describe.each(databases.eachSupportedId())('ServiceManager on %p', id => {
     const changed = await manager.update(second.id, { replicas: 2 }, USER);
     expect(changed.service.status).toBe('starting');
     hold.release();
+    // What it read before the change is never written: it reads the new version and its cluster again.
     const afterChange = await staleBeforeChange;
-    expect(afterChange.changed).toBe(false);
-    expect(afterChange.service.status).toBe('starting');
+    expect(afterChange.service).toMatchObject({
+      status: 'starting',
+      statusReason: expect.stringMatching(/^Waiting for the Deployment: /),
+    });
     expect(await statusEvents(store, second.id)).toEqual([
       `approved->applying (${USER})`,
       `applying->starting (${USER})`,
       `starting->applying (${USER})`,
       `applying->starting (${USER})`,
+      // Two replicas wanted, one available: still starting, with why.
+      `starting->starting (${STATUS_REFRESH_ACTOR})`,
     ]);
-    // The next refresh reads the new version: two replicas wanted, one available, so still starting.
+    // The next refresh finds nothing more to write.
     const next = await statuses.refreshStatus(second.id);
-    expect(next.service).toMatchObject({
+    expect(next.changed).toBe(false);
+    expect(next.service.statusReason).toBe(afterChange.service.statusReason);
+  });
+
+  it('answers a status and a cluster status of one read when its write loses to a writer that read the cluster earlier', async () => {
+    const { manager, statuses, store, api, cluster } = await setup();
+    const { service } = await manager.create({ request: devSummariser }, USER);
+    cluster.replicaSet();
+    const pod = cluster.pod(0, 'gated');
+    const quotaMessage =
+      "couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor l4-ondemand, 1 more needed";
+    cluster.workload(pod, { admitted: false, message: quotaMessage });
+    await statuses.readClusterStatus(service);
+    const eventsPath = api.requests.find(r =>
+      r.path.startsWith(`/api/v1/namespaces/${TEAM}/events?`),
+    )!.path;
+
+    const hold = api.hold('GET', eventsPath);
+    const refresh = statuses.refreshStatus(service.id);
+    await hold.reached;
+    // Meanwhile the reconciler writes what it read before Kueue had evaluated the Workload.
+    const earlier = (await store.getService(service.id))!;
+    await store.updateServiceStatus({
+      id: service.id,
       status: 'starting',
-      statusReason: expect.stringMatching(/^Waiting for the Deployment: /),
+      reason: 'KueuePending',
+      statusReason: 'Waiting for Kueue admission: not evaluated by Kueue yet',
+      expectedStatus: [earlier.status],
+      expectedUpdatedAt: earlier.updatedAt,
+      actor: 'system:test-reconciler',
     });
+    hold.release();
+
+    const answer = await refresh;
+    expect(answer.clusterStatus?.admission?.message).toBe(quotaMessage);
+    expect(answer.service.statusReason).toBe(
+      `Waiting for Kueue admission: ${quotaMessage}`,
+    );
+    expect(answer.changed).toBe(true);
+    expect((await store.getService(service.id))!.statusReason).toBe(
+      answer.service.statusReason,
+    );
   });
 
   it('resumes an apply interrupted by a backend that stopped, on one replica, and the late original cannot overwrite it', async () => {

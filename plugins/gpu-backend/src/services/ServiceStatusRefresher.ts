@@ -22,6 +22,13 @@ export const STATUS_REFRESH_ACTOR = 'system:gpu-status-refresh';
 /** Services the scheduled refresh reads at the same time. */
 const REFRESH_BATCH = 4;
 
+/**
+ * Reads and writes of one refresh: a write that loses its compare-and-set to another writer (the reconciler, another
+ * replica) reads the cluster again and decides from the version that won, so the answer's status and cluster status
+ * come from one read.
+ */
+const REFRESH_ATTEMPTS = 3;
+
 /** Statuses in which a service in apply mode may have objects in its cluster, so its cluster status is read. */
 const IN_CLUSTER_STATUSES: ServiceStatus[] = [
   'applying',
@@ -83,6 +90,9 @@ export interface StatusRefresh {
   /** Whether this refresh changed the stored status or reason. */
   changed: boolean;
 }
+
+/** One attempt of a refresh: whether its write lost the compare-and-set (the service changed after it was read). */
+type RefreshAttempt = StatusRefresh & { lostRace?: boolean };
 
 /** Outcome of {@link ServiceStatusRefresher.refreshStatuses}. */
 export interface StatusRefreshSummary {
@@ -184,13 +194,25 @@ export class ServiceStatusRefresher {
   /**
    * Reads the service's cluster status and, for a `starting` or `ready` service, stores what it implies: `ready`
    * when the Deployment is available, else `starting` with why (Kueue's pending message, a failing pod, ...). The
-   * write is conditional on the status and `updatedAt` it was computed from, so a service changed, re-applied or
-   * deleted meanwhile is left alone. Used by `GET /services/:id` and the scheduled refresh.
+   * write is conditional on the status and `updatedAt` it was computed from, so what it read is never written over a
+   * service changed, re-applied or deleted meanwhile: the refresh reads that version and its cluster again and
+   * decides from them (at most {@link REFRESH_ATTEMPTS} reads). Used by `GET /services/:id` and the scheduled refresh.
    */
   async refreshStatus(
     id: string,
     actor: string = STATUS_REFRESH_ACTOR,
   ): Promise<StatusRefresh> {
+    for (let attempt = 1; ; attempt++) {
+      const { lostRace, ...refresh } = await this.refreshOnce(id, actor);
+      if (!lostRace || attempt === REFRESH_ATTEMPTS) return refresh;
+    }
+  }
+
+  /** One read of the service and its cluster, and the conditional write it implies. */
+  private async refreshOnce(
+    id: string,
+    actor: string,
+  ): Promise<RefreshAttempt> {
     const service = await getService(this.options.store, id);
     const live = await this.readLive(service);
     const clusterStatus = live?.clusterStatus;
@@ -219,6 +241,7 @@ export class ServiceStatusRefresher {
         service: result.service,
         clusterStatus,
         changed: result.written,
+        lostRace: !result.written,
       };
     }
     const drift = driftOf(service, clusterStatus);
@@ -268,6 +291,7 @@ export class ServiceStatusRefresher {
         : result.service,
       clusterStatus,
       changed: result.written,
+      lostRace: !result.written,
     };
   }
 
@@ -281,7 +305,7 @@ export class ServiceStatusRefresher {
     service: ServiceRecord,
     clusterStatus: ServiceClusterStatus,
     actor: string,
-  ): Promise<StatusRefresh> {
+  ): Promise<RefreshAttempt> {
     const unchanged = { service, clusterStatus, changed: false };
     const deployment = clusterStatus.deployment;
     if (
@@ -316,7 +340,12 @@ export class ServiceStatusRefresher {
       });
       await this.recordRun(service, result.service, clusterStatus);
     }
-    return { service: result.service, clusterStatus, changed: result.written };
+    return {
+      service: result.service,
+      clusterStatus,
+      changed: result.written,
+      lostRace: !result.written,
+    };
   }
 
   /** A service available on the cluster it moved to: removed from the one it left (when the option is given). */
