@@ -340,6 +340,16 @@ export const gpuPlugin = createBackendPlugin({
           resumeAttempts: statusSettings.resumeAttempts,
           inHand: id => queue?.has(id) ?? false,
         });
+        const batchJobs = createBatchJobs({
+          platform,
+          store,
+          target,
+          factory,
+          applier,
+          clusters: routes,
+          logger,
+          requestTimeoutMs: statusSettings.readTimeoutMs,
+        });
         // Apply clusters, and GitOps clusters read with a read-only credential, have their services' status read.
         if (anyApplier || gitopsStatusReaders.size > 0) {
           await scheduleStatusTasks({
@@ -348,6 +358,7 @@ export const gpuPlugin = createBackendPlugin({
             resumer,
             settings: statusSettings,
             logger,
+            batchJobs: anyApplier ? batchJobs : undefined,
           });
         }
 
@@ -425,16 +436,7 @@ export const gpuPlugin = createBackendPlugin({
             }),
             store,
             clusters: clusterConfig.list(),
-            batchJobs: createBatchJobs({
-              platform,
-              store,
-              target,
-              factory,
-              applier,
-              clusters: routes,
-              logger,
-              requestTimeoutMs: statusSettings.readTimeoutMs,
-            }),
+            batchJobs,
           }),
         );
         httpRouter.addAuthPolicy({ path: '/health', allow: 'unauthenticated' });

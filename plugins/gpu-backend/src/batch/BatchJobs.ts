@@ -5,7 +5,9 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import {
   allowanceUnits,
   GPU_UNITS_PER_EQUIVALENT,
+  heldCost,
   Platform,
+  poolPrices,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   batchPodsAtOnce,
@@ -20,7 +22,7 @@ import {
   KubernetesObjectClient,
   KubernetesRequestError,
 } from '../cluster';
-import { GpuStore } from '../database';
+import { BatchJobRecord, GpuStore } from '../database';
 import { platformOnCluster } from '../reconciler/platformOnCluster';
 import { renderTeamQueueDependencies } from '../reconciler/renderKueueObjects';
 import { readBatchJobStatus } from './readBatchJobStatus';
@@ -29,6 +31,9 @@ import {
   BatchJobSubmission,
   SubmitBatchJobBody,
 } from './types';
+
+/** The actor of releases the plugin makes when a Job has finished or is gone. */
+export const BATCH_RELEASE_ACTOR = 'system:gpu-batch-release';
 
 /** Collaborators of {@link BatchJobs}. */
 export interface BatchJobsOptions {
@@ -74,7 +79,7 @@ export class BatchJobs {
   ): Promise<BatchJobSubmission> {
     const { store } = this.options;
     const resolved = resolveBatchJob(this.options.platform, body.request);
-    const podsAtOnce = await this.checkQuota(resolved);
+    await this.checkQuota(resolved);
     const { target, applier, client } = this.clusterOf(resolved.pool.cluster);
     // The Job's cluster holds its own pools and the queues of the teams with quota there (see platformOnCluster).
     const here = platformOnCluster(
@@ -91,6 +96,26 @@ export class BatchJobs {
       : body.mode ?? configured;
     const id = mode === 'dry-run' ? 'dry-run' : randomUUID();
     const job = renderBatchJob(platform, body.request, { batchId: id });
+    if (mode === 'apply') {
+      await this.refuseExisting(resolved, client);
+    }
+    // The ledger's answer: the pods the team's free quota holds now, reserved (outside a dry run) atomically with it.
+    const held = await store.reserveBatchJob({
+      id,
+      name: body.request.name,
+      namespace: resolved.namespace,
+      team: resolved.team.name,
+      environment: resolved.environment.name,
+      pool: resolved.pool.name,
+      cluster: resolved.pool.cluster,
+      mode,
+      parallelism: body.request.parallelism,
+      minParallelism: resolved.minParallelism,
+      gpusPerPod: body.request.gpusPerPod,
+      monthlyCostMicrosPerGpu: this.monthlyCostMicrosPerGpu(resolved.pool.name),
+      actor,
+    });
+    const podsAtOnce = held.podsAtOnce;
     const submission = (manifests: KubernetesObject[]): BatchJobSubmission => ({
       id,
       name: body.request.name,
@@ -105,7 +130,6 @@ export class BatchJobs {
     if (mode === 'dry-run') return submission([job]);
     let manifests: KubernetesObject[] = [job];
     if (mode === 'apply') {
-      await this.refuseExisting(resolved, client);
       manifests = [
         ...renderTeamQueueDependencies(
           platform,
@@ -117,7 +141,21 @@ export class BatchJobs {
         ),
         job,
       ];
-      await applier!.apply(manifests);
+      try {
+        await applier!.apply(manifests);
+      } catch (error) {
+        // Nothing runs: give the quota back, as of when it was taken.
+        await store.releaseBatchJob({
+          id,
+          reason: `apply failed: ${(error as Error)?.message ?? error}`.slice(
+            0,
+            1000,
+          ),
+          actor,
+          rolledBack: true,
+        });
+        throw error;
+      }
     }
     const { request } = body;
     await store.recordAuditEvent({
@@ -164,19 +202,106 @@ export class BatchJobs {
     let notFound: unknown;
     for (const { client, target } of readable) {
       try {
-        return await readBatchJobStatus({
+        const status = await readBatchJobStatus({
           client: client!,
           cluster: target.name ?? '',
           kueueApiVersion: platform.kueue.apiVersion,
           namespace,
           name,
         });
+        if (status.state === 'succeeded' || status.state === 'failed') {
+          await this.releaseWhere(
+            j =>
+              j.namespace === namespace &&
+              j.name === name &&
+              this.clusterOf(j.cluster).target.name === target.name,
+            `the Job ${status.state === 'succeeded' ? 'completed' : 'failed'}`,
+          );
+        }
+        return status;
       } catch (error) {
         if (!(error instanceof NotFoundError)) throw error;
         notFound = error;
       }
     }
     throw notFound;
+  }
+
+  /**
+   * Releases the reservations of batch jobs that have finished (Complete or Failed) or are gone from their cluster,
+   * as their cluster reports them (apply mode; a GitOps batch job is not read back and keeps its reservation). A
+   * cluster that cannot be read releases nothing of its jobs this time.
+   */
+  async releaseFinished(): Promise<{
+    checked: number;
+    released: Array<{ id: string; reason: string }>;
+    unreadable: string[];
+  }> {
+    const { store, platform } = this.options;
+    const active = (await store.listActiveBatchJobs()).filter(
+      j => j.mode === 'apply',
+    );
+    const released: Array<{ id: string; reason: string }> = [];
+    const unreadable: string[] = [];
+    let checked = 0;
+    for (const job of active) {
+      const { client, target } = this.clusterOf(job.cluster);
+      if (!client || target.mode !== 'apply') continue;
+      checked += 1;
+      let reason: string | undefined;
+      try {
+        const status = await readBatchJobStatus({
+          client,
+          cluster: target.name ?? '',
+          kueueApiVersion: platform.kueue.apiVersion,
+          namespace: job.namespace,
+          name: job.name,
+        });
+        if (status.state === 'succeeded') reason = 'the Job completed';
+        if (status.state === 'failed') reason = 'the Job failed';
+      } catch (error) {
+        if (error instanceof NotFoundError) {
+          reason = 'the Job is gone from its cluster';
+        } else {
+          unreadable.push(job.id);
+          this.options.logger.warn(
+            `Could not read GPU batch job ${job.namespace}/${job.name} to release its quota: ${error}`,
+          );
+        }
+      }
+      if (reason) {
+        const done = await store.releaseBatchJob({
+          id: job.id,
+          reason,
+          actor: BATCH_RELEASE_ACTOR,
+        });
+        if (done) released.push({ id: job.id, reason });
+      }
+    }
+    return { checked, released, unreadable };
+  }
+
+  /** Releases the active batch jobs `which` selects. */
+  private async releaseWhere(
+    which: (job: BatchJobRecord) => boolean,
+    reason: string,
+  ): Promise<void> {
+    const { store } = this.options;
+    for (const job of (await store.listActiveBatchJobs()).filter(which)) {
+      await store.releaseBatchJob({
+        id: job.id,
+        reason,
+        actor: BATCH_RELEASE_ACTOR,
+      });
+    }
+  }
+
+  /** The pool's price of one GPU for a month (`hoursPerMonth`), what a reservation's monthly cost counts. */
+  private monthlyCostMicrosPerGpu(pool: string): number {
+    const price = poolPrices(this.options.platform).get(pool);
+    return price
+      ? heldCost(price, 1, this.options.platform.hoursPerMonth * 3600)
+      : 0;
   }
 
   /** The cluster of a pool's Jobs: that cluster, else the default one. */

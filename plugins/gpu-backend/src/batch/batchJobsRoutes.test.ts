@@ -112,7 +112,7 @@ describe('POST /batch-jobs and GET /batch-jobs/:namespace/:name', () => {
     expect(res.body.error.message).toContain(message);
   });
 
-  it('answers the Job for the repository in GitOps mode and records the submission in the audit trail', async () => {
+  it('answers the Job for the repository in GitOps mode, reserves its GPUs in the ledger and records both in the audit trail', async () => {
     const res = await submit('carol', {
       request: { ...ocr, name: 'ocr-gitops', namespace: 'batch' },
       mode: 'gitops',
@@ -123,6 +123,51 @@ describe('POST /batch-jobs and GET /batch-jobs/:namespace/:name', () => {
     ]);
     const audit = await http
       .get(`/api/gpu/audit?subjectId=${res.body.id}`)
+      .set('Authorization', asUser('carol'))
+      .expect(200);
+    expect(audit.body.items).toEqual([
+      expect.objectContaining({
+        action: 'batch-job.submit',
+        subjectType: 'batch-job',
+        after: expect.objectContaining({ podsAtOnce: 6 }),
+      }),
+      expect.objectContaining({
+        actor: 'user:default/carol',
+        action: 'batch-job.reserve',
+        subjectType: 'batch-job',
+        team: 'search',
+        after: expect.objectContaining({
+          name: 'ocr-gitops',
+          pool: 'spot-l4',
+          podsAtOnce: 6,
+          gpusPerPod: 1,
+          state: 'active',
+        }),
+      }),
+    ]);
+    // The team's used quota counts the Job's six GPUs, as it counts services'.
+    const quota = await http
+      .get('/api/gpu/teams/search/quota')
+      .set('Authorization', asUser('carol'))
+      .expect(200);
+    expect(quota.body.reservedGpuEquivalents['spot-l4']).toBe(6);
+    // Nothing is free on spot-l4 now: the next submission is refused, even a dry run, saying why.
+    const next = await submit('carol', { request: ocr, dryRun: true }).expect(
+      409,
+    );
+    expect(next.body.error.message).toContain(
+      'Team search has 0 of its 6 GPUs on spot-l4 free now (services and batch jobs hold the rest)',
+    );
+  });
+
+  it('refuses a dry run while the quota is held and keeps the submission in the audit trail', async () => {
+    const res = await submit('carol', {
+      request: { ...ocr, name: 'ocr-gitops-2', namespace: 'batch' },
+      dryRun: true,
+    }).expect(409);
+    expect(res.body.error.message).toContain('fewer than the 1 the Job needs');
+    const audit = await http
+      .get(`/api/gpu/audit?action=batch-job.submit`)
       .set('Authorization', asUser('carol'))
       .expect(200);
     expect(audit.body.items).toEqual([

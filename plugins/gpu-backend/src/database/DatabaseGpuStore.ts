@@ -58,9 +58,18 @@ import {
   checkStatus,
   updateServiceStatusInTransaction,
 } from './serviceStatusUpdate';
+import {
+  listActiveBatchJobs,
+  listBatchJobAllocations,
+  releaseBatchJobInTransaction,
+  reserveBatchJobInTransaction,
+} from './batchJobs';
 import { isRetryableTransactionError, isUniqueViolation } from './transactions';
 import {
   ApprovalPageQuery,
+  BatchJobRecord,
+  BatchJobReservation,
+  ReserveBatchJobInput,
   ApprovalRecord,
   AuditEventPage,
   CreateServiceInput,
@@ -460,6 +469,36 @@ export class DatabaseGpuStore implements GpuStore {
 
   async listClusterDrift(): Promise<ClusterDriftReport[]> {
     return readClusterDrift(this.db);
+  }
+
+  async reserveBatchJob(
+    input: ReserveBatchJobInput,
+  ): Promise<BatchJobReservation> {
+    return this.transaction(tx =>
+      reserveBatchJobInTransaction(tx, this.governance, input),
+    );
+  }
+
+  async releaseBatchJob(input: {
+    id: string;
+    reason: string;
+    actor: string;
+    rolledBack?: boolean;
+  }): Promise<BatchJobRecord | undefined> {
+    return this.transaction(tx =>
+      releaseBatchJobInTransaction(tx, {
+        ...input,
+        now: this.governance.now(),
+      }),
+    );
+  }
+
+  async listActiveBatchJobs(): Promise<BatchJobRecord[]> {
+    return listActiveBatchJobs(this.db);
+  }
+
+  async listBatchJobAllocations(filter: { team?: string } = {}) {
+    return listBatchJobAllocations(this.db, filter);
   }
 
   /** Runs `fn` in a transaction, again when PostgreSQL aborted it for a retryable reason. */

@@ -147,7 +147,7 @@ async function readPageLedger(
         },
       ]),
     ),
-    held: new Map(heldRows.map(row => [row.service_id, row])),
+    held: new Map(heldRows.map(row => [row.service_id ?? '', row])),
     teamQuotas: new Map(teamQuotas.map(row => [row.team, row])),
     poolQuotas: new Map(
       poolQuotas.map(row => [`${row.team}/${row.pool}`, row]),

@@ -2,6 +2,7 @@ import type { JsonObject } from '@backstage/types';
 import {
   ApprovalRecord,
   AuditEvent,
+  BatchJobRecord,
   AuditSubjectType,
   ClusterMode,
   ReservationRecord,
@@ -54,7 +55,10 @@ export interface ServiceRow {
 
 export interface ReservationRow {
   id: string;
-  service_id: string;
+  /** The service it belongs to; null for a batch job's. */
+  service_id: string | null;
+  /** The batch job it belongs to; null (or absent before the batch job migration) for a service's. */
+  batch_job_id?: string | null;
   team: string;
   pool: string;
   gpu_units: number | string;
@@ -190,7 +194,8 @@ export function toServiceRecord(row: ServiceRow): ServiceRecord {
 export function toReservationRecord(row: ReservationRow): ReservationRecord {
   return {
     id: row.id,
-    serviceId: row.service_id,
+    serviceId: row.service_id ?? '',
+    ...(row.batch_job_id ? { batchJobId: row.batch_job_id } : {}),
     team: row.team,
     pool: row.pool,
     gpuEquivalents: fromGpuUnits(readInteger(row.gpu_units)),
@@ -241,4 +246,42 @@ export function serviceAuditView(
 ): Omit<ServiceRecord, 'manifests'> & { manifestCount?: number } {
   const { manifests, ...rest } = service;
   return manifests ? { ...rest, manifestCount: manifests.length } : rest;
+}
+
+export interface BatchJobRow {
+  id: string;
+  name: string;
+  namespace: string;
+  team: string;
+  environment: string;
+  pool: string;
+  cluster: string | null;
+  mode: string;
+  pods_at_once: number | string;
+  gpus_per_pod: number | string;
+  state: string;
+  submitted_by: string;
+  submitted_at: DbTime;
+  finished_at: DbTime | null;
+  finish_reason: string | null;
+}
+
+export function toBatchJobRecord(row: BatchJobRow): BatchJobRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    namespace: row.namespace,
+    team: row.team,
+    environment: row.environment,
+    pool: row.pool,
+    ...(row.cluster ? { cluster: row.cluster } : {}),
+    mode: row.mode as BatchJobRecord['mode'],
+    podsAtOnce: readInteger(row.pods_at_once),
+    gpusPerPod: readInteger(row.gpus_per_pod),
+    state: row.state as BatchJobRecord['state'],
+    submittedBy: row.submitted_by,
+    submittedAt: toIso(row.submitted_at),
+    ...(row.finished_at !== null ? { finishedAt: toIso(row.finished_at) } : {}),
+    ...(row.finish_reason !== null ? { finishReason: row.finish_reason } : {}),
+  };
 }

@@ -76,7 +76,9 @@ export async function withLedger(
   );
   // A service created between the queries is not listed; its rows are skipped.
   for (const row of reservationRows) {
-    listings.get(row.service_id)?.reservations.push(toReservationRecord(row));
+    listings
+      .get(row.service_id ?? '')
+      ?.reservations.push(toReservationRecord(row));
   }
   for (const row of approvalRows) {
     listings.get(row.service_id)?.approvals.push(toApprovalRecord(row));

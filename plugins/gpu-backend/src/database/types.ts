@@ -104,7 +104,10 @@ export type ReservationState = 'pending' | 'held' | 'released';
 /** One entry of the quota ledger. */
 export interface ReservationRecord {
   id: string;
+  /** The service it belongs to; empty for a batch job's reservation. */
   serviceId: string;
+  /** The batch job it belongs to (then `serviceId` is empty). */
+  batchJobId?: string;
   team: string;
   pool: string;
   /** GPU-equivalents (exact for shares whose denominator divides 5040). */
@@ -115,6 +118,59 @@ export interface ReservationRecord {
   createdAt: string;
   heldAt?: string;
   releasedAt?: string;
+}
+
+/** A batch job submitted in apply or GitOps mode: it holds a reservation while active. */
+export interface BatchJobRecord {
+  /** The batch id (the Job's `gpu.backstage.io/batch-id` label). */
+  id: string;
+  name: string;
+  namespace: string;
+  team: string;
+  environment: string;
+  pool: string;
+  /** The cluster it was applied to; absent for the default one. */
+  cluster?: string;
+  mode: 'apply' | 'gitops';
+  /** Pods its reservation holds at once. */
+  podsAtOnce: number;
+  gpusPerPod: number;
+  /** `active` while its reservation counts; `finished` once released. */
+  state: 'active' | 'finished';
+  submittedBy: string;
+  submittedAt: string;
+  finishedAt?: string;
+  /** Why it was released: succeeded, failed, gone from its cluster, its apply failed. */
+  finishReason?: string;
+}
+
+/** What a batch job submission asks the ledger for. */
+export interface ReserveBatchJobInput {
+  id: string;
+  name: string;
+  namespace: string;
+  team: string;
+  environment: string;
+  pool: string;
+  cluster?: string;
+  /** `dry-run` weighs it without recording anything. */
+  mode: 'apply' | 'gitops' | 'dry-run';
+  parallelism: number;
+  minParallelism: number;
+  gpusPerPod: number;
+  /** The pool's projected monthly cost of one GPU, in micro-dollars (what the reservation's monthly cost counts). */
+  monthlyCostMicrosPerGpu: number;
+  actor: string;
+}
+
+/** What a batch job holds (or, in a dry run, would hold). */
+export interface BatchJobReservation {
+  podsAtOnce: number;
+  gpuUnits: number;
+  monthlyCostMicros: number;
+  /** Absent in a dry run. */
+  batchJob?: BatchJobRecord;
+  reservation?: ReservationRecord;
 }
 
 /** What a service asks to reserve. */
@@ -627,4 +683,30 @@ export interface GpuStore {
 
   /** The last Kueue reconciliation report of every cluster, by name. */
   listClusterDrift(): Promise<ClusterDriftReport[]>;
+
+  /**
+   * Weighs a batch job against its team's free quota and budget on the pool and, outside a dry run, records it with
+   * its held reservation, atomically (the locks of a service's create). Throws `ConflictError` when fewer than its
+   * `minParallelism` pods fit or the budget does not hold it.
+   */
+  reserveBatchJob(input: ReserveBatchJobInput): Promise<BatchJobReservation>;
+
+  /** Releases an active batch job's reservation; undefined when it was not active. */
+  releaseBatchJob(input: {
+    id: string;
+    reason: string;
+    actor: string;
+    /** Its apply failed: released as of when it was held (it never held GPUs). */
+    rolledBack?: boolean;
+  }): Promise<BatchJobRecord | undefined>;
+
+  /** Batch jobs whose reservations count, oldest first. */
+  listActiveBatchJobs(): Promise<BatchJobRecord[]>;
+
+  /** Batch jobs (optionally of one team) with the reservations they held at some point. */
+  listBatchJobAllocations(filter?: {
+    team?: string;
+  }): Promise<
+    Array<{ batchJob: BatchJobRecord; reservations: ReservationRecord[] }>
+  >;
 }

@@ -5,9 +5,13 @@ import {
   readStatusSettings,
   scheduleStatusTasks,
   STATUS_REFRESH_TASK_ID,
+  BATCH_RELEASE_TASK_ID,
 } from './scheduleStatusTasks';
 
-async function scheduled(config: JsonObject) {
+async function scheduled(
+  config: JsonObject,
+  batchJobs?: { releaseFinished: jest.Mock },
+) {
   const scheduleTask = jest.fn();
   await scheduleStatusTasks({
     scheduler: { scheduleTask } as any,
@@ -15,6 +19,7 @@ async function scheduled(config: JsonObject) {
     resumer: {} as any,
     settings: readStatusSettings(mockServices.rootConfig({ data: config })),
     logger: mockServices.logger.mock(),
+    batchJobs: batchJobs as any,
   });
   const byId = new Map(
     scheduleTask.mock.calls.map(([task]) => [task.id as string, task]),
@@ -22,6 +27,7 @@ async function scheduled(config: JsonObject) {
   return {
     resume: byId.get(APPLY_RESUME_TASK_ID),
     refresh: byId.get(STATUS_REFRESH_TASK_ID),
+    batchRelease: byId.get(BATCH_RELEASE_TASK_ID),
   };
 }
 
@@ -42,5 +48,23 @@ describe('gpu-apply-resume schedule', () => {
     });
     // The status refresh keeps its own timeout.
     expect(configured.refresh).toMatchObject({ timeout: { minutes: 5 } });
+  });
+});
+
+describe('gpu-batch-release schedule', () => {
+  it('releases finished batch jobs at the refresh frequency, on one replica at a time, when there are batch jobs', async () => {
+    expect((await scheduled({})).batchRelease).toBeUndefined();
+    const releaseFinished = jest.fn(async () => ({
+      checked: 1,
+      released: [{ id: 'b1', reason: 'the Job completed' }],
+      unreadable: [],
+    }));
+    const { batchRelease, refresh } = await scheduled({}, { releaseFinished });
+    expect(batchRelease).toMatchObject({
+      scope: 'global',
+      frequency: refresh.frequency,
+    });
+    await batchRelease.fn();
+    expect(releaseFinished).toHaveBeenCalledTimes(1);
   });
 });

@@ -7,12 +7,16 @@ import { readDurationFromConfig } from '@backstage/config';
 import { durationToMilliseconds, HumanDuration } from '@backstage/types';
 import type { InterruptedApplyResumer } from './InterruptedApplyResumer';
 import type { ServiceStatusRefresher } from './ServiceStatusRefresher';
+import type { BatchJobs } from '../batch/BatchJobs';
 
 /** Id of the scheduled status refresh. */
 export const STATUS_REFRESH_TASK_ID = 'gpu-status-refresh';
 
 /** Id of the scheduled resume of interrupted applies. */
 export const APPLY_RESUME_TASK_ID = 'gpu-apply-resume';
+
+/** Scheduled task id of the release of finished batch jobs' reservations. */
+export const BATCH_RELEASE_TASK_ID = 'gpu-batch-release';
 
 /** How often the status refresh runs when `gpu.statusRefresh.frequency` is not set. */
 export const DEFAULT_STATUS_REFRESH_FREQUENCY: HumanDuration = { seconds: 15 };
@@ -131,8 +135,9 @@ export function readStatusSettings(config: RootConfigService): StatusSettings {
 
 /**
  * Schedules the status refresh (`gpu-status-refresh`: `starting` and `ready` services follow their Deployment's
- * availability) and the resume of interrupted applies (`gpu-apply-resume`), both at the refresh frequency and
- * `global`: one backend replica runs each at a time. Every status write they make is a compare-and-set, so a replica
+ * availability), the resume of interrupted applies (`gpu-apply-resume`) and, with `batchJobs`, the release of the
+ * reservations of batch jobs that finished or are gone from their cluster (`gpu-batch-release`), all at the refresh
+ * frequency and `global`: one backend replica runs each at a time. Every status write they make is a compare-and-set, so a replica
  * that runs late, or a request changing the same service, is never overwritten. Both first run shortly after start.
  *
  * The resume's timeout, which is how long the scheduler's lock of a replica that died while running it keeps the
@@ -146,8 +151,10 @@ export async function scheduleStatusTasks(options: {
   resumer: InterruptedApplyResumer;
   settings: StatusSettings;
   logger: LoggerService;
+  /** Batch jobs whose reservations are released once their Job finished or is gone (apply mode). */
+  batchJobs?: Pick<BatchJobs, 'releaseFinished'>;
 }): Promise<void> {
-  const { scheduler, statuses, resumer, settings, logger } = options;
+  const { scheduler, statuses, resumer, settings, logger, batchJobs } = options;
   await scheduler.scheduleTask({
     id: APPLY_RESUME_TASK_ID,
     frequency: settings.refreshFrequency,
@@ -181,4 +188,22 @@ export async function scheduleStatusTasks(options: {
       }
     },
   });
+  if (batchJobs) {
+    await scheduler.scheduleTask({
+      id: BATCH_RELEASE_TASK_ID,
+      frequency: settings.refreshFrequency,
+      timeout: { minutes: 5 },
+      initialDelay: { seconds: 5 },
+      scope: 'global',
+      fn: async () => {
+        const { released, unreadable } = await batchJobs.releaseFinished();
+        if (released.length || unreadable.length) {
+          logger.info('Released the GPU quota of finished batch jobs', {
+            released: released.map(r => `${r.id}: ${r.reason}`).join(', '),
+            unreadable: unreadable.join(', '),
+          });
+        }
+      },
+    });
+  }
 }
