@@ -6,6 +6,7 @@ import {
 import { configure, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { overviewFixture } from '../../__testUtils__/gpuFixtures';
+import { textContrastOnWhite } from '../../__testUtils__/contrast';
 import { BudgetBurnTable } from './BudgetBurnTable';
 
 jest.setTimeout(30_000);
@@ -83,5 +84,18 @@ describe('BudgetBurnTable', () => {
         teamsInOrder().join(' '),
       ),
     );
+  });
+
+  it('says a projection over budget in a red readable on white (4.5:1), not the theme error.main (3.7:1)', async () => {
+    const overview = threeTeams();
+    overview.teams = overview.teams.map(team =>
+      team.team === 'bravo' ? { ...team, projectedBudgetBurn: 1.8 } : team,
+    );
+    await renderInTestApp(
+      <BudgetBurnTable overview={overview} elapsed={0.5} />,
+    );
+    const over = await screen.findByText(/of budget: over budget/);
+    expect(over).toHaveTextContent('180% of budget: over budget');
+    expect(textContrastOnWhite(over)).toBeGreaterThanOrEqual(4.5);
   });
 });

@@ -4,7 +4,7 @@ import {
   OverviewSummary,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import Typography from '@material-ui/core/Typography';
-import { formatPercent, UsageBar } from '../common';
+import { formatPercent, useErrorColorStyles, UsageBar } from '../common';
 
 type TeamRow = OverviewSummary['teams'][number];
 
@@ -17,6 +17,7 @@ export function BudgetBurnTable(props: {
   elapsed: number;
 }) {
   const { overview, elapsed } = props;
+  const errorColor = useErrorColorStyles();
   const columns: TableColumn<TeamRow>[] = [
     { title: 'Team', field: 'team' },
     {
@@ -49,7 +50,9 @@ export function BudgetBurnTable(props: {
           {row.projectedBudgetBurn !== undefined && (
             <Typography
               variant="caption"
-              color={row.projectedBudgetBurn > 1 ? 'error' : 'textSecondary'}
+              {...(row.projectedBudgetBurn > 1
+                ? { className: errorColor.error }
+                : { color: 'textSecondary' })}
             >
               {formatPercent(row.projectedBudgetBurn)} of budget
               {row.projectedBudgetBurn > 1 ? ': over budget' : ''}

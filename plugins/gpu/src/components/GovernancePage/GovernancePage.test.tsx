@@ -18,6 +18,7 @@ import {
   platform,
   summariserService,
 } from '../../__testUtils__/gpuFixtures';
+import { textContrastOnWhite } from '../../__testUtils__/contrast';
 import { responseError } from '../../__testUtils__/responseError';
 import { GovernancePage } from './GovernancePage';
 
@@ -407,10 +408,10 @@ describe('GovernancePage', () => {
     const api = new FakeGpuApi();
     api.quotas.delete('search');
     await renderPage(api);
-    expect(
-      await screen.findByText(
-        'Could not read the quota: the team has no quota record',
-      ),
-    ).toBeInTheDocument();
+    const unread = await screen.findByText(
+      'Could not read the quota: the team has no quota record',
+    );
+    // In a red readable on white (4.5:1), not the theme error.main of Typography color="error" (3.7:1).
+    expect(textContrastOnWhite(unread)).toBeGreaterThanOrEqual(4.5);
   });
 });

@@ -17,7 +17,12 @@ import Typography from '@material-ui/core/Typography';
 import { useEffect, useRef, useState } from 'react';
 import useAsyncRetry from 'react-use/esm/useAsyncRetry';
 import { gpuApiRef } from '../../api';
-import { formatGpuEquivalents, RelativeTime, UsageBar } from '../common';
+import {
+  formatGpuEquivalents,
+  RelativeTime,
+  useErrorColorStyles,
+  UsageBar,
+} from '../common';
 import { QuotaEditDialog } from './QuotaEditDialog';
 
 /** A team's stored quota, or why it could not be read. */
@@ -51,6 +56,7 @@ export function TeamQuotaUsageTable(props: {
 }) {
   const { teams, pools } = props;
   const gpuApi = useApi(gpuApiRef);
+  const errorColor = useErrorColorStyles();
   const { allowed, loading: checkingPermission } = usePermission({
     permission: gpuQuotaUpdatePermission,
   });
@@ -103,7 +109,7 @@ export function TeamQuotaUsageTable(props: {
       render: row => {
         if (row.error) {
           return (
-            <Typography color="error" variant="body2">
+            <Typography className={errorColor.error} variant="body2">
               Could not read the quota: {row.error}
             </Typography>
           );

@@ -7,6 +7,7 @@ import ListItem from '@material-ui/core/ListItem';
 import ListItemText from '@material-ui/core/ListItemText';
 import Typography from '@material-ui/core/Typography';
 import { ReactNode } from 'react';
+import { useErrorColorStyles } from '../common';
 
 function savingText(r: Recommendation): string {
   if (r.monthlySavingMicros > 0)
@@ -23,6 +24,7 @@ export function RecommendationList(props: {
   measured?: boolean;
   action?: (recommendation: Recommendation) => ReactNode;
 }) {
+  const errorColor = useErrorColorStyles();
   if (props.recommendations.length === 0) {
     return (
       <Typography
@@ -44,7 +46,9 @@ export function RecommendationList(props: {
             primary={
               <Typography
                 variant="body2"
-                color={r.severity === 'info' ? 'textPrimary' : 'error'}
+                {...(r.severity === 'info'
+                  ? { color: 'textPrimary' }
+                  : { className: errorColor.error })}
               >
                 <strong>{r.title}</strong>: {savingText(r)}
               </Typography>

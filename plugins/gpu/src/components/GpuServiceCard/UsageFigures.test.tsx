@@ -4,6 +4,7 @@ import {
   summariserUsage,
   usageWithoutMetrics,
 } from '../../__testUtils__/gpuFixtures';
+import { textContrastOnWhite } from '../../__testUtils__/contrast';
 import { UsageFigures } from './UsageFigures';
 
 describe('UsageFigures latency budget', () => {
@@ -25,7 +26,11 @@ describe('UsageFigures latency budget', () => {
     expect(figure).toHaveTextContent(
       'p95 4.20 s, budget 2 s: over budget; p50 1.80 s',
     );
-    expect(screen.getByText('4.20 s').className).toMatch(/colorError/);
+    // Red readable on white (4.5:1), not the theme error.main of Typography color="error" (3.7:1).
+    expect(screen.getByText('4.20 s').className).toMatch(/error/i);
+    expect(
+      textContrastOnWhite(screen.getByText('4.20 s')),
+    ).toBeGreaterThanOrEqual(4.5);
   });
 
   it('keeps the figure as before without a budget, and says within when kept', async () => {
@@ -35,7 +40,7 @@ describe('UsageFigures latency budget', () => {
     expect(screen.getByTestId('figure-latency')).toHaveTextContent(
       /^Request latency p954\.20 sp50 1\.80 s$/,
     );
-    expect(screen.getByText('4.20 s').className).not.toMatch(/colorError/);
+    expect(screen.getByText('4.20 s').className).not.toMatch(/error/i);
     unmount();
 
     await renderInTestApp(
@@ -74,5 +79,16 @@ describe('UsageFigures latency budget', () => {
     expect(screen.getByTestId('figure-latency')).toHaveTextContent(
       'p95 not measured, budget 2 s: metrics unavailable',
     );
+  });
+
+  it('says XID errors in a red readable on white', async () => {
+    await renderInTestApp(
+      <UsageFigures
+        usage={{ ...summariserUsage(), xid: { errorSamples: 3, lastCode: 79 } }}
+      />,
+    );
+    expect(
+      textContrastOnWhite(screen.getByText('XID 79')),
+    ).toBeGreaterThanOrEqual(4.5);
   });
 });

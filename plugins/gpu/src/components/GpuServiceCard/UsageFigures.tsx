@@ -1,7 +1,12 @@
 import { ServiceUsage } from '@gpu-platform/backstage-plugin-gpu-common';
 import Grid from '@material-ui/core/Grid';
 import Typography from '@material-ui/core/Typography';
-import { formatGib, formatPercent, formatRate } from '../common';
+import {
+  formatGib,
+  formatPercent,
+  formatRate,
+  useErrorColorStyles,
+} from '../common';
 import { describeAttribution } from './describeAttribution';
 import { describeLatencyBudget } from './describeLatencyBudget';
 import { Figure } from './Figure';
@@ -12,6 +17,7 @@ import { Figure } from './Figure';
  */
 export function UsageFigures(props: { usage: ServiceUsage }) {
   const { usage } = props;
+  const errorColor = useErrorColorStyles();
   const figures = [
     usage.utilisation && (
       <Figure
@@ -74,7 +80,9 @@ export function UsageFigures(props: { usage: ServiceUsage }) {
           <Typography
             component="span"
             variant="h6"
-            color={usage.latencyBudget?.state === 'over' ? 'error' : 'inherit'}
+            {...(usage.latencyBudget?.state === 'over'
+              ? { className: errorColor.error }
+              : { color: 'inherit' })}
           >
             {`${usage.latency.p95Seconds.toFixed(2)} s`}
           </Typography>
@@ -106,7 +114,11 @@ export function UsageFigures(props: { usage: ServiceUsage }) {
         testId="figure-xid"
         label="XID errors"
         value={
-          <Typography component="span" variant="h6" color="error">
+          <Typography
+            component="span"
+            variant="h6"
+            className={errorColor.error}
+          >
             {usage.xid.lastCode !== undefined
               ? `XID ${usage.xid.lastCode}`
               : 'reported'}

@@ -6,6 +6,7 @@ import { FieldExtensionComponentProps } from '@backstage/plugin-scaffolder-react
 import { formatUsd } from '@gpu-platform/backstage-plugin-gpu-common';
 import { screen, waitFor } from '@testing-library/react';
 import { gpuApiRef } from '../../api';
+import { textContrastOnWhite } from '../../__testUtils__/contrast';
 import {
   demoQuote,
   llamaForm,
@@ -91,5 +92,13 @@ describe('QuoteSummary', () => {
     expect(
       screen.queryByTestId('quote-summary-recommended'),
     ).not.toBeInTheDocument();
+  });
+
+  it('says a precision the runtime has no checkpoint in, in a red readable on white (4.5:1)', async () => {
+    await renderSummary({ ...llamaForm, runtime: 'ollama', dtype: 'bf16' });
+    const missing = await screen.findByText(
+      /^No bf16 checkpoint of this model/,
+    );
+    expect(textContrastOnWhite(missing)).toBeGreaterThanOrEqual(4.5);
   });
 });

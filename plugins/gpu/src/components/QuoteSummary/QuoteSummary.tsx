@@ -5,7 +5,7 @@ import LinearProgress from '@material-ui/core/LinearProgress';
 import Typography from '@material-ui/core/Typography';
 import { FieldExtensionComponentProps } from '@backstage/plugin-scaffolder-react';
 import { compactQuote } from '@gpu-platform/backstage-plugin-gpu-common';
-import { errorMessage, usePlatform } from '../common';
+import { errorMessage, useErrorColorStyles, usePlatform } from '../common';
 import {
   headroomText,
   monthConventionText,
@@ -38,6 +38,7 @@ export function QuoteSummary(props: FieldExtensionComponentProps<unknown>) {
   const platform = usePlatform();
   const hoursPerMonth = platform.value?.platform.hoursPerMonth;
   const classes = useCaptionStyles();
+  const errorColor = useErrorColorStyles();
 
   // A row per tier and pool, as the tier picker lists them.
   const rows = quote ? compactQuote(quote) : undefined;
@@ -69,7 +70,7 @@ export function QuoteSummary(props: FieldExtensionComponentProps<unknown>) {
         />
       )}
       {quote && !error && missingDtype && (
-        <Typography variant="body2" color="error">
+        <Typography variant="body2" className={errorColor.error}>
           No {missingDtype.dtype} checkpoint of this model:{' '}
           {missingDtype.reason}
         </Typography>

@@ -8,6 +8,7 @@ import {
 import Table from '@material-ui/core/Table';
 import TableBody from '@material-ui/core/TableBody';
 import { screen } from '@testing-library/react';
+import { textContrastOnWhite } from '../../__testUtils__/contrast';
 import { demoChoice, demoQuote } from './__testUtils__/demoQuotes';
 import { ChoiceDetails } from './ChoiceDetails';
 import { TierChoiceRow } from './TierChoiceRow';
@@ -291,5 +292,33 @@ describe('TierChoiceRow allocation', () => {
     expect(
       screen.queryByTestId('tier-choice-allocation'),
     ).not.toBeInTheDocument();
+  });
+});
+
+describe('TierChoiceRow verdict', () => {
+  it('says "Not allowed" in a red readable on white (4.5:1), not the theme error.main (3.7:1)', async () => {
+    const { choice } = demoChoice(
+      demoQuote(summariserOnL4),
+      'dedicated/l4-ondemand',
+    );
+    // A tier the policy forbids (an option a quote lists with that verdict).
+    const forbidden = {
+      ...choice,
+      option: { ...choice.option!, verdict: 'forbidden' as const },
+    };
+    await renderInTestApp(
+      <Table>
+        <TableBody>
+          <TierChoiceRow
+            choice={forbidden}
+            selected={false}
+            onSelect={() => {}}
+          />
+        </TableBody>
+      </Table>,
+    );
+    expect(
+      textContrastOnWhite(screen.getByText('Not allowed')),
+    ).toBeGreaterThanOrEqual(4.5);
   });
 });

@@ -22,6 +22,7 @@ import {
   tokenPriceBasisText,
   TIER_LABELS,
 } from './describeChoice';
+import { useErrorColorStyles } from '../common';
 import { TierChoice } from './tierChoices';
 import { useCaptionStyles, useChoiceRowStyles } from './useCaptionStyles';
 
@@ -85,6 +86,7 @@ export function TierChoiceRow(props: {
   const { option, unavailable } = choice;
   const classes = useCaptionStyles();
   const rowClasses = useChoiceRowStyles();
+  const errorColor = useErrorColorStyles();
   const selectable = !!option && option.verdict !== 'forbidden' && !disabled;
   const spot = option ? spotText(option) : undefined;
   const label = `${TIER_LABELS[choice.tier]} on ${choice.pool}${
@@ -191,7 +193,9 @@ export function TierChoiceRow(props: {
           <TableCell style={FIGURES}>
             <Typography
               variant="body2"
-              color={option.verdict === 'forbidden' ? 'error' : 'textPrimary'}
+              {...(option.verdict === 'forbidden'
+                ? { className: errorColor.error }
+                : { color: 'textPrimary' })}
             >
               {VERDICT_LABELS[option.verdict]}
             </Typography>

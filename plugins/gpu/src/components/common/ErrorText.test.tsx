@@ -1,22 +1,7 @@
 import { renderInTestApp } from '@backstage/frontend-test-utils';
 import { screen } from '@testing-library/react';
+import { contrastOnWhite } from '../../__testUtils__/contrast';
 import { ErrorText } from './ErrorText';
-
-/** WCAG relative luminance of `rgb(r, g, b)`. */
-function luminance(rgb: string): number {
-  const [r, g, b] = rgb
-    .match(/\d+/g)!
-    .slice(0, 3)
-    .map(v => {
-      const c = Number(v) / 255;
-      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-    });
-  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-}
-
-function contrastOnWhite(rgb: string): number {
-  return 1.05 / (luminance(rgb) + 0.05);
-}
 
 describe('ErrorText', () => {
   it('says an error as an alert in a red with at least 4.5:1 contrast on white (the theme error.main has 3.7:1)', async () => {

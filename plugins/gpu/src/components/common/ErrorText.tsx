@@ -1,9 +1,12 @@
 import { makeStyles } from '@material-ui/core/styles';
 import Typography, { TypographyProps } from '@material-ui/core/Typography';
 
-const useStyles = makeStyles(theme => ({
-  // The theme's error.main (#f44336) has 3.7:1 contrast on white, below WCAG AA's 4.5:1 for text; error.dark has 5:1
-  // (error.light on a dark background).
+/**
+ * Red text readable on the page, for any text said in the error colour (an over-budget figure, a "Not allowed"
+ * verdict), not only alerts: `Typography color="error"` is the theme's error.main (#f44336), 3.7:1 on white, below
+ * WCAG AA's 4.5:1 for text; error.dark has 5:1 (error.light on a dark background).
+ */
+export const useErrorColorStyles = makeStyles(theme => ({
   error: {
     color:
       theme.palette.type === 'dark'
@@ -29,7 +32,7 @@ export const useFieldErrorStyles = makeStyles(theme => ({
 
 /** An error said in text (an alert), in a red readable on the page: WCAG AA contrast in the light and dark themes. */
 export function ErrorText(props: Omit<TypographyProps, 'color'>) {
-  const classes = useStyles();
+  const classes = useErrorColorStyles();
   const { className, ...rest } = props;
   return (
     <Typography

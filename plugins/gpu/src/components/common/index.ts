@@ -12,7 +12,11 @@ export { UsageBar } from './UsageBar';
 export { WindowSelect } from './WindowSelect';
 export { useGpuChanges } from './useGpuChanges';
 export { usePlatform } from './usePlatform';
-export { ErrorText, useFieldErrorStyles } from './ErrorText';
+export {
+  ErrorText,
+  useErrorColorStyles,
+  useFieldErrorStyles,
+} from './ErrorText';
 export { DestructiveButton } from './DestructiveButton';
 export { describeServiceState } from './serviceStateWords';
 export {
