@@ -457,7 +457,13 @@ describe('TierPicker', () => {
       }),
     ).toHaveAttribute(
       'title',
-      'A GPU-equivalent is one whole GPU; a MIG slice or shared GPU counts as its share of one',
+      'A GPU-equivalent is one whole GPU; a MIG slice or shared GPU counts as its share of one.',
+    );
+    // ...and said under the table, not only on hover (a title is out of reach of the keyboard and of touch).
+    expect(
+      screen.getByTestId('tier-picker-gpu-equivalents'),
+    ).toHaveTextContent(
+      'A GPU-equivalent is one whole GPU; a MIG slice or shared GPU counts as its share of one. Team quota left is what the team keeps once this request holds its share.',
     );
     expect(await screen.findByTestId('tier-picker-month')).toHaveTextContent(
       "A month is 730 h (the platform's billing month, not the calendar month); costs cover every replica.",

@@ -40,6 +40,10 @@ const ARROW_STEPS: Record<string, number> = {
   ArrowLeft: -1,
 };
 
+/** What the quota column counts in, said under the table and in the column header's title. */
+const GPU_EQUIVALENT_TEXT =
+  'A GPU-equivalent is one whole GPU; a MIG slice or shared GPU counts as its share of one.';
+
 /**
  * The `GpuTierPicker` scaffolder field: quotes the service the form describes as the user types, lists every tier
  * and pool with fit, headroom, cost, isolation, quota and policy as a radio group, with a legend of the tiers;
@@ -239,7 +243,7 @@ export function TierPicker(props: TierPickerProps) {
                   <TableCell style={{ whiteSpace: 'nowrap' }}>
                     Isolation
                   </TableCell>
-                  <TableCell title="A GPU-equivalent is one whole GPU; a MIG slice or shared GPU counts as its share of one">
+                  <TableCell title={GPU_EQUIVALENT_TEXT}>
                     Team quota left after this (GPU-equivalents)
                   </TableCell>
                   <TableCell>Policy</TableCell>
@@ -279,6 +283,16 @@ export function TierPicker(props: TierPickerProps) {
               more per token.
             </Typography>
           )}
+          {/* Said, not only in the quota header's title (hover only, out of reach of the keyboard and of touch). */}
+          <Typography
+            variant="caption"
+            component="div"
+            className={classes.caption}
+            data-testid="tier-picker-gpu-equivalents"
+          >
+            {GPU_EQUIVALENT_TEXT} Team quota left is what the team keeps once
+            this request holds its share.
+          </Typography>
           {/* Below the choices, so the first of them are in view after Next (1280x800). */}
           <TierLegend />
         </>
