@@ -159,6 +159,8 @@ export function CostFigures(props: { cost: ServiceCost }) {
 /**
  * The projection runs to the end of the calendar month while monthly prices count the platform's billing month
  * (730 h by default): the caption names both, e.g. `31-day calendar month; $587.50 for a 730 h billing month held`.
+ * A service that holds nothing now (decommissioned: its reservations released) adds nothing after today, and the
+ * caption says so instead of a price "held" beside the card's "Nothing is held".
  */
 export function projectionCaption(
   cost: Pick<ServiceCost, 'monthToDate' | 'monthlyAllocationMicros'>,
@@ -166,6 +168,9 @@ export function projectionCaption(
 ): string {
   const [year, month] = cost.monthToDate.month.split('-').map(Number);
   const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (cost.monthlyAllocationMicros === 0) {
+    return `${days}-day calendar month; nothing is held now, so nothing more is added`;
+  }
   const billingMonth =
     hoursPerMonth === undefined
       ? 'a billing month'

@@ -199,6 +199,15 @@ describe('GpuServiceCard for services that do not run', () => {
       statusReason: 'torn down by guest',
       updatedAt: '2026-11-15T08:00:00.000Z',
     });
+    // As the cost route answers a deleted service: its reservations released, nothing projected after today.
+    api.cost = async () => {
+      const cost = summariserCost(summariserUsage());
+      return {
+        ...cost,
+        monthlyAllocationMicros: 0,
+        projectedMonthMicros: cost.monthToDate.allocationMicros,
+      };
+    };
     await renderCard(api);
 
     const notice = await screen.findByTestId('lifecycle-deleted');
@@ -210,6 +219,12 @@ describe('GpuServiceCard for services that do not run', () => {
     expect(
       await screen.findByTestId('figure-month-to-date'),
     ).toBeInTheDocument();
+    // No price "held" beside "Nothing is held" (issue 25).
+    const projected = screen.getByTestId('figure-projected');
+    expect(projected).toHaveTextContent(
+      /\d\d-day calendar month; nothing is held now, so nothing more is added/,
+    );
+    expect(projected).not.toHaveTextContent(/billing month held/);
     expect(screen.queryByRole('button', { name: 'Decommission' })).toBeNull();
   });
 
