@@ -1,6 +1,12 @@
 import { AccrualBasis } from '@gpu-platform/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
-import { ReservationRecord, ServiceRecord, ServiceStatus } from '../database';
+import {
+  BatchJobRecord,
+  ReservationRecord,
+  ServiceRecord,
+  ServiceStatus,
+} from '../database';
+import { listBatchJobAllocations } from '../database/batchJobs';
 import { listRunPeriods, RunPeriod } from '../database/runPeriods';
 import { accrualBasisOf, Interval, spendingIntervals } from './accrual';
 import {
@@ -20,6 +26,12 @@ export interface ServiceAllocation {
   runs: RunPeriod[];
   /** When a held reservation of it is spend (the rest is reserved): sorted disjoint intervals. */
   spending: readonly Interval[];
+}
+
+/** A batch job with its reservations: it is charged for as long as it held them (all of it allocated). */
+export interface BatchJobAllocation {
+  batchJob: BatchJobRecord;
+  reservations: ReservationRecord[];
 }
 
 const CHUNK = 500;
@@ -63,6 +75,13 @@ export class AllocationReader {
   async get(serviceId: string): Promise<ServiceAllocation | undefined> {
     const [found] = await this.read({ ids: [serviceId] }, true);
     return found;
+  }
+
+  /** Batch jobs (apply and GitOps mode), optionally of one team, with the reservations they held. */
+  async batchJobs(
+    filter: { team?: string } = {},
+  ): Promise<BatchJobAllocation[]> {
+    return listBatchJobAllocations(this.db, filter);
   }
 
   /**

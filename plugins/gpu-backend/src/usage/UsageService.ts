@@ -149,8 +149,8 @@ export class UsageService {
   }
 
   /**
-   * `GET /cost/export`: the daily FOCUS rows of every service and pool over the whole UTC days from `firstDay` to
-   * `lastDay`, tagged with each team's groups in the hierarchy `groups` loads (once the period is
+   * `GET /cost/export`: the daily FOCUS rows of every service, batch job and pool over the whole UTC days from
+   * `firstDay` to `lastDay`, tagged with each team's groups in the hierarchy `groups` loads (once the period is
    * known to be valid). Allocation from the ledger only: no Prometheus query.
    */
   async costExport(
@@ -159,9 +159,10 @@ export class UsageService {
     groups: () => Promise<GroupHierarchy>,
   ): Promise<CostExport> {
     const period = parseExportPeriod(firstDay, lastDay, this.now());
-    const [hierarchy, allocations] = await Promise.all([
+    const [hierarchy, allocations, batchJobs] = await Promise.all([
       groups(),
       this.context.reader.list(),
+      this.context.reader.batchJobs(),
     ]);
     return {
       firstDay: dayOf(period.from),
@@ -170,6 +171,7 @@ export class UsageService {
         platform: this.context.platform,
         prices: this.context.prices,
         allocations,
+        batchJobs,
         period,
         hierarchy,
       }),

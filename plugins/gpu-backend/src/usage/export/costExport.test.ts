@@ -114,6 +114,18 @@ const SERVICES = [
     heldAt: at('2026-11-13T22:00:01'),
     mode: 'gitops' as const,
   },
+  // A second service on spot-l4, beside batch-embed and the batch jobs: created mid-day on the 14th.
+  {
+    name: 'rerank',
+    team: 'search',
+    namespace: 'search',
+    environment: 'dev',
+    tier: 'dedicated' as const,
+    pool: 'spot-l4',
+    gpuEquivalents: 1,
+    heldAt: at('2026-11-14T10:12:13'),
+    mode: 'gitops' as const,
+  },
   // A dry run: held, never spend.
   {
     name: 'sandbox',
@@ -177,6 +189,60 @@ function parseCsv(text: string) {
   };
 }
 
+/** Batch jobs of search on spot-l4: one held 6.5 hours on the 14th, one submitted on the 19th and still running. */
+const BATCH_JOBS = [
+  {
+    id: '0b6d0f38-7a53-4f0e-9a57-5d1c1c0e0001',
+    name: 'ocr-nightly',
+    gpus: 2,
+    heldAt: at('2026-11-14T01:00:00'),
+    releasedAt: at('2026-11-14T07:30:00'),
+  },
+  {
+    id: '0b6d0f38-7a53-4f0e-9a57-5d1c1c0e0002',
+    name: 'ocr-backlog',
+    gpus: 2,
+    heldAt: at('2026-11-19T20:00:00'),
+  },
+];
+
+/** Records the batch jobs and their reservations as `store.reserveBatchJob` and the release sweep leave them. */
+async function seedBatchJobs(knex: Knex) {
+  for (const job of BATCH_JOBS) {
+    await knex('batch_jobs').insert({
+      id: job.id,
+      name: job.name,
+      namespace: 'search',
+      team: 'search',
+      environment: 'dev',
+      pool: 'spot-l4',
+      cluster: null,
+      mode: 'apply',
+      pods_at_once: job.gpus,
+      gpus_per_pod: 1,
+      state: job.releasedAt ? 'finished' : 'active',
+      submitted_by: 'user:default/carol',
+      submitted_at: new Date(job.heldAt),
+      finished_at: job.releasedAt ? new Date(job.releasedAt) : null,
+      finish_reason: job.releasedAt ? 'the Job completed' : null,
+    });
+    await knex('reservations').insert({
+      id: job.id.replace(/^0b6d/, '1b6d'),
+      service_id: null,
+      batch_job_id: job.id,
+      team: 'search',
+      pool: 'spot-l4',
+      gpu_units: job.gpus * 5040,
+      monthly_cost_micros: job.gpus * 270_100_000,
+      state: job.releasedAt ? 'released' : 'held',
+      created_at: new Date(job.heldAt),
+      held_at: new Date(job.heldAt),
+      released_at: job.releasedAt ? new Date(job.releasedAt) : null,
+      mig_profile: null,
+    });
+  }
+}
+
 describe.each(databases.eachSupportedId())('cost export on %s', databaseId => {
   let knex: Knex;
   let store: DatabaseGpuStore;
@@ -237,6 +303,7 @@ describe.each(databases.eachSupportedId())('cost export on %s', databaseId => {
       platform,
     });
     await seedUsageServices({ store, knex, platform, services: SERVICES });
+    await seedBatchJobs(knex);
     usage = new UsageService({
       platform,
       reader: new AllocationReader(knex),
@@ -314,8 +381,11 @@ describe.each(databases.eachSupportedId())('cost export on %s', databaseId => {
       const start = day.toISO({ suppressMilliseconds: true });
       const books = await usage.dailySnapshots(day);
       const ofDay = rows.filter(r => r.ChargePeriodStart === start);
+      // Services' rows (the batch jobs' are checked below).
       const allocated = ofDay.filter(
-        r => JSON.parse(r.Tags).charge === 'allocated',
+        r =>
+          JSON.parse(r.Tags).charge === 'allocated' &&
+          r.ResourceType === 'GPU model service',
       );
       expect(
         allocated
@@ -350,6 +420,68 @@ describe.each(databases.eachSupportedId())('cost export on %s', databaseId => {
     expect(sandbox.every(r => JSON.parse(r.Tags).charge === 'reserved')).toBe(
       true,
     );
+  });
+
+  it('charges a batch job at the pool price for the hours it held its GPUs, beside two services of its pool, and the pool still adds up', async () => {
+    const res = await request(app())
+      .get('/cost/export')
+      .query({ firstDay: FIRST, lastDay: LAST });
+    const { rows } = parseCsv(res.text);
+    const nightly = rows.filter(r => r.ResourceId === BATCH_JOBS[0].id);
+    // 2 GPUs x 6.5 h x 0.37 USD a spot L4 node-hour (one GPU a node).
+    expect(nightly).toEqual([
+      expect.objectContaining({
+        ChargePeriodStart: '2026-11-14T00:00:00Z',
+        BilledCost: '4.810000',
+        EffectiveCost: '4.810000',
+        ResourceName: 'ocr-nightly',
+        ResourceType: 'GPU batch job',
+        ServiceName: 'GPU batch jobs',
+        SubAccountName: 'search',
+      }),
+    ]);
+    expect(JSON.parse(nightly[0].Tags)).toEqual({
+      team: 'search',
+      environment: 'dev',
+      pool: 'spot-l4',
+      kind: 'batch-job',
+      groups: 'group:default/search,group:default/engineering',
+      charge: 'allocated',
+    });
+    // Still running: charged to the end of the period (4 hours of the 19th).
+    expect(
+      rows
+        .filter(r => r.ResourceId === BATCH_JOBS[1].id)
+        .map(r => [r.ChargePeriodStart, r.BilledCost]),
+    ).toEqual([['2026-11-19T00:00:00Z', '2.960000']]);
+
+    // On the 14th, the pool's two services, the batch job and the unallocated rest are 6 nodes x 0.37 x 24 exactly.
+    const ofDay = rows.filter(
+      r =>
+        r.ChargePeriodStart === '2026-11-14T00:00:00Z' &&
+        JSON.parse(r.Tags).pool === 'spot-l4',
+    );
+    expect(ofDay.map(r => r.ResourceName).sort()).toEqual([
+      'batch-embed',
+      'ocr-nightly',
+      'rerank',
+      'spot-l4',
+    ]);
+    const service = (name: string) =>
+      micros(ofDay.find(r => r.ResourceName === name)!.BilledCost);
+    const unallocated = micros(
+      ofDay.find(r => JSON.parse(r.Tags).charge === 'unallocated')!.BilledCost,
+    );
+    // batch-embed 3 GPUs all day; rerank 1 GPU from 10:12:13 (13:47:47 = 49,667 s).
+    expect(service('batch-embed')).toBe(3 * 24 * 370_000);
+    expect(service('rerank')).toBe(Math.round((49_667 * 370_000) / 3600));
+    expect(service('ocr-nightly')).toBe(4_810_000);
+    expect(
+      service('batch-embed') +
+        service('rerank') +
+        service('ocr-nightly') +
+        unallocated,
+    ).toBe(6 * 370_000 * 24);
   });
 
   it('refuses days that are malformed, reversed, not over or too many with 400', async () => {

@@ -40,7 +40,10 @@ export function focusCsv(rows: readonly FocusRow[]): string {
       ResourceId: row.resourceId,
       ResourceName: row.resourceName,
       ResourceType: row.resourceType,
-      ServiceName: 'GPU model services',
+      ServiceName:
+        row.resourceType === 'GPU batch job'
+          ? 'GPU batch jobs'
+          : 'GPU model services',
       ServiceCategory: 'AI and Machine Learning',
       SubAccountId: row.team ?? '',
       SubAccountName: row.team ?? '',

@@ -8,13 +8,17 @@ import {
   UsdMicros,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import type { ReservationRecord } from '../../database/types';
-import type { ServiceAllocation } from '../AllocationReader';
+import type {
+  BatchJobAllocation,
+  ServiceAllocation,
+} from '../AllocationReader';
 import { allocationInRange } from '../allocation';
 import type { ExportPeriod } from './exportPeriod';
 
 /**
  * What a row of the export charges for:
- * - `allocated`: a service's held GPUs while its workload ran, what the team's cost and budget count;
+ * - `allocated`: a service's held GPUs while its workload ran, or a batch job's for as long as it held them, what the
+ *   team's cost and budget count;
  * - `reserved`: a service's held GPUs while nothing ran (a dry run, a workload waiting or stopped), not spend of the
  *   team but capacity nobody else could use;
  * - `stranded`: what a pool's MIG layout leaves unusable;
@@ -22,7 +26,10 @@ import type { ExportPeriod } from './exportPeriod';
  */
 export type FocusCharge = 'allocated' | 'reserved' | 'stranded' | 'unallocated';
 
-/** One row of the FOCUS export: one service, or one pool's stranded or unallocated capacity, on one UTC day. */
+/**
+ * One row of the FOCUS export: one service, one batch job, or one pool's stranded or unallocated capacity, on one UTC
+ * day.
+ */
 export interface FocusRow {
   chargePeriodStart: string;
   chargePeriodEnd: string;
@@ -30,10 +37,10 @@ export interface FocusRow {
   costMicros: UsdMicros;
   charge: FocusCharge;
   chargeDescription: string;
-  /** The service's id, or `pool/<pool>/<charge>` for a pool's rows. */
+  /** The service's id, the batch job's batch id, or `pool/<pool>/<charge>` for a pool's rows. */
   resourceId: string;
   resourceName: string;
-  resourceType: 'GPU model service' | 'GPU pool';
+  resourceType: 'GPU model service' | 'GPU batch job' | 'GPU pool';
   /** The team charged; absent on a pool's rows. */
   team?: string;
   tags: Record<string, string>;
@@ -50,7 +57,7 @@ const DESCRIPTIONS: Record<FocusCharge, string> = {
   allocated: 'GPUs held while the workload ran',
   reserved: 'GPUs held while no workload ran (not spend of the team)',
   stranded: "Capacity the pool's MIG layout leaves unusable",
-  unallocated: 'Pool capacity held by no service',
+  unallocated: 'Pool capacity held by no service or batch job',
 };
 
 /**
@@ -63,15 +70,27 @@ const DESCRIPTIONS: Record<FocusCharge, string> = {
  *
  * Service rows are tagged with the team, environment, tier, pool and `groups`: the team's catalog Group and its
  * ancestors, nearest first, for roll-ups through the hierarchy.
+ *
+ * A batch job's row (after the services of its pool) charges its held GPUs from its reservation's start to its
+ * release (or the end of the day) at the pool's price, all `allocated` (a Job holds its GPUs while it waits or runs),
+ * tagged with the team, environment, pool, `kind: batch-job` and `groups`; the unallocated row leaves it out too.
  */
 export function focusRows(options: {
   platform: Platform;
   prices: ReadonlyMap<string, PoolPrice>;
   allocations: readonly ServiceAllocation[];
+  /** Batch jobs with their reservations; none by default. */
+  batchJobs?: readonly BatchJobAllocation[];
   period: ExportPeriod;
   hierarchy: GroupHierarchy;
 }): FocusRow[] {
   const { platform, prices, allocations, period, hierarchy } = options;
+  const jobsByPool = new Map<string, BatchJobAllocation[]>();
+  for (const job of options.batchJobs ?? []) {
+    const list = jobsByPool.get(job.batchJob.pool) ?? [];
+    list.push(job);
+    jobsByPool.set(job.batchJob.pool, list);
+  }
   const dayPlatform = { ...platform, hoursPerMonth: 24 };
   const groupsOf = new Map<string, string>();
   const groupTag = (team: string) => {
@@ -149,6 +168,35 @@ export function focusRows(options: {
             tags: { ...tags, charge },
           });
         }
+      }
+      for (const { batchJob, reservations } of jobsByPool.get(pool.name) ??
+        []) {
+        const costMicros = allocationInRange(
+          reservations.filter(r => r.pool === pool.name),
+          prices,
+          startMs,
+          endMs,
+        ).allocationMicros;
+        if (costMicros === 0) continue;
+        held += costMicros;
+        rows.push({
+          ...chargePeriod,
+          costMicros,
+          charge: 'allocated',
+          chargeDescription: 'GPUs held by the batch job',
+          resourceId: batchJob.id,
+          resourceName: batchJob.name,
+          resourceType: 'GPU batch job',
+          team: batchJob.team,
+          tags: {
+            team: batchJob.team,
+            environment: batchJob.environment,
+            pool: pool.name,
+            kind: 'batch-job',
+            groups: groupTag(batchJob.team),
+            charge: 'allocated',
+          },
+        });
       }
       const poolRow = (
         charge: FocusCharge,

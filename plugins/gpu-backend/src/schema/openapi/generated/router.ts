@@ -577,7 +577,7 @@ export const spec = {
       post: {
         operationId: 'submitBatchJob',
         summary:
-          "Submit a GPU batch job (permission gpu.service.create on the team, environment and pool, as for a service): an indexed Job on the team's Kueue LocalQueue on a spot pool, created suspended for Kueue to admit with the parallelism the team's quota holds (partial admission), spot reclaims not counted as failures. Applied in apply mode, answered for the repository in GitOps mode, only rendered with dryRun; recorded in the audit trail (subjectType batch-job).",
+          "Submit a GPU batch job (permission gpu.service.create on the team, environment and pool, as for a service): an indexed Job on the team's Kueue LocalQueue on a spot pool, created suspended for Kueue to admit with the parallelism the team's quota holds (partial admission), spot reclaims not counted as failures. Applied in apply mode, answered for the repository in GitOps mode, only rendered with dryRun; recorded in the audit trail (subjectType batch-job). In apply and GitOps mode it reserves podsAtOnce x gpusPerPod GPUs of the pool in the team's quota ledger, as a service does (counted in the team's quota, budget and the cost export), atomically with the check; released when the Job has finished or is gone (apply mode), or at once if its apply fails.",
         requestBody: {
           required: true,
           content: {
@@ -621,7 +621,15 @@ export const spec = {
             $ref: '#/components/responses/Forbidden',
           },
           '409': {
-            $ref: '#/components/responses/Conflict',
+            description:
+              "A Job of that name exists in the namespace, or the team's free quota on the pool (what its services and batch jobs do not hold now) or its budget does not hold minParallelism pods.",
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/ApiError',
+                },
+              },
+            },
           },
         },
       },
@@ -1482,7 +1490,7 @@ export const spec = {
       get: {
         operationId: 'getCostExport',
         summary:
-          "Daily cost of every service and pool as CSV in the FinOps FOCUS column set (permission gpu.quota.read): one row per service, pool and UTC day for GPUs held while the workload ran (allocated) and while nothing ran (reserved), and per pool and day its stranded (MIG layout) and unallocated capacity, so the rows of a day add up to every pool's maxNodes x node-hour price x 24 to the micro-dollar. BilledCost and EffectiveCost are exact decimal USD with six decimals; Tags is a JSON object with team, environment, tier, pool, charge and groups (the team's catalog Group and its ancestors through spec.parent and spec.children, nearest first).",
+          "Daily cost of every service, batch job and pool as CSV in the FinOps FOCUS column set (permission gpu.quota.read): one row per service, pool and UTC day for GPUs held while the workload ran (allocated) and while nothing ran (reserved), one per batch job and day for the GPUs it held (allocated; ResourceId the batch id, Tags kind batch-job), and per pool and day its stranded (MIG layout) and unallocated capacity, so the rows of a day add up to every pool's maxNodes x node-hour price x 24 to the micro-dollar. BilledCost and EffectiveCost are exact decimal USD with six decimals; Tags is a JSON object with team, environment, tier, pool, charge and groups (the team's catalog Group and its ancestors through spec.parent and spec.children, nearest first).",
         parameters: [
           {
             name: 'firstDay',
@@ -4045,7 +4053,7 @@ export const spec = {
           },
           podsAtOnce: {
             description:
-              "Pods the team's quota on the pool holds at once; Kueue admits at most this parallelism from it.",
+              "Pods the team's free quota on the pool holds at once (its quota less what its services and batch jobs hold now), at most parallelism; outside a dry run, what the Job reserves (x gpusPerPod GPUs).",
             type: 'integer',
           },
           manifests: {

@@ -17,7 +17,7 @@ export interface BatchJobSubmission {
   pool: string;
   mode: ClusterMode;
   /**
-   * Pods the team\'s quota on the pool holds at once; Kueue admits at most this parallelism from it.
+   * Pods the team\'s free quota on the pool holds at once (its quota less what its services and batch jobs hold now), at most parallelism; outside a dry run, what the Job reserves (x gpusPerPod GPUs).
    */
   podsAtOnce: number;
   manifests: Array<KubernetesObject>;
