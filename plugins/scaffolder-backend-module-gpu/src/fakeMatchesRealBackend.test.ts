@@ -24,6 +24,7 @@ import {
 import { fakeCatalog } from './__testUtils__/fakeCatalog';
 import { fakeGpuBackend } from './__testUtils__/fakeGpuBackend';
 import { summariserOnDedicatedL4 } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
+import { createServiceChangeAction } from './actions/serviceChange';
 import { createServiceConfirmAction } from './actions/serviceConfirm';
 import { createServiceCreateAction } from './actions/serviceCreate';
 import { createServiceDeleteAction } from './actions/serviceDelete';
@@ -44,7 +45,8 @@ function normalise(value: unknown): unknown {
 
 /**
  * The lifecycle the templates go through, run with the real actions: create (and a retry that lost its
- * checkpoint), a dry run, a request that waits for approval, a GitOps service rendered to files, delete (twice),
+ * checkpoint), a dry run, a request that waits for approval, a GitOps service rendered to files, changed (and a
+ * change that waits for approval), delete (twice),
  * bad input and a taken name. Returns what each step answered and the quota held after it.
  */
 async function runLifecycle(backend: Backend, workspacePath: string) {
@@ -54,6 +56,7 @@ async function runLifecycle(backend: Backend, workspacePath: string) {
     catalog: fakeCatalog().catalog,
   });
   const render = createServiceRenderAction(deps);
+  const change = createServiceChangeAction(deps);
   const confirm = createServiceConfirmAction(deps);
   const remove = createServiceDeleteAction({
     ...deps,
@@ -122,6 +125,34 @@ async function runLifecycle(backend: Backend, workspacePath: string) {
   );
   await render.handler(rendered);
   log.rendered = outputsOf(rendered);
+
+  const changed = mockContext(
+    {
+      serviceId: outputsOf(gitops).serviceId,
+      replicas: 2,
+      targetDir: 'changed/chatbot',
+    },
+    { workspacePath },
+  );
+  await change.handler(changed);
+  log.changed = outputsOf(changed);
+  log.heldAfterChange = await held();
+  const overQuota = mockContext({
+    serviceId: outputsOf(gitops).serviceId,
+    replicas: 8,
+    targetDir: 'changed/chatbot-8',
+  });
+  await change.handler(overQuota);
+  log.changePending = outputsOf(overQuota);
+  log.heldAfterPendingChange = await held();
+  log.changeUnknown = await change
+    .handler(
+      mockContext({
+        serviceId: '00000000-0000-4000-8000-000000000000',
+        replicas: 2,
+      }),
+    )
+    .catch(failure);
 
   const deleted = mockContext({ entityRef: 'component:default/summariser' });
   await remove.handler(deleted);
@@ -222,6 +253,21 @@ describe('the actions against the real gpu backend (dry-run cluster)', () => {
         mode: 'gitops',
         files: expect.arrayContaining(['kustomization.yaml']),
       },
+      changed: {
+        status: 'approved',
+        mode: 'gitops',
+        before: { replicas: 1, gpuEquivalents: 0.25 },
+        after: { replicas: 2, gpuEquivalents: 0.5 },
+        files: expect.arrayContaining(['kustomization.yaml']),
+      },
+      heldAfterChange: { 'l4-mps': 0.5 },
+      changePending: {
+        status: 'pending-approval',
+        after: { replicas: 8 },
+        files: [],
+      },
+      heldAfterPendingChange: { 'l4-mps': 0.5 },
+      changeUnknown: { name: 'InputError' },
       deleted: { alreadyDeleted: false, deleted: [{ status: 'deleted' }] },
       deletedAgain: { alreadyDeleted: true, deleted: [] },
       unknownModel: { name: 'InputError' },
@@ -234,11 +280,11 @@ describe('the actions against the real gpu backend (dry-run cluster)', () => {
         message: expect.stringContaining('can no longer be confirmed'),
       },
     });
-    // Quota is released: only the GitOps chatbot (an MPS quarter of an L4) is still held.
-    expect((results.real as any).heldAfterDelete).toEqual({ 'l4-mps': 0.25 });
+    // Quota is released: only the GitOps chatbot (two MPS quarters of an L4 since its change) is still held.
+    expect((results.real as any).heldAfterDelete).toEqual({ 'l4-mps': 0.5 });
     // The confirmed service is kept; the one deleted before its confirmation is not held.
     expect((results.real as any).heldAfterConfirm).toEqual({
-      'l4-mps': 0.25,
+      'l4-mps': 0.5,
       'l4-ondemand': 1,
     });
   }, 60_000);

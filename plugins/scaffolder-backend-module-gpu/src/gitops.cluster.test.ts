@@ -387,6 +387,46 @@ describeOnLocalCluster(
       );
     });
 
+    it('the change template scales the service through a pull request described with its cost and quota; after the merge the cluster runs 2 replicas', async () => {
+      const quotaOf = async () =>
+        (await api('GET', `/api/gpu/teams/${TEAM}/quota`)).body
+          .reservedGpuEquivalents['l4-ondemand'];
+      expect(await quotaOf()).toBe(1);
+      const change = await runTask('change-gpu-model-service-gitops', {
+        entity: `component:default/${SERVICE}`,
+        replicas: 2,
+        repoUrl,
+      });
+      expect({ status: change.task.status, log: change.log }).toMatchObject({
+        status: 'completed',
+      });
+      const pull = await openPull(`gpu-service-${SERVICE}-change-2`);
+      expect(pull.title).toBe(`Change GPU model service ${SERVICE}`);
+      expect(pull.body).toContain('| Replicas | 1 | **2** |');
+      expect(pull.body).toMatch(
+        /\| Cost per month \| \$[\d,.]+ \| \*\*\$[\d,.]+\*\* \(\+\$[\d,.]+\) \|/,
+      );
+      expect(pull.body).toContain(
+        '**Quota:** 1 on l4-ondemand → 2 on l4-ondemand (+1).',
+      );
+      expect(pull.body).toContain('**Approvals:** none needed');
+      expect(change.output.links[0].url).toMatch(
+        new RegExp(`/${repo}/pulls/${pull.number}$`),
+      );
+      // The backend holds the new reservation from the change on; the cluster runs the old spec until the merge.
+      expect(await quotaOf()).toBe(2);
+      expect((await deploymentOrUndefined())?.spec?.replicas).toBe(1);
+      await merge(pull);
+      await eventually(
+        `Deployment ${SERVICE} with 2 replicas applied by Flux`,
+        async () =>
+          (await deploymentOrUndefined())?.spec?.replicas === 2
+            ? true
+            : undefined,
+        { timeoutMs: 120_000 },
+      );
+    });
+
     it('a decommission proposes removing the directory; after the merge Flux prunes the objects', async () => {
       const action = createGiteaPullRequestAction({
         integrations: ScmIntegrations.fromConfig(

@@ -10,6 +10,7 @@ export { createServiceQuoteAction } from './actions/serviceQuote';
 export { createServiceCreateAction } from './actions/serviceCreate';
 export { createServiceConfirmAction } from './actions/serviceConfirm';
 export { createServiceRenderAction } from './actions/serviceRender';
+export { createServiceChangeAction } from './actions/serviceChange';
 export { createServiceDeleteAction } from './actions/serviceDelete';
 export { createBatchSubmitAction } from './actions/batchSubmit';
 export { createPlatformRenderAction } from './actions/platformRender';

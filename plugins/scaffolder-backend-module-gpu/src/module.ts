@@ -10,6 +10,7 @@ import { createCatalogRegisterAction } from './actions/catalogRegister';
 import { createCatalogWriteAction } from './actions/catalogWrite';
 import { createGiteaPullRequestAction } from './actions/giteaPullRequest';
 import { createPlatformRenderAction } from './actions/platformRender';
+import { createServiceChangeAction } from './actions/serviceChange';
 import { createServiceConfirmAction } from './actions/serviceConfirm';
 import { createServiceCreateAction } from './actions/serviceCreate';
 import { createServiceDeleteAction } from './actions/serviceDelete';
@@ -49,6 +50,7 @@ export const scaffolderModuleGpu = createBackendModule({
           createServiceQuoteAction({ discovery, auth }),
           createServiceCreateAction({ discovery, auth, catalog, localCatalog }),
           createServiceRenderAction({ discovery, auth }),
+          createServiceChangeAction({ discovery, auth }),
           createServiceConfirmAction({ discovery, auth }),
           createServiceDeleteAction({ discovery, auth, catalog, localCatalog }),
           createCatalogWriteAction({ userInfo }),

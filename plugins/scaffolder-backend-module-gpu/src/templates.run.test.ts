@@ -813,4 +813,103 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
     expect(after.body.spec).toEqual(before.spec);
     expect(after.body.metadata.description).toBe("Search's ranker");
   });
+
+  it('changes a GitOps service through a second pull request described with its cost and quota, then decommissions it through a third that removes its directory', async () => {
+    const created = await runTask('gpu-model-service-gitops', {
+      name: 'gitops-changer',
+      owner: 'group:default/ml-platform',
+      model: 'llama-3.1-8b',
+      runtime: 'vllm',
+      dtype: 'bf16',
+      maxModelLen: 8192,
+      concurrency: 16,
+      replicas: 1,
+      environment: 'dev',
+      placement: { tier: 'dedicated', pool: 'l4-ondemand' },
+      repoUrl: 'github.com?owner=ml-platform&repo=gitops',
+    });
+    expect({ status: created.task.status, log: created.log }).toMatchObject({
+      status: 'completed',
+    });
+    const [service] = await servicesNamed('gitops-changer');
+    const added = github.pullRequests.at(-1)!;
+    expect(added.head).toBe('ml-platform:gpu-service-gitops-changer');
+    const quotaBefore = (await api('GET', '/api/gpu/teams/ml-platform/quota'))
+      .body.reservedGpuEquivalents['l4-ondemand'];
+
+    const change = await runTask('change-gpu-model-service-gitops', {
+      entity: 'component:default/gitops-changer',
+      replicas: 2,
+      repoUrl: 'github.com?owner=ml-platform&repo=gitops',
+    });
+    expect({ status: change.task.status, log: change.log }).toMatchObject({
+      status: 'completed',
+    });
+    const changed = github.pullRequests.at(-1)!;
+    expect(changed).toMatchObject({
+      title: 'Change GPU model service gitops-changer',
+      head: 'ml-platform:gpu-service-gitops-changer-change-2',
+      deleted: [],
+    });
+    const { body: detail } = await api(
+      'GET',
+      `/api/gpu/services/${service.id}`,
+    );
+    expect(detail).toMatchObject({
+      request: { replicas: 2 },
+      gpuEquivalents: 2,
+      mode: 'gitops',
+    });
+    expect(changed.body).toContain(
+      `| Cost per month | ${service.monthlyCost} | **${detail.monthlyCost}** (+`,
+    );
+    expect(changed.body).toContain(
+      '**Quota:** 1 on l4-ondemand → 2 on l4-ondemand (+1).',
+    );
+    expect(changed.body).toContain('**Approvals:** none needed');
+    const deploymentPath = Object.keys(changed.files).find(p =>
+      p.endsWith('-deployment-gitops-changer.yaml'),
+    )!;
+    expect(deploymentPath).toMatch(/^deploy\/gitops-changer\//);
+    expect(yaml.parse(changed.files[deploymentPath]).spec.replicas).toBe(2);
+    expect(Object.keys(changed.files).sort()).toEqual(
+      Object.keys(added.files).sort(),
+    );
+    expect(
+      (await api('GET', '/api/gpu/teams/ml-platform/quota')).body
+        .reservedGpuEquivalents['l4-ondemand'],
+    ).toBe(quotaBefore + 1);
+    expect(change.output?.links?.[0]).toMatchObject({
+      url: `https://github.com/ml-platform/gitops/pull/${changed.number}`,
+    });
+
+    const decommission = await runTask(
+      'decommission-gpu-model-service-gitops',
+      {
+        entity: 'component:default/gitops-changer',
+        repoUrl: 'github.com?owner=ml-platform&repo=gitops',
+      },
+    );
+    expect({
+      status: decommission.task.status,
+      log: decommission.log,
+    }).toMatchObject({ status: 'completed' });
+    const removed = github.pullRequests.at(-1)!;
+    expect(removed).toMatchObject({
+      title: 'Decommission GPU model service gitops-changer',
+      head: 'ml-platform:gpu-service-gitops-changer-decommission',
+      files: {},
+    });
+    expect(removed.deleted.sort()).toEqual(Object.keys(added.files).sort());
+    expect(removed.body).toContain(
+      `| Cost per month | ${detail.monthlyCost} | $0.00 |`,
+    );
+    // This backend does not read the dry-run cluster back: the quota is released at once, and the text says so.
+    expect(removed.body).toContain('released already');
+    expect(
+      (await api('GET', '/api/gpu/teams/ml-platform/quota')).body
+        .reservedGpuEquivalents['l4-ondemand'] ?? 0,
+    ).toBe(quotaBefore - 1);
+    expect((await servicesNamed('gitops-changer'))[0].status).toBe('deleted');
+  });
 });

@@ -27,6 +27,7 @@ import { createCatalogRegisterAction } from './actions/catalogRegister';
 import { createCatalogWriteAction as createGpuCatalogWriteAction } from './actions/catalogWrite';
 import { createGiteaPullRequestAction } from './actions/giteaPullRequest';
 import { createPlatformRenderAction } from './actions/platformRender';
+import { createServiceChangeAction } from './actions/serviceChange';
 import { createServiceCreateAction } from './actions/serviceCreate';
 import { createServiceConfirmAction } from './actions/serviceConfirm';
 import { createServiceDeleteAction } from './actions/serviceDelete';
@@ -75,6 +76,7 @@ const actions = new Map<string, TemplateAction<any, any, any>>(
     createServiceCreateAction({ ...deps, catalog }),
     createServiceRenderAction(deps),
     createServiceConfirmAction(deps),
+    createServiceChangeAction(deps),
     createServiceDeleteAction({ ...deps, catalog }),
     createBatchSubmitAction(deps),
     createPlatformRenderAction(deps),
@@ -573,6 +575,124 @@ describe.each(gitopsTemplates)('GitOps template %s', name => {
         sourcePath: render.input.targetDir,
       });
       expect(steps.indexOf(publish)).toBeGreaterThan(steps.indexOf(render));
+    }
+  });
+});
+
+describe('GitOps lifecycle templates: a change and a decommission are pull or merge requests', () => {
+  const load = (name: string) =>
+    yaml.parse(
+      fs.readFileSync(path.join(TEMPLATES, name, 'template.yaml'), 'utf8'),
+    );
+  const NAME = "${{ parameters.entity | parseEntityRef | pick('name') }}";
+  const HOST_IFS = {
+    'publish:github:pull-request':
+      "(parameters.repoUrl | parseRepoUrl).host == 'github.com'",
+    'publish:gitlab:merge-request':
+      "(parameters.repoUrl | parseRepoUrl).host == 'gitlab.com'",
+    'gpu:gitea:pull-request':
+      "(parameters.repoUrl | parseRepoUrl).host not in ['github.com', 'gitlab.com']",
+  };
+  type Step = {
+    id: string;
+    action: string;
+    if?: string;
+    input: Record<string, any>;
+  };
+  const publishersOf = (steps: Step[]) =>
+    steps.filter(s => s.action in HOST_IFS);
+
+  it.each([
+    'change-gpu-model-service-gitops',
+    'decommission-gpu-model-service-gitops',
+  ])(
+    '%s picks a GPU service from the catalog and a repository, and has a publisher per forge',
+    name => {
+      const template = load(name);
+      const parameters: Record<string, any> = Object.assign(
+        {},
+        ...template.spec.parameters.map((page: JsonSchema) => page.properties),
+      );
+      expect(parameters.entity).toMatchObject({
+        'ui:field': 'EntityPicker',
+        'ui:options': {
+          allowArbitraryValues: false,
+          catalogFilter: [
+            {
+              kind: 'Component',
+              'metadata.annotations.gpu.backstage.io/service-id': {
+                exists: true,
+              },
+            },
+          ],
+        },
+      });
+      expect(parameters.repoUrl).toMatchObject({
+        'ui:field': 'RepoUrlPicker',
+        'ui:options': { allowedHosts: ['github.com', 'gitlab.com'] },
+      });
+      const publishers = publishersOf(template.spec.steps);
+      expect(publishers.map(s => s.action)).toEqual(Object.keys(HOST_IFS));
+      for (const publish of publishers) {
+        expect(publish.if).toContain(
+          HOST_IFS[publish.action as keyof typeof HOST_IFS],
+        );
+        expect(publish.input).toMatchObject({
+          repoUrl: '${{ parameters.repoUrl }}',
+          targetPath: `deploy/${NAME}`,
+        });
+      }
+    },
+  );
+
+  it('the change writes the manifests gpu:service:change rendered into the directory each forge proposes, described with cost, quota and approvals', () => {
+    const steps: Step[] = load('change-gpu-model-service-gitops').spec.steps;
+    const [change] = steps;
+    expect(change).toMatchObject({
+      action: 'gpu:service:change',
+      input: {
+        entityRef: '${{ parameters.entity }}',
+        targetDir: `deploy/${NAME}`,
+        layout: 'kustomization',
+        // A change waiting for approval has no new manifests to propose.
+        whenPendingApproval: 'fail',
+      },
+    });
+    for (const publish of publishersOf(steps)) {
+      expect(publish.input).toMatchObject({
+        sourcePath: change.input.targetDir,
+        description: '${{ steps.change.output.description }}',
+      });
+    }
+  });
+
+  it('the decommission records it with gpu:service:delete first, then proposes removing the directory on each forge', () => {
+    const steps: Step[] = load('decommission-gpu-model-service-gitops').spec
+      .steps;
+    expect(steps[0]).toMatchObject({
+      action: 'gpu:service:delete',
+      input: { entityRef: '${{ parameters.entity }}' },
+    });
+    const render = steps.find(s => s.action === 'gpu:service:render')!;
+    const byAction = Object.fromEntries(
+      publishersOf(steps).map(s => [s.action, s.input]),
+    );
+    expect(byAction['gpu:gitea:pull-request']).toMatchObject({ remove: true });
+    expect(byAction['gpu:gitea:pull-request'].sourcePath).toBeUndefined();
+    expect(byAction['publish:github:pull-request']).toMatchObject({
+      sourcePath: render.input.targetDir,
+      filesToDelete: '${{ steps.render.output.files }}',
+    });
+    expect(byAction['publish:gitlab:merge-request']).toMatchObject({
+      sourcePath: render.input.targetDir,
+      commitAction: 'delete',
+    });
+    for (const publish of publishersOf(steps)) {
+      expect(publish.input.description).toContain(
+        '| Cost per month | ${{ steps.delete.output.deleted[0].monthlyCost }} | $0.00 |',
+      );
+      expect(publish.input.description).toContain('**Quota:** ');
+      expect(publish.input.description).toContain('**Approvals:** none needed');
     }
   });
 });

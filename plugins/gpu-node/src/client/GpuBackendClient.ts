@@ -18,6 +18,7 @@ import {
   Quote,
   ServiceRequest,
   ServiceStatus,
+  UpdateServiceBody,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type {
@@ -119,6 +120,24 @@ export class GpuBackendClient {
     return this.call(
       'POST',
       `/services/${encodeURIComponent(id)}/confirm`,
+      options,
+      body,
+    );
+  }
+
+  /**
+   * Changes a service's tier, pool, replicas or model: re-quoted, re-reserved and rendered again (applied again when
+   * Backstage applies it). A change policy does not allow at once answers the service unchanged, with the pending
+   * approval of the change.
+   */
+  updateService(
+    id: string,
+    body: UpdateServiceBody,
+    options: GpuCallOptions,
+  ): Promise<GpuServiceView> {
+    return this.call(
+      'PATCH',
+      `/services/${encodeURIComponent(id)}`,
       options,
       body,
     );

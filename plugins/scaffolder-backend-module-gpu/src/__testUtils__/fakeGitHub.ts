@@ -19,13 +19,15 @@ export interface FakePullRequest {
   head: string;
   base: string;
   files: Record<string, string>;
+  /** Paths its head commit removes (tree entries without a blob). */
+  deleted: string[];
 }
 
 /**
  * msw handlers for the GitHub REST and GraphQL calls `publish:github:pull-request` makes (through
  * octokit-plugin-create-pull-request): the repository, its latest commit on `main`, blobs, trees, commits, the branch
  * ref and the pull request. Blobs, trees, commits and refs are kept, so each pull request records the files its head
- * branch holds, decoded as GitHub would store them. `requests` lists every call (method and path).
+ * branch holds, decoded as GitHub would store them, and the paths it removes (every path exists on `main`). `requests` lists every call (method and path).
  */
 export function fakeGitHub() {
   const blobs = new Map<string, string>();
@@ -45,10 +47,12 @@ export function fakeGitHub() {
 
   const filesOf = (treeSha: string): Record<string, string> =>
     Object.fromEntries(
-      (trees.get(treeSha) ?? []).map(entry => [
-        entry.path,
-        entry.content ?? blobs.get(entry.sha ?? '') ?? '',
-      ]),
+      (trees.get(treeSha) ?? [])
+        .filter(entry => entry.sha !== null)
+        .map(entry => [
+          entry.path,
+          entry.content ?? blobs.get(entry.sha ?? '') ?? '',
+        ]),
     );
 
   const handlers = [
@@ -82,6 +86,11 @@ export function fakeGitHub() {
         ).toString('utf8'),
       );
       return HttpResponse.json({ sha }, { status: 201 });
+    }),
+    // Every path exists on main: a removal is proposed (the plugin checks with HEAD before deleting a file).
+    http.head(`${API}/repos/:owner/:repo/contents/*`, ({ request }) => {
+      record(request);
+      return new HttpResponse(null, { status: 200 });
     }),
     http.post(`${API}/repos/:owner/:repo/git/trees`, async ({ request }) => {
       record(request);
@@ -135,6 +144,9 @@ export function fakeGitHub() {
           head: body.head,
           base: body.base,
           files: filesOf(commits.get(commit)!),
+          deleted: (trees.get(commits.get(commit)!) ?? [])
+            .filter(entry => entry.sha === null)
+            .map(entry => entry.path),
         };
         pullRequests.push(pullRequest);
         return HttpResponse.json(

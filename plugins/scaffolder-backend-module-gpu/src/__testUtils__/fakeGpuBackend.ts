@@ -82,7 +82,8 @@ function errorResponse(status: number, name: string, message: string) {
  * msw handlers that behave like the gpu backend's service routes on a dry-run cluster, computed with the real
  * domain code (validation, quotes, rendering) on the demo platform: quota held per team, idempotency on
  * `(team, requestKey)`, 409 for a taken name or a reused key, 404 for unknown ids, dry-run previews, GitOps mode,
- * pending approval when the policy asks for it, idempotent delete releasing quota. `requests` records every call.
+ * pending approval when the policy asks for it, changes (PATCH: re-quoted and re-rendered, or unchanged with a pending
+ * approval of the change), idempotent delete releasing quota. `requests` records every call.
  * Its answers are checked against the real backend, action by action, in `fakeMatchesRealBackend.test.ts`.
  */
 export function fakeGpuBackend(
@@ -92,6 +93,11 @@ export function fakeGpuBackend(
     autoscaledReplicas?: AutoscaledReplicasPolicy;
     /** The backend's gpu.serviceDefaults as in app-config (e.g. `{ scaleToZero: { httpAddOn: {} } }`); default none. */
     serviceDefaults?: Record<string, unknown>;
+    /**
+     * The GitOps cluster the backend reads back with a read-only credential (gpu.clusters[].readOnlyAuth): a delete
+     * of a GitOps service then waits for its controller's prune (`AwaitingPrune`, quota held) until {@link prune}.
+     */
+    gitopsReadBack?: { cluster: string };
   } = {},
 ) {
   const platform: Platform = parsePlatform(demoPlatformConfig);
@@ -602,11 +608,96 @@ export function fakeGpuBackend(
       },
     ),
 
+    http.patch(`${GPU_BASE_URL}/services/:id`, async ({ request, params }) => {
+      const body = await record(request, `/services/${params.id}`);
+      const { service, error } = findService(String(params.id));
+      if (error) return error;
+      if (['deleted', 'deleting', 'rejected'].includes(service.view.status)) {
+        return errorResponse(
+          409,
+          'ConflictError',
+          `Service '${service.view.name}' is ${service.view.status} and cannot be changed`,
+        );
+      }
+      const change = Object.fromEntries(
+        ['tier', 'pool', 'replicas', 'model']
+          .filter(key => body?.[key] !== undefined)
+          .map(key => [key, body[key]]),
+      );
+      try {
+        const changedRequest = validateServiceRequest(platform, {
+          ...service.view.request,
+          ...change,
+        });
+        // Weighed as the store weighs a change: without the reservation it replaces.
+        const own = service.reservation;
+        service.reservation = 'released';
+        let changed: FakeService;
+        try {
+          changed = newService(service.view.id, {
+            request: changedRequest,
+            entityRef: service.view.entityRef,
+            mode: service.view.mode === 'gitops' ? 'gitops' : undefined,
+          });
+        } finally {
+          service.reservation = own;
+        }
+        const now = new Date().toISOString();
+        if (changed.reservation === 'pending') {
+          // Unchanged, with the pending approval of the change.
+          service.view = {
+            ...service.view,
+            approval: {
+              ...changed.view.approval!,
+              kind: 'change',
+            },
+            updatedAt: now,
+          };
+          return HttpResponse.json(service.view as unknown as JsonBodyType);
+        }
+        const { confirmBy: _, ...view } = changed.view;
+        service.view = {
+          ...view,
+          ...(service.view.confirmBy
+            ? { confirmBy: service.view.confirmBy }
+            : {}),
+          generation: service.view.generation + 1,
+          createdBy: service.view.createdBy,
+          createdAt: service.view.createdAt,
+          updatedAt: now,
+        };
+        service.manifests = changed.manifests;
+        service.gpuEquivalents = changed.gpuEquivalents;
+        service.monthlyCostMicros = changed.monthlyCostMicros;
+        return HttpResponse.json(service.view as unknown as JsonBodyType);
+      } catch (caught) {
+        return errorResponse(400, 'InputError', (caught as Error).message);
+      }
+    }),
+
     http.delete(`${GPU_BASE_URL}/services/:id`, async ({ request, params }) => {
       await record(request, `/services/${params.id}`);
       const { service, error } = findService(String(params.id));
       if (error) return error;
-      if (service.view.status !== 'deleted') {
+      const readBack = options.gitopsReadBack;
+      if (
+        readBack &&
+        service.view.mode === 'gitops' &&
+        service.manifests.length > 0 &&
+        !['deleted', 'deleting'].includes(service.view.status)
+      ) {
+        // As the backend's decommission of a GitOps service on a cluster it reads: the quota stays held.
+        service.view = {
+          ...service.view,
+          status: 'deleting',
+          reason: 'AwaitingPrune',
+          statusReason: `Waiting for the GitOps controller to remove its objects from cluster ${readBack.cluster} (remove its directory from the repository); quota stays held until they are gone`,
+          updatedAt: new Date().toISOString(),
+        };
+      } else if (
+        service.view.status !== 'deleted' &&
+        service.view.reason !== 'AwaitingPrune'
+      ) {
         service.view = {
           ...service.view,
           status: 'deleted',
@@ -651,6 +742,17 @@ export function fakeGpuBackend(
       const service = newService(id, body);
       services.set(id, service);
       return service.view;
+    },
+    /** The GitOps controller has pruned a decommissioned service's objects: deleted, quota released. */
+    prune(id: string) {
+      const service = services.get(id)!;
+      service.view = {
+        ...service.view,
+        status: 'deleted',
+        reason: 'Deleted',
+        statusReason: `Deleted: the GitOps controller removed its objects from cluster ${options.gitopsReadBack?.cluster}; quota released`,
+      };
+      service.reservation = 'released';
     },
     /** An approver rejects the service's pending request: nothing stays reserved. */
     reject(id: string, comment: string) {

@@ -86,9 +86,13 @@ describe('gpu:service:delete', () => {
           namespace: 'ml-platform',
           status: 'deleted',
           statusReason: 'Deleted (nothing was applied)',
+          pool: 'l4-ondemand',
+          gpuEquivalents: 1,
+          monthlyCost: service.monthlyCost,
         },
       ],
       alreadyDeleted: false,
+      awaitingPrune: false,
       unregistered: 'removed',
     });
     expect(backend.heldGpuEquivalents('ml-platform')).toEqual({
@@ -112,6 +116,7 @@ describe('gpu:service:delete', () => {
     expect(outputsOf(again)).toEqual({
       deleted: [],
       alreadyDeleted: true,
+      awaitingPrune: false,
       unregistered: 'not-registered',
     });
   });
@@ -200,4 +205,58 @@ describe('gpu:service:delete', () => {
       expect(deletes()).toEqual([]);
     },
   );
+});
+
+describe('gpu:service:delete of a GitOps service on a cluster the backend reads back', () => {
+  const backend = fakeGpuBackend({ gitopsReadBack: { cluster: 'gpu-gitops' } });
+  registerMswTestHooks(setupServer(...backend.handlers));
+
+  it('records the decommission with the quota held until the controller has pruned its objects', async () => {
+    const action = createServiceDeleteAction({
+      discovery: mockServices.discovery(),
+      auth: mockServices.auth(),
+      catalog: fakeCatalog().catalog,
+    });
+    const service = backend.seed({
+      request: summariserOnDedicatedL4,
+      entityRef: 'component:default/summariser',
+      mode: 'gitops',
+    });
+    const ctx = mockContext({ entityRef: 'component:default/summariser' });
+    await action.handler(ctx);
+    expect(outputsOf(ctx)).toMatchObject({
+      deleted: [
+        {
+          serviceId: service.id,
+          status: 'deleting',
+          statusReason: expect.stringContaining(
+            'quota stays held until they are gone',
+          ),
+        },
+      ],
+      alreadyDeleted: false,
+      awaitingPrune: true,
+    });
+    expect(backend.heldGpuEquivalents('ml-platform')).toEqual({
+      'l4-ondemand': 1,
+    });
+
+    // Asked again while the controller has not pruned: the same decommission, nothing released.
+    const again = mockContext({ serviceId: service.id });
+    await action.handler(again);
+    expect(outputsOf(again)).toMatchObject({ awaitingPrune: true });
+    expect(backend.heldGpuEquivalents('ml-platform')).toEqual({
+      'l4-ondemand': 1,
+    });
+
+    backend.prune(service.id);
+    expect(backend.heldGpuEquivalents('ml-platform')).toEqual({});
+    const done = mockContext({ serviceId: service.id });
+    await action.handler(done);
+    expect(outputsOf(done)).toMatchObject({
+      deleted: [],
+      alreadyDeleted: true,
+      awaitingPrune: false,
+    });
+  });
 });

@@ -42,7 +42,9 @@ const LIVE = (s: GpuServiceView) =>
 /**
  * `gpu:service:delete`: tears a GPU model service down (objects deleted from the cluster, quota released), found by
  * id or by the catalog entity it belongs to, and optionally unregisters that entity. Idempotent: a service that is
- * already deleted counts as done.
+ * already deleted counts as done. A GitOps service on a cluster the backend reads back is decommissioned instead: it
+ * stays `deleting` (reason `AwaitingPrune`), its quota held, until the controller has pruned its objects once its
+ * directory is removed from the repository; then the backend deletes it and releases the quota.
  *
  * @public
  */
@@ -95,13 +97,30 @@ export function createServiceDeleteAction(options: {
                 namespace: z.string(),
                 status: z.string(),
                 statusReason: z.string().optional(),
+                pool: z.string().optional(),
+                gpuEquivalents: z
+                  .number()
+                  .optional()
+                  .describe('GPU-equivalents it reserved'),
+                monthlyCost: z
+                  .string()
+                  .optional()
+                  .describe('Its projected monthly cost, e.g. $587.50'),
               }),
             )
             .describe(
-              'The services this step deleted (empty when they were already deleted)',
+              'The services this step deleted (empty when they were already deleted); a GitOps service whose cluster ' +
+                'Backstage reads back is deleting (reason AwaitingPrune) until its controller has pruned its objects',
             ),
         alreadyDeleted: z =>
           z.boolean().describe('True when there was nothing left to delete'),
+        awaitingPrune: z =>
+          z
+            .boolean()
+            .describe(
+              'True when a GitOps service stays deleting, its quota held, until the GitOps controller has pruned its ' +
+                'objects from the cluster (remove its directory from the repository: gpu:gitea:pull-request with remove)',
+            ),
         unregistered: z =>
           z
             .string()
@@ -152,31 +171,42 @@ export function createServiceDeleteAction(options: {
           })),
         );
         ctx.output('alreadyDeleted', live.length === 0);
+        ctx.output('awaitingPrune', false);
         ctx.output('unregistered', 'skipped');
         return;
       }
 
       const deleted = [];
+      let pruning = false;
       for (const service of live) {
         const result = (await ctx.checkpoint({
           key: `${ID}:${service.id}`,
           fn: async () =>
             (await client.deleteService(service.id, { credentials })) as any,
         })) as GpuServiceView;
-        if (result.status !== 'deleted') {
+        const awaitingPrune =
+          result.status === 'deleting' && result.reason === 'AwaitingPrune';
+        if (result.status !== 'deleted' && !awaitingPrune) {
           throw new Error(
             `Deleting ${result.name} (${result.id}) did not finish: ${result.status}, ${result.statusReason}; run the step again`,
           );
         }
         ctx.logger.info(
-          `Deleted ${result.name} (${result.id}): ${result.statusReason}`,
+          `${awaitingPrune ? 'Decommissioning' : 'Deleted'} ${result.name} (${
+            result.id
+          }): ${result.statusReason}`,
         );
+        if (awaitingPrune) pruning = true;
         deleted.push({
           serviceId: result.id,
           name: result.name,
           namespace: result.namespace,
           status: result.status,
           ...(result.statusReason ? { statusReason: result.statusReason } : {}),
+          // What it held before this step (a released reservation no longer says).
+          pool: service.placement.pool,
+          gpuEquivalents: service.gpuEquivalents,
+          monthlyCost: service.monthlyCost,
         });
       }
       if (live.length === 0) {
@@ -205,6 +235,7 @@ export function createServiceDeleteAction(options: {
       }
       ctx.output('deleted', deleted);
       ctx.output('alreadyDeleted', live.length === 0);
+      ctx.output('awaitingPrune', pruning);
       ctx.output('unregistered', unregistered);
     },
   });
