@@ -23,6 +23,7 @@ import {
   useErrorColorStyles,
   UsageBar,
 } from '../common';
+import { actorName } from './describeAuditEvent';
 import { QuotaEditDialog } from './QuotaEditDialog';
 
 /** A team's stored quota, or why it could not be read. */
@@ -166,7 +167,7 @@ export function TeamQuotaUsageTable(props: {
       render: row =>
         row.quota && (
           <>
-            {row.quota.updatedBy.replace(/^user:default\//, '')},{' '}
+            {actorName(row.quota.updatedBy)},{' '}
             <RelativeTime iso={row.quota.updatedAt} />
           </>
         ),
