@@ -145,6 +145,17 @@ async function runLifecycle(backend: Backend, workspacePath: string) {
   await change.handler(overQuota);
   log.changePending = outputsOf(overQuota);
   log.heldAfterPendingChange = await held();
+  const changePreview = mockContext(
+    {
+      serviceId: outputsOf(gitops).serviceId,
+      replicas: 3,
+      targetDir: 'changed/chatbot-3',
+    },
+    { isDryRun: true, workspacePath },
+  );
+  await change.handler(changePreview);
+  log.changePreview = outputsOf(changePreview);
+  log.heldAfterChangePreview = await held();
   log.changeUnknown = await change
     .handler(
       mockContext({
@@ -267,6 +278,12 @@ describe('the actions against the real gpu backend (dry-run cluster)', () => {
         files: [],
       },
       heldAfterPendingChange: { 'l4-mps': 0.5 },
+      changePreview: {
+        before: { replicas: 2 },
+        after: { replicas: 3, gpuEquivalents: 0.75 },
+        files: expect.arrayContaining(['kustomization.yaml']),
+      },
+      heldAfterChangePreview: { 'l4-mps': 0.5 },
       changeUnknown: { name: 'InputError' },
       deleted: { alreadyDeleted: false, deleted: [{ status: 'deleted' }] },
       deletedAgain: { alreadyDeleted: true, deleted: [] },
