@@ -1,5 +1,5 @@
 import { AuditEventView } from '@gpu-platform/backstage-plugin-gpu-common';
-import { describeAuditEvent } from './describeAuditEvent';
+import { actorName, describeAuditEvent } from './describeAuditEvent';
 
 const summariser = {
   id: '6f1c1a52-4b8e-4c55-9d1e-2f0a8f3b7c11',
@@ -84,6 +84,23 @@ describe('describeAuditEvent', () => {
         }),
       ),
     ).toMatch(/^the platform config \(app-config\.yaml\) set the quota of /);
+  });
+
+  it('names every task of the backend in words, one it does not list too', () => {
+    expect(actorName('system:gpu-batch-release')).toBe(
+      'the release of finished batch jobs',
+    );
+    expect(actorName('system:gpu-cluster-move')).toBe(
+      'the move between clusters',
+    );
+    expect(actorName('system:gpu-gitops-follow')).toBe(
+      'the follow-up of GitOps pull requests',
+    );
+    expect(actorName('system:gpu-some-new-task')).toBe(
+      'the gpu backend (some new task)',
+    );
+    expect(actorName('user:default/alice')).toBe('alice');
+    expect(actorName('plugin:gpu')).toBe('plugin:gpu');
   });
 
   it('says what a change of a service changed, not its whole record', () => {

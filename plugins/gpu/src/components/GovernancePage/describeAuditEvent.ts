@@ -22,15 +22,24 @@ const SYSTEM_ACTORS: Record<string, string> = {
   'system:gpu-apply-resume': 'the resume of interrupted applies',
   'system:gpu-confirmation-expiry': 'the expiry of unconfirmed services',
   'system:gpu-drift-repair': 'the drift repair',
+  'system:gpu-batch-release': 'the release of finished batch jobs',
+  'system:gpu-cluster-move': 'the move between clusters',
+  'system:gpu-gitops-follow': 'the follow-up of GitOps pull requests',
   'config:app-config': 'the platform config (app-config.yaml)',
 };
 
 /**
  * `user:default/alice` as `alice`; the backend's own actors in words (`system:gpu-status-refresh` as "the status
- * refresh", `config:app-config` as "the platform config (app-config.yaml)"); any other (a plugin, a service) as it is.
+ * refresh", `config:app-config` as "the platform config (app-config.yaml)", a task not listed here as "the gpu backend
+ * (its name)"); any other (a plugin, a service) as it is.
  */
 export function actorName(actor: string): string {
-  return SYSTEM_ACTORS[actor] ?? actor.replace(/^user:default\//, '');
+  const named = SYSTEM_ACTORS[actor];
+  if (named) return named;
+  // A task of the backend this map does not know yet: its name in words, never the raw key.
+  const task = /^system:gpu-(.+)$/.exec(actor);
+  if (task) return `the gpu backend (${task[1].replace(/-/g, ' ')})`;
+  return actor.replace(/^user:default\//, '');
 }
 
 function text(value: unknown): string | undefined {
