@@ -4,20 +4,25 @@ import {
   MonthSpend,
   PoolPrice,
 } from '@gpu-platform/backstage-plugin-gpu-common';
-import { DateTime } from 'luxon';
 
-/** The calendar month (UTC, as the cost views count it) that `now` is in. */
+/**
+ * The calendar month (UTC, as the cost views count it) that `now` is in. Plain UTC date arithmetic: every create and
+ * quote works the month out, so no time-zone library here.
+ */
 export function monthOf(now: Date): {
   month: string;
   startMs: number;
   endMs: number;
 } {
-  const at = DateTime.fromJSDate(now, { zone: 'utc' });
-  const start = at.startOf('month');
+  const year = now.getUTCFullYear();
+  const monthIndex = now.getUTCMonth();
   return {
-    month: start.toFormat('yyyy-MM'),
-    startMs: start.toMillis(),
-    endMs: start.plus({ months: 1 }).toMillis(),
+    month: `${String(year).padStart(4, '0')}-${String(monthIndex + 1).padStart(
+      2,
+      '0',
+    )}`,
+    startMs: Date.UTC(year, monthIndex, 1),
+    endMs: Date.UTC(year, monthIndex + 1, 1),
   };
 }
 

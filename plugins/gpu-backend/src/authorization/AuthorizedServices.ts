@@ -100,7 +100,19 @@ export class AuthorizedServices {
     const result = await services.create(body, actor, check);
     return {
       created: result.created,
-      service: await this.view(result.service),
+      // A new service has the one reservation and approval it was created with: no need to read them back.
+      service:
+        result.created && result.reservation
+          ? (
+              await this.viewsNow([
+                {
+                  service: result.service,
+                  reservations: [result.reservation],
+                  approvals: result.approval ? [result.approval] : [],
+                },
+              ])
+            ).views[0]
+          : await this.view(result.service),
     };
   }
 

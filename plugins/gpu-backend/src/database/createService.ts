@@ -23,7 +23,6 @@ import {
   toReservationRecord,
   toServiceRecord,
 } from './rows';
-import { readService } from './services';
 import {
   Amounts,
   ClusterMode,
@@ -75,7 +74,7 @@ export async function createServiceInTransaction(
     governanceReasons(context, input.environment, input.pool),
   );
   const id = input.id ?? randomUUID();
-  await tx<ServiceRow>('services').insert({
+  const row: ServiceRow = {
     id,
     name: input.name,
     team: input.team,
@@ -87,10 +86,11 @@ export async function createServiceInTransaction(
     status: decision.pending ? 'pending-approval' : 'approved',
     reason: decision.pending ? 'AwaitingApproval' : approvedReason(input.mode),
     generation: 1,
+    observed_generation: null,
     status_changed_at: now,
     status_reason: decision.pending
       ? awaitingApprovalReason(decision.reasons)
-      : null,
+      : notAppliedStatusReason(input.mode) ?? null,
     request: JSON.stringify(input.request),
     placement: JSON.stringify(input.placement),
     quote: toJson(input.quote),
@@ -103,8 +103,10 @@ export async function createServiceInTransaction(
     created_at: now,
     updated_by: input.actor,
     updated_at: now,
-  });
-  const service = await readService(tx, id);
+  };
+  await tx<ServiceRow>('services').insert(row);
+  // The record of what was just inserted, without reading it back (the columns not written are null).
+  const service = toServiceRecord(row);
   await writeAuditEvent(tx, {
     actor: input.actor,
     action: 'service.create',
@@ -190,6 +192,21 @@ function canonicalJson(value: unknown): string {
         )
       : v,
   );
+}
+
+/**
+ * The status sentence of an approved service Backstage does not apply (GitOps, dry-run); undefined in apply mode.
+ * Recorded at creation, so the deploy that follows has nothing left to write for such a service.
+ */
+export function notAppliedStatusReason(mode: ClusterMode): string | undefined {
+  switch (mode) {
+    case 'gitops':
+      return 'Rendered for GitOps: publish the manifests; nothing was applied by Backstage';
+    case 'dry-run':
+      return 'Dry-run: no cluster is configured, the manifests are rendered and stored but not applied';
+    default:
+      return undefined;
+  }
 }
 
 /** The reason of a service approved at creation: the reconciler applies it, or it is only rendered. */

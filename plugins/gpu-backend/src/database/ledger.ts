@@ -79,24 +79,32 @@ export async function lockTeam(
   return isPostgres(tx) ? query.forUpdate() : query;
 }
 
-/** Adds what the team holds, optionally leaving one reservation out. */
+/**
+ * Adds what the team holds (on the ledger's pool, and its monthly cost on every pool), optionally leaving one
+ * reservation out: one query, answered from the index on (team, state, pool, gpu_units, monthly_cost_micros).
+ */
 export async function withHeld(
   tx: Knex | Knex.Transaction,
   ledger: LedgerAllowance,
   excludeReservationId?: string,
 ): Promise<LedgerSnapshot> {
-  const held = () => {
-    const q = tx('reservations').where({ team: ledger.team, state: 'held' });
-    return excludeReservationId ? q.whereNot('id', excludeReservationId) : q;
-  };
-  const [units] = await held()
-    .where({ pool: ledger.pool })
-    .sum({ total: 'gpu_units' });
-  const [cost] = await held().sum({ total: 'monthly_cost_micros' });
+  const held = tx('reservations').where({ team: ledger.team, state: 'held' });
+  const [sums] = await (excludeReservationId
+    ? held.whereNot('id', excludeReservationId)
+    : held
+  ).select(
+    tx.raw('sum(case when ?? = ? then ?? else 0 end) as ??', [
+      'pool',
+      ledger.pool,
+      'gpu_units',
+      'units',
+    ]),
+    tx.raw('sum(??) as ??', ['monthly_cost_micros', 'cost']),
+  );
   return {
     ...ledger,
-    heldGpuUnits: readInteger(units?.total),
-    heldMonthlyCostMicros: readInteger(cost?.total),
+    heldGpuUnits: readInteger(sums?.units),
+    heldMonthlyCostMicros: readInteger(sums?.cost),
   };
 }
 

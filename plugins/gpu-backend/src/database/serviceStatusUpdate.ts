@@ -2,13 +2,12 @@ import { ConflictError, InputError } from '@backstage/errors';
 import { Knex } from 'knex';
 import { writeAuditEvent } from './audit';
 import { releaseServiceReservations } from './ledger';
-import { ServiceRow, serviceAuditView, toJson } from './rows';
+import { ServiceRow, serviceAuditView, toJson, toServiceRecord } from './rows';
 import { closeRunPeriod, RUNNABLE_STATUSES } from './runPeriods';
 import {
   checkVersion,
-  lockService,
+  lockServiceRow,
   nextUpdatedAt,
-  readService,
   statusColumns,
 } from './services';
 import {
@@ -27,7 +26,8 @@ export async function updateServiceStatusInTransaction(
   tx: Knex.Transaction,
   input: UpdateServiceStatusInput,
 ): Promise<ServiceRecord> {
-  const before = await lockService(tx, input.id);
+  const beforeRow = await lockServiceRow(tx, input.id);
+  const before = toServiceRecord(beforeRow);
   if (input.expectedStatus && !input.expectedStatus.includes(before.status)) {
     throw new ConflictError(
       `Service '${before.name}' is ${before.status}; ` +
@@ -36,21 +36,21 @@ export async function updateServiceStatusInTransaction(
   }
   checkVersion(before, input.expectedUpdatedAt);
   const now = nextUpdatedAt(before);
-  await tx<ServiceRow>('services')
-    .where({ id: input.id })
-    .update({
-      ...statusColumns(before, input, now),
-      ...(input.observedCurrentGeneration && {
-        observed_generation: before.generation,
-      }),
-      ...(input.manifests !== undefined && {
-        manifests: toJson(input.manifests),
-      }),
-      ...(input.moveCompleted && { moving_from_cluster: null }),
-      updated_by: input.actor,
-      updated_at: now,
-    });
-  const after = await readService(tx, input.id);
+  const changes: Partial<ServiceRow> = {
+    ...statusColumns(before, input, now),
+    ...(input.observedCurrentGeneration && {
+      observed_generation: before.generation,
+    }),
+    ...(input.manifests !== undefined && {
+      manifests: toJson(input.manifests),
+    }),
+    ...(input.moveCompleted && { moving_from_cluster: null }),
+    updated_by: input.actor,
+    updated_at: now,
+  };
+  await tx<ServiceRow>('services').where({ id: input.id }).update(changes);
+  // The locked row with what was written: no second read of the service (and of its quote and manifests).
+  const after = toServiceRecord({ ...beforeRow, ...changes });
   await writeAuditEvent(tx, {
     actor: input.actor,
     action: 'service.status',

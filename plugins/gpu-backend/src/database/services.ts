@@ -22,6 +22,14 @@ export async function lockService(
   tx: Knex.Transaction,
   id: string,
 ): Promise<ServiceRecord> {
+  return toServiceRecord(await lockServiceRow(tx, id));
+}
+
+/** The service's row, locked for the rest of the transaction (PostgreSQL `FOR UPDATE`; SQLite runs one at a time). */
+export async function lockServiceRow(
+  tx: Knex.Transaction,
+  id: string,
+): Promise<ServiceRow> {
   if (!isUuid(id)) {
     throw new NotFoundError(`No service with id '${id}'`);
   }
@@ -30,7 +38,7 @@ export async function lockService(
   if (!row) {
     throw new NotFoundError(`No service with id '${id}'`);
   }
-  return toServiceRecord(row);
+  return row;
 }
 
 /**

@@ -45,6 +45,7 @@ import {
   StoredManifest,
   UpdateServiceStatusInput,
 } from '../database';
+import { notAppliedStatusReason } from '../database/createService';
 import type { Forges } from '../gitops/forges';
 import type { OwnedObjectsReader } from '../gitops/OwnedObjectsReader';
 import { chooseOption, placementOf } from './chooseOption';
@@ -187,6 +188,8 @@ export class ServiceManager {
   ): Promise<{
     created: boolean;
     service: ServiceRecord;
+    /** The reservation the create recorded (held, or pending with the approval); the earlier one on a replay. */
+    reservation?: ReservationRecord;
     approval?: ApprovalRecord;
   }> {
     const { platform, store, quotes } = this.options;
@@ -581,6 +584,16 @@ export class ServiceManager {
    */
   async deploy(service: ServiceRecord, actor: string): Promise<ServiceRecord> {
     const deployment = this.deployment(service);
+    if (
+      deployment.status !== 'applying' &&
+      service.manifests &&
+      service.status === deployment.status &&
+      service.reason === deployment.reason &&
+      service.statusReason === deployment.statusReason
+    ) {
+      // Rendered and stored as it stays (a GitOps or dry-run service as created): nothing to write.
+      return service;
+    }
     const claimed = await this.compareAndSet({
       id: service.id,
       ...deployment,
@@ -684,13 +697,11 @@ export class ServiceManager {
     if (this.appliesTo(service)) {
       return { status: 'applying', reason: 'Applying' };
     }
+    const mode = service.mode === 'gitops' ? 'gitops' : 'dry-run';
     return {
       status: 'approved',
-      reason: service.mode === 'gitops' ? 'RenderedForGitOps' : 'DryRun',
-      statusReason:
-        service.mode === 'gitops'
-          ? 'Rendered for GitOps: publish the manifests; nothing was applied by Backstage'
-          : 'Dry-run: no cluster is configured, the manifests are rendered and stored but not applied',
+      reason: mode === 'gitops' ? 'RenderedForGitOps' : 'DryRun',
+      statusReason: notAppliedStatusReason(mode),
     };
   }
 
