@@ -109,6 +109,10 @@ export function summariserPod(index = 0): string {
 export const KUEUE_QUOTA_MESSAGE =
   "couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor l4-ondemand, 1 more needed";
 
+/** {@link KUEUE_QUOTA_MESSAGE} as the card says it: pools and the team queue, not Kueue's flavors and pod sets. */
+export const KUEUE_QUOTA_WORDS =
+  'not enough unused quota in the team queue for nvidia.com/gpu on pool l4-ondemand, 1 more needed';
+
 /** The readiness probe failing while vLLM loads the model, as the kubelet reports it. */
 export const READINESS_PROBE_MESSAGE =
   'Readiness probe failed: Get "http://10.48.2.17:8000/health": dial tcp 10.48.2.17:8000: connect: connection refused';

@@ -31,6 +31,7 @@ import {
   describeAdmission,
   describePodPhase,
   describeReplicas,
+  kueueMessageInWords,
   statusLabel,
 } from './describeClusterStatus';
 import { Figure } from './Figure';
@@ -334,7 +335,7 @@ export function ClusterStatusSection(props: {
             data-testid="cluster-status-reason"
             component="div"
           >
-            {service.statusReason}
+            {kueueMessageInWords(service.statusReason)}
           </Typography>
         )}
         <ServiceConditions conditions={service.conditions ?? []} />

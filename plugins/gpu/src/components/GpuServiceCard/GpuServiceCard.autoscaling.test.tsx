@@ -16,6 +16,7 @@ import {
   admittedStatus,
   appliedSummariser,
   KUEUE_QUOTA_MESSAGE,
+  KUEUE_QUOTA_WORDS,
   summariserCost,
   summariserPod,
   summariserService,
@@ -153,10 +154,10 @@ describe('GpuServiceCard of an autoscaled service', () => {
       /^Starting: waiting for Kueue admission$/,
     );
     expect(screen.getByTestId('cluster-status-reason')).toHaveTextContent(
-      kueueReason,
+      `Availability lost: Waiting for Kueue admission (1 of 4 pods): ${KUEUE_QUOTA_WORDS}`,
     );
     expect(screen.getByTestId('cluster-admission')).toHaveTextContent(
-      `Kueue admissionPending1 of 4 workloads pending: ${KUEUE_QUOTA_MESSAGE}`,
+      `Kueue admissionPending1 of 4 workloads pending: ${KUEUE_QUOTA_WORDS}`,
     );
     expect(screen.getByRole('table', { name: 'Pods (4)' })).toHaveTextContent(
       `${summariserPod(3)}not scheduled (gated by kueue.x-k8s.io/admission)`,

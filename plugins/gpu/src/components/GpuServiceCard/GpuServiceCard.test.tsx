@@ -24,6 +24,7 @@ import {
   admittedStatus,
   appliedSummariser,
   KUEUE_QUOTA_MESSAGE,
+  KUEUE_QUOTA_WORDS,
   pendingAdmissionStatus,
   platform,
   READINESS_PROBE_MESSAGE,
@@ -501,8 +502,12 @@ describe('GpuServiceCard', () => {
       expect(chip()).toHaveTextContent(
         /^Starting: waiting for Kueue admission$/,
       );
+      // Kueue's message in the UI's words: pools and the team queue, no flavors or pod sets (issue 25 jargon).
       expect(screen.getByTestId('cluster-status-reason')).toHaveTextContent(
-        kueueReason,
+        `Waiting for Kueue admission: ${KUEUE_QUOTA_WORDS}`,
+      );
+      expect(screen.getByTestId('cluster-status-reason')).not.toHaveTextContent(
+        /flavor|pod set/,
       );
       expect(screen.getByTestId('service-conditions')).toHaveTextContent(
         'Conditions: Reserved: yes · Approved: yes · Applied: yes · Available: no (KueuePending)',
@@ -514,7 +519,7 @@ describe('GpuServiceCard', () => {
         'Replicas available0 of 10 ready, 1 updated; 0 of 1 updated replicas available; Available: False (MinimumReplicasUnavailable)',
       );
       expect(screen.getByTestId('cluster-admission')).toHaveTextContent(
-        `Kueue admissionPending${KUEUE_QUOTA_MESSAGE}`,
+        `Kueue admissionPending${KUEUE_QUOTA_WORDS}`,
       );
 
       const pods = screen.getByRole('table', { name: 'Pods (1)' });

@@ -1,6 +1,7 @@
 import {
   admittedStatus,
   KUEUE_QUOTA_MESSAGE,
+  KUEUE_QUOTA_WORDS,
   pendingAdmissionStatus,
 } from '../../__testUtils__/gpuFixtures';
 import {
@@ -8,6 +9,7 @@ import {
   describeFlavors,
   describePodPhase,
   describeReplicas,
+  kueueMessageInWords,
   statusLabel,
 } from './describeClusterStatus';
 
@@ -99,7 +101,7 @@ describe('cluster facts', () => {
       }),
     ).toEqual({
       value: 'Pending',
-      caption: `1 of 2 workloads pending: ${KUEUE_QUOTA_MESSAGE}`,
+      caption: `1 of 2 workloads pending: ${KUEUE_QUOTA_WORDS}`,
     });
     expect(
       describeAdmission({
@@ -122,5 +124,24 @@ describe('cluster facts', () => {
       }),
     ).toBe('Running, not ready (terminating, ContainersNotReady)');
     expect(describePodPhase(admittedStatus().pods![0])).toBe('Running');
+  });
+});
+
+describe('kueueMessageInWords', () => {
+  it("says Kueue's reasons with pools and the team queue, not flavors and pod sets (issue 25 jargon)", () => {
+    expect(kueueMessageInWords(KUEUE_QUOTA_MESSAGE)).toBe(KUEUE_QUOTA_WORDS);
+    expect(
+      kueueMessageInWords(
+        "couldn't assign flavors to pod set main: flavor h100 doesn't match node affinity, insufficient quota for nvidia.com/gpu in flavor spot-l4, request > maximum capacity (2 > 1)",
+      ),
+    ).toBe(
+      "pool h100 does not match the pod's node affinity, not enough quota in the team queue for nvidia.com/gpu on pool spot-l4, request > maximum capacity (2 > 1)",
+    );
+    expect(
+      kueueMessageInWords(
+        `Waiting for Kueue admission: ${KUEUE_QUOTA_MESSAGE}`,
+      ),
+    ).toBe(`Waiting for Kueue admission: ${KUEUE_QUOTA_WORDS}`);
+    expect(kueueMessageInWords('Pending')).toBe('Pending');
   });
 });

@@ -126,6 +126,33 @@ export function describeFlavors(flavors: Record<string, string>): string {
     .join(', ')}`;
 }
 
+/**
+ * Kueue's own words for why it does not admit a workload, as the rest of the UI says them: each ResourceFlavor is the
+ * pool of its name, and its ClusterQueue is the team queue. `couldn't assign flavors to pod set main: insufficient
+ * unused quota for nvidia.com/gpu in flavor l4-ondemand, 1 more needed` reads `not enough unused quota in the team
+ * queue for nvidia.com/gpu on pool l4-ondemand, 1 more needed`. Works on any text that carries such a message (the
+ * service's status reason quotes it).
+ */
+export function kueueMessageInWords(text: string): string {
+  return text
+    .replace(/couldn't assign flavors to pod set [\w.-]+: /g, '')
+    .replace(
+      /insufficient unused quota for (\S+) in flavor ([\w.-]+)/g,
+      'not enough unused quota in the team queue for $1 on pool $2',
+    )
+    .replace(
+      /insufficient quota for (\S+) in flavor ([\w.-]+)/g,
+      'not enough quota in the team queue for $1 on pool $2',
+    )
+    .replace(/\bin flavor ([\w.-]+)/g, 'on pool $1')
+    .replace(
+      /\bflavor ([\w.-]+) doesn't match node affinity/g,
+      "pool $1 does not match the pod's node affinity",
+    )
+    .replace(/\bflavor ([\w.-]+)/g, 'pool $1')
+    .replace(/\bflavors\b/g, 'pools');
+}
+
 /** Kueue admission in one headline and one line of detail. */
 export function describeAdmission(admission: ClusterAdmissionStatus): {
   value: string;
@@ -156,7 +183,9 @@ export function describeAdmission(admission: ClusterAdmissionStatus): {
           total > 1
             ? `${admission.pending} of ${total} workloads pending: `
             : ''
-        }${admission.message ?? admission.reason ?? 'not admitted yet'}`,
+        }${kueueMessageInWords(
+          admission.message ?? admission.reason ?? 'not admitted yet',
+        )}`,
       };
     default:
       return {

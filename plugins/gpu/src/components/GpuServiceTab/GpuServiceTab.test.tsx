@@ -17,7 +17,7 @@ import { gpuApiRef } from '../../api';
 import { FakeGpuApi } from '../../__testUtils__/FakeGpuApi';
 import {
   appliedSummariser,
-  KUEUE_QUOTA_MESSAGE,
+  KUEUE_QUOTA_WORDS,
   pendingAdmissionStatus,
   summariserCost,
   summariserService,
@@ -67,7 +67,7 @@ describe('the entity GPU tab', () => {
       </TestApiProvider>,
     );
     expect(
-      (await screen.findAllByText(new RegExp(KUEUE_QUOTA_MESSAGE.slice(0, 30))))
+      (await screen.findAllByText(new RegExp(KUEUE_QUOTA_WORDS.slice(0, 30))))
         .length,
     ).toBeGreaterThan(0);
     expect(screen.queryByTestId('cluster-not-read')).toBeNull();
