@@ -1,10 +1,14 @@
 import { answeredStatus } from './metricsStatus';
 import { NotFoundError } from '@backstage/errors';
 import {
+  BatchJobCostSummary,
   parseUsd,
   TeamCost,
   UsageWindow,
 } from '@gpu-platform/backstage-plugin-gpu-common';
+import { DateTime } from 'luxon';
+import { allocationInRange } from './allocation';
+import { BatchJobAllocation } from './AllocationReader';
 import {
   burn,
   isCurrent,
@@ -21,12 +25,13 @@ export async function teamCost(
   team: string,
   window: UsageWindow,
 ): Promise<TeamCost> {
-  const [allocations, quota] = await Promise.all([
+  const [allocations, quota, jobs] = await Promise.all([
     context.reader.list({ team }),
     context.quotas.getQuota(team),
+    context.reader.batchJobs({ team }),
   ]);
   const configured = context.platform.teams.find(t => t.name === team);
-  if (!quota && !configured && allocations.length === 0) {
+  if (!quota && !configured && allocations.length === 0 && jobs.length === 0) {
     throw new NotFoundError(`No GPU team ${team}`);
   }
   const budget =
@@ -38,6 +43,13 @@ export async function teamCost(
     window,
   );
   const totals = totalsOf(rows.map(r => r.summary));
+  const batchJobs = batchJobCosts(context, jobs, window);
+  const jobsTotal = (
+    key: 'allocationMicros' | 'monthToDateMicros' | 'projectedMonthMicros',
+  ) => batchJobs.reduce((t, j) => t + j[key], 0);
+  totals.figures.allocationMicros += jobsTotal('allocationMicros');
+  totals.monthToDate += jobsTotal('monthToDateMicros');
+  totals.projected += jobsTotal('projectedMonthMicros');
   return {
     team,
     window,
@@ -53,8 +65,74 @@ export async function teamCost(
     withoutUsage: totals.withoutUsage,
     aboveShareMicros: totals.aboveShare,
     services: rows.map(r => r.summary).filter(isCurrent),
+    ...(batchJobs.length > 0 ? { batchJobs } : {}),
     recommendations: sortRecommendations(
       rows.filter(r => isCurrent(r.summary)).flatMap(r => r.recommendations),
     ),
   };
+}
+
+/**
+ * The team's batch jobs that held GPUs in the window or this month: what their reservations held at the pool's price
+ * (`allocationInRange`, as the FOCUS export charges them), all of it spend.
+ */
+function batchJobCosts(
+  context: UsageContext,
+  jobs: readonly BatchJobAllocation[],
+  window: UsageWindow,
+): BatchJobCostSummary[] {
+  const now = DateTime.fromISO(window.end, { zone: 'utc' });
+  const nowMs = now.toMillis();
+  const monthStartMs = now.startOf('month').toMillis();
+  const monthEndMs = now.endOf('month').plus({ milliseconds: 1 }).toMillis();
+  const summaries: BatchJobCostSummary[] = [];
+  for (const { batchJob, reservations } of jobs) {
+    const held = allocationInRange(
+      reservations,
+      context.prices,
+      Date.parse(window.start),
+      nowMs,
+    );
+    const monthToDate = allocationInRange(
+      reservations,
+      context.prices,
+      monthStartMs,
+      nowMs,
+    ).allocationMicros;
+    const rest = allocationInRange(
+      reservations,
+      context.prices,
+      nowMs,
+      monthEndMs,
+    ).allocationMicros;
+    if (held.allocationMicros === 0 && monthToDate === 0 && rest === 0) {
+      continue;
+    }
+    const heldAt = reservations
+      .map(r => r.heldAt)
+      .filter((t): t is string => t !== undefined)
+      .sort()[0];
+    const releasedAt = reservations.every(r => r.releasedAt)
+      ? reservations
+          .map(r => r.releasedAt!)
+          .sort()
+          .at(-1)
+      : undefined;
+    summaries.push({
+      batchId: batchJob.id,
+      name: batchJob.name,
+      team: batchJob.team,
+      namespace: batchJob.namespace,
+      environment: batchJob.environment,
+      pool: batchJob.pool,
+      state: batchJob.state,
+      gpuEquivalents: held.gpuEquivalentsAtEnd,
+      allocationMicros: held.allocationMicros,
+      monthToDateMicros: monthToDate,
+      projectedMonthMicros: monthToDate + rest,
+      ...(heldAt ? { heldAt } : {}),
+      ...(releasedAt ? { releasedAt } : {}),
+    });
+  }
+  return summaries;
 }

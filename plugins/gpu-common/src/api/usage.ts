@@ -502,7 +502,40 @@ export interface TeamCost extends CostFigures {
   aboveShareMicros?: UsdMicros;
   /** Current services: deleted ones leave the list once they held nothing in the window (their cost stays in the totals). */
   services: ServiceCostSummary[];
+  /**
+   * The team's batch jobs that held GPUs in the window or this month. Their cost is in the team's `allocationMicros`,
+   * `monthToDateMicros` and `projectedMonthMicros` (and so its budget burn), not in usage and idle: a batch job's
+   * utilisation is not measured.
+   */
+  batchJobs?: BatchJobCostSummary[];
   recommendations: Recommendation[];
+}
+
+/**
+ * A batch job in its team's cost: the GPUs its reservation held, at the pool's price, from its submission to its
+ * release (the Job finished or was gone), or to now while it holds them.
+ *
+ * @public
+ */
+export interface BatchJobCostSummary {
+  /** The batch id (the Job's `gpu.backstage.io/batch-id` label). */
+  batchId: string;
+  name: string;
+  team: string;
+  namespace: string;
+  environment: string;
+  pool: string;
+  /** `active` while it holds its GPUs, `finished` once released. */
+  state: 'active' | 'finished';
+  /** GPU-equivalents it holds at the window's end. */
+  gpuEquivalents: number;
+  /** What it held in the window. */
+  allocationMicros: UsdMicros;
+  monthToDateMicros: UsdMicros;
+  /** Month to date plus the rest of the month at what it holds now. */
+  projectedMonthMicros: UsdMicros;
+  heldAt?: string;
+  releasedAt?: string;
 }
 
 /**

@@ -484,6 +484,53 @@ describe.each(databases.eachSupportedId())('cost export on %s', databaseId => {
     ).toBe(6 * 370_000 * 24);
   });
 
+  it("counts the team's batch jobs in its cost and budget burn, as the export charges them", async () => {
+    const cost = await usage.teamCost('search', 'P10D');
+    expect(cost.batchJobs).toEqual([
+      // By name.
+      {
+        batchId: BATCH_JOBS[1].id,
+        name: 'ocr-backlog',
+        team: 'search',
+        namespace: 'search',
+        environment: 'dev',
+        pool: 'spot-l4',
+        state: 'active',
+        gpuEquivalents: 2,
+        // 13.5 hours to now (the 20th, 09:30), then 254.5 more to the end of November.
+        allocationMicros: 9_990_000,
+        monthToDateMicros: 9_990_000,
+        projectedMonthMicros: 9_990_000 + 188_330_000,
+        heldAt: '2026-11-19T20:00:00.000Z',
+      },
+      {
+        batchId: BATCH_JOBS[0].id,
+        name: 'ocr-nightly',
+        team: 'search',
+        namespace: 'search',
+        environment: 'dev',
+        pool: 'spot-l4',
+        state: 'finished',
+        gpuEquivalents: 0,
+        // 2 GPUs x 6.5 h x 0.37 USD, as its export row.
+        allocationMicros: 4_810_000,
+        monthToDateMicros: 4_810_000,
+        projectedMonthMicros: 4_810_000,
+        heldAt: '2026-11-14T01:00:00.000Z',
+        releasedAt: '2026-11-14T07:30:00.000Z',
+      },
+    ]);
+    const services = cost.services;
+    const sum = (key: 'allocationMicros' | 'monthToDateMicros') =>
+      services.reduce((t, s) => t + s[key], 0) +
+      cost.batchJobs!.reduce((t, j) => t + j[key], 0);
+    expect(cost.allocationMicros).toBe(sum('allocationMicros'));
+    expect(cost.monthToDateMicros).toBe(sum('monthToDateMicros'));
+    expect(cost.budgetBurn).toBe(
+      cost.monthToDateMicros / cost.monthlyBudgetMicros,
+    );
+  });
+
   it('refuses days that are malformed, reversed, not over or too many with 400', async () => {
     for (const [query, message] of [
       [{ firstDay: '2026-11-31' }, "Invalid firstDay '2026-11-31'"],

@@ -6030,11 +6030,82 @@ export const spec = {
               $ref: '#/components/schemas/ServiceCostSummary',
             },
           },
+          batchJobs: {
+            description:
+              "The team's batch jobs that held GPUs in the window or this month; their cost is in allocationMicros, monthToDateMicros and projectedMonthMicros, not in usage and idle.",
+            type: 'array',
+            items: {
+              $ref: '#/components/schemas/BatchJobCostSummary',
+            },
+          },
           recommendations: {
             type: 'array',
             items: {
               $ref: '#/components/schemas/Recommendation',
             },
+          },
+        },
+      },
+      BatchJobCostSummary: {
+        type: 'object',
+        additionalProperties: false,
+        description:
+          "A batch job in its team's cost: the GPUs its reservation held at the pool's price, from submission to release (the Job finished or was gone), or to now while it holds them.",
+        required: [
+          'batchId',
+          'name',
+          'team',
+          'namespace',
+          'environment',
+          'pool',
+          'state',
+          'gpuEquivalents',
+          'allocationMicros',
+          'monthToDateMicros',
+          'projectedMonthMicros',
+        ],
+        properties: {
+          batchId: {
+            type: 'string',
+          },
+          name: {
+            type: 'string',
+          },
+          team: {
+            type: 'string',
+          },
+          namespace: {
+            type: 'string',
+          },
+          environment: {
+            type: 'string',
+          },
+          pool: {
+            type: 'string',
+          },
+          state: {
+            type: 'string',
+            enum: ['active', 'finished'],
+          },
+          gpuEquivalents: {
+            type: 'number',
+          },
+          allocationMicros: {
+            $ref: '#/components/schemas/UsdMicros',
+          },
+          monthToDateMicros: {
+            $ref: '#/components/schemas/UsdMicros',
+          },
+          projectedMonthMicros: {
+            $ref: '#/components/schemas/UsdMicros',
+          },
+          heldAt: {
+            type: 'string',
+            format: 'date-time',
+          },
+          releasedAt: {
+            type: 'string',
+            format: 'date-time',
           },
         },
       },
