@@ -112,6 +112,10 @@ describe('Decommission from the entity', () => {
     expect(effect).toHaveTextContent(
       `Stops ${service.monthlyCost} a month of allocation cost.`,
     );
+    // The template unregisters the component by default; the card's path does not, and says how they differ.
+    expect(effect).toHaveTextContent(
+      'Unlike the Decommission GPU model service template, this keeps the catalog component: unregister it from its page if it describes nothing else.',
+    );
     expect(api.callsOf('deleteService')).toHaveLength(0);
 
     await userEvent.click(

@@ -36,6 +36,7 @@ export function describeDecommission(service: GpuServiceView): string[] {
       service.gpuEquivalents === 1 ? '' : 's'
     } of team ${service.team}'s quota on ${placement.pool}.`,
     `Stops ${service.monthlyCost} a month of allocation cost.`,
-    'The record and the audit trail are kept; the catalog component stays until you unregister it.',
+    // The template of the same name unregisters the component by default; this action does not, and says so.
+    'The record and the audit trail are kept. Unlike the Decommission GPU model service template, this keeps the catalog component: unregister it from its page if it describes nothing else.',
   ];
 }
