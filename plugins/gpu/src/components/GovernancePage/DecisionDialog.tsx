@@ -187,8 +187,16 @@ export function DecisionDialog(props: {
             above to approve it anyway, or reject it.
           </Typography>
         )}
-        {error && <ErrorText>{error}</ErrorText>}
       </DialogContent>
+      {/* Outside the content, which scrolls: a refusal shows beside the buttons, not below the dialog's fold. */}
+      {error && (
+        <ErrorText
+          data-testid="decision-error"
+          style={{ padding: '8px 24px 0' }}
+        >
+          {error}
+        </ErrorText>
+      )}
       <DialogActions>
         <Button onClick={onClose} disabled={submitting}>
           Cancel

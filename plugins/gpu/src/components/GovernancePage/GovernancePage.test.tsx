@@ -269,9 +269,13 @@ describe('GovernancePage', () => {
     expect(within(dialog).getByRole('checkbox')).not.toBeChecked();
     await user.click(within(dialog).getByRole('button', { name: 'Approve' }));
 
-    expect(await within(dialog).findByRole('alert')).toHaveTextContent(
+    const refused = await within(dialog).findByRole('alert');
+    expect(refused).toHaveTextContent(
       'Approving would over-allocate l4-ondemand for ml-platform (HTTP 409)',
     );
+    // Beside the buttons, outside the scrolling content: in view however long the summary (issue 25: the refusal
+    // showed below the dialog's fold).
+    expect(refused.closest('[class*="MuiDialogContent-root"]')).toBeNull();
     expect(api.callsOf('decideApproval')[0][2]).toEqual({});
     expect(api.approvals[0].state).toBe('pending');
   });
