@@ -35,6 +35,12 @@ import {
 /** The actor of releases the plugin makes when a Job has finished or is gone. */
 export const BATCH_RELEASE_ACTOR = 'system:gpu-batch-release';
 
+/**
+ * How long after its submission a Job missing from its cluster still counts as being applied, not gone: the
+ * reservation is taken before the apply, which may retry for a while, and another replica's sweep can read in between.
+ */
+const APPLYING_GRACE_MS = 10 * 60_000;
+
 /** Collaborators of {@link BatchJobs}. */
 export interface BatchJobsOptions {
   platform: Platform;
@@ -50,6 +56,8 @@ export interface BatchJobsOptions {
    */
   clusters?: ReadonlyMap<string, BatchJobCluster>;
   logger: LoggerService;
+  /** Clock (tests). */
+  now?: () => Date;
 }
 
 /** One cluster batch jobs may run on. */
@@ -99,7 +107,7 @@ export class BatchJobs {
     if (mode === 'apply') {
       await this.refuseExisting(resolved, client);
     }
-    // The ledger's answer: the pods the team's free quota holds now, reserved (outside a dry run) atomically with it.
+    // The ledger's answer: the pods the team's free quota holds now, reserved atomically with it in apply mode.
     const held = await store.reserveBatchJob({
       id,
       name: body.request.name,
@@ -261,6 +269,10 @@ export class BatchJobs {
         if (status.state === 'failed') reason = 'the Job failed';
       } catch (error) {
         if (error instanceof NotFoundError) {
+          const now = this.options.now?.() ?? new Date();
+          if (now.getTime() - Date.parse(job.submittedAt) < APPLYING_GRACE_MS) {
+            continue;
+          }
           reason = 'the Job is gone from its cluster';
         } else {
           unreadable.push(job.id);

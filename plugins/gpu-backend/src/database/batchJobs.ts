@@ -27,8 +27,9 @@ import {
  * Weighs a batch job against what its team holds on the pool now, under the same locks a service's create takes (the
  * team's quota row, then the pool): the pods it may run at once are what the team's free quota there holds, at most
  * its parallelism; fewer than `minParallelism` is a conflict, as is a month's budget the reservation would exceed. In
- * apply and GitOps mode it then records the Job and its held reservation (audited as `batch-job.reserve` and
- * `reservation.hold`); a dry run records nothing.
+ * apply mode it then records the Job and its held reservation (audited as `batch-job.reserve` and
+ * `reservation.hold`). A dry run records nothing, nor does a GitOps submission: nothing reads its Job back from a
+ * cluster, so a reservation would never be released.
  */
 export async function reserveBatchJobInTransaction(
   tx: Knex.Transaction,
@@ -74,7 +75,7 @@ export async function reserveBatchJobInTransaction(
       }'s budget: ${budget.map(r => r.message).join('; ')}`,
     );
   }
-  if (input.mode === 'dry-run') {
+  if (input.mode !== 'apply') {
     return { podsAtOnce, gpuUnits, monthlyCostMicros };
   }
   const jobRow: BatchJobRow = {

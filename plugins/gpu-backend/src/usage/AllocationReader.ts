@@ -77,7 +77,7 @@ export class AllocationReader {
     return found;
   }
 
-  /** Batch jobs (apply and GitOps mode), optionally of one team, with the reservations they held. */
+  /** Batch jobs submitted in apply mode, optionally of one team, with the reservations they held. */
   async batchJobs(
     filter: { team?: string } = {},
   ): Promise<BatchJobAllocation[]> {

@@ -577,7 +577,7 @@ export const spec = {
       post: {
         operationId: 'submitBatchJob',
         summary:
-          "Submit a GPU batch job (permission gpu.service.create on the team, environment and pool, as for a service): an indexed Job on the team's Kueue LocalQueue on a spot pool, created suspended for Kueue to admit with the parallelism the team's quota holds (partial admission), spot reclaims not counted as failures. Applied in apply mode, answered for the repository in GitOps mode, only rendered with dryRun; recorded in the audit trail (subjectType batch-job). In apply and GitOps mode it reserves podsAtOnce x gpusPerPod GPUs of the pool in the team's quota ledger, as a service does (counted in the team's quota, budget and the cost export), atomically with the check; released when the Job has finished or is gone (apply mode), or at once if its apply fails.",
+          "Submit a GPU batch job (permission gpu.service.create on the team, environment and pool, as for a service): an indexed Job on the team's Kueue LocalQueue on a spot pool, created suspended for Kueue to admit with the parallelism the team's quota holds (partial admission), spot reclaims not counted as failures. Applied in apply mode, answered for the repository in GitOps mode, only rendered with dryRun; recorded in the audit trail (subjectType batch-job). In apply mode it reserves podsAtOnce x gpusPerPod GPUs of the pool in the team's quota ledger, as a service does (counted in the team's quota, budget and the cost export), atomically with the check; released when the Job has finished or is gone, or at once if its apply fails. GitOps mode and dryRun weigh it against the team's free quota and hold nothing.",
         requestBody: {
           required: true,
           content: {
