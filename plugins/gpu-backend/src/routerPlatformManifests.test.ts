@@ -167,6 +167,9 @@ describe('GET /platform/manifests', () => {
   it('refuses a cluster Backstage applies to, and touches nothing in it', async () => {
     const { api, http } = await startApplyClusterBackend(fakeCluster, {
       groups: ['ml-platform'],
+      // The platform reconciler would apply its objects on its own at any moment (a quota written at start-up triggers
+      // it): with nothing to deliver, every write to the cluster would be the route's.
+      gpu: { reconcile: { deliver: [] } },
     });
     const before = api.requests.length;
     const res = await http

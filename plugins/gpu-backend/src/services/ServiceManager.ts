@@ -5,6 +5,7 @@ import {
   AlertSettings,
   allowanceFromConfig,
   CreateServiceBody,
+  dedicatedGpuLimitReason,
   describeRollout,
   findPool,
   findTeam,
@@ -244,7 +245,7 @@ export class ServiceManager {
         gpuEquivalents: option.gpuEquivalents,
         monthlyCostMicros: option.cost.monthly,
       },
-      policy: admissionPolicy(option),
+      policy: admissionPolicy(platform, request, option),
       actor,
     });
     if (!result.created) {
@@ -439,7 +440,7 @@ export class ServiceManager {
           gpuEquivalents: option.gpuEquivalents,
           monthlyCostMicros: option.cost.monthly,
         },
-        policy: admissionPolicy(option),
+        policy: admissionPolicy(platform, request, option),
         expectedUpdatedAt: current.updatedAt,
         status: this.deployment(changed),
         actor,
@@ -1415,13 +1416,27 @@ function teardownReason(
   );
 }
 
-/** Requests the quote does not allow outright wait for an approver; so do requests over quota or budget. */
-function admissionPolicy(option: QuoteOption): AdmissionPolicy {
+/**
+ * What admission weighs beside its own findings: the one policy finding of the quote that does not depend on what the
+ * team holds or the pool has, dedicated GPUs above what the environment allows without approval (as a pending
+ * approval is weighed again, `previewApprovals`). Quota, budget, this month's budget, spot in production and pool
+ * capacity are admission's own, weighed under its locks on the ledger, for a change without the reservation it gives
+ * back; the quote's words for them count what the service holds now, so a change would wait for approval on its own
+ * reservation. Requests over quota or budget wait for an approver.
+ */
+function admissionPolicy(
+  platform: Platform,
+  request: ServiceRequest,
+  option: QuoteOption,
+): AdmissionPolicy {
+  const environment = platform.environments.find(
+    e => e.name === request.environment,
+  );
+  const message =
+    environment &&
+    dedicatedGpuLimitReason(environment, option.slice, option.replicas);
   return {
-    approvalReasons:
-      option.verdict === 'needs-approval'
-        ? option.reasons.map(message => ({ code: 'policy', message }))
-        : undefined,
+    approvalReasons: message ? [{ code: 'policy', message }] : undefined,
     whenOverQuota: 'require-approval',
   };
 }
