@@ -7,7 +7,11 @@ import {
   describeOnLocalCluster,
   RawKubernetesClient,
 } from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
-import { KubernetesObject } from '@kubernetes/client-node';
+import {
+  KubernetesObject,
+  V1Deployment,
+  V1PersistentVolumeClaim,
+} from '@kubernetes/client-node';
 import {
   createNamespaces,
   eventually,
@@ -172,7 +176,7 @@ describeOnLocalCluster(
           {
             name: TEAM,
             namespaces: [NAMESPACE],
-            gpuQuota: { 'l4-dra': 1, 'l4-ondemand': 2, 'spot-l4': 1 },
+            gpuQuota: { 'l4-dra': 1, 'l4-ondemand': 4, 'spot-l4': 1 },
             monthlyBudget: '100000',
           },
         ],
@@ -382,6 +386,38 @@ describeOnLocalCluster(
       ).toBe(true);
       expect(await live(otherService)).toBeDefined();
       await raw.request('DELETE', await raw.objectPath(otherService));
+    });
+
+    it('a service scaled from one replica to two mounts a ReadWriteMany model cache of its own; the ReadWriteOnce claim is pruned', async () => {
+      const first = await create('prune-scale', 'l4-ondemand');
+      const single = find(first, 'PersistentVolumeClaim');
+      expect(single.metadata?.name).toBe('prune-scale-model-cache');
+      expect(await live(single)).toBeDefined();
+
+      // The API server refuses to change a claim's access modes: the apply of one claim name would fail here.
+      await http
+        .patch(`/api/gpu/services/${first.id}`)
+        .send({ replicas: 2 })
+        .expect(200);
+      const second = await applied(first.id, 2);
+      const shared = find(second, 'PersistentVolumeClaim');
+      expect(shared.metadata?.name).toBe('prune-scale-model-cache-shared');
+      const sharedLive = (await live(shared)) as V1PersistentVolumeClaim;
+      expect(sharedLive.spec?.accessModes).toEqual(['ReadWriteMany']);
+      const deployment = (await live(
+        find(second, 'Deployment'),
+      )) as V1Deployment;
+      expect(
+        deployment.spec?.template.spec?.volumes?.find(
+          v => v.name === 'model-cache',
+        )?.persistentVolumeClaim?.claimName,
+      ).toBe('prune-scale-model-cache-shared');
+      await eventually('the ReadWriteOnce claim pruned', async () => {
+        const object = await live(single);
+        return object === undefined || object.metadata?.deletionTimestamp
+          ? true
+          : undefined;
+      });
     });
   },
 );

@@ -377,6 +377,35 @@ describe('renderServiceManifests', () => {
     ).toEqual(['ReadWriteMany']);
   });
 
+  it('gives the model cache of one replica and of several replicas different claims: access modes cannot change', () => {
+    const claimOf = (replicas: number) => {
+      const { objects } = render({ ...demoRequest, replicas }, 'dedicated');
+      const claim = ofKind<V1PersistentVolumeClaim>(
+        objects,
+        'PersistentVolumeClaim',
+      );
+      const mounted = ofKind<V1Deployment>(
+        objects,
+        'Deployment',
+      ).spec!.template.spec!.volumes!.find(v => v.name === 'model-cache');
+      return {
+        name: claim.metadata!.name,
+        accessModes: claim.spec!.accessModes,
+        mounted: mounted?.persistentVolumeClaim?.claimName,
+      };
+    };
+    expect(claimOf(1)).toEqual({
+      name: `${demoRequest.name}-model-cache`,
+      accessModes: ['ReadWriteOnce'],
+      mounted: `${demoRequest.name}-model-cache`,
+    });
+    expect(claimOf(2)).toEqual({
+      name: `${demoRequest.name}-model-cache-shared`,
+      accessModes: ['ReadWriteMany'],
+      mounted: `${demoRequest.name}-model-cache-shared`,
+    });
+  });
+
   it('renders an HPA v2 on the per-pod queue depth', () => {
     const request: ServiceRequest = {
       ...demoRequest,

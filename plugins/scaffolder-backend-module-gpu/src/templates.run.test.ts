@@ -849,7 +849,6 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
     expect(changed).toMatchObject({
       title: 'Change GPU model service gitops-changer',
       head: 'ml-platform:gpu-service-gitops-changer-change-2',
-      deleted: [],
     });
     const { body: detail } = await api(
       'GET',
@@ -872,9 +871,30 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
     )!;
     expect(deploymentPath).toMatch(/^deploy\/gitops-changer\//);
     expect(yaml.parse(changed.files[deploymentPath]).spec.replicas).toBe(2);
+    // Two replicas share a ReadWriteMany model cache: a claim of its own, as a claim's access modes cannot change.
     expect(Object.keys(changed.files).sort()).toEqual(
-      Object.keys(added.files).sort(),
+      Object.keys(added.files)
+        .map(p =>
+          p.replace(
+            '-persistentvolumeclaim-gitops-changer-model-cache.yaml',
+            '-persistentvolumeclaim-gitops-changer-model-cache-shared.yaml',
+          ),
+        )
+        .sort(),
     );
+    const kustomization = yaml.parse(
+      changed.files['deploy/gitops-changer/kustomization.yaml'],
+    );
+    expect(kustomization.resources).toContain(
+      '2-persistentvolumeclaim-gitops-changer-model-cache-shared.yaml',
+    );
+    expect(kustomization.resources).not.toContain(
+      '2-persistentvolumeclaim-gitops-changer-model-cache.yaml',
+    );
+    // The claim of one replica leaves the repository with the change.
+    expect(changed.deleted).toEqual([
+      'deploy/gitops-changer/2-persistentvolumeclaim-gitops-changer-model-cache.yaml',
+    ]);
     expect(
       (await api('GET', '/api/gpu/teams/ml-platform/quota')).body
         .reservedGpuEquivalents['l4-ondemand'],
@@ -900,7 +920,8 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
       head: 'ml-platform:gpu-service-gitops-changer-decommission',
       files: {},
     });
-    expect(removed.deleted.sort()).toEqual(Object.keys(added.files).sort());
+    // What the directory holds now: the files of the changed spec.
+    expect(removed.deleted.sort()).toEqual(Object.keys(changed.files).sort());
     expect(removed.body).toContain(
       `| Cost per month | ${detail.monthlyCost} | $0.00 |`,
     );

@@ -167,6 +167,8 @@ describe('staleServiceObjects', () => {
     expect(kindsOf(after)).not.toContain('PodDisruptionBudget');
 
     expect(staleServiceObjects(SERVICE_ID, after, before)).toEqual([
+      // Up to several replicas shared a ReadWriteMany cache; one replica has a ReadWriteOnce claim of its own.
+      refOf(before.find(o => o.kind === 'PersistentVolumeClaim')!),
       refOf(before.find(o => o.kind === 'PodDisruptionBudget')!),
       refOf(before.find(o => o.kind === 'HorizontalPodAutoscaler')!),
     ]);

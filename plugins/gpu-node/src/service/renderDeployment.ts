@@ -9,6 +9,7 @@ import { RUNTIME_PORTS } from './defaults';
 import { runtimeImage } from './images';
 import { ollamaContainers } from './ollamaContainers';
 import { GPU_CLAIM_NAME } from './renderResourceClaimTemplate';
+import { modelCacheClaimName } from './renderModelCacheClaim';
 import { ServiceContext } from './resolveServiceContext';
 import { ROLLOUT_ANNOTATION, rolloutStrategy } from './rolloutStrategy';
 import { serviceAnnotations } from './serviceAnnotations';
@@ -29,7 +30,7 @@ export function renderDeployment(context: ServiceContext): V1Deployment {
   const names = serviceObjectNames(request.name);
   const taints = distinctTaints(pool);
   const labels = workloadLabels(context);
-  const claimName = options.modelCache?.existingClaim ?? names.modelCache;
+  const claimName = modelCacheClaimName(context);
   const volumes: V1Volume[] = [
     { name: 'model-cache', persistentVolumeClaim: { claimName } },
   ];

@@ -16,9 +16,23 @@ export function modelCacheSizeGiB(weightsBytes: number): number {
 }
 
 /**
+ * The name of the claim the service's pods mount as their model cache: the existing shared claim it is given, else
+ * its own, named for its access mode (see {@link renderModelCacheClaim}).
+ */
+export function modelCacheClaimName(context: ServiceContext): string {
+  const names = serviceObjectNames(context.request.name);
+  return (
+    context.options.modelCache?.existingClaim ??
+    (context.maxReplicas > 1 ? names.sharedModelCache : names.modelCache)
+  );
+}
+
+/**
  * The model-cache claim, or undefined when the service mounts an existing shared claim. `ReadWriteOnce` while at
  * most one replica runs; `ReadWriteMany` when more may run at once (they share the cache; the storage class must
- * support it).
+ * support it). The two have different names: the API server refuses to change a claim's access modes, so a change
+ * across one replica creates the other claim and the one left behind is pruned (apply mode) or removed from the
+ * repository (GitOps).
  */
 export function renderModelCacheClaim(
   context: ServiceContext,
@@ -31,7 +45,7 @@ export function renderModelCacheClaim(
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
     metadata: {
-      name: serviceObjectNames(context.request.name).modelCache,
+      name: modelCacheClaimName(context),
       namespace: context.namespace,
       labels: serviceLabels(context),
       annotations: serviceAnnotations(context),

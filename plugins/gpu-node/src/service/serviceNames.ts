@@ -9,7 +9,13 @@ import { stableName } from '../names/stableName';
 export interface ServiceObjectNames {
   deployment: string;
   service: string;
+  /** The model-cache claim while at most one replica runs (`ReadWriteOnce`). */
   modelCache: string;
+  /**
+   * The model-cache claim when more replicas may run at once (`ReadWriteMany`): a claim's access modes cannot change
+   * once it exists, so a service scaled past one replica gets a claim of its own and the other is pruned.
+   */
+  sharedModelCache: string;
   autoscaler: string;
   podDisruptionBudget: string;
   podMonitor: string;
@@ -29,6 +35,7 @@ export function serviceObjectNames(name: string): ServiceObjectNames {
     deployment: stableName([name]),
     service: stableName([name]),
     modelCache: stableName([name, 'model-cache']),
+    sharedModelCache: stableName([name, 'model-cache-shared']),
     autoscaler: stableName([name]),
     podDisruptionBudget: stableName([name]),
     podMonitor: stableName([name]),

@@ -22,7 +22,7 @@ import { describeServiceState } from './describeServiceState';
 import { normaliseEntityRef } from './normaliseEntityRef';
 import { parseActionInput } from './parseActionInput';
 import { examples } from './serviceChange.examples';
-import { writeManifests } from './writeManifests';
+import { manifestFileNames, writeManifests } from './writeManifests';
 
 const ID = 'gpu:service:change';
 
@@ -318,6 +318,12 @@ export function createServiceChangeAction(options: {
             .describe(
               'Written files, relative to targetDir, in apply order (empty when nothing was written)',
             ),
+        removedFiles: z =>
+          z
+            .array(z.string())
+            .describe(
+              "Files, relative to targetDir, the service's directory held before the change that its new spec no longer renders (for example the model-cache claim of one replica once several share a ReadWriteMany one): for a pull request's deletions, such as publish:github:pull-request's filesToDelete (empty when nothing was written)",
+            ),
       },
     },
     async handler(ctx) {
@@ -375,6 +381,21 @@ export function createServiceChangeAction(options: {
         if (!directory) return [];
         return writeManifests(directory, manifests, input.layout);
       };
+      // The files of the spec before the change, kept with `before`: what the new files no longer hold is removed.
+      const readFilesBefore = async () =>
+        manifestFileNames(
+          (await client.getService(current.id, { credentials })).manifests,
+          input.layout,
+        );
+      let filesBefore: string[] = [];
+      if (directory) {
+        filesBefore = ctx.isDryRun
+          ? await readFilesBefore()
+          : await ctx.checkpoint({
+              key: `${ID}:${current.id}:files-before`,
+              fn: readFilesBefore,
+            });
+      }
       const outputAll = (values: {
         service: GpuServiceView;
         status: ServiceStatus;
@@ -420,6 +441,12 @@ export function createServiceChangeAction(options: {
         );
         if (input.targetDir) ctx.output('targetDir', input.targetDir);
         ctx.output('files', values.files);
+        ctx.output(
+          'removedFiles',
+          values.files.length
+            ? filesBefore.filter(f => !values.files.includes(f))
+            : [],
+        );
       };
 
       const changedRequest: ServiceRequest = { ...current.request, ...change };

@@ -24,6 +24,19 @@ function fileNameOf(
   }.yaml`;
 }
 
+/** The paths, relative to its directory, {@link writeManifests} writes `objects` to in `layout`. */
+export function manifestFileNames(
+  objects: KubernetesObject[],
+  layout: ManifestLayout,
+): string[] {
+  if (layout === 'single') return ['manifests.yaml'];
+  const width = String(objects.length).length;
+  const files = sortForApply(objects).map((object, index) =>
+    fileNameOf(object, index, width),
+  );
+  return layout === 'kustomization' ? [...files, 'kustomization.yaml'] : files;
+}
+
 /**
  * Writes objects in apply order into `directory`: one file per object (`files`), the same plus a
  * `kustomization.yaml` listing them (`kustomization`), or one multi-document `manifests.yaml` (`single`).

@@ -85,10 +85,7 @@ export class GiteaPullRequests {
         `The target directory must be a path inside the repository; got '${options.directory}'`,
       );
     }
-    const repository = await this.call<{ default_branch: string }>(
-      'GET',
-      '',
-    );
+    const repository = await this.call<{ default_branch: string }>('GET', '');
     const base = repository.default_branch;
     const existing = await this.filesUnder(base, directory);
     const changes: FileChange[] = [];
