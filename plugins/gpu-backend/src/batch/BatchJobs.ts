@@ -41,6 +41,13 @@ export const BATCH_RELEASE_ACTOR = 'system:gpu-batch-release';
  */
 const APPLYING_GRACE_MS = 10 * 60_000;
 
+/** Why a Job's reservation is released, from the state its cluster reports; undefined while it waits or runs. */
+function finishedReason(state: BatchJobStatus['state']): string | undefined {
+  if (state === 'succeeded') return 'the Job completed';
+  if (state === 'failed') return 'the Job failed';
+  return undefined;
+}
+
 /** Collaborators of {@link BatchJobs}. */
 export interface BatchJobsOptions {
   platform: Platform;
@@ -217,13 +224,14 @@ export class BatchJobs {
           namespace,
           name,
         });
-        if (status.state === 'succeeded' || status.state === 'failed') {
+        const reason = finishedReason(status.state);
+        if (reason) {
           await this.releaseWhere(
             j =>
               j.namespace === namespace &&
               j.name === name &&
               this.clusterOf(j.cluster).target.name === target.name,
-            `the Job ${status.state === 'succeeded' ? 'completed' : 'failed'}`,
+            reason,
           );
         }
         return status;
@@ -237,8 +245,8 @@ export class BatchJobs {
 
   /**
    * Releases the reservations of batch jobs that have finished (Complete or Failed) or are gone from their cluster,
-   * as their cluster reports them (apply mode; a GitOps batch job is not read back and keeps its reservation). A
-   * cluster that cannot be read releases nothing of its jobs this time.
+   * as their cluster reports them (apply mode; a GitOps batch job holds no reservation). A cluster that cannot be read
+   * releases nothing of its jobs this time.
    */
   async releaseFinished(): Promise<{
     checked: number;
@@ -265,8 +273,7 @@ export class BatchJobs {
           namespace: job.namespace,
           name: job.name,
         });
-        if (status.state === 'succeeded') reason = 'the Job completed';
-        if (status.state === 'failed') reason = 'the Job failed';
+        reason = finishedReason(status.state);
       } catch (error) {
         if (error instanceof NotFoundError) {
           const now = this.options.now?.() ?? new Date();

@@ -6,7 +6,7 @@ import {
   TeamCost,
   UsageWindow,
 } from '@gpu-platform/backstage-plugin-gpu-common';
-import { DateTime } from 'luxon';
+import { monthOf } from '../admission/monthSpend';
 import { allocationInRange } from './allocation';
 import { BatchJobAllocation } from './AllocationReader';
 import {
@@ -81,10 +81,8 @@ function batchJobCosts(
   jobs: readonly BatchJobAllocation[],
   window: UsageWindow,
 ): BatchJobCostSummary[] {
-  const now = DateTime.fromISO(window.end, { zone: 'utc' });
-  const nowMs = now.toMillis();
-  const monthStartMs = now.startOf('month').toMillis();
-  const monthEndMs = now.endOf('month').plus({ milliseconds: 1 }).toMillis();
+  const nowMs = Date.parse(window.end);
+  const { startMs: monthStartMs, endMs: monthEndMs } = monthOf(new Date(nowMs));
   const summaries: BatchJobCostSummary[] = [];
   for (const { batchJob, reservations } of jobs) {
     const held = allocationInRange(

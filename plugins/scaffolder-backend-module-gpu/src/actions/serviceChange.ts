@@ -382,15 +382,12 @@ export function createServiceChangeAction(options: {
         return writeManifests(directory, manifests, input.layout);
       };
       // The files of the spec before the change, kept with `before`: what the new files no longer hold is removed.
-      const readFilesBefore = async () =>
-        manifestFileNames(
-          (await client.getService(current.id, { credentials })).manifests,
-          input.layout,
-        );
+      const readFilesBefore = () =>
+        manifestFileNames(current.manifests, input.layout);
       let filesBefore: string[] = [];
       if (directory) {
         filesBefore = ctx.isDryRun
-          ? await readFilesBefore()
+          ? readFilesBefore()
           : await ctx.checkpoint({
               key: `${ID}:${current.id}:files-before`,
               fn: readFilesBefore,

@@ -57,8 +57,7 @@ export async function writeManifests(
     );
     return ['manifests.yaml'];
   }
-  const width = String(sorted.length).length;
-  const files = sorted.map((object, index) => fileNameOf(object, index, width));
+  const files = manifestFileNames(sorted, 'files');
   await Promise.all(
     sorted.map((object, index) =>
       fs.writeFile(
