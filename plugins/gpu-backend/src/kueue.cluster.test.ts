@@ -8,11 +8,11 @@ import {
   hasCondition,
   localClusterClients,
   podsOf,
+  reconcileNow,
   startLocalClusterBackend,
   workloadsOfPods,
 } from './__testUtils__/localCluster';
 import { schedulerCapture } from './__testUtils__/schedulerCapture';
-import { KUEUE_RECONCILE_TASK_ID } from './reconciler/schedulePlatformReconciler';
 
 jest.setTimeout(180_000);
 
@@ -130,19 +130,7 @@ describeOnLocalCluster(
       }
     }
 
-    async function reconcileAndReport() {
-      const before = Date.now();
-      await capture.scheduler().triggerTask(KUEUE_RECONCILE_TASK_ID);
-      return eventually('a drift report newer than the trigger', async () => {
-        const res = await http.get('/api/gpu/clusters/drift').expect(200);
-        const report = res.body.items.find(
-          (r: { cluster: string }) => r.cluster === 'local',
-        );
-        return report && Date.parse(report.checkedAt) >= before - 1000
-          ? report
-          : undefined;
-      });
-    }
+    const reconcileAndReport = () => reconcileNow(http, capture.scheduler());
 
     beforeAll(async () => {
       await createNamespaces(clients, [NAMESPACE]);

@@ -10,10 +10,10 @@ import {
   createNamespaces,
   eventually,
   localClusterClients,
+  reconcileNow,
   startLocalClusterBackend,
 } from './__testUtils__/localCluster';
 import { schedulerCapture } from './__testUtils__/schedulerCapture';
-import { PLATFORM_RECONCILE_TASK_ID } from './reconciler';
 
 jest.setTimeout(180_000);
 
@@ -50,19 +50,7 @@ describeOnLocalCluster(
     let http: Awaited<ReturnType<typeof startLocalClusterBackend>>['http'];
     let stop: () => Promise<void>;
 
-    async function reconcileAndReport() {
-      const before = Date.now();
-      await capture.scheduler().triggerTask(PLATFORM_RECONCILE_TASK_ID);
-      return eventually('a drift report newer than the trigger', async () => {
-        const res = await http.get('/api/gpu/clusters/drift').expect(200);
-        const report = res.body.items.find(
-          (r: { cluster: string }) => r.cluster === 'local',
-        );
-        return report && Date.parse(report.checkedAt) >= before - 1000
-          ? report
-          : undefined;
-      });
-    }
+    const reconcileAndReport = () => reconcileNow(http, capture.scheduler());
 
     const readConfigMap = (name: string) =>
       clients.core.readNamespacedConfigMap({ name, namespace: GPU_OPERATOR });

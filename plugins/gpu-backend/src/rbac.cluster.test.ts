@@ -17,10 +17,10 @@ import {
   eventually,
   localClusterClients,
   smallServiceRequest,
+  reconcileNow,
   startLocalClusterBackend,
 } from './__testUtils__/localCluster';
 import { schedulerCapture } from './__testUtils__/schedulerCapture';
-import { KUEUE_RECONCILE_TASK_ID } from './reconciler';
 
 jest.setTimeout(180_000);
 
@@ -219,20 +219,6 @@ describeOnLocalCluster(
       ),
     };
 
-    async function reconcile(http: Http, trigger: () => Promise<void>) {
-      const before = Date.now();
-      await trigger();
-      return eventually('a drift report newer than the trigger', async () => {
-        const res = await http.get('/api/gpu/clusters/drift').expect(200);
-        const report = res.body.items.find(
-          (r: { cluster: string }) => r.cluster === 'local',
-        );
-        return report && Date.parse(report.checkedAt) >= before - 1000
-          ? report
-          : undefined;
-      });
-    }
-
     /** The backend on a token of the ServiceAccount `name`, started before the enclosing block's tests, stopped after. */
     function backendOn(name: string) {
       const backend = {
@@ -274,8 +260,9 @@ describeOnLocalCluster(
       }
 
       it('reconciles, creates services of two tiers and every kind and a batch job, reads their status and deletes the services', async () => {
-        const first = await reconcile(backend.http, () =>
-          backend.capture.scheduler().triggerTask(KUEUE_RECONCILE_TASK_ID),
+        const first = await reconcileNow(
+          backend.http,
+          backend.capture.scheduler(),
         );
         expect(first.message).toBeUndefined();
         expect(first).toMatchObject({
@@ -420,8 +407,9 @@ describeOnLocalCluster(
           ),
         ).toEqual([]);
 
-        const again = await reconcile(backend.http, () =>
-          backend.capture.scheduler().triggerTask(KUEUE_RECONCILE_TASK_ID),
+        const again = await reconcileNow(
+          backend.http,
+          backend.capture.scheduler(),
         );
         expect(again).toMatchObject({
           checked: true,
@@ -497,8 +485,9 @@ describeOnLocalCluster(
       });
 
       it('the reconciler reports the refusal', async () => {
-        const report = await reconcile(backend.http, () =>
-          backend.capture.scheduler().triggerTask(KUEUE_RECONCILE_TASK_ID),
+        const report = await reconcileNow(
+          backend.http,
+          backend.capture.scheduler(),
         );
         expect(report).toMatchObject({ checked: false, applied: false });
         expect(report.message).toMatch(/^Comparing failed: /);

@@ -1,4 +1,7 @@
-import { BackendFeature } from '@backstage/backend-plugin-api';
+import {
+  BackendFeature,
+  SchedulerService,
+} from '@backstage/backend-plugin-api';
 import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
 import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 import { JsonObject } from '@backstage/types';
@@ -6,6 +9,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import request from 'supertest';
 import { gpuPlugin } from '../plugin';
 import { PLATFORM_RECONCILE_TASK_ID } from '../reconciler';
+import { eventually } from '../testUtils/localCluster';
 import { schedulerCapture } from './schedulerCapture';
 import { userInGroups } from './userInGroups';
 
@@ -87,6 +91,30 @@ export async function startLocalClusterBackend(options: {
     await platformLoop.scheduler().triggerTask(PLATFORM_RECONCILE_TASK_ID);
   }
   return { backend, http: request(backend.server) };
+}
+
+/**
+ * Runs a pass of the platform loop that starts after this call and answers its drift report for `cluster`. The test
+ * scheduler's `triggerTask` returns at once, running nothing, while a pass is already running (one a quota write
+ * triggered, say), and that pass's report is older than the call: so each attempt triggers again until a newer report
+ * is stored.
+ */
+export async function reconcileNow(
+  http: ReturnType<typeof request>,
+  scheduler: Pick<SchedulerService, 'triggerTask'>,
+  cluster = LOCAL_CLUSTER,
+) {
+  const before = Date.now();
+  return eventually('a drift report newer than the trigger', async () => {
+    await scheduler.triggerTask(PLATFORM_RECONCILE_TASK_ID);
+    const res = await http.get('/api/gpu/clusters/drift').expect(200);
+    const report = res.body.items.find(
+      (r: { cluster: string }) => r.cluster === cluster,
+    );
+    return report && Date.parse(report.checkedAt) >= before
+      ? report
+      : undefined;
+  });
 }
 
 /** `gpu.clusters` and the `kubernetes` config of the local control plane reached with a service-account token. */
