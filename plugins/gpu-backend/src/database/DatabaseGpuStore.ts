@@ -497,7 +497,9 @@ export class DatabaseGpuStore implements GpuStore {
     return listActiveBatchJobs(this.db);
   }
 
-  async listBatchJobAllocations(filter: { team?: string } = {}) {
+  async listBatchJobAllocations(
+    filter: { team?: string; overlapping?: { from: Date; to: Date } } = {},
+  ) {
     return listBatchJobAllocations(this.db, filter);
   }
 

@@ -214,11 +214,14 @@ export async function listActiveBatchJobs(db: Knex): Promise<BatchJobRecord[]> {
 
 /**
  * Batch jobs with the reservations they held at some point, optionally of one team: what the cost export and the
- * team's cost charge them for.
+ * team's cost charge them for. With `overlapping`, only those whose reservation overlaps [from, to): submitted
+ * before `to` and still active or finished after `from` (index `batch_jobs_finished_submitted_idx`); a job's
+ * reservations are held from its submission at the earliest and released when it finishes at the latest, so none
+ * of those left out held GPUs in the period.
  */
 export async function listBatchJobAllocations(
   db: Knex,
-  filter: { team?: string } = {},
+  filter: { team?: string; overlapping?: { from: Date; to: Date } } = {},
 ): Promise<
   Array<{
     batchJob: BatchJobRecord;
@@ -227,6 +230,14 @@ export async function listBatchJobAllocations(
 > {
   let jobs = db<BatchJobRow>('batch_jobs');
   if (filter.team) jobs = jobs.where({ team: filter.team });
+  const period = filter.overlapping;
+  if (period) {
+    jobs = jobs
+      .where(q =>
+        q.whereNull('finished_at').orWhere('finished_at', '>', period.from),
+      )
+      .where('submitted_at', '<', period.to);
+  }
   const rows = await jobs.orderBy(['team', 'name', 'id']);
   if (rows.length === 0) return [];
   const reservations = new Map<

@@ -703,9 +703,13 @@ export interface GpuStore {
   /** Batch jobs whose reservations count, oldest first. */
   listActiveBatchJobs(): Promise<BatchJobRecord[]>;
 
-  /** Batch jobs (optionally of one team) with the reservations they held at some point. */
+  /**
+   * Batch jobs (optionally of one team, optionally only those whose reservation overlaps [from, to)) with the
+   * reservations they held at some point.
+   */
   listBatchJobAllocations(filter?: {
     team?: string;
+    overlapping?: { from: Date; to: Date };
   }): Promise<
     Array<{ batchJob: BatchJobRecord; reservations: ReservationRecord[] }>
   >;

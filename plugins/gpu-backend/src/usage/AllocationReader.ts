@@ -77,11 +77,20 @@ export class AllocationReader {
     return found;
   }
 
-  /** Batch jobs submitted in apply mode, optionally of one team, with the reservations they held. */
-  async batchJobs(
-    filter: { team?: string } = {},
-  ): Promise<BatchJobAllocation[]> {
-    return listBatchJobAllocations(this.db, filter);
+  /**
+   * Batch jobs whose reservation overlaps [from, to) (an indexed read: those finished before `from` are not read),
+   * optionally of one team, with the reservations they held.
+   */
+  async batchJobs(filter: {
+    team?: string;
+    from: Date;
+    to: Date;
+  }): Promise<BatchJobAllocation[]> {
+    const { team, from, to } = filter;
+    return listBatchJobAllocations(this.db, {
+      ...(team ? { team } : {}),
+      overlapping: { from, to },
+    });
   }
 
   /**

@@ -162,7 +162,10 @@ export class UsageService {
     const [hierarchy, allocations, batchJobs] = await Promise.all([
       groups(),
       this.context.reader.list(),
-      this.context.reader.batchJobs(),
+      this.context.reader.batchJobs({
+        from: period.from.toJSDate(),
+        to: period.to.plus({ days: 1 }).toJSDate(),
+      }),
     ]);
     return {
       firstDay: dayOf(period.from),

@@ -25,10 +25,16 @@ export async function teamCost(
   team: string,
   window: UsageWindow,
 ): Promise<TeamCost> {
+  // The batch jobs that held GPUs in the window or this month (what `batchJobCosts` charges), not every one ever run.
+  const calendarMonth = monthOf(new Date(Date.parse(window.end)));
   const [allocations, quota, jobs] = await Promise.all([
     context.reader.list({ team }),
     context.quotas.getQuota(team),
-    context.reader.batchJobs({ team }),
+    context.reader.batchJobs({
+      team,
+      from: new Date(Math.min(Date.parse(window.start), calendarMonth.startMs)),
+      to: new Date(calendarMonth.endMs),
+    }),
   ]);
   const configured = context.platform.teams.find(t => t.name === team);
   if (!quota && !configured && allocations.length === 0 && jobs.length === 0) {

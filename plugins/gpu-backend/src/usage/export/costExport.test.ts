@@ -189,7 +189,10 @@ function parseCsv(text: string) {
   };
 }
 
-/** Batch jobs of search on spot-l4: one held 6.5 hours on the 14th, one submitted on the 19th and still running. */
+/**
+ * Batch jobs of search on spot-l4: one held 6.5 hours on the 14th, one submitted on the 19th and still running, and
+ * one that finished in October, before the period and the month (the export and the team's cost do not read it).
+ */
 const BATCH_JOBS = [
   {
     id: '0b6d0f38-7a53-4f0e-9a57-5d1c1c0e0001',
@@ -203,6 +206,13 @@ const BATCH_JOBS = [
     name: 'ocr-backlog',
     gpus: 2,
     heldAt: at('2026-11-19T20:00:00'),
+  },
+  {
+    id: '0b6d0f38-7a53-4f0e-9a57-5d1c1c0e0003',
+    name: 'ocr-october',
+    gpus: 4,
+    heldAt: at('2026-10-28T01:00:00'),
+    releasedAt: at('2026-10-28T09:00:00'),
   },
 ];
 
@@ -482,6 +492,63 @@ describe.each(databases.eachSupportedId())('cost export on %s', databaseId => {
         service('ocr-nightly') +
         unallocated,
     ).toBe(6 * 370_000 * 24);
+  });
+
+  it('reads only the batch jobs whose reservation overlaps the period, and the pools still add up', async () => {
+    const reader = new AllocationReader(knex);
+    const ids = async (from: string, to: string) =>
+      (
+        await reader.batchJobs({
+          from: new Date(at(from)),
+          to: new Date(at(to)),
+        })
+      ).map(j => j.batchJob.id);
+    // The export's period: the job finished in October is not read.
+    expect(await ids('2026-11-10T00:00:00', '2026-11-20T00:00:00')).toEqual([
+      BATCH_JOBS[1].id,
+      BATCH_JOBS[0].id,
+    ]);
+    // A period it held GPUs in reads it (and neither of November's).
+    expect(await ids('2026-10-28T08:59:59', '2026-10-29T00:00:00')).toEqual([
+      BATCH_JOBS[2].id,
+    ]);
+    // Finished at the period's start, or submitted at its end: held nothing in it.
+    expect(await ids('2026-10-28T09:00:00', '2026-11-14T01:00:00')).toEqual([]);
+    // Still active: read for any period from its submission on.
+    expect(await ids('2026-12-01T00:00:00', '2026-12-02T00:00:00')).toEqual([
+      BATCH_JOBS[1].id,
+    ]);
+    // The store's read is the same one; without a period, every job.
+    expect(
+      (await store.listBatchJobAllocations({ team: 'search' })).map(
+        j => j.batchJob.name,
+      ),
+    ).toEqual(['ocr-backlog', 'ocr-nightly', 'ocr-october']);
+
+    const res = await request(app())
+      .get('/cost/export')
+      .query({ firstDay: FIRST, lastDay: LAST });
+    const { rows } = parseCsv(res.text);
+    expect(rows.some(r => r.ResourceId === BATCH_JOBS[2].id)).toBe(false);
+    expect(rows.reduce((t, r) => t + micros(r.BilledCost), 0)).toBe(
+      nodeBillMicros,
+    );
+    // October's export charges it (4 GPUs x 8 h x 0.37 USD), and spot-l4 still adds up on the 28th.
+    const october = parseCsv(
+      (
+        await request(app())
+          .get('/cost/export')
+          .query({ firstDay: '2026-10-28', lastDay: '2026-10-28' })
+      ).text,
+    ).rows.filter(r => JSON.parse(r.Tags).pool === 'spot-l4');
+    expect(
+      october
+        .filter(r => r.ResourceType === 'GPU batch job')
+        .map(r => [r.ResourceName, r.BilledCost]),
+    ).toEqual([['ocr-october', '11.840000']]);
+    expect(october.reduce((t, r) => t + micros(r.BilledCost), 0)).toBe(
+      6 * 370_000 * 24,
+    );
   });
 
   it("counts the team's batch jobs in its cost and budget burn, as the export charges them", async () => {
