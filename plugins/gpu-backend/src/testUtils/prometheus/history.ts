@@ -169,6 +169,11 @@ export interface HistoryService {
   /** DCGM series carry `pod_uid` (`DCGM_EXPORTER_KUBERNETES_ENABLE_POD_UID`; on DRA series since 4.8.4, #718). */
   podUid?: boolean;
   /**
+   * The name of the node's label on DCGM series: `Hostname` (default) or `hostname`, as dcgm-exporter writes it since
+   * NVIDIA/dcgm-exporter#655 (merged after 4.5.3-4.8.2, `internal/pkg/rendermetrics/render_metrics.go`).
+   */
+  hostnameLabel?: 'Hostname' | 'hostname';
+  /**
    * Seconds each request spends prefilling and decoding: vLLM's `vllm:request_prefill_time_seconds` and
    * `vllm:request_decode_time_seconds` histograms (sum, count, +Inf bucket). Absent: the pods do not report them.
    */
@@ -320,7 +325,7 @@ export function* openMetricsLines(spec: HistorySpec): Generator<string> {
       UUID: `GPU-${pod.hostname}-${pod.gpu}`,
       device: `nvidia${pod.gpu}`,
       modelName: 'NVIDIA GPU',
-      Hostname: pod.hostname,
+      [service.hostnameLabel ?? 'Hostname']: pod.hostname,
       ...(pod.migInstance
         ? { GPU_I_ID: pod.migInstance, GPU_I_PROFILE: pod.migProfile ?? '' }
         : {}),
