@@ -12,6 +12,8 @@ const PORT = Number(process.env.E2E_PORT ?? 7007);
 
 export default defineConfig({
   testDir: 'packages/app/e2e-tests',
+  // The fleet test needs two local control planes: playwright.fleet.config.ts runs it (yarn e2e:fleet).
+  testIgnore: 'fleet/**',
   timeout: 90_000,
   expect: { timeout: 30_000 },
   forbidOnly: !!process.env.CI,

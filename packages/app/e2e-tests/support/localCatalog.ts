@@ -18,6 +18,8 @@ export interface GpuComponentOptions {
   kubernetesId?: string;
   lifecycle?: string;
   system?: string;
+  /** More annotations, e.g. `backstage.io/kubernetes-cluster` from the service's view. */
+  annotations?: Record<string, string>;
 }
 
 /**
@@ -45,6 +47,9 @@ export async function registerGpuComponent(
       `    gpu.backstage.io/service-id: ${serviceId}`,
       `    backstage.io/kubernetes-id: ${options.kubernetesId ?? name}`,
       '    backstage.io/kubernetes-namespace: ml-serving',
+      ...Object.entries(options.annotations ?? {}).map(
+        ([key, value]) => `    ${key}: ${value}`,
+      ),
       'spec:',
       '  type: service',
       `  lifecycle: ${options.lifecycle ?? 'experimental'}`,

@@ -11,16 +11,15 @@
  *
  * Run with `node --require sucrase/register packages/app/e2e-tests/support/startBackendWithPrometheus.ts`.
  */
-import { ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import {
   fourTierScenario,
   historyEnd,
   startPrometheusWithHistory,
 } from '@gpu-platform/backstage-plugin-gpu-backend/testUtils';
+import { runBackendUntilStopped } from './backendProcess';
 
 /** Where the tests read the Prometheus URL and the history's last sample time from. */
 export const PROMETHEUS_INFO_FILE = 'test-results/e2e-prometheus.json';
@@ -40,59 +39,26 @@ async function main() {
   // runs never see each other's services, nor a developer's.
   const dataDir = await mkdtemp(join(tmpdir(), 'gpu-e2e-data-'));
 
-  // The CLI's TypeScript loader without its file watcher (as packages/backend/src/boot.test.ts does), so a backend
-  // that fails at start-up exits and fails the run at once instead of waiting for the web server timeout.
-  const transform = require.resolve('@backstage/cli/config/nodeTransform.cjs');
-  const backend: ChildProcess = spawn(
-    process.execPath,
-    [
-      '--require',
-      transform,
-      'src/index.ts',
-      '--config',
-      '../../app-config.yaml',
+  runBackendUntilStopped({
+    configs: [
+      'app-config.yaml',
       // Sign-in as behind oauth2-proxy: every browser context is the catalog user its headers name.
-      '--config',
-      '../../app-config.e2e.yaml',
+      'app-config.e2e.yaml',
     ],
-    {
-      cwd: resolve(__dirname, '../../../backend'),
-      stdio: 'inherit',
-      detached: true,
-      env: {
-        ...process.env,
-        NODE_ENV: 'development',
-        APP_CONFIG_gpu_prometheus_baseUrl: prometheus.url,
-        // Its history is generated, not measured: the app labels the figures as ./scripts/start --cluster's demo does.
-        APP_CONFIG_gpu_prometheus_simulated: 'true',
-        APP_CONFIG_backend_database_connection_directory: dataDir,
-        // The guest of examples/org.yaml (member of ml-platform and platform-team), not the default
-        // user:development/guest that belongs to no team.
-        APP_CONFIG_auth_providers_guest_userEntityRef: 'user:default/guest',
-      },
+    env: {
+      APP_CONFIG_gpu_prometheus_baseUrl: prometheus.url,
+      // Its history is generated, not measured: the app labels the figures as ./scripts/start --cluster's demo does.
+      APP_CONFIG_gpu_prometheus_simulated: 'true',
+      APP_CONFIG_backend_database_connection_directory: dataDir,
+      // The guest of examples/org.yaml (member of ml-platform and platform-team), not the default
+      // user:development/guest that belongs to no team.
+      APP_CONFIG_auth_providers_guest_userEntityRef: 'user:default/guest',
     },
-  );
-
-  let stopping = false;
-  const stop = async (code: number) => {
-    if (stopping) return;
-    stopping = true;
-    if (backend.exitCode === null && backend.pid) {
-      const exited = once(backend, 'exit');
-      try {
-        process.kill(-backend.pid, 'SIGTERM');
-      } catch {
-        // already gone
-      }
-      await Promise.race([exited, new Promise(r => setTimeout(r, 10_000))]);
-    }
-    await prometheus.stop();
-    await rm(dataDir, { recursive: true, force: true });
-    process.exit(code);
-  };
-  process.on('SIGTERM', () => stop(0));
-  process.on('SIGINT', () => stop(0));
-  backend.on('exit', exitCode => stop(exitCode ?? 1));
+    cleanUp: async () => {
+      await prometheus.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  });
 }
 
 main().catch(error => {

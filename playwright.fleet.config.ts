@@ -1,0 +1,36 @@
+import { defineConfig } from '@playwright/test';
+import base from './playwright.config';
+
+/**
+ * The fleet end-to-end test (packages/app/e2e-tests/fleet): the production build of packages/app (`yarn e2e` builds
+ * it), served by a backend that applies to two local control planes (e2e-tests/fleet/startFleetBackend.ts), driven in
+ * Debian's Chromium like the other end-to-end tests. `scripts/test` runs it while its control planes are up.
+ */
+const PORT = Number(process.env.E2E_FLEET_PORT ?? 7027);
+
+export default defineConfig({
+  ...base,
+  testDir: 'packages/app/e2e-tests/fleet',
+  testIgnore: undefined,
+  reporter: [
+    ['list'],
+    ['html', { open: 'never', outputFolder: 'test-results/e2e-fleet-report' }],
+  ],
+  outputDir: 'test-results/e2e-fleet-output',
+  webServer: {
+    command:
+      'node --require sucrase/register packages/app/e2e-tests/fleet/startFleetBackend.ts',
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 20_000 },
+    url: `http://localhost:${PORT}/.backstage/health/v1/readiness`,
+    reuseExistingServer: !process.env.CI,
+    timeout: 180_000,
+    env: {
+      APP_CONFIG_app_baseUrl: `http://localhost:${PORT}`,
+      APP_CONFIG_backend_baseUrl: `http://localhost:${PORT}`,
+      APP_CONFIG_backend_listen_port: String(PORT),
+    },
+    stdout: 'ignore',
+    stderr: 'pipe',
+  },
+  use: { ...base.use, baseURL: `http://localhost:${PORT}` },
+});
