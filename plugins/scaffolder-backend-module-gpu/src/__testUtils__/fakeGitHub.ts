@@ -27,9 +27,11 @@ export interface FakePullRequest {
  * msw handlers for the GitHub REST and GraphQL calls `publish:github:pull-request` makes (through
  * octokit-plugin-create-pull-request): the repository, its latest commit on `main`, blobs, trees, commits, the branch
  * ref and the pull request. Blobs, trees, commits and refs are kept, so each pull request records the files its head
- * branch holds, decoded as GitHub would store them, and the paths it removes (every path exists on `main`). `requests` lists every call (method and path).
+ * branch holds, decoded as GitHub would store them, and the paths it removes. `requests` lists every call (method and
+ * path). The files on `main` are `mainPaths` (a path elsewhere is answered 404, as GitHub does), or every path when
+ * omitted. fakeGitHubMatchesGitea.cluster.test.ts checks these answers against a real forge's.
  */
-export function fakeGitHub() {
+export function fakeGitHub(options: { mainPaths?: string[] } = {}) {
   const blobs = new Map<string, string>();
   const trees = new Map<string, TreeEntry[]>();
   const commits = new Map<string, string>();
@@ -87,10 +89,14 @@ export function fakeGitHub() {
       );
       return HttpResponse.json({ sha }, { status: 201 });
     }),
-    // Every path exists on main: a removal is proposed (the plugin checks with HEAD before deleting a file).
-    http.head(`${API}/repos/:owner/:repo/contents/*`, ({ request }) => {
+    // The plugin checks with HEAD before deleting a file: a removal is proposed only for a path on main.
+    http.head(`${API}/repos/:owner/:repo/contents/*`, ({ request, params }) => {
       record(request);
-      return new HttpResponse(null, { status: 200 });
+      const path = (params[0] as string) ?? '';
+      const onMain =
+        options.mainPaths === undefined ||
+        options.mainPaths.includes(decodeURIComponent(path));
+      return new HttpResponse(null, { status: onMain ? 200 : 404 });
     }),
     http.post(`${API}/repos/:owner/:repo/git/trees`, async ({ request }) => {
       record(request);
