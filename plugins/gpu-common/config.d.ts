@@ -286,6 +286,17 @@ export interface Config {
         /** e.g. `production` or `non-production`. */
         environmentClass?: string;
       };
+      /**
+       * Makes this `apply` cluster a Kueue MultiKueue manager: batch jobs on a batch pool of one of its workers are
+       * submitted here (the Job managed by `kueue.x-k8s.io/multikueue`) and Kueue runs each on whichever worker
+       * admits it; the reservation and cost follow the worker it ran on. The backend applies the AdmissionCheck,
+       * MultiKueueConfig, one MultiKueueCluster and kubeconfig Secret (in `kueue-system`, from the worker's
+       * credentials) per worker, and the team's ClusterQueue (with the admission check) and LocalQueues here.
+       */
+      multiKueue?: {
+        /** Names of other `apply` clusters of `gpu.clusters` that run the manager's Jobs; at least one. */
+        workers: string[];
+      };
     }>;
 
     /** The approval queue. */

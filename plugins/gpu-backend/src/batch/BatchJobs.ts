@@ -25,6 +25,12 @@ import {
 import { BatchJobRecord, GpuStore } from '../database';
 import { platformOnCluster } from '../reconciler/platformOnCluster';
 import { renderTeamQueueDependencies } from '../reconciler/renderKueueObjects';
+import { multiKueueManagerOf } from './multiKueue';
+import {
+  MultiKueueBatchContext,
+  placeOnWorker,
+  submitToMultiKueue,
+} from './multiKueueBatch';
 import { readBatchJobStatus } from './readBatchJobStatus';
 import {
   BatchJobStatus,
@@ -94,6 +100,17 @@ export class BatchJobs {
   ): Promise<BatchJobSubmission> {
     const { store } = this.options;
     const resolved = resolveBatchJob(this.options.platform, body.request);
+    // A pool of a MultiKueue worker: the Job goes to its manager, and Kueue runs it on a worker that admits it.
+    const manager = this.multiKueueManager(resolved.pool.cluster);
+    if (manager && body.mode !== 'gitops') {
+      return submitToMultiKueue(
+        this.multiKueueContext(),
+        body,
+        actor,
+        resolved,
+        manager,
+      );
+    }
     await this.checkQuota(resolved);
     const { target, applier, client } = this.clusterOf(resolved.pool.cluster);
     // The Job's cluster holds its own pools and the queues of the teams with quota there (see platformOnCluster).
@@ -205,9 +222,14 @@ export class BatchJobs {
   /** The live Job and its Kueue Workload (apply mode only). */
   async status(namespace: string, name: string): Promise<BatchJobStatus> {
     const { platform } = this.options;
-    const readable = this.allClusters().filter(
-      c => c.client && c.target.mode === 'apply',
-    );
+    // MultiKueue managers first: a worker has a copy of a manager's Job (same name) while it runs it.
+    const readable = this.allClusters()
+      .filter(c => c.client && c.target.mode === 'apply')
+      .sort(
+        (a, b) =>
+          Number(Boolean(b.target.multiKueue)) -
+          Number(Boolean(a.target.multiKueue)),
+      );
     if (readable.length === 0) {
       throw new NotFoundError(
         `No GPU batch job ${namespace}/${name} to read: batch jobs are read from the cluster, and this gpu backend applies to none (mode ${this.options.target.mode})`,
@@ -224,15 +246,25 @@ export class BatchJobs {
           namespace,
           name,
         });
+        const ours = (job: BatchJobRecord) =>
+          job.namespace === namespace &&
+          job.name === name &&
+          this.clusterOf(job.cluster).target.name === target.name;
+        if (status.workerCluster) {
+          for (const job of (
+            await this.options.store.listActiveBatchJobs()
+          ).filter(ours)) {
+            await placeOnWorker(
+              this.multiKueueContext(),
+              job,
+              status,
+              BATCH_RELEASE_ACTOR,
+            );
+          }
+        }
         const reason = finishedReason(status.state);
         if (reason) {
-          await this.releaseWhere(
-            j =>
-              j.namespace === namespace &&
-              j.name === name &&
-              this.clusterOf(j.cluster).target.name === target.name,
-            reason,
-          );
+          await this.releaseWhere(ours, reason);
         }
         return status;
       } catch (error) {
@@ -273,6 +305,12 @@ export class BatchJobs {
           namespace: job.namespace,
           name: job.name,
         });
+        await placeOnWorker(
+          this.multiKueueContext(),
+          job,
+          status,
+          BATCH_RELEASE_ACTOR,
+        );
         reason = finishedReason(status.state);
       } catch (error) {
         if (error instanceof NotFoundError) {
@@ -321,6 +359,33 @@ export class BatchJobs {
     return price
       ? heldCost(price, 1, this.options.platform.hoursPerMonth * 3600)
       : 0;
+  }
+
+  /** The MultiKueue manager (with its applier and client) of the worker `cluster`, if it has one. */
+  private multiKueueManager(
+    cluster: string | undefined,
+  ): BatchJobCluster | undefined {
+    const all = this.allClusters();
+    const manager = multiKueueManagerOf(
+      all.map(c => c.target),
+      cluster,
+    );
+    return all.find(c => manager && c.target.name === manager.name);
+  }
+
+  private multiKueueContext(): MultiKueueBatchContext {
+    const clusters = new Map(
+      this.allClusters().map(c => [c.target.name ?? '', c]),
+    );
+    return {
+      platform: this.options.platform,
+      store: this.options.store,
+      clusters,
+      logger: this.options.logger,
+      monthlyCostMicrosPerGpu: pool => this.monthlyCostMicrosPerGpu(pool),
+      refuseExisting: (resolved, cluster) =>
+        this.refuseExisting(resolved, cluster.client),
+    };
   }
 
   /** The cluster of a pool's Jobs: that cluster, else the default one. */

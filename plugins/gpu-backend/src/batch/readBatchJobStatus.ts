@@ -31,8 +31,9 @@ function stateOf(job: Json): BatchJobStatus['state'] {
 
 /**
  * The batch Job `namespace/name` as the cluster reports it, with its Kueue Workload (labelled
- * `kueue.x-k8s.io/job-uid` with the Job's uid and owned by it). A Job that is absent, or that this plugin did not
- * submit (no batch ownership labels), is not found.
+ * `kueue.x-k8s.io/job-uid` with the Job's uid and owned by it). On a MultiKueue manager the Job's status is the one
+ * Kueue mirrors from the worker that runs it, named by the Workload's `status.clusterName` (`workerCluster`). A Job
+ * that is absent, or that this plugin did not submit (no batch ownership labels), is not found.
  */
 export async function readBatchJobStatus(options: {
   client: KubernetesObjectClient;
@@ -95,5 +96,8 @@ export async function readBatchJobStatus(options: {
     failed: count(job.status?.failed),
     conditions: conditionsOf(job),
     ...(workload ? { workload: summariseWorkload(workload, new Map()) } : {}),
+    ...(typeof (workload as Json | undefined)?.status?.clusterName === 'string'
+      ? { workerCluster: (workload as Json).status.clusterName }
+      : {}),
   };
 }

@@ -27,6 +27,9 @@ export const DRY_RUN_TARGET: ClusterTarget = Object.freeze({
  *       kubeconfig: /etc/gpu/kubeconfig   # optional (gitops: a read-only credential, also optional)
  *       context: prod-eu                  # optional, with kubeconfig
  *       labels: { region: eu-west-1, cloud: aws, environmentClass: production }   # optional
+ *     - name: batch
+ *       kubeconfig: /etc/gpu/batch.kubeconfig
+ *       multiKueue: { workers: [dev, prod-eu] }   # optional: a Kueue MultiKueue manager of other apply clusters
  * kubernetes:
  *   clusterLocatorMethods:
  *     - type: config
@@ -62,6 +65,7 @@ export class ClusterConfig {
       }
       seen.add(target.name!);
     }
+    checkMultiKueue(targets);
     return new ClusterConfig(targets);
   }
 
@@ -96,6 +100,24 @@ export class ClusterConfig {
 }
 
 function readTarget(
+  entry: Config,
+  path: string,
+  kubernetesClusters: Map<string, Config>,
+): ClusterTarget {
+  const target = readConnectionTarget(entry, path, kubernetesClusters);
+  const multiKueue = entry.getOptionalConfig('multiKueue');
+  // Checked against the other clusters by checkMultiKueue, whatever the mode, so that it can say what is wrong.
+  return multiKueue
+    ? {
+        ...target,
+        multiKueue: {
+          workers: multiKueue.getOptionalStringArray('workers') ?? [],
+        },
+      }
+    : target;
+}
+
+function readConnectionTarget(
   entry: Config,
   path: string,
   kubernetesClusters: Map<string, Config>,
@@ -206,4 +228,86 @@ function readKubernetesClusters(config: Config): Map<string, Config> {
 
 function stringOrUndefined(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * Checks the MultiKueue managers against the other clusters, naming every inconsistency at once: a manager applies
+ * (Backstage writes its AdmissionCheck, MultiKueueClusters and Jobs), has at least one worker, and each worker is
+ * another configured `apply` cluster (its credentials become the manager's kubeconfig Secret, which Kueue refuses
+ * when it skips TLS verification), not a manager itself, listed once and by one manager only (a worker's batch
+ * Jobs go to its manager).
+ *
+ * @throws Error listing the inconsistencies with their config keys.
+ */
+export function checkMultiKueue(targets: readonly ClusterTarget[]): void {
+  const issues: string[] = [];
+  const byName = new Map(targets.map(t => [t.name!, t]));
+  const managerOf = new Map<string, string>();
+  targets.forEach((manager, index) => {
+    if (!manager.multiKueue) return;
+    const key = `gpu.clusters[${index}].multiKueue`;
+    const name = manager.name!;
+    if (manager.mode !== 'apply') {
+      issues.push(
+        `${key}: cluster '${name}' has mode ${manager.mode}; a MultiKueue manager must be an apply cluster (Backstage applies its admission check, worker clusters and Jobs)`,
+      );
+    }
+    const { workers } = manager.multiKueue;
+    if (workers.length === 0) {
+      issues.push(`${key}.workers: cluster '${name}' lists no worker cluster`);
+    }
+    const listed = new Set<string>();
+    for (const worker of workers) {
+      const where = `${key}.workers: '${worker}'`;
+      if (listed.has(worker)) {
+        issues.push(`${where} is listed twice`);
+        continue;
+      }
+      listed.add(worker);
+      const target = byName.get(worker);
+      if (worker === name) {
+        issues.push(`${where} is the manager itself`);
+        continue;
+      }
+      if (!target) {
+        issues.push(
+          `${where} is not a configured cluster (gpu.clusters: ${[
+            ...byName.keys(),
+          ].join(', ')})`,
+        );
+        continue;
+      }
+      if (target.mode !== 'apply' || !target.connection) {
+        issues.push(
+          `${where} has mode ${target.mode}; a MultiKueue worker must be an apply cluster (its credentials are the manager's kubeconfig for it)`,
+        );
+      } else if (target.multiKueue) {
+        issues.push(
+          `${where} is a MultiKueue manager itself; a worker cannot be one`,
+        );
+      } else if (
+        target.connection.type === 'serviceAccount' &&
+        target.connection.skipTLSVerify
+      ) {
+        issues.push(
+          `${where} skips TLS verification (skipTLSVerify); Kueue refuses a worker kubeconfig without it: give the cluster's caData or caFile`,
+        );
+      }
+      const other = managerOf.get(worker);
+      if (other !== undefined && other !== name) {
+        issues.push(
+          `${where} is a worker of '${other}' too; a worker's batch Jobs go to one manager`,
+        );
+      } else {
+        managerOf.set(worker, name);
+      }
+    }
+  });
+  if (issues.length > 0) {
+    throw new Error(
+      `The MultiKueue config of gpu.clusters is inconsistent; the backend does not start until it is fixed:\n- ${issues.join(
+        '\n- ',
+      )}`,
+    );
+  }
 }

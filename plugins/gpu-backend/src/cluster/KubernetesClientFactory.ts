@@ -50,7 +50,8 @@ export interface KubernetesClientFactoryOptions {
   requestTimeoutMs?: number;
 }
 
-function kubeConfigFor(
+/** The client-node KubeConfig of a configured connection, its context selected. */
+export function kubeConfigFor(
   name: string,
   connection: ClusterConnection,
 ): KubeConfig {

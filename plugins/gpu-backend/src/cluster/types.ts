@@ -40,6 +40,8 @@ export interface ClusterTarget {
   labels?: ClusterLabels;
   /** Present exactly when `mode` is `apply`. */
   connection?: ClusterConnection;
+  /** `gpu.clusters[].multiKueue`: this cluster is a Kueue MultiKueue manager of these worker clusters. */
+  multiKueue?: { workers: string[] };
 }
 
 /** Identifies one object in a cluster. */

@@ -64,6 +64,7 @@ import {
   releaseBatchJobInTransaction,
   reserveBatchJobInTransaction,
 } from './batchJobs';
+import { placeBatchJobInTransaction } from './batchJobPlacement';
 import { isRetryableTransactionError, isUniqueViolation } from './transactions';
 import {
   ApprovalPageQuery,
@@ -487,6 +488,22 @@ export class DatabaseGpuStore implements GpuStore {
   }): Promise<BatchJobRecord | undefined> {
     return this.transaction(tx =>
       releaseBatchJobInTransaction(tx, {
+        ...input,
+        now: this.governance.now(),
+      }),
+    );
+  }
+
+  async placeBatchJob(input: {
+    id: string;
+    workerCluster: string;
+    pool: string;
+    /** The new pool's price of one GPU for a month: the reservation's monthly cost is counted at it. */
+    monthlyCostMicrosPerGpu: number;
+    actor: string;
+  }): Promise<BatchJobRecord | undefined> {
+    return this.transaction(tx =>
+      placeBatchJobInTransaction(tx, {
         ...input,
         now: this.governance.now(),
       }),

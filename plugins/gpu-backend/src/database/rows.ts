@@ -256,6 +256,8 @@ export interface BatchJobRow {
   environment: string;
   pool: string;
   cluster: string | null;
+  /** Absent on rows read before the column existed (never in practice: migrations run first). */
+  worker_cluster?: string | null;
   mode: string;
   pods_at_once: number | string;
   gpus_per_pod: number | string;
@@ -275,6 +277,7 @@ export function toBatchJobRecord(row: BatchJobRow): BatchJobRecord {
     environment: row.environment,
     pool: row.pool,
     ...(row.cluster ? { cluster: row.cluster } : {}),
+    ...(row.worker_cluster ? { workerCluster: row.worker_cluster } : {}),
     mode: row.mode as BatchJobRecord['mode'],
     podsAtOnce: readInteger(row.pods_at_once),
     gpusPerPod: readInteger(row.gpus_per_pod),

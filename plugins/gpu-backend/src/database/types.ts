@@ -131,6 +131,11 @@ export interface BatchJobRecord {
   pool: string;
   /** The cluster it was applied to; absent for the default one. */
   cluster?: string;
+  /**
+   * The MultiKueue worker cluster it ran on, once its manager's Workload names it (`cluster` is then the manager);
+   * its reservation is on that worker's pool (`pool`) from then on.
+   */
+  workerCluster?: string;
   mode: 'apply' | 'gitops';
   /** Pods its reservation holds at once. */
   podsAtOnce: number;
@@ -702,6 +707,19 @@ export interface GpuStore {
 
   /** Batch jobs whose reservations count, oldest first. */
   listActiveBatchJobs(): Promise<BatchJobRecord[]>;
+
+  /**
+   * Records the MultiKueue worker cluster an active batch job runs on and moves its reservation to that worker's
+   * `pool` (audited as `batch-job.place`); undefined when it is not active or already placed there.
+   */
+  placeBatchJob(input: {
+    id: string;
+    workerCluster: string;
+    pool: string;
+    /** The new pool's price of one GPU for a month: the reservation's monthly cost is counted at it. */
+    monthlyCostMicrosPerGpu: number;
+    actor: string;
+  }): Promise<BatchJobRecord | undefined>;
 
   /**
    * Batch jobs (optionally of one team, optionally only those whose reservation overlaps [from, to)) with the

@@ -4102,6 +4102,11 @@ export const spec = {
           cluster: {
             type: 'string',
           },
+          workerCluster: {
+            description:
+              "When cluster is a Kueue MultiKueue manager: the worker cluster that admitted the Job and runs it (the manager Workload's status.clusterName); the Job's status is the one Kueue mirrors from there.",
+            type: 'string',
+          },
           observedAt: {
             type: 'string',
           },

@@ -16,6 +16,10 @@ export interface BatchJobStatus {
   environment: string;
   pool: string;
   cluster: string;
+  /**
+   * When cluster is a Kueue MultiKueue manager: the worker cluster that admitted the Job and runs it (the manager Workload\'s status.clusterName); the Job\'s status is the one Kueue mirrors from there.
+   */
+  workerCluster?: string;
   observedAt: string;
   state: BatchJobStatusStateEnum;
   /**
