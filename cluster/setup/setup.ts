@@ -22,6 +22,7 @@ import { ConfigReader } from '@backstage/config';
 import { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { readPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 import {
+  DYNAMIC_MIG_DEVICE_CLASS_MAPPING,
   NVIDIA_DEVICE_CLASS_MAPPINGS,
   nvidiaDeviceClasses,
   renderResourceTransformations,
@@ -211,7 +212,9 @@ async function namespaces(api: RawClient): Promise<void> {
  * each MIG request in GPU units (gpu-node `renderResourceTransformations`; none when no MIG pool counts in units), and
  * the `deviceClassMappings` of every DRA pool the product can render (gpu-node `NVIDIA_DEVICE_CLASS_MAPPINGS`), so a
  * suite can bring DRA pools of its own: Kueue reads its Configuration once, at start. The whole-GPU mapping charges
- * `nvidia.com/gpu`, the name the device plugin's pools count in, so it changes nothing for them.
+ * `nvidia.com/gpu`, the name the device plugin's pools count in, so it changes nothing for them. Also the dynamic MIG
+ * mapping (gpu-node `DYNAMIC_MIG_DEVICE_CLASS_MAPPING`: a class of its own charged through the driver's
+ * `multiprocessors` counter), which changes nothing for the other classes.
  */
 async function kueueResources(): Promise<void> {
   const transformations = renderResourceTransformations(await loadPlatform());
@@ -219,7 +222,10 @@ async function kueueResources(): Promise<void> {
     stringify({
       resources: {
         ...(transformations.length > 0 ? { transformations } : {}),
-        deviceClassMappings: NVIDIA_DEVICE_CLASS_MAPPINGS,
+        deviceClassMappings: [
+          ...NVIDIA_DEVICE_CLASS_MAPPINGS,
+          DYNAMIC_MIG_DEVICE_CLASS_MAPPING,
+        ],
       },
     }),
   );

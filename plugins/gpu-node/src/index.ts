@@ -24,6 +24,7 @@ export {
 } from './kueue/migQuotaPlan';
 export { MIG_QUOTA_ANNOTATION } from './kueue/renderClusterQueue';
 export * from './kueue/renderDeviceClassMappings';
+export * from './kueue/dynamicMig';
 export * from './kueue/renderResourceTransformations';
 export * from './kueue/tolerationsFor';
 export * from './kueue/types';
@@ -45,6 +46,7 @@ export * from './renderServiceManifests';
 export * from './simulation/simulatedGpuNodes';
 export {
   nvidiaDeviceClasses,
+  simulatedDynamicMigResourceSlices,
   simulatedResourceSlices,
 } from './simulation/simulatedDra';
 export { QUEUE_DEPTH_METRIC } from './service/renderAutoscaler';

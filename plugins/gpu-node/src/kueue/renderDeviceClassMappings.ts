@@ -16,6 +16,17 @@ import {
 export interface KueueDeviceClassMapping {
   name: string;
   deviceClassNames: string[];
+  /**
+   * Counter sources (Kueue v0.19): the class is charged the driver counter `name` of the devices it matches instead of
+   * one per device (`DYNAMIC_MIG_DEVICE_CLASS_MAPPING`).
+   */
+  sources?: Array<{
+    counter: {
+      name: string;
+      driver: string;
+      deviceSelector: { cel: { expression: string } };
+    };
+  }>;
 }
 
 /**

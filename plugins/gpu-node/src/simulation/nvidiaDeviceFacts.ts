@@ -13,6 +13,9 @@
  * - MIG profiles: the NVIDIA Multi-Instance GPU User Guide, "Supported MIG Profiles", A100-SXM4-80GB table: GPU
  *   instance profile ID, memory (the guide's GB figure), SMs (14 per compute slice), and memory slices (the
  *   placement size, out of 8).
+ * - MIG placements: the same guide, "A100 MIG Profiles" placement figure and `nvidia-smi mig -lgipp` on an A100
+ *   (`Placements: {0,1,2,3,4,5,6}:1` for profile 19, `{0,2,4,6}:2` for 15, `{0,2,4}:2` for 14, `{0,4}:4` for 9,
+ *   `{0}:4` for 5, `{0}:8` for 0): the first memory slice each instance can start at.
  */
 
 /** One MIG GPU-instance profile of a GPU, as the MIG User Guide lists it. */
@@ -27,6 +30,8 @@ export interface MigProfileFact {
   multiprocessors: number;
   /** Memory slices the instance occupies (its placement size, out of 8). */
   memorySlices: number;
+  /** Memory slices an instance of the profile can start at (its placements' starts). */
+  placements: number[];
 }
 
 /** Facts of one GPU product. */
@@ -68,6 +73,7 @@ export const NVIDIA_GPU_PRODUCT_FACTS: Readonly<
         memoryGB: 9.75,
         multiprocessors: 14,
         memorySlices: 1,
+        placements: [0, 1, 2, 3, 4, 5, 6],
       },
       {
         profile: '1g.20gb',
@@ -75,6 +81,7 @@ export const NVIDIA_GPU_PRODUCT_FACTS: Readonly<
         memoryGB: 19.62,
         multiprocessors: 14,
         memorySlices: 2,
+        placements: [0, 2, 4, 6],
       },
       {
         profile: '2g.20gb',
@@ -82,6 +89,7 @@ export const NVIDIA_GPU_PRODUCT_FACTS: Readonly<
         memoryGB: 19.62,
         multiprocessors: 28,
         memorySlices: 2,
+        placements: [0, 2, 4],
       },
       {
         profile: '3g.40gb',
@@ -89,6 +97,7 @@ export const NVIDIA_GPU_PRODUCT_FACTS: Readonly<
         memoryGB: 39.5,
         multiprocessors: 42,
         memorySlices: 4,
+        placements: [0, 4],
       },
       {
         profile: '4g.40gb',
@@ -96,6 +105,7 @@ export const NVIDIA_GPU_PRODUCT_FACTS: Readonly<
         memoryGB: 39.5,
         multiprocessors: 56,
         memorySlices: 4,
+        placements: [0],
       },
       {
         profile: '7g.80gb',
@@ -103,6 +113,7 @@ export const NVIDIA_GPU_PRODUCT_FACTS: Readonly<
         memoryGB: 79.25,
         multiprocessors: 98,
         memorySlices: 8,
+        placements: [0],
       },
     ],
   },

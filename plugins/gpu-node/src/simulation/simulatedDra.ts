@@ -178,3 +178,154 @@ export function simulatedResourceSlices(
       });
     });
 }
+
+/** The counters of one GPU's counter set, or what one device consumes of it. */
+type Counters = Record<string, { value: string }>;
+
+/** A device of a partitionable pool: what it consumes of its GPU's counter set. */
+interface PartitionedDevice extends SlicedDevice {
+  consumesCounters: Array<{ counterSet: string; counters: Counters }>;
+}
+
+/** Most devices a ResourceSlice may list when they consume counters (`ResourceSliceMaxDevicesWithAdvancedFeatures`). */
+const MAX_DEVICES_WITH_COUNTERS = 64;
+
+/**
+ * What the NVIDIA DRA driver's kubelet plugin publishes for one node with the `DynamicMIG` feature gate
+ * (kubernetes-sigs/dra-driver-nvidia-gpu `cmd/gpu-kubelet-plugin/partitions.go` and `driver.go`, Kubernetes 1.35 and
+ * later): the MIG devices are not created in advance, every placement of every profile is announced and the scheduler
+ * picks among them through counters (KEP 4815, partitionable devices).
+ *
+ * - One ResourceSlice with the shared counters only (the API allows `devices` or `sharedCounters` in a slice, not
+ *   both): per GPU a counter set `gpu-<minor>-counter-set` with `multiprocessors` and `memory` (the largest profile's,
+ *   `PartSharedCounterSets`) and one counter `memory-slice-<i>` per memory slice (`addCountersForMemSlices`).
+ * - ResourceSlices of devices: per GPU the whole GPU `gpu-<minor>` (`type: gpu`, `uuid`), consuming every counter of
+ *   its set, and per profile and placement a MIG device `gpu-<minor>-mig-<profile>-<profile id>-<placement start>`
+ *   (`type: mig`, `profile`, `parentUUID`, no `uuid`: the instance does not exist yet), consuming its SMs, its memory
+ *   and its memory slices. At most 64 devices a slice (the limit with counters), whole GPUs per slice.
+ *
+ * The driver also counts copy engines, decoders, encoders and JPEG/OFA engines; the facts table does not hold them,
+ * and the SMs and memory slices are what decide whether two profiles fit one GPU. Values come from
+ * `NVIDIA_GPU_PRODUCT_FACTS` (the MIG User Guide's A100 profiles and placements). Pure and deterministic.
+ *
+ * @public
+ */
+export function simulatedDynamicMigResourceSlices(options: {
+  node: string;
+  /** `nvidia.com/gpu.product` of the node's GPUs, a key of `NVIDIA_GPU_PRODUCT_FACTS`. */
+  productLabel: string;
+  gpus: number;
+}): KubernetesObject[] {
+  const { node, productLabel, gpus } = options;
+  const fact = NVIDIA_GPU_PRODUCT_FACTS[productLabel];
+  if (!fact || fact.migProfiles.length === 0) {
+    throw new Error(
+      `The simulated DRA driver has no MIG facts for ${productLabel} (plugins/gpu-node/src/simulation/nvidiaDeviceFacts.ts)`,
+    );
+  }
+  const profiles = [...fact.migProfiles].sort((a, b) =>
+    a.profile < b.profile ? -1 : 1,
+  );
+  const most = (f: (p: (typeof profiles)[number]) => number) =>
+    Math.max(...profiles.map(f));
+  const fullMemory = bytes(most(p => p.memoryGB));
+  const fullSms = String(most(p => p.multiprocessors));
+  const memorySlices = most(p => p.placements.at(-1)! + p.memorySlices);
+  const sliceCounters = (start: number, size: number): Counters =>
+    Object.fromEntries(
+      Array.from({ length: size }, (_, i) => [
+        `memory-slice-${start + i}`,
+        { value: '1' },
+      ]),
+    );
+  const fullCounters = (): Counters => ({
+    multiprocessors: { value: fullSms },
+    memory: { value: fullMemory },
+    ...sliceCounters(0, memorySlices),
+  });
+  const counterSet = (minor: number) => `gpu-${minor}-counter-set`;
+  const common = (): Record<string, DeviceAttribute> => ({
+    productName: { string: fact.productName },
+    architecture: { string: fact.architecture },
+  });
+  const perGpu: PartitionedDevice[][] = Array.from(
+    { length: gpus },
+    (_, minor) => {
+      const gpuUuid = deviceUuid('GPU', `${node}/${minor}`);
+      const whole: PartitionedDevice = {
+        name: `gpu-${minor}`,
+        attributes: {
+          type: { string: 'gpu' },
+          uuid: { string: gpuUuid },
+          ...common(),
+        },
+        capacity: {
+          memory: { value: fullMemory },
+          multiprocessors: { value: fullSms },
+        },
+        consumesCounters: [
+          { counterSet: counterSet(minor), counters: fullCounters() },
+        ],
+      };
+      const migs = profiles.flatMap(p =>
+        p.placements.map(
+          (start): PartitionedDevice => ({
+            name: `gpu-${minor}-mig-${p.profile.replace('.', '')}-${
+              p.profileId
+            }-${start}`,
+            attributes: {
+              type: { string: 'mig' },
+              parentUUID: { string: gpuUuid },
+              profile: { string: p.profile },
+              ...common(),
+            },
+            capacity: {
+              memory: { value: bytes(p.memoryGB) },
+              multiprocessors: { value: String(p.multiprocessors) },
+            },
+            consumesCounters: [
+              {
+                counterSet: counterSet(minor),
+                counters: {
+                  multiprocessors: { value: String(p.multiprocessors) },
+                  memory: { value: bytes(p.memoryGB) },
+                  ...sliceCounters(start, p.memorySlices),
+                },
+              },
+            ],
+          }),
+        ),
+      );
+      return [whole, ...migs];
+    },
+  );
+  const deviceSlices: PartitionedDevice[][] = [];
+  for (const devices of perGpu) {
+    const last = deviceSlices.at(-1);
+    if (last && last.length + devices.length <= MAX_DEVICES_WITH_COUNTERS)
+      last.push(...devices);
+    else deviceSlices.push([...devices]);
+  }
+  const count = 1 + deviceSlices.length;
+  const slice = (suffix: string, spec: object) =>
+    stableObject({
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'ResourceSlice',
+      metadata: { name: stableName([node, NVIDIA_DRA_DRIVER, suffix]) },
+      spec: {
+        driver: NVIDIA_DRA_DRIVER,
+        nodeName: node,
+        pool: { name: node, generation: 1, resourceSliceCount: count },
+        ...spec,
+      },
+    } as KubernetesObject);
+  return [
+    slice('counters', {
+      sharedCounters: Array.from({ length: gpus }, (_, minor) => ({
+        name: counterSet(minor),
+        counters: fullCounters(),
+      })),
+    }),
+    ...deviceSlices.map((devices, i) => slice(`devices-${i}`, { devices })),
+  ];
+}
