@@ -619,5 +619,91 @@ describeOnLocalCluster(
       );
       expect(comments.body[0]?.body).toMatch(/^Not merged by /);
     });
+    it('a closed, unmerged change request rolls the change back: the previous spec and reservation are restored, the cluster keeps running it', async () => {
+      const before = await reserved();
+      const service = await createService(`change-${suffix}`);
+      const created = await propose(
+        `gpu-service-${service.name}`,
+        `deploy/${service.name}`,
+        filesOf(service),
+      );
+      await confirm(service.id, created.html_url);
+      await merge(created.number);
+      await eventually(
+        'the merge recorded',
+        async () =>
+          (await followed(service.id)).pullRequest.state === 'merged' ||
+          undefined,
+      );
+      const replicasInCluster = async () =>
+        (
+          await clients.apps
+            .readNamespacedDeployment({
+              name: service.name,
+              namespace: NAMESPACE,
+            })
+            .catch(() => undefined)
+        )?.spec?.replicas;
+      await eventually(
+        `Deployment ${service.name} applied by Flux`,
+        async () => (await replicasInCluster()) === 1 || undefined,
+        { timeoutMs: 120_000 },
+      );
+      expect(await reserved()).toBe(before + 1);
+      const original = (await http.get(`/api/gpu/services/${service.id}`)).body;
+
+      // The change template's calls: a PATCH pending until its request is merged, the request, the confirm step.
+      const changed = await http
+        .patch(`/api/gpu/services/${service.id}`)
+        .send({ replicas: 2, provisional: true });
+      expect(changed.status).toBe(200);
+      expect(changed.body.request.replicas).toBe(2);
+      expect(await reserved()).toBe(before + 2);
+      const detail = (await http.get(`/api/gpu/services/${service.id}`)).body;
+      const pull = await propose(
+        `gpu-service-${service.name}-change-2`,
+        `deploy/${service.name}-change`,
+        filesOf(detail),
+      );
+      await confirm(service.id, pull.html_url);
+      // Another change waits for this one.
+      const second = await http
+        .patch(`/api/gpu/services/${service.id}`)
+        .send({ replicas: 3 });
+      expect(second.status).toBe(409);
+      expect(second.body.error.message).toContain(
+        `waiting for its pull request ${pull.html_url} to be merged`,
+      );
+
+      const closed = await gitea(
+        'PATCH',
+        `/repos/${forge.user}/${repo}/pulls/${pull.number}`,
+        { state: 'closed' },
+      );
+      expect(closed.status).toBe(201);
+      const rolledBack = await eventually('the roll-back', async () => {
+        await capture.scheduler().triggerTask(GITOPS_FOLLOW_TASK_ID);
+        // Listed, not read: a read refreshes the status from the cluster, which then says Available again.
+        const listed = await http.get(
+          `/api/gpu/services?team=${TEAM}&search=${service.name}`,
+        );
+        const read = listed.body.items.find(
+          (s: { id: string }) => s.id === service.id,
+        );
+        return read?.reason === 'ChangePullRequestClosed' ? read : undefined;
+      });
+      expect(rolledBack).toMatchObject({
+        status: 'approved',
+        request: { replicas: 1 },
+        placement: original.placement,
+        gpuEquivalents: original.gpuEquivalents,
+        monthlyCost: original.monthlyCost,
+      });
+      const restored = (await http.get(`/api/gpu/services/${service.id}`)).body;
+      expect(restored.manifests).toEqual(original.manifests);
+      expect(await reserved()).toBe(before + 1);
+      // Nothing of the change reached the cluster.
+      expect(await replicasInCluster()).toBe(1);
+    });
   },
 );

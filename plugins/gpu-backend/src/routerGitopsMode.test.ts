@@ -63,4 +63,57 @@ describe('a service recorded in GitOps mode on a cluster Backstage applies to', 
       api.requests.filter(r => r.method === 'PATCH').length,
     ).toBeGreaterThan(0);
   });
+
+  it('PATCH with dryRun answers what the change would record, manifests included, and writes nothing', async () => {
+    const { api, http } = await startApplyClusterBackend(server, {
+      groups: ['ml-platform'],
+    });
+    const gitops = await http
+      .post('/api/gpu/services')
+      .send({ request: devSummariser, mode: 'gitops' })
+      .expect(201);
+    const preview = await http
+      .patch(`/api/gpu/services/${gitops.body.id}`)
+      .send({ replicas: 2, dryRun: true })
+      .expect(200);
+    expect(preview.body).toMatchObject({
+      id: gitops.body.id,
+      status: 'approved',
+      reason: 'DryRun',
+      request: { replicas: 2 },
+      gpuEquivalents: 2,
+      generation: 2,
+    });
+    const deployment = preview.body.manifests.find(
+      (m: { kind: string }) => m.kind === 'Deployment',
+    );
+    expect(deployment.spec.replicas).toBe(2);
+    const read = await http
+      .get(`/api/gpu/services/${gitops.body.id}`)
+      .expect(200);
+    expect(read.body).toMatchObject({
+      request: { replicas: 1 },
+      generation: 1,
+      gpuEquivalents: 1,
+    });
+    const quota = await http
+      .get('/api/gpu/teams/ml-platform/quota')
+      .expect(200);
+    expect(quota.body.reservedGpuEquivalents['l4-ondemand']).toBe(1);
+
+    // provisional is for GitOps services only; a GitOps one refuses a second change while the first is pending.
+    const pending = await http
+      .patch(`/api/gpu/services/${gitops.body.id}`)
+      .send({ replicas: 2, provisional: true })
+      .expect(200);
+    expect(pending.body.request.replicas).toBe(2);
+    const refused = await http
+      .patch(`/api/gpu/services/${gitops.body.id}`)
+      .send({ replicas: 1 })
+      .expect(409);
+    expect(refused.body.error.message).toMatch(
+      /has a change \(generation 2\) waiting for the template run that made it to record its pull request/,
+    );
+    expect(api.requests).toEqual([]);
+  });
 });

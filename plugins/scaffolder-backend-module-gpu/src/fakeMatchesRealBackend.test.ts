@@ -137,14 +137,6 @@ async function runLifecycle(backend: Backend, workspacePath: string) {
   await change.handler(changed);
   log.changed = outputsOf(changed);
   log.heldAfterChange = await held();
-  const overQuota = mockContext({
-    serviceId: outputsOf(gitops).serviceId,
-    replicas: 8,
-    targetDir: 'changed/chatbot-8',
-  });
-  await change.handler(overQuota);
-  log.changePending = outputsOf(overQuota);
-  log.heldAfterPendingChange = await held();
   const changePreview = mockContext(
     {
       serviceId: outputsOf(gitops).serviceId,
@@ -156,6 +148,14 @@ async function runLifecycle(backend: Backend, workspacePath: string) {
   await change.handler(changePreview);
   log.changePreview = outputsOf(changePreview);
   log.heldAfterChangePreview = await held();
+  const overQuota = mockContext({
+    serviceId: outputsOf(gitops).serviceId,
+    replicas: 8,
+    targetDir: 'changed/chatbot-8',
+  });
+  await change.handler(overQuota);
+  log.changePending = outputsOf(overQuota);
+  log.heldAfterPendingChange = await held();
   log.changeUnknown = await change
     .handler(
       mockContext({

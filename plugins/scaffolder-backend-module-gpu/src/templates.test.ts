@@ -7,7 +7,10 @@ import {
 } from '@backstage/plugin-scaffolder-backend';
 import { ScmIntegrations } from '@backstage/integration';
 import { createPublishGithubPullRequestAction } from '@backstage/plugin-scaffolder-backend-module-github';
-import { createPublishGitlabMergeRequestAction } from '@backstage/plugin-scaffolder-backend-module-gitlab';
+import {
+  createGitlabRepoPushAction,
+  createPublishGitlabMergeRequestAction,
+} from '@backstage/plugin-scaffolder-backend-module-gitlab';
 import { TemplateAction } from '@backstage/plugin-scaffolder-node';
 import {
   availableDtypes,
@@ -93,6 +96,7 @@ const actions = new Map<string, TemplateAction<any, any, any>>(
     // The publishers of the GitOps templates (packages/backend installs their modules).
     createPublishGithubPullRequestAction({ integrations }),
     createPublishGitlabMergeRequestAction({ integrations }),
+    createGitlabRepoPushAction({ integrations }),
     createGiteaPullRequestAction({ integrations }),
   ].map(a => [a.id, a as TemplateAction<any, any, any>]),
 );
@@ -664,6 +668,40 @@ describe('GitOps lifecycle templates: a change and a decommission are pull or me
         description: '${{ steps.change.output.description }}',
       });
     }
+  });
+
+  it('the change is pending until its request is merged: confirmed with the request last; GitLab removes removedFiles in a second commit', () => {
+    const steps: Step[] = load('change-gpu-model-service-gitops').spec.steps;
+    const [change] = steps;
+    expect(change.input).toMatchObject({
+      provisional: true,
+      removedFilesDir: `removed/deploy/${NAME}`,
+    });
+    expect(steps.at(-1)).toMatchObject({
+      action: 'gpu:service:confirm',
+      input: {
+        serviceId: '${{ steps.change.output.serviceId }}',
+        pullRequestUrl:
+          "${{ steps['publish-github'].output.remoteUrl or steps['publish-gitlab'].output.mergeRequestUrl or steps['publish-gitea'].output.pullRequestUrl }}",
+      },
+    });
+    const gitlab = steps.find(s => s.action === 'publish:gitlab:merge-request')!;
+    const removals = steps.find(s => s.action === 'gitlab:repo:push')!;
+    expect(steps.indexOf(removals)).toBe(steps.indexOf(gitlab) + 1);
+    expect(removals.if).toContain(
+      "(steps.change.output.removedFiles | length) > 0",
+    );
+    expect(removals.input).toMatchObject({
+      repoUrl: '${{ parameters.repoUrl }}',
+      branchName: gitlab.input.branchName,
+      sourcePath: change.input.removedFilesDir,
+      targetPath: gitlab.input.targetPath,
+      commitAction: 'delete',
+    });
+    // GitHub deletes them in the same pull request.
+    expect(
+      steps.find(s => s.action === 'publish:github:pull-request')!.input,
+    ).toMatchObject({ filesToDelete: '${{ steps.change.output.removedFiles }}' });
   });
 
   it('the decommission records it with gpu:service:delete first, then proposes removing the directory on each forge', () => {

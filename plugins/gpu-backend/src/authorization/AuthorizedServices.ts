@@ -167,11 +167,15 @@ export class AuthorizedServices {
     return this.authorized(credentials, id, gpuServiceReadPermission, 'read');
   }
 
+  /**
+   * Changes a service the caller may change; with `dryRun`, what the change would record (the new spec with its
+   * manifests, the reservation it would hold and the approval it would wait for), nothing written.
+   */
   async update(
     credentials: BackstageCredentials,
     id: string,
     change: UpdateServiceBody,
-  ): Promise<GpuServiceView> {
+  ): Promise<GpuServiceView | GpuServiceDetail> {
     await this.authorized(
       credentials,
       id,
@@ -184,6 +188,13 @@ export class AuthorizedServices {
       actorOf(credentials),
       this.checkPlacement(credentials, 'move a service to'),
     );
+    if (change.dryRun) {
+      return {
+        ...toServiceView(result.service, result.reservation, result.approval),
+        manifests: (result.service.manifests ??
+          []) as GpuServiceDetail['manifests'],
+      };
+    }
     return this.view(result.service);
   }
 

@@ -48,7 +48,13 @@ import {
   writeQuota,
 } from './quota';
 import { replaceReservationInTransaction } from './replaceReservation';
-import { lockService } from './services';
+import { isUuid, lockService } from './services';
+import {
+  listPendingChanges,
+  pendingChangeOf,
+  rollBackChangeInTransaction,
+  settleChangeInTransaction,
+} from './serviceChanges';
 import {
   getService,
   listServices,
@@ -88,6 +94,8 @@ import {
   ServiceListing,
   ServicePageQuery,
   PullRequestState,
+  ServiceChangeRecord,
+  ServiceReason,
   ServiceRecord,
   TeamLedger,
   UpdateServiceStatusInput,
@@ -99,6 +107,13 @@ const migrationsDir = resolvePackagePath(
 );
 
 const MAX_TRANSACTION_ATTEMPTS = 5;
+
+/** Carries a dry run's answer out of the transaction it rolls back. */
+class DryRunAnswer extends Error {
+  constructor(readonly result: ReplaceReservationResult) {
+    super('dry run: rolled back');
+  }
+}
 
 /**
  * {@link GpuStore} on the plugin's database (SQLite or PostgreSQL).
@@ -292,8 +307,64 @@ export class DatabaseGpuStore implements GpuStore {
       amounts,
       input.change.placement.migProfile,
     );
+    if (!input.dryRun) {
+      return this.transaction(tx =>
+        replaceReservationInTransaction(tx, input, amounts, this.governance),
+      );
+    }
+    // A dry run: admission weighs the change in a transaction that is always rolled back.
+    try {
+      await this.transaction(async tx => {
+        throw new DryRunAnswer(
+          await replaceReservationInTransaction(
+            tx,
+            input,
+            amounts,
+            this.governance,
+          ),
+        );
+      });
+    } catch (error) {
+      if (error instanceof DryRunAnswer) return error.result;
+      throw error;
+    }
+    throw new Error('unreachable: a dry run always rolls back');
+  }
+
+  async getPendingChange(
+    serviceId: string,
+  ): Promise<ServiceChangeRecord | undefined> {
+    return isUuid(serviceId) ? pendingChangeOf(this.db, serviceId) : undefined;
+  }
+
+  async listPendingChanges(): Promise<ServiceChangeRecord[]> {
+    return listPendingChanges(this.db);
+  }
+
+  async settleChange(input: {
+    changeId: string;
+    state: 'merged' | 'withdrawn';
+    actor: string;
+  }): Promise<ServiceChangeRecord | undefined> {
     return this.transaction(tx =>
-      replaceReservationInTransaction(tx, input, amounts, this.governance),
+      settleChangeInTransaction(tx, { ...input, now: this.governance.now() }),
+    );
+  }
+
+  async rollBackChange(input: {
+    changeId: string;
+    state: 'closed' | 'expired' | 'unconfirmed';
+    reason: ServiceReason;
+    statusReason: string;
+    actor: string;
+  }): Promise<
+    { service: ServiceRecord; change: ServiceChangeRecord } | undefined
+  > {
+    return this.transaction(tx =>
+      rollBackChangeInTransaction(tx, {
+        ...input,
+        now: this.governance.now(),
+      }),
     );
   }
 

@@ -17,6 +17,11 @@ import {
 } from './ledger';
 import { ApprovalRow } from './rows';
 import {
+  insertPendingChange,
+  pendingChangeConflict,
+  pendingChangeOf,
+} from './serviceChanges';
+import {
   applyServiceChange,
   checkVersion,
   lockService,
@@ -44,7 +49,9 @@ export const CHANGEABLE_STATUSES: ServiceStatus[] = [
  * Changes a running service: replaces its held reservation, or proposes the change for approval. Conditional on the
  * version the change was computed from (`expectedUpdatedAt`): a service written since is a `ConflictError` and
  * nothing is written. When the change is in effect at once, the spec, its manifests and the status the service
- * takes (`input.status`) are one write, so a process that stops right after leaves them consistent.
+ * takes (`input.status`) are one write, so a process that stops right after leaves them consistent. A GitOps change
+ * pending until its pull request is merged (`input.pendingChange`) records the service as it was, to be restored
+ * (`service_changes`); while one is pending, any other change is a `ConflictError` that names its request.
  */
 export async function replaceReservationInTransaction(
   tx: Knex.Transaction,
@@ -61,6 +68,10 @@ export async function replaceReservationInTransaction(
       `Service '${before.name}' is ${before.status}; it can be changed when it is ` +
         `${CHANGEABLE_STATUSES.join(', ')}`,
     );
+  }
+  const pendingChange = await pendingChangeOf(tx, before.id);
+  if (pendingChange) {
+    throw pendingChangeConflict(before, pendingChange);
   }
   const waiting = await tx<ApprovalRow>('approvals')
     .where({ service_id: before.id, state: 'pending' })
@@ -141,5 +152,15 @@ export async function replaceReservationInTransaction(
     now,
     input.status,
   );
+  if (input.pendingChange && !input.dryRun) {
+    await insertPendingChange(tx, {
+      before,
+      previousReservationId: current?.id,
+      generation: service.generation,
+      confirmBy: input.pendingChange.confirmBy,
+      actor: input.actor,
+      now,
+    });
+  }
   return { outcome: 'replaced', service, reservation };
 }

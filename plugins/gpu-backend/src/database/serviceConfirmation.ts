@@ -2,6 +2,7 @@ import { ConflictError, InputError } from '@backstage/errors';
 import { Knex } from 'knex';
 import { writeAuditEvent } from './audit';
 import { ServiceRow, toServiceRecord } from './rows';
+import { confirmChangeInTransaction, pendingChangeOf } from './serviceChanges';
 import { lockService, nextUpdatedAt, readService } from './services';
 import { PullRequestState, ServiceRecord } from './types';
 
@@ -15,7 +16,8 @@ const GONE = new Set(['deleting', 'deleted']);
  * With `pullRequest` (a GitOps service, confirmed by the template run that opened its pull request), the request is
  * recorded as `open` with its deadline `mergeBy`, in the same write: from then on the reservation follows it (see
  * `GitOpsFollower`). A service that is not in GitOps mode cannot have one (input error); one that has a different
- * request already is a conflict; the same request again changes nothing.
+ * request already is a conflict; the same request again changes nothing. A service with a change pending until its
+ * pull request is merged has that change confirmed instead (`confirmChangeInTransaction`).
  */
 export async function confirmServiceInTransaction(
   tx: Knex.Transaction,
@@ -36,6 +38,12 @@ export async function confirmServiceInTransaction(
     );
   }
   const { pullRequest } = input;
+  const change = await pendingChangeOf(tx, service.id);
+  if (change) {
+    // The template run that made a change pending until its pull request is merged confirms that change.
+    await confirmChangeInTransaction(tx, service, change, input);
+    return readService(tx, service.id);
+  }
   if (pullRequest && service.mode !== 'gitops') {
     throw new InputError(
       `Service '${service.name}' is in ${service.mode} mode: only a GitOps service is delivered by a pull request`,
@@ -121,9 +129,7 @@ export async function settlePullRequestInTransaction(
 }
 
 /** Services whose pull request is open, whatever their status, earliest deadline first. */
-export async function listOpenPullRequests(
-  db: Knex,
-): Promise<ServiceRecord[]> {
+export async function listOpenPullRequests(db: Knex): Promise<ServiceRecord[]> {
   const rows = await db<ServiceRow>('services')
     .where('pull_request_state', 'open')
     .orderBy('merge_by', 'asc')

@@ -331,7 +331,64 @@ export interface ReplaceReservationInput {
    * omitted, and when the change waits for approval.
    */
   status?: ServiceStatusWrite;
+  /**
+   * GitOps: the change is pending until its pull (merge) request is merged. When it is in effect at once (outcome
+   * `replaced`), a {@link ServiceChangeRecord} keeps the spec, status and reservation the service had, to be restored
+   * when the request is closed unmerged, not merged in time, or not recorded (confirmed) by `confirmBy`.
+   */
+  pendingChange?: { confirmBy: Date };
+  /**
+   * Weighs the change as admission would (without the service's own current reservation) and answers what it would
+   * record, writing nothing: everything is rolled back.
+   */
+  dryRun?: boolean;
   actor: string;
+}
+
+/**
+ * Where a pending change of a GitOps service stands: `pending` until its request is merged; `merged` or `confirmed`
+ * (kept without a request) keep it; `closed`, `expired` and `unconfirmed` rolled it back; `withdrawn`: the service was
+ * deleted while it was pending (nothing restored).
+ */
+export type ServiceChangeState =
+  | 'pending'
+  | 'merged'
+  | 'confirmed'
+  | 'closed'
+  | 'expired'
+  | 'unconfirmed'
+  | 'withdrawn';
+
+/** What a pending change restores: the service as it was before it. */
+export interface ServiceChangePrevious {
+  tier: SharingTier;
+  pool: string;
+  cluster?: string;
+  request: ServiceRequest;
+  placement: Placement;
+  manifests?: StoredManifest[];
+  status: ServiceStatus;
+  reason: ServiceReason;
+  statusReason?: string;
+}
+
+/** A change of a GitOps service that is pending until its pull (merge) request is merged (see `service_changes`). */
+export interface ServiceChangeRecord {
+  id: string;
+  serviceId: string;
+  state: ServiceChangeState;
+  previous: ServiceChangePrevious;
+  /** The reservation held before the change (released by it); its pool and amounts are held again on a rollback. */
+  previousReservationId?: string;
+  /** The spec generation the change produced. */
+  generation: number;
+  /** Until its request is recorded: when it is rolled back (ISO 8601). */
+  confirmBy?: string;
+  /** The request that delivers it, once recorded; `mergeBy` while pending. */
+  pullRequest?: { url: string; number: number; mergeBy?: string };
+  createdBy: string;
+  createdAt: string;
+  settledAt?: string;
 }
 
 /** Result of {@link GpuStore.replaceReservation}. */
@@ -545,7 +602,9 @@ export interface GpuStore {
 
   /**
    * Confirms a provisional service (see {@link CreateServiceInput.confirmBy}); a confirmed one is returned as it is.
-   * Throws `ConflictError` when it is being deleted or deleted, `NotFoundError` when unknown.
+   * Throws `ConflictError` when it is being deleted or deleted, `NotFoundError` when unknown. When the service has a
+   * pending change ({@link ReplaceReservationInput.pendingChange}), confirms that change instead: with `pullRequest`
+   * it follows that request from then on, without one it is kept.
    */
   confirmService(input: {
     id: string;
@@ -566,6 +625,38 @@ export interface GpuStore {
 
   /** Services whose pull request is open (whatever their status), oldest deadline first: what the follower reads. */
   listOpenPullRequests(): Promise<ServiceRecord[]>;
+
+  /** The change of the service that is pending until its pull request is merged, if any. */
+  getPendingChange(serviceId: string): Promise<ServiceChangeRecord | undefined>;
+
+  /** Every pending change (of any service), oldest first: what the follower and the confirmation expiry read. */
+  listPendingChanges(): Promise<ServiceChangeRecord[]>;
+
+  /**
+   * Keeps a pending change (`merged`: its request was merged; `withdrawn`: the service was deleted meanwhile), audited
+   * as `service.change-request`; conditional on it still being pending (undefined otherwise).
+   */
+  settleChange(input: {
+    changeId: string;
+    state: 'merged' | 'withdrawn';
+    actor: string;
+  }): Promise<ServiceChangeRecord | undefined>;
+
+  /**
+   * Rolls a pending change back in one transaction: the service's spec, manifests, cluster and status as they were
+   * before it (a new generation, with `reason`), the reservation it holds released and the one it held before held
+   * again with the same pool and amounts, and the change recorded `state`. Undefined when it is no longer pending or
+   * the service is being deleted or deleted.
+   */
+  rollBackChange(input: {
+    changeId: string;
+    state: 'closed' | 'expired' | 'unconfirmed';
+    reason: ServiceReason;
+    statusReason: string;
+    actor: string;
+  }): Promise<
+    { service: ServiceRecord; change: ServiceChangeRecord } | undefined
+  >;
 
   /** Provisional services not confirmed by `before` and not being deleted yet: what expires. */
   listUnconfirmedServices(before: Date): Promise<ServiceRecord[]>;

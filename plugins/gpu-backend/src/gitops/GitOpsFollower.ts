@@ -3,7 +3,7 @@ import type {
   SchedulerService,
 } from '@backstage/backend-plugin-api';
 import type { HumanDuration } from '@backstage/types';
-import type { GpuStore, ServiceRecord } from '../database';
+import type { GpuStore, ServiceChangeRecord, ServiceRecord } from '../database';
 import type { ServiceManager } from '../services/ServiceManager';
 import type { Forges } from './forges';
 
@@ -31,6 +31,8 @@ export interface GitOpsFollowRound {
 /** The platform team is told of an expired request (a {@link GpuNotifier}, or a fake in tests). */
 export interface PullRequestExpiryNotifier {
   pullRequestExpired(service: ServiceRecord): Promise<void>;
+  /** A change's request expired: closed, and the service's previous spec and reservation restored. */
+  changePullRequestExpired?(service: ServiceRecord, url: string): Promise<void>;
 }
 
 /**
@@ -43,6 +45,8 @@ export interface PullRequestExpiryNotifier {
  *   recorded `expired`, the service deleted with reason `PullRequestExpired` and its quota released, and the platform
  *   team notified; a request merged just before the close is recorded merged instead;
  * - open while its service was deleted in Backstage: closed with a comment (nothing of it must be merged);
+ * - a change pending until its pull request is merged (PATCH with `provisional`): kept once merged; closed unmerged or
+ *   not merged by its `mergeBy`, the service's previous spec and reservation are restored (see `followChange`);
  * - a decommission `AwaitingPrune`: once its cluster, read with a read-only credential, has none of its objects, the
  *   service is deleted and its quota released.
  *
@@ -53,9 +57,17 @@ export class GitOpsFollower {
     private readonly options: {
       store: Pick<
         GpuStore,
-        'listOpenPullRequests' | 'settlePullRequest' | 'listServices'
+        | 'listOpenPullRequests'
+        | 'settlePullRequest'
+        | 'listServices'
+        | 'listPendingChanges'
+        | 'settleChange'
+        | 'getService'
       >;
-      services: Pick<ServiceManager, 'rollBackPullRequest' | 'completePrune'>;
+      services: Pick<
+        ServiceManager,
+        'rollBackPullRequest' | 'completePrune' | 'rollBackChange'
+      >;
       forges: Pick<Forges, 'resolve'>;
       notifier?: PullRequestExpiryNotifier;
       logger: LoggerService;
@@ -77,6 +89,17 @@ export class GitOpsFollower {
         await this.followOne(service, round);
       } catch (error) {
         round.errors.push({ serviceId: service.id, error: String(error) });
+      }
+    }
+    for (const change of await this.options.store.listPendingChanges()) {
+      if (!change.pullRequest) continue;
+      try {
+        await this.followChange(change, round);
+      } catch (error) {
+        round.errors.push({
+          serviceId: change.serviceId,
+          error: String(error),
+        });
       }
     }
     const deleting = await this.options.store.listServices({
@@ -159,6 +182,96 @@ export class GitOpsFollower {
       }
       await this.settle(service, 'closed');
       round.closed.push(service.id);
+    }
+  }
+
+  /**
+   * A change pending until its pull request is merged: merged, it is kept (`merged`); closed unmerged, or still open
+   * at its `mergeBy` (then closed here with a comment), the service's previous spec and reservation are restored
+   * (`closed`, `expired`; reasons `ChangePullRequestClosed`, `ChangePullRequestExpired`); open while its service was
+   * deleted in Backstage, the request is closed with a comment and the change withdrawn (nothing restored).
+   */
+  private async followChange(
+    change: ServiceChangeRecord,
+    round: GitOpsFollowRound,
+  ) {
+    const pull = change.pullRequest!;
+    const { client, ref } = this.options.forges.resolve(pull.url);
+    const service = await this.options.store.getService(change.serviceId);
+    const name = service
+      ? `${service.name} (${service.team})`
+      : change.serviceId;
+    const gone =
+      !service || service.status === 'deleted' || service.status === 'deleting';
+    let state = await client.state(ref);
+    if (gone) {
+      if (state === 'open') {
+        state = await client.close(
+          ref,
+          `The GPU service ${name} was deleted in Backstage before this change was merged; closed by Backstage.`,
+        );
+      }
+      if (
+        await this.options.store.settleChange({
+          changeId: change.id,
+          state: state === 'merged' ? 'merged' : 'withdrawn',
+          actor: GITOPS_FOLLOW_ACTOR,
+        })
+      ) {
+        (state === 'merged' ? round.merged : round.withdrawn).push(
+          change.serviceId,
+        );
+      }
+      return;
+    }
+    const expired =
+      pull.mergeBy !== undefined &&
+      Date.parse(pull.mergeBy) <= this.now().getTime();
+    if (state === 'open' && expired) {
+      state = await client.close(
+        ref,
+        `Not merged by ${pull.mergeBy}: this change of the GPU service ${name} is rolled back (its previous spec ` +
+          'and quota reservation restored) and the request closed by Backstage. Run the change template again to ' +
+          'request it anew.',
+      );
+      if (state !== 'merged') {
+        const restored = await this.options.services.rollBackChange(
+          change,
+          'expired',
+          GITOPS_FOLLOW_ACTOR,
+        );
+        if (restored) {
+          round.expired.push(change.serviceId);
+          await this.options.notifier?.changePullRequestExpired?.(
+            restored,
+            pull.url,
+          );
+        }
+        return;
+      }
+    }
+    if (state === 'merged') {
+      if (
+        await this.options.store.settleChange({
+          changeId: change.id,
+          state: 'merged',
+          actor: GITOPS_FOLLOW_ACTOR,
+        })
+      ) {
+        round.merged.push(change.serviceId);
+      }
+      return;
+    }
+    if (state === 'closed') {
+      if (
+        await this.options.services.rollBackChange(
+          change,
+          'closed',
+          GITOPS_FOLLOW_ACTOR,
+        )
+      ) {
+        round.closed.push(change.serviceId);
+      }
     }
   }
 

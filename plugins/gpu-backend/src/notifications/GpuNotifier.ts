@@ -295,6 +295,30 @@ export class GpuNotifier {
   }
 
   /**
+   * Tells the platform team and the service's owners that the pull request of a change of a GitOps service was not
+   * merged in time: Backstage closed it and restored the service's previous spec and reservation.
+   */
+  changePullRequestExpired(service: ServiceRecord, url: string): Promise<void> {
+    return this.send('pull request expiry', {
+      recipients: {
+        type: 'entity',
+        entityRef: [...this.options.platformGroups, ...this.ownersOf(service)],
+      },
+      payload: {
+        title: `Change of ${service.name} (${service.team}) not merged in time`,
+        description: `${describePlacement(
+          service,
+        )}: the pull request ${url} of its change was not merged in time. Backstage closed it and restored the service's previous spec and quota reservation.`,
+        link: url || entityPageLink(service),
+        severity: 'high',
+        topic: NOTIFICATION_TOPICS.services,
+        scope: serviceScope(service.id),
+        metadata: this.metadataOf(service),
+      },
+    });
+  }
+
+  /**
    * Publishes a change on `gpu:service-changes` to the browsers of the team's members and the platform groups'.
    * Recipients are group refs only: the signals backend gives a socket that sent no token the identity
    * `user:default/guest` with no groups, so no group reaches it.

@@ -80,6 +80,12 @@ export function registerServicesRoutes(
   // The generated router types get, post, put and delete; PATCH takes its types from the spec here.
   const update: DocHandler<'/services/{id}', 'patch'> = async (req, res) => {
     const body: UpdateServiceBody = req.body;
+    if (body.dryRun) {
+      // Writes nothing: not a mutation for the auditor.
+      const credentials = await credentialsOf(req);
+      send(res, await services.update(credentials, req.params.id, body));
+      return;
+    }
     send(
       res,
       await changeService(req, 'update', (credentials, id) =>

@@ -41,7 +41,9 @@ import {
   AdmissionPolicy,
   ApprovalRecord,
   GpuStore,
+  ReplaceReservationResult,
   ReservationRecord,
+  ServiceChangeRecord,
   ServiceRecord,
   StoredManifest,
   UpdateServiceStatusInput,
@@ -360,12 +362,23 @@ export class ServiceManager {
     return getService(this.options.store, id);
   }
 
+  /**
+   * Changes a service (PATCH). With `provisional` (GitOps only), the change is pending until its pull request is
+   * merged: the service as it was is kept restorable until the template run confirms it with its request
+   * ({@link ServiceManager.confirm}) and the request is merged; closed unmerged, not merged in time or never confirmed,
+   * it is rolled back ({@link ServiceManager.rollBackChange}). With `dryRun`, admission weighs the change as it would
+   * (without the service's own current reservation) and the answer is what would be recorded; nothing is written.
+   */
   async update(
     id: string,
     change: UpdateServiceBody,
     actor: string,
     check?: PlacementCheck,
-  ) {
+  ): Promise<{
+    service: ServiceRecord;
+    approval?: ApprovalRecord;
+    reservation?: ReservationRecord;
+  }> {
     for (let attempt = 1; ; attempt++) {
       const result = await this.changeFrom(
         await this.get(id),
@@ -397,9 +410,19 @@ export class ServiceManager {
     actor: string,
     check?: PlacementCheck,
   ): Promise<
-    { service: ServiceRecord; approval?: ApprovalRecord } | undefined
+    | {
+        service: ServiceRecord;
+        approval?: ApprovalRecord;
+        reservation?: ReservationRecord;
+      }
+    | undefined
   > {
     const { platform, store, quotes } = this.options;
+    if (change.provisional && current.mode !== 'gitops') {
+      throw new InputError(
+        `Service ${current.name} is in ${current.mode} mode: only a change of a GitOps service is pending until its pull request is merged (provisional)`,
+      );
+    }
     const request: ServiceRequest = validateServiceRequest(platform, {
       ...current.request,
       ...(change.model !== undefined ? { model: change.model } : {}),
@@ -443,6 +466,15 @@ export class ServiceManager {
         policy: admissionPolicy(platform, request, option),
         expectedUpdatedAt: current.updatedAt,
         status: this.deployment(changed),
+        ...(change.provisional && {
+          pendingChange: {
+            confirmBy: new Date(
+              this.now().getTime() +
+                (this.options.confirmWithinMs ?? DEFAULT_CONFIRM_WITHIN_MS),
+            ),
+          },
+        }),
+        ...(change.dryRun && { dryRun: true }),
         actor,
       });
     } catch (error) {
@@ -453,6 +485,9 @@ export class ServiceManager {
         return undefined;
       }
       throw error;
+    }
+    if (change.dryRun) {
+      return changePreview(result);
     }
     if (result.outcome === 'pending-approval') {
       return { service: result.service, approval: result.approval };
@@ -868,13 +903,73 @@ export class ServiceManager {
   }
 
   /**
+   * GitOps: rolls back a change that was pending until its pull request is merged (see {@link ServiceManager.update}'s
+   * `provisional`): the service's spec, manifests, cluster and status as they were, the reservation it held before
+   * held again with the same pool and amounts (the new one released), with the reason code saying why: `closed`
+   * unmerged (`ChangePullRequestClosed`), not merged in time (`ChangePullRequestExpired`, the request closed by the
+   * follower), or never confirmed with its request (`ChangeNotConfirmed`). Undefined when the change is no longer
+   * pending, or the service is being deleted or deleted.
+   */
+  async rollBackChange(
+    change: ServiceChangeRecord,
+    state: 'closed' | 'expired' | 'unconfirmed',
+    actor: string,
+  ): Promise<ServiceRecord | undefined> {
+    const url = change.pullRequest?.url ?? '';
+    const { reason, statusReason } = {
+      closed: {
+        reason: 'ChangePullRequestClosed' as const,
+        statusReason: `The pull request ${url} of its change (generation ${change.generation}) was closed without merging: its previous spec and reservation are restored`,
+      },
+      expired: {
+        reason: 'ChangePullRequestExpired' as const,
+        statusReason: `The pull request ${url} of its change (generation ${change.generation}) was not merged in time: closed, and its previous spec and reservation restored`,
+      },
+      unconfirmed: {
+        reason: 'ChangeNotConfirmed' as const,
+        statusReason: `Its change (generation ${change.generation}) was not confirmed by ${change.confirmBy} (the template run that requested it did not finish): its previous spec and reservation are restored`,
+      },
+    }[state];
+    const result = await this.options.store.rollBackChange({
+      changeId: change.id,
+      state,
+      reason,
+      statusReason,
+      actor,
+    });
+    if (result) {
+      this.options.logger.info('Rolled back a GitOps change', {
+        serviceId: change.serviceId,
+        generation: change.generation,
+        state,
+      });
+    }
+    return result?.service;
+  }
+
+  /**
    * Deletes the provisional services whose confirmation time has passed (their template run failed or was abandoned)
-   * and releases their quota, as a DELETE would. A service confirmed meanwhile is left alone: the teardown is a
-   * compare-and-set on the version that was read unconfirmed.
+   * and releases their quota, as a DELETE would; rolls back the pending changes whose template run did not confirm
+   * them in time ({@link ServiceManager.rollBackChange}). A service confirmed meanwhile is left alone: the teardown is
+   * a compare-and-set on the version that was read unconfirmed, the rollback conditional on the change still pending.
    */
   async expireUnconfirmed(): Promise<ServiceRecord[]> {
     const now = this.now();
     const expired: ServiceRecord[] = [];
+    for (const change of await this.options.store.listPendingChanges()) {
+      if (
+        !change.pullRequest &&
+        change.confirmBy &&
+        Date.parse(change.confirmBy) <= now.getTime()
+      ) {
+        const restored = await this.rollBackChange(
+          change,
+          'unconfirmed',
+          CONFIRMATION_EXPIRY_ACTOR,
+        );
+        if (restored) expired.push(restored);
+      }
+    }
     for (const candidate of await this.options.store.listUnconfirmedServices(
       now,
     )) {
@@ -1389,6 +1484,56 @@ export class ServiceManager {
     const team = this.options.platform.teams.find(t => t.name === request.team);
     return team!.namespaces[0];
   }
+}
+
+/**
+ * What a dry-run change answers: the service as the change would leave it (its new spec and manifests), `pending-approval`
+ * with why when admission would have it wait for an approver, else `approved` with reason `DryRun`; the reservation
+ * (and approval) it would record, with the id `dry-run`. Nothing of it was stored.
+ */
+function changePreview(result: ReplaceReservationResult): {
+  service: ServiceRecord;
+  reservation: ReservationRecord;
+  approval?: ApprovalRecord;
+} {
+  const reservation = { ...result.reservation, id: PREVIEW_ID };
+  if (result.outcome === 'pending-approval') {
+    const { approval } = result;
+    const proposal = approval.proposal;
+    return {
+      service: {
+        ...result.service,
+        ...(proposal && {
+          tier: proposal.tier,
+          pool: proposal.pool,
+          request: proposal.request,
+          placement: proposal.placement,
+          ...(proposal.manifests && { manifests: proposal.manifests }),
+        }),
+        status: 'pending-approval',
+        reason: 'AwaitingApproval',
+        statusReason: `Would wait for approval: ${approval.reasons
+          .map(r => r.message)
+          .join('; ')}. Dry-run: nothing was changed, reserved or applied`,
+      },
+      reservation,
+      approval: {
+        ...approval,
+        id: PREVIEW_ID,
+        reservationId: PREVIEW_ID,
+      },
+    };
+  }
+  return {
+    service: {
+      ...result.service,
+      status: 'approved',
+      reason: 'DryRun',
+      statusReason:
+        'Dry-run: admission would allow the change; nothing was changed, reserved or applied',
+    },
+    reservation,
+  };
 }
 
 /** GPU units an option reserves: its slice's units x replicas. */

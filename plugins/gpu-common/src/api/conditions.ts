@@ -76,6 +76,21 @@ export const SERVICE_REASONS = [
    */
   'PullRequestExpired',
   /**
+   * GitOps: the pull (merge) request of a change was closed without merging; the spec and reservation the service had
+   * before that change are restored (rolled back).
+   */
+  'ChangePullRequestClosed',
+  /**
+   * GitOps: the pull (merge) request of a change was not merged within `gpu.gitops.mergeWithin`; the request is closed
+   * and the spec and reservation the service had before that change are restored.
+   */
+  'ChangePullRequestExpired',
+  /**
+   * GitOps: a change pending until its pull request is merged was not confirmed with that request in time (the
+   * template run that requested it did not finish); the spec and reservation the service had before it are restored.
+   */
+  'ChangeNotConfirmed',
+  /**
    * GitOps: available, but its objects in the cluster differ from the manifests in Git (e.g. scaled by hand). Reported,
    * never repaired by Backstage: Git is the source of truth, and its controller restores it.
    */

@@ -102,6 +102,19 @@ export interface UpdateServiceBody {
   pool?: string;
   replicas?: number;
   model?: string;
+  /**
+   * Weigh the change as admission would, without the service's own current reservation, and answer what would be
+   * recorded (the new spec, its manifests, the reservation, and the approval it would wait for); nothing is changed,
+   * reserved or applied.
+   */
+  dryRun?: boolean;
+  /**
+   * GitOps: the change is pending until its pull (merge) request is merged. The spec, status and reservation the
+   * service had are kept, and restored when the request is closed unmerged, not merged within
+   * `gpu.gitops.mergeWithin`, or not recorded by `POST /services/:id/confirm` (with its `pullRequestUrl`) within
+   * `gpu.services.confirmWithin`. Another change is refused (409) while one is pending.
+   */
+  provisional?: boolean;
 }
 
 /**

@@ -143,6 +143,22 @@ export class GpuBackendClient {
     );
   }
 
+  /**
+   * What {@link GpuBackendClient.updateService} would record (`dryRun`): the new spec with its manifests, the
+   * reservation it would hold, and the approval it would wait for, weighed by admission without the service's own
+   * current reservation; nothing is changed.
+   */
+  previewServiceChange(
+    id: string,
+    body: Omit<UpdateServiceBody, 'dryRun' | 'provisional'>,
+    options: GpuCallOptions,
+  ): Promise<GpuServiceDetail> {
+    return this.call('PATCH', `/services/${encodeURIComponent(id)}`, options, {
+      ...body,
+      dryRun: true,
+    });
+  }
+
   /** Tears the service down and releases its quota; deleting a deleted service answers it unchanged. */
   deleteService(id: string, options: GpuCallOptions): Promise<GpuServiceView> {
     return this.call('DELETE', `/services/${encodeURIComponent(id)}`, options);

@@ -52,6 +52,8 @@ interface FakeService {
   reservation: 'held' | 'pending' | 'released';
   gpuEquivalents: number;
   monthlyCostMicros: number;
+  /** A change pending until its pull request (`url`, once confirmed with it) is merged. */
+  pendingChange?: { url?: string };
 }
 
 interface RecordedRequest {
@@ -585,7 +587,10 @@ export function fakeGpuBackend(
     http.post(
       `${GPU_BASE_URL}/services/:id/confirm`,
       async ({ request, params }) => {
-        await record(request, `/services/${params.id}/confirm`);
+        const confirmBody = await record(
+          request,
+          `/services/${params.id}/confirm`,
+        );
         const { service, error } = findService(String(params.id));
         if (error) return error;
         const { status, confirmBy, name } = service.view;
@@ -599,6 +604,23 @@ export function fakeGpuBackend(
                 : ''
             }`,
           );
+        }
+        if (service.pendingChange) {
+          // As the backend: the template run confirms the change that is pending until its request is merged.
+          const url: string | undefined = confirmBody?.pullRequestUrl;
+          if (
+            url &&
+            service.pendingChange.url &&
+            url !== service.pendingChange.url
+          ) {
+            return errorResponse(
+              409,
+              'ConflictError',
+              `The pending change of service '${name}' already follows pull request ${service.pendingChange.url}`,
+            );
+          }
+          service.pendingChange = url ? { url } : undefined;
+          return HttpResponse.json(service.view as unknown as JsonBodyType);
         }
         if (confirmBy) {
           const { confirmBy: _, ...confirmed } = service.view;
@@ -617,6 +639,27 @@ export function fakeGpuBackend(
           409,
           'ConflictError',
           `Service '${service.view.name}' is ${service.view.status} and cannot be changed`,
+        );
+      }
+      if (service.pendingChange) {
+        // As the backend: one change at a time while one is pending until its pull request is merged.
+        return errorResponse(
+          409,
+          'ConflictError',
+          `Service '${service.view.name}' has a change (generation ${
+            service.view.generation
+          }) ${
+            service.pendingChange.url
+              ? `waiting for its pull request ${service.pendingChange.url} to be merged; merge or close that request first`
+              : 'waiting for the template run that made it to record its pull request'
+          }`,
+        );
+      }
+      if (body?.provisional && service.view.mode !== 'gitops') {
+        return errorResponse(
+          400,
+          'InputError',
+          `Service ${service.view.name} is in ${service.view.mode} mode: only a change of a GitOps service is pending until its pull request is merged (provisional)`,
         );
       }
       const change = Object.fromEntries(
@@ -643,6 +686,30 @@ export function fakeGpuBackend(
           service.reservation = own;
         }
         const now = new Date().toISOString();
+        if (body?.dryRun) {
+          // As the backend's dry-run change: what it would record, nothing changed.
+          const pendingApproval = changed.reservation === 'pending';
+          const { confirmBy: _, ...view } = changed.view;
+          return HttpResponse.json({
+            ...view,
+            ...(pendingApproval
+              ? {
+                  status: 'pending-approval',
+                  reason: 'AwaitingApproval',
+                  approval: {
+                    ...changed.view.approval!,
+                    id: 'dry-run',
+                    kind: 'change',
+                  },
+                }
+              : { status: 'approved', reason: 'DryRun' }),
+            generation: service.view.generation + 1,
+            createdBy: service.view.createdBy,
+            createdAt: service.view.createdAt,
+            updatedAt: now,
+            manifests: changed.manifests,
+          } as unknown as JsonBodyType);
+        }
         if (changed.reservation === 'pending') {
           // Unchanged, with the pending approval of the change.
           service.view = {
@@ -666,6 +733,7 @@ export function fakeGpuBackend(
           createdAt: service.view.createdAt,
           updatedAt: now,
         };
+        if (body?.provisional) service.pendingChange = {};
         service.manifests = changed.manifests;
         service.gpuEquivalents = changed.gpuEquivalents;
         service.monthlyCostMicros = changed.monthlyCostMicros;

@@ -109,6 +109,70 @@ describe('gpu:service:change', () => {
     );
   });
 
+  it('with provisional, the change is pending until its request is merged; removedFilesDir holds the files it removes', async () => {
+    const service = seedGitOps();
+    const ctx = mockContext(
+      {
+        serviceId: service.id,
+        replicas: 2,
+        targetDir: 'deploy/summariser',
+        removedFilesDir: 'removed/deploy/summariser',
+        provisional: true,
+      },
+      { workspacePath: dir.path },
+    );
+    await action.handler(ctx);
+    expect(patches().map(p => p.body)).toEqual([
+      { replicas: 2, provisional: true },
+    ]);
+    const { removedFiles } = outputsOf(ctx);
+    // One replica's ReadWriteOnce model cache gives way to the ReadWriteMany claim several replicas share.
+    expect(removedFiles).toEqual([
+      expect.stringMatching(
+        /-persistentvolumeclaim-summariser-model-cache\.yaml$/,
+      ),
+    ]);
+    expect(
+      fs.readdirSync(dir.resolve('removed/deploy/summariser')).sort(),
+    ).toEqual(removedFiles);
+    expect(
+      fs.readFileSync(
+        dir.resolve(`removed/deploy/summariser/${removedFiles[0]}`),
+        'utf8',
+      ),
+    ).toBe('');
+
+    // Pending: another change (or its preview) is refused until the request is merged or closed.
+    await expect(
+      action.handler(
+        mockContext(
+          { serviceId: service.id, replicas: 3 },
+          { taskId: 'task-2', workspacePath: dir.path },
+        ),
+      ),
+    ).rejects.toMatchObject({
+      name: 'ConflictError',
+      message: expect.stringContaining(
+        "Service 'summariser' has a change (generation 2) waiting for the template run",
+      ),
+    });
+  });
+
+  it('refuses provisional for a service that is not in GitOps mode', async () => {
+    const service = backend.seed({
+      request: summariserOnDedicatedL4,
+      entityRef: 'component:default/summariser',
+    });
+    await expect(
+      action.handler(
+        mockContext({ serviceId: service.id, replicas: 2, provisional: true }),
+      ),
+    ).rejects.toMatchObject({
+      name: 'InputError',
+      message: expect.stringContaining('only a change of a GitOps service'),
+    });
+  });
+
   it('a retried task changes once and describes the change from the spec it changed', async () => {
     const service = seedGitOps();
     const store = new Map<string, unknown>();
@@ -161,14 +225,14 @@ describe('gpu:service:change', () => {
     ).rejects.toThrow(/needs approval by the platform team/);
   });
 
-  it('a dry run changes nothing: it quotes and renders the new spec as a preview', async () => {
+  it('a dry run changes nothing: the backend weighs the change (PATCH with dryRun) and renders it as a preview', async () => {
     const service = seedGitOps();
     const ctx = mockContext(
       { serviceId: service.id, replicas: 2, targetDir: 'deploy/summariser' },
       { isDryRun: true, workspacePath: dir.path },
     );
     await action.handler(ctx);
-    expect(patches()).toEqual([]);
+    expect(patches().map(p => p.body)).toEqual([{ replicas: 2, dryRun: true }]);
     const outputs = outputsOf(ctx);
     expect(outputs).toMatchObject({
       status: 'approved',

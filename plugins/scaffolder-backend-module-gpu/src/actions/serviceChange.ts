@@ -17,6 +17,8 @@ import {
   GpuBackendClient,
   GpuServiceDetail,
 } from '@gpu-platform/backstage-plugin-gpu-node';
+import { promises as fs } from 'node:fs';
+import { dirname } from 'node:path';
 import { z as zod } from 'zod/v3';
 import { describeServiceState } from './describeServiceState';
 import { normaliseEntityRef } from './normaliseEntityRef';
@@ -64,6 +66,26 @@ const inputFields = {
       .default('kustomization')
       .describe(
         'As gpu:service:render: files, kustomization (files plus kustomization.yaml) or single (one manifests.yaml)',
+      ),
+  provisional: (z: typeof zod) =>
+    z
+      .boolean()
+      .default(false)
+      .describe(
+        'GitOps: the change is pending until its pull (merge) request is merged. The backend keeps the spec and ' +
+          'reservation the service had and restores them when the request is closed unmerged, not merged in time, ' +
+          'or not recorded within gpu.services.confirmWithin: end the template with gpu:service:confirm and the ' +
+          "request's address (pullRequestUrl). Refused for a service that is not in GitOps mode",
+      ),
+  removedFilesDir: (z: typeof zod) =>
+    z
+      .string()
+      .optional()
+      .describe(
+        'Workspace directory where an empty file is written at the path of each of removedFiles (relative to it), ' +
+          "for a forge's action that deletes the files of a directory it is given, such as gitlab:repo:push with " +
+          'commitAction delete (publish:gitlab:merge-request has no per-file deletions); nothing is written when ' +
+          'nothing is removed',
       ),
   whenPendingApproval: (z: typeof zod) =>
     z
@@ -189,7 +211,7 @@ function describeChange(options: {
       approvals.length
         ? `**Approvals:** would need the platform team's approval: ${approvals.join(
             '; ',
-          )}. (A preview weighs the new spec as the quote does, with the current reservation still counted.)`
+          )}. (Weighed as admission weighs the change, without the service's current reservation.)`
         : "**Approvals:** none expected: within the team's quota, budget and policy.",
     );
   } else {
@@ -212,7 +234,10 @@ function describeChange(options: {
  * for a GitOps service, writes its changed manifests into the workspace for a pull request, with a markdown
  * `description` a reviewer can judge: what changes, the monthly cost and the quota before and after, and the
  * approvals it needs. Idempotent: the change runs inside a task checkpoint, so a retried task never changes twice.
- * In a dry run nothing changes: the new spec is quoted and rendered as a preview.
+ * In a dry run nothing changes: the backend weighs the change as admission would (`PATCH` with `dryRun`, without the
+ * service's own current reservation) and renders it, as a preview. With `provisional` (GitOps), the change is pending
+ * until its pull request is merged: the template's `gpu:service:confirm` step records the request, and the backend
+ * rolls the change back if it is closed unmerged or not merged in time.
  *
  * @public
  */
@@ -393,7 +418,20 @@ export function createServiceChangeAction(options: {
               fn: readFilesBefore,
             });
       }
-      const outputAll = (values: {
+      let removedDirectory: string | undefined;
+      if (input.removedFilesDir !== undefined) {
+        try {
+          removedDirectory = resolveSafeChildPath(
+            ctx.workspacePath,
+            input.removedFilesDir,
+          );
+        } catch {
+          throw new InputError(
+            `Invalid input to ${ID}: removedFilesDir: '${input.removedFilesDir}' is outside the workspace`,
+          );
+        }
+      }
+      const outputAll = async (values: {
         service: GpuServiceView;
         status: ServiceStatus;
         statusReason?: string;
@@ -438,19 +476,24 @@ export function createServiceChangeAction(options: {
         );
         if (input.targetDir) ctx.output('targetDir', input.targetDir);
         ctx.output('files', values.files);
-        ctx.output(
-          'removedFiles',
-          values.files.length
-            ? filesBefore.filter(f => !values.files.includes(f))
-            : [],
-        );
+        const removed = values.files.length
+          ? filesBefore.filter(f => !values.files.includes(f))
+          : [];
+        if (removedDirectory) {
+          for (const file of removed) {
+            const path = resolveSafeChildPath(removedDirectory, file);
+            await fs.mkdir(dirname(path), { recursive: true });
+            await fs.writeFile(path, '');
+          }
+        }
+        ctx.output('removedFiles', removed);
       };
 
       const changedRequest: ServiceRequest = { ...current.request, ...change };
       if (
-        (Object.keys(change) as (keyof UpdateServiceBody)[]).every(
-          key => change[key] === before[key],
-        )
+        (
+          Object.keys(change) as (keyof Figures & keyof UpdateServiceBody)[]
+        ).every(key => change[key] === before[key])
       ) {
         throw new InputError(
           `Invalid input to ${ID}: nothing to change: ${
@@ -462,46 +505,24 @@ export function createServiceChangeAction(options: {
       }
 
       if (ctx.isDryRun) {
-        const quote = await client.quote(changedRequest, { credentials });
-        const option = quote.recommended;
-        if (!option) {
-          throw new InputError(
-            `${current.name} cannot run ${Object.entries(change)
-              .map(([key, value]) => `${key} ${value}`)
-              .join(', ')}: no tier and pool fits`,
-          );
-        }
-        const after: Figures = {
-          tier: option.slice.tier,
-          pool: option.slice.pool,
-          replicas: changedRequest.replicas,
-          model: changedRequest.model,
-          gpuEquivalents: option.gpuEquivalents,
-          monthlyCost: formatUsd(option.cost.monthly),
-        };
-        let files: string[] = [];
-        if (directory) {
-          const preview = await client.previewService(
-            {
-              request: {
-                ...changedRequest,
-                tier: option.slice.tier,
-                pool: option.slice.pool,
-              },
-              mode: 'gitops',
-            },
-            { credentials },
-          );
-          files = await writeFiles(preview.manifests);
-        }
+        // Weighed by the backend as the change itself is (PATCH with dryRun): admission without the service's own
+        // current reservation; nothing is changed or held.
+        const preview = await client.previewServiceChange(current.id, change, {
+          credentials,
+        });
+        const after = figuresOf(preview);
+        const files = await writeFiles(preview.manifests);
         ctx.logger.info(
           `Dry run: would change ${current.name} (${current.id}) to ${after.tier}/${after.pool}, ${after.replicas} replica(s), ${after.monthlyCost} a month`,
         );
-        outputAll({
+        await outputAll({
           service: current,
           status: current.status,
           after,
-          approvals: option.reasons,
+          approvals:
+            preview.approval?.state === 'pending'
+              ? preview.approval.reasons.map(r => r.message)
+              : [],
           preview: true,
           files,
         });
@@ -511,9 +532,11 @@ export function createServiceChangeAction(options: {
       const changed = (await ctx.checkpoint({
         key: `${ID}:${current.id}`,
         fn: async () =>
-          (await client.updateService(current.id, change, {
-            credentials,
-          })) as any,
+          (await client.updateService(
+            current.id,
+            input.provisional ? { ...change, provisional: true } : change,
+            { credentials },
+          )) as any,
       })) as GpuServiceView;
 
       const pending =
@@ -547,7 +570,7 @@ export function createServiceChangeAction(options: {
             current.name
           } waits for approval by the platform team: ${approvals.join('; ')}`,
         );
-        outputAll({
+        await outputAll({
           service: changed,
           status: 'pending-approval',
           statusReason: `The change waits for approval: ${approvals.join(
@@ -575,7 +598,7 @@ export function createServiceChangeAction(options: {
       ctx.logger.info(
         `Changed ${changed.name} (${changed.id}): ${after.tier}/${after.pool}, ${after.replicas} replica(s), ${after.monthlyCost} a month (was ${before.monthlyCost}); ${changed.status}`,
       );
-      outputAll({
+      await outputAll({
         service: changed,
         status: changed.status,
         ...(changed.statusReason ? { statusReason: changed.statusReason } : {}),

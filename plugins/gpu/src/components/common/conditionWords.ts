@@ -45,6 +45,12 @@ const REASON_WORDS: Record<string, string> = {
     'its pull request was closed without merging: deleted and quota released',
   PullRequestExpired:
     'its pull request was not merged in time: closed, deleted and quota released',
+  ChangePullRequestClosed:
+    'the pull request of its change was closed without merging: its previous spec and quota are restored',
+  ChangePullRequestExpired:
+    'the pull request of its change was not merged in time: closed, and its previous spec and quota restored',
+  ChangeNotConfirmed:
+    'its change was not confirmed by the template that requested it: its previous spec and quota are restored',
   DriftedFromGit:
     'available, but its objects in the cluster differ from Git; the GitOps controller restores them, Backstage does not',
   AwaitingPrune:

@@ -388,7 +388,7 @@ export const spec = {
       patch: {
         operationId: 'updateService',
         summary:
-          'Change tier, pool, replicas or model (permission gpu.service.update) - re-quote, re-reserve, re-deploy. Refused with 409 while the service is applying. A pool on another cluster moves the service there: applied on the new cluster first, removed from the old one once available (movingFrom, condition Moving).',
+          "Change tier, pool, replicas or model (permission gpu.service.update) - re-quote, re-reserve, re-deploy. Refused with 409 while the service is applying, and while a GitOps change of it is pending until its pull request is merged (provisional). A pool on another cluster moves the service there: applied on the new cluster first, removed from the old one once available (movingFrom, condition Moving). With dryRun, admission weighs the change without the service's own current reservation and the answer is what would be recorded, manifests included; nothing is changed, reserved or applied.",
         requestBody: {
           required: true,
           content: {
@@ -402,11 +402,18 @@ export const spec = {
         responses: {
           '200': {
             description:
-              'The changed service (or unchanged, with a pending approval of the change).',
+              'The changed service (or unchanged, with a pending approval of the change); with dryRun the service as the change would leave it (a GpuServiceDetail: status approved with reason DryRun, or pending-approval with the approval it would wait for; gpuEquivalents and monthlyCost of the reservation it would hold).',
             content: {
               'application/json': {
                 schema: {
-                  $ref: '#/components/schemas/GpuServiceView',
+                  oneOf: [
+                    {
+                      $ref: '#/components/schemas/GpuServiceView',
+                    },
+                    {
+                      $ref: '#/components/schemas/GpuServiceDetail',
+                    },
+                  ],
                 },
               },
             },
@@ -516,7 +523,7 @@ export const spec = {
       post: {
         operationId: 'confirmService',
         summary:
-          'Confirm a provisional service (permission gpu.service.update, member of the team): it is no longer deleted when its confirmation time passes. Confirming a confirmed service changes nothing. A GitOps service is confirmed with the pull (merge) request that delivers it: its reservation then follows that request (kept once merged, rolled back when it is closed unmerged, expired after gpu.gitops.mergeWithin).',
+          'Confirm a provisional service (permission gpu.service.update, member of the team): it is no longer deleted when its confirmation time passes. Confirming a confirmed service changes nothing. A GitOps service is confirmed with the pull (merge) request that delivers it: its reservation then follows that request (kept once merged, rolled back when it is closed unmerged, expired after gpu.gitops.mergeWithin). A service with a change pending until its pull request is merged (PATCH with provisional) has that change confirmed instead: with pullRequestUrl the change follows that request (merged: kept; closed unmerged or not merged in time: rolled back), without it the change is kept.',
         requestBody: {
           required: false,
           content: {
@@ -1781,6 +1788,9 @@ export const spec = {
           'MoveRemovingSource',
           'PullRequestClosed',
           'PullRequestExpired',
+          'ChangePullRequestClosed',
+          'ChangePullRequestExpired',
+          'ChangeNotConfirmed',
           'DriftedFromGit',
           'AwaitingPrune',
         ],
@@ -2563,6 +2573,16 @@ export const spec = {
           model: {
             type: 'string',
             minLength: 1,
+          },
+          dryRun: {
+            description:
+              "Weigh the change as admission would, without the service's own current reservation, and answer what would be recorded (the new spec, its manifests, the reservation, the approval it would wait for); nothing is changed, reserved or applied.",
+            type: 'boolean',
+          },
+          provisional: {
+            description:
+              'GitOps only (400 otherwise): the change is pending until its pull (merge) request is merged. The spec, status and reservation the service had are kept and restored when the request is closed unmerged (reason ChangePullRequestClosed), not merged within gpu.gitops.mergeWithin (ChangePullRequestExpired), or not recorded by POST /services/{id}/confirm with its pullRequestUrl within gpu.services.confirmWithin (ChangeNotConfirmed). Another change is refused with 409 while it is pending.',
+            type: 'boolean',
           },
         },
       },

@@ -365,7 +365,7 @@ export type UpdateService = {
   };
   body: UpdateServiceBody;
   response:
-    | GpuServiceView
+    | CreateService200Response
     | ApiError
     | ApiError
     | ApiError

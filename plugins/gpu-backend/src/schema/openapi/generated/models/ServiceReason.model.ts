@@ -36,5 +36,8 @@ export type ServiceReason =
   | 'MoveRemovingSource'
   | 'PullRequestClosed'
   | 'PullRequestExpired'
+  | 'ChangePullRequestClosed'
+  | 'ChangePullRequestExpired'
+  | 'ChangeNotConfirmed'
   | 'DriftedFromGit'
   | 'AwaitingPrune';

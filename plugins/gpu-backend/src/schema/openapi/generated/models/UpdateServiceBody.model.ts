@@ -13,4 +13,12 @@ export interface UpdateServiceBody {
   pool?: string;
   replicas?: number;
   model?: string;
+  /**
+   * Weigh the change as admission would, without the service\'s own current reservation, and answer what would be recorded (the new spec, its manifests, the reservation, the approval it would wait for); nothing is changed, reserved or applied.
+   */
+  dryRun?: boolean;
+  /**
+   * GitOps only (400 otherwise): the change is pending until its pull (merge) request is merged. The spec, status and reservation the service had are kept and restored when the request is closed unmerged (reason ChangePullRequestClosed), not merged within gpu.gitops.mergeWithin (ChangePullRequestExpired), or not recorded by POST /services/{id}/confirm with its pullRequestUrl within gpu.services.confirmWithin (ChangeNotConfirmed). Another change is refused with 409 while it is pending.
+   */
+  provisional?: boolean;
 }
