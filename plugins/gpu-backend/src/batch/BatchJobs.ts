@@ -25,6 +25,7 @@ import {
 import { BatchJobRecord, GpuStore } from '../database';
 import { platformOnCluster } from '../reconciler/platformOnCluster';
 import { renderTeamQueueDependencies } from '../reconciler/renderKueueObjects';
+import { JOB_COMPLETED, JOB_FAILED } from './batchJobOutcome';
 import { multiKueueManagerOf } from './multiKueue';
 import {
   MultiKueueBatchContext,
@@ -49,8 +50,8 @@ const APPLYING_GRACE_MS = 10 * 60_000;
 
 /** Why a Job's reservation is released, from the state its cluster reports; undefined while it waits or runs. */
 function finishedReason(state: BatchJobStatus['state']): string | undefined {
-  if (state === 'succeeded') return 'the Job completed';
-  if (state === 'failed') return 'the Job failed';
+  if (state === 'succeeded') return JOB_COMPLETED;
+  if (state === 'failed') return JOB_FAILED;
   return undefined;
 }
 

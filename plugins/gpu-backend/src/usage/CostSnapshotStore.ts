@@ -17,6 +17,30 @@ export interface CostSnapshot {
   generatedTokens?: number;
 }
 
+/**
+ * One stored day of a batch job's cost: what its reservation held that day at the pool's price (all of it spend; a
+ * batch job's utilisation is not measured), and the GPU-hours that is.
+ */
+export interface BatchJobCostSnapshot {
+  batchId: string;
+  /** `YYYY-MM-DD`, UTC. */
+  day: string;
+  team: string;
+  pool: string;
+  gpuHours: number;
+  allocationMicros: number;
+}
+
+interface BatchJobSnapshotRow {
+  batch_job_id: string;
+  day: string;
+  team: string;
+  pool: string;
+  gpu_hours: number | string;
+  allocation_micros: number | string;
+  created_at: Date | string;
+}
+
 interface SnapshotRow {
   service_id: string;
   day: string;
@@ -56,7 +80,10 @@ function toSnapshot(row: SnapshotRow): CostSnapshot {
 /** SQLite and PostgreSQL limit bound parameters; keep `IN` lists and batches below both. */
 const CHUNK = 500;
 
-/** Daily cost snapshots in the plugin database (table from migration 20261129120000_cost_snapshots). */
+/**
+ * Daily cost snapshots in the plugin database: services' (table from migration 20261129120000_cost_snapshots) and
+ * batch jobs' (20261203193000_batch_job_cost_snapshots).
+ */
 export class CostSnapshotStore {
   constructor(private readonly db: Knex) {}
 
@@ -141,6 +168,73 @@ export class CostSnapshotStore {
           }
         }
         return count;
+      });
+    }
+    return written;
+  }
+
+  /** Snapshots of batch jobs (of one team when given) for days from `fromDay` to `toDay` inclusive, by day and id. */
+  async listBatchJobs(options: {
+    team?: string;
+    fromDay: string;
+    toDay: string;
+  }): Promise<BatchJobCostSnapshot[]> {
+    let query = this.db<BatchJobSnapshotRow>('batch_job_cost_snapshots')
+      .where('day', '>=', options.fromDay)
+      .andWhere('day', '<=', options.toDay);
+    if (options.team) query = query.where({ team: options.team });
+    const rows = await query.orderBy([
+      { column: 'day' },
+      { column: 'batch_job_id' },
+    ]);
+    return rows.map(row => ({
+      batchId: row.batch_job_id,
+      day: row.day,
+      team: row.team,
+      pool: row.pool,
+      gpuHours: Number(row.gpu_hours),
+      allocationMicros: readInteger(row.allocation_micros),
+    }));
+  }
+
+  /**
+   * Stores batch jobs' snapshots, idempotent per batch job and day: a day already stored is left alone (a day that is
+   * over does not change in the ledger). Returns how many rows were written.
+   */
+  async saveBatchJobs(
+    snapshots: BatchJobCostSnapshot[],
+    now: Date = new Date(),
+  ): Promise<number> {
+    let written = 0;
+    for (let i = 0; i < snapshots.length; i += CHUNK) {
+      const batch = snapshots.slice(i, i + CHUNK);
+      written += await this.db.transaction(async tx => {
+        const stored = new Set(
+          (
+            await tx<BatchJobSnapshotRow>('batch_job_cost_snapshots')
+              .whereIn('day', [...new Set(batch.map(s => s.day))])
+              .whereIn('batch_job_id', [...new Set(batch.map(s => s.batchId))])
+              .select('batch_job_id', 'day')
+          ).map(row => `${row.batch_job_id}/${row.day}`),
+        );
+        const rows = batch
+          .filter(s => !stored.has(`${s.batchId}/${s.day}`))
+          .map(s => ({
+            batch_job_id: s.batchId,
+            day: s.day,
+            team: s.team,
+            pool: s.pool,
+            gpu_hours: s.gpuHours,
+            allocation_micros: s.allocationMicros,
+            created_at: now,
+          }));
+        for (const row of rows) {
+          await tx('batch_job_cost_snapshots')
+            .insert(row)
+            .onConflict(['batch_job_id', 'day'])
+            .ignore();
+        }
+        return rows.length;
       });
     }
     return written;

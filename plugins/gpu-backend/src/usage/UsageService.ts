@@ -9,10 +9,10 @@ import {
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { DateTime } from 'luxon';
 import { ServiceAllocation } from './AllocationReader';
-import { CostSnapshot } from './CostSnapshotStore';
+import { BatchJobCostSnapshot, CostSnapshot } from './CostSnapshotStore';
 import { CircuitBreaker } from '../metrics/CircuitBreaker';
 import { Semaphore } from '../metrics/Semaphore';
-import { dailySnapshots } from './dailySnapshots';
+import { dailyBatchJobSnapshots, dailySnapshots } from './dailySnapshots';
 import { parseExportPeriod } from './export/exportPeriod';
 import { CostExport, focusRows } from './export/focusRows';
 import { withLatencyBudget } from './latencyBudget';
@@ -133,6 +133,24 @@ export class UsageService {
     const services = await this.context.reader.list();
     for (const day of days) {
       yield await dailySnapshots(this.context, day, { ...options, services });
+    }
+  }
+
+  /**
+   * What every batch job held on each of `days` (UTC days), one list per day, the batch jobs of the whole span read
+   * from the store once: what the snapshot task stores beside the services' days. No metrics are read.
+   */
+  async *dailyBatchJobSnapshotsOf(
+    days: DateTime[],
+  ): AsyncGenerator<BatchJobCostSnapshot[]> {
+    if (days.length === 0) return;
+    const starts = days.map(d => d.toUTC().startOf('day').toMillis());
+    const batchJobs = await this.context.reader.batchJobs({
+      from: new Date(Math.min(...starts)),
+      to: new Date(Math.max(...starts) + 86_400_000),
+    });
+    for (const day of days) {
+      yield await dailyBatchJobSnapshots(this.context, day, { batchJobs });
     }
   }
 

@@ -1,8 +1,9 @@
 import { CostFigures } from '@gpu-platform/backstage-plugin-gpu-common';
 import { DateTime } from 'luxon';
 import { allocationInRange } from './allocation';
-import { ServiceAllocation } from './AllocationReader';
-import { CostSnapshot } from './CostSnapshotStore';
+import { BatchJobAllocation, ServiceAllocation } from './AllocationReader';
+import { heldGpuHours } from './batchJobCosts';
+import { BatchJobCostSnapshot, CostSnapshot } from './CostSnapshotStore';
 import { billedUtilisation, split } from './costTotals';
 import { COST_FAMILIES, measure, prometheusClient } from './measurement';
 import { dayOf, UsageContext } from './usageContext';
@@ -81,5 +82,48 @@ export async function dailySnapshots(
           : {}),
       };
     })
+    .filter(s => s.allocationMicros > 0);
+}
+
+/**
+ * What every batch job held on the UTC day starting at `day`: its reservations' cost at the pool's price
+ * (`allocationInRange`, as team cost, the overview and the FOCUS export's batch-job rows count it) and their
+ * GPU-hours; jobs that held nothing that day have no snapshot. No metrics are read.
+ */
+export async function dailyBatchJobSnapshots(
+  context: UsageContext,
+  day: DateTime,
+  options: {
+    /** Batch jobs with their reservations, read once for several days; read from the store when omitted. */
+    batchJobs?: readonly BatchJobAllocation[];
+  } = {},
+): Promise<BatchJobCostSnapshot[]> {
+  const start = day.toUTC().startOf('day');
+  const end = start.plus({ days: 1 });
+  const jobs =
+    options.batchJobs ??
+    (await context.reader.batchJobs({
+      from: start.toJSDate(),
+      to: end.toJSDate(),
+    }));
+  return jobs
+    .map(({ batchJob, reservations }) => ({
+      batchId: batchJob.id,
+      day: dayOf(start),
+      team: batchJob.team,
+      pool: batchJob.pool,
+      gpuHours: heldGpuHours(
+        reservations,
+        context.prices,
+        start.toMillis(),
+        end.toMillis(),
+      ),
+      allocationMicros: allocationInRange(
+        reservations,
+        context.prices,
+        start.toMillis(),
+        end.toMillis(),
+      ).allocationMicros,
+    }))
     .filter(s => s.allocationMicros > 0);
 }

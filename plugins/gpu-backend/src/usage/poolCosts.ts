@@ -3,17 +3,17 @@ import {
   PoolCostSplit,
   poolCostSplit,
 } from '@gpu-platform/backstage-plugin-gpu-common';
+import type { ReservationRecord } from '../database/types';
 import { toGpuUnits } from '../database/units';
-import { ServiceAllocation } from './AllocationReader';
 
 /**
- * Every pool's monthly capacity cost split into allocated (what the reservations held now take, in GPU units),
- * stranded (what its MIG layout leaves unused) and unallocated, adding up to maxNodes x node price exactly
- * (gpu-common `poolCostSplit`), in pool order.
+ * Every pool's monthly capacity cost split into allocated (what the reservations held now take, in GPU units, of
+ * services and batch jobs alike), stranded (what its MIG layout leaves unused) and unallocated, adding up to maxNodes
+ * x node price exactly (gpu-common `poolCostSplit`), in pool order.
  */
 export function poolCosts(
   platform: Platform,
-  allocations: readonly ServiceAllocation[],
+  allocations: ReadonlyArray<{ reservations: readonly ReservationRecord[] }>,
 ): PoolCostSplit[] {
   const held = new Map<string, number>();
   for (const { reservations } of allocations) {

@@ -10,9 +10,9 @@ import { UsageService } from './UsageService';
 export const SNAPSHOT_LOOKBACK_DAYS = 35;
 
 /**
- * Stores the cost of every completed UTC day of the last {@link SNAPSHOT_LOOKBACK_DAYS} days. Idempotent: stored days
- * are kept, except that a day stored without usage (Prometheus was unavailable) is completed once usage is known.
- * Returns the rows written.
+ * Stores the cost of every service and batch job on every completed UTC day of the last
+ * {@link SNAPSHOT_LOOKBACK_DAYS} days. Idempotent: stored days are kept, except that a service's day stored without
+ * usage (Prometheus was unavailable) is completed once usage is known. Returns the rows written.
  */
 export async function storeDailySnapshots(options: {
   usage: UsageService;
@@ -36,6 +36,9 @@ export async function storeDailySnapshots(options: {
     skipIfStored: stored,
   })) {
     written += await snapshots.save(rows, now.toJSDate());
+  }
+  for await (const rows of usage.dailyBatchJobSnapshotsOf(days)) {
+    written += await snapshots.saveBatchJobs(rows, now.toJSDate());
   }
   logger?.info(`Stored ${written} daily GPU cost snapshots`);
   return written;

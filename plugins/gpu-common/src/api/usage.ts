@@ -527,8 +527,16 @@ export interface BatchJobCostSummary {
   pool: string;
   /** `active` while it holds its GPUs, `finished` once released. */
   state: 'active' | 'finished';
+  /** What became of it: see {@link BatchJobOutcome}. */
+  outcome: BatchJobOutcome;
+  /** Why its GPUs were released, in words (`the Job completed`, `the Job is gone from its cluster`, ...). */
+  finishReason?: string;
+  /** GPUs its reservation holds or held: pods at once x GPUs per pod. */
+  gpus: number;
   /** GPU-equivalents it holds at the window's end. */
   gpuEquivalents: number;
+  /** GPU-hours it held in the window (what `allocationMicros` prices). */
+  gpuHours: number;
   /** What it held in the window. */
   allocationMicros: UsdMicros;
   monthToDateMicros: UsdMicros;
@@ -539,8 +547,42 @@ export interface BatchJobCostSummary {
 }
 
 /**
- * Every live service at once, for the governance page (`GET /overview?window=`). Computed with a constant number of
- * PromQL queries whatever the number of services.
+ * What became of a batch job: `running` while it holds its GPUs (waiting for Kueue or running); once its GPUs are
+ * released, `completed` or `failed` as its Job ended, or `released` when it ended otherwise (gone from its cluster,
+ * or its apply failed).
+ *
+ * @public
+ */
+export type BatchJobOutcome = 'running' | 'completed' | 'failed' | 'released';
+
+/**
+ * The batch jobs of a team or pool in an overview: how many held GPUs in the window or this month, the GPU-hours and
+ * cost they held in the window, month to date and projected (each the sum of their {@link BatchJobCostSummary}).
+ *
+ * @public
+ */
+export interface BatchJobCostTotals {
+  count: number;
+  gpuHours: number;
+  allocationMicros: UsdMicros;
+  monthToDateMicros: UsdMicros;
+  projectedMonthMicros: UsdMicros;
+}
+
+/**
+ * A pool in the overview: its capacity cost split ({@link PoolCostSplit}, batch jobs' held GPUs in `allocated`), and
+ * what its batch jobs held.
+ *
+ * @public
+ */
+export type OverviewPoolCost = PoolCostSplit & {
+  /** The pool's batch jobs that held GPUs in the window or this month; absent when none did. */
+  batchJobs?: BatchJobCostTotals;
+};
+
+/**
+ * Every live service at once, for the governance page (`GET /overview?window=`), and the batch jobs' cost per team
+ * and pool. Computed with a constant number of PromQL queries whatever the number of services.
  *
  * @public
  */
@@ -565,10 +607,16 @@ export interface Overview extends CostFigures {
   /** Current services: deleted ones leave the list once they held nothing in the window (their cost stays in the totals). */
   services: ServiceCostSummary[];
   /**
-   * Per pool, in pool order: its capacity cost a month (maxNodes x node price) split into what reservations hold now,
-   * what its MIG layout strands and what is free; the three add up to the capacity exactly (`poolCostSplit`).
+   * Per pool, in pool order: its capacity cost a month (maxNodes x node price) split into what reservations (of
+   * services and batch jobs) hold now, what its MIG layout strands and what is free; the three add up to the capacity
+   * exactly (`poolCostSplit`). With what its batch jobs held.
    */
-  pools: PoolCostSplit[];
+  pools: OverviewPoolCost[];
+  /**
+   * The batch jobs that held GPUs in the window or this month, summed; absent when none did. Their cost is in
+   * `allocationMicros`, `monthToDateMicros` and `projectedMonthMicros` (not in usage and idle), as in team cost.
+   */
+  batchJobs?: BatchJobCostTotals;
   teams: Array<
     CostFigures & {
       team: string;
@@ -578,6 +626,8 @@ export interface Overview extends CostFigures {
       budgetBurn?: number;
       projectedBudgetBurn?: number;
       withoutUsage?: ServiceWithoutUsage[];
+      /** The team's batch jobs (in its figures, as in `GET /teams/:team/cost`); absent when none held GPUs. */
+      batchJobs?: BatchJobCostTotals;
     }
   >;
   recommendations: Recommendation[];

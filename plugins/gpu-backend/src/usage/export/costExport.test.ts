@@ -563,7 +563,10 @@ describe.each(databases.eachSupportedId())('cost export on %s', databaseId => {
         environment: 'dev',
         pool: 'spot-l4',
         state: 'active',
+        outcome: 'running',
+        gpus: 2,
         gpuEquivalents: 2,
+        gpuHours: 27,
         // 13.5 hours to now (the 20th, 09:30), then 254.5 more to the end of November.
         allocationMicros: 9_990_000,
         monthToDateMicros: 9_990_000,
@@ -578,7 +581,11 @@ describe.each(databases.eachSupportedId())('cost export on %s', databaseId => {
         environment: 'dev',
         pool: 'spot-l4',
         state: 'finished',
+        outcome: 'completed',
+        finishReason: 'the Job completed',
+        gpus: 2,
         gpuEquivalents: 0,
+        gpuHours: 13,
         // 2 GPUs x 6.5 h x 0.37 USD, as its export row.
         allocationMicros: 4_810_000,
         monthToDateMicros: 4_810_000,

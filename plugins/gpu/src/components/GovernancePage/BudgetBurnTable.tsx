@@ -9,8 +9,8 @@ import { formatPercent, useErrorColorStyles, UsageBar } from '../common';
 type TeamRow = OverviewSummary['teams'][number];
 
 /**
- * Per team: month-to-date and projected allocation cost against the monthly budget. A burn ahead of the month's
- * elapsed share is over pace.
+ * Per team: month-to-date and projected allocation cost against the monthly budget (its batch jobs' part said under
+ * it). A burn ahead of the month's elapsed share is over pace.
  */
 export function BudgetBurnTable(props: {
   overview: OverviewSummary;
@@ -25,18 +25,27 @@ export function BudgetBurnTable(props: {
       // Columns drawn by render sort by the figure they show (material-table has no field to sort them by).
       customSort: (a, b) => a.monthToDateMicros - b.monthToDateMicros,
       render: row => (
-        <UsageBar
-          used={row.monthToDateMicros}
-          total={row.monthlyBudgetMicros}
-          warnAt={Math.max(elapsed, 0.01)}
-          label={`${formatUsd(row.monthToDateMicros)} of ${formatUsd(
-            row.monthlyBudgetMicros,
-          )}${
-            row.budgetBurn !== undefined
-              ? ` (${formatPercent(row.budgetBurn)})`
-              : ''
-          }`}
-        />
+        <>
+          <UsageBar
+            used={row.monthToDateMicros}
+            total={row.monthlyBudgetMicros}
+            warnAt={Math.max(elapsed, 0.01)}
+            label={`${formatUsd(row.monthToDateMicros)} of ${formatUsd(
+              row.monthlyBudgetMicros,
+            )}${
+              row.budgetBurn !== undefined
+                ? ` (${formatPercent(row.budgetBurn)})`
+                : ''
+            }`}
+          />
+          {row.batchJobs && (
+            <Typography variant="caption" color="textSecondary">
+              including {formatUsd(row.batchJobs.monthToDateMicros)} for{' '}
+              {row.batchJobs.count} batch job
+              {row.batchJobs.count === 1 ? '' : 's'}
+            </Typography>
+          )}
+        </>
       ),
     },
     {

@@ -18,6 +18,7 @@ import { useState } from 'react';
 import useAsync from 'react-use/esm/useAsync';
 import { gpuApiRef } from '../../api';
 import { SimulatedMetricsLabel, WindowSelect } from '../common';
+import { BatchJobsTable } from './BatchJobsTable';
 import { BudgetBurnTable } from './BudgetBurnTable';
 import { CostExportForm } from './CostExportForm';
 import { GroupRollUpTable } from './GroupRollUpTable';
@@ -37,8 +38,8 @@ const METRICS_NOTE: Record<string, string> = {
 };
 
 /**
- * Cost and waste of every service at once (`GET /overview`): budget burn per team and per catalog group with its
- * child groups, cost and waste leaderboards (their first page from the overview, the rest paged, searched and sorted
+ * Cost and waste of every service at once (`GET /overview`): budget burn per team, a team's batch jobs, cost per
+ * catalog group with its child groups, cost and waste leaderboards (their first page from the overview, the rest paged, searched and sorted
  * by the backend: `GET /overview/services`), and the FOCUS CSV export. Only
  * for those who may read every team's quota (the platform team): others are told so, and nothing is asked of the
  * backend. With `cluster`, the backend narrows the overview to that cluster (`GET /overview?cluster=`).
@@ -160,6 +161,9 @@ function CostOverview(props: {
           overview={value}
           elapsed={monthElapsed(value.month, value.window.end)}
         />
+      </Grid>
+      <Grid item xs={12}>
+        <BatchJobsTable overview={value} usageWindow={props.usageWindow} />
       </Grid>
       <Grid item xs={12}>
         <GroupRollUpTable overview={value} />

@@ -6084,7 +6084,10 @@ export const spec = {
           'environment',
           'pool',
           'state',
+          'outcome',
+          'gpus',
           'gpuEquivalents',
+          'gpuHours',
           'allocationMicros',
           'monthToDateMicros',
           'projectedMonthMicros',
@@ -6112,7 +6115,28 @@ export const spec = {
             type: 'string',
             enum: ['active', 'finished'],
           },
+          outcome: {
+            description:
+              'running while it holds its GPUs (waiting for Kueue or running); once released, completed or failed as its Job ended, or released when it ended otherwise (gone from its cluster, its apply failed).',
+            type: 'string',
+            enum: ['running', 'completed', 'failed', 'released'],
+          },
+          finishReason: {
+            description: 'Why its GPUs were released, in words.',
+            type: 'string',
+          },
+          gpus: {
+            description:
+              'GPUs its reservation holds or held (pods at once x GPUs per pod).',
+            type: 'integer',
+          },
           gpuEquivalents: {
+            description: "GPU-equivalents it holds at the window's end.",
+            type: 'number',
+          },
+          gpuHours: {
+            description:
+              'GPU-hours it held in the window (what allocationMicros prices).',
             type: 'number',
           },
           allocationMicros: {
@@ -6131,6 +6155,36 @@ export const spec = {
           releasedAt: {
             type: 'string',
             format: 'date-time',
+          },
+        },
+      },
+      BatchJobCostTotals: {
+        type: 'object',
+        additionalProperties: false,
+        description:
+          'Batch jobs of a team or pool that held GPUs in the window or this month: how many, the GPU-hours and cost they held in the window, month to date and projected (the sums of their BatchJobCostSummary in team cost).',
+        required: [
+          'count',
+          'gpuHours',
+          'allocationMicros',
+          'monthToDateMicros',
+          'projectedMonthMicros',
+        ],
+        properties: {
+          count: {
+            type: 'integer',
+          },
+          gpuHours: {
+            type: 'number',
+          },
+          allocationMicros: {
+            $ref: '#/components/schemas/UsdMicros',
+          },
+          monthToDateMicros: {
+            $ref: '#/components/schemas/UsdMicros',
+          },
+          projectedMonthMicros: {
+            $ref: '#/components/schemas/UsdMicros',
           },
         },
       },
@@ -6193,6 +6247,15 @@ export const spec = {
           },
           unallocatedMicros: {
             $ref: '#/components/schemas/UsdMicros',
+          },
+          batchJobs: {
+            description:
+              "The pool's batch jobs that held GPUs in the window or this month; absent when none did.",
+            allOf: [
+              {
+                $ref: '#/components/schemas/BatchJobCostTotals',
+              },
+            ],
           },
         },
       },
@@ -6285,11 +6348,20 @@ export const spec = {
           },
           pools: {
             description:
-              'Per pool, in pool order: its capacity cost a month (maxNodes x node-hour price x hoursPerMonth) split by GPU units into what reservations hold now (allocated), what its MIG layout leaves unused (stranded: a layout whose slices weigh less than the GPU) and what is free (unallocated). allocated + stranded + unallocated = capacity exactly, in micro-dollars and in GPU units (1/5040 GPU).',
+              'Per pool, in pool order: its capacity cost a month (maxNodes x node-hour price x hoursPerMonth) split by GPU units into what reservations of services and batch jobs hold now (allocated), what its MIG layout leaves unused (stranded: a layout whose slices weigh less than the GPU) and what is free (unallocated). allocated + stranded + unallocated = capacity exactly, in micro-dollars and in GPU units (1/5040 GPU); with what its batch jobs held.',
             type: 'array',
             items: {
               $ref: '#/components/schemas/PoolCost',
             },
+          },
+          batchJobs: {
+            description:
+              'The batch jobs that held GPUs in the window or this month, summed; absent when none did. Their cost is in allocationMicros, monthToDateMicros and projectedMonthMicros (not in usage and idle), as in team cost.',
+            allOf: [
+              {
+                $ref: '#/components/schemas/BatchJobCostTotals',
+              },
+            ],
           },
           teams: {
             type: 'array',
@@ -6339,6 +6411,15 @@ export const spec = {
                   description:
                     "The team's services in its totals without a usage figure (GET /teams/{team}/cost names them).",
                   type: 'integer',
+                },
+                batchJobs: {
+                  description:
+                    "The team's batch jobs, in its figures as in GET /teams/{team}/cost (which lists them); absent when none held GPUs in the window or this month.",
+                  allOf: [
+                    {
+                      $ref: '#/components/schemas/BatchJobCostTotals',
+                    },
+                  ],
                 },
               },
             },

@@ -16,7 +16,26 @@ export interface BatchJobCostSummary {
   environment: string;
   pool: string;
   state: BatchJobCostSummaryStateEnum;
+  /**
+   * running while it holds its GPUs (waiting for Kueue or running); once released, completed or failed as its Job ended, or released when it ended otherwise (gone from its cluster, its apply failed).
+   */
+  outcome: BatchJobCostSummaryOutcomeEnum;
+  /**
+   * Why its GPUs were released, in words.
+   */
+  finishReason?: string;
+  /**
+   * GPUs its reservation holds or held (pods at once x GPUs per pod).
+   */
+  gpus: number;
+  /**
+   * GPU-equivalents it holds at the window\'s end.
+   */
   gpuEquivalents: number;
+  /**
+   * GPU-hours it held in the window (what allocationMicros prices).
+   */
+  gpuHours: number;
   /**
    * Integer micro-dollars (1 USD = 1,000,000).
    */
@@ -37,3 +56,11 @@ export interface BatchJobCostSummary {
  * @public
  */
 export type BatchJobCostSummaryStateEnum = 'active' | 'finished';
+/**
+ * @public
+ */
+export type BatchJobCostSummaryOutcomeEnum =
+  | 'running'
+  | 'completed'
+  | 'failed'
+  | 'released';

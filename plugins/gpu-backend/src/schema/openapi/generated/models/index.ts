@@ -16,6 +16,7 @@ export * from '../models/AuditEvent.model';
 export * from '../models/AuditEventPage.model';
 export * from '../models/AuditEventService.model';
 export * from '../models/BatchJobCostSummary.model';
+export * from '../models/BatchJobCostTotals.model';
 export * from '../models/BatchJobRequest.model';
 export * from '../models/BatchJobStatus.model';
 export * from '../models/BatchJobSubmission.model';
