@@ -276,6 +276,57 @@ describeOnLocalCluster(
       // The platform loop gives each worker the team's queue objects (the team has quota on a pool of each).
       await queueOn(dev);
       await queueOn(prod);
+      // The platform loop keeps the manager's objects too, before any Job: the workers' kubeconfigs and
+      // MultiKueueClusters (Kueue connects to both), the admission check and the team's ClusterQueue; the manager's
+      // drift report covers them.
+      await eventually('the manager connected to both workers', async () => {
+        const list = (await manager.custom.listClusterCustomObject({
+          group: 'kueue.x-k8s.io',
+          version: 'v1beta2',
+          plural: 'multikueueclusters',
+        })) as {
+          items: Array<{
+            metadata: { name: string };
+            status?: { conditions?: Array<{ type: string; status: string }> };
+          }>;
+        };
+        const active = list.items
+          .filter(c =>
+            c.status?.conditions?.some(
+              x => x.type === 'Active' && x.status === 'True',
+            ),
+          )
+          .map(c => c.metadata.name)
+          .sort();
+        return active.join(',') === 'dev,prod-eu' ? true : undefined;
+      });
+      const drift = await http.get('/api/gpu/clusters/drift').expect(200);
+      const managerReport = drift.body.items.find(
+        (r: { cluster: string }) => r.cluster === 'batch',
+      );
+      expect(managerReport).toMatchObject({ checked: true, applied: true });
+      // (The manager has no GPU Operator or monitoring namespace: its device-plugin ConfigMap and alert rules are
+      // left out and reported; every Kueue object and Secret is delivered.)
+      expect(
+        (
+          (managerReport.undelivered ?? []) as Array<{
+            apiVersion: string;
+            kind: string;
+          }>
+        ).filter(
+          u =>
+            u.apiVersion.startsWith('kueue.x-k8s.io/') || u.kind === 'Secret',
+        ),
+      ).toEqual([]);
+      const queue = (await manager.custom.getClusterCustomObject({
+        group: 'kueue.x-k8s.io',
+        version: 'v1beta2',
+        plural: 'clusterqueues',
+        name: `gpu-${TEAM}`,
+      })) as { spec: { admissionChecksStrategy?: unknown } };
+      expect(queue.spec.admissionChecksStrategy).toEqual({
+        admissionChecks: [{ name: 'gpu-multikueue' }],
+      });
 
       // prod-eu's team queue is full (outside the ledger): Kueue can only run the first Job on dev.
       await holdWorkerQuota(prod, 'hold-prod');

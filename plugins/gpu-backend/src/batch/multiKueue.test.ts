@@ -14,7 +14,9 @@ import {
   multiKueueCandidatePools,
   multiKueueJob,
   multiKueueManagerOf,
+  multiKueueTeamPools,
   renderMultiKueueManagerObjects,
+  renderMultiKueueManagerPlatform,
   workerKubeconfig,
 } from './multiKueue';
 
@@ -163,8 +165,8 @@ describe('MultiKueue batch jobs', () => {
     ]);
     const byKind = (kind: string) =>
       objects.filter(o => o.kind === kind) as any[];
-    expect(byKind('Secret')[1].stringData).toEqual({
-      kubeconfig: '{"prod":true}',
+    expect(byKind('Secret')[1].data).toEqual({
+      kubeconfig: Buffer.from('{"prod":true}').toString('base64'),
     });
     expect(byKind('MultiKueueCluster')[1].spec).toEqual({
       clusterSource: {
@@ -215,6 +217,67 @@ describe('MultiKueue batch jobs', () => {
     expect(byKind('LocalQueue').map(q => q.metadata.namespace)).toEqual([
       'ocr',
     ]);
+  });
+
+  it('renders what the platform reconciler keeps on the manager: the shared objects once, each team with quota on a worker batch pool', () => {
+    const teams = [
+      ...platform.teams,
+      {
+        ...platform.teams[0],
+        name: 'search',
+        namespaces: ['search'],
+        gpuQuota: { 'spot-l4': 1 },
+      },
+      // No quota on a batch pool of a worker: nothing of it on the manager.
+      {
+        ...platform.teams[0],
+        name: 'web',
+        namespaces: ['web'],
+        gpuQuota: { 'l4-ondemand': 1 },
+      },
+    ];
+    const objects = renderMultiKueueManagerPlatform({
+      platform: { ...platform, teams },
+      allowances: teams.map(allowanceFromConfig),
+      manager,
+      workers: [
+        { name: 'dev', kubeconfig: '{"dev":true}' },
+        { name: 'prod-eu', kubeconfig: '{"prod":true}' },
+      ],
+    });
+    const names = (kind: string) =>
+      objects
+        .filter(o => o.kind === kind)
+        .map(o =>
+          o.metadata?.namespace
+            ? `${o.metadata.namespace}/${o.metadata.name}`
+            : o.metadata?.name,
+        );
+    expect(names('Secret')).toEqual([
+      'kueue-system/gpu-multikueue-dev',
+      'kueue-system/gpu-multikueue-prod-eu',
+    ]);
+    expect(names('AdmissionCheck')).toEqual(['gpu-multikueue']);
+    expect(names('ClusterQueue')).toEqual(['gpu-ocr', 'gpu-search']);
+    expect(names('LocalQueue')).toEqual(['ocr/gpu-ocr', 'search/gpu-search']);
+    expect(names('Namespace')).toEqual([]);
+    const keys = objects.map(
+      o => `${o.kind} ${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`,
+    );
+    expect(new Set(keys).size).toBe(keys.length);
+    // A team's ClusterQueue covers every batch pool of the workers where it has quota, whatever a Job asks for.
+    expect(
+      multiKueueTeamPools(platform, manager, allowances[0]).map(p => p.name),
+    ).toEqual(['spot-l4', 'spot-l4-eu']);
+    // No team with such quota: nothing at all.
+    expect(
+      renderMultiKueueManagerPlatform({
+        platform: { ...platform, teams: [teams[2]] },
+        allowances: [allowanceFromConfig(teams[2])],
+        manager,
+        workers: [{ name: 'dev', kubeconfig: '{}' }],
+      }),
+    ).toEqual([]);
   });
 
   describe('workerKubeconfig', () => {

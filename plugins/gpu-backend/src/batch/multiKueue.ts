@@ -237,7 +237,7 @@ export function renderMultiKueueManagerObjects(options: {
     ...(namespace ? { namespace } : {}),
     labels: PLATFORM_LABELS,
   });
-  // Literal objects with kind-specific fields (spec, stringData) that KubernetesObject does not name.
+  // Literal objects with kind-specific fields (spec, data) that KubernetesObject does not name.
   const objects = [
     ...workers.flatMap(worker => [
       {
@@ -245,7 +245,10 @@ export function renderMultiKueueManagerObjects(options: {
         kind: 'Secret',
         metadata: metadata(multiKueueSecretName(worker.name), KUEUE_NAMESPACE),
         type: 'Opaque',
-        stringData: { kubeconfig: worker.kubeconfig },
+        // `data`, not `stringData`: the platform reconciler compares it with what the API server stores.
+        data: {
+          kubeconfig: Buffer.from(worker.kubeconfig).toString('base64'),
+        },
       },
       {
         apiVersion: kueue,
@@ -283,5 +286,57 @@ export function renderMultiKueueManagerObjects(options: {
     ...queueObjects,
     ...renderTeamManifests(managerPlatform, team),
   ] as KubernetesObject[];
+  return objects;
+}
+
+/**
+ * The batch pools of `manager`'s workers where the team has quota, whatever their GPU model: what the team's
+ * ClusterQueue on the manager covers (a Job's own candidates, {@link multiKueueCandidatePools}, are among them).
+ */
+export function multiKueueTeamPools(
+  platform: Platform,
+  manager: ClusterTarget,
+  allowance: TeamAllowance | undefined,
+): Pool[] {
+  const workers = new Set(manager.multiKueue?.workers ?? []);
+  return batchPools(platform).filter(
+    pool =>
+      pool.cluster !== undefined &&
+      workers.has(pool.cluster) &&
+      (allowance ? allowanceUnits(allowance, pool.name) : 0) > 0,
+  );
+}
+
+/**
+ * Every object a MultiKueue manager holds ({@link renderMultiKueueManagerObjects}) for every team with quota on a
+ * batch pool of its workers, each object once and no Namespace: what the platform reconciler keeps on the manager.
+ * Nothing when no team has such quota.
+ */
+export function renderMultiKueueManagerPlatform(options: {
+  platform: Platform;
+  allowances: readonly TeamAllowance[];
+  manager: ClusterTarget;
+  workers: ReadonlyArray<{ name: string; kubeconfig: string }>;
+}): KubernetesObject[] {
+  const { platform, allowances, manager, workers } = options;
+  const seen = new Set<string>();
+  const objects: KubernetesObject[] = [];
+  for (const allowance of allowances) {
+    const pools = multiKueueTeamPools(platform, manager, allowance);
+    if (pools.length === 0) continue;
+    for (const object of renderMultiKueueManagerObjects({
+      platform,
+      allowances,
+      team: allowance.team,
+      workers,
+      candidates: pools,
+    })) {
+      const { namespace = '', name } = object.metadata ?? {};
+      const key = `${object.apiVersion} ${object.kind} ${namespace}/${name}`;
+      if (object.kind === 'Namespace' || seen.has(key)) continue;
+      seen.add(key);
+      objects.push(object);
+    }
+  }
   return objects;
 }

@@ -21,6 +21,7 @@ import {
   multiKueueJob,
   renderMultiKueueManagerObjects,
   workerKubeconfig,
+  multiKueueTeamPools,
 } from './multiKueue';
 import type { BatchJobCluster } from './BatchJobs';
 import {
@@ -134,6 +135,8 @@ export async function submitToMultiKueue(
     renderBatchJob(platform, request, { batchId: id }),
     candidates,
   );
+  // The team's objects as the platform reconciler keeps them on the manager (its ClusterQueue covers every batch
+  // pool of the workers where it has quota), so the two never undo each other's apply.
   const managerObjects = renderMultiKueueManagerObjects({
     platform,
     allowances,
@@ -145,7 +148,7 @@ export async function submitToMultiKueue(
             kubeconfig: workerKubeconfig(context.clusters.get(name)!.target),
           }))
         : [],
-    candidates,
+    candidates: multiKueueTeamPools(platform, manager, allowance),
   }).filter(o => o.kind !== 'Namespace');
   const answered = (manifests: KubernetesObject[]): BatchJobSubmission => ({
     id,

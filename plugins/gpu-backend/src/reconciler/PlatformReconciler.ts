@@ -5,11 +5,16 @@ import {
   PlatformObjectDrift,
   PlatformOperations,
   PlatformPart,
+  TeamAllowance,
   UndeliveredObject,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { ClusterApplier, ClusterTarget, DriftReport } from '../cluster';
 import { describeRef, refOf } from '../cluster/objectRef';
+import {
+  renderMultiKueueManagerPlatform,
+  workerKubeconfig,
+} from '../batch/multiKueue';
 import { GpuStore } from '../database';
 import { deliverableObjects } from './deliverableObjects';
 import {
@@ -65,11 +70,14 @@ export class PlatformReconciler {
         operations,
         cluster.target.name,
       );
-      const objects = renderPlatformObjects(
-        here.platform,
-        here.allowances,
-        here.operations,
-      ).filter(object => parts.has(platformPartOf(object)));
+      const objects = [
+        ...renderPlatformObjects(
+          here.platform,
+          here.allowances,
+          here.operations,
+        ),
+        ...this.multiKueueManagerObjects(cluster, allowances),
+      ].filter(object => parts.has(platformPartOf(object)));
       const plans = parts.has('nodeLabels')
         ? nodeConfigLabelPlans(here.platform, here.operations)
         : [];
@@ -78,6 +86,30 @@ export class PlatformReconciler {
       reports.push(report);
     }
     return reports;
+  }
+
+  /**
+   * On a MultiKueue manager, its workers' kubeconfig Secrets, MultiKueueClusters, MultiKueueConfig, AdmissionCheck
+   * and every team's queue objects for its workers' batch pools; nothing on another cluster.
+   */
+  private multiKueueManagerObjects(
+    cluster: ReconciledCluster,
+    allowances: readonly TeamAllowance[],
+  ): KubernetesObject[] {
+    const workers = cluster.target.multiKueue?.workers;
+    if (!workers || !cluster.applier) return [];
+    const targets = new Map(
+      this.options.clusters.map(c => [c.target.name, c.target]),
+    );
+    return renderMultiKueueManagerPlatform({
+      platform: this.options.platform,
+      allowances,
+      manager: cluster.target,
+      workers: workers.map(name => ({
+        name,
+        kubeconfig: workerKubeconfig(targets.get(name)!),
+      })),
+    });
   }
 
   private async reconcileCluster(

@@ -20,6 +20,10 @@ export function platformPartOf(object: KubernetesObject): PlatformPart {
   if (group === '' && object.kind === 'ConfigMap') {
     return 'gpuOperator';
   }
+  // A MultiKueue manager's kubeconfig Secrets of its workers, which its MultiKueueClusters read.
+  if (group === '' && object.kind === 'Secret') {
+    return 'kueue';
+  }
   const part = PART_OF_GROUP[group];
   if (!part) {
     throw new Error(
