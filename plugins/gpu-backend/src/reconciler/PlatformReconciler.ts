@@ -70,12 +70,15 @@ export class PlatformReconciler {
         operations,
         cluster.target.name,
       );
+      // A cluster with no pool of its own has no GPU nodes: no device-plugin configs, queues, NodePools or alerts.
       const objects = [
-        ...renderPlatformObjects(
-          here.platform,
-          here.allowances,
-          here.operations,
-        ),
+        ...(here.platform.pools.length > 0
+          ? renderPlatformObjects(
+              here.platform,
+              here.allowances,
+              here.operations,
+            )
+          : []),
         ...this.multiKueueManagerObjects(cluster, allowances),
       ].filter(object => parts.has(platformPartOf(object)));
       const plans = parts.has('nodeLabels')

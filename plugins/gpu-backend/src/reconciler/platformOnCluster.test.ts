@@ -62,6 +62,24 @@ describe('platformOnCluster', () => {
     expect(kinds(mainObjects, 'ClusterQueue')).toHaveLength(2);
   });
 
+  it('gives a cluster no pool is on no pool and no team, even when every pool is on one other cluster', () => {
+    const one = {
+      ...single,
+      pools: single.pools.map(p => ({ ...p, cluster: 'gpu-main' })),
+    };
+    for (const platform of [one, fleet]) {
+      const manager = platformOnCluster(
+        platform,
+        allowances,
+        operations,
+        'batch',
+      );
+      expect(manager.platform.pools).toEqual([]);
+      expect(manager.platform.teams).toEqual([]);
+      expect(manager.allowances).toEqual([]);
+    }
+  });
+
   it('leaves a single-cluster platform whole', () => {
     const one = {
       ...single,

@@ -14,8 +14,9 @@ export interface ClusterPlatform {
 /**
  * The part of the platform one cluster holds. When the pools span several clusters: that cluster's pools (their
  * ResourceFlavors, device-plugin configs, NodePools, node labels) and only the teams with quota on one of them, each
- * with its quota there (so a ClusterQueue and LocalQueues exist only where the team can run). With one cluster (or
- * none) the whole platform, as before clusters were named.
+ * with its quota there (so a ClusterQueue and LocalQueues exist only where the team can run); a cluster no pool is on
+ * (a MultiKueue manager, say) gets no pool and no team. When the pools name no cluster, or only this one, the whole
+ * platform, as before clusters were named.
  */
 export function platformOnCluster(
   platform: Platform,
@@ -24,7 +25,10 @@ export function platformOnCluster(
   cluster: string | undefined,
 ): ClusterPlatform {
   const clusters = new Set(platform.pools.map(p => p.cluster));
-  if (clusters.size <= 1 || cluster === undefined) {
+  if (
+    cluster === undefined ||
+    (clusters.size <= 1 && (clusters.has(undefined) || clusters.has(cluster)))
+  ) {
     return { platform, allowances: [...allowances], operations };
   }
   const pools = platform.pools.filter(p => p.cluster === cluster);
