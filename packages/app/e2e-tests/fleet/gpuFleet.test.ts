@@ -5,13 +5,15 @@ import {
   removeGpuComponent,
 } from '../support/localCatalog';
 import { screenshot } from '../support/screenshot';
+import { autocomplete, chooseTemplate, tierRow } from '../support/template';
 import { serviceRequest } from '../support/serviceRequest';
 import { api, signIn } from '../support/users';
 
 /**
- * A fleet of two local control planes (startFleetBackend.ts): a dev service on `local` and a production service on
- * `prod-local`, each admitted by its own cluster's Kueue and running on its kwok GPU nodes. Each service's Kubernetes
- * tab shows its pods from its own cluster only (the entity's `backstage.io/kubernetes-cluster`).
+ * A fleet of two local control planes (startFleetBackend.ts): the template's tier step lists each option with its
+ * cluster; a dev service on `local` and a production service on `prod-local`, each admitted by its own cluster's
+ * Kueue and running on its kwok GPU nodes; each service's page names its cluster and its Kubernetes tab shows its
+ * pods from that cluster only (the entity's `backstage.io/kubernetes-cluster`).
  */
 const DEV = 'e2e-fleet-dev';
 const PROD = 'e2e-fleet-prod';
@@ -122,6 +124,11 @@ test("each service's Kubernetes tab shows its pods from its own cluster", async 
       CLUSTER_TITLES[services[name].cluster as keyof typeof CLUSTER_TITLES];
     const elsewhere =
       CLUSTER_TITLES[services[other].cluster as keyof typeof CLUSTER_TITLES];
+    // The service's page names its cluster.
+    await page.goto(`/catalog/default/component/${name}/gpu`);
+    await expect(page.getByTestId('service-cluster')).toContainText(
+      `Cluster: ${services[name].cluster} (`,
+    );
     await openKubernetesTab(page, name);
     await expect(page.getByText(own, { exact: true }).first()).toBeVisible();
     await expect(page.getByText(elsewhere, { exact: true })).toHaveCount(0);
@@ -137,5 +144,45 @@ test("each service's Kubernetes tab shows its pods from its own cluster", async 
     await expect(page.getByText(/Something went wrong|Error:/i)).toHaveCount(0);
     await screenshot(page, `gpu-fleet-kubernetes-${name}`);
   }
+  expect(await consoleProblems.problems()).toEqual([]);
+});
+
+test('the tier step lists each option with its cluster: dev on local, production on prod-local', async ({
+  page,
+}) => {
+  test.setTimeout(150_000);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const consoleProblems = watchConsole(page);
+  await signIn(page);
+  await chooseTemplate(page, 'GPU model service');
+  await page
+    .getByLabel(/^Name/)
+    .fill(`e2e-fleet-form-${Date.now().toString(36)}`);
+  await autocomplete(page, /^Owning team/, 'ml-platform');
+  await page.getByRole('button', { name: 'Next' }).click();
+  await page.getByRole('button', { name: 'Next' }).click();
+
+  // dev may use the dev cluster only: the options on local can be chosen, those on prod-local are listed with their
+  // cluster and not allowed.
+  const mig = tierRow(page, 'mig', 'a100-mig');
+  const onDemand = tierRow(page, 'dedicated', 'l4-ondemand');
+  await expect(mig).toContainText('cluster local');
+  await expect(mig.getByRole('radio')).toBeEnabled();
+  await expect(onDemand).toContainText('cluster prod-local');
+  await expect(onDemand).toContainText('Not allowed');
+  await expect(onDemand.getByRole('radio')).toBeDisabled();
+  await screenshot(page, 'gpu-fleet-tier-step-dev');
+
+  // production may use prod-* only: the other way round.
+  await page.getByRole('button', { name: 'Back' }).click();
+  await page.getByRole('button', { name: /^Environment/ }).click();
+  await page.getByRole('option', { name: 'production' }).click();
+  await page.getByRole('button', { name: 'Next' }).click();
+  await expect(onDemand).toContainText('cluster prod-local');
+  await expect(onDemand.getByRole('radio')).toBeEnabled();
+  await expect(mig).toContainText('cluster local');
+  await expect(mig).toContainText('Not allowed');
+  await expect(mig.getByRole('radio')).toBeDisabled();
+  await screenshot(page, 'gpu-fleet-tier-step-production');
   expect(await consoleProblems.problems()).toEqual([]);
 });
