@@ -27,6 +27,7 @@ import { serviceResource } from './authorization/AuthorizedServices';
 import { catalogGroups } from './authorization/catalogGroups';
 import { catalogComponents } from './authorization/componentOwnership';
 import { createAuthorizedApi } from './authorization/createAuthorizedApi';
+import { gitopsBatchGraceMs } from './batch/BatchJobs';
 import { createBatchJobs } from './batch/createBatchJobs';
 import {
   ClusterConfig,
@@ -349,8 +350,10 @@ export const gpuPlugin = createBackendPlugin({
           clusters: routes,
           logger,
           requestTimeoutMs: statusSettings.readTimeoutMs,
+          gitopsGraceMs: gitopsBatchGraceMs(statusSettings),
         });
-        // Apply clusters, and GitOps clusters read with a read-only credential, have their services' status read.
+        // Apply clusters, and GitOps clusters read with a read-only credential, have their services' status read
+        // and their batch jobs' reservations released once read finished.
         if (anyApplier || gitopsStatusReaders.size > 0) {
           await scheduleStatusTasks({
             scheduler,
@@ -358,7 +361,7 @@ export const gpuPlugin = createBackendPlugin({
             resumer,
             settings: statusSettings,
             logger,
-            batchJobs: anyApplier ? batchJobs : undefined,
+            batchJobs,
           });
         }
 

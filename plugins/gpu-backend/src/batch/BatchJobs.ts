@@ -1,6 +1,7 @@
 import { LoggerService } from '@backstage/backend-plugin-api';
 import { ConflictError, InputError, NotFoundError } from '@backstage/errors';
 import { randomUUID } from 'node:crypto';
+import { durationToMilliseconds } from '@backstage/types';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import {
   allowanceUnits,
@@ -34,6 +35,10 @@ import {
 } from './multiKueueBatch';
 import { readBatchJobStatus } from './readBatchJobStatus';
 import {
+  DEFAULT_CONFIRM_WITHIN,
+  DEFAULT_MERGE_WITHIN,
+} from '../services/scheduleStatusTasks';
+import {
   BatchJobStatus,
   BatchJobSubmission,
   SubmitBatchJobBody,
@@ -48,11 +53,47 @@ export const BATCH_RELEASE_ACTOR = 'system:gpu-batch-release';
  */
 const APPLYING_GRACE_MS = 10 * 60_000;
 
+/**
+ * How long after its submission a GitOps batch job's Job may be missing from its cluster when not configured: the
+ * window a GitOps service has for its pull request (`gpu.services.confirmWithin`, 1 hour, to record it, then
+ * `gpu.gitops.mergeWithin`, 7 days, to merge it), plus {@link APPLYING_GRACE_MS} for its controller to sync it.
+ */
+export const DEFAULT_GITOPS_GRACE_MS = gitopsBatchGraceMs({
+  confirmWithinMs: durationToMilliseconds(DEFAULT_CONFIRM_WITHIN),
+  mergeWithinMs: durationToMilliseconds(DEFAULT_MERGE_WITHIN),
+});
+
+/**
+ * The GitOps grace of the status settings: the window of a GitOps service's pull request (`confirmWithinMs` to be
+ * recorded, `mergeWithinMs` to be merged), plus {@link APPLYING_GRACE_MS} for its controller to sync it.
+ */
+export function gitopsBatchGraceMs(settings: {
+  confirmWithinMs: number;
+  mergeWithinMs: number;
+}): number {
+  return settings.confirmWithinMs + settings.mergeWithinMs + APPLYING_GRACE_MS;
+}
+
+/** Clusters whose batch Jobs are read back: apply clusters, and GitOps ones with a (read-only) credential. */
+function isRead(target: ClusterTarget): boolean {
+  return target.mode === 'apply' || target.mode === 'gitops';
+}
+
 /** Why a Job's reservation is released, from the state its cluster reports; undefined while it waits or runs. */
 function finishedReason(state: BatchJobStatus['state']): string | undefined {
   if (state === 'succeeded') return JOB_COMPLETED;
   if (state === 'failed') return JOB_FAILED;
   return undefined;
+}
+
+/** When the Job finished, as its cluster says (the `Complete` or `Failed` condition's transition); else undefined. */
+function finishedAt(status: BatchJobStatus): Date | undefined {
+  const type = status.state === 'succeeded' ? 'Complete' : 'Failed';
+  const at = status.conditions.find(
+    c => c.type === type && c.status === 'True',
+  )?.lastTransitionTime;
+  const time = at ? Date.parse(at) : NaN;
+  return Number.isFinite(time) ? new Date(time) : undefined;
 }
 
 /** Collaborators of {@link BatchJobs}. */
@@ -62,14 +103,22 @@ export interface BatchJobsOptions {
   target: ClusterTarget;
   /** The applier services are applied with; absent unless the target is in apply mode. */
   applier?: ClusterApplier;
-  /** Reads Jobs and Workloads back; present with the applier. */
+  /**
+   * Reads Jobs and Workloads back: present with the applier, and on a `gitops` cluster read with its read-only
+   * credential (its GitOps batch jobs then hold their GPUs until it says they finished).
+   */
   client?: KubernetesObjectClient;
   /**
-   * Every configured cluster by name with its applier and client in apply mode: a Job goes to its pool's cluster
+   * Every configured cluster by name with its applier and client (as for `client`): a Job goes to its pool's cluster
    * (`Pool.cluster`) and is read back from the cluster that has it. Omitted: every Job is on `target`.
    */
   clusters?: ReadonlyMap<string, BatchJobCluster>;
   logger: LoggerService;
+  /**
+   * How long after its submission a GitOps batch job's Job may be missing from its cluster before its reservation is
+   * released (see {@link gitopsBatchGraceMs}; {@link DEFAULT_GITOPS_GRACE_MS} when omitted).
+   */
+  gitopsGraceMs?: number;
   /** Clock (tests). */
   now?: () => Date;
 }
@@ -84,7 +133,9 @@ export interface BatchJobCluster {
 /**
  * GPU batch jobs: checks a submission against the platform and the team's quota (as the store holds it), renders
  * the indexed Job, and applies it after the team's queue objects (apply mode) or answers it for the GitOps
- * repository; records each submission in the audit trail. Reads a Job's status and Kueue admission back.
+ * repository; records each submission in the audit trail. Reads a Job's status and Kueue admission back. Its GPUs are
+ * held in the quota ledger until its cluster says the Job finished or it is gone: in apply mode, and in GitOps mode
+ * when its cluster is read with a (read-only) credential (else a GitOps one is only weighed against the free quota).
  */
 export class BatchJobs {
   constructor(private readonly options: BatchJobsOptions) {}
@@ -132,8 +183,14 @@ export class BatchJobs {
     if (mode === 'apply') {
       await this.refuseExisting(resolved, client);
     }
-    // The ledger's answer: the pods the team's free quota holds now, reserved atomically with it in apply mode.
-    const held = await store.reserveBatchJob({
+    // GitOps: held like an apply Job when its cluster is read (the release sweep reads it back); else only weighed.
+    const held = mode === 'gitops' && Boolean(client);
+    if (held) {
+      await this.refuseExisting(resolved, client);
+      await this.refuseRecorded(resolved);
+    }
+    // The ledger's answer: the pods the team's free quota holds now, reserved atomically with it unless a dry run.
+    const reservation = await store.reserveBatchJob({
       id,
       name: body.request.name,
       namespace: resolved.namespace,
@@ -141,14 +198,14 @@ export class BatchJobs {
       environment: resolved.environment.name,
       pool: resolved.pool.name,
       cluster: resolved.pool.cluster,
-      mode,
+      mode: mode === 'gitops' && !held ? 'dry-run' : mode,
       parallelism: body.request.parallelism,
       minParallelism: resolved.minParallelism,
       gpusPerPod: body.request.gpusPerPod,
       monthlyCostMicrosPerGpu: this.monthlyCostMicrosPerGpu(resolved.pool.name),
       actor,
     });
-    const podsAtOnce = held.podsAtOnce;
+    const podsAtOnce = reservation.podsAtOnce;
     const submission = (manifests: KubernetesObject[]): BatchJobSubmission => ({
       id,
       name: body.request.name,
@@ -220,12 +277,12 @@ export class BatchJobs {
     return submission(manifests);
   }
 
-  /** The live Job and its Kueue Workload (apply mode only). */
+  /** The live Job and its Kueue Workload (apply clusters, and GitOps clusters read with a read-only credential). */
   async status(namespace: string, name: string): Promise<BatchJobStatus> {
     const { platform } = this.options;
     // MultiKueue managers first: a worker has a copy of a manager's Job (same name) while it runs it.
     const readable = this.allClusters()
-      .filter(c => c.client && c.target.mode === 'apply')
+      .filter(c => c.client && isRead(c.target))
       .sort(
         (a, b) =>
           Number(Boolean(b.target.multiKueue)) -
@@ -233,7 +290,7 @@ export class BatchJobs {
       );
     if (readable.length === 0) {
       throw new NotFoundError(
-        `No GPU batch job ${namespace}/${name} to read: batch jobs are read from the cluster, and this gpu backend applies to none (mode ${this.options.target.mode})`,
+        `No GPU batch job ${namespace}/${name} to read: batch jobs are read from the cluster, and this gpu backend applies to none and reads no GitOps cluster (mode ${this.options.target.mode})`,
       );
     }
     // The first cluster that has the Job; a Job no cluster has is not found.
@@ -265,7 +322,7 @@ export class BatchJobs {
         }
         const reason = finishedReason(status.state);
         if (reason) {
-          await this.releaseWhere(ours, reason);
+          await this.releaseWhere(ours, reason, finishedAt(status));
         }
         return status;
       } catch (error) {
@@ -278,8 +335,10 @@ export class BatchJobs {
 
   /**
    * Releases the reservations of batch jobs that have finished (Complete or Failed) or are gone from their cluster,
-   * as their cluster reports them (apply mode; a GitOps batch job holds no reservation). A cluster that cannot be read
-   * releases nothing of its jobs this time.
+   * as their cluster reports them: apply clusters, and GitOps clusters read with their read-only credential. A GitOps
+   * batch job finished is released as of its finish time (the sweep may read it late); one not found is kept until
+   * `gitopsGraceMs` after its submission (its pull request may not be merged and synced yet). A cluster that cannot
+   * be read releases nothing of its jobs this time.
    */
   async releaseFinished(): Promise<{
     checked: number;
@@ -287,17 +346,17 @@ export class BatchJobs {
     unreadable: string[];
   }> {
     const { store, platform } = this.options;
-    const active = (await store.listActiveBatchJobs()).filter(
-      j => j.mode === 'apply',
-    );
+    const active = await store.listActiveBatchJobs();
     const released: Array<{ id: string; reason: string }> = [];
     const unreadable: string[] = [];
     let checked = 0;
     for (const job of active) {
       const { client, target } = this.clusterOf(job.cluster);
-      if (!client || target.mode !== 'apply') continue;
+      if (!client || !isRead(target)) continue;
       checked += 1;
+      const gitops = job.mode === 'gitops';
       let reason: string | undefined;
+      let at: Date | undefined;
       try {
         const status = await readBatchJobStatus({
           client,
@@ -313,13 +372,19 @@ export class BatchJobs {
           BATCH_RELEASE_ACTOR,
         );
         reason = finishedReason(status.state);
+        if (reason && gitops) at = finishedAt(status);
       } catch (error) {
         if (error instanceof NotFoundError) {
           const now = this.options.now?.() ?? new Date();
-          if (now.getTime() - Date.parse(job.submittedAt) < APPLYING_GRACE_MS) {
+          const grace = gitops
+            ? this.options.gitopsGraceMs ?? DEFAULT_GITOPS_GRACE_MS
+            : APPLYING_GRACE_MS;
+          if (now.getTime() - Date.parse(job.submittedAt) < grace) {
             continue;
           }
-          reason = 'the Job is gone from its cluster';
+          reason = gitops
+            ? 'the Job is not in its cluster within the GitOps window after its submission'
+            : 'the Job is gone from its cluster';
         } else {
           unreadable.push(job.id);
           this.options.logger.warn(
@@ -332,6 +397,7 @@ export class BatchJobs {
           id: job.id,
           reason,
           actor: BATCH_RELEASE_ACTOR,
+          ...(at ? { at } : {}),
         });
         if (done) released.push({ id: job.id, reason });
       }
@@ -339,10 +405,11 @@ export class BatchJobs {
     return { checked, released, unreadable };
   }
 
-  /** Releases the active batch jobs `which` selects. */
+  /** Releases the active batch jobs `which` selects; GitOps ones as of `at` (their Job's finish time) if known. */
   private async releaseWhere(
     which: (job: BatchJobRecord) => boolean,
     reason: string,
+    at?: Date,
   ): Promise<void> {
     const { store } = this.options;
     for (const job of (await store.listActiveBatchJobs()).filter(which)) {
@@ -350,7 +417,28 @@ export class BatchJobs {
         id: job.id,
         reason,
         actor: BATCH_RELEASE_ACTOR,
+        ...(at && job.mode === 'gitops' ? { at } : {}),
       });
+    }
+  }
+
+  /**
+   * Refuses a GitOps batch job of a name an active one of its cluster has: its Job is not applied yet, and both would
+   * read the same Job back.
+   */
+  private async refuseRecorded(resolved: ResolvedBatchJob): Promise<void> {
+    const cluster = this.clusterOf(resolved.pool.cluster).target.name;
+    const taken = (await this.options.store.listActiveBatchJobs()).some(
+      j =>
+        j.namespace === resolved.namespace &&
+        j.name === resolved.request.name &&
+        this.clusterOf(j.cluster).target.name === cluster,
+    );
+    if (taken) {
+      throw new ConflictError(
+        `A GPU batch job ${resolved.request.name} in namespace ${resolved.namespace} is already submitted and holds its GPUs until its Job finishes; ` +
+          'a Job cannot be changed once submitted: choose another name',
+      );
     }
   }
 

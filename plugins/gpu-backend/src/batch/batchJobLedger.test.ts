@@ -1,6 +1,8 @@
 /*
  * Batch jobs in the quota ledger: a submission in apply or GitOps mode reserves its GPUs atomically with the quota
- * check, a failed apply gives them back, and a Job that finished or is gone releases them; on SQLite and PostgreSQL.
+ * check, a failed apply gives them back, and a Job that finished or is gone releases them; a GitOps one is read back
+ * by the read-only reader of its cluster, released as of its finish time, and kept while its Job is not there yet
+ * within the GitOps window; on SQLite and PostgreSQL.
  */
 import { mockServices, TestDatabases } from '@backstage/backend-test-utils';
 import { resolvePackagePath } from '@backstage/backend-plugin-api';
@@ -18,7 +20,13 @@ import {
   KubernetesRequestError,
 } from '../cluster';
 import { DatabaseGpuStore } from '../database';
-import { BATCH_RELEASE_ACTOR, BatchJobs } from './BatchJobs';
+import {
+  BATCH_RELEASE_ACTOR,
+  BatchJobs,
+  DEFAULT_GITOPS_GRACE_MS,
+  gitopsBatchGraceMs,
+} from './BatchJobs';
+import { BatchJobSubmission } from './types';
 
 jest.setTimeout(120_000);
 
@@ -95,14 +103,33 @@ function fakeCluster() {
     list: async () => ({ items: [] }),
     serves: async () => true,
   };
-  const finish = (name: string, type: 'Complete' | 'Failed') => {
+  const finish = (name: string, type: 'Complete' | 'Failed', at?: Date) => {
     const job = jobs.get(name)! as any;
     jobs.set(name, {
       ...job,
-      status: { conditions: [{ type, status: 'True' }] },
+      status: {
+        conditions: [
+          {
+            type,
+            status: 'True',
+            ...(at ? { lastTransitionTime: at.toISOString() } : {}),
+          },
+        ],
+      },
     });
   };
-  return { jobs, state, applied, applier, client, finish };
+  /** What a GitOps controller does once the pull request is merged: the answered Job appears in the cluster. */
+  const sync = (submission: BatchJobSubmission) => {
+    for (const o of submission.manifests as KubernetesObject[]) {
+      if (o.kind === 'Job') {
+        jobs.set(o.metadata!.name!, {
+          ...o,
+          metadata: { ...o.metadata, uid: `uid-${o.metadata!.name}` },
+        });
+      }
+    }
+  };
+  return { jobs, state, applied, applier, client, finish, sync };
 }
 
 describe.each(databases.eachSupportedId())(
@@ -110,16 +137,21 @@ describe.each(databases.eachSupportedId())(
   id => {
     let knex: Knex;
     let store: DatabaseGpuStore;
+    /** The store's and the GitOps tests' clock: the real one unless a test sets it. */
+    let clockNow: Date | undefined;
+    const clock = () => clockNow ?? new Date();
 
     beforeAll(async () => {
       knex = await databases.init(id);
       store = await DatabaseGpuStore.create({
         database: mockServices.database({ knex }),
         platform,
+        clock,
       });
     });
 
     beforeEach(async () => {
+      clockNow = undefined;
       await knex('reservations').delete();
       await knex('batch_jobs').delete();
       await store.putQuota({
@@ -199,11 +231,209 @@ describe.each(databases.eachSupportedId())(
       ]);
     });
 
-    it('weighs a GitOps submission against the free quota but holds nothing: nothing reads its Job back to release it', async () => {
-      const sent = await batchJobs().submit(
-        { request: request('ocr-gitops'), mode: 'gitops' },
+    /** A backend whose default cluster is a GitOps one, read with a read-only client (no applier). */
+    function gitopsBatchJobs(
+      cluster = fakeCluster(),
+      now?: () => Date,
+      read = true,
+    ) {
+      return new BatchJobs({
+        platform,
+        store,
+        target: { name: 'gitops-eu', mode: 'gitops', connection: {} as any },
+        client: read ? cluster.client : undefined,
+        logger: mockServices.logger.mock(),
+        gitopsGraceMs: gitopsBatchGraceMs({
+          confirmWithinMs: 60 * 60_000,
+          mergeWithinMs: 7 * 24 * 60 * 60_000,
+        }),
+        now,
+      });
+    }
+
+    const allocation = async (batchId: string) =>
+      (await store.listBatchJobAllocations()).find(
+        j => j.batchJob.id === batchId,
+      )!;
+
+    it('holds the GPUs of a GitOps batch job at submission like an apply one when its cluster is read: a second one over quota is refused', async () => {
+      const cluster = fakeCluster();
+      const jobs = gitopsBatchJobs(cluster);
+      const sent = await jobs.submit({ request: request('ocr-gitops') }, ACTOR);
+      expect(sent).toMatchObject({ mode: 'gitops', podsAtOnce: 4 });
+      // Answered for the repository, never applied.
+      expect(cluster.applied).toEqual([]);
+      expect(cluster.jobs.size).toBe(0);
+      expect(await reserved()).toBe(4);
+      const quota = (await store.getQuota(TEAM))!;
+      expect(quota.reservedMonthlyCostMicros).toBe(4 * GPU_MONTH_MICROS);
+      const [active] = await store.listActiveBatchJobs();
+      expect(active).toMatchObject({
+        id: sent.id,
+        name: 'ocr-gitops',
+        mode: 'gitops',
+        podsAtOnce: 4,
+        state: 'active',
+      });
+      const audit = await store.listAuditEvents({ subjectId: sent.id });
+      expect(audit.items.map(e => e.action)).toEqual([
+        'batch-job.submit',
+        'batch-job.reserve',
+      ]);
+
+      // Two GPUs are left: one needing 3 at once is refused, as in apply mode.
+      await expect(
+        jobs.submit(
+          { request: request('ocr-gitops-2', { minParallelism: 3 }) },
+          ACTOR,
+        ),
+      ).rejects.toThrow(
+        'Team search has 2 of its 6 GPUs on spot-l4 free now (services and batch jobs hold the rest): 2 pods of 1 GPU, fewer than the 3 the Job needs at least',
+      );
+      // The same name again, before its Job is in the cluster, would read the same Job back.
+      await expect(
+        jobs.submit({ request: request('ocr-gitops') }, ACTOR),
+      ).rejects.toThrow(ConflictError);
+      // A Job of that name already in the cluster is refused too.
+      cluster.sync(sent);
+      await expect(
+        jobs.submit({ request: request('ocr-gitops'), mode: 'gitops' }, ACTOR),
+      ).rejects.toThrow(/already exists in namespace search/);
+      expect(await reserved()).toBe(4);
+
+      // Apply and GitOps Jobs share the ledger: an apply one gets the 2 GPUs left.
+      const apply = await batchJobs().submit(
+        { request: request('ocr-apply') },
         ACTOR,
       );
+      expect(apply.podsAtOnce).toBe(2);
+      expect(await reserved()).toBe(6);
+    });
+
+    it('holds no more than the quota under a 20-way race of GitOps Jobs', async () => {
+      const jobs = gitopsBatchJobs();
+      const results = await Promise.allSettled(
+        Array.from({ length: 20 }, (_, i) =>
+          jobs.submit(
+            { request: request(`gitops-race-${i}`, { parallelism: 1 }) },
+            ACTOR,
+          ),
+        ),
+      );
+      expect(results.filter(r => r.status === 'fulfilled')).toHaveLength(6);
+      expect(await reserved()).toBe(6);
+    });
+
+    it('releases a GitOps batch job when its read-only reader reads it completed or failed, as of its finish time', async () => {
+      const cluster = fakeCluster();
+      const start = new Date('2026-12-01T10:00:00Z');
+      clockNow = start;
+      const jobs = gitopsBatchJobs(cluster, clock);
+      const a = await jobs.submit(
+        { request: request('a', { parallelism: 3 }) },
+        ACTOR,
+      );
+      const b = await jobs.submit(
+        { request: request('b', { parallelism: 3 }) },
+        ACTOR,
+      );
+      expect(await reserved()).toBe(6);
+      // Merged and synced: the Jobs run; running ones keep their GPUs.
+      cluster.sync(a);
+      cluster.sync(b);
+      clockNow = new Date(start.getTime() + 30 * 60_000);
+      expect(await jobs.releaseFinished()).toEqual({
+        checked: 2,
+        released: [],
+        unreadable: [],
+      });
+      expect(await reserved()).toBe(6);
+
+      const aFinished = new Date(start.getTime() + 2 * 60 * 60_000);
+      const bFinished = new Date(start.getTime() + 3 * 60 * 60_000);
+      cluster.finish('a', 'Complete', aFinished);
+      cluster.finish('b', 'Failed', bFinished);
+      // The sweep reads them an hour late: each is released as of when it finished.
+      clockNow = new Date(start.getTime() + 4 * 60 * 60_000);
+      expect((await jobs.releaseFinished()).released).toEqual([
+        { id: a.id, reason: 'the Job completed' },
+        { id: b.id, reason: 'the Job failed' },
+      ]);
+      expect(await reserved()).toBe(0);
+      const ofA = await allocation(a.id);
+      expect(ofA.batchJob).toMatchObject({
+        state: 'finished',
+        finishReason: 'the Job completed',
+        finishedAt: aFinished.toISOString(),
+      });
+      expect(ofA.reservations.map(r => r.releasedAt)).toEqual([
+        aFinished.toISOString(),
+      ]);
+      const ofB = await allocation(b.id);
+      expect(ofB.batchJob.finishReason).toBe('the Job failed');
+      expect(ofB.reservations.map(r => r.releasedAt)).toEqual([
+        bFinished.toISOString(),
+      ]);
+      const audit = await store.listAuditEvents({ subjectId: a.id });
+      expect(audit.items[0]).toMatchObject({
+        action: 'batch-job.release',
+        actor: BATCH_RELEASE_ACTOR,
+      });
+      expect((await jobs.releaseFinished()).checked).toBe(0);
+
+      // A status read that sees one finished releases it as of its finish time too.
+      clockNow = new Date(start.getTime() + 5 * 60 * 60_000);
+      const c = await jobs.submit({ request: request('c') }, ACTOR);
+      cluster.sync(c);
+      const cFinished = new Date(start.getTime() + 6 * 60 * 60_000);
+      cluster.finish('c', 'Complete', cFinished);
+      clockNow = new Date(start.getTime() + 7 * 60 * 60_000);
+      expect((await jobs.status('search', 'c')).state).toBe('succeeded');
+      expect(await reserved()).toBe(0);
+      expect((await allocation(c.id)).reservations[0].releasedAt).toBe(
+        cFinished.toISOString(),
+      );
+    });
+
+    it('keeps a GitOps batch job whose Job is not in its cluster within the GitOps window after its submission, and releases it after', async () => {
+      const cluster = fakeCluster();
+      const start = new Date('2026-12-01T10:00:00Z');
+      clockNow = start;
+      const jobs = gitopsBatchJobs(cluster, clock);
+      const sent = await jobs.submit({ request: request('late') }, ACTOR);
+      expect(await reserved()).toBe(4);
+      // The window: an hour to record the pull request, 7 days to merge it, 10 minutes to sync.
+      const grace = 60 * 60_000 + 7 * 24 * 60 * 60_000 + 10 * 60_000;
+      expect(DEFAULT_GITOPS_GRACE_MS).toBe(grace);
+      for (const after of [11 * 60_000, 3 * 24 * 60 * 60_000, grace - 1]) {
+        clockNow = new Date(start.getTime() + after);
+        expect(await jobs.releaseFinished()).toEqual({
+          checked: 1,
+          released: [],
+          unreadable: [],
+        });
+        expect(await reserved()).toBe(4);
+      }
+      clockNow = new Date(start.getTime() + grace);
+      expect((await jobs.releaseFinished()).released).toEqual([
+        {
+          id: sent.id,
+          reason:
+            'the Job is not in its cluster within the GitOps window after its submission',
+        },
+      ]);
+      expect(await reserved()).toBe(0);
+      const { batchJob, reservations } = await allocation(sent.id);
+      expect(batchJob.state).toBe('finished');
+      expect(reservations[0].releasedAt).toBe(clockNow.toISOString());
+    });
+
+    it('weighs a GitOps submission whose cluster is not read against the free quota but holds nothing: nothing would release it', async () => {
+      const sent = await gitopsBatchJobs(
+        fakeCluster(),
+        undefined,
+        false,
+      ).submit({ request: request('ocr-gitops') }, ACTOR);
       expect(sent.mode).toBe('gitops');
       expect(sent.podsAtOnce).toBe(4);
       expect(await reserved()).toBe(0);

@@ -112,7 +112,7 @@ describe('POST /batch-jobs and GET /batch-jobs/:namespace/:name', () => {
     expect(res.body.error.message).toContain(message);
   });
 
-  it('answers the Job for the repository in GitOps mode, records it in the audit trail and holds no quota: nothing reads it back to release it', async () => {
+  it('answers the Job for the repository in GitOps mode, records it in the audit trail and holds no quota when its cluster is not read: nothing would release it', async () => {
     const res = await submit('carol', {
       request: { ...ocr, name: 'ocr-gitops', namespace: 'batch' },
       mode: 'gitops',
@@ -176,6 +176,8 @@ describe('POST /batch-jobs and GET /batch-jobs/:namespace/:name', () => {
       .get('/api/gpu/batch-jobs/search/ocr-backlog')
       .set('Authorization', asUser('carol'))
       .expect(404);
-    expect(res.body.error.message).toMatch(/applies to none \(mode dry-run\)/);
+    expect(res.body.error.message).toMatch(
+      /applies to none and reads no GitOps cluster \(mode dry-run\)/,
+    );
   });
 });

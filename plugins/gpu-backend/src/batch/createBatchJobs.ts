@@ -10,7 +10,8 @@ import { BatchJobs } from './BatchJobs';
 
 /**
  * The batch jobs of the plugin: applied to their pool's cluster with the applier services are applied with there, read
- * back over a client of that cluster whose requests time out after `requestTimeoutMs` (apply mode only).
+ * back over a client of that cluster whose requests time out after `requestTimeoutMs` (apply clusters, and `gitops`
+ * clusters with a credential, read-only there: their GitOps batch jobs hold their GPUs until read finished).
  */
 export function createBatchJobs(options: {
   platform: Platform;
@@ -25,10 +26,12 @@ export function createBatchJobs(options: {
   >;
   logger: LoggerService;
   requestTimeoutMs: number;
+  /** How long a GitOps batch job's Job may be missing after its submission (see `gitopsBatchGraceMs`). */
+  gitopsGraceMs?: number;
 }): BatchJobs {
   const { target, factory } = options;
   const clientOf = (of: ClusterTarget) =>
-    of.mode === 'apply' && of.connection && of.name
+    (of.mode === 'apply' || of.mode === 'gitops') && of.connection && of.name
       ? factory.forCluster(of.name, of.connection, {
           requestTimeoutMs: options.requestTimeoutMs,
         })
@@ -46,5 +49,6 @@ export function createBatchJobs(options: {
       ]),
     ),
     logger: options.logger,
+    gitopsGraceMs: options.gitopsGraceMs,
   });
 }

@@ -556,6 +556,7 @@ export class DatabaseGpuStore implements GpuStore {
     reason: string;
     actor: string;
     rolledBack?: boolean;
+    at?: Date;
   }): Promise<BatchJobRecord | undefined> {
     return this.transaction(tx =>
       releaseBatchJobInTransaction(tx, {

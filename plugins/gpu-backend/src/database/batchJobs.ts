@@ -27,9 +27,9 @@ import {
  * Weighs a batch job against what its team holds on the pool now, under the same locks a service's create takes (the
  * team's quota row, then the pool): the pods it may run at once are what the team's free quota there holds, at most
  * its parallelism; fewer than `minParallelism` is a conflict, as is a month's budget the reservation would exceed. In
- * apply mode it then records the Job and its held reservation (audited as `batch-job.reserve` and
- * `reservation.hold`). A dry run records nothing, nor does a GitOps submission: nothing reads its Job back from a
- * cluster, so a reservation would never be released.
+ * apply and GitOps mode it then records the Job and its held reservation (audited as `batch-job.reserve` and
+ * `reservation.hold`); a GitOps one is released by the release sweep from what the read-only reader of its cluster
+ * reads (see `BatchJobs.releaseFinished`). A dry run records nothing.
  */
 export async function reserveBatchJobInTransaction(
   tx: Knex.Transaction,
@@ -75,7 +75,7 @@ export async function reserveBatchJobInTransaction(
       }'s budget: ${budget.map(r => r.message).join('; ')}`,
     );
   }
-  if (input.mode !== 'apply') {
+  if (input.mode === 'dry-run') {
     return { podsAtOnce, gpuUnits, monthlyCostMicros };
   }
   const jobRow: BatchJobRow = {
@@ -135,7 +135,9 @@ export async function reserveBatchJobInTransaction(
 /**
  * Releases what an active batch job holds and marks it finished (audited as `batch-job.release` and
  * `reservation.release`); `undefined` when it was finished already (a concurrent release won). With `rolledBack`
- * (its apply failed) the reservation is released as of when it was held: it never held GPUs, and costs nothing.
+ * (its apply failed) the reservation is released as of when it was held: it never held GPUs, and costs nothing. With
+ * `at` (when its cluster says the Job finished) it is released and finished as of then, never before it was held
+ * nor after `now`.
  */
 export async function releaseBatchJobInTransaction(
   tx: Knex.Transaction,
@@ -145,6 +147,7 @@ export async function releaseBatchJobInTransaction(
     actor: string;
     now: Date;
     rolledBack?: boolean;
+    at?: Date;
   },
 ): Promise<BatchJobRecord | undefined> {
   const found = await tx<BatchJobRow>('batch_jobs')
@@ -153,24 +156,34 @@ export async function releaseBatchJobInTransaction(
   if (!found || found.state !== 'active') return undefined;
   // The lock order of every ledger write: the team's quota row first.
   await lockTeam(tx, found.team);
-  const changed = await tx<BatchJobRow>('batch_jobs')
-    .where({ id: input.id, state: 'active' })
-    .update({
-      state: 'finished',
-      finished_at: input.now,
-      finish_reason: input.reason,
-    });
-  if (changed !== 1) return undefined;
   const held = (
     await tx<ReservationRow>('reservations')
       .where({ batch_job_id: input.id })
       .whereIn('state', ['held', 'pending'])
   ).map(toReservationRecord);
+  // As of its finish time when its cluster says when that was: not before it was held, not in the future.
+  const heldFrom = Math.max(
+    0,
+    ...held.map(r => (r.heldAt ? Date.parse(r.heldAt) : 0)),
+  );
+  const finishedAt = input.at
+    ? new Date(
+        Math.min(input.now.getTime(), Math.max(input.at.getTime(), heldFrom)),
+      )
+    : input.now;
+  const changed = await tx<BatchJobRow>('batch_jobs')
+    .where({ id: input.id, state: 'active' })
+    .update({
+      state: 'finished',
+      finished_at: finishedAt,
+      finish_reason: input.reason,
+    });
+  if (changed !== 1) return undefined;
   for (const reservation of held) {
     const releasedAt =
       input.rolledBack && reservation.heldAt
         ? new Date(reservation.heldAt)
-        : input.now;
+        : finishedAt;
     await setReservationState(
       tx,
       reservation,

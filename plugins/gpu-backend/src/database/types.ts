@@ -158,7 +158,7 @@ export interface ReserveBatchJobInput {
   environment: string;
   pool: string;
   cluster?: string;
-  /** `dry-run` weighs it without recording anything. */
+  /** `dry-run` weighs it without recording anything; `apply` and `gitops` record it with its held reservation. */
   mode: 'apply' | 'gitops' | 'dry-run';
   parallelism: number;
   minParallelism: number;
@@ -794,6 +794,8 @@ export interface GpuStore {
     actor: string;
     /** Its apply failed: released as of when it was held (it never held GPUs). */
     rolledBack?: boolean;
+    /** When its Job finished, as its cluster says: released as of then (not before it was held, not after now). */
+    at?: Date;
   }): Promise<BatchJobRecord | undefined>;
 
   /** Batch jobs whose reservations count, oldest first. */

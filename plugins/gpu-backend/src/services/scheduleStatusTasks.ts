@@ -151,7 +151,10 @@ export async function scheduleStatusTasks(options: {
   resumer: InterruptedApplyResumer;
   settings: StatusSettings;
   logger: LoggerService;
-  /** Batch jobs whose reservations are released once their Job finished or is gone (apply mode). */
+  /**
+   * Batch jobs whose reservations are released once their Job finished or is gone (apply clusters, and GitOps ones
+   * read with a read-only credential).
+   */
   batchJobs?: Pick<BatchJobs, 'releaseFinished'>;
 }): Promise<void> {
   const { scheduler, statuses, resumer, settings, logger, batchJobs } = options;
