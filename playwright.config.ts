@@ -10,6 +10,27 @@ import { identityHeaders } from './packages/app/e2e-tests/support/users';
 // E2E_PORT runs the suite on another port when 7007 is taken (e.g. by a development backend).
 const PORT = Number(process.env.E2E_PORT ?? 7007);
 
+/**
+ * A backend started by the TypeScript file `script` as Playwright's web server on `port`: ready when its readiness
+ * check answers, stopped with SIGTERM (the script stops what it started).
+ */
+export function backendWebServer(script: string, port: number) {
+  return {
+    command: `node --require sucrase/register ${script}`,
+    gracefulShutdown: { signal: 'SIGTERM' as const, timeout: 20_000 },
+    url: `http://localhost:${port}/.backstage/health/v1/readiness`,
+    reuseExistingServer: !process.env.CI,
+    timeout: 180_000,
+    env: {
+      APP_CONFIG_app_baseUrl: `http://localhost:${port}`,
+      APP_CONFIG_backend_baseUrl: `http://localhost:${port}`,
+      APP_CONFIG_backend_listen_port: String(port),
+    },
+    stdout: 'ignore' as const,
+    stderr: 'pipe' as const,
+  };
+}
+
 export default defineConfig({
   testDir: 'packages/app/e2e-tests',
   // The fleet test needs two local control planes: playwright.fleet.config.ts runs it (yarn e2e:fleet).
@@ -24,23 +45,12 @@ export default defineConfig({
     ['html', { open: 'never', outputFolder: 'test-results/e2e-report' }],
   ],
   outputDir: 'test-results/e2e-output',
-  webServer: {
-    // Prometheus loaded with generated history first, then the backend pointing at it (Playwright starts web
-    // servers before globalSetup, so this cannot be a globalSetup).
-    command:
-      'node --require sucrase/register packages/app/e2e-tests/support/startBackendWithPrometheus.ts',
-    gracefulShutdown: { signal: 'SIGTERM', timeout: 20_000 },
-    url: `http://localhost:${PORT}/.backstage/health/v1/readiness`,
-    reuseExistingServer: !process.env.CI,
-    timeout: 180_000,
-    env: {
-      APP_CONFIG_app_baseUrl: `http://localhost:${PORT}`,
-      APP_CONFIG_backend_baseUrl: `http://localhost:${PORT}`,
-      APP_CONFIG_backend_listen_port: String(PORT),
-    },
-    stdout: 'ignore',
-    stderr: 'pipe',
-  },
+  // Prometheus loaded with generated history first, then the backend pointing at it (Playwright starts web servers
+  // before globalSetup, so this cannot be a globalSetup).
+  webServer: backendWebServer(
+    'packages/app/e2e-tests/support/startBackendWithPrometheus.ts',
+    PORT,
+  ),
   use: {
     baseURL: `http://localhost:${PORT}`,
     // Who the default context (page and request fixtures) is; see app-config.e2e.yaml.

@@ -1,5 +1,5 @@
 import { defineConfig } from '@playwright/test';
-import base from './playwright.config';
+import base, { backendWebServer } from './playwright.config';
 
 /**
  * The fleet end-to-end test (packages/app/e2e-tests/fleet): the production build of packages/app (`yarn e2e` builds
@@ -17,20 +17,9 @@ export default defineConfig({
     ['html', { open: 'never', outputFolder: 'test-results/e2e-fleet-report' }],
   ],
   outputDir: 'test-results/e2e-fleet-output',
-  webServer: {
-    command:
-      'node --require sucrase/register packages/app/e2e-tests/fleet/startFleetBackend.ts',
-    gracefulShutdown: { signal: 'SIGTERM', timeout: 20_000 },
-    url: `http://localhost:${PORT}/.backstage/health/v1/readiness`,
-    reuseExistingServer: !process.env.CI,
-    timeout: 180_000,
-    env: {
-      APP_CONFIG_app_baseUrl: `http://localhost:${PORT}`,
-      APP_CONFIG_backend_baseUrl: `http://localhost:${PORT}`,
-      APP_CONFIG_backend_listen_port: String(PORT),
-    },
-    stdout: 'ignore',
-    stderr: 'pipe',
-  },
+  webServer: backendWebServer(
+    'packages/app/e2e-tests/fleet/startFleetBackend.ts',
+    PORT,
+  ),
   use: { ...base.use, baseURL: `http://localhost:${PORT}` },
 });
