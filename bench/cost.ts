@@ -154,11 +154,14 @@ async function withBackend(
     const now = DateTime.fromSeconds(spec.end, { zone: 'utc' });
     const allocations = new AllocationReader(knex);
     const usage = (
-      reader: Pick<AllocationReader, 'list' | 'get'> = allocations,
+      reader: Pick<
+        AllocationReader,
+        'list' | 'get' | 'batchJobs'
+      > = allocations,
     ) =>
       new UsageService({
         platform,
-        reader: reader as AllocationReader,
+        reader,
         snapshots: new CostSnapshotStore(knex),
         quotas: store,
         prometheus: readPrometheusConfig(
@@ -458,6 +461,8 @@ async function overview(binaries: PrometheusBinaries) {
           all.filter(a => a.service.tier === tier).slice(0, 3),
         );
       },
+      batchJobs: (filter: Parameters<AllocationReader['batchJobs']>[0]) =>
+        reader.batchJobs(filter),
     };
     queriesForFew = (await ctx.usage(few).overview('24h')).queryCount;
   });
