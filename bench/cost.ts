@@ -109,12 +109,15 @@ function summary(samples: number[]) {
   };
 }
 
+/** What the usage service reads of the stored services and batch jobs (a bench may hand it fewer services). */
+type ServiceReader = Pick<AllocationReader, 'list' | 'get' | 'batchJobs'>;
+
 interface BenchContext {
   prometheusUrl: string;
   ids: Record<string, string>;
   log: Recorded[];
   knex: Knex;
-  usage: (reader?: Pick<AllocationReader, 'list' | 'get'>) => UsageService;
+  usage: (reader?: ServiceReader) => UsageService;
   /** GET `path` from a fresh usage service's routes (its caches empty), returning ms. */
   timeRoute: (path: string) => Promise<number>;
 }
@@ -153,15 +156,11 @@ async function withBackend(
     const log: Recorded[] = [];
     const now = DateTime.fromSeconds(spec.end, { zone: 'utc' });
     const allocations = new AllocationReader(knex);
-    const usage = (
-      reader: Pick<
-        AllocationReader,
-        'list' | 'get' | 'batchJobs'
-      > = allocations,
-    ) =>
+    const usage = (reader: ServiceReader = allocations) =>
       new UsageService({
         platform,
-        reader,
+        // Every read the usage service makes is in ServiceReader: a reader lacking one fails to compile.
+        reader: reader as AllocationReader,
         snapshots: new CostSnapshotStore(knex),
         quotas: store,
         prometheus: readPrometheusConfig(
