@@ -73,7 +73,14 @@ function kubeconfigOf(variable: string, what: string): string {
  * holds one spot L4 of the team's ClusterQueue on that cluster: quota Kueue counts and the backend's ledger does not.
  */
 async function holdWorkerQuota(clients: LocalClusterClients, name: string) {
-  const labels = { app: name, [`kueue.x-k8s.io/queue-name`]: QUEUE };
+  // Production's priority, above the OCR batch's (dev): the team's ClusterQueue preempts lower priorities within it
+  // (withinClusterQueue: LowerPriority), so a hold of no priority would be evicted for the Job, and which worker
+  // admits the Job first would be a race.
+  const labels = {
+    app: name,
+    [`kueue.x-k8s.io/queue-name`]: QUEUE,
+    'kueue.x-k8s.io/priority-class': 'gpu-production',
+  };
   await clients.apps.createNamespacedDeployment({
     namespace: NAMESPACE,
     body: {
