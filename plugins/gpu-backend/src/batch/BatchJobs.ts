@@ -13,7 +13,6 @@ import {
 import {
   batchPodsAtOnce,
   renderBatchJob,
-  renderTeamManifests,
   resolveBatchJob,
   ResolvedBatchJob,
 } from '@gpu-platform/backstage-plugin-gpu-node';
@@ -25,7 +24,7 @@ import {
 } from '../cluster';
 import { BatchJobRecord, GpuStore } from '../database';
 import { platformOnCluster } from '../reconciler/platformOnCluster';
-import { renderTeamQueueDependencies } from '../reconciler/renderKueueObjects';
+import { applyOrReleaseBatchJob, teamQueueObjectsFor } from './applyBatchJob';
 import { JOB_COMPLETED, JOB_FAILED } from './batchJobOutcome';
 import { multiKueueManagerOf } from './multiKueue';
 import {
@@ -221,31 +220,18 @@ export class BatchJobs {
     let manifests: KubernetesObject[] = [job];
     if (mode === 'apply') {
       manifests = [
-        ...renderTeamQueueDependencies(
+        ...teamQueueObjectsFor(
           platform,
           here.allowances,
           resolved.team.name,
-        ),
-        ...renderTeamManifests(platform, resolved.team.name).filter(
-          o => o.metadata?.namespace === resolved.namespace,
+          resolved.namespace,
         ),
         job,
       ];
-      try {
-        await applier!.apply(manifests);
-      } catch (error) {
-        // Nothing runs: give the quota back, as of when it was taken.
-        await store.releaseBatchJob({
-          id,
-          reason: `apply failed: ${(error as Error)?.message ?? error}`.slice(
-            0,
-            1000,
-          ),
-          actor,
-          rolledBack: true,
-        });
-        throw error;
-      }
+      // Nothing runs when the apply fails: the quota goes back as of when it was taken.
+      await applyOrReleaseBatchJob(store, { id, actor }, () =>
+        applier!.apply(manifests),
+      );
     }
     const { request } = body;
     await store.recordAuditEvent({

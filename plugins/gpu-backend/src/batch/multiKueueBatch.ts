@@ -9,13 +9,12 @@ import {
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   renderBatchJob,
-  renderTeamManifests,
   ResolvedBatchJob,
 } from '@gpu-platform/backstage-plugin-gpu-node';
 import { ClusterTarget } from '../cluster';
 import { BatchJobRecord, BatchJobReservation, GpuStore } from '../database';
 import { platformOnCluster } from '../reconciler/platformOnCluster';
-import { renderTeamQueueDependencies } from '../reconciler/renderKueueObjects';
+import { applyOrReleaseBatchJob, teamQueueObjectsFor } from './applyBatchJob';
 import {
   multiKueueCandidatePools,
   multiKueueJob,
@@ -163,22 +162,26 @@ export async function submitToMultiKueue(
     ) as BatchJobSubmission['manifests'],
   });
   if (mode === 'dry-run') return answered([...managerObjects, job]);
-  try {
+  // Nothing runs when an apply fails: the quota goes back as of when it was taken.
+  await applyOrReleaseBatchJob(store, { id, actor }, async () => {
     // Each worker with a candidate pool: the team's queue objects there (same namespace and LocalQueue name).
     for (const worker of new Set(candidates.map(c => c.cluster!))) {
-      const route = context.clusters.get(worker);
       const here = platformOnCluster(
         platform,
         allowances,
         { nodePools: [], alerts: undefined },
         worker,
       );
-      await route!.applier!.apply([
-        ...renderTeamQueueDependencies(here.platform, here.allowances, team),
-        ...renderTeamManifests(here.platform, team).filter(
-          o => o.metadata?.namespace === resolved.namespace,
-        ),
-      ]);
+      await context.clusters
+        .get(worker)!
+        .applier!.apply(
+          teamQueueObjectsFor(
+            here.platform,
+            here.allowances,
+            team,
+            resolved.namespace,
+          ),
+        );
     }
     await managerCluster.applier!.apply([
       ...managerObjects.filter(
@@ -188,18 +191,7 @@ export async function submitToMultiKueue(
       ),
       job,
     ]);
-  } catch (error) {
-    await store.releaseBatchJob({
-      id,
-      reason: `apply failed: ${(error as Error)?.message ?? error}`.slice(
-        0,
-        1000,
-      ),
-      actor,
-      rolledBack: true,
-    });
-    throw error;
-  }
+  });
   await store.recordAuditEvent({
     actor,
     action: 'batch-job.submit',
