@@ -333,6 +333,8 @@ describe.each(databases.eachSupportedId())(
         { request: request('a', { parallelism: 3 }) },
         ACTOR,
       );
+      // Submitted a second later: the sweep reads active jobs oldest first.
+      clockNow = new Date(start.getTime() + 1000);
       const b = await jobs.submit(
         { request: request('b', { parallelism: 3 }) },
         ACTOR,
