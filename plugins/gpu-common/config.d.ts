@@ -34,6 +34,8 @@ export interface Config {
           computeSlices?: number;
           /** Memory in GB (10^9 bytes); read from the name when absent. */
           memoryGb?: number;
+          /** Streaming multiprocessors (SMs) of one instance, 1 to 1000; what a dynamic MIG slice weighs. */
+          multiprocessors?: number;
         }>;
       };
     };
@@ -122,8 +124,20 @@ export interface Config {
         | {
             /** MIG slices: the mig tier. */
             type: 'mig';
-            /** Instances of each MIG profile on every GPU, e.g. `{ 1g.10gb: 2, 2g.20gb: 1, 3g.40gb: 1 }`. */
+            /**
+             * Instances of each MIG profile on every GPU, e.g. `{ 1g.10gb: 2, 2g.20gb: 1, 3g.40gb: 1 }`. With
+             * `partitioning: dynamic`, the profiles services may ask for, each with the most instances of it one GPU
+             * may hold (the driver carves any mix a GPU holds).
+             */
             layout: { [profile: string]: number };
+            /**
+             * `static` (default): the layout is fixed on every GPU. `dynamic`: the NVIDIA DRA driver (with its
+             * `DynamicMIG` feature gate, Kubernetes 1.36 partitionable devices) carves the MIG devices on demand;
+             * needs `allocation: dra` and a GPU model whose MIG profiles' SMs are catalogued (A100-80GB, H100-80GB,
+             * or `multiprocessors` in `gpu.gpuModels`). A slice then weighs its SMs' share of the GPU, and Kueue
+             * charges `gpu.backstage.io/mig-multiprocessors` (SMs).
+             */
+            partitioning?: 'static' | 'dynamic';
           }
         | {
             /** CUDA MPS shares: the mps tier. */
@@ -142,8 +156,9 @@ export interface Config {
       /**
        * How the pool's GPUs reach pods (default `device-plugin`): the NVIDIA device plugin's extended resources, or
        * `dra`, Dynamic Resource Allocation (`resource.k8s.io/v1`, Kubernetes 1.34 or later) through the NVIDIA DRA
-       * driver's DeviceClasses `gpu.nvidia.com` (dedicated) and `mig.nvidia.com` (MIG; one profile per pool). MPS and
-       * time-slicing pools stay on the device plugin: Kueue refuses pods that share a ResourceClaim.
+       * driver's DeviceClasses `gpu.nvidia.com` (dedicated) and `mig.nvidia.com` (static MIG; one profile per pool),
+       * or `mig-dynamic.gpu.backstage.io` (`sharing.partitioning: dynamic`). MPS and time-slicing pools stay on the
+       * device plugin: Kueue refuses pods that share a ResourceClaim.
        */
       allocation?: 'device-plugin' | 'dra';
       /**

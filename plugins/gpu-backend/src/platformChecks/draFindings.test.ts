@@ -88,4 +88,34 @@ describe('draFindings', () => {
     const { client } = clientOf(true, ['gpu.nvidia.com', 'mig.nvidia.com']);
     expect(await draFindings('gpu-eu', draPlatform(), client)).toEqual([]);
   });
+
+  it('names the dynamic MIG DeviceClass a dynamic MIG pool claims from, and how to provide it', async () => {
+    const config = JSON.parse(JSON.stringify(demoPlatformConfig));
+    const pool = config.pools.find(
+      (p: { name: string }) => p.name === 'a100-mig',
+    );
+    pool.allocation = 'dra';
+    pool.sharing = {
+      type: 'mig',
+      partitioning: 'dynamic',
+      layout: { '1g.10gb': 7, '3g.40gb': 2 },
+    };
+    const { client, reads } = clientOf(true, ['mig.nvidia.com']);
+    const findings = await draFindings('gpu-eu', parsePlatform(config), client);
+    expect(reads).toEqual(['DeviceClass mig-dynamic.gpu.backstage.io']);
+    expect(findings).toEqual([
+      expect.objectContaining({
+        id: 'dra-device-class-missing',
+        where: 'DeviceClass mig-dynamic.gpu.backstage.io',
+        message: expect.stringContaining('pools a100-mig'),
+        fix: expect.stringMatching(
+          /Create the DeviceClass mig-dynamic\.gpu\.backstage\.io .*DynamicMIG feature gate.*deviceClassMappings entry gpu\.backstage\.io\/mig-multiprocessors \(counter multiprocessors\)/,
+        ),
+      }),
+    ]);
+    const present = clientOf(true, ['mig-dynamic.gpu.backstage.io']);
+    expect(
+      await draFindings('gpu-eu', parsePlatform(config), present.client),
+    ).toEqual([]);
+  });
 });

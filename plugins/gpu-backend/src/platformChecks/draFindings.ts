@@ -1,9 +1,12 @@
 import {
-  NVIDIA_GPU_DEVICE_CLASS,
-  NVIDIA_MIG_DEVICE_CLASS,
+  DYNAMIC_MIG_DEVICE_CLASS,
   Platform,
   PlatformFinding,
 } from '@gpu-platform/backstage-plugin-gpu-common';
+import {
+  draDeviceClass,
+  DYNAMIC_MIG_DEVICE_CLASS_MAPPING,
+} from '@gpu-platform/backstage-plugin-gpu-node';
 import { KubernetesObjectClient, KubernetesRequestError } from '../cluster';
 
 /** The DeviceClasses the platform's DRA pools claim from, each with the pools that need it. */
@@ -11,10 +14,7 @@ function neededClasses(platform: Platform): Map<string, string[]> {
   const needed = new Map<string, string[]>();
   for (const pool of platform.pools) {
     if (pool.allocation.backend !== 'dra') continue;
-    const name =
-      pool.sharing.type === 'mig'
-        ? NVIDIA_MIG_DEVICE_CLASS
-        : NVIDIA_GPU_DEVICE_CLASS;
+    const name = draDeviceClass(pool);
     needed.set(name, [...(needed.get(name) ?? []), pool.name]);
   }
   return needed;
@@ -23,7 +23,8 @@ function neededClasses(platform: Platform): Map<string, string[]> {
 /**
  * What a cluster lacks for the platform's DRA pools: `dra-api-missing` when it does not serve `resource.k8s.io/v1`
  * ResourceClaimTemplates (Kubernetes before 1.34, or DRA turned off), `dra-device-class-missing` for each NVIDIA
- * DeviceClass a DRA pool claims from that the cluster does not have (the NVIDIA DRA driver's chart is not installed).
+ * DeviceClass a DRA pool claims from that the cluster does not have (the NVIDIA DRA driver's chart is not installed; for
+ * a dynamic MIG pool, the platform's own `mig-dynamic.gpu.backstage.io` was not created).
  * Nothing when no pool uses DRA.
  */
 export async function draFindings(
@@ -72,7 +73,10 @@ export async function draFindings(
         message: `Cluster ${cluster} has no DeviceClass ${name}, which the claims of pools ${users.join(
           ', ',
         )} ask for: they would stay unallocated and their pods Pending`,
-        fix: 'Install the NVIDIA DRA driver (Helm chart dra-driver-nvidia-gpu, v0.4 or later), which defines gpu.nvidia.com and mig.nvidia.com',
+        fix:
+          name === DYNAMIC_MIG_DEVICE_CLASS
+            ? `Create the DeviceClass ${name} (gpu-node dynamicMigDeviceClass: the driver's MIG devices, as mig.nvidia.com selects them; the driver's chart does not define it), run the NVIDIA DRA driver with its DynamicMIG feature gate on the pools' nodes, and give Kueue's Configuration the deviceClassMappings entry ${DYNAMIC_MIG_DEVICE_CLASS_MAPPING.name} (counter ${DYNAMIC_MIG_DEVICE_CLASS_MAPPING.sources![0].counter.name})`
+            : 'Install the NVIDIA DRA driver (Helm chart dra-driver-nvidia-gpu, v0.4 or later), which defines gpu.nvidia.com and mig.nvidia.com',
       });
     }
   }

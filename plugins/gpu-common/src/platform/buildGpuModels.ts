@@ -130,6 +130,14 @@ function toMigProfile(
     return [];
   }
   return [
-    { name: raw.name, computeSlices, memoryGb, maxInstances: raw.maxInstances },
+    {
+      name: raw.name,
+      computeSlices,
+      memoryGb,
+      maxInstances: raw.maxInstances,
+      ...(raw.multiprocessors !== undefined && {
+        multiprocessors: raw.multiprocessors,
+      }),
+    },
   ];
 }

@@ -5,6 +5,11 @@ import { ConfigIssues } from './configIssues';
 import { toDecimalString } from './decimal';
 import { isDns1123Label, isLabelKey, isLabelValue } from './names';
 import { platformConfigSchema } from './platformConfigSchema';
+import {
+  dynamicMigSliceWeights,
+  migMultiprocessorsPerGpu,
+} from '../tiers/migSliceWeights';
+import { DYNAMIC_MIG_RESOURCE } from '../tiers/draDeviceClasses';
 import { GpuModel, Pool, PoolAllocation, PoolSharing } from './types';
 
 type RawPool = NonNullable<
@@ -100,7 +105,8 @@ export function buildPools(
     const allocation = poolAllocation(
       entry.allocation ?? 'device-plugin',
       sharing,
-      [...path, 'allocation'],
+      gpu,
+      path,
       issues,
     );
 
@@ -123,16 +129,27 @@ export function buildPools(
 
 /**
  * The allocation of a pool: what was asked for, except that the MPS and time-sliced tiers fall back to the device
- * plugin (see `DraFallbackReason`), and that a DRA MIG pool must hold a single profile: Kueue's `deviceClassMappings`
- * count devices of class `mig.nvidia.com` whatever their size, so its quota matches the ledger's GPU units only when
- * every device of the pool weighs the same.
+ * plugin (see `DraFallbackReason`), and that a static DRA MIG pool must hold a single profile: Kueue's
+ * `deviceClassMappings` count devices of class `mig.nvidia.com` whatever their size, so its quota matches the ledger's
+ * GPU units only when every device of the pool weighs the same. A dynamic MIG pool (`sharing.partitioning: dynamic`)
+ * must be a DRA pool on a GPU whose profiles' SMs are catalogued: Kueue charges its devices their SMs.
  */
 function poolAllocation(
   requested: PoolAllocation['requested'],
   sharing: PoolSharing,
-  path: PropertyKey[],
+  gpu: GpuModel | undefined,
+  poolPath: PropertyKey[],
   issues: ConfigIssues,
 ): PoolAllocation {
+  const path = [...poolPath, 'allocation'];
+  const dynamic = sharing.type === 'mig' && sharing.partitioning === 'dynamic';
+  if (dynamic && requested !== 'dra') {
+    issues.add(
+      [...poolPath, 'sharing', 'partitioning'],
+      'dynamic MIG is carved by the NVIDIA DRA driver on demand: it needs allocation dra (the device plugin serves ' +
+        'only a static MIG layout); set allocation: dra, or partitioning: static',
+    );
+  }
   if (requested === 'device-plugin') {
     return { backend: 'device-plugin', requested };
   }
@@ -150,6 +167,17 @@ function poolAllocation(
       },
     };
   }
+  if (sharing.type === 'mig' && dynamic) {
+    const dynamicMig = gpu
+      ? dynamicMigAllocation(
+          gpu,
+          sharing.layout,
+          [...poolPath, 'sharing'],
+          issues,
+        )
+      : undefined;
+    return { backend: 'dra', requested, ...(dynamicMig && { dynamicMig }) };
+  }
   if (sharing.type === 'mig') {
     const profiles = Object.keys(sharing.layout);
     if (profiles.length > 1) {
@@ -163,6 +191,61 @@ function poolAllocation(
     }
   }
   return { backend: 'dra', requested };
+}
+
+/** What a dynamic MIG pool carves, or issues when the SMs its weights need are not catalogued. */
+function dynamicMigAllocation(
+  gpu: GpuModel,
+  layout: Record<string, number>,
+  path: PropertyKey[],
+  issues: ConfigIssues,
+): PoolAllocation['dynamicMig'] {
+  if (gpu.migProfiles.length === 0) return undefined; // checkSharing reported it
+  if (migMultiprocessorsPerGpu(gpu) === undefined) {
+    issues.add(
+      [...path, 'partitioning'],
+      `dynamic MIG weighs slices in SMs, and ${gpu.name}'s whole-GPU MIG profile has none catalogued; give ` +
+        `multiprocessors for its MIG profiles in gpu.gpuModels.${gpu.name}.migProfiles, or use partitioning: static`,
+    );
+    return undefined;
+  }
+  const unknown = Object.keys(layout).filter(name => {
+    const profile = gpu.migProfiles.find(p => p.name === name);
+    return profile !== undefined && profile.multiprocessors === undefined;
+  });
+  for (const name of unknown) {
+    issues.add(
+      [...path, 'layout', name],
+      `dynamic MIG weighs slices in SMs, and ${gpu.name}'s ${name} has none catalogued; give its multiprocessors in ` +
+        `gpu.gpuModels.${gpu.name}.migProfiles, or leave it out of the layout`,
+    );
+  }
+  if (
+    unknown.length > 0 ||
+    Object.keys(layout).some(
+      name => !gpu.migProfiles.some(p => p.name === name),
+    )
+  ) {
+    return undefined;
+  }
+  const weights = dynamicMigSliceWeights(gpu, layout);
+  const profiles = Object.keys(weights.multiprocessorsByProfile).sort(
+    (a, b) =>
+      weights.multiprocessorsByProfile[a] -
+        weights.multiprocessorsByProfile[b] || (a < b ? -1 : 1),
+  );
+  const described = profiles
+    .map(p => `${p} (${weights.multiprocessorsByProfile[p]} SMs)`)
+    .join(', ');
+  return {
+    profiles,
+    multiprocessorsPerGpu: weights.multiprocessorsPerGpu,
+    multiprocessorsByProfile: weights.multiprocessorsByProfile,
+    message:
+      `dynamic MIG: the NVIDIA DRA driver carves ${described} on demand on each ${gpu.name}, any mix its ` +
+      `${weights.multiprocessorsPerGpu} SMs and memory slices hold; a slice costs and counts its SMs' share of the ` +
+      `GPU, and Kueue charges it in ${DYNAMIC_MIG_RESOURCE}`,
+  };
 }
 
 function checkNodeLabels(
@@ -238,6 +321,11 @@ function checkSharing(
     }
     computeSlices += profile.computeSlices * count;
     memoryBytes += profile.memoryGb * GB * count;
+  }
+  if (sharing.partitioning === 'dynamic') {
+    // The layout of a dynamic pool lists the profiles it offers; the driver carves them on demand, in any mix a GPU
+    // holds, so the instances need not fit one GPU together.
+    return;
   }
   if (computeSlices > gpu.migComputeSlices) {
     issues.add(

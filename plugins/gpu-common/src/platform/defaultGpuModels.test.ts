@@ -86,7 +86,9 @@ describe('defaultGpuModels', () => {
     (name, expected) => {
       const gpu = defaultGpuModels[name];
       expect(gpu.migComputeSlices).toBe(name === 'A30-24GB' ? 4 : 7);
-      expect(gpu.migProfiles).toEqual(
+      expect(
+        gpu.migProfiles.map(({ multiprocessors: _sms, ...rest }) => rest),
+      ).toEqual(
         expected.map(([profile, maxInstances]) => ({
           name: profile,
           computeSlices: Number(profile.split('g.')[0]),
@@ -102,6 +104,41 @@ describe('defaultGpuModels', () => {
           profile.memoryGb * GB * profile.maxInstances,
         ).toBeLessThanOrEqual(gpu.memoryGiB * GIB);
       }
+    },
+  );
+
+  it.each([
+    [
+      'A100-80GB',
+      {
+        '1g.10gb': 14,
+        '1g.20gb': 14,
+        '2g.20gb': 28,
+        '3g.40gb': 42,
+        '4g.40gb': 56,
+        '7g.80gb': 98,
+      },
+    ],
+    [
+      'H100-80GB',
+      {
+        '1g.10gb': 16,
+        '2g.20gb': 32,
+        '3g.40gb': 60,
+        '4g.40gb': 64,
+        '7g.80gb': 132,
+      },
+    ],
+  ])(
+    '%s has the SMs of the MIG User Guide per profile (what dynamic MIG weighs)',
+    (name, sms) => {
+      expect(
+        Object.fromEntries(
+          defaultGpuModels[name].migProfiles
+            .filter(p => p.multiprocessors !== undefined)
+            .map(p => [p.name, p.multiprocessors]),
+        ),
+      ).toEqual(sms);
     },
   );
 

@@ -23,7 +23,7 @@ function withMig(
   productLabel: string,
   productName: string,
   migComputeSlices: number,
-  profiles: Array<[string, number]>,
+  profiles: Array<[string, number, number?]>,
 ): GpuModel {
   return {
     name,
@@ -31,14 +31,18 @@ function withMig(
     productLabel,
     productName,
     migComputeSlices,
-    migProfiles: profiles.map(([profile, max]) => migProfile(profile, max)),
+    migProfiles: profiles.map(([profile, max, sms]) =>
+      migProfile(profile, max, sms),
+    ),
   };
 }
 
 /**
  * The GPU models the platform knows without configuration, keyed by catalogue name. Memory is the card's nominal
  * memory; MIG profiles and their maximum instance counts are NVIDIA's (mig-parted `config-default.yaml`, GPU
- * Operator docs); MIG is unavailable on T4, A10G, L4 and L40S. Product names are NVML's (`nvidia-smi --query-gpu=name`),
+ * Operator docs); MIG is unavailable on T4, A10G, L4 and L40S. SMs per MIG profile (what dynamic MIG weighs) are
+ * the NVIDIA MIG User Guide's (supported profiles tables) for the A100-80GB and the H100-80GB (not its `1g.20gb`);
+ * the other models' are not catalogued, so they cannot be dynamic MIG pools unless `gpu.gpuModels` gives them. Product names are NVML's (`nvidia-smi --query-gpu=name`),
  * of which GPU feature discovery's product label is the name with spaces replaced by `-`. `gpu.gpuModels` in app-config extends or overrides
  * these.
  *
@@ -76,12 +80,12 @@ export const defaultGpuModels: Record<string, GpuModel> = {
     'NVIDIA A100-SXM4-80GB',
     7,
     [
-      ['1g.10gb', 7],
-      ['1g.20gb', 4],
-      ['2g.20gb', 3],
-      ['3g.40gb', 2],
-      ['4g.40gb', 1],
-      ['7g.80gb', 1],
+      ['1g.10gb', 7, 14],
+      ['1g.20gb', 4, 14],
+      ['2g.20gb', 3, 28],
+      ['3g.40gb', 2, 42],
+      ['4g.40gb', 1, 56],
+      ['7g.80gb', 1, 98],
     ],
   ),
   'H100-80GB': withMig(
@@ -91,12 +95,12 @@ export const defaultGpuModels: Record<string, GpuModel> = {
     'NVIDIA H100 80GB HBM3',
     7,
     [
-      ['1g.10gb', 7],
+      ['1g.10gb', 7, 16],
       ['1g.20gb', 4],
-      ['2g.20gb', 3],
-      ['3g.40gb', 2],
-      ['4g.40gb', 1],
-      ['7g.80gb', 1],
+      ['2g.20gb', 3, 32],
+      ['3g.40gb', 2, 60],
+      ['4g.40gb', 1, 64],
+      ['7g.80gb', 1, 132],
     ],
   ),
   'H100-NVL-94GB': withMig(

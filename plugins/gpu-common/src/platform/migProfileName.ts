@@ -19,14 +19,23 @@ export function parseMigProfileName(
 }
 
 /**
- * A {@link MigProfile} from its NVIDIA name and the most instances one GPU holds of it.
+ * A {@link MigProfile} from its NVIDIA name, the most instances one GPU holds of it and, when known, its SMs.
  *
  * @public
  */
-export function migProfile(name: string, maxInstances: number): MigProfile {
+export function migProfile(
+  name: string,
+  maxInstances: number,
+  multiprocessors?: number,
+): MigProfile {
   const parsed = parseMigProfileName(name);
   if (!parsed) {
     throw new Error(`Not a MIG profile name: ${name}; expected <N>g.<M>gb`);
   }
-  return { name, ...parsed, maxInstances };
+  return {
+    name,
+    ...parsed,
+    maxInstances,
+    ...(multiprocessors !== undefined && { multiprocessors }),
+  };
 }

@@ -16,6 +16,7 @@ const migProfileConfig = strict({
   maxInstances: int(1, 8),
   computeSlices: int(1, 8).optional(),
   memoryGb: z.number().positive().max(10000).optional(),
+  multiprocessors: int(1, 1000).optional(),
 });
 
 const gpuModelConfig = strict({
@@ -53,7 +54,11 @@ const modelConfig = strict({
 
 const sharingConfig = z.discriminatedUnion('type', [
   strict({ type: z.literal('none') }),
-  strict({ type: z.literal('mig'), layout: z.record(z.string(), int(1, 8)) }),
+  strict({
+    type: z.literal('mig'),
+    layout: z.record(z.string(), int(1, 8)),
+    partitioning: z.enum(['static', 'dynamic']).optional(),
+  }),
   strict({ type: z.literal('mps'), replicas: int(2, 48) }),
   strict({ type: z.literal('time-slicing'), replicas: int(2, 48) }),
 ]);

@@ -52,6 +52,11 @@ export interface MigProfile {
   memoryGb: number;
   /** Most instances of this profile one GPU can hold when it holds only this profile. */
   maxInstances: number;
+  /**
+   * Streaming multiprocessors (SMs) of one instance (NVIDIA MIG User Guide), e.g. 14 for an A100-80GB `1g.10gb`;
+   * what a dynamic MIG device weighs (`dynamicMigSliceWeights`). Absent when the catalogue does not know it.
+   */
+  multiprocessors?: number;
 }
 
 /**
@@ -92,10 +97,26 @@ export interface NodeTaint {
  */
 export type PoolSharing =
   | { type: 'none' }
-  /** MIG with the mixed strategy; `layout` is profile name to instances per GPU. */
-  | { type: 'mig'; layout: Record<string, number> }
+  /**
+   * MIG. `partitioning` `static` (the default): the mixed strategy's fixed layout, profile name to instances per
+   * GPU. `dynamic` (DRA pools only): the driver carves MIG devices on demand; `layout` names the profiles services may
+   * ask for, each with the most instances of it one GPU may hold.
+   */
+  | {
+      type: 'mig';
+      layout: Record<string, number>;
+      partitioning?: MigPartitioning;
+    }
   | { type: 'mps'; replicas: number }
   | { type: 'time-slicing'; replicas: number };
+
+/**
+ * How a MIG pool's GPUs are partitioned: `static`, a fixed layout per GPU (the MIG Manager's, or the driver's static
+ * MIG devices); `dynamic`, MIG devices carved on demand by the NVIDIA DRA driver (`DynamicMIG` gate), charged in SMs.
+ *
+ * @public
+ */
+export type MigPartitioning = 'static' | 'dynamic';
 
 /**
  * How a pool's GPUs reach pods: `device-plugin`, the NVIDIA device plugin's extended resources (`nvidia.com/gpu`,
@@ -128,6 +149,27 @@ export interface PoolAllocation {
   requested: AllocationBackend;
   /** Set when `dra` was asked for and the pool's tier cannot be served through it: why, in a sentence. */
   fallback?: { reason: DraFallbackReason; message: string };
+  /**
+   * Set on a dynamic MIG pool (`sharing.partitioning: dynamic`): the profiles the driver carves on demand, the SMs one
+   * GPU holds, and that in a sentence, for the quote.
+   */
+  dynamicMig?: DynamicMigAllocation;
+}
+
+/**
+ * What a dynamic MIG pool carves on demand.
+ *
+ * @public
+ */
+export interface DynamicMigAllocation {
+  /** The MIG profiles services may ask for, smallest first. */
+  profiles: string[];
+  /** SMs one GPU holds (its whole-GPU profile's); a slice weighs its SMs out of these. */
+  multiprocessorsPerGpu: number;
+  /** Each profile to its SMs. */
+  multiprocessorsByProfile: Record<string, number>;
+  /** The same in a sentence. */
+  message: string;
 }
 
 /**

@@ -3,7 +3,7 @@ import { formatUsd } from '../cost/formatUsd';
 import { UsdMicros } from '../cost/money';
 import { EnvironmentPolicy, Platform, Pool } from '../platform/types';
 import { formatGpuUnits, GPU_UNITS_PER_EQUIVALENT } from '../tiers/gpuUnits';
-import { migSliceWeights } from '../tiers/migSliceWeights';
+import { poolMigSliceWeights } from '../tiers/migSliceWeights';
 import { isProductionEnvironment } from './environmentPreference';
 
 /**
@@ -160,7 +160,7 @@ export function poolCapacity(
       migSlots,
     };
   }
-  const weights = migSliceWeights(gpu, pool.sharing.layout);
+  const weights = poolMigSliceWeights(gpu, pool.sharing);
   for (const [name, gpuUnits] of Object.entries(weights.unitsByProfile)) {
     const perGpu = pool.sharing.layout[name];
     migSlots[name] = {

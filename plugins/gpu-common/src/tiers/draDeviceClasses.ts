@@ -37,3 +37,24 @@ export const DRA_GPU_RESOURCE = 'nvidia.com/gpu';
  * @public
  */
 export const DRA_MIG_DEVICES_RESOURCE = 'gpu.backstage.io/mig-devices';
+
+/**
+ * The DeviceClass dynamic MIG claims name: the NVIDIA DRA driver's MIG devices, as `mig.nvidia.com` selects them, under
+ * a class of its own. Kueue v0.19 charges a DeviceClass either per device or through counters, never both: a class
+ * with counter sources is skipped by the per-device charge (`pkg/dra/claims.go`, `GetResourceRequestsForResourceClaimTemplates`:
+ * `if ... len(mapper.getCounterConfigs(dc)) > 0 { continue }`), and a counter charge of devices that consume no
+ * counter (the static MIG devices of `mig.nvidia.com` pools) fails (`pkg/dra/counters.go`, `processCounterCharge`:
+ * "matched devices have no consumesCounters entry"). Static DRA MIG pools keep `mig.nvidia.com`, charged per device.
+ *
+ * @public
+ */
+export const DYNAMIC_MIG_DEVICE_CLASS = 'mig-dynamic.gpu.backstage.io';
+
+/**
+ * The resource Kueue charges dynamic MIG devices in: the SMs the device consumes of its GPU's counter set (the
+ * driver's `multiprocessors` counter). A team's ClusterQueue gives a dynamic MIG pool's flavor its GPUs x the GPU's
+ * SMs, and the ledger weighs each slice its SMs' share of the GPU (`dynamicMigSliceWeights`).
+ *
+ * @public
+ */
+export const DYNAMIC_MIG_RESOURCE = 'gpu.backstage.io/mig-multiprocessors';

@@ -3,7 +3,7 @@ import {
   migMemorySlices,
   migMemorySlicesPerGpu,
 } from '../placement/migMemorySlices';
-import { GpuModel } from '../platform/types';
+import { GpuModel, MigPartitioning } from '../platform/types';
 import { GPU_UNITS_PER_EQUIVALENT } from './gpuUnits';
 
 /**
@@ -98,4 +98,87 @@ export function migSliceWeights(
   }
   for (const e of scaled) unitsByProfile[e.profile] = e.units;
   return { unitsByProfile, strandedUnitsPerGpu: left };
+}
+
+/**
+ * SMs one MIG-enabled GPU of `gpu` holds: those of its whole-GPU profile (the one taking every compute slice, e.g.
+ * `7g.80gb`, 98 on an A100-80GB, 132 on an H100-80GB), what the NVIDIA DRA driver publishes as the GPU's
+ * `multiprocessors` counter. Undefined when the catalogue does not know it.
+ *
+ * @public
+ */
+export function migMultiprocessorsPerGpu(gpu: GpuModel): number | undefined {
+  if (!(gpu.migComputeSlices > 0)) return undefined;
+  return gpu.migProfiles.find(
+    p =>
+      p.computeSlices === gpu.migComputeSlices &&
+      p.multiprocessors !== undefined,
+  )?.multiprocessors;
+}
+
+/**
+ * What each MIG device of a dynamic MIG pool weighs: its SMs' share of the GPU, in GPU units, rounded up
+ * (ceil(SMs x 5040 / SMs per GPU): exact on an A100, whose profiles' SMs are multiples of 98 / 7; on an H100 a unit
+ * at most above the share, so that what the ledger admits Kueue, counting SMs, admits too). Nothing is stranded: the
+ * driver carves the profiles on demand, so a GPU holds whatever mix its SMs and memory slices allow. `layout` names
+ * the profiles the pool offers.
+ *
+ * @throws GpuDomainError `INVALID_CONFIG` when the GPU has no MIG, a profile is unknown, or the SMs of a profile or of
+ *   the whole GPU are not catalogued.
+ * @public
+ */
+export function dynamicMigSliceWeights(
+  gpu: GpuModel,
+  layout: Record<string, number>,
+): MigSliceWeights & {
+  multiprocessorsPerGpu: number;
+  multiprocessorsByProfile: Record<string, number>;
+} {
+  const perGpu = migMultiprocessorsPerGpu(gpu);
+  if (perGpu === undefined) {
+    throw new GpuDomainError(
+      'INVALID_CONFIG',
+      `${gpu.name} has no SMs catalogued for its whole-GPU MIG profile; dynamic MIG weighs slices in SMs (give multiprocessors in gpu.gpuModels.${gpu.name}.migProfiles)`,
+    );
+  }
+  const unitsByProfile: Record<string, number> = {};
+  const multiprocessorsByProfile: Record<string, number> = {};
+  for (const [name, count] of Object.entries(layout)) {
+    if (!(count > 0)) continue;
+    const profile = gpu.migProfiles.find(p => p.name === name);
+    if (!profile || profile.multiprocessors === undefined) {
+      throw new GpuDomainError(
+        'INVALID_CONFIG',
+        profile
+          ? `${gpu.name} has no SMs catalogued for MIG profile ${name}; dynamic MIG weighs slices in SMs`
+          : `The MIG layout names ${name}, which ${gpu.name} does not have`,
+        { allowed: gpu.migProfiles.map(p => p.name) },
+      );
+    }
+    multiprocessorsByProfile[name] = profile.multiprocessors;
+    unitsByProfile[name] = Math.ceil(
+      (profile.multiprocessors * GPU_UNITS_PER_EQUIVALENT) / perGpu,
+    );
+  }
+  return {
+    unitsByProfile,
+    strandedUnitsPerGpu: 0,
+    multiprocessorsPerGpu: perGpu,
+    multiprocessorsByProfile,
+  };
+}
+
+/**
+ * The weights of a MIG pool's slices: `dynamicMigSliceWeights` on a dynamic MIG pool, `migSliceWeights` of its layout
+ * otherwise.
+ *
+ * @public
+ */
+export function poolMigSliceWeights(
+  gpu: GpuModel,
+  sharing: { layout: Record<string, number>; partitioning?: MigPartitioning },
+): MigSliceWeights {
+  return sharing.partitioning === 'dynamic'
+    ? dynamicMigSliceWeights(gpu, sharing.layout)
+    : migSliceWeights(gpu, sharing.layout);
 }

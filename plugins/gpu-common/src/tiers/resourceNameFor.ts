@@ -1,11 +1,15 @@
 import { Pool } from '../platform/types';
-import { DRA_GPU_RESOURCE, DRA_MIG_DEVICES_RESOURCE } from './draDeviceClasses';
+import {
+  DRA_GPU_RESOURCE,
+  DRA_MIG_DEVICES_RESOURCE,
+  DYNAMIC_MIG_RESOURCE,
+} from './draDeviceClasses';
 
 /**
  * The container resource a replica on `pool` requests: `nvidia.com/mig-<profile>` on a MIG pool (mixed strategy),
  * `nvidia.com/gpu.shared` on an MPS or time-slicing pool with `renameByDefault`, `nvidia.com/gpu` otherwise. On a
- * DRA pool, the resource Kueue charges its claims in: `DRA_MIG_DEVICES_RESOURCE` on a MIG pool, `DRA_GPU_RESOURCE`
- * otherwise.
+ * DRA pool, the resource Kueue charges its claims in: `DYNAMIC_MIG_RESOURCE` (SMs) on a dynamic MIG pool,
+ * `DRA_MIG_DEVICES_RESOURCE` on a static MIG pool, `DRA_GPU_RESOURCE` otherwise.
  *
  * @public
  */
@@ -14,9 +18,10 @@ export function resourceNameFor(
   migProfile?: string,
 ): string {
   if (pool.allocation.backend === 'dra') {
-    return pool.sharing.type === 'mig'
-      ? DRA_MIG_DEVICES_RESOURCE
-      : DRA_GPU_RESOURCE;
+    if (pool.sharing.type !== 'mig') return DRA_GPU_RESOURCE;
+    return pool.sharing.partitioning === 'dynamic'
+      ? DYNAMIC_MIG_RESOURCE
+      : DRA_MIG_DEVICES_RESOURCE;
   }
   switch (pool.sharing.type) {
     case 'mig':

@@ -2,7 +2,7 @@ import { findGpuModel, findPool } from '../platform/lookups';
 import { Platform, Pool } from '../platform/types';
 import { GB, GIB } from '../sizing/units';
 import { GPU_UNITS_PER_EQUIVALENT } from './gpuUnits';
-import { migSliceWeights } from './migSliceWeights';
+import { poolMigSliceWeights } from './migSliceWeights';
 import { poolTier } from './poolTier';
 import { resourceNameFor } from './resourceNameFor';
 import { tierIsolation } from './tierIsolation';
@@ -74,7 +74,7 @@ export function slicesFor(platform: Platform, pool: Pool | string): Slice[] {
         }),
       );
     case 'mig': {
-      const weights = migSliceWeights(gpu, sharing.layout).unitsByProfile;
+      const weights = poolMigSliceWeights(gpu, sharing).unitsByProfile;
       return gpu.migProfiles
         .filter(profile => Object.hasOwn(weights, profile.name))
         .map(profile => ({

@@ -1,18 +1,13 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { NVIDIA_DRA_DRIVER } from '@gpu-platform/backstage-plugin-gpu-common';
+import {
+  DYNAMIC_MIG_DEVICE_CLASS,
+  DYNAMIC_MIG_RESOURCE,
+  NVIDIA_DRA_DRIVER,
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import type { KueueDeviceClassMapping } from './renderDeviceClassMappings';
 
-/**
- * The DeviceClass dynamic MIG claims name: the NVIDIA DRA driver's MIG devices, as `mig.nvidia.com` selects them, under
- * a class of its own. Kueue v0.19 charges a DeviceClass either per device or through counters, never both: a class
- * with counter sources is skipped by the per-device charge (`pkg/dra/claims.go`, `GetResourceRequestsForResourceClaimTemplates`:
- * `if ... len(mapper.getCounterConfigs(dc)) > 0 { continue }`), and a counter charge of devices that consume no
- * counter (the static MIG devices of `mig.nvidia.com` pools) fails (`pkg/dra/counters.go`, `processCounterCharge`:
- * "matched devices have no consumesCounters entry"). Static DRA MIG pools keep `mig.nvidia.com`, charged per device.
- *
- * @public
- */
-export const DYNAMIC_MIG_DEVICE_CLASS = 'mig-dynamic.gpu.backstage.io';
+// Defined in gpu-common (the quote and the ledger name them too); kept exported here, where the cluster side uses them.
+export { DYNAMIC_MIG_DEVICE_CLASS, DYNAMIC_MIG_RESOURCE };
 
 /**
  * The counter of the driver's dynamic MIG devices Kueue charges: `multiprocessors`, the SMs a MIG device consumes of
@@ -22,14 +17,6 @@ export const DYNAMIC_MIG_DEVICE_CLASS = 'mig-dynamic.gpu.backstage.io';
  * @public
  */
 export const DYNAMIC_MIG_COUNTER = 'multiprocessors';
-
-/**
- * The resource Kueue charges dynamic MIG devices in: the SMs of their counter (`DYNAMIC_MIG_COUNTER`). A ClusterQueue
- * gives a dynamic MIG flavor its GPUs x the GPU's SMs.
- *
- * @public
- */
-export const DYNAMIC_MIG_RESOURCE = 'gpu.backstage.io/mig-multiprocessors';
 
 /**
  * The `deviceClassMappings` entry for dynamic MIG: `DYNAMIC_MIG_DEVICE_CLASS` charged through the driver's

@@ -1,8 +1,10 @@
 import {
   DRA_MIG_DEVICES_RESOURCE,
+  DYNAMIC_MIG_DEVICE_CLASS,
+  DYNAMIC_MIG_RESOURCE,
   findGpuModel,
-  migSliceWeights,
   NVIDIA_MIG_DEVICE_CLASS,
+  poolMigSliceWeights,
   Platform,
   Pool,
 } from '@gpu-platform/backstage-plugin-gpu-common';
@@ -41,7 +43,7 @@ function migResource(profile: string): string {
  * transformations by resource name only, so when two MIG pools weigh the same profile differently (another GPU or
  * layout), neither can use a transformation for it: those pools, and any pool sharing a resource with them, fall back
  * to per-profile counts. With `kueue.migQuota: profile-counts` every MIG pool does. A DRA MIG pool is always counted
- * per device: Kueue charges its claims through `deviceClassMappings`, not transformations.
+ * per device, a dynamic one in SMs: Kueue charges their claims through `deviceClassMappings`, not transformations.
  *
  * @public
  */
@@ -54,15 +56,21 @@ export function migQuotaPlan(platform: Platform): MigQuotaPlan {
   for (const pool of migPools) {
     weights.set(
       pool.name,
-      migSliceWeights(
-        findGpuModel(platform, pool.gpuModel),
-        pool.sharing.layout,
-      ).unitsByProfile,
+      poolMigSliceWeights(findGpuModel(platform, pool.gpuModel), pool.sharing)
+        .unitsByProfile,
     );
   }
   const countPools = new Map<string, string>();
   for (const pool of migPools) {
-    if (pool.allocation.backend === 'dra') {
+    if (
+      pool.allocation.backend === 'dra' &&
+      pool.sharing.partitioning === 'dynamic'
+    ) {
+      countPools.set(
+        pool.name,
+        `dynamic MIG through DRA: Kueue counts ${DYNAMIC_MIG_RESOURCE}, each device of class ${DYNAMIC_MIG_DEVICE_CLASS} its SMs (deviceClassMappings counter)`,
+      );
+    } else if (pool.allocation.backend === 'dra') {
       countPools.set(
         pool.name,
         `allocated through DRA: Kueue counts ${DRA_MIG_DEVICES_RESOURCE}, one per MIG device of class ${NVIDIA_MIG_DEVICE_CLASS} (deviceClassMappings)`,

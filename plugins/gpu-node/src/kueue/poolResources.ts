@@ -1,6 +1,8 @@
 import {
   DRA_GPU_RESOURCE,
   DRA_MIG_DEVICES_RESOURCE,
+  DYNAMIC_MIG_RESOURCE,
+  dynamicMigSliceWeights,
   findGpuModel,
   GpuDomainError,
   Platform,
@@ -29,7 +31,8 @@ export interface PoolResource {
  * with `renameByDefault`) x R for MPS and time-slicing; one `nvidia.com/mig-<profile>` per profile of the MIG layout
  * (mixed strategy), sorted by name. A DRA pool's are the resources Kueue charges its claims in
  * (`deviceClassMappings`): `nvidia.com/gpu` x 1 for whole GPUs, one `gpu.backstage.io/mig-devices` per MIG device
- * (a DRA MIG pool holds one profile).
+ * (a static DRA MIG pool holds one profile), or on a dynamic MIG pool `gpu.backstage.io/mig-multiprocessors` x the
+ * GPU's SMs (Kueue charges each device its SMs through the driver's counter).
  *
  * @public
  */
@@ -53,6 +56,22 @@ export function poolResources(platform: Platform, pool: Pool): PoolResource[] {
         },
       ];
     case 'mig':
+      if (
+        pool.allocation.backend === 'dra' &&
+        sharing.partitioning === 'dynamic'
+      ) {
+        const sms = dynamicMigSliceWeights(
+          model,
+          sharing.layout,
+        ).multiprocessorsPerGpu;
+        return [
+          {
+            name: DYNAMIC_MIG_RESOURCE,
+            perGpu: sms,
+            memoryGiB: model.memoryGiB / sms,
+          },
+        ];
+      }
       return Object.entries(sharing.layout)
         .filter(([, count]) => count > 0)
         .sort(([a], [b]) => (a < b ? -1 : 1))

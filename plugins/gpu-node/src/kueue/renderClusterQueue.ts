@@ -1,5 +1,8 @@
 import {
   allowanceUnits,
+  dynamicMigSliceWeights,
+  DYNAMIC_MIG_RESOURCE,
+  findGpuModel,
   GPU_UNITS_PER_EQUIVALENT,
   GpuDomainError,
   Platform,
@@ -16,6 +19,8 @@ import { clusterQueueName } from '../names/queueNames';
 import { GPU_UNITS_RESOURCE, MigQuotaPlan } from './migQuotaPlan';
 import { poolResources } from './poolResources';
 import { ClusterQueue, FlavorQuotas, ResourceGroup } from './types';
+
+const GIB = 2 ** 30;
 
 /** Kueue's limits on a ClusterQueue. */
 const MAX_RESOURCE_GROUPS = 16;
@@ -43,8 +48,9 @@ interface FlavorQuota {
  * What a team's allowance of `units` GPU units on `pool` gives in Kueue quota: floor(units x per GPU / 5040) of the
  * pool's resource for whole-GPU and shared pools; for a MIG pool counted in GPU units, `units` of
  * {@link GPU_UNITS_RESOURCE}; for a MIG pool counted per profile, floor(units / weight) of each profile (each a bound
- * on its own; the store's admission holds the total). Host resources cover the most pods of each resource the GPU
- * quota could admit.
+ * on its own; the store's admission holds the total); for a dynamic MIG pool, floor(units x SMs per GPU / 5040) of
+ * {@link DYNAMIC_MIG_RESOURCE}, the SMs Kueue charges (a whole number of GPUs gives GPUs x SMs per GPU). Host
+ * resources cover the most pods of each resource the GPU quota could admit.
  */
 function flavorQuota(
   platform: Platform,
@@ -60,6 +66,14 @@ function flavorQuota(
   };
   const weights = plan.weights.get(pool.name);
   const countReason = plan.countPools.get(pool.name);
+  const sharing = pool.sharing;
+  if (
+    pool.allocation.backend === 'dra' &&
+    sharing.type === 'mig' &&
+    sharing.partitioning === 'dynamic'
+  ) {
+    return dynamicMigFlavorQuota(platform, pool, sharing, units, quota);
+  }
   const inUnits = weights !== undefined && countReason === undefined;
   for (const resource of poolResources(platform, pool)) {
     const count =
@@ -81,6 +95,44 @@ function flavorQuota(
   } else {
     quota.migNote = `${pool.name}: floor(${units} / weight) per profile (${described}): ${countReason}`;
   }
+  return quota;
+}
+
+/**
+ * A dynamic MIG pool's quota in SMs. Its host resources cover the most pods those SMs admit: 4 CPUs a pod of the
+ * smallest profile, and memory at the largest rate of any offered profile (its memory plus 16 GiB per pod, over its
+ * SMs).
+ */
+function dynamicMigFlavorQuota(
+  platform: Platform,
+  pool: Pool,
+  sharing: { layout: Record<string, number> },
+  units: number,
+  quota: FlavorQuota,
+): FlavorQuota {
+  const gpu = findGpuModel(platform, pool.gpuModel);
+  const weights = dynamicMigSliceWeights(gpu, sharing.layout);
+  const sms = Math.floor(
+    (units * weights.multiprocessorsPerGpu) / GPU_UNITS_PER_EQUIVALENT,
+  );
+  quota.units.set(DYNAMIC_MIG_RESOURCE, sms);
+  const offered = Object.entries(weights.multiprocessorsByProfile);
+  const smallest = Math.min(...offered.map(([, n]) => n));
+  quota.hostCpu += Math.floor(sms / smallest) * HOST_CPU_PER_GPU_UNIT;
+  quota.hostMemoryGiB += Math.ceil(
+    sms *
+      Math.max(
+        ...offered.map(([name, n]) => {
+          const profile = gpu.migProfiles.find(p => p.name === name)!;
+          return hostMemoryGiBPerGpuUnit((profile.memoryGb * 1e9) / GIB) / n;
+        }),
+      ),
+  );
+  const described = offered
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([profile, n]) => `${profile} weighs ${n}`)
+    .join(', ');
+  quota.migNote = `${pool.name}: ${sms} ${DYNAMIC_MIG_RESOURCE} (${units} GPU units x ${weights.multiprocessorsPerGpu} SMs per GPU / ${GPU_UNITS_PER_EQUIVALENT}; dynamic MIG, ${described} SMs)`;
   return quota;
 }
 

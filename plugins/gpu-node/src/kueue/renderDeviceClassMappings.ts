@@ -2,9 +2,12 @@ import {
   DRA_GPU_RESOURCE,
   DRA_MIG_DEVICES_RESOURCE,
   NVIDIA_GPU_DEVICE_CLASS,
+  DYNAMIC_MIG_DEVICE_CLASS,
   NVIDIA_MIG_DEVICE_CLASS,
   Platform,
+  Pool,
 } from '@gpu-platform/backstage-plugin-gpu-common';
+import { DYNAMIC_MIG_DEVICE_CLASS_MAPPING } from './dynamicMig';
 
 /**
  * One entry of `resources.deviceClassMappings` in Kueue's Configuration (`config.kueue.x-k8s.io/v1beta2`, Kueue
@@ -46,7 +49,8 @@ export const NVIDIA_DEVICE_CLASS_MAPPINGS: readonly KueueDeviceClassMapping[] =
 
 /**
  * The `deviceClassMappings` Kueue needs for the platform's DRA pools: the whole-GPU mapping when a DRA pool serves
- * whole GPUs, the MIG mapping when one serves MIG devices. Empty without DRA pools. The operator adds them under
+ * whole GPUs, the MIG mapping when a static one serves MIG devices, `DYNAMIC_MIG_DEVICE_CLASS_MAPPING` (SMs through the
+ * driver's counter) when a dynamic MIG pool does. Empty without DRA pools. The operator adds them under
  * `resources.deviceClassMappings` of Kueue's Configuration, beside the resource transformations.
  *
  * @public
@@ -55,17 +59,21 @@ export function renderDeviceClassMappings(
   platform: Platform,
 ): KueueDeviceClassMapping[] {
   const dra = platform.pools.filter(p => p.allocation.backend === 'dra');
-  const classes = new Set<string>(
-    dra.map(pool =>
-      pool.sharing.type === 'mig'
-        ? NVIDIA_MIG_DEVICE_CLASS
-        : NVIDIA_GPU_DEVICE_CLASS,
-    ),
-  );
-  return NVIDIA_DEVICE_CLASS_MAPPINGS.filter(mapping =>
-    mapping.deviceClassNames.some(name => classes.has(name)),
-  ).map(mapping => ({
-    ...mapping,
-    deviceClassNames: [...mapping.deviceClassNames],
-  }));
+  const classes = new Set<string>(dra.map(draDeviceClass));
+  return [...NVIDIA_DEVICE_CLASS_MAPPINGS, DYNAMIC_MIG_DEVICE_CLASS_MAPPING]
+    .filter(mapping => mapping.deviceClassNames.some(name => classes.has(name)))
+    .map(mapping => structuredClone(mapping));
+}
+
+/**
+ * The DeviceClass a DRA pool's claims name: `gpu.nvidia.com` for whole GPUs, `mig.nvidia.com` on a static MIG pool,
+ * `DYNAMIC_MIG_DEVICE_CLASS` on a dynamic one.
+ *
+ * @public
+ */
+export function draDeviceClass(pool: Pool): string {
+  if (pool.sharing.type !== 'mig') return NVIDIA_GPU_DEVICE_CLASS;
+  return pool.sharing.partitioning === 'dynamic'
+    ? DYNAMIC_MIG_DEVICE_CLASS
+    : NVIDIA_MIG_DEVICE_CLASS;
 }

@@ -1,9 +1,6 @@
 import type { V1ResourceClaimTemplate } from '@kubernetes/client-node';
-import {
-  NVIDIA_DRA_DRIVER,
-  NVIDIA_GPU_DEVICE_CLASS,
-  NVIDIA_MIG_DEVICE_CLASS,
-} from '@gpu-platform/backstage-plugin-gpu-common';
+import { NVIDIA_DRA_DRIVER } from '@gpu-platform/backstage-plugin-gpu-common';
+import { draDeviceClass } from '../kueue/renderDeviceClassMappings';
 import { ServiceContext } from './resolveServiceContext';
 import { serviceAnnotations } from './serviceAnnotations';
 import { serviceObjectNames } from './serviceNames';
@@ -21,7 +18,9 @@ function celString(value: string): string {
  * The ResourceClaimTemplate of a service on a DRA pool (undefined on a device-plugin pool): each replica's pod gets
  * its own claim of `exactly` the slice's devices: N whole GPUs of class `gpu.nvidia.com` whose `productName` is the
  * pool's GPU, or one MIG device of class `mig.nvidia.com` of the slice's `profile` on that GPU, as the NVIDIA DRA
- * driver's static MIG example asks. One claim per pod, never a claim shared by pods: Kueue refuses those.
+ * driver's static MIG example asks; on a dynamic MIG pool the same device of class `DYNAMIC_MIG_DEVICE_CLASS`, which
+ * the driver carves on demand and Kueue charges in SMs. One claim per pod, never a claim shared by pods: Kueue refuses
+ * those.
  */
 export function renderResourceClaimTemplate(
   context: ServiceContext,
@@ -33,8 +32,7 @@ export function renderResourceClaimTemplate(
   const product = `${attribute('productName')} == ${celString(
     gpuModel.productName,
   )}`;
-  const mig = slice.migProfile !== undefined;
-  const expression = mig
+  const expression = slice.migProfile !== undefined
     ? `${attribute('profile')} == ${celString(slice.migProfile!)} && ${product}`
     : product;
   return {
@@ -53,9 +51,7 @@ export function renderResourceClaimTemplate(
             {
               name: GPU_CLAIM_NAME,
               exactly: {
-                deviceClassName: mig
-                  ? NVIDIA_MIG_DEVICE_CLASS
-                  : NVIDIA_GPU_DEVICE_CLASS,
+                deviceClassName: draDeviceClass(pool),
                 allocationMode: 'ExactCount',
                 count: slice.resourceCount,
                 selectors: [{ cel: { expression } }],

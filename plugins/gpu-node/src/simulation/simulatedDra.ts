@@ -148,8 +148,9 @@ function nodeDevices(
  * the node, listing its GPUs (`gpu-<minor>`, attributes `type: gpu`, `uuid`, `productName`, `architecture`, capacity
  * `memory` in bytes) or, on a MIG pool, the MIG devices of the layout on each GPU (named as the driver names them,
  * `gpu-<minor>-mig-<profile>-<profile id>-<placement>`, with `type: mig`, `profile`, `parentUUID`, capacities `memory`
- * and `multiprocessors`). Values come from `NVIDIA_GPU_PRODUCT_FACTS`, not from the platform's GPU catalogue. Nothing
- * for device-plugin pools. Pure and deterministic.
+ * and `multiprocessors`). A dynamic MIG pool's nodes publish what the driver does with `DynamicMIG` instead
+ * (`simulatedDynamicMigResourceSlices`: counters and every placement). Values come from `NVIDIA_GPU_PRODUCT_FACTS`, not
+ * from the platform's GPU catalogue. Nothing for device-plugin pools. Pure and deterministic.
  *
  * @public
  */
@@ -164,7 +165,18 @@ export function simulatedResourceSlices(
       const fact = productFact(platform, pool);
       return Array.from({ length: pool.maxNodes }, (_, i) => {
         const node = stableName([`${prefix}${pool.name}`, String(i)]);
-        return stableObject({
+        if (
+          pool.sharing.type === 'mig' &&
+          pool.sharing.partitioning === 'dynamic'
+        ) {
+          return simulatedDynamicMigResourceSlices({
+            node,
+            productLabel: findGpuModel(platform, pool.gpuModel).productLabel,
+            gpus: pool.gpusPerNode,
+          });
+        }
+        return [
+          stableObject({
           apiVersion: 'resource.k8s.io/v1',
           kind: 'ResourceSlice',
           metadata: { name: stableName([node, 'gpu.nvidia.com']) },
@@ -174,8 +186,9 @@ export function simulatedResourceSlices(
             pool: { name: node, generation: 1, resourceSliceCount: 1 },
             devices: nodeDevices(node, pool, fact),
           },
-        } as KubernetesObject);
-      });
+        } as KubernetesObject),
+        ];
+      }).flat();
     });
 }
 

@@ -1922,6 +1922,11 @@ export const spec = {
           maxInstances: {
             type: 'integer',
           },
+          multiprocessors: {
+            description:
+              'Streaming multiprocessors (SMs) of one instance, when catalogued; what a slice of a dynamic MIG pool weighs.',
+            type: 'integer',
+          },
         },
       },
       GpuModel: {
@@ -1987,11 +1992,18 @@ export const spec = {
             enum: ['none', 'mig', 'mps', 'time-slicing'],
           },
           layout: {
-            description: 'MIG profile name to instances per GPU (type mig).',
+            description:
+              'MIG profile name to instances per GPU (type mig); with partitioning dynamic, the profiles services may ask for, each with the most instances of it one GPU may hold.',
             type: 'object',
             additionalProperties: {
               type: 'integer',
             },
+          },
+          partitioning: {
+            description:
+              'MIG pools: static (default), a fixed layout per GPU; dynamic, MIG devices the NVIDIA DRA driver carves on demand (DRA pools only), weighed and charged in SMs.',
+            type: 'string',
+            enum: ['static', 'dynamic'],
           },
           replicas: {
             description: 'Shares per GPU (types mps and time-slicing).',
@@ -2001,7 +2013,7 @@ export const spec = {
       },
       PoolAllocation: {
         description:
-          "How a pool's GPUs reach pods: the NVIDIA device plugin's extended resources, or Dynamic Resource Allocation through the NVIDIA DRA driver's DeviceClasses gpu.nvidia.com and mig.nvidia.com.",
+          "How a pool's GPUs reach pods: the NVIDIA device plugin's extended resources, or Dynamic Resource Allocation through the NVIDIA DRA driver's DeviceClasses gpu.nvidia.com and mig.nvidia.com (or, on a dynamic MIG pool, mig-dynamic.gpu.backstage.io).",
         type: 'object',
         additionalProperties: false,
         required: ['backend', 'requested'],
@@ -2026,6 +2038,38 @@ export const spec = {
               reason: {
                 type: 'string',
                 enum: ['shared-claims-refused'],
+              },
+              message: {
+                type: 'string',
+              },
+            },
+          },
+          dynamicMig: {
+            description:
+              "Set on a dynamic MIG pool: the profiles the NVIDIA DRA driver carves on demand, the SMs of one GPU and of each profile (a slice weighs its SMs' share of the GPU; Kueue charges gpu.backstage.io/mig-multiprocessors), and that in a sentence.",
+            type: 'object',
+            additionalProperties: false,
+            required: [
+              'profiles',
+              'multiprocessorsPerGpu',
+              'multiprocessorsByProfile',
+              'message',
+            ],
+            properties: {
+              profiles: {
+                type: 'array',
+                items: {
+                  type: 'string',
+                },
+              },
+              multiprocessorsPerGpu: {
+                type: 'integer',
+              },
+              multiprocessorsByProfile: {
+                type: 'object',
+                additionalProperties: {
+                  type: 'integer',
+                },
               },
               message: {
                 type: 'string',
@@ -2684,7 +2728,7 @@ export const spec = {
           },
           resourceName: {
             description:
-              "Container resource name (nvidia.com/gpu, nvidia.com/mig-<profile>, nvidia.com/gpu.shared); on a DRA pool the resource Kueue charges the pod's claim in (nvidia.com/gpu, gpu.backstage.io/mig-devices).",
+              "Container resource name (nvidia.com/gpu, nvidia.com/mig-<profile>, nvidia.com/gpu.shared); on a DRA pool the resource Kueue charges the pod's claim in (nvidia.com/gpu, gpu.backstage.io/mig-devices, gpu.backstage.io/mig-multiprocessors on a dynamic MIG pool).",
             type: 'string',
           },
           resourceCount: {

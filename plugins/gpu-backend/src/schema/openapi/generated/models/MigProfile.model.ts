@@ -12,4 +12,8 @@ export interface MigProfile {
   computeSlices: number;
   memoryGb: number;
   maxInstances: number;
+  /**
+   * Streaming multiprocessors (SMs) of one instance, when catalogued; what a slice of a dynamic MIG pool weighs.
+   */
+  multiprocessors?: number;
 }

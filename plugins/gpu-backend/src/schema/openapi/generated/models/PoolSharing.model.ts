@@ -10,9 +10,13 @@
 export interface PoolSharing {
   type: PoolSharingTypeEnum;
   /**
-   * MIG profile name to instances per GPU (type mig).
+   * MIG profile name to instances per GPU (type mig); with partitioning dynamic, the profiles services may ask for, each with the most instances of it one GPU may hold.
    */
   layout?: { [key: string]: number };
+  /**
+   * MIG pools: static (default), a fixed layout per GPU; dynamic, MIG devices the NVIDIA DRA driver carves on demand (DRA pools only), weighed and charged in SMs.
+   */
+  partitioning?: PoolSharingPartitioningEnum;
   /**
    * Shares per GPU (types mps and time-slicing).
    */
@@ -23,3 +27,7 @@ export interface PoolSharing {
  * @public
  */
 export type PoolSharingTypeEnum = 'none' | 'mig' | 'mps' | 'time-slicing';
+/**
+ * @public
+ */
+export type PoolSharingPartitioningEnum = 'static' | 'dynamic';

@@ -27,7 +27,7 @@ export interface Slice {
   gpuShare: number;
   isolation: SliceIsolationEnum;
   /**
-   * Container resource name (nvidia.com/gpu, nvidia.com/mig-<profile>, nvidia.com/gpu.shared); on a DRA pool the resource Kueue charges the pod\'s claim in (nvidia.com/gpu, gpu.backstage.io/mig-devices).
+   * Container resource name (nvidia.com/gpu, nvidia.com/mig-<profile>, nvidia.com/gpu.shared); on a DRA pool the resource Kueue charges the pod\'s claim in (nvidia.com/gpu, gpu.backstage.io/mig-devices, gpu.backstage.io/mig-multiprocessors on a dynamic MIG pool).
    */
   resourceName: string;
   resourceCount: number;

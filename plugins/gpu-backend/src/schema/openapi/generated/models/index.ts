@@ -95,6 +95,7 @@ export * from '../models/PlatformPart.model';
 export * from '../models/PlatformResponse.model';
 export * from '../models/Pool.model';
 export * from '../models/PoolAllocation.model';
+export * from '../models/PoolAllocationDynamicMig.model';
 export * from '../models/PoolAllocationFallback.model';
 export * from '../models/PoolCost.model';
 export * from '../models/PoolSharing.model';
