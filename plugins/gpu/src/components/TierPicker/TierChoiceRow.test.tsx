@@ -246,6 +246,14 @@ describe('TierChoiceRow allocation', () => {
       if (pool.name === 'l4-mps' || pool.name === 'l4-ondemand') {
         pool.allocation = 'dra';
       }
+      if (pool.name === 'a100-mig') {
+        pool.allocation = 'dra';
+        pool.sharing = {
+          type: 'mig',
+          partitioning: 'dynamic',
+          layout: { '1g.10gb': 7, '3g.40gb': 2 },
+        };
+      }
     }
     const platform = parsePlatform(config);
     return {
@@ -277,6 +285,13 @@ describe('TierChoiceRow allocation', () => {
     await renderRow('dedicated/l4-ondemand');
     expect(screen.getByTestId('tier-choice-allocation')).toHaveTextContent(
       'GPUs claimed through Dynamic Resource Allocation',
+    );
+  });
+
+  it('says which MIG profiles a dynamic MIG pool carves on demand', async () => {
+    await renderRow('mig/a100-mig');
+    expect(screen.getByTestId('tier-choice-allocation')).toHaveTextContent(
+      /^GPUs claimed through Dynamic Resource Allocation; dynamic MIG: the NVIDIA DRA driver carves 1g\.10gb \(14 SMs\), 3g\.40gb \(42 SMs\) on demand on each A100-80GB/,
     );
   });
 

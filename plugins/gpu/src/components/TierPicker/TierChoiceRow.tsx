@@ -37,8 +37,8 @@ const VERDICT_LABELS = {
 } as const;
 
 /**
- * How the pool's GPUs reach the pod when it is not the device plugin as configured: through DRA, or on the device
- * plugin although the pool asked for DRA, and why.
+ * How the pool's GPUs reach the pod when it is not the device plugin as configured: through DRA (on a dynamic MIG
+ * pool, which profiles the driver carves on demand), or on the device plugin although the pool asked for DRA, and why.
  */
 function AllocationNote(props: {
   allocation: PoolAllocation;
@@ -53,6 +53,7 @@ function AllocationNote(props: {
         data-testid="tier-choice-allocation"
       >
         GPUs claimed through Dynamic Resource Allocation
+        {allocation.dynamicMig ? `; ${allocation.dynamicMig.message}` : ''}
       </Typography>
     );
   }
