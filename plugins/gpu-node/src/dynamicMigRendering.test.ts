@@ -20,6 +20,7 @@ import { ClusterQueue } from './kueue/types';
 import { renderPlatformManifests } from './renderPlatformManifests';
 import { renderServiceManifests } from './renderServiceManifests';
 import { simulatedResourceSlices } from './simulation/simulatedDra';
+import { simulatedGpuNodes } from './simulation/simulatedGpuNodes';
 import { DRA_POOLS } from './__testUtils__/draPlatform';
 import { fittingPlacement } from './__testUtils__/platforms';
 
@@ -225,6 +226,22 @@ describe('Kueue quota of a dynamic MIG pool', () => {
     ).toBeGreaterThanOrEqual(
       3 * (38 + 16), // the largest rate: 3g.40gb pods' memory per SM, times 98 SMs is more than two of them
     );
+  });
+});
+
+describe('node configuration of a dynamic MIG pool', () => {
+  it('gives the MIG Manager no layout for it: the driver carves its GPUs on demand', () => {
+    const objects = renderPlatformManifests(dynamicPlatform());
+    const migConfig = objects.find(
+      o => o.kind === 'ConfigMap' && o.metadata?.name === 'custom-mig-config',
+    ) as KubernetesObject & { data: Record<string, string> };
+    const text = JSON.stringify(migConfig.data);
+    expect(text).toContain('all-1g.10gb'); // the static DRA pool's layout
+    expect(text).not.toMatch(/"3g\.40gb":2|3g\.40gb: 2/);
+    const [node] = simulatedGpuNodes(dynamicPlatform()).filter(
+      n => n.metadata?.labels?.['gpu.example.com/pool'] === 'a100-mig-dynamic',
+    );
+    expect(node.metadata?.labels?.['nvidia.com/mig.config']).toBeUndefined();
   });
 });
 

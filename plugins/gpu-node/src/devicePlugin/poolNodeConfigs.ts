@@ -30,7 +30,7 @@ export const MIG_CONFIG_LABEL = 'nvidia.com/mig.config';
 export interface PoolNodeConfig {
   pool: Pool;
   devicePlugin: { name: string; config: DevicePluginConfig };
-  /** MIG pools only: the layout's name and profile counts per GPU. */
+  /** Static MIG pools only: the layout's name and profile counts per GPU. */
   mig?: { name: string; devices: Record<string, number> };
 }
 
@@ -77,7 +77,12 @@ export function poolNodeConfigs(platform: Platform): PoolNodeConfig[] {
       pool,
       devicePlugin: { name: pluginName, config },
     };
-    if (pool.sharing.type === 'mig') {
+    // A dynamic MIG pool's GPUs are carved by the DRA driver on demand: no MIG Manager layout (its `layout` lists the
+    // profiles offered, not a partition of one GPU).
+    if (
+      pool.sharing.type === 'mig' &&
+      pool.sharing.partitioning !== 'dynamic'
+    ) {
       const devices = Object.fromEntries(
         Object.entries(pool.sharing.layout)
           .filter(([, count]) => count > 0)
