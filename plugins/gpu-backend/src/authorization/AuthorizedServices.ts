@@ -204,7 +204,11 @@ export class AuthorizedServices {
   ): Promise<GpuServiceView> {
     await this.authorized(credentials, id, gpuServiceUpdatePermission, 'retry');
     return this.view(
-      await this.options.services.retry(id, actorOf(credentials)),
+      await this.options.services.retry(
+        id,
+        actorOf(credentials),
+        this.checkPlacement(credentials, 'retry a service for'),
+      ),
     );
   }
 

@@ -48,6 +48,7 @@ import {
   writeQuota,
 } from './quota';
 import { replaceReservationInTransaction } from './replaceReservation';
+import { retryPullRequestInTransaction } from './serviceRetry';
 import { isUuid, lockService } from './services';
 import {
   listPendingChanges,
@@ -90,6 +91,8 @@ import {
   QuotaSpec,
   ReplaceReservationInput,
   ReplaceReservationResult,
+  RetryPullRequestInput,
+  RetryPullRequestResult,
   ReservationRecord,
   ServiceListing,
   ServicePageQuery,
@@ -329,6 +332,31 @@ export class DatabaseGpuStore implements GpuStore {
       throw error;
     }
     throw new Error('unreachable: a dry run always rolls back');
+  }
+
+  async retryPullRequest(
+    input: RetryPullRequestInput,
+  ): Promise<RetryPullRequestResult> {
+    const amounts = checkReservation(input.reservation);
+    checkPolicy(input.policy);
+    checkPhysicalFit(
+      this.governance,
+      input.change.pool,
+      amounts,
+      input.change.placement.migProfile,
+    );
+    try {
+      return await this.transaction(tx =>
+        retryPullRequestInTransaction(tx, input, amounts, this.governance),
+      );
+    } catch (error) {
+      if (isUniqueViolation(error, LIVE_NAME_INDEX)) {
+        throw new ConflictError(
+          `A live service named '${input.change.request.name}' exists in its namespace; it cannot be retried beside it`,
+        );
+      }
+      throw error;
+    }
   }
 
   async getPendingChange(

@@ -347,6 +347,31 @@ export interface ReplaceReservationInput {
 
 /**
  * Where a pending change of a GitOps service stands: `pending` until its request is merged; `merged` or `confirmed`
+/** Input of {@link GpuStore.retryPullRequest}. */
+export interface RetryPullRequestInput {
+  serviceId: string;
+  /** The spec as quoted again, with the manifests rendered from it (a retry publishes them anew). */
+  change: ServiceChange & { manifests: StoredManifest[] };
+  reservation: ReservationRequest;
+  policy: AdmissionPolicy;
+  /** The service's `updatedAt` the retry was computed from (a compare-and-set). */
+  expectedUpdatedAt?: string;
+  /** Why the service is `approved` again: the sentence of its status. */
+  statusReason: string;
+  /** When the new pull request must be confirmed by (`gpu.services.confirmWithin` from now). */
+  confirmBy: Date;
+  actor: string;
+}
+
+/** What {@link GpuStore.retryPullRequest} recorded. */
+export interface RetryPullRequestResult {
+  service: ServiceRecord;
+  /** The new reservation, held. */
+  reservation: ReservationRecord;
+  /** How the last pull request ended. */
+  ended: 'closed' | 'expired' | 'unconfirmed';
+}
+
  * (kept without a request) keep it; `closed`, `expired` and `unconfirmed` rolled it back; `withdrawn`: the service was
  * deleted while it was pending (nothing restored).
  */
@@ -696,6 +721,17 @@ export interface GpuStore {
 
   /** Reservations of a service, newest first. */
   listReservations(serviceId: string): Promise<ReservationRecord[]>;
+  /**
+   * GitOps: retries a service whose pull request was closed without merging, not merged in time or never confirmed
+   * (status `deleted`): weighed again by admission as a creation is, a new reservation held, the spec and manifests
+   * rendered again recorded, `approved` again awaiting its new pull request's confirmation by `confirmBy`.
+   * `ConflictError`, nothing written or held, when it cannot be retried so, its name is taken by a live service, or
+   * admission refuses it or would make it wait for an approver.
+   */
+  retryPullRequest(
+    input: RetryPullRequestInput,
+  ): Promise<RetryPullRequestResult>;
+
 
   getQuota(team: string): Promise<QuotaRecord | undefined>;
 

@@ -49,6 +49,7 @@ import {
   UpdateServiceStatusInput,
 } from '../database';
 import { notAppliedStatusReason } from '../database/createService';
+import { retriablePullRequestEnd } from '../database/serviceRetry';
 import type { Forges } from '../gitops/forges';
 import type { OwnedObjectsReader } from '../gitops/OwnedObjectsReader';
 import { chooseOption, placementOf } from './chooseOption';
@@ -1000,18 +1001,127 @@ export class ServiceManager {
   /**
    * Completes what left the service `failed`: the teardown when a delete failed (the last status change was
    * `deleting` to `failed`), else the apply. Objects already in the cluster are applied again unchanged.
+   *
+   * GitOps: a service whose pull request was closed without merging (`PullRequestClosed`), not merged in time
+   * (`PullRequestExpired`) or never confirmed (deleted at its `confirmBy`) is retried through a new request
+   * ({@link ServiceManager.retryPullRequest}).
    */
-  async retry(id: string, actor: string): Promise<ServiceRecord> {
+  async retry(
+    id: string,
+    actor: string,
+    check?: PlacementCheck,
+  ): Promise<ServiceRecord> {
     const service = await this.get(id);
+    const ended = retriablePullRequestEnd(service);
+    if (ended) {
+      return this.retryPullRequest(service, ended, actor, check);
+    }
     if (service.status !== 'failed') {
       throw new ConflictError(
-        `Service ${id} is ${service.status}; only a failed service can be retried`,
+        service.mode === 'gitops'
+          ? `Service ${service.name} is ${service.status} (${service.reason}); only a failed service, or a GitOps service whose pull request was closed without merging, not merged in time or never confirmed, can be retried`
+          : `Service ${id} is ${service.status}; only a failed service can be retried`,
       );
     }
     if (service.reason === 'TeardownFailed') {
       return this.teardown(id, actor);
     }
     return this.deploy(service, actor);
+  }
+
+  /**
+   * GitOps: retries a service whose pull request will never be merged (`ended`: closed unmerged, expired, or never
+   * confirmed), as its creation was: quoted again, its placement checked (`check`), weighed by admission against the
+   * team's quota, budget, the pool's capacity and policy, its manifests rendered again; then a new reservation is held
+   * and the service is `approved` (`RenderedForGitOps`) again, provisional: the template run that publishes its
+   * directory in a new pull request confirms it with that request by `gpu.services.confirmWithin`, after which its
+   * reservation follows the request (`mergeWithin`) as at creation. A refusal (over quota or budget with policy
+   * reject, over pool capacity, needing an approver, its name taken by a live service) is a `ConflictError` and
+   * nothing is written or held; bad input (the request no longer valid on the platform) an `InputError`.
+   */
+  private async retryPullRequest(
+    first: ServiceRecord,
+    firstEnded: 'closed' | 'expired' | 'unconfirmed',
+    actor: string,
+    check?: PlacementCheck,
+  ): Promise<ServiceRecord> {
+    const { platform, store, quotes } = this.options;
+    let service = first;
+    let ended = firstEnded;
+    for (let attempt = 1; ; attempt++) {
+      const request = validateServiceRequest(platform, service.request);
+      const option = chooseOption(platform, await quotes.quote(request));
+      const target = this.targetOf(option.cluster);
+      const placement = placementOf(option);
+      this.checkScaleToZero(request, placement);
+      await check?.({
+        team: request.team,
+        environment: request.environment,
+        ...placement,
+      });
+      const retried = {
+        ...service,
+        request,
+        placement,
+        tier: placement.tier,
+        pool: placement.pool,
+      };
+      const confirmBy = new Date(
+        this.now().getTime() +
+          (this.options.confirmWithinMs ?? DEFAULT_CONFIRM_WITHIN_MS),
+      );
+      const last = service.pullRequest?.url;
+      const why = {
+        closed: `its pull request ${last ?? ''} was closed without merging`,
+        expired: `its pull request ${last ?? ''} was not merged in time`,
+        unconfirmed: `its pull request was never confirmed (the template run that opened it did not finish by ${service.confirmBy})`,
+      }[ended];
+      try {
+        const result = await store.retryPullRequest({
+          serviceId: service.id,
+          change: {
+            tier: placement.tier,
+            pool: placement.pool,
+            cluster: target.name,
+            request,
+            placement,
+            manifests: (await this.render(
+              retried,
+              unitsOf(option),
+            )) as StoredManifest[],
+          },
+          reservation: {
+            gpuEquivalents: option.gpuEquivalents,
+            monthlyCostMicros: option.cost.monthly,
+          },
+          policy: admissionPolicy(platform, request, option),
+          expectedUpdatedAt: service.updatedAt,
+          statusReason: `Retried after ${why}: quota reserved again and rendered for GitOps; publish the manifests in a new pull request and confirm it by ${confirmBy.toISOString()}`,
+          confirmBy,
+          actor,
+        });
+        this.options.logger.info('Retried a GitOps service', {
+          serviceId: service.id,
+          ended,
+          pool: placement.pool,
+          generation: result.service.generation,
+        });
+        return result.service;
+      } catch (error) {
+        const now = await this.get(service.id);
+        const next = retriablePullRequestEnd(now);
+        if (
+          !(error instanceof ConflictError) ||
+          now.updatedAt === service.updatedAt ||
+          !next ||
+          attempt >= MAX_CHANGE_ATTEMPTS
+        ) {
+          throw error;
+        }
+        service = now;
+        ended = next;
+      }
+    }
   }
 
   /**

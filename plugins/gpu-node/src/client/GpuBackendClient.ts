@@ -159,6 +159,20 @@ export class GpuBackendClient {
     });
   }
 
+  /**
+   * Retries a service (`POST /services/:id/retry`): completes what left it `failed`, or, for a GitOps service whose
+   * pull request was closed without merging, not merged in time or never confirmed, weighs it again against the
+   * team's quota, budget and policy, reserves it again and renders it again, to be published in a new pull request
+   * and confirmed ({@link GpuBackendClient.confirmService}) with it. A refusal is a `ConflictError` with the reason.
+   */
+  retryService(id: string, options: GpuCallOptions): Promise<GpuServiceView> {
+    return this.call(
+      'POST',
+      `/services/${encodeURIComponent(id)}/retry`,
+      options,
+    );
+  }
+
   /** Tears the service down and releases its quota; deleting a deleted service answers it unchanged. */
   deleteService(id: string, options: GpuCallOptions): Promise<GpuServiceView> {
     return this.call('DELETE', `/services/${encodeURIComponent(id)}`, options);

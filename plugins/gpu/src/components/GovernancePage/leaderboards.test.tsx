@@ -8,7 +8,8 @@ import { renderWithGpuApis } from '../../__testUtils__/renderWithGpuApis';
 import { CostLeaderboard } from './CostLeaderboard';
 import { WasteLeaderboard } from './WasteLeaderboard';
 
-jest.setTimeout(30_000);
+// Material Table renders slowly on a loaded machine: a deadline, not a performance target.
+jest.setTimeout(60_000);
 configure({ asyncUtilTimeout: 10_000 });
 const user = userEvent.setup({ delay: null });
 
@@ -61,7 +62,7 @@ describe.each([
     'Search the waste leaderboard',
   ],
 ] as const)('%s', (_title, Leaderboard, leaderboard, searchLabel) => {
-  it('shows the first page the overview carries without a request, and pages, searches and sorts on the server', async () => {
+  it('shows the first page the overview carries without a request, and pages on the server', async () => {
     const api = await renderLeaderboard(Leaderboard, manyServices());
     await waitFor(() => expect(firstCells()).toHaveLength(10));
     expect(screen.getAllByText('1-10 of 14').length).toBeGreaterThan(0);
@@ -82,11 +83,14 @@ describe.each([
     expect(api.callsOf('listOverviewServices')).toEqual([
       ['7d', { leaderboard, limit: 10, cursor: '10' }],
     ]);
+  });
 
-    await user.type(
-      screen.getByRole('textbox', { name: searchLabel }),
-      'search',
-    );
+  it('searches on the server', async () => {
+    const api = await renderLeaderboard(Leaderboard, manyServices());
+    await waitFor(() => expect(firstCells()).toHaveLength(10));
+    // Pasted: one input event, where typing re-renders the table for each letter.
+    await user.click(screen.getByRole('textbox', { name: searchLabel }));
+    await user.paste('search');
     await waitFor(() => expect(firstCells()).toHaveLength(7));
     expect(
       firstCells().every(c => c.includes('ocr-') || c.includes('notebook')),
@@ -97,6 +101,11 @@ describe.each([
     ]);
 
     await user.clear(screen.getByRole('textbox', { name: searchLabel }));
+    await waitFor(() => expect(firstCells()).toHaveLength(10));
+  });
+
+  it('sorts on the server', async () => {
+    const api = await renderLeaderboard(Leaderboard, manyServices());
     await waitFor(() => expect(firstCells()).toHaveLength(10));
     await user.click(screen.getByRole('button', { name: 'Service' }));
     await waitFor(() => expect(firstCells()[0]).toBe('notebook (search)'));

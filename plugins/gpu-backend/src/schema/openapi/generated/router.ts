@@ -475,11 +475,11 @@ export const spec = {
       post: {
         operationId: 'retryService',
         summary:
-          'Complete what left a service failed (permission gpu.service.update, member of the team) - the teardown when a delete failed, else the apply (objects already applied are applied again unchanged).',
+          "Complete what left a service failed (permission gpu.service.update, member of the team) - the teardown when a delete failed, else the apply (objects already applied are applied again unchanged). A GitOps service whose pull (merge) request was closed without merging (reason PullRequestClosed), not merged in time (PullRequestExpired) or never confirmed (deleted when its confirmBy passed) is retried through a new request, as it was created: quoted again, weighed against the team's quota, budget, the pool's capacity and policy, its quota reserved again and its manifests rendered again; it is then approved (RenderedForGitOps) and provisional until POST /services/{id}/confirm records its new pull request (within gpu.services.confirmWithin), whose merge its reservation then follows (gpu.gitops.mergeWithin). The scaffolder action gpu:service:retry publishes its directory in that request.",
         responses: {
           '200': {
             description:
-              "The service, starting (applied; ready once its Deployment is available) or deleted (or failed again with the cluster's message).",
+              "The service, starting (applied; ready once its Deployment is available) or deleted (or failed again with the cluster's message); a retried GitOps service approved, with its new reservation and confirmBy.",
             content: {
               'application/json': {
                 schema: {
@@ -489,7 +489,15 @@ export const spec = {
             },
           },
           '400': {
-            $ref: '#/components/responses/BadRequest',
+            description:
+              "A retried GitOps service's request is no longer valid on the platform (its model, tier or pool), or its pool cannot physically hold it; nothing is reserved.",
+            content: {
+              'application/json': {
+                schema: {
+                  $ref: '#/components/schemas/ApiError',
+                },
+              },
+            },
           },
           '401': {
             $ref: '#/components/responses/Unauthorized',
@@ -502,7 +510,7 @@ export const spec = {
           },
           '409': {
             description:
-              'The service is not failed; there is nothing to retry.',
+              "Nothing to retry (the service is not failed, nor a GitOps service whose pull request ended unmerged), or the retry of a GitOps service is refused with the reason: over the team's quota or budget where policy rejects, over the pool's capacity, needing an approver (request it anew with the creation template), or its name taken by a live service. Nothing is written or held.",
             content: {
               'application/json': {
                 schema: {
