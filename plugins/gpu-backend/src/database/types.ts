@@ -345,8 +345,6 @@ export interface ReplaceReservationInput {
   actor: string;
 }
 
-/**
- * Where a pending change of a GitOps service stands: `pending` until its request is merged; `merged` or `confirmed`
 /** Input of {@link GpuStore.retryPullRequest}. */
 export interface RetryPullRequestInput {
   serviceId: string;
@@ -372,6 +370,8 @@ export interface RetryPullRequestResult {
   ended: 'closed' | 'expired' | 'unconfirmed';
 }
 
+/**
+ * Where a pending change of a GitOps service stands: `pending` until its request is merged; `merged` or `confirmed`
  * (kept without a request) keep it; `closed`, `expired` and `unconfirmed` rolled it back; `withdrawn`: the service was
  * deleted while it was pending (nothing restored).
  */
@@ -719,8 +719,6 @@ export interface GpuStore {
     input: ReplaceReservationInput,
   ): Promise<ReplaceReservationResult>;
 
-  /** Reservations of a service, newest first. */
-  listReservations(serviceId: string): Promise<ReservationRecord[]>;
   /**
    * GitOps: retries a service whose pull request was closed without merging, not merged in time or never confirmed
    * (status `deleted`): weighed again by admission as a creation is, a new reservation held, the spec and manifests
@@ -732,6 +730,8 @@ export interface GpuStore {
     input: RetryPullRequestInput,
   ): Promise<RetryPullRequestResult>;
 
+  /** Reservations of a service, newest first. */
+  listReservations(serviceId: string): Promise<ReservationRecord[]>;
 
   getQuota(team: string): Promise<QuotaRecord | undefined>;
 
