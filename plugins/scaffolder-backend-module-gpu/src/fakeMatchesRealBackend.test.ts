@@ -29,6 +29,7 @@ import { createServiceConfirmAction } from './actions/serviceConfirm';
 import { createServiceCreateAction } from './actions/serviceCreate';
 import { createServiceDeleteAction } from './actions/serviceDelete';
 import { createServiceRenderAction } from './actions/serviceRender';
+import { createServiceRetryAction } from './actions/serviceRetry';
 
 /** A gpu backend the actions talk to, and how to read the quota a team holds there. */
 interface Backend {
@@ -58,6 +59,7 @@ async function runLifecycle(backend: Backend, workspacePath: string) {
   const render = createServiceRenderAction(deps);
   const change = createServiceChangeAction(deps);
   const confirm = createServiceConfirmAction(deps);
+  const retry = createServiceRetryAction(deps);
   const remove = createServiceDeleteAction({
     ...deps,
     catalog: fakeCatalog().catalog,
@@ -156,6 +158,10 @@ async function runLifecycle(backend: Backend, workspacePath: string) {
   await change.handler(overQuota);
   log.changePending = outputsOf(overQuota);
   log.heldAfterPendingChange = await held();
+  // A live GitOps service has nothing to retry: the backend refuses, with its reason.
+  log.retryLive = await retry
+    .handler(mockContext({ serviceId: outputsOf(gitops).serviceId }))
+    .catch(failure);
   log.changeUnknown = await change
     .handler(
       mockContext({
@@ -200,6 +206,10 @@ async function runLifecycle(backend: Backend, workspacePath: string) {
     .handler(mockContext({ serviceId: outputsOf(unconfirmed).serviceId }))
     .catch(failure);
   log.heldAfterConfirm = await held();
+  // Deleted on purpose (not a GitOps request that ended unmerged): not retried.
+  log.retryDeleted = await retry
+    .handler(mockContext({ serviceId: outputsOf(unconfirmed).serviceId }))
+    .catch(failure);
 
   log.unknownModel = await create
     .handler(
@@ -295,6 +305,16 @@ describe('the actions against the real gpu backend (dry-run cluster)', () => {
       confirmDeleted: {
         name: 'ConflictError',
         message: expect.stringContaining('can no longer be confirmed'),
+      },
+      retryLive: {
+        name: 'ConflictError',
+        message:
+          'The retry was refused: Service chatbot is approved (RenderedForGitOps); only a failed service, or a GitOps service whose pull request was closed without merging, not merged in time or never confirmed, can be retried',
+      },
+      retryDeleted: {
+        name: 'ConflictError',
+        message:
+          'The retry was refused: Service <uuid> is deleted; only a failed service can be retried',
       },
     });
     // Quota is released: only the GitOps chatbot (two MPS quarters of an L4 since its change) is still held.

@@ -1,6 +1,8 @@
 import {
   coreServices,
+  createBackendModule,
   createServiceFactory,
+  SchedulerService,
 } from '@backstage/backend-plugin-api';
 import {
   createMockDirectory,
@@ -84,6 +86,20 @@ describeOnLocalCluster(
     const gitea = giteaApi(gitops);
 
     const api = backendApi(() => baseUrl);
+    // The gpu plugin's scheduler, to run its GitOps follower now (the test backend's scheduler runs no task by itself).
+    let gpuScheduler: SchedulerService | undefined;
+    const gpuSchedulerCapture = createBackendModule({
+      pluginId: 'gpu',
+      moduleId: 'test-scheduler-capture',
+      register(env) {
+        env.registerInit({
+          deps: { scheduler: coreServices.scheduler },
+          async init({ scheduler }) {
+            gpuScheduler = scheduler;
+          },
+        });
+      },
+    });
 
     const runTask = (templateName: string, values: Record<string, unknown>) =>
       runTemplateTask(api, templateName, values, { timeoutMs: 120_000 });
@@ -166,6 +182,7 @@ describeOnLocalCluster(
           scaffolderEntityModel,
           scaffolderPlugin,
           gpuPlugin,
+          gpuSchedulerCapture,
           scaffolderModuleGpu,
           mockServices.rootConfig.factory({
             data: {
@@ -456,6 +473,114 @@ describeOnLocalCluster(
         async () => ((await deploymentOrUndefined()) ? undefined : true),
         { timeoutMs: 120_000 },
       );
+    });
+
+    it('a service whose request was closed unmerged is retried through a new pull request; once merged, Flux applies it', async () => {
+      const RETRIED = 'gitops-retried';
+      const quotaOf = async () =>
+        (await api('GET', `/api/gpu/teams/${TEAM}/quota`)).body
+          .reservedGpuEquivalents['l4-ondemand'] ?? 0;
+      // The decommissioned service's quota is given back in the backend (its directory is gone from the repository).
+      const [decommissioned] = (
+        await api('GET', `/api/gpu/services?team=${TEAM}`)
+      ).body.items.filter((s: { name: string }) => s.name === SERVICE);
+      expect(
+        (await api('DELETE', `/api/gpu/services/${decommissioned.id}`)).status,
+      ).toBe(200);
+      expect(await quotaOf()).toBe(0);
+
+      const created = await runTask('gpu-model-service-gitops', {
+        name: RETRIED,
+        owner: `group:default/${TEAM}`,
+        model: 'llama-3.2-3b',
+        runtime: 'vllm',
+        dtype: 'bf16',
+        maxModelLen: 4096,
+        concurrency: 8,
+        replicas: 1,
+        environment: 'dev',
+        placement: { tier: 'dedicated', pool: 'l4-ondemand' },
+        repoUrl,
+      });
+      expect({ status: created.task.status, log: created.log }).toMatchObject({
+        status: 'completed',
+      });
+      const first = await openPull(`gpu-service-${RETRIED}`);
+      expect(await quotaOf()).toBe(1);
+      const closed = await gitea(
+        'PATCH',
+        `/repos/${gitops.user}/${repo}/pulls/${first.number}`,
+        { state: 'closed' },
+      );
+      expect(closed.status).toBe(201);
+      const serviceId = await eventually(
+        `${RETRIED} rolled back by the follower`,
+        async () => {
+          await gpuScheduler!.triggerTask('gpu-gitops-follow').catch(() => {});
+          const { items } = (await api('GET', `/api/gpu/services?team=${TEAM}`))
+            .body;
+          const rolledBack = items.find(
+            (s: { name: string; reason: string }) =>
+              s.name === RETRIED && s.reason === 'PullRequestClosed',
+          );
+          return rolledBack?.id as string | undefined;
+        },
+        { timeoutMs: 60_000 },
+      );
+      expect(await quotaOf()).toBe(0);
+
+      const retry = await runTask('retry-gpu-model-service-gitops', {
+        entity: `component:default/${RETRIED}`,
+        repoUrl,
+      });
+      expect({ status: retry.task.status, log: retry.log }).toMatchObject({
+        status: 'completed',
+      });
+      const second = await openPull(`gpu-service-${RETRIED}-retry-2`);
+      expect(second.title).toBe(`Retry GPU model service ${RETRIED}`);
+      expect(second.body).toContain(
+        '**Why the last request ended:** its pull request',
+      );
+      expect(second.body).toContain(
+        `/pulls/${first.number} was closed without merging`,
+      );
+      expect(second.body).toMatch(/\| Cost per month \| \$[\d,.]+ \|/);
+      expect(second.body).toContain(
+        '**Quota:** the team had 0 of its 2 GPU-equivalents on l4-ondemand reserved; this retry holds 1 (1 left).',
+      );
+      expect(retry.output.links[0].url).toMatch(
+        new RegExp(`/${repo}/pulls/${second.number}$`),
+      );
+      const { body: retried } = await api(
+        'GET',
+        `/api/gpu/services/${serviceId}`,
+      );
+      expect(retried).toMatchObject({
+        status: 'approved',
+        generation: 2,
+        pullRequest: { number: second.number, state: 'open' },
+      });
+      expect(await quotaOf()).toBe(1);
+
+      await merge(second);
+      await eventually(
+        `Deployment ${RETRIED} applied by Flux`,
+        async () =>
+          clients.apps
+            .readNamespacedDeployment({ name: RETRIED, namespace: NAMESPACE })
+            .catch(() => undefined),
+        { timeoutMs: 120_000 },
+      );
+      await eventually(
+        `the retried request recorded merged`,
+        async () => {
+          await gpuScheduler!.triggerTask('gpu-gitops-follow').catch(() => {});
+          const { body } = await api('GET', `/api/gpu/services/${serviceId}`);
+          return body.pullRequest?.state === 'merged' ? true : undefined;
+        },
+        { timeoutMs: 60_000 },
+      );
+      expect(await quotaOf()).toBe(1);
     });
 
     it("runs gpu:gitea:pull-request's examples against the forge", async () => {

@@ -11,6 +11,7 @@ export { createServiceCreateAction } from './actions/serviceCreate';
 export { createServiceConfirmAction } from './actions/serviceConfirm';
 export { createServiceRenderAction } from './actions/serviceRender';
 export { createServiceChangeAction } from './actions/serviceChange';
+export { createServiceRetryAction } from './actions/serviceRetry';
 export { createServiceDeleteAction } from './actions/serviceDelete';
 export { createBatchSubmitAction } from './actions/batchSubmit';
 export { createPlatformRenderAction } from './actions/platformRender';

@@ -16,6 +16,7 @@ import { createServiceCreateAction } from './actions/serviceCreate';
 import { createServiceDeleteAction } from './actions/serviceDelete';
 import { createServiceQuoteAction } from './actions/serviceQuote';
 import { createServiceRenderAction } from './actions/serviceRender';
+import { createServiceRetryAction } from './actions/serviceRetry';
 import { LocalCatalogDirectory } from './catalog/LocalCatalogDirectory';
 
 /**
@@ -52,6 +53,7 @@ export const scaffolderModuleGpu = createBackendModule({
           createServiceRenderAction({ discovery, auth }),
           createServiceChangeAction({ discovery, auth }),
           createServiceConfirmAction({ discovery, auth }),
+          createServiceRetryAction({ discovery, auth }),
           createServiceDeleteAction({ discovery, auth, catalog, localCatalog }),
           createCatalogWriteAction({ userInfo }),
           createCatalogRegisterAction({ catalog, userInfo, localCatalog }),

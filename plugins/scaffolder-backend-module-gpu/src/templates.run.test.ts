@@ -1,6 +1,8 @@
 import {
   coreServices,
+  createBackendModule,
   createServiceFactory,
+  SchedulerService,
 } from '@backstage/backend-plugin-api';
 import {
   createMockDirectory,
@@ -68,6 +70,20 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
   afterAll(() => mswServer.close());
 
   const api = backendApi(() => baseUrl);
+  // The gpu plugin's scheduler, to run its GitOps follower now (the test backend's scheduler runs no task by itself).
+  let gpuScheduler: SchedulerService | undefined;
+  const gpuSchedulerCapture = createBackendModule({
+    pluginId: 'gpu',
+    moduleId: 'test-scheduler-capture',
+    register(env) {
+      env.registerInit({
+        deps: { scheduler: coreServices.scheduler },
+        async init({ scheduler }) {
+          gpuScheduler = scheduler;
+        },
+      });
+    },
+  });
 
   async function until<T>(
     what: string,
@@ -99,6 +115,7 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
         scaffolderGithubModule,
         scaffolderGitlabModule,
         gpuPlugin,
+        gpuSchedulerCapture,
         scaffolderModuleGpu,
         mockServices.rootConfig.factory({
           data: {
@@ -932,5 +949,117 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
         .reservedGpuEquivalents['l4-ondemand'] ?? 0,
     ).toBe(quotaBefore - 1);
     expect((await servicesNamed('gitops-changer'))[0].status).toBe('deleted');
+  });
+
+  it('retries a GitOps service whose request was closed unmerged through a new pull request it then follows; a retry over quota writes nothing', async () => {
+    const repoUrl = 'github.com?owner=ml-platform&repo=gitops';
+    const created = await runTask('gpu-model-service-gitops', {
+      name: 'gitops-retried',
+      owner: 'group:default/ml-platform',
+      model: 'llama-3.1-8b',
+      runtime: 'vllm',
+      dtype: 'bf16',
+      maxModelLen: 8192,
+      concurrency: 16,
+      replicas: 1,
+      environment: 'dev',
+      placement: { tier: 'dedicated', pool: 'l4-ondemand' },
+      repoUrl,
+    });
+    expect({ status: created.task.status, log: created.log }).toMatchObject({
+      status: 'completed',
+    });
+    const [service] = await servicesNamed('gitops-retried');
+    const first = github.pullRequests.at(-1)!;
+    const firstUrl = `https://github.com/ml-platform/gitops/pull/${first.number}`;
+    const held = async () =>
+      (await api('GET', '/api/gpu/teams/ml-platform/quota')).body
+        .reservedGpuEquivalents['l4-ondemand'] ?? 0;
+    const closedUnmerged = (number: number) => {
+      github.closeUnmerged(number);
+      return until('the follower to roll the request back', async () => {
+        // A round already running (started by an earlier trigger) is waited for by the next probe.
+        await gpuScheduler!.triggerTask('gpu-gitops-follow').catch(() => {});
+        const { body } = await api('GET', `/api/gpu/services/${service.id}`);
+        return body.reason === 'PullRequestClosed' ? body : undefined;
+      });
+    };
+    const heldBefore = await held();
+    expect(await closedUnmerged(first.number)).toMatchObject({
+      status: 'deleted',
+      pullRequest: { url: firstUrl, state: 'closed' },
+    });
+    expect(await held()).toBe(heldBefore - 1);
+
+    const retry = await runTask('retry-gpu-model-service-gitops', {
+      entity: 'component:default/gitops-retried',
+      repoUrl,
+    });
+    expect({ status: retry.task.status, log: retry.log }).toMatchObject({
+      status: 'completed',
+    });
+    const second = github.pullRequests.at(-1)!;
+    expect(second).toMatchObject({
+      number: first.number + 1,
+      title: 'Retry GPU model service gitops-retried',
+      head: 'ml-platform:gpu-service-gitops-retried-retry-2',
+    });
+    // The same directory as the first request proposed, described for a reviewer.
+    expect(Object.keys(second.files).sort()).toEqual(
+      Object.keys(first.files).sort(),
+    );
+    expect(second.body).toContain(
+      `**Why the last request ended:** its pull request ${firstUrl} was closed without merging`,
+    );
+    expect(second.body).toContain(
+      `| Cost per month | ${service.monthlyCost} |`,
+    );
+    expect(second.body).toContain('**Quota:** the team had ');
+    expect(second.body).toContain('**Budget:** ');
+    const { body: retried } = await api(
+      'GET',
+      `/api/gpu/services/${service.id}`,
+    );
+    expect(retried).toMatchObject({
+      status: 'approved',
+      reason: 'RenderedForGitOps',
+      generation: 2,
+      pullRequest: {
+        url: `https://github.com/ml-platform/gitops/pull/${second.number}`,
+        state: 'open',
+      },
+    });
+    expect(retried.confirmBy).toBeUndefined();
+    expect(await held()).toBe(heldBefore);
+    expect(retry.output?.links?.[0]).toMatchObject({
+      url: `https://github.com/ml-platform/gitops/pull/${second.number}`,
+    });
+
+    // Closed again; meanwhile the team's quota on the pool is taken away: the retry is refused with the reason.
+    await closedUnmerged(second.number);
+    const quota = (await api('GET', '/api/gpu/teams/ml-platform/quota')).body;
+    const put = (pools: Record<string, number>) =>
+      api('PUT', '/api/gpu/teams/ml-platform/quota', {
+        pools,
+        monthlyBudget: String(quota.monthlyBudgetMicros / 1_000_000),
+      });
+    expect((await put({ ...quota.pools, 'l4-ondemand': 0 })).status).toBe(200);
+    try {
+      const refused = await runTask('retry-gpu-model-service-gitops', {
+        entity: 'component:default/gitops-retried',
+        repoUrl,
+      });
+      expect(refused.task.status).toBe('failed');
+      expect(refused.log).toContain(
+        "The retry was refused: Retrying 'gitops-retried' would need the platform team's approval",
+      );
+      expect(github.pullRequests.at(-1)!.number).toBe(second.number);
+      expect((await servicesNamed('gitops-retried'))[0]).toMatchObject({
+        status: 'deleted',
+        reason: 'PullRequestClosed',
+      });
+    } finally {
+      expect((await put(quota.pools)).status).toBe(200);
+    }
   });
 });

@@ -36,6 +36,7 @@ import { createServiceConfirmAction } from './actions/serviceConfirm';
 import { createServiceDeleteAction } from './actions/serviceDelete';
 import { createServiceQuoteAction } from './actions/serviceQuote';
 import { createServiceRenderAction } from './actions/serviceRender';
+import { createServiceRetryAction } from './actions/serviceRetry';
 
 const TEMPLATES = path.resolve(__dirname, '../../../templates');
 const EXPRESSION = /\$\{\{(.*?)\}\}/g;
@@ -80,6 +81,7 @@ const actions = new Map<string, TemplateAction<any, any, any>>(
     createServiceRenderAction(deps),
     createServiceConfirmAction(deps),
     createServiceChangeAction(deps),
+    createServiceRetryAction(deps),
     createServiceDeleteAction({ ...deps, catalog }),
     createBatchSubmitAction(deps),
     createPlatformRenderAction(deps),
@@ -608,6 +610,7 @@ describe('GitOps lifecycle templates: a change and a decommission are pull or me
 
   it.each([
     'change-gpu-model-service-gitops',
+    'retry-gpu-model-service-gitops',
     'decommission-gpu-model-service-gitops',
   ])(
     '%s picks a GPU service from the catalog and a repository, and has a publisher per forge',
@@ -685,11 +688,13 @@ describe('GitOps lifecycle templates: a change and a decommission are pull or me
           "${{ steps['publish-github'].output.remoteUrl or steps['publish-gitlab'].output.mergeRequestUrl or steps['publish-gitea'].output.pullRequestUrl }}",
       },
     });
-    const gitlab = steps.find(s => s.action === 'publish:gitlab:merge-request')!;
+    const gitlab = steps.find(
+      s => s.action === 'publish:gitlab:merge-request',
+    )!;
     const removals = steps.find(s => s.action === 'gitlab:repo:push')!;
     expect(steps.indexOf(removals)).toBe(steps.indexOf(gitlab) + 1);
     expect(removals.if).toContain(
-      "(steps.change.output.removedFiles | length) > 0",
+      '(steps.change.output.removedFiles | length) > 0',
     );
     expect(removals.input).toMatchObject({
       repoUrl: '${{ parameters.repoUrl }}',
@@ -701,7 +706,41 @@ describe('GitOps lifecycle templates: a change and a decommission are pull or me
     // GitHub deletes them in the same pull request.
     expect(
       steps.find(s => s.action === 'publish:github:pull-request')!.input,
-    ).toMatchObject({ filesToDelete: '${{ steps.change.output.removedFiles }}' });
+    ).toMatchObject({
+      filesToDelete: '${{ steps.change.output.removedFiles }}',
+    });
+  });
+
+  it('the retry re-reserves with gpu:service:retry first, proposes the directory it rendered on each forge in a branch per retry, described by the action, and confirms the new request last', () => {
+    const steps: Step[] = load('retry-gpu-model-service-gitops').spec.steps;
+    const [retry] = steps;
+    expect(retry).toMatchObject({
+      id: 'retry',
+      action: 'gpu:service:retry',
+      input: {
+        entityRef: '${{ parameters.entity }}',
+        targetDir: `deploy/${NAME}`,
+        layout: 'kustomization',
+      },
+    });
+    // A refused retry fails this first step: no publisher runs, nothing reaches the repository.
+    expect(steps.findIndex(s => s.action in HOST_IFS)).toBeGreaterThan(0);
+    for (const publish of publishersOf(steps)) {
+      expect(publish.input).toMatchObject({
+        sourcePath: retry.input.targetDir,
+        description: '${{ steps.retry.output.description }}',
+        branchName:
+          'gpu-service-${{ steps.retry.output.name }}-retry-${{ steps.retry.output.generation }}',
+      });
+    }
+    expect(steps.at(-1)).toMatchObject({
+      action: 'gpu:service:confirm',
+      input: {
+        serviceId: '${{ steps.retry.output.serviceId }}',
+        pullRequestUrl:
+          "${{ steps['publish-github'].output.remoteUrl or steps['publish-gitlab'].output.mergeRequestUrl or steps['publish-gitea'].output.pullRequestUrl }}",
+      },
+    });
   });
 
   it('the decommission records it with gpu:service:delete first, then proposes removing the directory on each forge', () => {

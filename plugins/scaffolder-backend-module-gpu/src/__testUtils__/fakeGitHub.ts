@@ -26,7 +26,8 @@ export interface FakePullRequest {
 /**
  * msw handlers for the GitHub REST and GraphQL calls `publish:github:pull-request` makes (through
  * octokit-plugin-create-pull-request): the repository, its latest commit on `main`, blobs, trees, commits, the branch
- * ref and the pull request. Blobs, trees, commits and refs are kept, so each pull request records the files its head
+ * ref and the pull request, and its state as the gpu backend's GitOps follower reads it (open until
+ * `closeUnmerged`). Blobs, trees, commits and refs are kept, so each pull request records the files its head
  * branch holds, decoded as GitHub would store them, and the paths it removes. `requests` lists every call (method and
  * path). The files on `main` are `mainPaths` (a path elsewhere is answered 404, as GitHub does), or every path when
  * omitted. fakeGitHubMatchesGitea.cluster.test.ts checks these answers against a real forge's.
@@ -167,5 +168,38 @@ export function fakeGitHub(options: { mainPaths?: string[] } = {}) {
     ),
   ];
 
-  return { handlers, pullRequests, requests };
+  // The state the backend's GitOps follower reads (GET /repos/:owner/:repo/pulls/:number): open until closeUnmerged.
+  const closed = new Set<number>();
+  handlers.push(
+    http.get(
+      `${API}/repos/:owner/:repo/pulls/:number`,
+      ({ request, params }) => {
+        record(request);
+        const pullRequest = pullRequests.find(
+          p =>
+            p.owner === params.owner &&
+            p.repo === params.repo &&
+            p.number === Number(params.number),
+        );
+        if (!pullRequest) {
+          return HttpResponse.json({ message: 'Not Found' }, { status: 404 });
+        }
+        return HttpResponse.json({
+          number: pullRequest.number,
+          state: closed.has(pullRequest.number) ? 'closed' : 'open',
+          merged: false,
+        });
+      },
+    ),
+  );
+
+  return {
+    handlers,
+    pullRequests,
+    requests,
+    /** A reviewer closes the pull request without merging it. */
+    closeUnmerged(number: number) {
+      closed.add(number);
+    },
+  };
 }

@@ -458,6 +458,24 @@ export function fakeGpuBackend(
     };
   }
 
+  /** As the backend's `retriablePullRequestEnd`: how a GitOps service's pull request ended when a retry may follow. */
+  function retriableEnd(
+    view: GpuServiceView,
+  ): 'closed' | 'expired' | 'unconfirmed' | undefined {
+    if (view.mode !== 'gitops' || view.status !== 'deleted') return undefined;
+    if (view.reason === 'PullRequestClosed') return 'closed';
+    if (view.reason === 'PullRequestExpired') return 'expired';
+    if (
+      view.reason === 'Deleted' &&
+      !view.pullRequest &&
+      view.confirmBy &&
+      Date.parse(view.confirmBy) <= Date.parse(view.updatedAt)
+    ) {
+      return 'unconfirmed';
+    }
+    return undefined;
+  }
+
   function findService(id: string) {
     const service = services.get(id);
     if (!service) {
@@ -626,6 +644,87 @@ export function fakeGpuBackend(
           const { confirmBy: _, ...confirmed } = service.view;
           service.view = { ...confirmed, updatedAt: new Date().toISOString() };
         }
+        return HttpResponse.json(service.view as unknown as JsonBodyType);
+      },
+    ),
+
+    http.post(
+      `${GPU_BASE_URL}/services/:id/retry`,
+      async ({ request, params }) => {
+        await record(request, `/services/${params.id}/retry`);
+        const { service, error } = findService(String(params.id));
+        if (error) return error;
+        const { view } = service;
+        const ended = retriableEnd(view);
+        if (!ended) {
+          // This fake never fails an apply: only a GitOps service whose pull request ended unmerged can be retried.
+          return errorResponse(
+            409,
+            'ConflictError',
+            view.mode === 'gitops'
+              ? `Service ${view.name} is ${view.status} (${view.reason}); only a failed service, or a GitOps service whose pull request was closed without merging, not merged in time or never confirmed, can be retried`
+              : `Service ${view.id} is ${view.status}; only a failed service can be retried`,
+          );
+        }
+        const live = [...services.values()].find(
+          s =>
+            s !== service &&
+            s.view.namespace === view.namespace &&
+            s.view.name === view.name &&
+            !['deleted', 'rejected'].includes(s.view.status),
+        );
+        if (live) {
+          return errorResponse(
+            409,
+            'ConflictError',
+            `A live service named '${view.name}' exists in namespace '${view.namespace}' (${live.view.id}); ${view.name} cannot be retried beside it`,
+          );
+        }
+        let retried: FakeService;
+        try {
+          retried = newService(view.id, {
+            request: view.request,
+            entityRef: view.entityRef,
+            mode: 'gitops',
+            provisional: true,
+          });
+        } catch (caught) {
+          return errorResponse(400, 'InputError', (caught as Error).message);
+        }
+        if (retried.reservation === 'pending') {
+          return errorResponse(
+            409,
+            'ConflictError',
+            `Retrying '${
+              view.name
+            }' would need the platform team's approval: ${retried.view
+              .approval!.reasons.map(r => r.message)
+              .join(
+                '; ',
+              )}. Nothing is reserved; request the service anew with the creation template to ask for approval`,
+          );
+        }
+        const why = {
+          closed: `its pull request ${
+            view.pullRequest?.url ?? ''
+          } was closed without merging`,
+          expired: `its pull request ${
+            view.pullRequest?.url ?? ''
+          } was not merged in time`,
+          unconfirmed: `its pull request was never confirmed (the template run that opened it did not finish by ${view.confirmBy})`,
+        }[ended];
+        const { pullRequest: _, ...fresh } = retried.view;
+        service.view = {
+          ...fresh,
+          statusReason: `Retried after ${why}: quota reserved again and rendered for GitOps; publish the manifests in a new pull request and confirm it by ${retried.view.confirmBy}`,
+          generation: view.generation + 1,
+          createdBy: view.createdBy,
+          createdAt: view.createdAt,
+        };
+        service.manifests = retried.manifests;
+        service.reservation = 'held';
+        service.gpuEquivalents = retried.gpuEquivalents;
+        service.monthlyCostMicros = retried.monthlyCostMicros;
         return HttpResponse.json(service.view as unknown as JsonBodyType);
       },
     ),
@@ -819,6 +918,25 @@ export function fakeGpuBackend(
         status: 'deleted',
         reason: 'Deleted',
         statusReason: `Deleted: the GitOps controller removed its objects from cluster ${options.gitopsReadBack?.cluster}; quota released`,
+      };
+      service.reservation = 'released';
+    },
+    /**
+     * As the backend's GitOps follower: the service's pull request (`url`) was closed without merging (`closed`) or not
+     * merged in time (`expired`): deleted, its quota released (rolled back).
+     */
+    endPullRequest(id: string, url: string, how: 'closed' | 'expired') {
+      const service = services.get(id)!;
+      service.view = {
+        ...service.view,
+        status: 'deleted',
+        reason: how === 'closed' ? 'PullRequestClosed' : 'PullRequestExpired',
+        statusReason:
+          how === 'closed'
+            ? `Its pull request ${url} was closed without merging: deleted and quota released`
+            : `Its pull request ${url} was not merged in time: closed, deleted and quota released`,
+        pullRequest: { url, number: Number(url.split('/').pop()), state: how },
+        updatedAt: new Date().toISOString(),
       };
       service.reservation = 'released';
     },
