@@ -675,6 +675,26 @@ describeOnLocalCluster(
       expect(second.body.error.message).toContain(
         'has a change (generation 2) waiting for its pull request (address withheld) to be merged',
       );
+      // Pending: the cluster runs what Git's main branch holds (1 replica) and is compared with it, not with the change.
+      const pending = await eventually(
+        'the change reported pending',
+        async () => {
+          const read = (await http.get(`/api/gpu/services/${service.id}`)).body;
+          return read.reason === 'ChangePending' ? read : undefined;
+        },
+        { timeoutMs: 120_000 },
+      );
+      expect(pending).toMatchObject({
+        status: 'ready',
+        generation: 2,
+        pendingChange: {
+          generation: 2,
+          pullRequest: { url: pull.html_url, number: pull.number },
+          previous: { replicas: 1 },
+          proposed: { replicas: 2 },
+        },
+      });
+      expect(pending.observedGeneration).not.toBe(2);
 
       const closed = await gitea(
         'PATCH',

@@ -1,4 +1,8 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
 import { devSummariser } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
+// OpenAPI 3.0 schema objects follow JSON Schema draft 4.
+import Ajv from 'ajv-draft-04';
+import { resolve } from 'node:path';
 import { setupFakeClusterServer } from './__testUtils__/setupFakeClusterServer';
 import { startApplyClusterBackend } from './__testUtils__/startApplyClusterBackend';
 import { settledService } from './__testUtils__/settledService';
@@ -115,5 +119,70 @@ describe('a service recorded in GitOps mode on a cluster Backstage applies to', 
       /has a change \(generation 2\) waiting for the template run that made it to record its pull request/,
     );
     expect(api.requests).toEqual([]);
+  });
+
+  it("shows a pending change in the service's view (the PATCH answer, GET and the list) as the API documents it", async () => {
+    const { http } = await startApplyClusterBackend(server, {
+      groups: ['ml-platform'],
+    });
+    const spec = (await SwaggerParser.dereference(
+      resolve(__dirname, 'schema', 'openapi.yaml'),
+    )) as unknown as {
+      components: { schemas: Record<string, object> };
+    };
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    ajv.addFormat('date-time', value => !Number.isNaN(Date.parse(value)));
+    const conforms = (schema: string, body: unknown) => {
+      const validate = ajv.compile(spec.components.schemas[schema]);
+      expect({
+        schema,
+        valid: validate(body),
+        errors: validate.errors,
+      }).toEqual({ schema, valid: true, errors: null });
+    };
+    const gitops = await http
+      .post('/api/gpu/services')
+      .send({ request: devSummariser, mode: 'gitops' })
+      .expect(201);
+    expect(gitops.body.pendingChange).toBeUndefined();
+    const id = gitops.body.id;
+
+    const changed = await http
+      .patch(`/api/gpu/services/${id}`)
+      .send({ replicas: 2, provisional: true })
+      .expect(200);
+    const pendingChange = {
+      generation: 2,
+      confirmBy: expect.any(String),
+      createdBy: expect.stringContaining('user:'),
+      createdAt: expect.any(String),
+      previous: {
+        tier: gitops.body.placement.tier,
+        pool: gitops.body.placement.pool,
+        cluster: 'gpu-eu',
+        model: devSummariser.model,
+        replicas: 1,
+      },
+      proposed: {
+        tier: gitops.body.placement.tier,
+        pool: gitops.body.placement.pool,
+        cluster: 'gpu-eu',
+        model: devSummariser.model,
+        replicas: 2,
+      },
+    };
+    expect(changed.body.pendingChange).toEqual(pendingChange);
+    conforms('GpuServiceView', changed.body);
+
+    const read = await http.get(`/api/gpu/services/${id}`).expect(200);
+    expect(read.body.pendingChange).toEqual(pendingChange);
+    conforms('GpuServiceDetail', read.body);
+
+    const listed = await http
+      .get('/api/gpu/services?team=ml-platform')
+      .expect(200);
+    const item = listed.body.items.find((s: { id: string }) => s.id === id);
+    expect(item.pendingChange).toEqual(pendingChange);
+    conforms('GpuServiceView', item);
   });
 });

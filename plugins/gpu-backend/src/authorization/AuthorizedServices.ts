@@ -254,12 +254,16 @@ export class AuthorizedServices {
    */
   async view(service: ServiceRecord): Promise<GpuServiceView> {
     const { store } = this.options;
-    const [reservations, approvals] = await Promise.all([
+    const [reservations, approvals, pendingChange] = await Promise.all([
       store.listReservations(service.id),
       store.listApprovals({ serviceId: service.id }),
+      service.mode === 'gitops'
+        ? store.getPendingChange(service.id)
+        : Promise.resolve(undefined),
     ]);
-    return (await this.viewsNow([{ service, reservations, approvals }]))
-      .views[0];
+    return (
+      await this.viewsNow([{ service, reservations, approvals, pendingChange }])
+    ).views[0];
   }
 
   /**

@@ -7,6 +7,7 @@ import {
   insertReservation,
   lockLedger,
   setReservationState,
+  withHeld,
 } from './ledger';
 import { DbTime, optionalIso, ReservationRow, toIso } from './rows';
 import { applyServiceChange, lockService, readService } from './services';
@@ -17,7 +18,12 @@ import {
   ServiceReason,
   ServiceRecord,
 } from './types';
-import { readInteger } from './units';
+import {
+  formatGpuUnits,
+  formatMicros,
+  fromGpuUnits,
+  readInteger,
+} from './units';
 
 /** A row of `service_changes`. */
 interface ServiceChangeRow {
@@ -74,6 +80,23 @@ export async function pendingChangeOf(
     .where({ service_id: serviceId, state: 'pending' })
     .first();
   return row ? toChangeRecord(row) : undefined;
+}
+
+/**
+ * The pending changes of the services `ids` lists, by service id; every pending change when `ids` is omitted (there
+ * are few: one per GitOps service whose change request is open, and `service_id` is text, not comparable with the
+ * services' uuid ids in a PostgreSQL subquery).
+ */
+export async function pendingChangesOf(
+  db: Knex,
+  ids?: string[],
+): Promise<Map<string, ServiceChangeRecord>> {
+  const query = db<ServiceChangeRow>('service_changes').where({
+    state: 'pending',
+  });
+  if (ids) query.whereIn('service_id', ids);
+  const rows = await query;
+  return new Map(rows.map(row => [row.service_id, toChangeRecord(row)]));
 }
 
 /** A ConflictError saying which pending change holds the service back, and what ends it. */
@@ -203,8 +226,10 @@ export async function settleChangeInTransaction(
 /**
  * Rolls a pending change back: the service's spec, manifests, cluster and status as before it (a new generation,
  * with `reason`), the reservation it holds released and its previous pool and amounts held again, the change recorded
- * `state`. The restored reservation is not weighed by admission: the cluster still runs what it holds. Undefined when
- * the change is no longer pending or the service is being deleted or deleted (then nothing is restored).
+ * `state`. The restored reservation is not weighed by admission: the cluster still runs what it holds. When the quota
+ * the change freed was taken meanwhile, so that the team now holds more than its quota on that pool (or its budget),
+ * the service's status line says so and the audit event carries the figures (`oversubscribed`). Undefined when the
+ * change is no longer pending or the service is being deleted or deleted (then nothing is restored).
  */
 export async function rollBackChangeInTransaction(
   tx: Knex.Transaction,
@@ -223,7 +248,7 @@ export async function rollBackChangeInTransaction(
   const { previous } = change;
   const team = (await readService(tx, change.serviceId)).team;
   // The ledger's lock first, as every reservation write takes it (the service's row lock is taken again after it).
-  await lockLedger(tx, team, previous.pool);
+  const ledger = await lockLedger(tx, team, previous.pool);
   const service = await lockService(tx, change.serviceId);
   const still = await tx<ServiceChangeRow>('service_changes')
     .where({ id: change.id, state: 'pending' })
@@ -255,6 +280,10 @@ export async function rollBackChangeInTransaction(
       actor,
     });
   }
+  // Not weighed by admission (the cluster runs it), but the quota it freed may have been taken meanwhile: said.
+  const oversubscribed = previousRow
+    ? await oversubscription(tx, ledger)
+    : undefined;
   const restored = await applyServiceChange(
     tx,
     service,
@@ -271,7 +300,9 @@ export async function rollBackChangeInTransaction(
     {
       status: 'approved',
       reason: input.reason,
-      statusReason: input.statusReason,
+      statusReason: oversubscribed
+        ? `${input.statusReason}. ${oversubscribed.words}`
+        : input.statusReason,
     },
   );
   await tx<ServiceChangeRow>('service_changes')
@@ -283,8 +314,71 @@ export async function rollBackChangeInTransaction(
       settled_at: now,
     });
   const after = await readChange(tx, change.id);
-  await auditChange(tx, service, change, after, actor);
+  await auditChange(
+    tx,
+    service,
+    change,
+    after,
+    actor,
+    oversubscribed && { oversubscribed: oversubscribed.figures },
+  );
   return { service: restored, change: after };
+}
+
+/**
+ * Whether what the team holds now, with a restored reservation, is beyond its quota on the ledger's pool or its
+ * monthly budget (the quota a pending change freed was taken meanwhile): the figures, and a sentence that says so.
+ */
+async function oversubscription(
+  tx: Knex.Transaction,
+  ledger: Awaited<ReturnType<typeof lockLedger>>,
+): Promise<
+  | {
+      figures: {
+        pool: string;
+        heldGpuEquivalents: number;
+        quotaGpuEquivalents?: number;
+        heldMonthlyCostMicros: number;
+        monthlyBudgetMicros?: number;
+      };
+      words: string;
+    }
+  | undefined
+> {
+  const snapshot = await withHeld(tx, ledger);
+  const { nominalGpuUnits, monthlyBudgetMicros } = snapshot;
+  const overQuota =
+    nominalGpuUnits !== undefined && snapshot.heldGpuUnits > nominalGpuUnits;
+  const overBudget =
+    monthlyBudgetMicros !== undefined &&
+    snapshot.heldMonthlyCostMicros > monthlyBudgetMicros;
+  if (!overQuota && !overBudget) return undefined;
+  const words = [
+    overQuota &&
+      `team ${ledger.team} now holds ${formatGpuUnits(
+        snapshot.heldGpuUnits,
+      )} GPU-equivalents on pool ${
+        ledger.pool
+      }, over its quota of ${formatGpuUnits(nominalGpuUnits!)}`,
+    overBudget &&
+      `its reservations cost ${formatMicros(
+        snapshot.heldMonthlyCostMicros,
+      )} a month, over its budget of ${formatMicros(monthlyBudgetMicros!)}`,
+  ]
+    .filter(Boolean)
+    .join('; ');
+  return {
+    figures: {
+      pool: ledger.pool,
+      heldGpuEquivalents: fromGpuUnits(snapshot.heldGpuUnits),
+      ...(nominalGpuUnits !== undefined && {
+        quotaGpuEquivalents: fromGpuUnits(nominalGpuUnits),
+      }),
+      heldMonthlyCostMicros: snapshot.heldMonthlyCostMicros,
+      ...(monthlyBudgetMicros !== undefined && { monthlyBudgetMicros }),
+    },
+    words: `Restored over quota: ${words} (the quota the change freed was taken while it was pending); the cluster runs the restored spec, so it is held regardless`,
+  };
 }
 
 /** Pending changes of every service, oldest first. */
@@ -309,13 +403,17 @@ async function readChange(
   return toChangeRecord(row);
 }
 
-/** The change's request and state before and after, on the service's trail (`service.change-request`). */
+/**
+ * The change's request and state before and after, on the service's trail (`service.change-request`); `extra` goes
+ * with the after state (a rollback's `oversubscribed` figures).
+ */
 async function auditChange(
   tx: Knex.Transaction,
   service: ServiceRecord,
   before: ServiceChangeRecord,
   after: ServiceChangeRecord,
   actor: string,
+  extra?: Record<string, unknown>,
 ): Promise<void> {
   const view = (c: ServiceChangeRecord) => ({
     changeId: c.id,
@@ -331,6 +429,6 @@ async function auditChange(
     subjectId: service.id,
     team: service.team,
     before: view(before),
-    after: view(after),
+    after: { ...view(after), ...extra },
   });
 }

@@ -7,6 +7,7 @@ import {
   toReservationRecord,
   toServiceRecord,
 } from './rows';
+import { pendingChangesOf } from './serviceChanges';
 import { isUuid } from './services';
 import { ListServicesFilter, ServiceListing, ServiceRecord } from './types';
 
@@ -32,7 +33,7 @@ export async function listServices(
   return rows.map(toServiceRecord);
 }
 
-/** Services with their reservations and approvals, in three queries whatever the number of services. */
+/** Services with their reservations, approvals and pending changes, in four queries whatever the number of services. */
 export async function listServicesWithReservations(
   db: Knex,
   filter: ListServicesFilter = {},
@@ -46,15 +47,15 @@ export async function listServicesWithReservations(
 }
 
 /**
- * The services with their reservations (newest first) and approvals (oldest first), in two more queries; `ids`
- * selects the same services, as a list or a subquery.
+ * The services with their reservations (newest first), approvals (oldest first) and pending changes, in three more
+ * queries; `ids` selects the same services, as a list or a subquery.
  */
 export async function withLedger(
   db: Knex,
   services: ServiceRecord[],
   ids: string[] | Knex.QueryBuilder,
 ): Promise<ServiceListing[]> {
-  const [reservationRows, approvalRows] = await Promise.all([
+  const [reservationRows, approvalRows, pendingChanges] = await Promise.all([
     db<ReservationRow>('reservations')
       .whereIn('service_id', ids)
       .orderBy([
@@ -67,6 +68,7 @@ export async function withLedger(
         { column: 'requested_at', order: 'asc' },
         { column: 'id', order: 'asc' },
       ]),
+    pendingChangesOf(db, Array.isArray(ids) ? ids : undefined),
   ]);
   const listings = new Map<string, ServiceListing>(
     services.map(service => [
@@ -82,6 +84,10 @@ export async function withLedger(
   }
   for (const row of approvalRows) {
     listings.get(row.service_id)?.approvals.push(toApprovalRecord(row));
+  }
+  for (const [serviceId, change] of pendingChanges) {
+    const listing = listings.get(serviceId);
+    if (listing) listing.pendingChange = change;
   }
   return [...listings.values()];
 }

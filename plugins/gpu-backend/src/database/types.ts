@@ -258,6 +258,8 @@ export interface ServiceListing {
   reservations: ReservationRecord[];
   /** Oldest first, as {@link GpuStore.listApprovals}. */
   approvals: ApprovalRecord[];
+  /** GitOps: its change pending until its pull request is merged, if any. */
+  pendingChange?: ServiceChangeRecord;
 }
 
 /** Input of {@link GpuStore.updateServiceStatus}. */

@@ -249,6 +249,56 @@ describe.each(databases.eachSupportedId())(
       expect(again.service.request.replicas).toBe(2);
     });
 
+    it('says so when the restored reservation is over the quota the change freed and another service took meanwhile', async () => {
+      const ctx = await setup();
+      const { store, manager, forge, follower } = ctx;
+      // With another service of 2, the team's whole quota of dedicated L4s in dev (4).
+      const before = await merged(ctx, 'wide-change', 2);
+      const figuresBefore = await quotaFigures(store, before);
+      await manager.create(
+        {
+          request: { ...devSummariser, name: 'filler', replicas: 2 },
+          mode: 'gitops',
+        },
+        USER,
+      );
+      const changed = await proposeChange(manager, before.id, 1, 2);
+      // The GPU the pending change freed is taken by another service, within the quota.
+      const { service: taker } = await manager.create(
+        { request: { ...devSummariser, name: 'taker' }, mode: 'gitops' },
+        USER,
+      );
+      expect(taker.status).toBe('approved');
+      expect((await quotaFigures(store, changed)).held).toHaveLength(1);
+
+      forge.states.set(2, 'closed');
+      expect((await follower.follow()).closed).toEqual([before.id]);
+      const restored = await manager.get(before.id);
+      // Restored all the same (the cluster runs it), and said: in its status and on its trail.
+      expect(specOf(restored)).toEqual(specOf(before));
+      expect(restored.statusReason).toContain(
+        'Restored over quota: team ml-platform now holds 5 GPU-equivalents on pool l4-ondemand, over its quota of 4 (the quota the change freed was taken while it was pending)',
+      );
+      const figures = await quotaFigures(store, restored);
+      expect(figures.held).toEqual(figuresBefore.held);
+      const audit = await store.listAuditEvents({ subjectId: before.id });
+      expect(
+        audit.items.find(
+          e =>
+            e.action === 'service.change-request' &&
+            (e.after as { state?: string }).state === 'closed',
+        ),
+      ).toMatchObject({
+        after: {
+          oversubscribed: {
+            pool: 'l4-ondemand',
+            heldGpuEquivalents: 5,
+            quotaGpuEquivalents: 4,
+          },
+        },
+      });
+    });
+
     it('keeps the new spec and reservation once the change request is merged', async () => {
       const ctx = await setup();
       const { store, manager, forge, follower } = ctx;

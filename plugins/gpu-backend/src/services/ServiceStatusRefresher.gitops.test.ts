@@ -9,6 +9,8 @@ import { devSummariser } from '@gpu-platform/backstage-plugin-gpu-common/testUti
 import { Knex } from 'knex';
 import { ClusterStatusReader } from '../cluster';
 import { DatabaseGpuStore } from '../database';
+import { ForgeClient, Forges, PullRequestRef } from '../gitops/forges';
+import { toServiceViewWeighed } from './toServiceView';
 import { createQuoteService } from './QuoteService';
 import { seedQuotas } from './seedQuotas';
 import { ServiceManager } from './ServiceManager';
@@ -18,6 +20,18 @@ jest.setTimeout(60_000);
 
 const USER = 'user:default/alice';
 const CLUSTER = 'gitops-eu';
+const PULL_URL = 'https://git.example.com/ops/gitops/pulls/2';
+
+/** A forge the backend can resolve pull requests on; nothing here reads their state (the follower does). */
+const forge: ForgeClient = {
+  host: 'git.example.com',
+  parse: (url: string): PullRequestRef => ({
+    url,
+    number: Number(url.split('/').pop()),
+  }),
+  state: async () => 'open',
+  close: async () => 'closed',
+};
 
 const databases = TestDatabases.create({ ids: ['POSTGRES_15', 'SQLITE_3'] });
 const platform = readPlatformConfig(
@@ -80,6 +94,7 @@ describe.each(databases.eachSupportedId())(
         'approvals',
         'reservations',
         'cost_snapshots',
+        'service_changes',
         'services',
         'pool_quotas',
         'team_quotas',
@@ -100,6 +115,7 @@ describe.each(databases.eachSupportedId())(
         target,
         clusters: new Map([[CLUSTER, { target }]]),
         logger: mockServices.logger.mock(),
+        forges: new Forges([forge]),
       });
       let cluster = observed({ exists: false });
       const reads: string[] = [];
@@ -125,6 +141,7 @@ describe.each(databases.eachSupportedId())(
         USER,
       );
       return {
+        store,
         manager,
         refresher,
         service,
@@ -182,6 +199,154 @@ describe.each(databases.eachSupportedId())(
         { status: 'starting', reason: 'DeploymentMissing' },
       );
       expect(repairs).toEqual([]);
+    });
+
+    it('while a change is pending, compares the cluster with the spec Git holds and says ChangePending; after the merge and sync, with the new spec', async () => {
+      const { store, manager, refresher, service, set, repairs } =
+        await setup();
+      set(observed({ exists: true, available: true }));
+      expect((await refresher.refreshStatus(service.id)).service).toMatchObject(
+        { status: 'ready', reason: 'Available', observedGeneration: 1 },
+      );
+
+      // The change template's calls: a PATCH pending until its request is merged, then the confirm step.
+      await manager.update(
+        service.id,
+        { replicas: 2, provisional: true },
+        USER,
+      );
+      // Not confirmed yet: pending until its template run records the request.
+      const unconfirmed = (await refresher.refreshStatus(service.id)).service;
+      expect(unconfirmed).toMatchObject({
+        status: 'ready',
+        reason: 'ChangePending',
+        generation: 2,
+        observedGeneration: 1,
+        statusReason: expect.stringContaining('records its pull request (by '),
+      });
+      await manager.confirm(service.id, USER, PULL_URL);
+
+      // The cluster still runs one replica, as Git's main branch says: no drift, the change is pending.
+      const pending = await refresher.refreshStatus(service.id);
+      expect(pending.service).toMatchObject({
+        status: 'ready',
+        reason: 'ChangePending',
+        generation: 2,
+        observedGeneration: 1,
+        statusReason: `Available with the spec Git holds; its change (generation 2) is pending until its pull request ${PULL_URL} is merged`,
+      });
+      expect(pending.service.request.replicas).toBe(2);
+      // Said once.
+      expect((await refresher.refreshStatus(service.id)).changed).toBe(false);
+
+      // Real drift from what Git holds is still drift.
+      set(observed({ exists: true, available: true, replicas: 3 }));
+      expect((await refresher.refreshStatus(service.id)).service).toMatchObject(
+        {
+          status: 'ready',
+          reason: 'DriftedFromGit',
+          observedGeneration: 1,
+          statusReason: expect.stringContaining(
+            'asks for 3 replicas, not the 1 requested (the spec Git holds until its change, generation 2, is merged)',
+          ),
+        },
+      );
+      set(observed({ exists: true, available: false }, false));
+      expect((await refresher.refreshStatus(service.id)).service).toMatchObject(
+        { status: 'starting', reason: 'KueuePending', observedGeneration: 1 },
+      );
+      set(observed({ exists: true, available: true }));
+      expect((await refresher.refreshStatus(service.id)).service).toMatchObject(
+        { status: 'ready', reason: 'ChangePending', observedGeneration: 1 },
+      );
+
+      // Merged (as the follower records it); the controller has not synced yet: compared with the new spec, as always.
+      const change = await store.getPendingChange(service.id);
+      await store.settleChange({
+        changeId: change!.id,
+        state: 'merged',
+        actor: USER,
+      });
+      expect((await refresher.refreshStatus(service.id)).service).toMatchObject(
+        {
+          status: 'ready',
+          reason: 'DriftedFromGit',
+          observedGeneration: 1,
+          statusReason: expect.stringContaining(
+            'asks for 1 replicas, not the 2 requested',
+          ),
+        },
+      );
+      // Synced: the new spec runs, and its generation is the one applied.
+      set(observed({ exists: true, available: true, replicas: 2 }));
+      expect((await refresher.refreshStatus(service.id)).service).toMatchObject(
+        {
+          status: 'ready',
+          reason: 'Available',
+          generation: 2,
+          observedGeneration: 2,
+        },
+      );
+      expect(repairs).toEqual([]);
+    });
+
+    it("carries the pending change in the service's view: its request, and what it changes from the spec it recorded", async () => {
+      const { store, manager, service } = await setup();
+      const viewOf = async () => {
+        const [listing] = await store.listServicesWithReservations({
+          ids: [service.id],
+        });
+        return toServiceViewWeighed(listing, new Map());
+      };
+      expect((await viewOf()).pendingChange).toBeUndefined();
+
+      await manager.update(
+        service.id,
+        {
+          replicas: 2,
+          tier: 'mig',
+          pool: 'a100-mig',
+          provisional: true,
+        },
+        USER,
+      );
+      const unconfirmed = await viewOf();
+      expect(unconfirmed.pendingChange).toEqual({
+        generation: 2,
+        confirmBy: expect.any(String),
+        createdBy: USER,
+        createdAt: expect.any(String),
+        previous: {
+          tier: service.tier,
+          pool: service.pool,
+          cluster: CLUSTER,
+          model: devSummariser.model,
+          replicas: 1,
+        },
+        proposed: {
+          tier: unconfirmed.placement.tier,
+          pool: unconfirmed.placement.pool,
+          cluster: CLUSTER,
+          model: devSummariser.model,
+          replicas: 2,
+        },
+      });
+      expect(unconfirmed.pendingChange!.proposed.tier).not.toBe(service.tier);
+
+      await manager.confirm(service.id, USER, PULL_URL);
+      const confirmed = await viewOf();
+      expect(confirmed.pendingChange).toMatchObject({
+        pullRequest: { url: PULL_URL, number: 2, mergeBy: expect.any(String) },
+      });
+      expect(confirmed.pendingChange!.confirmBy).toBeUndefined();
+
+      const change = await store.getPendingChange(service.id);
+      await store.settleChange({
+        changeId: change!.id,
+        state: 'merged',
+        actor: USER,
+      });
+      expect((await viewOf()).pendingChange).toBeUndefined();
     });
 
     it('does not read a service whose pull request is still open', async () => {

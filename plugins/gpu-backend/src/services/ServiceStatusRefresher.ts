@@ -6,7 +6,7 @@ import {
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { serviceObjectNames } from '@gpu-platform/backstage-plugin-gpu-node';
 import { ClusterStatusReader } from '../cluster';
-import { GpuStore, ServiceRecord } from '../database';
+import { GpuStore, ServiceChangeRecord, ServiceRecord } from '../database';
 import type { RunPeriodStore } from '../database/runPeriods';
 import { observeRun } from './runObservation';
 import { compareAndSet, getService } from './serviceStatusWrite';
@@ -214,10 +214,17 @@ export class ServiceStatusRefresher {
     actor: string,
   ): Promise<RefreshAttempt> {
     const service = await getService(this.options.store, id);
-    const live = await this.readLive(service);
+    // A GitOps change pending until its pull request is merged: the cluster runs what Git holds, the spec before it.
+    const pending =
+      service.mode === 'gitops'
+        ? await this.options.store.getPendingChange(service.id)
+        : undefined;
+    const live = await this.readLive(
+      pending ? specInGit(service, pending) : service,
+    );
     const clusterStatus = live?.clusterStatus;
     if (clusterStatus && service.mode === 'gitops') {
-      return this.refreshGitOps(service, clusterStatus, actor);
+      return this.refreshGitOps(service, clusterStatus, actor, pending);
     }
     if (!clusterStatus || !REFRESHED_STATUSES.includes(service.status)) {
       return { service, clusterStatus, changed: false };
@@ -299,12 +306,16 @@ export class ServiceStatusRefresher {
    * A GitOps service, read with the cluster's read-only credential: `approved` until its controller has applied it,
    * then `starting` or `ready` as in apply mode (Applied, then Kueue admission and availability). Drift is reported,
    * never repaired (Git is the source of truth): a Deployment missing once applied is `DeploymentMissing`, one that
-   * differs from Git while available is `ready` with reason `DriftedFromGit`.
+   * differs from Git while available is `ready` with reason `DriftedFromGit`. While a change is `pending` (its pull
+   * request not merged), Git and the cluster hold the spec before it: the cluster is compared with that one, and an
+   * available service says `ChangePending`; its generation is not taken as applied until the cluster is read with
+   * the change merged and no drift from it.
    */
   private async refreshGitOps(
     service: ServiceRecord,
     clusterStatus: ServiceClusterStatus,
     actor: string,
+    pending?: ServiceChangeRecord,
   ): Promise<RefreshAttempt> {
     const unchanged = { service, clusterStatus, changed: false };
     const deployment = clusterStatus.deployment;
@@ -317,16 +328,24 @@ export class ServiceStatusRefresher {
       // Not read, being deleted, or not applied by its controller yet.
       return unchanged;
     }
-    const change = gitOpsStatus(service, clusterStatus);
+    const change = pending
+      ? pendingChangeStatus(service, pending, clusterStatus)
+      : gitOpsStatus(service, clusterStatus);
     if (!change) {
       await this.recordRun(service, service, clusterStatus);
       return unchanged;
     }
+    // First seen in the cluster, its request merged: its controller applied the generation that request holds. After
+    // a change's merge, once the cluster no longer differs from the new spec (never while a change is pending).
+    const observedCurrentGeneration =
+      !pending &&
+      (service.status === 'approved' ||
+        ((service.observedGeneration ?? 0) < service.generation &&
+          !driftOf(service, clusterStatus)));
     const result = await compareAndSet(this.options.store, {
       id: service.id,
       ...change,
-      // First seen in the cluster: its controller applied the generation its merged request holds.
-      ...(service.status === 'approved' && { observedCurrentGeneration: true }),
+      ...(observedCurrentGeneration && { observedCurrentGeneration: true }),
       expectedStatus: [service.status],
       expectedUpdatedAt: service.updatedAt,
       actor,
@@ -508,6 +527,66 @@ function gitOpsStatus(
       : { status: 'ready', reason: 'DriftedFromGit', statusReason };
   }
   return decideStatus(service, observed);
+}
+
+/**
+ * The service as Git's main branch holds it while `change` is pending: the spec recorded before the change (tier,
+ * pool, cluster, request, placement, manifests), which its cluster keeps running until the change's request is merged.
+ */
+export function specInGit(
+  service: ServiceRecord,
+  change: ServiceChangeRecord,
+): ServiceRecord {
+  const { previous } = change;
+  return {
+    ...service,
+    tier: previous.tier,
+    pool: previous.pool,
+    cluster: previous.cluster,
+    request: previous.request,
+    placement: previous.placement,
+    manifests: previous.manifests,
+  };
+}
+
+/**
+ * The status of a GitOps service while `change` is pending, from what its cluster says compared with the spec Git
+ * holds (the one before the change), or undefined when it says it already: drift from that spec while available is
+ * `DriftedFromGit`; available is `ready` with `ChangePending` and what the change waits for; otherwise what keeps it
+ * from being available (see `decideStatus`).
+ */
+function pendingChangeStatus(
+  service: ServiceRecord,
+  change: ServiceChangeRecord,
+  observed: ServiceClusterStatus,
+): StatusChange | undefined {
+  const inGit = specInGit(service, change);
+  const drift = driftOf(inGit, observed);
+  const deployment = observed.deployment;
+  let next: StatusChange | undefined;
+  if (drift && deployment?.exists && deployment.available) {
+    next = {
+      status: 'ready',
+      reason: 'DriftedFromGit',
+      statusReason: `Drifted from Git: ${drift} (the spec Git holds until its change, generation ${change.generation}, is merged). Git is the source of truth: its GitOps controller restores it; Backstage does not repair a GitOps service`,
+    };
+  } else if (deployment?.available) {
+    const waitingFor = change.pullRequest
+      ? `its pull request ${change.pullRequest.url} is merged`
+      : `the template run that requested it records its pull request (by ${change.confirmBy})`;
+    next = {
+      status: 'ready',
+      reason: 'ChangePending',
+      statusReason: `Available with the spec Git holds; its change (generation ${change.generation}) is pending until ${waitingFor}`,
+    };
+  } else {
+    return decideStatus(service, observed);
+  }
+  return next.status === service.status &&
+    next.reason === service.reason &&
+    next.statusReason === service.statusReason
+    ? undefined
+    : next;
 }
 
 /** The promise's value, or an error with `message` when it takes longer than `ms`. */

@@ -1,6 +1,8 @@
 import {
   ApprovalView,
   formatUsd,
+  GpuServiceChangeSpec,
+  GpuServicePendingChange,
   GpuServiceView,
   serviceConditions,
 } from '@gpu-platform/backstage-plugin-gpu-common';
@@ -13,6 +15,7 @@ import { awaitingApprovalReason } from '../admission';
 import {
   ApprovalRecord,
   ReservationRecord,
+  ServiceChangeRecord,
   ServiceListing,
   ServiceRecord,
 } from '../database';
@@ -40,11 +43,45 @@ function serviceEndpoint(
     : { endpoint: `http://${host}:${port}` };
 }
 
-/** The API's view of a stored service. */
+/** What a change may alter, of a spec: its tier, pool, cluster, model and replicas. */
+function changeSpecOf(
+  spec: Pick<ServiceRecord, 'tier' | 'pool' | 'cluster' | 'request'>,
+): GpuServiceChangeSpec {
+  return {
+    tier: spec.tier,
+    pool: spec.pool,
+    ...(spec.cluster !== undefined && { cluster: spec.cluster }),
+    model: spec.request.model,
+    replicas: spec.request.replicas,
+  };
+}
+
+/**
+ * The API's view of a GitOps change pending until its pull request is merged: its request (or when it must be
+ * recorded by), who made it and when, and what it changes, from the typed spec it recorded as the previous one and the
+ * service's spec (the proposed one).
+ */
+export function toPendingChangeView(
+  service: ServiceRecord,
+  change: ServiceChangeRecord,
+): GpuServicePendingChange {
+  return {
+    generation: change.generation,
+    ...(change.pullRequest && { pullRequest: change.pullRequest }),
+    ...(change.confirmBy !== undefined && { confirmBy: change.confirmBy }),
+    createdBy: change.createdBy,
+    createdAt: change.createdAt,
+    previous: changeSpecOf(change.previous),
+    proposed: changeSpecOf(service),
+  };
+}
+
+/** The API's view of a stored service (with its pending GitOps change, when there is one). */
 export function toServiceView(
   service: ServiceRecord,
   reservation?: ReservationRecord,
   approval?: ApprovalRecord,
+  pendingChange?: ServiceChangeRecord,
 ): GpuServiceView {
   const names = serviceObjectNames(service.request.name);
   const port = RUNTIME_PORTS[service.request.runtime];
@@ -85,6 +122,10 @@ export function toServiceView(
     ...(approval ? { approval: toApprovalView(approval) } : {}),
     ...(service.confirmBy ? { confirmBy: service.confirmBy } : {}),
     ...(service.pullRequest ? { pullRequest: service.pullRequest } : {}),
+    ...(pendingChange?.serviceId === service.id &&
+      pendingChange.state === 'pending' && {
+        pendingChange: toPendingChangeView(service, pendingChange),
+      }),
     createdBy: service.createdBy,
     createdAt: service.createdAt,
     updatedAt: service.updatedAt,
@@ -93,18 +134,24 @@ export function toServiceView(
 
 /**
  * The view of a service from all its reservations (newest first) and approvals (oldest first): the reservation
- * that counts (held, else pending, else the oldest) and the latest approval.
+ * that counts (held, else pending, else the oldest) and the latest approval; with its pending GitOps change, if any.
  */
 export function toServiceViewFromLedger(
   service: ServiceRecord,
   reservations: ReservationRecord[],
   approvals: ApprovalRecord[],
+  pendingChange?: ServiceChangeRecord,
 ): GpuServiceView {
   const current =
     reservations.find(r => r.state === 'held') ??
     reservations.find(r => r.state === 'pending') ??
     reservations[reservations.length - 1];
-  return toServiceView(service, current, approvals[approvals.length - 1]);
+  return toServiceView(
+    service,
+    current,
+    approvals[approvals.length - 1],
+    pendingChange,
+  );
 }
 
 /**
@@ -142,6 +189,7 @@ export function toServiceViewWeighed(
     withApprovalStatusReason(listing.service, approvals[approvals.length - 1]),
     listing.reservations,
     approvals,
+    listing.pendingChange,
   );
 }
 

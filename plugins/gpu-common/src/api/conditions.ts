@@ -76,6 +76,11 @@ export const SERVICE_REASONS = [
    */
   'PullRequestExpired',
   /**
+   * GitOps: a change waits for its pull (merge) request to be merged (see the service's `pendingChange`); meanwhile
+   * the cluster runs, and is compared with, the spec Git holds (the one before the change), and it is available.
+   */
+  'ChangePending',
+  /**
    * GitOps: the pull (merge) request of a change was closed without merging; the spec and reservation the service had
    * before that change are restored (rolled back).
    */

@@ -269,6 +269,12 @@ export interface GpuServiceView {
   confirmBy?: string;
   /** GitOps: the pull (merge) request that delivers it, which its reservation follows. */
   pullRequest?: GpuServicePullRequest;
+  /**
+   * GitOps: a change waiting for its pull (merge) request to be merged. Its spec is already the service's (`request`,
+   * `placement`, `cluster`); until the merge the cluster runs `pendingChange.previous`, which a closed, expired or
+   * unconfirmed request restores.
+   */
+  pendingChange?: GpuServicePendingChange;
   createdBy: string;
   createdAt: string;
   updatedAt: string;
@@ -295,6 +301,39 @@ export interface ConfirmServiceBody {
  * @public
  */
 export type PullRequestState = 'open' | 'merged' | 'closed' | 'expired';
+
+/**
+ * What a GitOps change sets (or set before it): the fields a change may alter.
+ *
+ * @public
+ */
+export interface GpuServiceChangeSpec {
+  tier: SharingTier;
+  pool: string;
+  cluster?: string;
+  model: string;
+  replicas: number;
+}
+
+/**
+ * A change of a GitOps service pending until its pull (merge) request is merged.
+ *
+ * @public
+ */
+export interface GpuServicePendingChange {
+  /** The spec generation the change produced (the service's `generation` while it is pending). */
+  generation: number;
+  /** The request that delivers it, once the template run recorded it; `mergeBy`: when it expires unless merged. */
+  pullRequest?: { url: string; number: number; mergeBy?: string };
+  /** Until its request is recorded: when the change is rolled back unless it is (ISO 8601). */
+  confirmBy?: string;
+  createdBy: string;
+  createdAt: string;
+  /** The spec before the change: what Git's main branch holds and the cluster runs until the merge. */
+  previous: GpuServiceChangeSpec;
+  /** The spec the change proposes. */
+  proposed: GpuServiceChangeSpec;
+}
 
 /**
  * The pull (merge) request of a GitOps service.

@@ -26,6 +26,7 @@ import {
 import { describeLifecycle } from './describeLifecycle';
 import { describeService } from './describeService';
 import { LifecycleNotice } from './LifecycleNotice';
+import { PendingChangeNotice } from './PendingChangeNotice';
 import { ProvisionalNotice } from './ProvisionalNotice';
 import { MetricsNotice } from './MetricsNotice';
 import { RecommendationList } from './RecommendationList';
@@ -125,6 +126,7 @@ export function GpuServiceCardContent(props: {
       )}
       {lifecycle && <LifecycleNotice state={lifecycle} />}
       <ProvisionalNotice service={svc} />
+      <PendingChangeNotice service={svc} />
       {svc.cluster && (
         <Typography
           variant="body2"

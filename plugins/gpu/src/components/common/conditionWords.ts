@@ -51,6 +51,8 @@ const REASON_WORDS: Record<string, string> = {
     'the pull request of its change was not merged in time: closed, and its previous spec and quota restored',
   ChangeNotConfirmed:
     'its change was not confirmed by the template that requested it: its previous spec and quota are restored',
+  ChangePending:
+    'available with its previous spec, as Git holds it, while its change waits for its pull request to be merged',
   DriftedFromGit:
     'available, but its objects in the cluster differ from Git; the GitOps controller restores them, Backstage does not',
   AwaitingPrune:

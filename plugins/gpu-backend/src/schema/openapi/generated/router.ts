@@ -1799,6 +1799,7 @@ export const spec = {
           'ChangePullRequestClosed',
           'ChangePullRequestExpired',
           'ChangeNotConfirmed',
+          'ChangePending',
           'DriftedFromGit',
           'AwaitingPrune',
         ],
@@ -1843,6 +1844,89 @@ export const spec = {
             description: 'While open, when it expires unless merged.',
             type: 'string',
             format: 'date-time',
+          },
+        },
+      },
+      GpuServiceChangeSpec: {
+        description:
+          'What a GitOps change sets, or what the service had before it.',
+        type: 'object',
+        additionalProperties: false,
+        required: ['tier', 'pool', 'model', 'replicas'],
+        properties: {
+          tier: {
+            $ref: '#/components/schemas/SharingTier',
+          },
+          pool: {
+            type: 'string',
+          },
+          cluster: {
+            type: 'string',
+          },
+          model: {
+            type: 'string',
+          },
+          replicas: {
+            type: 'integer',
+          },
+        },
+      },
+      GpuServicePendingChange: {
+        description:
+          "GitOps: a change waiting for its pull (merge) request to be merged. Its spec is already the service's; until the merge the cluster runs previous (what Git holds), which a request closed unmerged, expired or not confirmed restores (reasons ChangePullRequestClosed, ChangePullRequestExpired, ChangeNotConfirmed).",
+        type: 'object',
+        additionalProperties: false,
+        required: [
+          'generation',
+          'createdBy',
+          'createdAt',
+          'previous',
+          'proposed',
+        ],
+        properties: {
+          generation: {
+            description: 'The spec generation the change produced.',
+            type: 'integer',
+          },
+          pullRequest: {
+            description:
+              'The request that delivers it, once the template run recorded it.',
+            type: 'object',
+            additionalProperties: false,
+            required: ['url', 'number'],
+            properties: {
+              url: {
+                type: 'string',
+              },
+              number: {
+                type: 'integer',
+              },
+              mergeBy: {
+                description:
+                  'When it expires (closed, the change rolled back) unless merged.',
+                type: 'string',
+                format: 'date-time',
+              },
+            },
+          },
+          confirmBy: {
+            description:
+              'Until its request is recorded, when the change is rolled back unless it is.',
+            type: 'string',
+            format: 'date-time',
+          },
+          createdBy: {
+            type: 'string',
+          },
+          createdAt: {
+            type: 'string',
+            format: 'date-time',
+          },
+          previous: {
+            $ref: '#/components/schemas/GpuServiceChangeSpec',
+          },
+          proposed: {
+            $ref: '#/components/schemas/GpuServiceChangeSpec',
           },
         },
       },
@@ -3798,6 +3882,9 @@ export const spec = {
           pullRequest: {
             $ref: '#/components/schemas/GpuServicePullRequest',
           },
+          pendingChange: {
+            $ref: '#/components/schemas/GpuServicePendingChange',
+          },
           createdBy: {
             type: 'string',
           },
@@ -3945,6 +4032,9 @@ export const spec = {
           },
           pullRequest: {
             $ref: '#/components/schemas/GpuServicePullRequest',
+          },
+          pendingChange: {
+            $ref: '#/components/schemas/GpuServicePendingChange',
           },
           createdBy: {
             type: 'string',

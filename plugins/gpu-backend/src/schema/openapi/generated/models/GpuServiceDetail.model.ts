@@ -5,6 +5,7 @@
 // ******************************************************************
 import { ApprovalView } from '../models/ApprovalView.model';
 import { ClusterMode } from '../models/ClusterMode.model';
+import { GpuServicePendingChange } from '../models/GpuServicePendingChange.model';
 import { GpuServicePullRequest } from '../models/GpuServicePullRequest.model';
 import { KubernetesObject } from '../models/KubernetesObject.model';
 import { Placement } from '../models/Placement.model';
@@ -77,6 +78,7 @@ export interface GpuServiceDetail {
    */
   confirmBy?: Date;
   pullRequest?: GpuServicePullRequest;
+  pendingChange?: GpuServicePendingChange;
   createdBy: string;
   createdAt: Date;
   updatedAt: Date;

@@ -5,6 +5,7 @@
 // ******************************************************************
 import { ApprovalView } from '../models/ApprovalView.model';
 import { ClusterMode } from '../models/ClusterMode.model';
+import { GpuServicePendingChange } from '../models/GpuServicePendingChange.model';
 import { GpuServicePullRequest } from '../models/GpuServicePullRequest.model';
 import { Placement } from '../models/Placement.model';
 import { ServiceCondition } from '../models/ServiceCondition.model';
@@ -74,6 +75,7 @@ export interface GpuServiceView {
    */
   confirmBy?: Date;
   pullRequest?: GpuServicePullRequest;
+  pendingChange?: GpuServicePendingChange;
   createdBy: string;
   createdAt: Date;
   updatedAt: Date;

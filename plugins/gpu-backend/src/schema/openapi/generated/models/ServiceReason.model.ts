@@ -39,5 +39,6 @@ export type ServiceReason =
   | 'ChangePullRequestClosed'
   | 'ChangePullRequestExpired'
   | 'ChangeNotConfirmed'
+  | 'ChangePending'
   | 'DriftedFromGit'
   | 'AwaitingPrune';
