@@ -11,6 +11,9 @@ import { setupFakeClusterServer } from './__testUtils__/setupFakeClusterServer';
 import { startApplyClusterBackend } from './__testUtils__/startApplyClusterBackend';
 import { gpuPlugin } from './plugin';
 
+// Each test starts a backend with the permission framework: seconds on a loaded machine.
+jest.setTimeout(30_000);
+
 const server = setupFakeClusterServer();
 
 /** The plugin behind the permission backend with the app's policy, on the given `gpu` config. */

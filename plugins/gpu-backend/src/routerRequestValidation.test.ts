@@ -6,6 +6,9 @@ import request from 'supertest';
 import { gpuPlugin } from './plugin';
 import { asUser, demoUserInfo } from './__testUtils__/demoUsers';
 
+// Each test starts a backend with the permission framework: seconds on a loaded machine.
+jest.setTimeout(30_000);
+
 const UNKNOWN_ID = '3f0b8c1e-7a51-4a43-9d8e-1f0e3a7b9c21';
 
 /**

@@ -16,7 +16,7 @@ import { FakeSignalApi } from '../../__testUtils__/FakeSignalApi';
 import { summariserService } from '../../__testUtils__/gpuFixtures';
 import { GovernancePage } from './GovernancePage';
 
-jest.setTimeout(30_000);
+jest.setTimeout(60_000);
 configure({ asyncUtilTimeout: 15_000 });
 
 async function renderPage(api: FakeGpuApi, signals: FakeSignalApi) {
