@@ -14,7 +14,8 @@ jest.setTimeout(120_000);
  * shape as GitHub's for the calls both serve. Each call `publish:github:pull-request` makes (octokit-plugin-create-
  * pull-request) that Gitea serves is sent to both, and what the action reads of the answer must be the same: the
  * repository's default branch and push permission, the latest commit's sha and tree, whether a file exists on the
- * base branch (404 when it does not), and the new pull request's number, web address and base branch. The git data
+ * base branch (404 when it does not), the new pull request's number, web address and base branch, and the
+ * request's state as the backend's GitOps follower reads it (open, then closed and not merged). The git data
  * calls (blobs, trees, commits, refs) and GraphQL have no Gitea counterpart; the fake keeps what they send, which
  * the template tests read back.
  */
@@ -28,6 +29,8 @@ describe('the fake GitHub answers what a real forge answers, for the calls the p
   const BRANCH = 'gpu/contract';
   const github = fakeGitHub({ mainPaths: [ON_MAIN] });
   const mswServer = setupServer(...github.handlers);
+  /** The pull request the POST test opened, by its number on each forge. */
+  const opened = { fake: 0, real: 0 };
 
   /** One call to the fake (through msw) and to Gitea: status and body. */
   async function both(method: string, route: string, body?: unknown) {
@@ -186,6 +189,46 @@ describe('the fake GitHub answers what a real forge answers, for the calls the p
       number: true,
       htmlUrl: true,
       base: 'main',
+    });
+    opened.fake = fake.body.number;
+    opened.real = real.body.number;
+  });
+
+  it("GET a pull request (the GitOps follower's read): open, then closed unmerged once a reviewer closes it", async () => {
+    expect(opened.fake && opened.real).toBeTruthy();
+    const read = async () => {
+      const { fake: f } = await both(
+        'GET',
+        `/repos/${owner}/${repo}/pulls/${opened.fake}`,
+      );
+      const { real: r } = await both(
+        'GET',
+        `/repos/${owner}/${repo}/pulls/${opened.real}`,
+      );
+      const fields = (x: typeof f) => ({
+        status: x.status,
+        state: x.body.state,
+        merged: x.body.merged,
+      });
+      return { fake: fields(f), real: fields(r) };
+    };
+    const open = await read();
+    expect(open.fake).toEqual(open.real);
+    expect(open.real).toEqual({ status: 200, state: 'open', merged: false });
+
+    github.closeUnmerged(opened.fake);
+    const closing = await gitea(
+      'PATCH',
+      `/repos/${owner}/${repo}/pulls/${opened.real}`,
+      { state: 'closed' },
+    );
+    expect(closing.status).toBe(201);
+    const closed = await read();
+    expect(closed.fake).toEqual(closed.real);
+    expect(closed.real).toEqual({
+      status: 200,
+      state: 'closed',
+      merged: false,
     });
   });
 });
