@@ -23,6 +23,7 @@ import { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { readPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   DYNAMIC_MIG_DEVICE_CLASS_MAPPING,
+  dynamicMigDeviceClass,
   NVIDIA_DEVICE_CLASS_MAPPINGS,
   nvidiaDeviceClasses,
   renderResourceTransformations,
@@ -143,7 +144,15 @@ async function nodes(api: RawClient): Promise<void> {
   }
   const slices = simulatedResourceSlices(platform);
   if (slices.length > 0) {
-    await applyAll(api, [...nvidiaDeviceClasses(), ...slices]);
+    // A dynamic MIG pool's claims name a DeviceClass of the platform's own, which the driver's chart does not define.
+    const dynamic = platform.pools.some(
+      p => p.sharing.type === 'mig' && p.sharing.partitioning === 'dynamic',
+    );
+    await applyAll(api, [
+      ...nvidiaDeviceClasses(),
+      ...(dynamic ? [dynamicMigDeviceClass()] : []),
+      ...slices,
+    ]);
   }
   await waitUntil(`${gpuNodes.length} GPU nodes Ready`, 60, async () => {
     for (const node of gpuNodes) {

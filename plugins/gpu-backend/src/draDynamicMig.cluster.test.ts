@@ -1,14 +1,18 @@
 import {
   demoPlatformConfig,
+  DYNAMIC_MIG_RESOURCE,
+  GPU_UNITS_PER_EQUIVALENT,
   parsePlatform,
   PlatformConfig,
+  slicesFor,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import {
-  DYNAMIC_MIG_DEVICE_CLASS,
-  DYNAMIC_MIG_RESOURCE,
   dynamicMigDeviceClass,
-  simulatedDynamicMigResourceSlices,
+  renderPlatformManifests,
+  renderServiceManifests,
+  renderTeamManifests,
   simulatedGpuNodes,
+  simulatedResourceSlices,
 } from '@gpu-platform/backstage-plugin-gpu-node';
 import {
   describeOnLocalCluster,
@@ -22,18 +26,18 @@ import {
   KueueWorkload,
   localClusterClients,
   podsOf,
+  smallServiceRequest,
   workloadsOfPods,
 } from './__testUtils__/localCluster';
 
 jest.setTimeout(240_000);
 
 const NAMESPACE = 'cluster-dra-dynamic';
-const QUEUE = 'dra-dynamic';
+const TEAM = 'cluster-dra-dynamic';
 const FLAVOR = 'a100-mig-dynamic';
 const FIELD_MANAGER = 'gpu-dra-dynamic-suite';
 const RESOURCE = { group: 'resource.k8s.io', version: 'v1' };
 const KUEUE = { group: 'kueue.x-k8s.io', version: 'v1beta2' };
-const PRODUCT = 'NVIDIA A100-SXM4-80GB';
 /** SMs of the A100-80GB's MIG profiles (MIG User Guide), what Kueue charges through the driver's counter. */
 const SMS: Record<string, number> = {
   '1g.10gb': 14,
@@ -41,12 +45,14 @@ const SMS: Record<string, number> = {
   '3g.40gb': 42,
 };
 /**
- * The ClusterQueue's quota: 112 SMs, more than the one GPU's 98, so that Kueue admits a third device the GPU cannot
- * hold (the scheduler keeps it pending) and refuses a fourth over quota.
+ * The team's quota on the pool, in GPUs as a platform team writes it: 8/7 of a GPU, which the product renders as 112
+ * SMs, more than the one GPU's 98, so that Kueue admits a third device the GPU cannot hold (the scheduler keeps it
+ * pending) and refuses a fourth over quota.
  */
+const QUOTA_GPUS = 8 / 7;
 const QUOTA_SMS = 112;
 
-/** One kwok node with one A100-80GB, its driver running with the `DynamicMIG` feature gate. */
+/** One kwok node with one A100-80GB, its driver running with the `DynamicMIG` feature gate: a dynamic MIG pool. */
 const POOL: NonNullable<PlatformConfig['pools']>[number] = {
   name: FLAVOR,
   gpuModel: 'A100-80GB',
@@ -57,146 +63,67 @@ const POOL: NonNullable<PlatformConfig['pools']>[number] = {
   nodeTaints: [
     { key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' },
   ],
-  sharing: { type: 'mig', layout: { '1g.10gb': 7 } },
+  sharing: {
+    type: 'mig',
+    partitioning: 'dynamic',
+    layout: { '1g.10gb': 7, '2g.20gb': 3, '3g.40gb': 2 },
+  },
   allocation: 'dra',
 };
-const nodes = simulatedGpuNodes(
-  parsePlatform({ ...demoPlatformConfig, pools: [POOL], teams: [] }),
-);
+const platform = parsePlatform({
+  ...demoPlatformConfig,
+  pools: [POOL],
+  teams: [
+    {
+      name: TEAM,
+      namespaces: [NAMESPACE],
+      gpuQuota: { [FLAVOR]: QUOTA_GPUS },
+      monthlyBudget: '100000',
+    },
+  ],
+});
+const nodes = simulatedGpuNodes(platform);
 const NODE = nodes[0].metadata!.name!;
+/** The simulated driver's objects: what the product publishes for a dynamic MIG pool's kwok node. */
 const hardware: KubernetesObject[] = [
   dynamicMigDeviceClass(),
   ...nodes,
-  ...simulatedDynamicMigResourceSlices({
-    node: NODE,
-    productLabel: 'NVIDIA-A100-SXM4-80GB',
-    gpus: 1,
-  }),
+  ...simulatedResourceSlices(platform),
 ];
+/** The product's Kueue objects for the pool and the team: its ResourceFlavor, ClusterQueue and LocalQueue. */
+const rendered = renderPlatformManifests(platform);
 const kueueObjects: KubernetesObject[] = [
-  {
-    apiVersion: 'kueue.x-k8s.io/v1beta2',
-    kind: 'ResourceFlavor',
-    metadata: { name: FLAVOR },
-    spec: {
-      nodeLabels: POOL.nodeLabels,
-      tolerations: [
-        {
-          key: 'nvidia.com/gpu',
-          operator: 'Exists',
-          effect: 'NoSchedule',
-        },
-      ],
-    },
-  } as KubernetesObject,
-  {
-    apiVersion: 'kueue.x-k8s.io/v1beta2',
-    kind: 'ClusterQueue',
-    metadata: { name: QUEUE },
-    spec: {
-      namespaceSelector: {
-        matchLabels: { 'kubernetes.io/metadata.name': NAMESPACE },
-      },
-      resourceGroups: [
-        {
-          coveredResources: [DYNAMIC_MIG_RESOURCE],
-          flavors: [
-            {
-              name: FLAVOR,
-              resources: [
-                { name: DYNAMIC_MIG_RESOURCE, nominalQuota: String(QUOTA_SMS) },
-              ],
-            },
-          ],
-        },
-      ],
-    },
-  } as KubernetesObject,
-  {
-    apiVersion: 'kueue.x-k8s.io/v1beta2',
-    kind: 'LocalQueue',
-    metadata: { name: QUEUE, namespace: NAMESPACE },
-    spec: { clusterQueue: QUEUE },
-  } as KubernetesObject,
+  ...rendered.filter(o => o.apiVersion?.startsWith('kueue.x-k8s.io/')),
+  ...renderTeamManifests(platform, TEAM),
 ];
+const clusterQueue = kueueObjects.find(o => o.kind === 'ClusterQueue')!;
+const QUEUE = clusterQueue.metadata!.name!;
+/** What this suite alone owns and removes (the host flavor, cohort and priority classes are shared by every suite). */
+const owned = (object: KubernetesObject) =>
+  object.kind === 'ClusterQueue' ||
+  object.kind === 'LocalQueue' ||
+  (object.kind === 'ResourceFlavor' && object.metadata?.name === FLAVOR);
 
-/** A claim template of one dynamic MIG device of `profile` on the A100-80GB, as a dynamic MIG pool would render it. */
-function claimTemplate(name: string, profile: string): KubernetesObject {
-  const attribute = (a: string) => `device.attributes['gpu.nvidia.com'].${a}`;
-  return {
-    apiVersion: 'resource.k8s.io/v1',
-    kind: 'ResourceClaimTemplate',
-    metadata: { name: `${name}-gpu`, namespace: NAMESPACE },
-    spec: {
-      spec: {
-        devices: {
-          requests: [
-            {
-              name: 'gpu',
-              exactly: {
-                deviceClassName: DYNAMIC_MIG_DEVICE_CLASS,
-                allocationMode: 'ExactCount',
-                count: 1,
-                selectors: [
-                  {
-                    cel: {
-                      expression: `${attribute(
-                        'profile',
-                      )} == '${profile}' && ${attribute(
-                        'productName',
-                      )} == '${PRODUCT}'`,
-                    },
-                  },
-                ],
-              },
-            },
-          ],
-        },
-      },
-    },
-  } as KubernetesObject;
+/** What the product renders for a service on the pool, one replica of `profile`. */
+function service(name: string, profile: string): KubernetesObject[] {
+  return renderServiceManifests(
+    platform,
+    smallServiceRequest({
+      name,
+      team: TEAM,
+      namespace: NAMESPACE,
+      tier: 'mig',
+      pool: FLAVOR,
+    }),
+    { tier: 'mig', pool: FLAVOR, migProfile: profile, gpusPerReplica: 1 },
+    { serviceId: `svc-${name}` },
+  );
 }
 
-function deployment(name: string): KubernetesObject {
-  const labels = { app: name };
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: {
-      name,
-      namespace: NAMESPACE,
-      labels: { ...labels, 'kueue.x-k8s.io/queue-name': QUEUE },
-    },
-    spec: {
-      replicas: 1,
-      selector: { matchLabels: labels },
-      template: {
-        metadata: {
-          labels: { ...labels, 'kueue.x-k8s.io/queue-name': QUEUE },
-        },
-        spec: {
-          nodeSelector: POOL.nodeLabels,
-          tolerations: [
-            {
-              key: 'nvidia.com/gpu',
-              operator: 'Exists',
-              effect: 'NoSchedule',
-            },
-          ],
-          resourceClaims: [
-            { name: 'gpu', resourceClaimTemplateName: `${name}-gpu` },
-          ],
-          containers: [
-            {
-              name: 'main',
-              image: 'registry.k8s.io/pause:3.10',
-              resources: { claims: [{ name: 'gpu' }] },
-            },
-          ],
-        },
-      },
-    },
-  } as KubernetesObject;
+/** GPU units the ledger holds for one replica of `profile` on the pool (the quote's slice weight). */
+function ledgerUnits(profile: string): number {
+  return slicesFor(platform, FLAVOR).find(s => s.migProfile === profile)!
+    .gpuUnits;
 }
 
 interface Claim {
@@ -238,8 +165,13 @@ describeOnLocalCluster(
     }
 
     async function start(name: string, profile: string) {
-      await apply(claimTemplate(name, profile));
-      await apply(deployment(name));
+      for (const object of service(name, profile)) await apply(object);
+    }
+
+    async function stop(name: string) {
+      for (const object of [...service(name, '1g.10gb')].reverse()) {
+        await remove(object);
+      }
     }
 
     async function onePod(name: string): Promise<V1Pod> {
@@ -277,10 +209,7 @@ describeOnLocalCluster(
       )?.resourceUsage?.[DYNAMIC_MIG_RESOURCE];
 
     async function cleanUp() {
-      for (const name of services) {
-        await remove(deployment(name));
-        await remove(claimTemplate(name, '1g.10gb'));
-      }
+      for (const name of services) await stop(name);
       await eventually('the suite pods gone', async () => {
         const pods = await clients.core.listNamespacedPod({
           namespace: NAMESPACE,
@@ -301,11 +230,48 @@ describeOnLocalCluster(
 
     afterAll(async () => {
       await cleanUp().catch(() => undefined);
-      for (const object of [...kueueObjects].reverse()) await remove(object);
+      for (const object of [...kueueObjects].reverse()) {
+        if (owned(object)) await remove(object);
+      }
       for (const object of [...hardware].reverse()) {
         if (object.kind === 'DeviceClass') continue;
         await remove(object);
       }
+    });
+
+    it('renders the pool’s quota in SMs under the mapped resource: 8/7 of a GPU is 112 SMs', () => {
+      const spec = (
+        clusterQueue as KubernetesObject & {
+          spec: {
+            resourceGroups: Array<{
+              coveredResources: string[];
+              flavors: Array<{
+                name: string;
+                resources: Array<{ name: string; nominalQuota: string }>;
+              }>;
+            }>;
+          };
+        }
+      ).spec;
+      const group = spec.resourceGroups.find(g =>
+        g.coveredResources.includes(DYNAMIC_MIG_RESOURCE),
+      )!;
+      expect(group.flavors).toEqual([
+        {
+          name: FLAVOR,
+          resources: [
+            { name: DYNAMIC_MIG_RESOURCE, nominalQuota: String(QUOTA_SMS) },
+          ],
+        },
+      ]);
+      const claim = service('dyn-3g', '3g.40gb').find(
+        o => o.kind === 'ResourceClaimTemplate',
+      ) as KubernetesObject & {
+        spec: { spec: { devices: { requests: any[] } } };
+      };
+      expect(claim.spec.spec.devices.requests[0].exactly.deviceClassName).toBe(
+        'mig-dynamic.gpu.backstage.io',
+      );
     });
 
     it('publishes the driver’s counters and every placement, accepted by the API server', async () => {
@@ -359,8 +325,11 @@ describeOnLocalCluster(
             DYNAMIC_MIG_RESOURCE
           ],
         ).toBe(FLAVOR);
-        // Kueue charged the profile's SMs, read from the driver's counter.
+        // Kueue charged the profile's SMs, read from the driver's counter: the units the ledger holds for it.
         expect(usage(workload)).toBe(String(SMS[profile]));
+        expect(ledgerUnits(profile)).toBe(
+          (SMS[profile] * GPU_UNITS_PER_EQUIVALENT) / 98,
+        );
         const claim = await claimOf(pod);
         const [result] = claim.status!.allocation!.devices!.results!;
         expect(result.driver).toBe('gpu.nvidia.com');
@@ -452,18 +421,22 @@ describeOnLocalCluster(
         return total === String(QUOTA_SMS) ? total : undefined;
       });
       expect(queue).toBe('112');
+      // The ledger holds the same: the three admitted slices weigh the team's whole quota on the pool.
+      expect(2 * ledgerUnits('3g.40gb') + ledgerUnits('2g.20gb')).toBe(
+        Math.round(QUOTA_GPUS * GPU_UNITS_PER_EQUIVALENT),
+      );
 
       // Teardown of the first 3g.40gb frees its placement: the second 3g.40gb is then allocated on the GPU (the 1g.10gb
       // goes first, so that it cannot take a slice of that placement).
-      await remove(deployment('dyn-1g'));
+      await stop('dyn-1g');
       await eventually('dyn-1g gone', async () => {
         const pods = await clients.core.listNamespacedPod({
           namespace: NAMESPACE,
-          labelSelector: 'app=dyn-1g',
+          labelSelector: 'app.kubernetes.io/instance=dyn-1g',
         });
         return pods.items.length === 0 ? true : undefined;
       });
-      await remove(deployment('dyn-3g'));
+      await stop('dyn-3g');
       const second = await eventually('dyn-3g-second running', async () => {
         const p = await onePod('dyn-3g-second');
         return p.status?.phase === 'Running' ? p : undefined;
