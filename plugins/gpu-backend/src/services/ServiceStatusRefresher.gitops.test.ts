@@ -260,7 +260,8 @@ describe.each(databases.eachSupportedId())(
         { status: 'ready', reason: 'ChangePending', observedGeneration: 1 },
       );
 
-      // Merged (as the follower records it); the controller has not synced yet: compared with the new spec, as always.
+      // Merged (as the follower records it); the controller has not synced yet: compared with the new spec, which the
+      // cluster has yet to apply, not drift.
       const change = await store.getPendingChange(service.id);
       await store.settleChange({
         changeId: change!.id,
@@ -270,10 +271,10 @@ describe.each(databases.eachSupportedId())(
       expect((await refresher.refreshStatus(service.id)).service).toMatchObject(
         {
           status: 'ready',
-          reason: 'DriftedFromGit',
+          reason: 'AwaitingSync',
           observedGeneration: 1,
           statusReason: expect.stringContaining(
-            'asks for 1 replicas, not the 2 requested',
+            'Generation 2 is merged; its GitOps controller has not applied it yet, so the cluster still differs: its Deployment asks for 1 replicas, not the 2 requested',
           ),
         },
       );
@@ -284,6 +285,15 @@ describe.each(databases.eachSupportedId())(
           status: 'ready',
           reason: 'Available',
           generation: 2,
+          observedGeneration: 2,
+        },
+      );
+      // Scaled by hand once the merged generation was applied: drift.
+      set(observed({ exists: true, available: true, replicas: 3 }));
+      expect((await refresher.refreshStatus(service.id)).service).toMatchObject(
+        {
+          status: 'ready',
+          reason: 'DriftedFromGit',
           observedGeneration: 2,
         },
       );

@@ -511,7 +511,8 @@ function readsInCluster(service: ServiceRecord): boolean {
 
 /**
  * The status a GitOps service should have from what its cluster says (see `decideStatus`), or undefined when it says
- * it already: drift while available is `ready` with `DriftedFromGit` and what differs, never a repair.
+ * it already. A difference while available is `ready` and never repaired: `AwaitingSync` while the generation merged
+ * last has not been seen applied (its controller has yet to sync it), `DriftedFromGit` once it has.
  */
 function gitOpsStatus(
   service: ServiceRecord,
@@ -519,12 +520,23 @@ function gitOpsStatus(
 ): StatusChange | undefined {
   const drift = driftOf(service, observed);
   if (drift && observed.deployment?.exists && observed.deployment.available) {
-    const statusReason = `Drifted from Git: ${drift}. Git is the source of truth: its GitOps controller restores it; Backstage does not repair a GitOps service`;
-    return service.status === 'ready' &&
-      service.reason === 'DriftedFromGit' &&
-      service.statusReason === statusReason
+    const awaitingSync = (service.observedGeneration ?? 0) < service.generation;
+    const change: StatusChange = awaitingSync
+      ? {
+          status: 'ready',
+          reason: 'AwaitingSync',
+          statusReason: `Generation ${service.generation} is merged; its GitOps controller has not applied it yet, so the cluster still differs: ${drift}`,
+        }
+      : {
+          status: 'ready',
+          reason: 'DriftedFromGit',
+          statusReason: `Drifted from Git: ${drift}. Git is the source of truth: its GitOps controller restores it; Backstage does not repair a GitOps service`,
+        };
+    return service.status === change.status &&
+      service.reason === change.reason &&
+      service.statusReason === change.statusReason
       ? undefined
-      : { status: 'ready', reason: 'DriftedFromGit', statusReason };
+      : change;
   }
   return decideStatus(service, observed);
 }

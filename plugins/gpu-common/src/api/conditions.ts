@@ -101,6 +101,12 @@ export const SERVICE_REASONS = [
    */
   'DriftedFromGit',
   /**
+   * GitOps: available, and its last change is merged, but its GitOps controller has not applied that generation yet:
+   * the cluster still runs the one before it (read with a read-only credential). Becomes `Available` once the cluster
+   * matches, or `DriftedFromGit` if it then differs.
+   */
+  'AwaitingSync',
+  /**
    * GitOps: deleted in Backstage, waiting for the GitOps controller to remove its objects from the cluster (read with
    * a read-only credential); quota stays held until they are gone.
    */

@@ -55,6 +55,8 @@ const REASON_WORDS: Record<string, string> = {
     'available with its previous spec, as Git holds it, while its change waits for its pull request to be merged',
   DriftedFromGit:
     'available, but its objects in the cluster differ from Git; the GitOps controller restores them, Backstage does not',
+  AwaitingSync:
+    'available; its change is merged and waits for the GitOps controller to apply it',
   AwaitingPrune:
     'waiting for the GitOps controller to remove it from the cluster; quota stays held',
 };

@@ -1801,6 +1801,7 @@ export const spec = {
           'ChangeNotConfirmed',
           'ChangePending',
           'DriftedFromGit',
+          'AwaitingSync',
           'AwaitingPrune',
         ],
       },

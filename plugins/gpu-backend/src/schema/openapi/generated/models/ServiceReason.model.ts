@@ -41,4 +41,5 @@ export type ServiceReason =
   | 'ChangeNotConfirmed'
   | 'ChangePending'
   | 'DriftedFromGit'
+  | 'AwaitingSync'
   | 'AwaitingPrune';
