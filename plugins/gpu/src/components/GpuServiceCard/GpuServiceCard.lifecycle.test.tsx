@@ -8,7 +8,7 @@ import { EntityProvider } from '@backstage/plugin-catalog-react';
 import { AuthorizeResult } from '@backstage/plugin-permission-common';
 import { permissionApiRef } from '@backstage/plugin-permission-react';
 import { GpuServiceView } from '@gpu-platform/backstage-plugin-gpu-common';
-import { configure, screen } from '@testing-library/react';
+import { cleanup, configure, screen } from '@testing-library/react';
 import { SWRConfig } from 'swr';
 import { gpuApiRef } from '../../api';
 import { FakeGpuApi } from '../../__testUtils__/FakeGpuApi';
@@ -226,6 +226,34 @@ describe('GpuServiceCard for services that do not run', () => {
     );
     expect(projected).not.toHaveTextContent(/billing month held/);
     expect(screen.queryByRole('button', { name: 'Decommission' })).toBeNull();
+  });
+
+  it('names the retry template for a GitOps service whose pull request was closed unmerged, and only then', async () => {
+    const closed = backend({
+      ...base,
+      mode: 'gitops',
+      status: 'deleted',
+      reason: 'PullRequestClosed',
+      statusReason: 'Its pull request was closed without merging',
+    });
+    await renderCard(closed);
+    expect(await screen.findByTestId('lifecycle-deleted')).toHaveTextContent(
+      /retried through a new pull request with the template “Retry GPU model service \(GitOps\)”/,
+    );
+    cleanup();
+
+    // A decommission on purpose is not undone by a retry.
+    await renderCard(
+      backend({
+        ...base,
+        mode: 'gitops',
+        status: 'deleted',
+        reason: 'Deleted',
+      }),
+    );
+    expect(
+      await screen.findByTestId('lifecycle-deleted'),
+    ).not.toHaveTextContent(/Retry GPU model service/);
   });
 
   it('says nothing held instead of an allocation when the cost of a deleted service cannot be read', async () => {
