@@ -6,7 +6,8 @@
  *
  * - **Cost card**: `GET /services/:id/cost?window=30d` for one dedicated service over 30 days of 1-minute data, next
  *   to the raw PromQL the route issues (recorded from the route, then replayed straight to Prometheus all at once,
- *   the route's lower bound; the route keeps `concurrency.perRequest` in flight). Target: route <= 1.1x raw.
+ *   the route's lower bound; the route takes the process's `concurrency.overall` slots with `perRequest` as its fair
+ *   share: alone, up to `overall - perRequest` in flight). Target: route <= 1.1x raw.
  * - **Overview**: `GET /overview` for 10,000 services of every tier: the PromQL query count (and the count for 12
  *   services, which must not be smaller), route time and raw PromQL time. Target: route <= 1.2x raw.
  *
@@ -53,7 +54,10 @@ const cli = parseCli();
 const ROUNDS = Math.max(1, cli.number('rounds', { full: 15, smoke: 1 }));
 const OVERVIEW_SERVICES = cli.number('services', { full: 10_000, smoke: 20 });
 const CARD_DAYS = cli.number('days', { full: 30, smoke: 2 });
-/** `gpu.prometheus.concurrency.perRequest` of the routes (0: the plugin's default, 4 queries in flight per request). */
+/**
+ * `gpu.prometheus.concurrency.perRequest` of the routes (0: the plugin's default, a share of 4 of the 16 slots: a
+ * request alone has up to 12 queries in flight).
+ */
 const PER_REQUEST_CONCURRENCY = cli.number('per-request-concurrency', {
   full: 0,
   smoke: 0,

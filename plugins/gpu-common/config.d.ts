@@ -577,8 +577,12 @@ export interface Config {
         openFor?: number;
       };
       /**
-       * Most PromQL HTTP requests in flight at once: `perRequest` for one API request (default 4) and `overall` for
-       * the whole backend process (default 16). Further queries wait for a free slot.
+       * PromQL HTTP requests in flight at once: `overall` for the whole backend process (default 16), shared between
+       * API requests with `perRequest` as each one's fair share (default 4). A request with fewer than `perRequest`
+       * in flight takes any free slot; with more, only while more than `perRequest` slots are free, so a request
+       * alone uses up to `overall - perRequest` and the next request starts at once. When queries wait, a freed slot
+       * goes to the waiting request with the fewest in flight. With `perRequest` equal to `overall`, a request alone
+       * may take every slot and none is kept for the next one.
        */
       concurrency?: {
         perRequest?: number;

@@ -2,7 +2,7 @@ import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { CircuitBreaker } from './CircuitBreaker';
 import { PrometheusClient } from './PrometheusClient';
-import { Semaphore } from './Semaphore';
+import { QuerySlots } from './QuerySlots';
 
 /** A loopback Prometheus API that answers an empty vector after `delayMs`, or never when `delayMs` is Infinity. */
 async function loopbackPrometheus() {
@@ -58,7 +58,8 @@ describe('Prometheus queries under a request deadline and a circuit breaker', ()
     const perRequest = client(
       {
         perRequest: 2,
-        overall: new Semaphore(16),
+        // Alone, a client uses all of the shared slots but its share: 2 of 4.
+        overall: new QuerySlots(4),
         deadline: { at: Date.now() + budgetMs, budgetMs },
       },
       5000,
@@ -80,7 +81,7 @@ describe('Prometheus queries under a request deadline and a circuit breaker', ()
 
   it("does not make a request wait behind another request's slow queries past its own deadline", async () => {
     prometheus.state.delayMs = 700;
-    const overall = new Semaphore(2);
+    const overall = new QuerySlots(2);
     const slow = client({ perRequest: 2, overall });
     const slowCard = Promise.all([slow.query('a', 1), slow.query('b', 1)]);
     await new Promise(r => setTimeout(r, 20));

@@ -2,7 +2,7 @@ import { registerMswTestHooks } from '@backstage/backend-test-utils';
 import { delay, http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { PrometheusClient } from './PrometheusClient';
-import { Semaphore } from './Semaphore';
+import { QuerySlots } from './QuerySlots';
 
 const server = setupServer();
 registerMswTestHooks(server);
@@ -326,7 +326,7 @@ describe('PrometheusClient', () => {
     });
   });
 
-  it('never has more requests in flight than its own limit and the shared one', async () => {
+  it('uses shared slots beyond its share while the share stays free for others, never more than the shared limit', async () => {
     let inFlight = 0;
     let peak = 0;
     server.use(
@@ -341,13 +341,21 @@ describe('PrometheusClient', () => {
         });
       }),
     );
-    const overall = new Semaphore(5);
+    const overall = new QuerySlots(5);
     const clients = [1, 2, 3].map(
       () => new PrometheusClient(settings, fetch, { perRequest: 2, overall }),
     );
     const one = clients[0];
     await Promise.all(
       Array.from({ length: 10 }, (_, i) => one.query(`q${i}`, 1)),
+    );
+    // Alone: all of the 5 shared slots but its share of 2, kept free for the next client.
+    expect(peak).toBe(3);
+    peak = 0;
+    // Without shared slots, its share is its own limit.
+    const own = new PrometheusClient(settings, fetch, { perRequest: 2 });
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) => own.query(`q${i}`, 1)),
     );
     expect(peak).toBe(2);
     peak = 0;

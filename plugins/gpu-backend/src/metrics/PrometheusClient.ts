@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CircuitBreaker } from './CircuitBreaker';
 import { PrometheusSettings } from './PrometheusConfig';
-import { Semaphore } from './Semaphore';
+import { QueryParty, QuerySlots } from './QuerySlots';
 
 function withWarnings(warnings: string[] | undefined) {
   return warnings ? { warnings } : {};
@@ -14,11 +14,16 @@ export interface RequestDeadline {
 }
 
 /**
- * Bounds on PromQL HTTP requests: the process-wide semaphore, the size of each client's own, the API request's
- * deadline and the circuit breaker of the Prometheus.
+ * Bounds on PromQL HTTP requests: the process-wide slots, the client's share of them (its own limit when there are
+ * no shared slots), the API request's deadline and the circuit breaker of the Prometheus.
  */
 export interface QueryLimits {
-  overall?: Semaphore;
+  /** The process's slots (`concurrency.overall`), shared fairly between clients (see {@link QuerySlots}). */
+  overall?: QuerySlots;
+  /**
+   * `concurrency.perRequest`: with `overall`, this client's fair share (it may use more free slots while no other
+   * client needs them); alone, the most queries this client has in flight.
+   */
   perRequest?: number;
   deadline?: RequestDeadline;
   breaker?: CircuitBreaker;
@@ -211,7 +216,7 @@ type ApiData = {
  */
 export class PrometheusClient {
   private count = 0;
-  private readonly perRequest?: Semaphore;
+  private readonly slots?: QueryParty;
   private readonly deadlineSignal?: AbortSignal;
 
   constructor(
@@ -222,9 +227,13 @@ export class PrometheusClient {
     private readonly fetchImpl: typeof fetch = fetch,
     private readonly limits?: QueryLimits,
   ) {
-    this.perRequest = limits?.perRequest
-      ? new Semaphore(limits.perRequest)
-      : undefined;
+    if (limits?.overall) {
+      this.slots = limits.overall.party(
+        limits.perRequest ?? limits.overall.max,
+      );
+    } else if (limits?.perRequest) {
+      this.slots = new QuerySlots(limits.perRequest).party(limits.perRequest);
+    }
     this.deadlineSignal = limits?.deadline
       ? AbortSignal.timeout(Math.max(0, limits.deadline.at - Date.now()))
       : undefined;
@@ -302,15 +311,11 @@ export class PrometheusClient {
     path: string,
     form: Record<string, string>,
   ): Promise<QueryResult<ApiData>> {
-    const perRequest = this.perRequest;
-    const overall = this.limits?.overall;
+    const slots = this.slots;
     const deadline = this.deadlineSignal;
-    const send = () =>
-      overall
-        ? overall.run(() => this.admitAndSend(path, form), deadline)
-        : this.admitAndSend(path, form);
+    const send = () => this.admitAndSend(path, form);
     try {
-      return await (perRequest ? perRequest.run(send, deadline) : send());
+      return await (slots ? slots.run(send, deadline) : send());
     } catch (error) {
       if (deadline?.aborted) return this.outOfTime();
       throw error;

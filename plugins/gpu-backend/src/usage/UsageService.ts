@@ -11,7 +11,7 @@ import { DateTime } from 'luxon';
 import { ServiceAllocation } from './AllocationReader';
 import { BatchJobCostSnapshot, CostSnapshot } from './CostSnapshotStore';
 import { CircuitBreaker } from '../metrics/CircuitBreaker';
-import { Semaphore } from '../metrics/Semaphore';
+import { QuerySlots } from '../metrics/QuerySlots';
 import { dailyBatchJobSnapshots, dailySnapshots } from './dailySnapshots';
 import { parseExportPeriod } from './export/exportPeriod';
 import { CostExport, focusRows } from './export/focusRows';
@@ -52,7 +52,7 @@ export class UsageService {
       ...options,
       prices: poolPrices(options.platform),
       prometheusQueries: options.prometheus
-        ? new Semaphore(options.prometheus.concurrency.overall)
+        ? new QuerySlots(options.prometheus.concurrency.overall)
         : undefined,
       prometheusBreaker: options.prometheus
         ? new CircuitBreaker(options.prometheus.circuitBreaker)

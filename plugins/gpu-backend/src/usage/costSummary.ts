@@ -25,7 +25,7 @@ import { unixSeconds } from './usageWindow';
 /**
  * Cost rows of services over a window, plus month-to-date and recommendations. `client` is the API request's
  * Prometheus client when the caller asks more of it at the same time (`/services/:id/cost`), so all the request's
- * queries share its `concurrency.perRequest` bound; else one of its own.
+ * queries share its `concurrency.perRequest` share of the slots; else one of its own.
  */
 export async function summariseCosts(
   context: UsageContext,

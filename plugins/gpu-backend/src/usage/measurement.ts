@@ -103,9 +103,9 @@ export function usageTarget(
 }
 
 /**
- * A new client for one API request when Prometheus is configured: it counts its own queries, runs at most
- * `concurrency.perRequest` at once, shares the process-wide `concurrency.overall` bound and circuit breaker, and
- * the request's deadline.
+ * A new client for one API request when Prometheus is configured: it counts its own queries, takes the process-wide
+ * `concurrency.overall` slots with `concurrency.perRequest` as its fair share (more while no other request needs
+ * them; see `QuerySlots`), and shares the circuit breaker and the request's deadline.
  */
 export function prometheusClient(
   context: UsageContext,

@@ -89,7 +89,7 @@ export async function serviceCost(
 ): Promise<ServiceCost> {
   const id = allocation.service.id;
   // One client for the request's queries: the token figures' four are asked beside the measurement's, within the
-  // same `concurrency.perRequest` bound, not after them (issue 22: they were a last round trip of their own).
+  // same `concurrency.perRequest` share, not after them (issue 22: they were a last round trip of their own).
   const client = prometheusClient(context);
   const [{ rows, month, now }, tokenAnswers] = await Promise.all([
     summariseCosts(context, [allocation], window, client),

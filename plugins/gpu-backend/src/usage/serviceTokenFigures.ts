@@ -30,7 +30,7 @@ export type ServiceTokenAnswers = Array<
 /**
  * Asks Prometheus for one service's sustained tokens/s, completed requests and prefill and decode seconds over the
  * window (four queries, through `client`: `/services/:id/cost` passes the request's own, so they run beside its
- * measurement's queries within one `concurrency.perRequest` bound instead of after them).
+ * measurement's queries within one `concurrency.perRequest` share instead of after them).
  */
 export function serviceTokenQueries(
   context: UsageContext,

@@ -7,7 +7,7 @@ import { DateTime } from 'luxon';
 import { QuotaRecord } from '../database';
 import { CircuitBreaker } from '../metrics/CircuitBreaker';
 import { PrometheusSettings } from '../metrics/PrometheusConfig';
-import { Semaphore } from '../metrics/Semaphore';
+import { QuerySlots } from '../metrics/QuerySlots';
 import { AllocationReader } from './AllocationReader';
 import { CostSnapshotStore } from './CostSnapshotStore';
 import type { CapacitySource } from './measuredCapacities';
@@ -39,8 +39,11 @@ export interface UsageServiceOptions {
 /** What the usage and cost computations share: the service's options and the platform's pool prices. */
 export interface UsageContext extends UsageServiceOptions {
   prices: ReadonlyMap<string, PoolPrice>;
-  /** Process-wide bound on PromQL HTTP requests in flight (`gpu.prometheus.concurrency.overall`). */
-  prometheusQueries?: Semaphore;
+  /**
+   * Process-wide PromQL HTTP request slots (`gpu.prometheus.concurrency.overall`), shared fairly between API requests
+   * (each one's share `concurrency.perRequest`).
+   */
+  prometheusQueries?: QuerySlots;
   /** The circuit breaker of the configured Prometheus, shared by every request. */
   prometheusBreaker?: CircuitBreaker;
   /** The deadline of the API request being answered, shared by all its queries; none for background tasks. */
