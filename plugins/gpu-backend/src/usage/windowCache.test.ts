@@ -1,4 +1,3 @@
-import { Semaphore } from '../metrics/Semaphore';
 import { Measurement } from './measurement';
 import { WindowCache } from './windowCache';
 
@@ -62,30 +61,5 @@ describe('WindowCache', () => {
     ).rejects.toThrow('bug');
     const fresh = measurement();
     expect(await cache.get('k', 1, async () => fresh)).toBe(fresh);
-  });
-});
-
-describe('Semaphore', () => {
-  it('runs at most its size at once, in order, and frees slots on failure', async () => {
-    const semaphore = new Semaphore(2);
-    let running = 0;
-    let peak = 0;
-    const order: number[] = [];
-    const task = (i: number) =>
-      semaphore.run(async () => {
-        running += 1;
-        peak = Math.max(peak, running);
-        await new Promise(r => setTimeout(r, 5));
-        running -= 1;
-        order.push(i);
-        if (i === 1) throw new Error('x');
-        return i;
-      });
-    const results = await Promise.allSettled([0, 1, 2, 3, 4].map(task));
-    expect(peak).toBe(2);
-    expect(order).toEqual([0, 1, 2, 3, 4]);
-    expect(results[1].status).toBe('rejected');
-    expect(semaphore.active).toBe(0);
-    expect(() => new Semaphore(0)).toThrow(RangeError);
   });
 });
