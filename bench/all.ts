@@ -1,7 +1,7 @@
 /**
  * The full benchmarks, one after another, writing bench/results/ and then the README tables from them
  * (`yarn bench:all`). Options: `--only <name,...>` (domain-core, http, cost, apply, prometheus-deadline,
- * controller), `--rounds <n>` for every benchmark, and any benchmark's own option as `--<name>.<option> <value>`,
+ * controller), `--rounds <n>` for every benchmark that repeats rounds, and any benchmark's own option as `--<name>.<option> <value>`,
  * e.g. `--http.services 10000 --cost.services 10000 --apply.services 100 --controller.kubeconfig <file>`;
  * `--timeout <s>` per benchmark (default 3600). The cost benchmark runs on each Prometheus of
  * GPU_PROMETHEUS_BINARIES (e.g. `/usr/bin:$(scripts/prometheus3 bin)`); the controller benchmark, last, needs a
@@ -9,7 +9,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { selectBenchmarks } from './benchmarks';
+import { BENCHMARKS, selectBenchmarks } from './benchmarks';
 import { parseCli } from './cli';
 import { runBenchmark } from './runBenchmark';
 
@@ -27,14 +27,18 @@ function argumentsFor(name: string, argv: readonly string[]): string[] {
 }
 
 async function main() {
-  const cli = parseCli();
+  const cli = parseCli(process.argv, false);
   const benchmarks = selectBenchmarks(cli.string('only', '') || undefined);
   const rounds = cli.string('rounds', '');
   const timeout = cli.number('timeout', { full: 3600, smoke: 3600 });
+  cli.checkOptions(
+    'yarn bench:all [options] [--<benchmark>.<option> <value> ...]: every benchmark at full size, then the README tables',
+    option => BENCHMARKS.some(({ name }) => option.startsWith(`${name}.`)),
+  );
   const report: string[] = [];
   for (const benchmark of benchmarks) {
     const args = [
-      ...(rounds ? ['--rounds', rounds] : []),
+      ...(rounds && benchmark.rounds ? ['--rounds', rounds] : []),
       ...argumentsFor(benchmark.name, process.argv),
     ];
     process.stdout.write(

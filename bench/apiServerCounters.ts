@@ -2,10 +2,7 @@
  * The API server's request counters (`apiserver_request_total` from its /metrics, read with the admin kubeconfig)
  * and the resource names they use, for the benchmarks that count what a client sent to a real API server.
  */
-import {
-  KubeConfig,
-  KubernetesObject,
-} from '@kubernetes/client-node';
+import { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { request as httpsRequest, RequestOptions } from 'node:https';
 
 /** Verbs that change something (APPLY is a server-side apply PATCH). */

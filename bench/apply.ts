@@ -91,6 +91,9 @@ const TARGET_REQUESTS_PER_OBJECT = 1;
 const TARGET_RATIO = 1.3;
 const QUIET_WINDOW_MS =
   cli.number('quiet-seconds', { full: 10, smoke: 2 }) * 1000;
+cli.checkOptions(
+  'yarn bench:apply [options]: applying to a local control plane of its own: requests per object, apply time, admission',
+);
 /** kwok's node heartbeats (and the API server's identity lease): renewed all the time, whoever else is busy. */
 const LEASES = 'coordination.k8s.io/leases';
 

@@ -21,9 +21,22 @@ export interface BenchCli {
   string(name: string, fallback: string): string;
   /** Writes `<out>/<name>.json` and returns its path relative to the repository root. */
   writeResults(name: string, results: unknown): string;
+  /**
+   * Call once every option has been read: with `--help` (or `-h`), prints `usage` and every option read so far with
+   * its defaults, then exits; otherwise refuses an option no call read (a typo must not run the full-size default).
+   * `forwarded` accepts options this command passes on (`--http.services` in `yarn bench:all`).
+   */
+  checkOptions(usage: string, forwarded?: (name: string) => boolean): void;
 }
 
-export function parseCli(argv: readonly string[] = process.argv): BenchCli {
+/** An option as read: its defaults in words, for `--help`. */
+type ReadOption = string;
+
+export function parseCli(
+  argv: readonly string[] = process.argv,
+  /** False for commands that run other benchmarks and write no results file of their own (all, smoke). */
+  writesResults = true,
+): BenchCli {
   const smoke = argv.includes('--smoke');
   const value = (name: string): string | undefined => {
     const index = argv.indexOf(`--${name}`);
@@ -34,6 +47,20 @@ export function parseCli(argv: readonly string[] = process.argv): BenchCli {
     }
     return given;
   };
+  const read = new Map<string, ReadOption>(
+    writesResults
+      ? [
+          ['smoke', 'small sizes and one round, for the test command'],
+          [
+            'out',
+            `<dir> where the results file goes (default ${relative(
+              REPO_ROOT,
+              RESULTS_DIR,
+            )})`,
+          ],
+        ]
+      : [],
+  );
   const out = value('out');
   const resultsDir = out
     ? isAbsolute(out)
@@ -43,6 +70,10 @@ export function parseCli(argv: readonly string[] = process.argv): BenchCli {
   return {
     smoke,
     number(name, defaults) {
+      read.set(
+        name,
+        `<n> (default ${defaults.full}; with --smoke ${defaults.smoke})`,
+      );
       const given = value(name);
       if (given === undefined) return smoke ? defaults.smoke : defaults.full;
       const parsed = Number(given);
@@ -54,7 +85,31 @@ export function parseCli(argv: readonly string[] = process.argv): BenchCli {
       return parsed;
     },
     string(name, fallback) {
+      read.set(
+        name,
+        `<value> (default ${fallback === '' ? 'none' : fallback})`,
+      );
       return value(name) ?? fallback;
+    },
+    checkOptions(usage, forwarded = () => false) {
+      if (argv.includes('--help') || argv.includes('-h')) {
+        const lines = [...read].map(([name, what]) => `  --${name} ${what}`);
+        process.stdout.write(`${usage}\n\nOptions:\n${lines.join('\n')}\n`);
+        process.exit(0);
+      }
+      const unknown = argv
+        .filter(arg => arg.startsWith('--'))
+        .map(arg => arg.slice(2))
+        .filter(name => !read.has(name) && !forwarded(name));
+      if (unknown.length > 0) {
+        throw new Error(
+          `unknown option${unknown.length > 1 ? 's' : ''} ${unknown
+            .map(name => `--${name}`)
+            .join(', ')}; the options are ${[...read.keys()]
+            .map(name => `--${name}`)
+            .join(', ')} (--help says more)`,
+        );
+      }
     },
     writeResults(name, results) {
       mkdirSync(resultsDir, { recursive: true });

@@ -102,6 +102,11 @@ const POSTGRES_URL = cli.string(
   process.env.BACKSTAGE_TEST_DATABASE_POSTGRES15_CONNECTION_STRING ??
     'postgresql://postgres:postgres@127.0.0.1:5432',
 );
+/** The local cluster's kubeconfig. */
+const KUBECONFIG = cli.string('kubeconfig', defaultKubeconfig());
+cli.checkOptions(
+  'yarn bench:controller [options]: the reconciler on a running local control plane (--kubeconfig, GPU_TEST_KUBECONFIG or GPU_CLUSTER_DIR)',
+);
 const BURST_CONCURRENCY = 8;
 /** Sockets the backend keeps open per cluster (KubernetesClientFactory's MAX_SOCKETS_PER_CLUSTER). */
 const POOL_SIZE = 8;
@@ -355,7 +360,7 @@ function databaseConfig(dir: string): {
 
 async function main() {
   const t0 = Date.now();
-  const kubeconfig = cli.string('kubeconfig', defaultKubeconfig());
+  const kubeconfig = KUBECONFIG;
   if (!kubeconfig || !existsSync(kubeconfig)) {
     throw new Error(
       `no local cluster: start one (GPU_CLUSTER_DIR=... GPU_CLUSTER_PORT_BASE=... scripts/cluster up) and pass ` +

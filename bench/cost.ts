@@ -62,6 +62,11 @@ const PER_REQUEST_CONCURRENCY = cli.number('per-request-concurrency', {
   full: 0,
   smoke: 0,
 });
+/** `--only overview`: only the overview, printed, no results file. */
+const ONLY = cli.string('only', '');
+cli.checkOptions(
+  'yarn bench:cost [options]: the cost card and the overview against their raw PromQL, on each Prometheus of GPU_PROMETHEUS_BINARIES',
+);
 const CARD_TARGET_RATIO = 1.1;
 const OVERVIEW_TARGET_RATIO = 1.2;
 /**
@@ -500,7 +505,7 @@ function prometheusVersions(): PrometheusBinaries[] {
 
 async function main() {
   const versions = prometheusVersions();
-  if (cli.string('only', '') === 'overview') {
+  if (ONLY === 'overview') {
     for (const binaries of versions) {
       process.stdout.write(
         `${JSON.stringify(await overview(binaries), null, 2)}\n`,

@@ -44,6 +44,9 @@ const cli = parseCli();
 const SERVICES = cli.number('services', { full: 10_000, smoke: 60 });
 const PENDING = cli.number('pending', { full: 1_000, smoke: 25 });
 const TEAMS = Math.max(1, cli.number('teams', { full: 100, smoke: 3 }));
+cli.checkOptions(
+  "yarn bench:governance [options]: the governance page's first paint in Chromium: API requests, bytes, rows per list",
+);
 /** Most requests a team may have waiting (gpu.approvals.maxPendingPerTeam), so that PENDING fit over the teams. */
 const MAX_PENDING_PER_TEAM = Math.max(20, Math.ceil(PENDING / TEAMS));
 const APP_DIST = resolve(__dirname, '../packages/app/dist/index.html');

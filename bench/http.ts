@@ -35,6 +35,9 @@ const POSTGRES_URL = cli.string(
   process.env.BACKSTAGE_TEST_DATABASE_POSTGRES15_CONNECTION_STRING ??
     'postgresql://postgres:postgres@127.0.0.1:5432',
 );
+cli.checkOptions(
+  'yarn bench:http [options]: the real backend over HTTP: quote against a minimal route, creation throughput',
+);
 
 /** The report summariser, quoted over every pool of app-config's platform. */
 const QUOTE_REQUEST = {

@@ -158,6 +158,9 @@ async function main() {
   const delayMs = cli.number('delay', { full: 4000, smoke: 1000 });
   const trivialConnections = cli.number('trivial', { full: 4, smoke: 2 });
   const idleSeconds = cli.number('idle-seconds', { full: 8, smoke: 2 });
+  cli.checkOptions(
+    'yarn bench:prometheus-deadline [options]: concurrent cost cards with a prompt, slow and silent Prometheus, and a trivial route beside them',
+  );
   const behaviours: Behaviour[] = ['prompt', 'slow', 'silent'];
 
   const prometheus = new LoopbackPrometheus();

@@ -36,6 +36,9 @@ const MIXES = cli
 if (MIXES.some(count => !Number.isInteger(count) || count <= 0)) {
   throw new Error(`--mixes must be positive integers, got ${MIXES}`);
 }
+cli.checkOptions(
+  'yarn bench [options]: the quote and the placement planner of gpu-common, in process',
+);
 const platform = generatePlatform(createRandom(SEED), POOLS);
 
 /** The report summariser, quoted over every pool. */

@@ -24,13 +24,16 @@ import { runBenchmark } from './runBenchmark';
 const REPO_ROOT = resolve(__dirname, '..');
 
 async function main() {
-  const cli = parseCli();
+  const cli = parseCli(process.argv, false);
   const out = resolve(
     REPO_ROOT,
     cli.string('out', join('test-results', 'bench-smoke')),
   );
   const timeout = cli.number('timeout', { full: 300, smoke: 300 });
   const benchmarks = selectBenchmarks(cli.string('only', '') || undefined);
+  cli.checkOptions(
+    'yarn bench:smoke [options]: every benchmark with --smoke, its results checked against the committed ones',
+  );
   const smokeResults: Record<string, unknown> = {};
   const report: string[] = [];
   for (const benchmark of benchmarks) {

@@ -77,6 +77,11 @@ const POSTGRES_URL = cli.string(
   process.env.BACKSTAGE_TEST_DATABASE_POSTGRES15_CONNECTION_STRING ??
     'postgresql://postgres:postgres@127.0.0.1:5432',
 );
+/** The local cluster's kubeconfig. */
+const KUBECONFIG = cli.string('kubeconfig', defaultKubeconfig());
+cli.checkOptions(
+  'yarn bench:two-replicas [options]: two backends on one PostgreSQL and a running local control plane (--kubeconfig, GPU_TEST_KUBECONFIG or GPU_CLUSTER_DIR)',
+);
 /** Smoke runs on the test command's cluster (the nodes of app-config.yaml): the shared tiers, which have room. */
 const TIERS = cli.smoke
   ? [
@@ -194,7 +199,7 @@ async function deleteNamespace(core: CoreV1Api) {
 
 async function main() {
   const t0 = Date.now();
-  const kubeconfig = cli.string('kubeconfig', defaultKubeconfig());
+  const kubeconfig = KUBECONFIG;
   if (!kubeconfig || !existsSync(kubeconfig)) {
     throw new Error(
       `no local cluster: start one (GPU_CLUSTER_DIR=... GPU_CLUSTER_PORT_BASE=... scripts/cluster up) and pass ` +
