@@ -1,8 +1,8 @@
 /**
  * The full benchmarks, one after another, writing bench/results/ and then the README tables from them
  * (`yarn bench:all`). Options: `--only <name,...>` (domain-core, http, cost, apply, prometheus-deadline,
- * controller), `--rounds <n>` for every benchmark that repeats rounds, and any benchmark's own option as `--<name>.<option> <value>`,
- * e.g. `--http.services 10000 --cost.services 10000 --apply.services 100 --controller.kubeconfig <file>`;
+ * controller), `--rounds <n>` for every benchmark that repeats rounds, and any benchmark's own option as
+ * `--<name>.<option> <value>`, e.g. `--http.services 10000 --cost.services 10000 --apply.services 100 --controller.kubeconfig <file>`;
  * `--timeout <s>` per benchmark (default 3600). The cost benchmark runs on each Prometheus of
  * GPU_PROMETHEUS_BINARIES (e.g. `/usr/bin:$(scripts/prometheus3 bin)`); the controller benchmark, last, needs a
  * running local cluster (`--controller.kubeconfig`, GPU_TEST_KUBECONFIG or GPU_CLUSTER_DIR).

@@ -29,9 +29,6 @@ export interface BenchCli {
   checkOptions(usage: string, forwarded?: (name: string) => boolean): void;
 }
 
-/** An option as read: its defaults in words, for `--help`. */
-type ReadOption = string;
-
 export function parseCli(
   argv: readonly string[] = process.argv,
   /** False for commands that run other benchmarks and write no results file of their own (all, smoke). */
@@ -47,7 +44,8 @@ export function parseCli(
     }
     return given;
   };
-  const read = new Map<string, ReadOption>(
+  /** Each option read so far, with its defaults in words for `--help`. */
+  const read = new Map<string, string>(
     writesResults
       ? [
           ['smoke', 'small sizes and one round, for the test command'],

@@ -14,6 +14,7 @@ import {
   decideStatus,
   REFRESHED_STATUSES,
   StatusChange,
+  unlessAlready,
 } from './statusTransition';
 
 /** Actor of the status changes the cluster's state causes (audit trail). */
@@ -532,11 +533,7 @@ function gitOpsStatus(
           reason: 'DriftedFromGit',
           statusReason: `Drifted from Git: ${drift}. Git is the source of truth: its GitOps controller restores it; Backstage does not repair a GitOps service`,
         };
-    return service.status === change.status &&
-      service.reason === change.reason &&
-      service.statusReason === change.statusReason
-      ? undefined
-      : change;
+    return unlessAlready(service, change);
   }
   return decideStatus(service, observed);
 }
@@ -575,7 +572,7 @@ function pendingChangeStatus(
   const inGit = specInGit(service, change);
   const drift = driftOf(inGit, observed);
   const deployment = observed.deployment;
-  let next: StatusChange | undefined;
+  let next: StatusChange;
   if (drift && deployment?.exists && deployment.available) {
     next = {
       status: 'ready',
@@ -594,11 +591,7 @@ function pendingChangeStatus(
   } else {
     return decideStatus(service, observed);
   }
-  return next.status === service.status &&
-    next.reason === service.reason &&
-    next.statusReason === service.statusReason
-    ? undefined
-    : next;
+  return unlessAlready(service, next);
 }
 
 /** The promise's value, or an error with `message` when it takes longer than `ms`. */

@@ -72,14 +72,23 @@ export function decideStatus(
           : why.message,
     };
   }
-  if (
-    next.status === current.status &&
+  return unlessAlready(current, next);
+}
+
+/** `next`, or undefined when the service already has that status, reason code and sentence. */
+export function unlessAlready(
+  current: {
+    status: ServiceStatus;
+    reason?: ServiceReason;
+    statusReason?: string;
+  },
+  next: StatusChange,
+): StatusChange | undefined {
+  return next.status === current.status &&
     next.reason === current.reason &&
     (next.statusReason ?? undefined) === (current.statusReason ?? undefined)
-  ) {
-    return undefined;
-  }
-  return next;
+    ? undefined
+    : next;
 }
 
 /**
