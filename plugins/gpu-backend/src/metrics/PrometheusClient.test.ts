@@ -257,7 +257,7 @@ describe('PrometheusClient', () => {
       });
     });
 
-    it('cleans range series: null result, missing values, NaN points and duplicates', async () => {
+    it('cleans range series: null result, missing values, malformed and NaN points and duplicates', async () => {
       answer(
         { status: 'success', data: { resultType: 'matrix', result: null } },
         '/api/v1/query_range',
@@ -281,6 +281,10 @@ describe('PrometheusClient', () => {
                 values: [
                   [61, '4'],
                   [1, 'NaN'],
+                  ['121', '5'],
+                  [121],
+                  [121, '5', 'extra'],
+                  { 0: 121, 1: '5' },
                 ],
               },
               {
@@ -309,7 +313,7 @@ describe('PrometheusClient', () => {
           },
         ],
         warnings: [
-          'skipped 1 malformed series or samples',
+          'skipped 5 malformed series or samples',
           'skipped 1 NaN, infinite or non-numeric samples',
           'merged 1 duplicated series (same labels)',
         ],
