@@ -224,6 +224,49 @@ describe('PrometheusClient', () => {
       });
     });
 
+    it('reads a scalar as one sample without labels, and a malformed one as none', async () => {
+      answer({
+        status: 'success',
+        data: { resultType: 'scalar', result: [1, '42'] },
+      });
+      expect(await new PrometheusClient(settings).query('x', 1)).toEqual({
+        ok: true,
+        data: [{ labels: {}, value: 42 }],
+      });
+      answer({
+        status: 'success',
+        data: { resultType: 'scalar', result: '42' },
+      });
+      expect(await new PrometheusClient(settings).query('x', 1)).toEqual({
+        ok: true,
+        data: [],
+        warnings: ['skipped 1 malformed series or samples'],
+      });
+    });
+
+    it('keeps string labels only and skips series whose labels or sample are not what the API sends', async () => {
+      answer({
+        status: 'success',
+        data: {
+          resultType: 'vector',
+          result: [
+            { metric: { pod: 'a-1-2', gpu: 0, node: null }, value: [1, '5'] },
+            { metric: ['pod'], value: [1, '6'] },
+            { metric: 'pod', value: [1, '6'] },
+            { metric: { pod: 'b-1-2' }, value: ['1', '6'] },
+            { metric: { pod: 'c-1-2' }, value: [1, '6', 7] },
+            'series',
+            null,
+          ],
+        },
+      });
+      expect(await new PrometheusClient(settings).query('x', 1)).toEqual({
+        ok: true,
+        data: [{ labels: { pod: 'a-1-2' }, value: 5 }],
+        warnings: ['skipped 6 malformed series or samples'],
+      });
+    });
+
     it('merges duplicated series whatever their order, keeping the highest value', async () => {
       const a = { metric: { pod: 'a-1-2', gpu: '0' }, value: [1, '10'] };
       const b = { metric: { gpu: '0', pod: 'a-1-2' }, value: [1, '30'] };
@@ -276,6 +319,7 @@ describe('PrometheusClient', () => {
             resultType: 'matrix',
             result: [
               { metric: { a: '1' } },
+              { metric: { a: '1' }, values: 'none' },
               {
                 metric: { a: '1' },
                 values: [
@@ -313,7 +357,7 @@ describe('PrometheusClient', () => {
           },
         ],
         warnings: [
-          'skipped 5 malformed series or samples',
+          'skipped 6 malformed series or samples',
           'skipped 1 NaN, infinite or non-numeric samples',
           'merged 1 duplicated series (same labels)',
         ],

@@ -64,24 +64,38 @@ const envelopeSchema = z.object({
   warnings: z.array(z.string()).nullish(),
 });
 
-const labelsSchema = z
-  .record(z.string(), z.unknown())
-  .nullish()
-  .transform(labels =>
-    Object.fromEntries(
-      Object.entries(labels ?? {}).filter(
-        (entry): entry is [string, string] => typeof entry[1] === 'string',
-      ),
-    ),
-  );
-const vectorSampleSchema = z.object({
-  metric: labelsSchema,
-  value: z.tuple([z.number(), z.unknown()]),
-});
-const matrixSeriesSchema = z.object({
-  metric: labelsSchema,
-  values: z.array(z.unknown()),
-});
+/**
+ * A series' labels: its string-valued entries (none for a missing `metric`), or undefined when `metric` is not an
+ * object. Series and points are checked by hand, not with a schema: a 30-day card reads tens of thousands of points,
+ * and a schema parse per point and per series was most of the route's own work.
+ */
+function labelsOf(metric: unknown): Record<string, string> | undefined {
+  if (metric === undefined || metric === null) return {};
+  if (typeof metric !== 'object' || Array.isArray(metric)) return undefined;
+  const labels: Record<string, string> = {};
+  for (const [name, value] of Object.entries(metric)) {
+    if (typeof value === 'string') labels[name] = value;
+  }
+  return labels;
+}
+
+/** A `[unix seconds, value]` pair as the API sends it (the value is checked by {@link sampleValue}). */
+function isPoint(raw: unknown): raw is [number, unknown] {
+  return Array.isArray(raw) && raw.length === 2 && typeof raw[0] === 'number';
+}
+
+/** A series of a vector or a matrix: an object with its labels and the field holding its sample or points. */
+function seriesOf<K extends 'value' | 'values'>(
+  item: unknown,
+  field: K,
+): { labels: Record<string, string>; data: unknown } | undefined {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+    return undefined;
+  }
+  const record = item as Record<string, unknown>;
+  const labels = labelsOf(record.metric);
+  return labels && { labels, data: record[field] };
+}
 
 /**
  * Prometheus's string form of a sample value: a finite number, or undefined for `"NaN"`, `"+Inf"`, `"-Inf"` and
@@ -138,24 +152,24 @@ function resultArray(result: unknown, skipped: Skipped): unknown[] {
 function parseVector(result: unknown, skipped: Skipped): InstantSample[] {
   const byKey = new Map<string, InstantSample>();
   for (const item of resultArray(result, skipped)) {
-    const parsed = vectorSampleSchema.safeParse(item);
-    if (!parsed.success) {
+    const series = seriesOf(item, 'value');
+    if (!series || !isPoint(series.data)) {
       skipped.malformed += 1;
       continue;
     }
-    const value = sampleValue(parsed.data.value[1]);
+    const value = sampleValue(series.data[1]);
     if (value === undefined) {
       skipped.nonFinite += 1;
       continue;
     }
-    const key = labelKey(parsed.data.metric);
+    const key = labelKey(series.labels);
     const seen = byKey.get(key);
     if (seen) {
       skipped.duplicated += 1;
       seen.value = Math.max(seen.value, value);
       continue;
     }
-    byKey.set(key, { labels: parsed.data.metric, value });
+    byKey.set(key, { labels: series.labels, value });
   }
   return [...byKey.values()];
 }
@@ -167,17 +181,17 @@ function parseMatrix(result: unknown, skipped: Skipped): RangeSeries[] {
     { labels: Record<string, string>; points: Map<number, number> }
   >();
   for (const item of resultArray(result, skipped)) {
-    const parsed = matrixSeriesSchema.safeParse(item);
-    if (!parsed.success) {
+    const parsed = seriesOf(item, 'values');
+    if (!parsed || !Array.isArray(parsed.data)) {
       skipped.malformed += 1;
       continue;
     }
-    const key = labelKey(parsed.data.metric);
+    const key = labelKey(parsed.labels);
     const seen = byKey.get(key);
     if (seen) skipped.duplicated += 1;
-    const series = seen ?? { labels: parsed.data.metric, points: new Map() };
+    const series = seen ?? { labels: parsed.labels, points: new Map() };
     byKey.set(key, series);
-    for (const point of parsed.data.values) {
+    for (const point of parsed.data) {
       if (!isPoint(point)) {
         skipped.malformed += 1;
         continue;
@@ -194,15 +208,6 @@ function parseMatrix(result: unknown, skipped: Skipped): RangeSeries[] {
   return [...byKey.values()]
     .filter(s => s.points.size > 0)
     .map(s => ({ labels: s.labels, points: sortedPoints(s.points) }));
-}
-
-/**
- * A `[unix seconds, value]` pair as the API sends it (the value is checked by {@link sampleValue}). Checked by hand,
- * not with a schema: a 30-day card reads tens of thousands of points, and a schema parse per point was most of the
- * route's own work.
- */
-function isPoint(raw: unknown): raw is [number, unknown] {
-  return Array.isArray(raw) && raw.length === 2 && typeof raw[0] === 'number';
 }
 
 /** The points by time; Prometheus sends them in order, so they are sorted only when they are not. */
@@ -274,9 +279,9 @@ export class PrometheusClient {
     const { resultType, result, warnings } = response.data;
     const skipped = new Skipped();
     if (resultType === 'scalar') {
-      const point = pointSchema.safeParse(result);
-      const value = point.success ? sampleValue(point.data[1]) : undefined;
-      if (!point.success) skipped.malformed += 1;
+      const point = isPoint(result);
+      const value = point ? sampleValue(result[1]) : undefined;
+      if (!point) skipped.malformed += 1;
       else if (value === undefined) skipped.nonFinite += 1;
       return {
         ok: true,
