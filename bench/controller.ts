@@ -76,6 +76,7 @@ import { parseCli } from './cli';
 import { BenchBackend, callBackend, startBackend } from './httpBackend';
 import { LatencyProxy, startLatencyProxy } from './latencyProxy';
 import { inParallel, summaryWithP99 as stats } from './stats';
+import { defaultKubeconfig } from './localKubeconfig';
 
 const cli = parseCli();
 const REPO_ROOT = resolve(__dirname, '..');
@@ -142,14 +143,6 @@ async function waitFor<T>(
     }
     await new Promise(r => setTimeout(r, intervalMs));
   }
-}
-
-function defaultKubeconfig(): string {
-  if (process.env.GPU_TEST_KUBECONFIG) return process.env.GPU_TEST_KUBECONFIG;
-  if (process.env.GPU_CLUSTER_DIR) {
-    return join(process.env.GPU_CLUSTER_DIR, 'kubeconfig');
-  }
-  return '';
 }
 
 /** A copy of the kubeconfig whose server is the proxy on loopback (same certificates: TLS goes end to end). */

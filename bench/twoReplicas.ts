@@ -38,7 +38,6 @@ import {
 import knexFactory, { Knex } from 'knex';
 import { existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import {
   diffCounters,
@@ -51,6 +50,7 @@ import {
 import { parseCli } from './cli';
 import { BenchBackend, callBackend, startBackend } from './httpBackend';
 import { inParallel } from './stats';
+import { defaultKubeconfig } from './localKubeconfig';
 
 const cli = parseCli();
 const PLATFORM_FILE = 'bench/applyPlatform.yaml';
@@ -101,14 +101,6 @@ function log(message: string) {
   process.stdout.write(
     `[bench:two-replicas ${new Date().toISOString()}] ${message}\n`,
   );
-}
-
-function defaultKubeconfig(): string {
-  if (process.env.GPU_TEST_KUBECONFIG) return process.env.GPU_TEST_KUBECONFIG;
-  if (process.env.GPU_CLUSTER_DIR) {
-    return join(process.env.GPU_CLUSTER_DIR, 'kubeconfig');
-  }
-  return '';
 }
 
 function serviceRequest(index: number) {
