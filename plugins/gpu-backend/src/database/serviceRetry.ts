@@ -1,4 +1,5 @@
 import { ConflictError } from '@backstage/errors';
+import { RetriablePullRequestEnd } from '@gpu-platform/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
 import {
   assess,
@@ -41,7 +42,7 @@ export function retriablePullRequestEnd(
     | 'statusChangedAt'
     | 'pullRequest'
   >,
-): 'closed' | 'expired' | 'unconfirmed' | undefined {
+): RetriablePullRequestEnd | undefined {
   if (service.mode !== 'gitops' || service.status !== 'deleted') {
     return undefined;
   }

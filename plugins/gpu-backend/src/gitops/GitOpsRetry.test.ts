@@ -10,6 +10,7 @@ import { DatabaseGpuStore, GpuStore } from '../database';
 import { createQuoteService } from '../services/QuoteService';
 import { seedQuotas } from '../services/seedQuotas';
 import { ServiceManager } from '../services/ServiceManager';
+import { toServiceView } from '../services/toServiceView';
 import {
   ForgeClient,
   ForgePullRequestState,
@@ -144,6 +145,7 @@ describe.each(databases.eachSupportedId())(
         status: 'deleted',
         reason: 'PullRequestClosed',
       });
+      expect(toServiceView(closed).retriableEnd).toBe('closed');
       expect(await states(store, service.id)).toEqual(['released']);
 
       now = new Date(START.getTime() + 60_000);
@@ -159,6 +161,7 @@ describe.each(databases.eachSupportedId())(
         mode: 'gitops',
       });
       expect(retried.pullRequest).toBeUndefined();
+      expect(toServiceView(retried).retriableEnd).toBeUndefined();
       expect(retried.statusReason).toContain(
         `Retried after its pull request ${pullUrl(
           1,
@@ -199,9 +202,9 @@ describe.each(databases.eachSupportedId())(
       const service = await proposed(manager, 'late-then-retried', 3);
       now = new Date(START.getTime() + MERGE_WITHIN_MS);
       expect((await follower.follow()).expired).toEqual([service.id]);
-      expect(await manager.get(service.id)).toMatchObject({
-        reason: 'PullRequestExpired',
-      });
+      const expired = await manager.get(service.id);
+      expect(expired).toMatchObject({ reason: 'PullRequestExpired' });
+      expect(toServiceView(expired).retriableEnd).toBe('expired');
 
       const retried = await manager.retry(service.id, USER);
       expect(retried.status).toBe('approved');
@@ -212,6 +215,9 @@ describe.each(databases.eachSupportedId())(
         service.id,
       ]);
       expect(await states(store, service.id)).toEqual(['released', 'released']);
+      const unconfirmed = await manager.get(service.id);
+      expect(unconfirmed.reason).toBe('Deleted');
+      expect(toServiceView(unconfirmed).retriableEnd).toBe('unconfirmed');
 
       const again = await manager.retry(service.id, USER);
       expect(again).toMatchObject({
@@ -267,6 +273,9 @@ describe.each(databases.eachSupportedId())(
       const { manager, forge, follower } = await setup();
       const withdrawn = await proposed(manager, 'withdrawn', 6);
       await manager.teardown(withdrawn.id, USER);
+      const decommissioned = await manager.get(withdrawn.id);
+      expect(decommissioned.status).toBe('deleted');
+      expect(toServiceView(decommissioned).retriableEnd).toBeUndefined();
       await expect(manager.retry(withdrawn.id, USER)).rejects.toMatchObject({
         name: 'ConflictError',
         message: expect.stringContaining(

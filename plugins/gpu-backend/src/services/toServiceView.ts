@@ -19,6 +19,7 @@ import {
   ServiceListing,
   ServiceRecord,
 } from '../database';
+import { retriablePullRequestEnd } from '../database/serviceRetry';
 
 /** Annotation on a catalog Component naming the gpu service behind it. */
 export const SERVICE_ID_ANNOTATION = 'gpu.backstage.io/service-id';
@@ -76,6 +77,13 @@ export function toPendingChangeView(
   };
 }
 
+function retriableEndOf(
+  service: ServiceRecord,
+): Pick<GpuServiceView, 'retriableEnd'> {
+  const ended = retriablePullRequestEnd(service);
+  return ended ? { retriableEnd: ended } : {};
+}
+
 /** The API's view of a stored service (with its pending GitOps change, when there is one). */
 export function toServiceView(
   service: ServiceRecord,
@@ -126,6 +134,7 @@ export function toServiceView(
       pendingChange.state === 'pending' && {
         pendingChange: toPendingChangeView(service, pendingChange),
       }),
+    ...retriableEndOf(service),
     createdBy: service.createdBy,
     createdAt: service.createdAt,
     updatedAt: service.updatedAt,

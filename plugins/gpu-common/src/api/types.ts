@@ -275,6 +275,11 @@ export interface GpuServiceView {
    * unconfirmed request restores.
    */
   pendingChange?: GpuServicePendingChange;
+  /**
+   * GitOps: on a deleted service, how its pull (merge) request ended when a new request may retry it (the service's
+   * `retry` route); absent on every other service, one decommissioned on purpose included.
+   */
+  retriableEnd?: RetriablePullRequestEnd;
   createdBy: string;
   createdAt: string;
   updatedAt: string;
@@ -301,6 +306,15 @@ export interface ConfirmServiceBody {
  * @public
  */
 export type PullRequestState = 'open' | 'merged' | 'closed' | 'expired';
+
+/**
+ * How a GitOps service's pull (merge) request ended when a new request may retry the service: `closed` without
+ * merging, `expired` (not merged in time), or `unconfirmed` (the template run that was to open it stopped before it
+ * recorded it, and the service was deleted when its `confirmBy` passed).
+ *
+ * @public
+ */
+export type RetriablePullRequestEnd = 'closed' | 'expired' | 'unconfirmed';
 
 /**
  * What a GitOps change sets (or set before it): the fields a change may alter.

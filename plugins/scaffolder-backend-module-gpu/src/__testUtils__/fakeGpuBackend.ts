@@ -21,6 +21,7 @@ import {
   QuoteOption,
   quotaFit,
   quoteService,
+  RetriablePullRequestEnd,
   ServiceRequest,
   serviceConditions,
   parseServiceDefaults,
@@ -458,10 +459,19 @@ export function fakeGpuBackend(
     };
   }
 
-  /** As the backend's `retriablePullRequestEnd`: how a GitOps service's pull request ended when a retry may follow. */
-  function retriableEnd(
+  /**
+   * The view with `retriableEnd` as the backend's `retriablePullRequestEnd` sets it: how a GitOps service's pull request
+   * ended when a retry may follow.
+   */
+  function withRetriableEnd(view: GpuServiceView): GpuServiceView {
+    const { retriableEnd: _, ...rest } = view;
+    const ended = retriableEndOf(rest);
+    return ended ? { ...rest, retriableEnd: ended } : rest;
+  }
+
+  function retriableEndOf(
     view: GpuServiceView,
-  ): 'closed' | 'expired' | 'unconfirmed' | undefined {
+  ): RetriablePullRequestEnd | undefined {
     if (view.mode !== 'gitops' || view.status !== 'deleted') return undefined;
     if (view.reason === 'PullRequestClosed') return 'closed';
     if (view.reason === 'PullRequestExpired') return 'expired';
@@ -655,7 +665,7 @@ export function fakeGpuBackend(
         const { service, error } = findService(String(params.id));
         if (error) return error;
         const { view } = service;
-        const ended = retriableEnd(view);
+        const ended = view.retriableEnd;
         if (!ended) {
           // This fake never fails an apply: only a GitOps service whose pull request ended unmerged can be retried.
           return errorResponse(
@@ -865,7 +875,7 @@ export function fakeGpuBackend(
         service.view.status !== 'deleted' &&
         service.view.reason !== 'AwaitingPrune'
       ) {
-        service.view = {
+        service.view = withRetriableEnd({
           ...service.view,
           status: 'deleted',
           reason: 'Deleted',
@@ -874,7 +884,7 @@ export function fakeGpuBackend(
               ? 'Deleted and quota released; remove its manifests from the GitOps repository to stop it'
               : 'Deleted (nothing was applied)',
           updatedAt: new Date().toISOString(),
-        };
+        });
         service.reservation = 'released';
       }
       return HttpResponse.json(service.view as unknown as JsonBodyType);
@@ -927,7 +937,7 @@ export function fakeGpuBackend(
      */
     endPullRequest(id: string, url: string, how: 'closed' | 'expired') {
       const service = services.get(id)!;
-      service.view = {
+      service.view = withRetriableEnd({
         ...service.view,
         status: 'deleted',
         reason: how === 'closed' ? 'PullRequestClosed' : 'PullRequestExpired',
@@ -937,7 +947,7 @@ export function fakeGpuBackend(
             : `Its pull request ${url} was not merged in time: closed, deleted and quota released`,
         pullRequest: { url, number: Number(url.split('/').pop()), state: how },
         updatedAt: new Date().toISOString(),
-      };
+      });
       service.reservation = 'released';
     },
     /** An approver rejects the service's pending request: nothing stays reserved. */

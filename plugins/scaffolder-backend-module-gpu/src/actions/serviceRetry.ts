@@ -10,6 +10,7 @@ import {
   formatUsd,
   GpuServiceView,
   QuoteOption,
+  RetriablePullRequestEnd,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import {
   GpuBackendClient,
@@ -51,7 +52,7 @@ const inputFields = {
 };
 
 /** How the last attempt of a service ended, when a retry may follow it. */
-type Ended = 'closed' | 'expired' | 'unconfirmed' | 'failed';
+type Ended = RetriablePullRequestEnd | 'failed';
 
 /** What the action knew before the retry (a type, to be kept in a checkpoint). */
 type Before = {
@@ -72,16 +73,9 @@ type Before = {
   };
 };
 
-/** As the gpu backend decides: how a service's last attempt ended when it can be retried; undefined otherwise. */
+/** How a service's last attempt ended when it can be retried (a failed one, or a GitOps one the backend says may be); undefined otherwise. */
 export function retriableEnd(view: GpuServiceView): Ended | undefined {
-  if (view.status === 'failed') return 'failed';
-  if (view.mode !== 'gitops' || view.status !== 'deleted') return undefined;
-  if (view.reason === 'PullRequestClosed') return 'closed';
-  if (view.reason === 'PullRequestExpired') return 'expired';
-  if (view.reason === 'Deleted' && !view.pullRequest && view.confirmBy) {
-    return 'unconfirmed';
-  }
-  return undefined;
+  return view.status === 'failed' ? 'failed' : view.retriableEnd;
 }
 
 const gpus = (n: number) =>

@@ -228,17 +228,34 @@ describe('GpuServiceCard for services that do not run', () => {
     expect(screen.queryByRole('button', { name: 'Decommission' })).toBeNull();
   });
 
-  it('names the retry template for a GitOps service whose pull request was closed unmerged, and only then', async () => {
+  it('names the retry template for a GitOps service the backend says may be retried, and only then', async () => {
     const closed = backend({
       ...base,
       mode: 'gitops',
       status: 'deleted',
       reason: 'PullRequestClosed',
       statusReason: 'Its pull request was closed without merging',
+      retriableEnd: 'closed',
     });
     await renderCard(closed);
     expect(await screen.findByTestId('lifecycle-deleted')).toHaveTextContent(
       /retried through a new pull request with the template “Retry GPU model service \(GitOps\)”/,
+    );
+    cleanup();
+
+    // Never confirmed: the template run stopped before it recorded its pull request (the reason alone is Deleted).
+    await renderCard(
+      backend({
+        ...base,
+        mode: 'gitops',
+        status: 'deleted',
+        reason: 'Deleted',
+        confirmBy: base.createdAt,
+        retriableEnd: 'unconfirmed',
+      }),
+    );
+    expect(await screen.findByTestId('lifecycle-deleted')).toHaveTextContent(
+      /Retry GPU model service \(GitOps\)/,
     );
     cleanup();
 

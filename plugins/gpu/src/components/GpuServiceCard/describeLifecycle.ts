@@ -29,15 +29,6 @@ function reservation(service: GpuServiceView): string {
   } ${describePlacement(service)} (${service.monthlyCost} a month)`;
 }
 
-/** A GitOps service whose pull request was closed without merging or not merged in time: the backend can retry it. */
-function endedUnmerged(service: GpuServiceView): boolean {
-  return (
-    service.mode === 'gitops' &&
-    (service.reason === 'PullRequestClosed' ||
-      service.reason === 'PullRequestExpired')
-  );
-}
-
 /**
  * The lifecycle state of a service waiting for approval, rejected, being torn down or deleted; undefined for a
  * service that holds its reservation as approved (the card's figures say the rest, a dry run included).
@@ -117,7 +108,7 @@ export function describeLifecycle(
       details: [
         `Deleted on ${formatTime(service.updatedAt)}.`,
         ...(service.statusReason ? [service.statusReason] : []),
-        ...(endedUnmerged(service)
+        ...(service.retriableEnd
           ? [
               'It can be retried through a new pull request with the template “Retry GPU model service (GitOps)”: it is weighed again against the quota, budget and policy first.',
             ]

@@ -3886,6 +3886,12 @@ export const spec = {
           pendingChange: {
             $ref: '#/components/schemas/GpuServicePendingChange',
           },
+          retriableEnd: {
+            description:
+              'GitOps: on a deleted service, how its pull request ended when a new request may retry it (POST /services/{id}/retry): closed without merging, expired (not merged in time) or unconfirmed (the template run stopped before it recorded the request; deleted when confirmBy passed). Absent on every other service, one decommissioned on purpose included.',
+            type: 'string',
+            enum: ['closed', 'expired', 'unconfirmed'],
+          },
           createdBy: {
             type: 'string',
           },
@@ -4036,6 +4042,12 @@ export const spec = {
           },
           pendingChange: {
             $ref: '#/components/schemas/GpuServicePendingChange',
+          },
+          retriableEnd: {
+            description:
+              'GitOps: on a deleted service, how its pull request ended when a new request may retry it (POST /services/{id}/retry): closed without merging, expired (not merged in time) or unconfirmed (the template run stopped before it recorded the request; deleted when confirmBy passed). Absent on every other service, one decommissioned on purpose included.',
+            type: 'string',
+            enum: ['closed', 'expired', 'unconfirmed'],
           },
           createdBy: {
             type: 'string',

@@ -79,9 +79,21 @@ export interface GpuServiceDetail {
   confirmBy?: Date;
   pullRequest?: GpuServicePullRequest;
   pendingChange?: GpuServicePendingChange;
+  /**
+   * GitOps: on a deleted service, how its pull request ended when a new request may retry it (POST /services/{id}/retry): closed without merging, expired (not merged in time) or unconfirmed (the template run stopped before it recorded the request; deleted when confirmBy passed). Absent on every other service, one decommissioned on purpose included.
+   */
+  retriableEnd?: GpuServiceDetailRetriableEndEnum;
   createdBy: string;
   createdAt: Date;
   updatedAt: Date;
   manifests: Array<KubernetesObject>;
   clusterStatus?: ServiceClusterStatus;
 }
+
+/**
+ * @public
+ */
+export type GpuServiceDetailRetriableEndEnum =
+  | 'closed'
+  | 'expired'
+  | 'unconfirmed';

@@ -76,7 +76,19 @@ export interface GpuServiceView {
   confirmBy?: Date;
   pullRequest?: GpuServicePullRequest;
   pendingChange?: GpuServicePendingChange;
+  /**
+   * GitOps: on a deleted service, how its pull request ended when a new request may retry it (POST /services/{id}/retry): closed without merging, expired (not merged in time) or unconfirmed (the template run stopped before it recorded the request; deleted when confirmBy passed). Absent on every other service, one decommissioned on purpose included.
+   */
+  retriableEnd?: GpuServiceViewRetriableEndEnum;
   createdBy: string;
   createdAt: Date;
   updatedAt: Date;
 }
+
+/**
+ * @public
+ */
+export type GpuServiceViewRetriableEndEnum =
+  | 'closed'
+  | 'expired'
+  | 'unconfirmed';
