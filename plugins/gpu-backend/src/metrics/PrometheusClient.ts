@@ -85,9 +85,9 @@ function isPoint(raw: unknown): raw is [number, unknown] {
 }
 
 /** A series of a vector or a matrix: an object with its labels and the field holding its sample or points. */
-function seriesOf<K extends 'value' | 'values'>(
+function seriesOf(
   item: unknown,
-  field: K,
+  field: 'value' | 'values',
 ): { labels: Record<string, string>; data: unknown } | undefined {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) {
     return undefined;
