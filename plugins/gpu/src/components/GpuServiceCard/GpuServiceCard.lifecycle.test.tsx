@@ -229,15 +229,21 @@ describe('GpuServiceCard for services that do not run', () => {
   });
 
   it('names the retry template for a GitOps service the backend says may be retried, and only then', async () => {
-    const closed = backend({
-      ...base,
-      mode: 'gitops',
-      status: 'deleted',
-      reason: 'PullRequestClosed',
-      statusReason: 'Its pull request was closed without merging',
-      retriableEnd: 'closed',
-    });
-    await renderCard(closed);
+    const deletedGitOps = (fields: Partial<GpuServiceView>) =>
+      backend({
+        ...base,
+        mode: 'gitops',
+        status: 'deleted',
+        reason: 'Deleted',
+        ...fields,
+      });
+    await renderCard(
+      deletedGitOps({
+        reason: 'PullRequestClosed',
+        statusReason: 'Its pull request was closed without merging',
+        retriableEnd: 'closed',
+      }),
+    );
     expect(await screen.findByTestId('lifecycle-deleted')).toHaveTextContent(
       /retried through a new pull request with the template “Retry GPU model service \(GitOps\)”/,
     );
@@ -245,14 +251,7 @@ describe('GpuServiceCard for services that do not run', () => {
 
     // Never confirmed: the template run stopped before it recorded its pull request (the reason alone is Deleted).
     await renderCard(
-      backend({
-        ...base,
-        mode: 'gitops',
-        status: 'deleted',
-        reason: 'Deleted',
-        confirmBy: base.createdAt,
-        retriableEnd: 'unconfirmed',
-      }),
+      deletedGitOps({ confirmBy: base.createdAt, retriableEnd: 'unconfirmed' }),
     );
     expect(await screen.findByTestId('lifecycle-deleted')).toHaveTextContent(
       /Retry GPU model service \(GitOps\)/,
@@ -260,14 +259,7 @@ describe('GpuServiceCard for services that do not run', () => {
     cleanup();
 
     // A decommission on purpose is not undone by a retry.
-    await renderCard(
-      backend({
-        ...base,
-        mode: 'gitops',
-        status: 'deleted',
-        reason: 'Deleted',
-      }),
-    );
+    await renderCard(deletedGitOps({}));
     expect(
       await screen.findByTestId('lifecycle-deleted'),
     ).not.toHaveTextContent(/Retry GPU model service/);

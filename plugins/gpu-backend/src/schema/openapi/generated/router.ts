@@ -1848,6 +1848,12 @@ export const spec = {
           },
         },
       },
+      RetriablePullRequestEnd: {
+        description:
+          "How a GitOps service's pull request ended when a new request may retry the service: closed without merging, expired (not merged in time) or unconfirmed (the template run stopped before it recorded the request; the service was deleted when confirmBy passed).",
+        type: 'string',
+        enum: ['closed', 'expired', 'unconfirmed'],
+      },
       GpuServiceChangeSpec: {
         description:
           'What a GitOps change sets, or what the service had before it.',
@@ -3888,9 +3894,12 @@ export const spec = {
           },
           retriableEnd: {
             description:
-              'GitOps: on a deleted service, how its pull request ended when a new request may retry it (POST /services/{id}/retry): closed without merging, expired (not merged in time) or unconfirmed (the template run stopped before it recorded the request; deleted when confirmBy passed). Absent on every other service, one decommissioned on purpose included.',
-            type: 'string',
-            enum: ['closed', 'expired', 'unconfirmed'],
+              'GitOps: on a deleted service, how its pull request ended when a new request may retry it (POST /services/{id}/retry). Absent on every other service, one decommissioned on purpose included.',
+            allOf: [
+              {
+                $ref: '#/components/schemas/RetriablePullRequestEnd',
+              },
+            ],
           },
           createdBy: {
             type: 'string',
@@ -4045,9 +4054,12 @@ export const spec = {
           },
           retriableEnd: {
             description:
-              'GitOps: on a deleted service, how its pull request ended when a new request may retry it (POST /services/{id}/retry): closed without merging, expired (not merged in time) or unconfirmed (the template run stopped before it recorded the request; deleted when confirmBy passed). Absent on every other service, one decommissioned on purpose included.',
-            type: 'string',
-            enum: ['closed', 'expired', 'unconfirmed'],
+              'GitOps: on a deleted service, how its pull request ended when a new request may retry it (POST /services/{id}/retry). Absent on every other service, one decommissioned on purpose included.',
+            allOf: [
+              {
+                $ref: '#/components/schemas/RetriablePullRequestEnd',
+              },
+            ],
           },
           createdBy: {
             type: 'string',

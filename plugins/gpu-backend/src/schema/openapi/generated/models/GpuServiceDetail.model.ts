@@ -9,6 +9,7 @@ import { GpuServicePendingChange } from '../models/GpuServicePendingChange.model
 import { GpuServicePullRequest } from '../models/GpuServicePullRequest.model';
 import { KubernetesObject } from '../models/KubernetesObject.model';
 import { Placement } from '../models/Placement.model';
+import { RetriablePullRequestEnd } from '../models/RetriablePullRequestEnd.model';
 import { ServiceClusterStatus } from '../models/ServiceClusterStatus.model';
 import { ServiceCondition } from '../models/ServiceCondition.model';
 import { ServiceReason } from '../models/ServiceReason.model';
@@ -80,20 +81,12 @@ export interface GpuServiceDetail {
   pullRequest?: GpuServicePullRequest;
   pendingChange?: GpuServicePendingChange;
   /**
-   * GitOps: on a deleted service, how its pull request ended when a new request may retry it (POST /services/{id}/retry): closed without merging, expired (not merged in time) or unconfirmed (the template run stopped before it recorded the request; deleted when confirmBy passed). Absent on every other service, one decommissioned on purpose included.
+   * GitOps: on a deleted service, how its pull request ended when a new request may retry it (POST /services/{id}/retry). Absent on every other service, one decommissioned on purpose included.
    */
-  retriableEnd?: GpuServiceDetailRetriableEndEnum;
+  retriableEnd?: RetriablePullRequestEnd;
   createdBy: string;
   createdAt: Date;
   updatedAt: Date;
   manifests: Array<KubernetesObject>;
   clusterStatus?: ServiceClusterStatus;
 }
-
-/**
- * @public
- */
-export type GpuServiceDetailRetriableEndEnum =
-  | 'closed'
-  | 'expired'
-  | 'unconfirmed';

@@ -8,6 +8,7 @@ import { ClusterMode } from '../models/ClusterMode.model';
 import { GpuServicePendingChange } from '../models/GpuServicePendingChange.model';
 import { GpuServicePullRequest } from '../models/GpuServicePullRequest.model';
 import { Placement } from '../models/Placement.model';
+import { RetriablePullRequestEnd } from '../models/RetriablePullRequestEnd.model';
 import { ServiceCondition } from '../models/ServiceCondition.model';
 import { ServiceReason } from '../models/ServiceReason.model';
 import { ServiceRequest } from '../models/ServiceRequest.model';
@@ -77,18 +78,10 @@ export interface GpuServiceView {
   pullRequest?: GpuServicePullRequest;
   pendingChange?: GpuServicePendingChange;
   /**
-   * GitOps: on a deleted service, how its pull request ended when a new request may retry it (POST /services/{id}/retry): closed without merging, expired (not merged in time) or unconfirmed (the template run stopped before it recorded the request; deleted when confirmBy passed). Absent on every other service, one decommissioned on purpose included.
+   * GitOps: on a deleted service, how its pull request ended when a new request may retry it (POST /services/{id}/retry). Absent on every other service, one decommissioned on purpose included.
    */
-  retriableEnd?: GpuServiceViewRetriableEndEnum;
+  retriableEnd?: RetriablePullRequestEnd;
   createdBy: string;
   createdAt: Date;
   updatedAt: Date;
 }
-
-/**
- * @public
- */
-export type GpuServiceViewRetriableEndEnum =
-  | 'closed'
-  | 'expired'
-  | 'unconfirmed';

@@ -117,6 +117,7 @@ export * from '../models/QuoteRecommendation.model';
 export * from '../models/Recommendation.model';
 export * from '../models/RecommendationEvidence.model';
 export * from '../models/RecommendationTarget.model';
+export * from '../models/RetriablePullRequestEnd.model';
 export * from '../models/Runtime.model';
 export * from '../models/ServiceClusterStatus.model';
 export * from '../models/ServiceCondition.model';
