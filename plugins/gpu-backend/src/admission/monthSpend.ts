@@ -1,6 +1,6 @@
 import {
-  allocationInRange,
-  HeldAllocation,
+  allocationMicrosInRange,
+  HeldPeriod,
   MonthSpend,
   PoolPrice,
 } from '@gpu-platform/backstage-plugin-gpu-common';
@@ -26,14 +26,14 @@ export function monthOf(now: Date): {
   };
 }
 
-/** A reservation as month spend counts it: its allocation, and whether it is held now. */
-export interface SpendingReservation extends HeldAllocation {
+/** A reservation as month spend counts it: its held period, and whether it is held now. */
+export interface SpendingReservation extends HeldPeriod {
   id: string;
   state: string;
 }
 
 /**
- * The team's spend this calendar month, with the allocation cost the cost views use (`allocationInRange`: each
+ * The team's spend this calendar month, with the allocation cost the cost views use (`allocationMicrosInRange`: each
  * reservation's held time within the range x GPU-equivalents x the pool's price): month-to-date is every reservation
  * held at some point since the start of the month (released ones included) from the start of the month, or its hold
  * time, until now; the rest of the month is what is held now until the end of the month, leaving out
@@ -49,16 +49,15 @@ export function monthSpendOf(
   const nowMs = now.getTime();
   return {
     month,
-    monthToDate: allocationInRange(reservations, prices, startMs, nowMs)
-      .allocationMicros,
-    heldRestOfMonth: allocationInRange(
+    monthToDate: allocationMicrosInRange(reservations, prices, startMs, nowMs),
+    heldRestOfMonth: allocationMicrosInRange(
       reservations.filter(
         r => r.state === 'held' && r.id !== excludeReservationId,
       ),
       prices,
       nowMs,
       endMs,
-    ).allocationMicros,
+    ),
     secondsLeft: Math.max(0, Math.round((endMs - nowMs) / 1000)),
   };
 }
@@ -71,17 +70,11 @@ export function restOfMonthCost(
   now: Date,
 ): number {
   const { endMs } = monthOf(now);
-  return allocationInRange(
-    [
-      {
-        pool,
-        gpuEquivalents,
-        monthlyCostMicros: 0,
-        heldAt: now.toISOString(),
-      },
-    ],
+  const nowMs = now.getTime();
+  return allocationMicrosInRange(
+    [{ pool, gpuEquivalents, heldMs: nowMs }],
     prices,
-    now.getTime(),
+    nowMs,
     endMs,
-  ).allocationMicros;
+  );
 }

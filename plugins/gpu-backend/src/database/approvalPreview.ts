@@ -22,6 +22,7 @@ import {
   PoolQuotaRow,
   ReservationRow,
   TeamQuotaRow,
+  toMs,
   toReservationRecord,
 } from './rows';
 import { isPostgres } from './transactions';
@@ -202,13 +203,13 @@ function reassess(
     // Month to date counts the reservation a change gives back (held until now); the rest of the month leaves it out.
     month: monthSpendOf(
       ledger.teamReservations
-        .filter(r => r.team === team)
-        .map(spendingReservationOf)
         .filter(
           r =>
-            r.heldAt !== undefined &&
-            (r.releasedAt === undefined || Date.parse(r.releasedAt) > startMs),
-        ),
+            r.team === team &&
+            r.held_at !== null &&
+            (r.released_at === null || toMs(r.released_at) > startMs),
+        )
+        .map(spendingReservationOf),
       context.prices,
       now,
       current?.id,

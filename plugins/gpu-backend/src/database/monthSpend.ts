@@ -6,7 +6,7 @@ import {
   monthSpendOf,
   SpendingReservation,
 } from '../admission';
-import { optionalIso, ReservationRow } from './rows';
+import { ReservationRow, toMs } from './rows';
 import { fromGpuUnits, readInteger } from './units';
 
 /**
@@ -24,17 +24,12 @@ export async function readMonthSpend(
   const { startMs } = monthOf(now);
   // Only what month spend counts (every create and quote reads the team's month): no ids of services, no creation time.
   const rows: Array<
-    Omit<ReservationRow, 'service_id' | 'team' | 'created_at'>
+    Pick<
+      ReservationRow,
+      'id' | 'pool' | 'gpu_units' | 'state' | 'held_at' | 'released_at'
+    >
   > = await db<ReservationRow>('reservations')
-    .select(
-      'id',
-      'pool',
-      'gpu_units',
-      'monthly_cost_micros',
-      'state',
-      'held_at',
-      'released_at',
-    )
+    .select('id', 'pool', 'gpu_units', 'state', 'held_at', 'released_at')
     .where({ team })
     .whereNotNull('held_at')
     .where(q =>
@@ -48,17 +43,19 @@ export async function readMonthSpend(
   );
 }
 
-/** A reservation row as month spend counts it. */
+/** A reservation row as month spend counts it (held at some point: `held_at` is set). */
 export function spendingReservationOf(
-  row: Omit<ReservationRow, 'service_id' | 'team' | 'created_at'>,
+  row: Pick<
+    ReservationRow,
+    'id' | 'pool' | 'gpu_units' | 'state' | 'held_at' | 'released_at'
+  >,
 ): SpendingReservation {
   return {
     id: row.id,
     state: row.state,
     pool: row.pool,
     gpuEquivalents: fromGpuUnits(readInteger(row.gpu_units)),
-    monthlyCostMicros: readInteger(row.monthly_cost_micros),
-    heldAt: optionalIso(row.held_at),
-    releasedAt: optionalIso(row.released_at),
+    heldMs: toMs(row.held_at!),
+    releasedMs: row.released_at === null ? undefined : toMs(row.released_at),
   };
 }

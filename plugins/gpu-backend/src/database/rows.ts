@@ -116,15 +116,24 @@ export interface PoolQuotaRow {
 
 /** ISO 8601 in UTC for any timestamp representation the drivers return. */
 export function toIso(value: DbTime): string {
-  if (value instanceof Date) {
-    return value.toISOString();
+  return new Date(toMs(value)).toISOString();
+}
+
+/** Epoch milliseconds for any timestamp representation the drivers return. */
+export function toMs(value: DbTime): number {
+  if (typeof value === 'number') {
+    return value;
   }
-  if (typeof value === 'number' || /^\d+$/.test(value)) {
-    return new Date(Number(value)).toISOString();
+  if (value instanceof Date) {
+    return value.getTime();
+  }
+  if (/^\d+$/.test(value)) {
+    return Number(value);
   }
   // SQLite's CURRENT_TIMESTAMP form ('YYYY-MM-DD HH:MM:SS') is UTC.
-  const iso = value.includes('T') ? value : `${value.replace(' ', 'T')}Z`;
-  return new Date(iso).toISOString();
+  return Date.parse(
+    value.includes('T') ? value : `${value.replace(' ', 'T')}Z`,
+  );
 }
 
 export function optionalIso(value: DbTime | null): string | undefined {

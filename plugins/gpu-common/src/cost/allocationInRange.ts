@@ -112,6 +112,48 @@ export function allocationInRange(
 }
 
 /**
+ * A reservation's held period in epoch milliseconds, as the ledger reads it from its rows.
+ *
+ * @public
+ */
+export interface HeldPeriod {
+  pool: string;
+  gpuEquivalents: number;
+  heldMs: number;
+  /** Undefined while it is held. */
+  releasedMs?: number;
+}
+
+/**
+ * The allocation cost of held periods within `[startMs, endMs)`: what `allocationMicros` of
+ * {@link allocationInRange} is when every held second spends (no `spending` intervals), with the same rounding (held
+ * seconds rounded once per reservation, then {@link heldCost}), but without the hours and the timestamps to parse.
+ * Budgets count a team's month with it on every quote and create.
+ *
+ * @public
+ */
+export function allocationMicrosInRange(
+  periods: readonly HeldPeriod[],
+  prices: ReadonlyMap<string, PoolPrice>,
+  startMs: number,
+  endMs: number,
+): UsdMicros {
+  let allocationMicros = 0;
+  for (const period of periods) {
+    const from = Math.max(startMs, period.heldMs);
+    const to = Math.min(endMs, period.releasedMs ?? Infinity);
+    const price = prices.get(period.pool);
+    if (to <= from || !price) continue;
+    allocationMicros += heldCost(
+      price,
+      period.gpuEquivalents,
+      Math.round((to - from) / 1000),
+    );
+  }
+  return allocationMicros;
+}
+
+/**
  * Monthly allocation at `atMs`: the sum of the monthly cost of the reservations held then.
  *
  * @public
