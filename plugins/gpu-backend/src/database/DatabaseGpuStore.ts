@@ -73,6 +73,7 @@ import {
 } from './batchJobs';
 import { placeBatchJobInTransaction } from './batchJobPlacement';
 import { isRetryableTransactionError, isUniqueViolation } from './transactions';
+import { PoolsVersion, WriteScope, WriteVersions } from './writeVersions';
 import {
   ApprovalPageQuery,
   BatchJobRecord,
@@ -162,23 +163,23 @@ export class DatabaseGpuStore implements GpuStore {
     );
   }
 
-  /** Transactions ended so far; a quota snapshot read before the last one ended is stale. */
-  private transactionsEnded = 0;
+  /** The transactions ended so far: a quote's snapshot read before one that may have changed it is stale. */
+  private readonly writes = new WriteVersions();
   private readonly quotaSnapshots = new Map<
     string,
     {
-      transactionsEnded: number;
+      version: string;
       readAt: number;
       ledger: Promise<TeamLedger | undefined>;
     }
   >();
   private readonly monthSnapshots = new Map<
     string,
-    { transactionsEnded: number; readAt: number; spend: Promise<MonthSpend> }
+    { version: string; readAt: number; spend: Promise<MonthSpend> }
   >();
 
   private poolHeldSnapshot?: {
-    transactionsEnded: number;
+    version: PoolsVersion;
     readAt: number;
     held: Promise<Record<string, PoolHeldUnits>>;
   };
@@ -200,8 +201,10 @@ export class DatabaseGpuStore implements GpuStore {
       input.placement.migProfile,
     );
     try {
-      return await this.transaction(tx =>
-        createServiceInTransaction(tx, input, amounts, this.governance),
+      // A create writes the team's ledger and what its pool holds, nothing else the quotes' snapshots read.
+      return await this.transaction(
+        tx => createServiceInTransaction(tx, input, amounts, this.governance),
+        { team: input.team, pool: input.pool },
       );
     } catch (error) {
       if (
@@ -410,15 +413,16 @@ export class DatabaseGpuStore implements GpuStore {
   ): Promise<TeamLedger | undefined> {
     const now = Date.now();
     const cached = this.quotaSnapshots.get(team);
+    const version = this.writes.teamVersion(team);
     if (
       cached &&
-      cached.transactionsEnded === this.transactionsEnded &&
+      cached.version === version &&
       now - cached.readAt <= maxAgeMs
     ) {
       return cached.ledger;
     }
     const snapshot = {
-      transactionsEnded: this.transactionsEnded,
+      version,
       readAt: now,
       ledger: readTeamLedger(this.db, team).then(
         found =>
@@ -444,15 +448,16 @@ export class DatabaseGpuStore implements GpuStore {
   ): Promise<MonthSpend> {
     const now = Date.now();
     const cached = this.monthSnapshots.get(team);
+    const version = this.writes.teamVersion(team);
     if (
       cached &&
-      cached.transactionsEnded === this.transactionsEnded &&
+      cached.version === version &&
       now - cached.readAt <= maxAgeMs
     ) {
       return cached.spend;
     }
     const snapshot = {
-      transactionsEnded: this.transactionsEnded,
+      version,
       readAt: now,
       spend: readMonthSpend(
         this.db,
@@ -475,18 +480,27 @@ export class DatabaseGpuStore implements GpuStore {
   ): Promise<Record<string, PoolHeldUnits>> {
     const now = Date.now();
     const cached = this.poolHeldSnapshot;
-    if (
-      cached &&
-      cached.transactionsEnded === this.transactionsEnded &&
-      now - cached.readAt <= maxAgeMs
-    ) {
+    const changed =
+      cached && now - cached.readAt <= maxAgeMs
+        ? this.writes.poolsChangedSince(cached.version)
+        : 'all';
+    if (cached && changed.length === 0) {
       return cached.held;
     }
-    const snapshot = {
-      transactionsEnded: this.transactionsEnded,
-      readAt: now,
-      held: readHeldByPool(this.db),
-    };
+    const version = this.writes.poolsVersion();
+    // After creates on some pools, only those pools are read again; the snapshot keeps its age.
+    const snapshot =
+      cached && changed !== 'all'
+        ? {
+            version,
+            readAt: cached.readAt,
+            held: withPoolsReadAgain(
+              cached.held,
+              changed,
+              readHeldByPool(this.db, { pools: changed }),
+            ),
+          }
+        : { version, readAt: now, held: readHeldByPool(this.db) };
     this.poolHeldSnapshot = snapshot;
     snapshot.held.catch(() => {
       if (this.poolHeldSnapshot === snapshot) {
@@ -623,6 +637,7 @@ export class DatabaseGpuStore implements GpuStore {
   /** Runs `fn` in a transaction, again when PostgreSQL aborted it for a retryable reason. */
   private async transaction<T>(
     fn: (tx: Knex.Transaction) => Promise<T>,
+    scope?: WriteScope,
   ): Promise<T> {
     try {
       for (let attempt = 1; ; attempt++) {
@@ -638,7 +653,21 @@ export class DatabaseGpuStore implements GpuStore {
         }
       }
     } finally {
-      this.transactionsEnded += 1;
+      this.writes.ended(scope);
     }
   }
+}
+
+/** What every pool holds: `cached`, with the `pools` read again replaced by `fresh` (absent there: nothing held). */
+async function withPoolsReadAgain(
+  cached: Promise<Record<string, PoolHeldUnits>>,
+  pools: readonly string[],
+  fresh: Promise<Record<string, PoolHeldUnits>>,
+): Promise<Record<string, PoolHeldUnits>> {
+  const [before, after] = await Promise.all([cached, fresh]);
+  const held = { ...before };
+  for (const pool of pools) {
+    delete held[pool];
+  }
+  return { ...held, ...after };
 }

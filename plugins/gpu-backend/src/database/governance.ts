@@ -80,12 +80,18 @@ export async function readPoolHeld(
  */
 export async function readHeldByPool(
   db: Knex | Knex.Transaction,
-  filter: { pool?: string; excludeReservationId?: string } = {},
+  filter: {
+    pool?: string;
+    /** Only these pools (a snapshot reads again the pools a create changed). */
+    pools?: readonly string[];
+    excludeReservationId?: string;
+  } = {},
 ): Promise<Record<string, PoolHeldUnits>> {
-  const held = (query: Knex.QueryBuilder) =>
-    (filter.pool ? query.where('pool', filter.pool) : query) as Promise<
-      HeldRow[]
-    >;
+  const held = (query: Knex.QueryBuilder) => {
+    if (filter.pool) query.where('pool', filter.pool);
+    if (filter.pools) query.whereIn('pool', filter.pools);
+    return query as Promise<HeldRow[]>;
+  };
   const [sums, excluded] = await Promise.all([
     held(heldSumsQuery(db)),
     // The reservation left out is subtracted (a condition on its id would read every row, not the index).

@@ -738,8 +738,9 @@ export interface GpuStore {
   getQuota(team: string): Promise<QuotaRecord | undefined>;
 
   /**
-   * The team's {@link TeamLedger}, answered from the last read while no transaction of this store has ended since
-   * that read started and it is at most `maxAgeMs` old (writes by other backend replicas show after that long).
+   * The team's {@link TeamLedger}, answered from the last read while no transaction of this store that may have
+   * changed it (any but a create of another team) has ended since that read started and it is at most `maxAgeMs` old
+   * (writes by other backend replicas show after that long).
    * Concurrent calls share one read. For quotes, which are advisory: admission re-checks in its transaction. The
    * ledger is shared; do not change it. Undefined when the team has no quota.
    */
@@ -756,7 +757,8 @@ export interface GpuStore {
   getMonthSpendSnapshot(team: string, maxAgeMs: number): Promise<MonthSpend>;
   /**
    * What every team holds on each pool, in GPU units (per MIG profile too), for quotes: cached like
-   * {@link GpuStore.getLedgerSnapshot}; admission reads it again in its transaction, under the pool's lock.
+   * {@link GpuStore.getLedgerSnapshot}, and after creates only the pools they held on are read again; admission
+   * reads it again in its transaction, under the pool's lock.
    */
   getPoolHeldSnapshot(maxAgeMs: number): Promise<Record<string, PoolHeldUnits>>;
 

@@ -1,0 +1,124 @@
+import { mockServices, TestDatabases } from '@backstage/backend-test-utils';
+import { GPU_UNITS_PER_EQUIVALENT } from '@gpu-platform/backstage-plugin-gpu-common';
+import { Knex } from 'knex';
+import { storePlatform } from './__testUtils__/storePlatform';
+import { DatabaseGpuStore } from './DatabaseGpuStore';
+import { CreateServiceInput } from './types';
+
+jest.setTimeout(60_000);
+
+const databases = TestDatabases.create({ ids: ['POSTGRES_15', 'SQLITE_3'] });
+
+const ADMIN = 'user:default/platform-admin';
+/** Long enough that only this store's own transactions make a snapshot stale within a test. */
+const MAX_AGE_MS = 600_000;
+
+function create(name: string, team: string, pool: string): CreateServiceInput {
+  const request = {
+    name,
+    team,
+    model: 'llama-3.1-8b',
+    runtime: 'vllm' as const,
+    maxModelLen: 8192,
+    concurrency: 8,
+    replicas: 1,
+    environment: 'dev',
+    tier: 'dedicated' as const,
+    pool,
+  };
+  return {
+    name,
+    team,
+    namespace: team,
+    environment: 'dev',
+    tier: 'dedicated',
+    pool,
+    request,
+    placement: { tier: 'dedicated', pool, gpusPerReplica: 1 },
+    mode: 'dry-run',
+    reservation: { gpuEquivalents: 1, monthlyCostMicros: 500_000_000 },
+    policy: { whenOverQuota: 'require-approval' },
+    actor: ADMIN,
+  };
+}
+
+/**
+ * The quotes' snapshots (a team's ledger and month, what every pool holds) are answered from memory until a
+ * transaction of this store that may have changed them ends: a create makes only its team's and its pool's stale.
+ * A second store on the same database stands for another backend replica, whose writes show only after the
+ * maximum age.
+ */
+describe.each(databases.eachSupportedId())('quote snapshots on %p', id => {
+  let knex: Knex;
+  let store: DatabaseGpuStore;
+  let replica: DatabaseGpuStore;
+
+  beforeAll(async () => {
+    knex = await databases.init(id);
+    store = await DatabaseGpuStore.create({
+      database: mockServices.database({ knex }),
+      platform: storePlatform,
+    });
+    replica = await DatabaseGpuStore.create({
+      database: mockServices.database({ knex }),
+      platform: storePlatform,
+    });
+    for (const team of ['search', 'ml']) {
+      await replica.putQuota({
+        team,
+        quota: {
+          pools: { h100: 4, a100: 4 },
+          monthlyBudgetMicros: 100_000_000_000,
+        },
+        actor: ADMIN,
+      });
+    }
+  });
+
+  it("a create reads again its team's ledger and month and its pool's holdings, and nothing else", async () => {
+    const ledger = (team: string) => store.getLedgerSnapshot(team, MAX_AGE_MS);
+    const month = (team: string) =>
+      store.getMonthSpendSnapshot(team, MAX_AGE_MS);
+    const held = () => store.getPoolHeldSnapshot(MAX_AGE_MS);
+    const before = {
+      search: await ledger('search'),
+      ml: await ledger('ml'),
+      mlMonth: await month('ml'),
+      held: await held(),
+    };
+    expect(before.held).toEqual({});
+
+    // Another replica creates for ml on h100: not seen here before the maximum age.
+    await replica.createServiceWithReservation(
+      create('elsewhere', 'ml', 'h100'),
+    );
+    // This store creates for search on a100.
+    const created = await store.createServiceWithReservation(
+      create('here', 'search', 'a100'),
+    );
+    expect(created.reservation?.state).toBe('held');
+
+    expect((await ledger('search'))?.reservedGpuUnits).toEqual({
+      a100: GPU_UNITS_PER_EQUIVALENT,
+    });
+    expect(await ledger('ml')).toBe(before.ml);
+    expect(await month('ml')).toBe(before.mlMonth);
+    expect(await held()).toEqual({
+      a100: { units: GPU_UNITS_PER_EQUIVALENT, unitsByProfile: {} },
+    });
+
+    // Any other transaction (here a release) may have changed anything: every snapshot is read again.
+    await store.releaseReservation({
+      serviceId: created.service.id,
+      actor: ADMIN,
+    });
+    expect((await ledger('search'))?.reservedGpuUnits).toEqual({});
+    expect((await ledger('ml'))?.reservedGpuUnits).toEqual({
+      h100: GPU_UNITS_PER_EQUIVALENT,
+    });
+    expect((await month('ml')).heldRestOfMonth).toBeGreaterThan(0);
+    expect(await held()).toEqual({
+      h100: { units: GPU_UNITS_PER_EQUIVALENT, unitsByProfile: {} },
+    });
+  });
+});
