@@ -157,8 +157,13 @@ async function runAndCancel(page: Page, name: string) {
     )
     .toBe(true);
   const cancel = page.getByRole('button', { name: 'Cancel', exact: true });
-  // A run that ended meanwhile has its Cancel button disabled: nothing to click then.
-  if (await cancel.isEnabled()) await cancel.click({ timeout: 10_000 });
+  // A run that ended meanwhile has its Cancel button disabled, also when it ends between this check and the click
+  // (the click then waits for a button that stays disabled): nothing to click then.
+  if (await cancel.isEnabled()) {
+    await cancel.click({ timeout: 10_000 }).catch(async (error: unknown) => {
+      if (await cancel.isEnabled()) throw error;
+    });
+  }
   await expect
     .poll(
       async () =>

@@ -180,6 +180,7 @@ export function attributeSharedSteps(input: {
   const devicesOfHost = grouped([...byDevice.keys()], k =>
     k.slice(0, k.lastIndexOf('/')),
   );
+  const placementOfHost = grouped(input.placement, p => p.hostname);
   // A step without any vLLM sample of a pod (missed scrapes) has unknown tokens, whatever a longer range extrapolates.
   const tokensOf = new Map(
     input.tokens.map(t => [
@@ -230,7 +231,7 @@ export function attributeSharedSteps(input: {
     // kube-state-metrics places a pod on a node, not a GPU: only a node with one GPU in view says which.
     const placed =
       devicesOfHost.get(host)?.length === 1
-        ? input.placement.filter(p => p.hostname === host)
+        ? placementOfHost.get(host) ?? []
         : [];
     const perPod = reportsPerPod(series);
     /**
