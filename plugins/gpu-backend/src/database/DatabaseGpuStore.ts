@@ -484,7 +484,7 @@ export class DatabaseGpuStore implements GpuStore {
       cached && now - cached.readAt <= maxAgeMs
         ? this.writes.poolsChangedSince(cached.version)
         : 'all';
-    if (cached && changed.length === 0) {
+    if (cached && changed !== 'all' && changed.length === 0) {
       return cached.held;
     }
     const version = this.writes.poolsVersion();
