@@ -15,8 +15,8 @@
  * measurements (`windowCache.ts`) never answers a timed request without asking Prometheus.
  *
  * Run from the repository root with `yarn bench:cost [--rounds <n>] [--services <n>] [--days <n>] [--smoke]
- * [--out <dir>]`; results go to bench/results/cost.json (`--only overview` measures the overview alone and writes
- * nothing).
+ * [--out <dir>]`; results go to bench/results/cost.json (`--only overview` or `--only card` measures that part alone
+ * and writes nothing).
  */
 import { MiddlewareFactory } from '@backstage/backend-defaults/rootHttpRouter';
 import { mockServices } from '@backstage/backend-test-utils';
@@ -62,8 +62,11 @@ const PER_REQUEST_CONCURRENCY = cli.number('per-request-concurrency', {
   full: 0,
   smoke: 0,
 });
-/** `--only overview`: only the overview, printed, no results file. */
+/** `--only overview` or `--only card`: only that part, printed, no results file (to profile one of them). */
 const ONLY = cli.string('only', '');
+if (!['', 'overview', 'card'].includes(ONLY)) {
+  throw new Error(`--only takes overview or card, not '${ONLY}'`);
+}
 cli.checkOptions(
   'yarn bench:cost [options]: the cost card and the overview against their raw PromQL, on each Prometheus of GPU_PROMETHEUS_BINARIES',
 );
@@ -505,11 +508,11 @@ function prometheusVersions(): PrometheusBinaries[] {
 
 async function main() {
   const versions = prometheusVersions();
-  if (ONLY === 'overview') {
+  if (ONLY) {
     for (const binaries of versions) {
-      process.stdout.write(
-        `${JSON.stringify(await overview(binaries), null, 2)}\n`,
-      );
+      const part =
+        ONLY === 'card' ? await costCard(binaries) : await overview(binaries);
+      process.stdout.write(`${JSON.stringify(part, null, 2)}\n`);
     }
     return;
   }
