@@ -1,9 +1,9 @@
 import { mockServices, TestDatabases } from '@backstage/backend-test-utils';
 import { InputError } from '@backstage/errors';
 import { Knex } from 'knex';
+import { dedicatedCreateInput } from './__testUtils__/dedicatedCreateInput';
 import { storePlatform } from './__testUtils__/storePlatform';
 import { DatabaseGpuStore } from './DatabaseGpuStore';
-import { CreateServiceInput } from './types';
 
 jest.setTimeout(60_000);
 
@@ -12,32 +12,8 @@ const databases = TestDatabases.create({ ids: ['POSTGRES_15', 'SQLITE_3'] });
 const ALICE = 'user:default/alice';
 const ADMIN = 'user:default/platform-admin';
 
-function request(name: string, team: string): CreateServiceInput {
-  return {
-    name,
-    team,
-    namespace: team,
-    environment: 'dev',
-    tier: 'dedicated',
-    pool: 'a100',
-    request: {
-      name,
-      team,
-      model: 'llama-3.1-8b',
-      runtime: 'vllm',
-      maxModelLen: 8192,
-      concurrency: 8,
-      replicas: 1,
-      environment: 'dev',
-      tier: 'dedicated',
-      pool: 'a100',
-    },
-    placement: { tier: 'dedicated', pool: 'a100', gpusPerReplica: 1 },
-    mode: 'dry-run',
-    reservation: { gpuEquivalents: 1, monthlyCostMicros: 500_000_000 },
-    policy: { whenOverQuota: 'require-approval' },
-    actor: ALICE,
-  };
+function request(name: string, team: string) {
+  return dedicatedCreateInput({ name, team, pool: 'a100', actor: ALICE });
 }
 
 describe.each(databases.eachSupportedId())('audit search on %p', id => {

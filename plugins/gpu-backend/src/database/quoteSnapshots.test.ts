@@ -1,9 +1,9 @@
 import { mockServices, TestDatabases } from '@backstage/backend-test-utils';
 import { GPU_UNITS_PER_EQUIVALENT } from '@gpu-platform/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
+import { dedicatedCreateInput } from './__testUtils__/dedicatedCreateInput';
 import { storePlatform } from './__testUtils__/storePlatform';
 import { DatabaseGpuStore } from './DatabaseGpuStore';
-import { CreateServiceInput } from './types';
 
 jest.setTimeout(60_000);
 
@@ -13,33 +13,8 @@ const ADMIN = 'user:default/platform-admin';
 /** Long enough that only this store's own transactions make a snapshot stale within a test. */
 const MAX_AGE_MS = 600_000;
 
-function create(name: string, team: string, pool: string): CreateServiceInput {
-  const request = {
-    name,
-    team,
-    model: 'llama-3.1-8b',
-    runtime: 'vllm' as const,
-    maxModelLen: 8192,
-    concurrency: 8,
-    replicas: 1,
-    environment: 'dev',
-    tier: 'dedicated' as const,
-    pool,
-  };
-  return {
-    name,
-    team,
-    namespace: team,
-    environment: 'dev',
-    tier: 'dedicated',
-    pool,
-    request,
-    placement: { tier: 'dedicated', pool, gpusPerReplica: 1 },
-    mode: 'dry-run',
-    reservation: { gpuEquivalents: 1, monthlyCostMicros: 500_000_000 },
-    policy: { whenOverQuota: 'require-approval' },
-    actor: ADMIN,
-  };
+function create(name: string, team: string, pool: string) {
+  return dedicatedCreateInput({ name, team, pool, actor: ADMIN });
 }
 
 /**
