@@ -73,10 +73,9 @@ export async function readPoolHeld(
 }
 
 /**
- * What every team holds on each pool (pools where nothing is held are absent), and per MIG profile. Summed by the
- * database from the reservations alone (each records its pool and MIG profile), which an index on
- * (state, pool, mig_profile, gpu_units) answers without reading a row: a create reads a few sums however many
- * services hold the pool.
+ * What every team holds on each pool (pools where nothing is held are absent), and per MIG profile: read from the
+ * sums the database keeps per pool and profile as reservations are written, so a create reads a few rows however
+ * many services hold the pool.
  */
 export async function readHeldByPool(
   db: Knex | Knex.Transaction,
@@ -123,12 +122,15 @@ export async function readHeldSums(
 }
 
 function heldSumsQuery(db: Knex | Knex.Transaction): Knex.QueryBuilder {
-  return db('reservations')
-    .where('state', 'held')
-    .select('pool', 'mig_profile as profile')
-    .sum({ units: 'gpu_units' })
-    .count({ reservations: '*' })
-    .groupBy('pool', 'mig_profile');
+  // Kept by triggers on `reservations` (migration 20261204210000): one row per pool and profile, '' outside MIG.
+  return db('reservation_held_sums')
+    .where('reservations', '>', 0)
+    .select(
+      'pool',
+      db.raw('nullif(??, ?) as ??', ['mig_profile', '', 'profile']),
+      'gpu_units as units',
+      'reservations',
+    );
 }
 
 /**
