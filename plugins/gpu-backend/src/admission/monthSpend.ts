@@ -78,3 +78,22 @@ export function restOfMonthCost(
     endMs,
   );
 }
+
+/**
+ * The month spend read at `now` with one more reservation held from `now`: what {@link monthSpendOf} answers at the
+ * same time once that reservation is stored (it adds only to the rest of the month).
+ */
+export function monthSpendWithHold(
+  month: MonthSpend,
+  prices: ReadonlyMap<string, PoolPrice>,
+  pool: string,
+  gpuEquivalents: number,
+  now: Date,
+): MonthSpend {
+  return {
+    ...month,
+    heldRestOfMonth:
+      month.heldRestOfMonth +
+      restOfMonthCost(prices, pool, gpuEquivalents, now),
+  };
+}

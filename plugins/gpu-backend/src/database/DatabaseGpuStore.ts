@@ -201,11 +201,30 @@ export class DatabaseGpuStore implements GpuStore {
       input.placement.migProfile,
     );
     try {
+      let started: { ended: number; at: number } | undefined;
       // A create writes the team's ledger and what its pool holds, nothing else the quotes' snapshots read.
-      return await this.transaction(
-        tx => createServiceInTransaction(tx, input, amounts, this.governance),
+      const { result, monthAfter } = await this.transaction(
+        tx => {
+          started = { ended: this.writes.endedCount(), at: Date.now() };
+          return createServiceInTransaction(
+            tx,
+            input,
+            amounts,
+            this.governance,
+          );
+        },
         { team: input.team, pool: input.pool },
       );
+      // The team's month as admission read it under the team's lock, with what the create holds, is the quotes'
+      // snapshot of it when no other transaction of this store ended since (one that did may have changed it).
+      if (monthAfter && started?.ended === this.writes.endedCount() - 1) {
+        this.monthSnapshots.set(input.team, {
+          version: this.writes.teamVersion(input.team),
+          readAt: started.at,
+          spend: Promise.resolve(monthAfter),
+        });
+      }
+      return result;
     } catch (error) {
       if (
         input.requestKey !== undefined &&

@@ -1,4 +1,5 @@
 import { ConflictError } from '@backstage/errors';
+import { MonthSpend } from '@gpu-platform/backstage-plugin-gpu-common';
 import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
 import {
@@ -7,6 +8,7 @@ import {
   decide,
   GovernanceContext,
   governanceReasons,
+  monthSpendWithHold,
 } from '../admission';
 import { readAdmissionSnapshot } from './admissionSnapshot';
 import { insertApproval } from './approvals';
@@ -23,6 +25,7 @@ import {
   toReservationRecord,
   toServiceRecord,
 } from './rows';
+import { fromGpuUnits } from './units';
 import {
   Amounts,
   ClusterMode,
@@ -42,6 +45,13 @@ export const LIVE_NAME_INDEX = {
   columns: ['namespace', 'name'],
 };
 
+/** What a create recorded, and the team's month spend once it commits (none for a repeated request key). */
+export interface CreateServiceOutcome {
+  result: CreateServiceResult;
+  /** The month admission read under the team's lock, with what the create holds: a quote may use it as read now. */
+  monthAfter?: MonthSpend;
+}
+
 /**
  * Creates a service and its reservation (held, or pending with an approval), or answers a repeated request key.
  * Admission reads its snapshot after the team's quota row and the pool are locked, so concurrent requests of any team
@@ -52,11 +62,11 @@ export async function createServiceInTransaction(
   input: CreateServiceInput,
   amounts: Amounts,
   context: GovernanceContext,
-): Promise<CreateServiceResult> {
+): Promise<CreateServiceOutcome> {
   const ledger = await lockLedger(tx, input.team, input.pool);
   const existing = await findByRequestKey(tx, input);
   if (existing) {
-    return existing;
+    return { result: existing };
   }
   await lockPool(tx, input.pool);
   const now = context.now();
@@ -136,7 +146,18 @@ export async function createServiceInTransaction(
         actor: input.actor,
       })
     : undefined;
-  return { created: true, service, reservation, approval };
+  return {
+    result: { created: true, service, reservation, approval },
+    monthAfter: decision.pending
+      ? snapshot.month
+      : monthSpendWithHold(
+          snapshot.month,
+          context.prices,
+          input.pool,
+          fromGpuUnits(amounts.gpuUnits),
+          now,
+        ),
+  };
 }
 
 /** The earlier result of a request with the same key; a conflict when the key was used for another request. */

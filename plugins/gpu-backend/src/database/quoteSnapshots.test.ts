@@ -96,4 +96,41 @@ describe.each(databases.eachSupportedId())('quote snapshots on %p', id => {
       h100: { units: GPU_UNITS_PER_EQUIVALENT, unitsByProfile: {} },
     });
   });
+
+  it("after a create, the team's month is what admission read with the create's reservation, without reading it again", async () => {
+    const clock = () => new Date('2026-11-20T12:00:00Z');
+    const clocked = () =>
+      DatabaseGpuStore.create({
+        database: mockServices.database({ knex }),
+        platform: storePlatform,
+        clock,
+      });
+    const [writer, other] = await Promise.all([clocked(), clocked()]);
+    const readNow = async () =>
+      (await clocked()).getMonthSpendSnapshot('search', MAX_AGE_MS);
+    await writer.createServiceWithReservation(
+      create('month-a', 'search', 'a100'),
+    );
+    const afterA = await readNow();
+    expect(afterA.heldRestOfMonth).toBeGreaterThan(0);
+    // Another replica's create comes next: a store that reads the month now sees it, this one does not read.
+    await other.createServiceWithReservation(
+      create('month-b', 'search', 'h100'),
+    );
+    expect((await readNow()).heldRestOfMonth).toBeGreaterThan(
+      afterA.heldRestOfMonth,
+    );
+    expect(await writer.getMonthSpendSnapshot('search', MAX_AGE_MS)).toEqual(
+      afterA,
+    );
+    // A transaction without a scope of this store makes it read again.
+    await writer.putQuota({
+      team: 'ml',
+      quota: { pools: { h100: 4 }, monthlyBudgetMicros: 100_000_000_000 },
+      actor: ADMIN,
+    });
+    expect(await writer.getMonthSpendSnapshot('search', MAX_AGE_MS)).toEqual(
+      await readNow(),
+    );
+  });
 });

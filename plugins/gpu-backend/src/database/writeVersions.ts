@@ -18,16 +18,23 @@ export interface PoolsVersion {
  */
 export class WriteVersions {
   private all = 0;
+  private count = 0;
   private readonly teams = new Map<string, number>();
   private readonly pools = new Map<string, number>();
 
   ended(scope?: WriteScope): void {
+    this.count += 1;
     if (!scope) {
       this.all += 1;
       return;
     }
     this.teams.set(scope.team, (this.teams.get(scope.team) ?? 0) + 1);
     this.pools.set(scope.pool, (this.pools.get(scope.pool) ?? 0) + 1);
+  }
+
+  /** How many transactions have ended, scoped or not: equal before and after a read when none ended meanwhile. */
+  endedCount(): number {
+    return this.count;
   }
 
   /** The version of a team's snapshots: equal while no transaction that may have changed them has ended. */
