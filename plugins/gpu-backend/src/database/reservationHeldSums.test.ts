@@ -5,6 +5,7 @@
  */
 import { mockServices, TestDatabases } from '@backstage/backend-test-utils';
 import { resolvePackagePath } from '@backstage/backend-plugin-api';
+import { GPU_UNITS_PER_EQUIVALENT } from '@gpu-platform/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
 import { dedicatedCreateInput } from './__testUtils__/dedicatedCreateInput';
 import { storePlatform } from './__testUtils__/storePlatform';
@@ -86,7 +87,7 @@ describe.each(databases.eachSupportedId())(
         store.createServiceWithReservation(
           dedicatedCreateInput({ name, team: 'search', pool, actor: ADMIN }),
         );
-      const one = 5040;
+      const one = GPU_UNITS_PER_EQUIVALENT;
       const a = await create('held-a', 'a100');
       const b = await create('held-b', 'a100');
       // Over the a100 quota of 2: pending, holds nothing until approved.
@@ -168,12 +169,12 @@ describe.each(databases.eachSupportedId())(
       // Written while no trigger counts it.
       await knex('reservations')
         .where({ state: 'held', pool: 'h100' })
-        .update({ gpu_units: 2 * 5040 });
+        .update({ gpu_units: 2 * GPU_UNITS_PER_EQUIVALENT });
       await knex.migrate.latest({ directory });
 
       const after = await summedFromReservations(knex);
       expect(after['h100/']).toEqual({
-        units: before['h100/'].reservations * 2 * 5040,
+        units: before['h100/'].reservations * 2 * GPU_UNITS_PER_EQUIVALENT,
         reservations: before['h100/'].reservations,
       });
       expect(await keptSums(knex)).toEqual(after);
