@@ -24,6 +24,7 @@ import { AuditInput, queryAuditEvents, writeAuditEvent } from './audit';
 import { listApprovalPage, listServicePage } from './pagedLists';
 import {
   createServiceInTransaction,
+  CreateServiceOutcome,
   findByRequestKey,
   LIVE_NAME_INDEX,
   REQUEST_KEY_INDEX,
@@ -165,14 +166,7 @@ export class DatabaseGpuStore implements GpuStore {
 
   /** The transactions ended so far: a quote's snapshot read before one that may have changed it is stale. */
   private readonly writes = new WriteVersions();
-  private readonly quotaSnapshots = new Map<
-    string,
-    {
-      version: string;
-      readAt: number;
-      ledger: Promise<TeamLedger | undefined>;
-    }
-  >();
+  private readonly quotaSnapshots = new Map<string, LedgerSnapshotEntry>();
   private readonly monthSnapshots = new Map<
     string,
     { version: string; readAt: number; spend: Promise<MonthSpend> }
@@ -201,11 +195,11 @@ export class DatabaseGpuStore implements GpuStore {
       input.placement.migProfile,
     );
     try {
-      let started: { ended: number; at: number } | undefined;
+      let started: CreateStart | undefined;
       // A create writes the team's ledger and what its pool holds, nothing else the quotes' snapshots read.
-      const { result, monthAfter } = await this.transaction(
+      const { result, after } = await this.transaction(
         tx => {
-          started = { ended: this.writes.endedCount(), at: Date.now() };
+          started = this.createStart(input.team);
           return createServiceInTransaction(
             tx,
             input,
@@ -215,14 +209,8 @@ export class DatabaseGpuStore implements GpuStore {
         },
         { team: input.team, pool: input.pool },
       );
-      // The team's month as admission read it under the team's lock, with what the create holds, is the quotes'
-      // snapshot of it when no other transaction of this store ended since (one that did may have changed it).
-      if (monthAfter && started?.ended === this.writes.endedCount() - 1) {
-        this.monthSnapshots.set(input.team, {
-          version: this.writes.teamVersion(input.team),
-          readAt: started.at,
-          spend: Promise.resolve(monthAfter),
-        });
+      if (after && started) {
+        this.keepSnapshotsAfterCreate(input, started, after);
       }
       return result;
     } catch (error) {
@@ -440,17 +428,18 @@ export class DatabaseGpuStore implements GpuStore {
     ) {
       return cached.ledger;
     }
-    const snapshot = {
+    const snapshot: LedgerSnapshotEntry = {
       version,
       readAt: now,
-      ledger: readTeamLedger(this.db, team).then(
-        found =>
-          found && {
-            allowance: found.allowance,
-            reservedGpuUnits: found.reservedGpuUnits,
-            reservedMonthlyCostMicros: found.reservedMonthlyCostMicros,
-          },
-      ),
+      ledger: readTeamLedger(this.db, team).then(found => {
+        const ledger = found && {
+          allowance: found.allowance,
+          reservedGpuUnits: found.reservedGpuUnits,
+          reservedMonthlyCostMicros: found.reservedMonthlyCostMicros,
+        };
+        snapshot.settled = ledger;
+        return ledger;
+      }),
     };
     this.quotaSnapshots.set(team, snapshot);
     snapshot.ledger.catch(() => {
@@ -654,6 +643,62 @@ export class DatabaseGpuStore implements GpuStore {
   }
 
   /** Runs `fn` in a transaction, again when PostgreSQL aborted it for a retryable reason. */
+  /** What a create's transaction starts from, to tell afterwards whether its reads can become the quotes' snapshots. */
+  private createStart(team: string): CreateStart {
+    const cached = this.quotaSnapshots.get(team);
+    return {
+      ended: this.writes.endedCount(),
+      at: Date.now(),
+      // A ledger read that finished before the create started, at the team's current version: it holds nothing the
+      // create wrote.
+      ledger:
+        cached?.settled && cached.version === this.writes.teamVersion(team)
+          ? { readAt: cached.readAt, ledger: cached.settled }
+          : undefined,
+    };
+  }
+
+  /**
+   * After a create, what admission read under the team's lock with what the create holds becomes the quotes'
+   * snapshots of the team's month and ledger, when no other transaction of this store ended since it started (one that
+   * did may have changed them). The ledger keeps the allowance and the other pools of the snapshot it started from,
+   * and that snapshot's age.
+   */
+  private keepSnapshotsAfterCreate(
+    input: { team: string; pool: string },
+    started: CreateStart,
+    after: NonNullable<CreateServiceOutcome['after']>,
+  ): void {
+    if (started.ended !== this.writes.endedCount() - 1) {
+      return;
+    }
+    const version = this.writes.teamVersion(input.team);
+    this.monthSnapshots.set(input.team, {
+      version,
+      readAt: started.at,
+      spend: Promise.resolve(after.month),
+    });
+    if (started.ledger) {
+      const { allowance, reservedGpuUnits } = started.ledger.ledger;
+      const reserved = {
+        ...reservedGpuUnits,
+        [input.pool]: after.heldGpuUnits,
+      };
+      if (after.heldGpuUnits === 0) delete reserved[input.pool];
+      const ledger: TeamLedger = {
+        allowance,
+        reservedGpuUnits: reserved,
+        reservedMonthlyCostMicros: after.heldMonthlyCostMicros,
+      };
+      this.quotaSnapshots.set(input.team, {
+        version,
+        readAt: started.ledger.readAt,
+        ledger: Promise.resolve(ledger),
+        settled: ledger,
+      });
+    }
+  }
+
   private async transaction<T>(
     fn: (tx: Knex.Transaction) => Promise<T>,
     scope?: WriteScope,
@@ -675,6 +720,21 @@ export class DatabaseGpuStore implements GpuStore {
       this.writes.ended(scope);
     }
   }
+}
+
+/** A team's ledger snapshot for the quotes; `settled` once its read has answered (undefined: no quota, or not yet). */
+interface LedgerSnapshotEntry {
+  version: string;
+  readAt: number;
+  ledger: Promise<TeamLedger | undefined>;
+  settled?: TeamLedger;
+}
+
+/** When a create's transaction started: the transactions ended by then, the time, and the team's settled ledger. */
+interface CreateStart {
+  ended: number;
+  at: number;
+  ledger?: { readAt: number; ledger: TeamLedger };
 }
 
 /** What every pool holds: `cached`, with the `pools` read again replaced by `fresh` (absent there: nothing held). */

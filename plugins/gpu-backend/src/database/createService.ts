@@ -45,11 +45,17 @@ export const LIVE_NAME_INDEX = {
   columns: ['namespace', 'name'],
 };
 
-/** What a create recorded, and the team's month spend once it commits (none for a repeated request key). */
+/** What a create recorded, and what its team holds once it commits (none for a repeated request key). */
 export interface CreateServiceOutcome {
   result: CreateServiceResult;
-  /** The month admission read under the team's lock, with what the create holds: a quote may use it as read now. */
-  monthAfter?: MonthSpend;
+  /** What admission read under the team's lock, with what the create holds: a quote may use it as read now. */
+  after?: {
+    month: MonthSpend;
+    /** GPU units the team holds on the create's pool. */
+    heldGpuUnits: number;
+    /** Monthly cost of everything the team holds. */
+    heldMonthlyCostMicros: number;
+  };
 }
 
 /**
@@ -146,17 +152,25 @@ export async function createServiceInTransaction(
         actor: input.actor,
       })
     : undefined;
+  const held = decision.pending
+    ? { gpuUnits: 0, monthlyCostMicros: 0 }
+    : amounts;
   return {
     result: { created: true, service, reservation, approval },
-    monthAfter: decision.pending
-      ? snapshot.month
-      : monthSpendWithHold(
-          snapshot.month,
-          context.prices,
-          input.pool,
-          fromGpuUnits(amounts.gpuUnits),
-          now,
-        ),
+    after: {
+      month: decision.pending
+        ? snapshot.month
+        : monthSpendWithHold(
+            snapshot.month,
+            context.prices,
+            input.pool,
+            fromGpuUnits(amounts.gpuUnits),
+            now,
+          ),
+      heldGpuUnits: snapshot.ledger.heldGpuUnits + held.gpuUnits,
+      heldMonthlyCostMicros:
+        snapshot.ledger.heldMonthlyCostMicros + held.monthlyCostMicros,
+    },
   };
 }
 

@@ -133,4 +133,36 @@ describe.each(databases.eachSupportedId())('quote snapshots on %p', id => {
       await readNow(),
     );
   });
+
+  it("after a create, the team's ledger is the one read before with what admission read on the create's pool", async () => {
+    const writer = await DatabaseGpuStore.create({
+      database: mockServices.database({ knex }),
+      platform: storePlatform,
+    });
+    const readNow = async () =>
+      (
+        await DatabaseGpuStore.create({
+          database: mockServices.database({ knex }),
+          platform: storePlatform,
+        })
+      ).getLedgerSnapshot('search', MAX_AGE_MS);
+    const before = await writer.getLedgerSnapshot('search', MAX_AGE_MS);
+    await writer.createServiceWithReservation(
+      create('ledger-a', 'search', 'a100'),
+    );
+    const afterA = await readNow();
+    expect(afterA?.reservedGpuUnits.a100).toBe(
+      (before?.reservedGpuUnits.a100 ?? 0) + GPU_UNITS_PER_EQUIVALENT,
+    );
+    // Another replica's create on another pool: seen by a store that reads, not by this one, which did not read.
+    await replica.createServiceWithReservation(
+      create('ledger-b', 'search', 'h100'),
+    );
+    expect((await readNow())?.reservedGpuUnits.h100).toBe(
+      (afterA?.reservedGpuUnits.h100 ?? 0) + GPU_UNITS_PER_EQUIVALENT,
+    );
+    expect(await writer.getLedgerSnapshot('search', MAX_AGE_MS)).toEqual(
+      afterA,
+    );
+  });
 });
