@@ -642,7 +642,6 @@ export class DatabaseGpuStore implements GpuStore {
     return listBatchJobAllocations(this.db, filter);
   }
 
-  /** Runs `fn` in a transaction, again when PostgreSQL aborted it for a retryable reason. */
   /** What a create's transaction starts from, to tell afterwards whether its reads can become the quotes' snapshots. */
   private createStart(team: string): CreateStart {
     const cached = this.quotaSnapshots.get(team);
@@ -699,6 +698,7 @@ export class DatabaseGpuStore implements GpuStore {
     }
   }
 
+  /** Runs `fn` in a transaction, again when PostgreSQL aborted it for a retryable reason. */
   private async transaction<T>(
     fn: (tx: Knex.Transaction) => Promise<T>,
     scope?: WriteScope,

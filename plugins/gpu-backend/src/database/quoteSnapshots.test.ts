@@ -28,16 +28,18 @@ describe.each(databases.eachSupportedId())('quote snapshots on %p', id => {
   let store: DatabaseGpuStore;
   let replica: DatabaseGpuStore;
 
+  /** A store on the test database: a backend replica with its own snapshots. */
+  const newStore = (clock?: () => Date) =>
+    DatabaseGpuStore.create({
+      database: mockServices.database({ knex }),
+      platform: storePlatform,
+      clock,
+    });
+
   beforeAll(async () => {
     knex = await databases.init(id);
-    store = await DatabaseGpuStore.create({
-      database: mockServices.database({ knex }),
-      platform: storePlatform,
-    });
-    replica = await DatabaseGpuStore.create({
-      database: mockServices.database({ knex }),
-      platform: storePlatform,
-    });
+    store = await newStore();
+    replica = await newStore();
     for (const team of ['search', 'ml']) {
       await replica.putQuota({
         team,
@@ -99,12 +101,7 @@ describe.each(databases.eachSupportedId())('quote snapshots on %p', id => {
 
   it("after a create, the team's month is what admission read with the create's reservation, without reading it again", async () => {
     const clock = () => new Date('2026-11-20T12:00:00Z');
-    const clocked = () =>
-      DatabaseGpuStore.create({
-        database: mockServices.database({ knex }),
-        platform: storePlatform,
-        clock,
-      });
+    const clocked = () => newStore(clock);
     const [writer, other] = await Promise.all([clocked(), clocked()]);
     const readNow = async () =>
       (await clocked()).getMonthSpendSnapshot('search', MAX_AGE_MS);
@@ -135,17 +132,9 @@ describe.each(databases.eachSupportedId())('quote snapshots on %p', id => {
   });
 
   it("after a create, the team's ledger is the one read before with what admission read on the create's pool", async () => {
-    const writer = await DatabaseGpuStore.create({
-      database: mockServices.database({ knex }),
-      platform: storePlatform,
-    });
+    const writer = await newStore();
     const readNow = async () =>
-      (
-        await DatabaseGpuStore.create({
-          database: mockServices.database({ knex }),
-          platform: storePlatform,
-        })
-      ).getLedgerSnapshot('search', MAX_AGE_MS);
+      (await newStore()).getLedgerSnapshot('search', MAX_AGE_MS);
     const before = await writer.getLedgerSnapshot('search', MAX_AGE_MS);
     await writer.createServiceWithReservation(
       create('ledger-a', 'search', 'a100'),
