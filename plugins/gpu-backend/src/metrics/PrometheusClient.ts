@@ -102,9 +102,11 @@ function seriesOf(
  * anything that is not a number (such samples are skipped: no figure is computed from them).
  */
 export function sampleValue(value: unknown): number | undefined {
-  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  if (typeof value !== 'string') return undefined;
   const number = Number(value);
-  return Number.isFinite(number) ? number : undefined;
+  if (!Number.isFinite(number)) return undefined;
+  // `Number` reads an empty or blank string as 0.
+  return number === 0 && value.trim() === '' ? undefined : number;
 }
 
 /** A canonical key of a label set (label order does not matter). */
@@ -176,10 +178,7 @@ function parseVector(result: unknown, skipped: Skipped): InstantSample[] {
 
 /** Range series, bad points skipped, duplicated label sets merged point by point (highest value per timestamp). */
 function parseMatrix(result: unknown, skipped: Skipped): RangeSeries[] {
-  const byKey = new Map<
-    string,
-    { labels: Record<string, string>; points: Map<number, number> }
-  >();
+  const byKey = new Map<string, RangeSeries>();
   for (const item of resultArray(result, skipped)) {
     const parsed = seriesOf(item, 'values');
     if (!parsed || !Array.isArray(parsed.data)) {
@@ -187,38 +186,56 @@ function parseMatrix(result: unknown, skipped: Skipped): RangeSeries[] {
       continue;
     }
     const key = labelKey(parsed.labels);
+    const points = seriesPoints(parsed.data, skipped);
     const seen = byKey.get(key);
-    if (seen) skipped.duplicated += 1;
-    const series = seen ?? { labels: parsed.labels, points: new Map() };
-    byKey.set(key, series);
-    for (const point of parsed.data) {
-      if (!isPoint(point)) {
-        skipped.malformed += 1;
-        continue;
-      }
-      const value = sampleValue(point[1]);
-      if (value === undefined) {
-        skipped.nonFinite += 1;
-        continue;
-      }
-      const [t] = point;
-      series.points.set(t, Math.max(series.points.get(t) ?? -Infinity, value));
-    }
+    if (seen) {
+      skipped.duplicated += 1;
+      seen.points = mergedPoints(seen.points, points);
+    } else byKey.set(key, { labels: parsed.labels, points });
   }
-  return [...byKey.values()]
-    .filter(s => s.points.size > 0)
-    .map(s => ({ labels: s.labels, points: sortedPoints(s.points) }));
+  return [...byKey.values()].filter(s => s.points.length > 0);
 }
 
-/** The points by time; Prometheus sends them in order, so they are sorted only when they are not. */
-function sortedPoints(points: Map<number, number>): Array<[number, number]> {
-  const entries = [...points.entries()];
-  for (let i = 1; i < entries.length; i++) {
-    if (entries[i - 1][0] > entries[i][0]) {
-      return entries.sort(([a], [b]) => a - b);
+/**
+ * A series' points by time, bad ones skipped: as sent when their times increase (Prometheus sends them so), else
+ * merged (the highest value at each time) and sorted.
+ */
+function seriesPoints(
+  data: unknown[],
+  skipped: Skipped,
+): Array<[number, number]> {
+  const points: Array<[number, number]> = [];
+  let increasing = true;
+  for (const point of data) {
+    if (!isPoint(point)) {
+      skipped.malformed += 1;
+      continue;
+    }
+    const value = sampleValue(point[1]);
+    if (value === undefined) {
+      skipped.nonFinite += 1;
+      continue;
+    }
+    const [t] = point;
+    if (points.length > 0 && points[points.length - 1][0] >= t) {
+      increasing = false;
+    }
+    points.push([t, value]);
+  }
+  return increasing ? points : mergedPoints(points);
+}
+
+/** Points merged by time (the highest value at each), sorted. */
+function mergedPoints(
+  ...lists: Array<Array<[number, number]>>
+): Array<[number, number]> {
+  const byTime = new Map<number, number>();
+  for (const list of lists) {
+    for (const [t, value] of list) {
+      byTime.set(t, Math.max(byTime.get(t) ?? -Infinity, value));
     }
   }
-  return entries;
+  return [...byTime.entries()].sort(([a], [b]) => a - b);
 }
 
 type ApiData = {
@@ -334,8 +351,10 @@ export class PrometheusClient {
     const slots = this.slots;
     const deadline = this.deadlineSignal;
     const send = () => this.admitAndSend(path, form);
+    // Range queries take longest (evaluated at every step, answering every point): they start first.
+    const ahead = path === '/api/v1/query_range';
     try {
-      return await (slots ? slots.run(send, deadline) : send());
+      return await (slots ? slots.run(send, deadline, ahead) : send());
     } catch (error) {
       if (deadline?.aborted) return this.outOfTime();
       throw error;

@@ -4,7 +4,12 @@ import { QueryParty, QuerySlots } from './QuerySlots';
 function harness() {
   const started: string[] = [];
   const open = new Map<string, () => void>();
-  const submit = (party: QueryParty, name: string, signal?: AbortSignal) =>
+  const submit = (
+    party: QueryParty,
+    name: string,
+    signal?: AbortSignal,
+    ahead?: boolean,
+  ) =>
     party.run(
       () =>
         new Promise<string>(resolve => {
@@ -12,6 +17,7 @@ function harness() {
           open.set(name, () => resolve(name));
         }),
       signal,
+      ahead,
     );
   const end = async (name: string) => {
     const finish = open.get(name);
@@ -142,6 +148,49 @@ describe('QuerySlots', () => {
       h.submit(a, 'a2', AbortSignal.abort(new Error('late'))),
     ).rejects.toThrow('late');
     expect(slots.active).toBe(0);
+  });
+
+  it("starts a request's tasks asked ahead before its other waiting ones, in the order they were asked", async () => {
+    const slots = new QuerySlots(4);
+    const h = harness();
+    const a = slots.party(2);
+    for (let i = 0; i < 4; i++) h.submit(a, `instant${i}`);
+    await h.settle();
+    expect(h.running()).toEqual(['instant0', 'instant1']);
+    h.submit(a, 'range0', undefined, true);
+    h.submit(a, 'instant4');
+    h.submit(a, 'range1', undefined, true);
+    await h.settle();
+    for (const name of ['instant0', 'instant1', 'range0', 'range1']) {
+      await h.end(name);
+    }
+    for (const name of ['instant2', 'instant3', 'instant4']) {
+      await h.end(name);
+    }
+    expect(h.started).toEqual([
+      'instant0',
+      'instant1',
+      'range0',
+      'range1',
+      'instant2',
+      'instant3',
+      'instant4',
+    ]);
+
+    // Between requests, the one whose oldest task has waited longest goes first, whichever of its tasks is first.
+    const pool = new QuerySlots(3);
+    const [x, b, c] = [pool.party(2), pool.party(2), pool.party(2)];
+    h.submit(x, 'x0');
+    h.submit(b, 'b0');
+    h.submit(c, 'c0');
+    await h.settle();
+    h.submit(c, 'c1');
+    h.submit(b, 'b1');
+    h.submit(c, 'c2', undefined, true);
+    await h.settle();
+    expect(pool.queued).toBe(3);
+    await h.end('x0');
+    expect(h.running()).toEqual(['b0', 'c0', 'c2']);
   });
 
   it('keeps a request to its share when the share is the whole pool', async () => {

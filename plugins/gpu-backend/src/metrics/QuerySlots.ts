@@ -1,5 +1,6 @@
 interface Waiter {
   order: number;
+  ahead: boolean;
   wake: () => void;
 }
 
@@ -19,10 +20,15 @@ export class QueryParty {
 
   /**
    * Runs `task` when this party gets a slot, releasing it when the task settles. Rejects with the signal's reason,
-   * without running `task`, when `signal` aborts before then.
+   * without running `task`, when `signal` aborts before then. A task `ahead` goes before this party's waiting tasks
+   * that are not (after those that are): a request's slowest queries start first, so it ends sooner.
    */
-  async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    await this.acquire(signal);
+  async run<T>(
+    task: () => Promise<T>,
+    signal?: AbortSignal,
+    ahead = false,
+  ): Promise<T> {
+    await this.acquire(signal, ahead);
     try {
       return await task();
     } finally {
@@ -30,12 +36,23 @@ export class QueryParty {
     }
   }
 
-  private acquire(signal?: AbortSignal): Promise<void> {
+  /** Whether a waiting task goes before a new one (`ahead` or not). */
+  private before(ahead: boolean): boolean {
+    return ahead ? this.waiting[0]?.ahead === true : this.waiting.length > 0;
+  }
+
+  private acquire(
+    signal: AbortSignal | undefined,
+    ahead: boolean,
+  ): Promise<void> {
     signal?.throwIfAborted();
-    if (this.slots.tryTake(this)) return Promise.resolve();
+    if (!this.before(ahead) && this.slots.tryTake(this)) {
+      return Promise.resolve();
+    }
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         order: this.slots.enqueue(this),
+        ahead,
         wake: () => {},
       };
       const onAbort = () => {
@@ -51,9 +68,19 @@ export class QueryParty {
         resolve();
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiting.push(waiter);
+      const at = ahead
+        ? this.waiting.findIndex(w => !w.ahead)
+        : this.waiting.length;
+      this.waiting.splice(at < 0 ? this.waiting.length : at, 0, waiter);
     });
   }
+}
+
+/** When `party`'s longest-waiting task was queued (its first task is not the oldest when a later one went ahead). */
+function oldestWaiting(party: QueryParty): number {
+  let oldest = Infinity;
+  for (const waiter of party.waiting) oldest = Math.min(oldest, waiter.order);
+  return oldest;
 }
 
 /**
@@ -67,7 +94,7 @@ export class QueryParty {
  *   query; a newcomer waiting behind them would be cut by its deadline before it sent anything).
  * - When queries wait, a freed slot goes to the waiting request with the fewest queries in flight that may take it by
  *   the two rules above (the one whose oldest query has waited longest among equals; a request's own queries in
- *   order): requests that wait share the slots evenly.
+ *   order, its range queries first): requests that wait share the slots evenly.
  *
  * The share is then a fairness cap that binds only when other requests want slots, not a fixed limit per request
  * (issue 22: with 4 in flight per request, a 30-day cost card alone sent its 27 queries 4 at a time while 12 slots
@@ -116,9 +143,9 @@ export class QuerySlots {
     return free > 0 && (party.running < party.share || free > party.share);
   }
 
-  /** @internal Takes a slot for `party` now if the rules allow it and none of its own queries waits before. */
+  /** @internal Takes a slot for `party` now if the rules allow it (the party checks none of its own waits before). */
   tryTake(party: QueryParty): boolean {
-    if (party.waiting.length > 0 || !this.mayTake(party)) return false;
+    if (!this.mayTake(party)) return false;
     this.running += 1;
     party.running += 1;
     return true;
@@ -154,7 +181,7 @@ export class QuerySlots {
           !next ||
           party.running < next.running ||
           (party.running === next.running &&
-            party.waiting[0].order < next.waiting[0].order)
+            oldestWaiting(party) < oldestWaiting(next))
         ) {
           next = party;
         }

@@ -326,6 +326,15 @@ export async function collectWindowMetrics(options: {
     (scope.kind === 'services' ? scope.targets.filter(t => t.shared) : []);
   const wantShared =
     shared.length > 0 && (!only || SHARED_FAMILIES.some(f => only.includes(f)));
+  // The shared GPUs' range queries first: they take longest, and the instant queries take the slots left.
+  const sharedSteps = wantShared
+    ? collectSharedSteps({
+        client,
+        targets: shared,
+        grid: stepGrid(end, windowSeconds, stepSeconds),
+        labels,
+      })
+    : undefined;
   const [entries, sharedFamilies] = await Promise.all([
     Promise.all(
       Object.entries(queries).map(async ([key, promql]) => {
@@ -342,14 +351,7 @@ export async function collectWindowMetrics(options: {
         ] as const;
       }),
     ),
-    wantShared
-      ? collectSharedSteps({
-          client,
-          targets: shared,
-          grid: stepGrid(end, windowSeconds, stepSeconds),
-          labels,
-        })
-      : undefined,
+    sharedSteps,
   ]);
   const metrics = Object.fromEntries(entries) as unknown as WindowMetrics;
   if (sharedFamilies) {

@@ -75,10 +75,7 @@ export function sharedPresenceQuery(
   const out = dcgmOutputLabels(labels);
   const host = out.hostname;
   const step = windowRange(stepSeconds);
-  const mine: PodMatch = {
-    pod: podsOfDeployments(targets.map(t => t.deployment)),
-    namespace: anyOf(targets.map(t => t.namespace)),
-  };
+  const mine = targetPods(targets);
   const kube = { ...labels, hostname: 'node' };
   const gpuRequests = (match: PodMatch) =>
     dcgmSeries(
@@ -113,14 +110,17 @@ export function sharedPresenceQuery(
   return `(${dcgm}) or (${placed}) or (${counts})`;
 }
 
-/** One range query: the generated tokens of `pods` in each step. */
+/**
+ * One range query: the generated tokens in each step of the pods `match` covers (`namespace` and `pod` regexes of the
+ * vLLM series).
+ */
 export function sharedTokensQuery(
-  pods: Array<{ namespace: string; pod: string }>,
+  match: PodMatch,
   stepSeconds: number,
 ): string {
   const selector = `${VLLM.generationTokens}{namespace=~${promString(
-    anyOf(pods.map(p => p.namespace)),
-  )},pod=~${promString(anyOf(pods.map(p => p.pod)))}}`;
+    match.namespace ?? '.*',
+  )},pod=~${promString(match.pod ?? '.*')}}`;
   return `sum by (namespace,pod) (${stepIncrease(
     selector,
     stepSeconds,
@@ -129,11 +129,35 @@ export function sharedTokensQuery(
   )}])),"${PLACEMENT}","${SAMPLES}","","")`;
 }
 
+/** The pods of the targets' Deployments, as the presence query matches them (`podsOfDeployments`). */
+function targetPods(targets: SharedTarget[]): PodMatch {
+  return {
+    pod: podsOfDeployments(targets.map(t => t.deployment)),
+    namespace: anyOf(targets.map(t => t.namespace)),
+  };
+}
+
+/** Whether {@link targetPods} of `targets` covers a pod (the same test as its regexes, by set lookups). */
+function coveredByTargets(targets: SharedTarget[]) {
+  const namespaces = new Set(targets.map(t => t.namespace));
+  const deployments = new Set(targets.map(t => t.deployment));
+  return (p: { namespace: string; pod: string }) => {
+    const deployment = /^(.+)-[a-z0-9]+-[a-z0-9]+$/.exec(p.pod)?.[1];
+    return (
+      namespaces.has(p.namespace) &&
+      deployment !== undefined &&
+      deployments.has(deployment)
+    );
+  };
+}
+
 const pointsOf = (s: RangeSeries) => new Map(s.points);
 
 /**
- * Measures the shared GPUs of `targets` step by step over `grid` (two range queries at the window's step, whatever
- * the number of services): who was on each GPU at each step, its DCGM values, and the pods' tokens per step.
+ * Measures the shared GPUs of `targets` step by step over `grid` (range queries at the window's step, whatever the
+ * number of services): who was on each GPU at each step, its DCGM values, and the pods' tokens per step. The tokens of
+ * the targets' own pods are asked alongside the presence query, not after it (it is the slowest query of a window):
+ * only the tokens of neighbours the targets do not cover (another team's pod on the same GPU) wait for its answer.
  */
 export async function collectSharedSteps(options: {
   client: PrometheusClient;
@@ -147,12 +171,22 @@ export async function collectSharedSteps(options: {
   // token rate read from the step beside it (`tokenRate` in usage/sharedDevices.ts), e.g. on the last hour of a day.
   const start = grid.start - grid.step;
   const end = grid.end + grid.step;
-  const presence = await client.queryRange(
-    sharedPresenceQuery(targets, grid.step, labels),
-    start,
-    end,
-    grid.step,
-  );
+  const tokensOf = (match: PodMatch) =>
+    client.queryRange(
+      sharedTokensQuery(match, grid.step),
+      start,
+      end,
+      grid.step,
+    );
+  const [presence, targetTokens] = await Promise.all([
+    client.queryRange(
+      sharedPresenceQuery(targets, grid.step, labels),
+      start,
+      end,
+      grid.step,
+    ),
+    tokensOf(targetPods(targets)),
+  ]);
   if (!presence.ok) return { sharedUtil: presence };
   const warnings = presence.warnings ? { warnings: presence.warnings } : {};
   const util: DeviceSteps[] = [];
@@ -201,23 +235,32 @@ export async function collectSharedSteps(options: {
     sharedUtil: { ok: true, data: util, ...warnings },
     sharedPlacement: { ok: true, data: placement },
   };
-  const pods = [...util, ...placement];
-  if (pods.length === 0) return families;
-  const tokens = await client.queryRange(
-    sharedTokensQuery(pods, grid.step),
-    start,
-    end,
-    grid.step,
+  const pods = new Map(
+    [...util, ...placement].map(p => [`${p.namespace}/${p.pod}`, p]),
   );
+  if (pods.size === 0) return families;
+  const covered = coveredByTargets(targets);
+  const neighbours = [...pods.values()].filter(p => !covered(p));
+  const neighbourTokens =
+    neighbours.length > 0
+      ? await tokensOf({
+          pod: anyOf(neighbours.map(p => p.pod)),
+          namespace: anyOf(neighbours.map(p => p.namespace)),
+        })
+      : undefined;
+  const tokens = mergedTokens(targetTokens, neighbourTokens);
   if (tokens.ok) {
+    const series = tokens.data.filter(s =>
+      pods.has(`${s.labels.namespace}/${s.labels.pod}`),
+    );
     const counts = new Map(
-      tokens.data
+      series
         .filter(s => s.labels[PLACEMENT] === SAMPLES)
         .map(s => [`${s.labels.namespace}/${s.labels.pod}`, pointsOf(s)]),
     );
     families.sharedTokens = {
       ...tokens,
-      data: tokens.data
+      data: series
         .filter(s => !s.labels[PLACEMENT])
         .map(s => {
           const vllmSamples = counts.get(
@@ -233,4 +276,22 @@ export async function collectSharedSteps(options: {
     };
   } else families.sharedTokens = tokens;
   return families;
+}
+
+/** The targets' tokens and their neighbours' as one answer: the first failure if either failed. */
+function mergedTokens(
+  targets: QueryResult<RangeSeries[]>,
+  neighbours: QueryResult<RangeSeries[]> | undefined,
+): QueryResult<RangeSeries[]> {
+  if (!targets.ok || !neighbours) return targets;
+  if (!neighbours.ok) return neighbours;
+  const warnings = [
+    ...(targets.warnings ?? []),
+    ...(neighbours.warnings ?? []),
+  ];
+  return {
+    ok: true,
+    data: [...targets.data, ...neighbours.data],
+    ...(warnings.length > 0 ? { warnings } : {}),
+  };
 }

@@ -81,6 +81,17 @@ interface Labelled {
   samples?: number;
 }
 
+/** {@link labelledAt} at every time any series of a device has a point (read once per device). */
+function labelledSteps(
+  series: DeviceSteps[],
+): Map<number, Map<string, Labelled>> {
+  const times = new Set<number>();
+  for (const s of series) for (const t of s.points.keys()) times.add(t);
+  const steps = new Map<number, Map<string, Labelled>>();
+  for (const t of times) steps.set(t, labelledAt(series, t));
+  return steps;
+}
+
 /** The pods with a DCGM value on a device at step t (the highest value where a pod has several series). */
 function labelledAt(series: DeviceSteps[], t: number): Map<string, Labelled> {
   const labelled = new Map<string, Labelled>();
@@ -110,12 +121,11 @@ function labelledAt(series: DeviceSteps[], t: number): Map<string, Labelled> {
  * the read-only ones beyond the window too: a pod arriving in a day's last step shares no whole step with the others
  * inside that day, but does in the step after it.
  */
-function reportsPerPod(series: DeviceSteps[]): boolean {
+function reportsPerPod(steps: Map<number, Map<string, Labelled>>): boolean {
   let differ = 0;
   let same = 0;
-  const times = new Set(series.flatMap(s => [...s.points.keys()]));
-  for (const t of times) {
-    const labelled = [...labelledAt(series, t).values()];
+  for (const atStep of steps.values()) {
+    const labelled = [...atStep.values()];
     if (labelled.length < 2) continue;
     const most = Math.max(...labelled.map(l => l.samples ?? 0));
     const full = labelled.filter(l => (l.samples ?? 0) === most);
@@ -199,11 +209,13 @@ export function attributeSharedSteps(input: {
   const perStep = counted.length > 0 ? samplesPerStep(counted, step) : 0;
   const partOfStep = (samples: number | undefined) =>
     perStep > 0 && samples !== undefined ? Math.min(1, samples / perStep) : 1;
-  const pods = new Map<string, SharedPodUsage>();
+  const pods: SharedPodUsage[] = [];
   const devices = new Map<string, SharedDeviceBusy>();
+  /** The pods of the device being split, by `podKey`. */
+  let onDevice = new Map<string, SharedPodUsage>();
   const usage = (device: string, namespace: string, pod: string) => {
-    const k = `${namespace}/${pod}@${device}`;
-    let entry = pods.get(k);
+    const k = podKey({ namespace, pod });
+    let entry = onDevice.get(k);
     if (!entry) {
       entry = {
         namespace,
@@ -221,7 +233,8 @@ export function attributeSharedSteps(input: {
         unknownTokenSteps: 0,
         neighbours: 0,
       };
-      pods.set(k, entry);
+      onDevice.set(k, entry);
+      pods.push(entry);
     }
     return entry;
   };
@@ -233,7 +246,11 @@ export function attributeSharedSteps(input: {
       devicesOfHost.get(host)?.length === 1
         ? placementOfHost.get(host) ?? []
         : [];
-    const perPod = reportsPerPod(series);
+    onDevice = new Map();
+    const labelledByStep = labelledSteps(series);
+    const labelledAtStep = (t: number) =>
+      labelledByStep.get(t) ?? new Map<string, Labelled>();
+    const perPod = reportsPerPod(labelledByStep);
     /**
      * A pod's tokens per whole step of presence at step t. Where it arrives or leaves inside the step, its counter
      * starts or stops there, and `rate()` extrapolates such a counter by half a scrape interval only, not to its
@@ -249,7 +266,7 @@ export function attributeSharedSteps(input: {
       const own = Math.max(0, tokens ?? 0) / Math.max(part, 1e-9);
       if (part >= 1) return own;
       for (const near of [t + step, t - step]) {
-        const there = labelledAt(series, near).get(pod);
+        const there = labelledAtStep(near).get(pod);
         const nearTokens = tokensOf.get(pod)?.get(near);
         if (
           there &&
@@ -263,7 +280,7 @@ export function attributeSharedSteps(input: {
     };
     const total: SharedDeviceBusy = { busy: 0, steps: 0 };
     for (const t of input.steps) {
-      const labelled = labelledAt(series, t);
+      const labelled = labelledAtStep(t);
       if (labelled.size === 0) continue;
       total.steps += 1;
       if (perPod) {
@@ -354,5 +371,5 @@ export function attributeSharedSteps(input: {
     }
     devices.set(device, total);
   }
-  return { pods: [...pods.values()], devices };
+  return { pods, devices };
 }
