@@ -23,9 +23,7 @@ export interface SharedPodUsage {
   busy: number;
   /** Busy time attributed at each step (0 to 1 GPU). */
   busyAt: Map<number, number>;
-  /** The steps at which the pod was on the device with the device measured. */
-  steps: Set<number>;
-  /** The device's busy time at those steps. */
+  /** The device's busy time at the steps the pod was on it with the device measured (`presentAt`). */
   deviceBusy: number;
   /** Tokens of the pod, and of every pod on the device, at the steps split by tokens. */
   tokens: number;
@@ -102,13 +100,11 @@ function labelledAt(series: DeviceSteps[], t: number): Map<string, Labelled> {
     const value = Math.min(100, Math.max(0, v));
     const samples = s.samples?.get(t);
     const seen = labelled.get(k);
-    if (!seen || seen.value < value)
-      labelled.set(k, {
-        namespace: s.namespace,
-        pod: s.pod,
-        value,
-        ...(samples !== undefined ? { samples } : {}),
-      });
+    if (!seen || seen.value < value) {
+      const entry: Labelled = { namespace: s.namespace, pod: s.pod, value };
+      if (samples !== undefined) entry.samples = samples;
+      labelled.set(k, entry);
+    }
   }
   return labelled;
 }
@@ -213,8 +209,8 @@ export function attributeSharedSteps(input: {
   const devices = new Map<string, SharedDeviceBusy>();
   /** The pods of the device being split, by `podKey`. */
   let onDevice = new Map<string, SharedPodUsage>();
-  const usage = (device: string, namespace: string, pod: string) => {
-    const k = podKey({ namespace, pod });
+  /** The pod's usage of `device`; `k` is its `podKey`. */
+  const usage = (device: string, k: string, namespace: string, pod: string) => {
     let entry = onDevice.get(k);
     if (!entry) {
       entry = {
@@ -223,7 +219,6 @@ export function attributeSharedSteps(input: {
         device,
         busy: 0,
         busyAt: new Map(),
-        steps: new Set(),
         presentAt: new Map(),
         deviceBusy: 0,
         tokens: 0,
@@ -246,10 +241,9 @@ export function attributeSharedSteps(input: {
       devicesOfHost.get(host)?.length === 1
         ? placementOfHost.get(host) ?? []
         : [];
+    const placedKeys = placed.map(podKey);
     onDevice = new Map();
     const labelledByStep = labelledSteps(series);
-    const labelledAtStep = (t: number) =>
-      labelledByStep.get(t) ?? new Map<string, Labelled>();
     const perPod = reportsPerPod(labelledByStep);
     /**
      * A pod's tokens per whole step of presence at step t. Where it arrives or leaves inside the step, its counter
@@ -266,7 +260,7 @@ export function attributeSharedSteps(input: {
       const own = Math.max(0, tokens ?? 0) / Math.max(part, 1e-9);
       if (part >= 1) return own;
       for (const near of [t + step, t - step]) {
-        const there = labelledAtStep(near).get(pod);
+        const there = labelledByStep.get(near)?.get(pod);
         const nearTokens = tokensOf.get(pod)?.get(near);
         if (
           there &&
@@ -280,8 +274,8 @@ export function attributeSharedSteps(input: {
     };
     const total: SharedDeviceBusy = { busy: 0, steps: 0 };
     for (const t of input.steps) {
-      const labelled = labelledAtStep(t);
-      if (labelled.size === 0) continue;
+      const labelled = labelledByStep.get(t);
+      if (!labelled || labelled.size === 0) continue;
       total.steps += 1;
       if (perPod) {
         const own = [...labelled.values()].map(
@@ -291,11 +285,10 @@ export function attributeSharedSteps(input: {
         const scale = sum > 1 ? 1 / sum : 1;
         const deviceBusy = Math.min(1, sum);
         total.busy += deviceBusy;
-        [...labelled.values()].forEach((l, i) => {
-          const entry = usage(device, l.namespace, l.pod);
+        [...labelled].forEach(([k, l], i) => {
+          const entry = usage(device, k, l.namespace, l.pod);
           entry.busy += own[i] * scale;
           entry.busyAt.set(t, own[i] * scale);
-          entry.steps.add(t);
           entry.presentAt.set(t, partOfStep(l.samples));
           entry.deviceBusy += deviceBusy;
           entry.splits['per-pod'] += 1;
@@ -304,30 +297,38 @@ export function attributeSharedSteps(input: {
         continue;
       }
       // The device's value: that of the pods sampled over most of the step (a pod arriving or leaving saw part of it).
-      const list = [...labelled.values()];
-      const most = Math.max(...list.map(l => l.samples ?? 0));
-      const reference = list.filter(l => (l.samples ?? 0) === most);
-      const value =
-        reference.reduce((a, l) => a + l.value, 0) / reference.length;
-      const sampled = partOfStep(reference[0].samples);
-      const present = new Map(
-        list.map(l => [
-          podKey(l),
-          {
-            namespace: l.namespace,
-            pod: l.pod,
-            part: partOfStep(l.samples),
-          },
-        ]),
-      );
-      for (const p of placed) {
-        if (p.steps.has(t) && !present.has(podKey(p)))
-          present.set(podKey(p), {
+      let most = -Infinity;
+      for (const l of labelled.values()) most = Math.max(most, l.samples ?? 0);
+      let reference: Labelled | undefined;
+      let referenceSum = 0;
+      let referenceCount = 0;
+      for (const l of labelled.values()) {
+        if ((l.samples ?? 0) !== most) continue;
+        reference ??= l;
+        referenceSum += l.value;
+        referenceCount += 1;
+      }
+      const value = referenceSum / referenceCount;
+      const sampled = partOfStep(reference!.samples);
+      const present = new Map<
+        string,
+        { namespace: string; pod: string; part: number }
+      >();
+      for (const [k, l] of labelled) {
+        present.set(k, {
+          namespace: l.namespace,
+          pod: l.pod,
+          part: partOfStep(l.samples),
+        });
+      }
+      placed.forEach((p, i) => {
+        if (p.steps.has(t) && !present.has(placedKeys[i]))
+          present.set(placedKeys[i], {
             namespace: p.namespace,
             pod: p.pod,
             part: sampled,
           });
-      }
+      });
       const deviceBusy = (value / 100) * sampled;
       total.busy += deviceBusy;
       const keys = [...present.keys()];
@@ -351,12 +352,11 @@ export function attributeSharedSteps(input: {
         ),
       );
       here.forEach((p, i) => {
-        const entry = usage(device, p.namespace, p.pod);
+        const entry = usage(device, keys[i], p.namespace, p.pod);
         const mine = Math.max(0, work[i] ?? 0);
         const share = shares[i];
         entry.busy += deviceBusy * share;
         entry.busyAt.set(t, deviceBusy * share);
-        entry.steps.add(t);
         entry.presentAt.set(t, p.part);
         entry.deviceBusy += deviceBusy;
         entry.splits[byTokens ? 'tokens' : 'even'] += 1;
