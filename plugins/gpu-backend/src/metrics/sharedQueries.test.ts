@@ -14,24 +14,28 @@ const times = [grid.start - grid.step, ...grid.times, grid.end + grid.step];
 const values = (value: number) => times.map(t => [t, String(value)]);
 
 /** The presence answer: two pods of the target `chat` and a pod of another team's `search` on one MPS GPU. */
-const presence = [
-  ['ml', 'chat-5d8f7-abcde', 60],
-  ['ml', 'chat-5d8f7-fghij', 60],
-  ['search', 'ranker-77c4b-klmno', 60],
-].map(([namespace, pod, value]) => ({
+const presence = (
+  [
+    ['ml', 'chat-5d8f7-abcde', 60],
+    ['ml', 'chat-5d8f7-fghij', 60],
+    ['search', 'ranker-77c4b-klmno', 60],
+  ] as Array<[string, string, number]>
+).map(([namespace, pod, value]) => ({
   metric: { namespace, pod, Hostname: 'mps-node-1', gpu: '0' },
-  values: values(value as number),
+  values: values(value),
 }));
 
 /** vLLM token series of every pod Prometheus has, whatever the selector (the test checks what was asked). */
-const tokenSeries = [
-  ['ml', 'chat-5d8f7-abcde', 30],
-  ['ml', 'chat-5d8f7-fghij', 10],
-  ['ml', 'chat-other-qrstu', 5],
-  ['search', 'ranker-77c4b-klmno', 20],
-].map(([namespace, pod, value]) => ({
+const tokenSeries = (
+  [
+    ['ml', 'chat-5d8f7-abcde', 30],
+    ['ml', 'chat-5d8f7-fghij', 10],
+    ['ml', 'chat-other-qrstu', 5],
+    ['search', 'ranker-77c4b-klmno', 20],
+  ] as Array<[string, string, number]>
+).map(([namespace, pod, value]) => ({
   metric: { namespace, pod },
-  values: values(value as number),
+  values: values(value),
 }));
 
 /**
