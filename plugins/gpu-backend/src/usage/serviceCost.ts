@@ -18,6 +18,8 @@ import {
 } from './serviceTokenFigures';
 import { dayOf, UsageContext } from './usageContext';
 
+const DAY_MS = 86_400_000;
+
 /** The stored days of a service within a window (across month boundaries), by day. */
 async function windowSnapshots(
   context: UsageContext,
@@ -91,26 +93,36 @@ export async function serviceCost(
   // One client for the request's queries: the token figures' four are asked beside the measurement's, within the
   // same `concurrency.perRequest` share, not after them (issue 22: they were a last round trip of their own).
   const client = prometheusClient(context);
-  const [{ rows, month, now }, tokenAnswers] = await Promise.all([
+  const windowStart = DateTime.fromISO(window.start, { zone: 'utc' });
+  // The stored days are read beside the queries, not after them.
+  const [{ rows, month, now }, tokenAnswers, stored] = await Promise.all([
     summariseCosts(context, [allocation], window, client),
     serviceTokenQueries(context, allocation, window, client),
+    windowSnapshots(
+      context,
+      id,
+      windowStart,
+      DateTime.fromISO(window.end, { zone: 'utc' }),
+    ),
   ]);
   const [row] = rows;
   const { service, reservations, spending } = allocation;
   const price = context.prices.get(service.pool);
-  const windowStart = DateTime.fromISO(window.start, { zone: 'utc' });
-  const stored = await windowSnapshots(context, id, windowStart, now);
   const daily: DailyCost[] = [];
+  // Days in UTC are 86,400 s: counted in milliseconds (a luxon step per day was 2 ms of a 30-day card).
+  const startMs = windowStart.toMillis();
+  const nowMs = now.toMillis();
   for (
-    let day = windowStart.startOf('day');
-    day < now;
-    day = day.plus({ days: 1 })
+    let dayMs = windowStart.startOf('day').toMillis();
+    dayMs < nowMs;
+    dayMs += DAY_MS
   ) {
-    const dayEnd = day.plus({ days: 1 });
-    const from = Math.max(day.toMillis(), windowStart.toMillis());
-    const to = Math.min(dayEnd.toMillis(), now.toMillis());
-    const snapshot = stored.get(dayOf(day));
-    if (snapshot && from === day.toMillis() && to === dayEnd.toMillis()) {
+    const dayEndMs = dayMs + DAY_MS;
+    const from = Math.max(dayMs, startMs);
+    const to = Math.min(dayEndMs, nowMs);
+    const date = new Date(dayMs).toISOString().slice(0, 10);
+    const snapshot = stored.get(date);
+    if (snapshot && from === dayMs && to === dayEndMs) {
       daily.push(snapshotEntry(snapshot));
       continue;
     }
@@ -127,7 +139,7 @@ export async function serviceCost(
       continue;
     }
     daily.push({
-      date: dayOf(day),
+      date,
       source: 'live',
       allocationMicros: live.allocationMicros,
       reservedMicros: live.reservedMicros,
