@@ -1,6 +1,6 @@
 import { PrometheusClient } from './PrometheusClient';
 import { DcgmLabelNames } from './PrometheusConfig';
-import { collectSharedSteps } from './sharedQueries';
+import { collectSharedSteps, SharedTarget } from './sharedQueries';
 import { stepGrid } from './stepGrid';
 
 const labels: DcgmLabelNames = {
@@ -74,20 +74,23 @@ function fakePrometheus() {
   return { events, fetchImpl, answer: () => answerPresence() };
 }
 
+/** Starts `collectSharedSteps` for `targets` on a {@link fakePrometheus} and lets its first queries go out. */
+async function collect(targets: SharedTarget[]) {
+  const prometheus = fakePrometheus();
+  const client = new PrometheusClient(
+    { baseUrl: 'http://prometheus', timeoutMs: 5000 },
+    prometheus.fetchImpl,
+  );
+  const collected = collectSharedSteps({ client, targets, grid, labels });
+  await new Promise(resolve => setTimeout(resolve, 10));
+  return { prometheus, client, collected };
+}
+
 describe('collectSharedSteps', () => {
   it("asks the targets' tokens alongside the presence query and only the other teams' neighbours after it", async () => {
-    const prometheus = fakePrometheus();
-    const client = new PrometheusClient(
-      { baseUrl: 'http://prometheus', timeoutMs: 5000 },
-      prometheus.fetchImpl,
-    );
-    const collected = collectSharedSteps({
-      client,
-      targets: [{ namespace: 'ml', deployment: 'chat' }],
-      grid,
-      labels,
-    });
-    await new Promise(resolve => setTimeout(resolve, 10));
+    const { prometheus, client, collected } = await collect([
+      { namespace: 'ml', deployment: 'chat' },
+    ]);
     // Both in flight before the presence query answers: the target's pods' tokens do not wait for it.
     expect(prometheus.events).toEqual([
       'presence sent',
@@ -115,21 +118,10 @@ describe('collectSharedSteps', () => {
   });
 
   it('sends no query after the presence when every pod on the GPUs is a target', async () => {
-    const prometheus = fakePrometheus();
-    const client = new PrometheusClient(
-      { baseUrl: 'http://prometheus', timeoutMs: 5000 },
-      prometheus.fetchImpl,
-    );
-    const collected = collectSharedSteps({
-      client,
-      targets: [
-        { namespace: 'ml', deployment: 'chat' },
-        { namespace: 'search', deployment: 'ranker' },
-      ],
-      grid,
-      labels,
-    });
-    await new Promise(resolve => setTimeout(resolve, 10));
+    const { prometheus, client, collected } = await collect([
+      { namespace: 'ml', deployment: 'chat' },
+      { namespace: 'search', deployment: 'ranker' },
+    ]);
     prometheus.answer();
     const families = await collected;
     expect(client.queryCount).toBe(2);
