@@ -16,7 +16,7 @@ import {
   serviceTokenFigures,
   serviceTokenQueries,
 } from './serviceTokenFigures';
-import { dayOf, UsageContext } from './usageContext';
+import { dayOf, dayOfMillis, UsageContext } from './usageContext';
 
 const DAY_MS = 86_400_000;
 
@@ -94,16 +94,12 @@ export async function serviceCost(
   // same `concurrency.perRequest` share, not after them (issue 22: they were a last round trip of their own).
   const client = prometheusClient(context);
   const windowStart = DateTime.fromISO(window.start, { zone: 'utc' });
+  const windowEnd = DateTime.fromISO(window.end, { zone: 'utc' });
   // The stored days are read beside the queries, not after them.
-  const [{ rows, month, now }, tokenAnswers, stored] = await Promise.all([
+  const [{ rows, month }, tokenAnswers, stored] = await Promise.all([
     summariseCosts(context, [allocation], window, client),
     serviceTokenQueries(context, allocation, window, client),
-    windowSnapshots(
-      context,
-      id,
-      windowStart,
-      DateTime.fromISO(window.end, { zone: 'utc' }),
-    ),
+    windowSnapshots(context, id, windowStart, windowEnd),
   ]);
   const [row] = rows;
   const { service, reservations, spending } = allocation;
@@ -111,7 +107,7 @@ export async function serviceCost(
   const daily: DailyCost[] = [];
   // Days in UTC are 86,400 s: counted in milliseconds (a luxon step per day was 2 ms of a 30-day card).
   const startMs = windowStart.toMillis();
-  const nowMs = now.toMillis();
+  const nowMs = windowEnd.toMillis();
   for (
     let dayMs = windowStart.startOf('day').toMillis();
     dayMs < nowMs;
@@ -120,7 +116,7 @@ export async function serviceCost(
     const dayEndMs = dayMs + DAY_MS;
     const from = Math.max(dayMs, startMs);
     const to = Math.min(dayEndMs, nowMs);
-    const date = new Date(dayMs).toISOString().slice(0, 10);
+    const date = dayOfMillis(dayMs);
     const snapshot = stored.get(date);
     if (snapshot && from === dayMs && to === dayEndMs) {
       daily.push(snapshotEntry(snapshot));

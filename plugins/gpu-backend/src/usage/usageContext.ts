@@ -56,5 +56,9 @@ export interface UsageContext extends UsageServiceOptions {
   vllmQueries?: WindowCache<QueryResult<Map<string, number>>>;
 }
 
+/** The UTC day (`yyyy-MM-dd`) of a time in epoch milliseconds. */
+export const dayOfMillis = (ms: number) =>
+  new Date(ms).toISOString().slice(0, 10);
+
 /** The UTC day (`yyyy-MM-dd`) of a time. */
-export const dayOf = (dt: DateTime) => dt.toUTC().toISODate()!;
+export const dayOf = (dt: DateTime) => dayOfMillis(dt.toMillis());
