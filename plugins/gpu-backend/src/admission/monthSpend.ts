@@ -1,5 +1,6 @@
 import {
   allocationMicrosInRange,
+  heldCost,
   HeldPeriod,
   MonthSpend,
   PoolPrice,
@@ -59,6 +60,49 @@ export function monthSpendOf(
       endMs,
     ),
     secondsLeft: Math.max(0, Math.round((endMs - nowMs) / 1000)),
+  };
+}
+
+/**
+ * Reservations of one pool and size that cost the same this month: held the same whole seconds from the start of the
+ * month (or their hold) until now, and the same from now until the end of the month (0 when not held now, or left
+ * out).
+ */
+export interface HeldSecondsGroup {
+  pool: string;
+  gpuEquivalents: number;
+  reservations: number;
+  spentSeconds: number;
+  restSeconds: number;
+}
+
+/**
+ * {@link monthSpendOf} from reservations counted in groups: each group's seconds already rounded as
+ * `allocationMicrosInRange` rounds a reservation's, so a group costs its count times one reservation's cost.
+ */
+export function monthSpendOfGroups(
+  groups: readonly HeldSecondsGroup[],
+  prices: ReadonlyMap<string, PoolPrice>,
+  now: Date,
+): MonthSpend {
+  const { month, endMs } = monthOf(now);
+  let monthToDate = 0;
+  let heldRestOfMonth = 0;
+  for (const group of groups) {
+    const price = prices.get(group.pool);
+    if (!price) continue;
+    monthToDate +=
+      group.reservations *
+      heldCost(price, group.gpuEquivalents, group.spentSeconds);
+    heldRestOfMonth +=
+      group.reservations *
+      heldCost(price, group.gpuEquivalents, group.restSeconds);
+  }
+  return {
+    month,
+    monthToDate,
+    heldRestOfMonth,
+    secondsLeft: Math.max(0, Math.round((endMs - now.getTime()) / 1000)),
   };
 }
 
