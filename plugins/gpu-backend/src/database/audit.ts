@@ -32,16 +32,30 @@ export async function writeAuditEvent(
   tx: Knex.Transaction,
   event: AuditInput,
 ): Promise<void> {
-  await tx('audit_events').insert({
-    at: new Date(),
-    actor: event.actor,
-    action: event.action,
-    subject_type: event.subjectType,
-    subject_id: event.subjectId,
-    team: event.team ?? null,
-    before: toJson(event.before),
-    after: toJson(event.after),
-  });
+  await writeAuditEvents(tx, [event]);
+}
+
+/** Records the audit events of one change in the transaction that makes it, in one statement, in their order. */
+export async function writeAuditEvents(
+  tx: Knex.Transaction,
+  events: readonly AuditInput[],
+): Promise<void> {
+  if (events.length === 0) {
+    return;
+  }
+  const at = new Date();
+  await tx('audit_events').insert(
+    events.map(event => ({
+      at,
+      actor: event.actor,
+      action: event.action,
+      subject_type: event.subjectType,
+      subject_id: event.subjectId,
+      team: event.team ?? null,
+      before: toJson(event.before),
+      after: toJson(event.after),
+    })),
+  );
 }
 
 /** One page of audit events, newest first (`order: 'asc'`: oldest first), in the order of their ids. */

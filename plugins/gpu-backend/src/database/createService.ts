@@ -12,7 +12,6 @@ import {
 } from '../admission';
 import { readAdmissionSnapshot } from './admissionSnapshot';
 import { insertApproval } from './approvals';
-import { writeAuditEvent } from './audit';
 import { lockPool } from './governance';
 import { insertReservation, lockLedger } from './ledger';
 import {
@@ -123,15 +122,15 @@ export async function createServiceInTransaction(
   await tx<ServiceRow>('services').insert(row);
   // The record of what was just inserted, without reading it back (the columns not written are null).
   const service = toServiceRecord(row);
-  await writeAuditEvent(tx, {
-    actor: input.actor,
-    action: 'service.create',
-    subjectType: 'service',
-    subjectId: id,
-    team: input.team,
-    after: serviceAuditView(service),
-  });
   const reservation = await insertReservation(tx, {
+    auditFirst: {
+      actor: input.actor,
+      action: 'service.create',
+      subjectType: 'service',
+      subjectId: id,
+      team: input.team,
+      after: serviceAuditView(service),
+    },
     service,
     pool: input.pool,
     migProfile: input.placement.migProfile,
