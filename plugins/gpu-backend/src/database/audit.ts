@@ -43,19 +43,22 @@ export async function writeAuditEvents(
   if (events.length === 0) {
     return;
   }
+  await tx('audit_events').insert(auditEventRows(events));
+}
+
+/** The rows of audit events recorded now, in their order (their ids follow it). */
+export function auditEventRows(events: readonly AuditInput[]): object[] {
   const at = new Date();
-  await tx('audit_events').insert(
-    events.map(event => ({
-      at,
-      actor: event.actor,
-      action: event.action,
-      subject_type: event.subjectType,
-      subject_id: event.subjectId,
-      team: event.team ?? null,
-      before: toJson(event.before),
-      after: toJson(event.after),
-    })),
-  );
+  return events.map(event => ({
+    at,
+    actor: event.actor,
+    action: event.action,
+    subject_type: event.subjectType,
+    subject_id: event.subjectId,
+    team: event.team ?? null,
+    before: toJson(event.before),
+    after: toJson(event.after),
+  }));
 }
 
 /** One page of audit events, newest first (`order: 'asc'`: oldest first), in the order of their ids. */

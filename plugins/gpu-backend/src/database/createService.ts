@@ -13,7 +13,9 @@ import {
 import { readAdmissionSnapshot } from './admissionSnapshot';
 import { insertApproval } from './approvals';
 import { lockPool } from './governance';
-import { insertReservation, lockLedger } from './ledger';
+import { auditEventRows } from './audit';
+import { insertInOrder } from './insertInOrder';
+import { lockLedger, newReservationRow, reservationAuditEvent } from './ledger';
 import {
   ApprovalRow,
   ReservationRow,
@@ -119,18 +121,9 @@ export async function createServiceInTransaction(
     updated_by: input.actor,
     updated_at: now,
   };
-  await tx<ServiceRow>('services').insert(row);
-  // The record of what was just inserted, without reading it back (the columns not written are null).
+  // The records of what is inserted, without reading them back (the columns not written are null).
   const service = toServiceRecord(row);
-  const reservation = await insertReservation(tx, {
-    auditFirst: {
-      actor: input.actor,
-      action: 'service.create',
-      subjectType: 'service',
-      subjectId: id,
-      team: input.team,
-      after: serviceAuditView(service),
-    },
+  const reservationRow = newReservationRow({
     service,
     pool: input.pool,
     migProfile: input.placement.migProfile,
@@ -139,6 +132,25 @@ export async function createServiceInTransaction(
     now,
     actor: input.actor,
   });
+  const reservation = toReservationRecord(reservationRow);
+  await insertInOrder(tx, [
+    { table: 'services', rows: [row] },
+    { table: 'reservations', rows: [reservationRow] },
+    {
+      table: 'audit_events',
+      rows: auditEventRows([
+        {
+          actor: input.actor,
+          action: 'service.create',
+          subjectType: 'service',
+          subjectId: id,
+          team: input.team,
+          after: serviceAuditView(service),
+        },
+        reservationAuditEvent(reservation, input.actor),
+      ]),
+    },
+  ]);
   const approval = decision.pending
     ? await insertApproval(tx, {
         service,

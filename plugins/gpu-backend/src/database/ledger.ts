@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
 
 import { setApprovalState } from './approvals';
-import { AuditInput, writeAuditEvent, writeAuditEvents } from './audit';
+import { AuditInput, writeAuditEvent } from './audit';
 import {
   ApprovalRow,
   PoolQuotaRow,
@@ -125,23 +125,34 @@ export async function heldReservation(
   return row ? toReservationRecord(row) : undefined;
 }
 
-/** Inserts a reservation and audits it (after `auditFirst`, an event of the same change, in the same statement). */
+/** What a new reservation of a service is recorded with. */
+export interface NewReservation {
+  service: ServiceRecord;
+  pool: string;
+  /** The MIG profile of the placement it holds (the service's, or its change's); undefined outside the mig tier. */
+  migProfile: string | undefined;
+  amounts: Amounts;
+  state: 'pending' | 'held';
+  now: Date;
+  actor: string;
+}
+
+/** Inserts a reservation and audits it. */
 export async function insertReservation(
   tx: Knex.Transaction,
-  options: {
-    service: ServiceRecord;
-    pool: string;
-    /** The MIG profile of the placement it holds (the service's, or its change's); undefined outside the mig tier. */
-    migProfile: string | undefined;
-    amounts: Amounts;
-    state: 'pending' | 'held';
-    now: Date;
-    actor: string;
-    auditFirst?: AuditInput;
-  },
+  options: NewReservation,
 ): Promise<ReservationRecord> {
+  const row = newReservationRow(options);
+  await tx<ReservationRow>('reservations').insert(row);
+  const reservation = toReservationRecord(row);
+  await writeAuditEvent(tx, reservationAuditEvent(reservation, options.actor));
+  return reservation;
+}
+
+/** The row of a new reservation (held from `now`, or pending). */
+export function newReservationRow(options: NewReservation): ReservationRow {
   const { service, amounts, state, now } = options;
-  const row: ReservationRow = {
+  return {
     id: randomUUID(),
     service_id: service.id,
     team: service.team,
@@ -154,20 +165,22 @@ export async function insertReservation(
     released_at: null,
     mig_profile: options.migProfile ?? null,
   };
-  await tx<ReservationRow>('reservations').insert(row);
-  const reservation = toReservationRecord(row);
-  await writeAuditEvents(tx, [
-    ...(options.auditFirst ? [options.auditFirst] : []),
-    {
-      actor: options.actor,
-      action: state === 'held' ? 'reservation.hold' : 'reservation.request',
-      subjectType: 'reservation',
-      subjectId: reservation.id,
-      team: service.team,
-      after: reservation,
-    },
-  ]);
-  return reservation;
+}
+
+/** The audit event of a new reservation: held, or requested (pending). */
+export function reservationAuditEvent(
+  reservation: ReservationRecord,
+  actor: string,
+): AuditInput {
+  return {
+    actor,
+    action:
+      reservation.state === 'held' ? 'reservation.hold' : 'reservation.request',
+    subjectType: 'reservation',
+    subjectId: reservation.id,
+    team: reservation.team,
+    after: reservation,
+  };
 }
 
 /** Moves a reservation to a new state, only from the state it was read in. */
