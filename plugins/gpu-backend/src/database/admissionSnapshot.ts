@@ -1,13 +1,15 @@
 import { Knex } from 'knex';
 import { AdmissionSnapshot, GovernanceContext } from '../admission';
-import { readPoolHeld } from './governance';
-import { LedgerAllowance, withHeld } from './ledger';
-import { readMonthSpend } from './monthSpend';
+import { HeldRow, poolHeldOf, poolHeldQueries } from './governance';
+import { heldOfTeamQuery, LedgerAllowance, withHeldOf } from './ledger';
+import { monthSpendOfRows, monthSpendQuery } from './monthSpend';
+import { readTogether } from './readTogether';
 
 /**
  * Reads what admission decides on (see {@link AdmissionSnapshot}) in one go: inside a transaction after the team's
  * quota row and the pool are locked, or without locks for a preview. `excludeReservationId` is the held reservation
- * a change gives back.
+ * a change gives back. On PostgreSQL the reads are one statement: a create holds the team's and the pool's locks
+ * while it reads.
  */
 export async function readAdmissionSnapshot(
   db: Knex | Knex.Transaction,
@@ -19,10 +21,21 @@ export async function readAdmissionSnapshot(
   },
 ): Promise<AdmissionSnapshot> {
   const { ledger, excludeReservationId, now } = input;
-  const [withHeldLedger, month, poolHeld] = await Promise.all([
-    withHeld(db, ledger, excludeReservationId),
-    readMonthSpend(db, context, ledger.team, now, excludeReservationId),
-    readPoolHeld(db, ledger.pool, excludeReservationId),
-  ]);
-  return { ledger: withHeldLedger, month, poolHeld, now };
+  const pool = poolHeldQueries(db, ledger.pool, excludeReservationId);
+  const answers = await readTogether(db, {
+    held: heldOfTeamQuery(db, ledger, excludeReservationId),
+    month: monthSpendQuery(db, ledger.team, now, excludeReservationId),
+    poolSums: pool.sums,
+    poolExcluded: pool.excluded,
+  });
+  return {
+    ledger: withHeldOf(ledger, answers.held),
+    month: monthSpendOfRows(answers.month, context, now),
+    poolHeld: poolHeldOf(
+      ledger.pool,
+      answers.poolSums as HeldRow[],
+      answers.poolExcluded as HeldRow[],
+    ),
+    now,
+  };
 }

@@ -73,6 +73,33 @@ export async function readPoolHeld(
 }
 
 /**
+ * The reads {@link readPoolHeld} makes: the pool's sums, and the left-out reservation's row (none without one), for
+ * {@link poolHeldOf}.
+ */
+export function poolHeldQueries(
+  db: Knex | Knex.Transaction,
+  pool: string,
+  excludeReservationId?: string,
+): { sums: Knex.QueryBuilder; excluded: Knex.QueryBuilder } {
+  return {
+    sums: heldSumsQuery(db).where('pool', pool),
+    excluded: excludedQuery(db, excludeReservationId ?? null).where(
+      'pool',
+      pool,
+    ),
+  };
+}
+
+/** What every team holds on `pool`, from what {@link poolHeldQueries} answered. */
+export function poolHeldOf(
+  pool: string,
+  sums: HeldRow[],
+  excluded: HeldRow[],
+): PoolHeldUnits {
+  return heldByPoolOf(sums, excluded)[pool] ?? { units: 0, unitsByProfile: {} };
+}
+
+/**
  * What every team holds on each pool (pools where nothing is held are absent), and per MIG profile: read from the
  * sums the database keeps per pool and profile as reservations are written, so a create reads a few rows however
  * many services hold the pool.
@@ -95,12 +122,7 @@ export async function readHeldByPool(
     held(heldSumsQuery(db)),
     // The reservation left out is subtracted (a condition on its id would read every row, not the index).
     filter.excludeReservationId
-      ? held(
-          db('reservations')
-            .where({ id: filter.excludeReservationId, state: 'held' })
-            .select('pool', 'mig_profile as profile', 'gpu_units as units')
-            .select(db.raw('1 as ??', ['reservations'])),
-        )
+      ? held(excludedQuery(db, filter.excludeReservationId))
       : [],
   ]);
   return heldByPoolOf(sums, excluded);
@@ -119,6 +141,20 @@ export async function readHeldSums(
   db: Knex | Knex.Transaction,
 ): Promise<HeldRow[]> {
   return heldSumsQuery(db);
+}
+
+/** The held reservation left out, as a row of one reservation (no row for `null`, or when it is not held). */
+function excludedQuery(
+  db: Knex | Knex.Transaction,
+  excludeReservationId: string | null,
+): Knex.QueryBuilder {
+  const query = db('reservations')
+    .where({ state: 'held' })
+    .select('pool', 'mig_profile as profile', 'gpu_units as units')
+    .select(db.raw('1 as ??', ['reservations']));
+  return excludeReservationId === null
+    ? query.whereRaw('1 = 0')
+    : query.where('id', excludeReservationId);
 }
 
 function heldSumsQuery(db: Knex | Knex.Transaction): Knex.QueryBuilder {

@@ -94,10 +94,21 @@ export async function withHeld(
   ledger: LedgerAllowance,
   excludeReservationId?: string,
 ): Promise<LedgerSnapshot> {
+  return withHeldOf(
+    ledger,
+    await heldOfTeamQuery(tx, ledger, excludeReservationId),
+  );
+}
+
+/** The read {@link withHeld} makes: one row of the team's held units on the ledger's pool and monthly cost. */
+export function heldOfTeamQuery(
+  tx: Knex | Knex.Transaction,
+  ledger: LedgerAllowance,
+  excludeReservationId?: string,
+): Knex.QueryBuilder {
   const held = tx('reservations').where({ team: ledger.team, state: 'held' });
-  const [sums] = await (excludeReservationId
-    ? held.whereNot('id', excludeReservationId)
-    : held
+  return (
+    excludeReservationId ? held.whereNot('id', excludeReservationId) : held
   ).select(
     tx.raw('sum(case when ?? = ? then ?? else 0 end) as ??', [
       'pool',
@@ -107,6 +118,13 @@ export async function withHeld(
     ]),
     tx.raw('sum(??) as ??', ['monthly_cost_micros', 'cost']),
   );
+}
+
+/** The ledger with what {@link heldOfTeamQuery} answered. */
+export function withHeldOf(
+  ledger: LedgerAllowance,
+  [sums]: ReadonlyArray<{ units?: unknown; cost?: unknown }>,
+): LedgerSnapshot {
   return {
     ...ledger,
     heldGpuUnits: readInteger(sums?.units),

@@ -27,6 +27,20 @@ export async function readMonthSpend(
   now: Date,
   excludeReservationId?: string,
 ): Promise<MonthSpend> {
+  return monthSpendOfRows(
+    await monthSpendQuery(db, team, now, excludeReservationId),
+    context,
+    now,
+  );
+}
+
+/** The read {@link readMonthSpend} makes: one row per pool, size and held seconds. */
+export function monthSpendQuery(
+  db: Knex | Knex.Transaction,
+  team: string,
+  now: Date,
+  excludeReservationId?: string,
+): Knex.QueryBuilder {
   const { startMs, endMs } = monthOf(now);
   const held = epochMsSql(db, 'held_at');
   const released = epochMsSql(db, 'released_at');
@@ -63,20 +77,28 @@ export async function readMonthSpend(
       end: endMs,
     },
   );
-  const rows: Array<{
-    pool: string;
-    gpu_units: number | string;
-    spent_seconds: number | string;
-    rest_seconds: number | string;
-    reservations: number | string;
-  }> = await db
+  return db
     .from(spending)
     .select('pool', 'gpu_units', 'spent_seconds', 'rest_seconds')
     .count({ reservations: '*' })
     .groupBy('pool', 'gpu_units', 'spent_seconds', 'rest_seconds');
+}
+
+/** The month spend from what {@link monthSpendQuery} answered. */
+export function monthSpendOfRows(
+  rows: ReadonlyArray<{
+    pool?: unknown;
+    gpu_units?: unknown;
+    spent_seconds?: unknown;
+    rest_seconds?: unknown;
+    reservations?: unknown;
+  }>,
+  context: GovernanceContext,
+  now: Date,
+): MonthSpend {
   return monthSpendOfGroups(
     rows.map(row => ({
-      pool: row.pool,
+      pool: String(row.pool),
       gpuEquivalents: fromGpuUnits(readInteger(row.gpu_units)),
       reservations: readInteger(row.reservations),
       spentSeconds: readInteger(row.spent_seconds),
