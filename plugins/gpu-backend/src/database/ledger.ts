@@ -29,8 +29,8 @@ export type LedgerAllowance = Omit<
 >;
 
 /**
- * Locks the team's quota row (PostgreSQL) and reads the pool's allowance with it, in one statement: everything the
- * team's requests are weighed one after another against waits behind this lock, so it holds no round trip it need not.
+ * Locks the team's quota row (PostgreSQL) and reads the pool's allowance in the same statement: the team's requests
+ * wait for this lock one after another, so every round trip while it is held counts for all of them.
  */
 export async function lockLedger(
   tx: Knex.Transaction,
