@@ -1,8 +1,13 @@
 import { Knex } from 'knex';
 import { AdmissionSnapshot, GovernanceContext } from '../admission';
 import { HeldRow, poolHeldOf, poolHeldQueries } from './governance';
-import { heldOfTeamQuery, LedgerAllowance, withHeldOf } from './ledger';
-import { monthSpendOfRows, monthSpendQuery } from './monthSpend';
+import {
+  HeldOfTeamRow,
+  heldOfTeamQuery,
+  LedgerAllowance,
+  withHeldOf,
+} from './ledger';
+import { MonthSpendRow, monthSpendOfRows, monthSpendQuery } from './monthSpend';
 import { readTogether } from './readTogether';
 
 /**
@@ -22,7 +27,12 @@ export async function readAdmissionSnapshot(
 ): Promise<AdmissionSnapshot> {
   const { ledger, excludeReservationId, now } = input;
   const pool = poolHeldQueries(db, ledger.pool, excludeReservationId);
-  const answers = await readTogether(db, {
+  const answers = await readTogether<{
+    held: HeldOfTeamRow;
+    month: MonthSpendRow;
+    poolSums: HeldRow;
+    poolExcluded: HeldRow;
+  }>(db, {
     held: heldOfTeamQuery(db, ledger, excludeReservationId),
     month: monthSpendQuery(db, ledger.team, now, excludeReservationId),
     poolSums: pool.sums,
@@ -31,11 +41,7 @@ export async function readAdmissionSnapshot(
   return {
     ledger: withHeldOf(ledger, answers.held),
     month: monthSpendOfRows(answers.month, context, now),
-    poolHeld: poolHeldOf(
-      ledger.pool,
-      answers.poolSums as HeldRow[],
-      answers.poolExcluded as HeldRow[],
-    ),
+    poolHeld: poolHeldOf(ledger.pool, answers.poolSums, answers.poolExcluded),
     now,
   };
 }

@@ -120,10 +120,16 @@ export function heldOfTeamQuery(
   );
 }
 
+/** The row {@link heldOfTeamQuery} answers (sums are strings, numbers or null as the driver gives them). */
+export interface HeldOfTeamRow {
+  units: unknown;
+  cost: unknown;
+}
+
 /** The ledger with what {@link heldOfTeamQuery} answered. */
 export function withHeldOf(
   ledger: LedgerAllowance,
-  [sums]: ReadonlyArray<{ units?: unknown; cost?: unknown }>,
+  [sums]: readonly HeldOfTeamRow[],
 ): LedgerSnapshot {
   return {
     ...ledger,

@@ -84,21 +84,24 @@ export function monthSpendQuery(
     .groupBy('pool', 'gpu_units', 'spent_seconds', 'rest_seconds');
 }
 
+/** A row {@link monthSpendQuery} answers (integers as strings or numbers, as the driver gives them). */
+export interface MonthSpendRow {
+  pool: string;
+  gpu_units: unknown;
+  spent_seconds: unknown;
+  rest_seconds: unknown;
+  reservations: unknown;
+}
+
 /** The month spend from what {@link monthSpendQuery} answered. */
 export function monthSpendOfRows(
-  rows: ReadonlyArray<{
-    pool?: unknown;
-    gpu_units?: unknown;
-    spent_seconds?: unknown;
-    rest_seconds?: unknown;
-    reservations?: unknown;
-  }>,
+  rows: readonly MonthSpendRow[],
   context: GovernanceContext,
   now: Date,
 ): MonthSpend {
   return monthSpendOfGroups(
     rows.map(row => ({
-      pool: String(row.pool),
+      pool: row.pool,
       gpuEquivalents: fromGpuUnits(readInteger(row.gpu_units)),
       reservations: readInteger(row.reservations),
       spentSeconds: readInteger(row.spent_seconds),

@@ -3,6 +3,7 @@ import { TeamAllowance } from '@gpu-platform/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
 import { writeAuditEvent } from './audit';
 import { lockTeam } from './ledger';
+import { readTogether } from './readTogether';
 import { PoolQuotaRow, TeamQuotaRow, toIso } from './rows';
 import { QuotaRecord, QuotaSpec, TeamLedger } from './types';
 import { checkMicros, fromGpuUnits, readInteger, toGpuUnits } from './units';
@@ -19,15 +20,26 @@ async function readAllowances(
       : await db<PoolQuotaRow>('pool_quotas')
           .whereIn('team', teams)
           .orderBy(['team', 'pool']);
-  return teamRows.map(row => ({
-    team: row.team,
-    gpuUnits: Object.fromEntries(
-      poolRows
-        .filter(pool => pool.team === row.team)
-        .map(pool => [pool.pool, readInteger(pool.nominal_gpu_units)]),
+  return teamRows.map(row =>
+    allowanceOfRows(
+      row,
+      poolRows.filter(pool => pool.team === row.team),
     ),
-    monthlyBudgetMicros: readInteger(row.monthly_budget_micros),
-  }));
+  );
+}
+
+/** A team's allowance from its quota row and its rows per pool. */
+function allowanceOfRows(
+  teamRow: Pick<TeamQuotaRow, 'team' | 'monthly_budget_micros'>,
+  poolRows: ReadonlyArray<Pick<PoolQuotaRow, 'pool' | 'nominal_gpu_units'>>,
+): TeamAllowance {
+  return {
+    team: teamRow.team,
+    gpuUnits: Object.fromEntries(
+      poolRows.map(pool => [pool.pool, readInteger(pool.nominal_gpu_units)]),
+    ),
+    monthlyBudgetMicros: readInteger(teamRow.monthly_budget_micros),
+  };
 }
 
 /** Every stored allowance, by team name: what the Kueue renderer gives each team's ClusterQueue. */
@@ -40,29 +52,36 @@ export async function listAllowances(
   );
 }
 
-/** A team's allowance with what its held reservations take, in integers; undefined when it has no quota. */
+/**
+ * A team's allowance with what its held reservations take, in integers; undefined when it has no quota. Every quote
+ * reads it again after a write of the team, so its three reads are one statement on PostgreSQL.
+ */
 export async function readTeamLedger(
   db: Knex | Knex.Transaction,
   team: string,
 ): Promise<(TeamLedger & { row: TeamQuotaRow }) | undefined> {
-  const teamRow = await db<TeamQuotaRow>('team_quotas').where({ team }).first();
-  if (!teamRow) {
-    return undefined;
-  }
-  const [[allowance], heldByPool] = await Promise.all([
-    readAllowances(db, [teamRow]),
-    db('reservations')
+  const answers = await readTogether<{
+    team: TeamQuotaRow;
+    pools: PoolQuotaRow;
+    held: { pool: string; units: unknown; cost: unknown };
+  }>(db, {
+    team: db<TeamQuotaRow>('team_quotas').where({ team }),
+    pools: db<PoolQuotaRow>('pool_quotas').where({ team }).orderBy('pool'),
+    held: db('reservations')
       .where({ team, state: 'held' })
       .groupBy('pool')
       .orderBy('pool')
       .select('pool')
-      .sum({ units: 'gpu_units', cost: 'monthly_cost_micros' }) as Promise<
-      Array<{ pool: string; units: unknown; cost: unknown }>
-    >,
-  ]);
+      .sum({ units: 'gpu_units', cost: 'monthly_cost_micros' }),
+  });
+  const [teamRow] = answers.team;
+  if (!teamRow) {
+    return undefined;
+  }
+  const heldByPool = answers.held;
   return {
     row: teamRow,
-    allowance,
+    allowance: allowanceOfRows(teamRow, answers.pools),
     reservedGpuUnits: Object.fromEntries(
       heldByPool.map(r => [r.pool, readInteger(r.units)]),
     ),

@@ -31,7 +31,11 @@ describe.each(databases.eachSupportedId())('readTogether on %p', id => {
     const statements: string[] = [];
     const onQuery = (query: { sql: string }) => statements.push(query.sql);
     knex.on('query', onQuery);
-    const answers = await readTogether(knex, {
+    const answers = await readTogether<{
+      sums: { pool: string; units: unknown };
+      profiles: { pool: string; profile: string | null };
+      none: { pool: string };
+    }>(knex, {
       sums: knex('holdings')
         .where({ team: 'search' })
         .select('pool')
@@ -50,12 +54,12 @@ describe.each(databases.eachSupportedId())('readTogether on %p', id => {
     });
     knex.off('query', onQuery);
     expect(statements).toHaveLength(isPostgres(knex) ? 1 : 3);
-    expect(
-      answers.sums.map(row => [row.pool, readInteger(row.units)]),
-    ).toEqual([
-      ['a100', 7560],
-      ['h100', 10080],
-    ]);
+    expect(answers.sums.map(row => [row.pool, readInteger(row.units)])).toEqual(
+      [
+        ['a100', 7560],
+        ['h100', 10080],
+      ],
+    );
     expect(answers.profiles).toEqual([{ pool: 'a100', profile: '1g.10gb' }]);
     expect(answers.none).toEqual([]);
   });

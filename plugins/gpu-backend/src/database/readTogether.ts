@@ -7,14 +7,15 @@ import { isPostgres } from './transactions';
  * trip through a busy event loop, and the reads see the same snapshot either way only on PostgreSQL, where each
  * statement otherwise takes its own (the caller holds the locks that keep them consistent).
  *
- * Only for reads whose columns survive JSON: numbers, strings, booleans and nulls, not timestamps.
+ * Columns come back as JSON has them on PostgreSQL: timestamps as ISO 8601 strings (`toMs` reads them), numbers
+ * as numbers whatever their SQL type.
  */
-export async function readTogether<Names extends string>(
+export async function readTogether<Shapes extends Record<string, object>>(
   db: Knex | Knex.Transaction,
-  reads: Record<Names, Knex.QueryBuilder>,
-): Promise<Record<Names, Rows>> {
-  const names = Object.keys(reads) as Names[];
-  let answers: Rows[];
+  reads: { [Name in keyof Shapes]: Knex.QueryBuilder },
+): Promise<{ [Name in keyof Shapes]: Shapes[Name][] }> {
+  const names = Object.keys(reads) as Array<keyof Shapes & string>;
+  let answers: object[][];
   if (isPostgres(db)) {
     const [row] = await db.select(
       Object.fromEntries(
@@ -27,13 +28,10 @@ export async function readTogether<Names extends string>(
     answers = names.map(name => row[name] ?? []);
   } else {
     answers = await Promise.all(
-      names.map(name => reads[name] as unknown as Promise<Rows>),
+      names.map(name => reads[name] as unknown as Promise<object[]>),
     );
   }
   return Object.fromEntries(
     names.map((name, index) => [name, answers[index]]),
-  ) as Record<Names, Rows>;
+  ) as { [Name in keyof Shapes]: Shapes[Name][] };
 }
-
-/** Rows of a read, by column name. */
-export type Rows = Array<Record<string, unknown>>;
