@@ -43,7 +43,7 @@ async function setup() {
 async function quotaReads(knex: Knex, fn: () => Promise<unknown>) {
   let reads = 0;
   const count = (q: { sql: string; method: string }) => {
-    if (q.method === 'first' && q.sql.includes('team_quotas')) reads += 1;
+    if (q.method === 'select' && /team_quotas/.test(q.sql)) reads += 1;
   };
   knex.on('query', count);
   try {
