@@ -12,10 +12,13 @@ import {
 } from '../admission';
 import { readAdmissionSnapshot } from './admissionSnapshot';
 import { insertApproval } from './approvals';
-import { lockPool } from './governance';
 import { auditEventRows } from './audit';
 import { insertInOrder } from './insertInOrder';
-import { lockLedger, newReservationRow, reservationAuditEvent } from './ledger';
+import {
+  lockLedgerAndPool,
+  newReservationRow,
+  reservationAuditEvent,
+} from './ledger';
 import {
   ApprovalRow,
   ReservationRow,
@@ -70,12 +73,12 @@ export async function createServiceInTransaction(
   amounts: Amounts,
   context: GovernanceContext,
 ): Promise<CreateServiceOutcome> {
-  const ledger = await lockLedger(tx, input.team, input.pool);
+  // The team's lock, then the pool's: one statement on PostgreSQL.
+  const ledger = await lockLedgerAndPool(tx, input.team, input.pool);
   const existing = await findByRequestKey(tx, input);
   if (existing) {
     return { result: existing };
   }
-  await lockPool(tx, input.pool);
   const now = context.now();
   const snapshot = await readAdmissionSnapshot(tx, context, { ledger, now });
   const assessment = assess(

@@ -2,6 +2,7 @@ import { NotAllowedError } from '@backstage/errors';
 import type { PoolHeldUnits } from '@gpu-platform/backstage-plugin-gpu-common';
 import { Knex } from 'knex';
 
+import { POOL_LOCK_SQL, poolLockKey } from './poolLock';
 import { isPostgres } from './transactions';
 import { ApprovalRecord, ServiceRecord } from './types';
 import { readInteger } from './units';
@@ -55,10 +56,8 @@ export async function lockPool(
   tx: Knex.Transaction,
   pool: string,
 ): Promise<void> {
-  if (isPostgres(tx) && process.env.NO_POOL_LOCK !== '1') {
-    await tx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [
-      `backstage-gpu:pool:${pool}`,
-    ]);
+  if (isPostgres(tx)) {
+    await tx.raw(`select ${POOL_LOCK_SQL}`, [poolLockKey(pool)]);
   }
 }
 

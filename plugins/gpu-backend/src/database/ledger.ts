@@ -13,6 +13,7 @@ import {
   toReservationRecord,
 } from './rows';
 import { isUuid } from './services';
+import { POOL_LOCK_SQL, poolLockKey } from './poolLock';
 import { isPostgres } from './transactions';
 import {
   Amounts,
@@ -37,23 +38,56 @@ export async function lockLedger(
   team: string,
   pool: string,
 ): Promise<LedgerAllowance> {
-  const query = tx<TeamQuotaRow>('team_quotas')
+  const query = ledgerQuery(tx, team, pool);
+  const row = await (isPostgres(tx) ? query.forUpdate('team_quotas') : query);
+  // Without a pool row the join leaves nominal_gpu_units null: no allowance there, as for a missing row.
+  return allowanceOf(team, pool, row, row);
+}
+
+/**
+ * {@link lockLedger}, then the pool's lock ({@link lockPool}), in that order and in one statement on PostgreSQL: the
+ * pool's advisory lock is taken as the row of the team's locked quota row (or of none) is projected.
+ */
+export async function lockLedgerAndPool(
+  tx: Knex.Transaction,
+  team: string,
+  pool: string,
+): Promise<LedgerAllowance> {
+  if (!isPostgres(tx)) {
+    return lockLedger(tx, team, pool);
+  }
+  const { rows } = await tx.raw<{ rows: LedgerRow[] }>(
+    `select ledger.monthly_budget_micros, ledger.nominal_gpu_units, ${POOL_LOCK_SQL} as pool_locked
+     from (values (1)) as one left join lateral (?) as ledger on true`,
+    [poolLockKey(pool), ledgerQuery(tx, team, pool).forUpdate('team_quotas')],
+  );
+  const [row] = rows;
+  return allowanceOf(
+    team,
+    pool,
+    row && row.monthly_budget_micros !== null ? row : undefined,
+    row,
+  );
+}
+
+type LedgerRow = {
+  monthly_budget_micros: TeamQuotaRow['monthly_budget_micros'];
+  nominal_gpu_units: PoolQuotaRow['nominal_gpu_units'] | null;
+};
+
+/** The team's quota row with its row for the pool, if any. */
+function ledgerQuery(tx: Knex.Transaction, team: string, pool: string) {
+  return tx<TeamQuotaRow>('team_quotas')
     .leftJoin<PoolQuotaRow>('pool_quotas', join =>
       join
         .on('pool_quotas.team', 'team_quotas.team')
         .andOnVal('pool_quotas.pool', pool),
     )
     .where('team_quotas.team', team)
-    .first<
-      | {
-          monthly_budget_micros: TeamQuotaRow['monthly_budget_micros'];
-          nominal_gpu_units: PoolQuotaRow['nominal_gpu_units'] | null;
-        }
-      | undefined
-    >('team_quotas.monthly_budget_micros', 'pool_quotas.nominal_gpu_units');
-  const row = await (isPostgres(tx) ? query.forUpdate('team_quotas') : query);
-  // Without a pool row the join leaves nominal_gpu_units null: no allowance there, as for a missing row.
-  return allowanceOf(team, pool, row, row);
+    .first<LedgerRow | undefined>(
+      'team_quotas.monthly_budget_micros',
+      'pool_quotas.nominal_gpu_units',
+    );
 }
 
 /** The team's allowance on the pool from its quota rows (no quota at all without the team's row). */
