@@ -4,8 +4,8 @@ import { isPostgres } from './transactions';
 /**
  * Runs several reads, each answering rows, and answers each one's rows under its name: on PostgreSQL in one
  * statement (each read's rows aggregated to JSON), elsewhere side by side. Under a lock every statement is a round
- * trip through a busy event loop, and the reads see the same snapshot either way only on PostgreSQL, where each
- * statement otherwise takes its own (the caller holds the locks that keep them consistent).
+ * trip through a busy event loop. On PostgreSQL the reads then also share one snapshot; the caller's locks keep them
+ * consistent either way.
  *
  * Columns come back as JSON has them on PostgreSQL: timestamps as ISO 8601 strings (`toMs` reads them), numbers
  * as numbers whatever their SQL type.
