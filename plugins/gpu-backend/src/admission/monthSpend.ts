@@ -59,7 +59,7 @@ export function monthSpendOf(
       nowMs,
       endMs,
     ),
-    secondsLeft: Math.max(0, Math.round((endMs - nowMs) / 1000)),
+    secondsLeft: secondsLeftOfMonth(endMs, nowMs),
   };
 }
 
@@ -102,8 +102,13 @@ export function monthSpendOfGroups(
     month,
     monthToDate,
     heldRestOfMonth,
-    secondsLeft: Math.max(0, Math.round((endMs - now.getTime()) / 1000)),
+    secondsLeft: secondsLeftOfMonth(endMs, now.getTime()),
   };
+}
+
+/** Whole seconds from `nowMs` to the end of the month, `endMs`. */
+function secondsLeftOfMonth(endMs: number, nowMs: number): number {
+  return Math.max(0, Math.round((endMs - nowMs) / 1000));
 }
 
 /** What holding `gpuEquivalents` on the pool from now costs until the end of the month, with the same formula. */

@@ -72,20 +72,19 @@ export async function readPoolHeld(
 }
 
 /**
- * The reads {@link readPoolHeld} makes: the pool's sums, and the left-out reservation's row (none without one), for
- * {@link poolHeldOf}.
+ * The reads {@link readPoolHeld} makes: the pool's sums, and the left-out reservation's row (no read without one),
+ * for {@link poolHeldOf}.
  */
 export function poolHeldQueries(
   db: Knex | Knex.Transaction,
   pool: string,
   excludeReservationId?: string,
-): { sums: Knex.QueryBuilder; excluded: Knex.QueryBuilder } {
+): { sums: Knex.QueryBuilder; excluded: Knex.QueryBuilder | undefined } {
   return {
     sums: heldSumsQuery(db).where('pool', pool),
-    excluded: excludedQuery(db, excludeReservationId ?? null).where(
-      'pool',
-      pool,
-    ),
+    excluded: excludeReservationId
+      ? excludedQuery(db, excludeReservationId).where('pool', pool)
+      : undefined,
   };
 }
 
@@ -142,18 +141,15 @@ export async function readHeldSums(
   return heldSumsQuery(db);
 }
 
-/** The held reservation left out, as a row of one reservation (no row for `null`, or when it is not held). */
+/** The held reservation left out, as a row of one reservation (no row when it is not held). */
 function excludedQuery(
   db: Knex | Knex.Transaction,
-  excludeReservationId: string | null,
+  excludeReservationId: string,
 ): Knex.QueryBuilder {
-  const query = db('reservations')
-    .where({ state: 'held' })
+  return db('reservations')
+    .where({ id: excludeReservationId, state: 'held' })
     .select('pool', 'mig_profile as profile', 'gpu_units as units')
     .select(db.raw('1 as ??', ['reservations']));
-  return excludeReservationId === null
-    ? query.whereRaw('1 = 0')
-    : query.where('id', excludeReservationId);
 }
 
 function heldSumsQuery(db: Knex | Knex.Transaction): Knex.QueryBuilder {
