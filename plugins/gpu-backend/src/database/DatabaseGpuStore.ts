@@ -74,7 +74,12 @@ import {
 } from './batchJobs';
 import { placeBatchJobInTransaction } from './batchJobPlacement';
 import { isRetryableTransactionError, isUniqueViolation } from './transactions';
-import { PoolsVersion, WriteScope, WriteVersions } from './writeVersions';
+import {
+  PoolsVersion,
+  ScopeStamp,
+  WriteScope,
+  WriteVersions,
+} from './writeVersions';
 import {
   ApprovalPageQuery,
   BatchJobRecord,
@@ -199,7 +204,7 @@ export class DatabaseGpuStore implements GpuStore {
       // A create writes the team's ledger and what its pool holds, nothing else the quotes' snapshots read.
       const { result, after } = await this.transaction(
         tx => {
-          started = this.createStart(input.team);
+          started = this.createStart(input);
           return createServiceInTransaction(
             tx,
             input,
@@ -643,10 +648,11 @@ export class DatabaseGpuStore implements GpuStore {
   }
 
   /** What a create's transaction starts from, to tell afterwards whether its reads can become the quotes' snapshots. */
-  private createStart(team: string): CreateStart {
+  private createStart(scope: WriteScope): CreateStart {
+    const { team } = scope;
     const cached = this.quotaSnapshots.get(team);
     return {
-      ended: this.writes.endedCount(),
+      stamp: this.writes.stamp(scope),
       at: Date.now(),
       // A ledger read that finished before the create started, at the team's current version: it holds nothing the
       // create wrote.
@@ -658,17 +664,24 @@ export class DatabaseGpuStore implements GpuStore {
   }
 
   /**
-   * After a create, what admission read under the team's lock with what the create holds becomes the quotes'
-   * snapshots of the team's month and ledger, when no other transaction of this store ended since it started (one that
-   * did may have changed them). The ledger keeps the allowance and the other pools of the snapshot it started from,
-   * and that snapshot's age.
+   * After a create, what admission read under the team's and the pool's locks with what the create holds becomes the
+   * quotes' snapshots of the team's month and ledger, when every transaction of this store that ended since it
+   * started and may have changed them was a create of the team on the same pool (committed before this one took the
+   * locks, so in what it read; this store's concurrent creates of one team and pool keep the snapshots current). The
+   * ledger keeps the allowance and the other pools of the snapshot it started from, and that snapshot's age. The
+   * pool's holdings become part of the snapshot of what every pool holds ({@link keepPoolHeldAfterCreate}).
    */
   private keepSnapshotsAfterCreate(
     input: { team: string; pool: string },
     started: CreateStart,
     after: NonNullable<CreateServiceOutcome['after']>,
   ): void {
-    if (started.ended !== this.writes.endedCount() - 1) {
+    // A transaction without a scope that ended meanwhile may have changed anything, after admission read it.
+    if (this.writes.stamp(input).all !== started.stamp.all) {
+      return;
+    }
+    this.keepPoolHeldAfterCreate(input.pool, after.poolHeld);
+    if (!this.writes.onlyOnPoolSince(started.stamp, input)) {
       return;
     }
     const version = this.writes.teamVersion(input.team);
@@ -696,6 +709,42 @@ export class DatabaseGpuStore implements GpuStore {
         settled: ledger,
       });
     }
+  }
+
+  /**
+   * After a create that no transaction without a scope ended during, the snapshot of what every pool holds takes the
+   * pool's holdings as admission read them under the pool's lock with what the create holds: every create on the pool
+   * that ended before had committed by then. A snapshot read before a transaction without a scope is left to be read
+   * again; the other pools keep their versions (those changed since are read again) and the snapshot its age.
+   */
+  private keepPoolHeldAfterCreate(pool: string, held: PoolHeldUnits): void {
+    const cached = this.poolHeldSnapshot;
+    const version = this.writes.poolsVersion();
+    if (!cached || cached.version.all !== version.all) {
+      return;
+    }
+    const snapshot = {
+      version: {
+        all: cached.version.all,
+        pools: new Map(cached.version.pools).set(
+          pool,
+          version.pools.get(pool) ?? 0,
+        ),
+      },
+      readAt: cached.readAt,
+      held: cached.held.then(before => {
+        const next = { ...before };
+        if (held.units > 0) next[pool] = held;
+        else delete next[pool];
+        return next;
+      }),
+    };
+    this.poolHeldSnapshot = snapshot;
+    snapshot.held.catch(() => {
+      if (this.poolHeldSnapshot === snapshot) {
+        this.poolHeldSnapshot = undefined;
+      }
+    });
   }
 
   /** Runs `fn` in a transaction, again when PostgreSQL aborted it for a retryable reason. */
@@ -732,7 +781,7 @@ interface LedgerSnapshotEntry {
 
 /** When a create's transaction started: the transactions ended by then, the time, and the team's settled ledger. */
 interface CreateStart {
-  ended: number;
+  stamp: ScopeStamp;
   at: number;
   ledger?: { readAt: number; ledger: TeamLedger };
 }

@@ -1,5 +1,8 @@
 import { ConflictError } from '@backstage/errors';
-import { MonthSpend } from '@gpu-platform/backstage-plugin-gpu-common';
+import {
+  MonthSpend,
+  PoolHeldUnits,
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { randomUUID } from 'node:crypto';
 import { Knex } from 'knex';
 import {
@@ -59,6 +62,8 @@ export interface CreateServiceOutcome {
     heldGpuUnits: number;
     /** Monthly cost of everything the team holds. */
     heldMonthlyCostMicros: number;
+    /** What every team holds on the create's pool. */
+    poolHeld: PoolHeldUnits;
   };
 }
 
@@ -184,7 +189,30 @@ export async function createServiceInTransaction(
       heldGpuUnits: snapshot.ledger.heldGpuUnits + held.gpuUnits,
       heldMonthlyCostMicros:
         snapshot.ledger.heldMonthlyCostMicros + held.monthlyCostMicros,
+      poolHeld: withHeldUnits(
+        snapshot.poolHeld,
+        held.gpuUnits,
+        input.placement.migProfile,
+      ),
     },
+  };
+}
+
+/** A pool's holdings with `units` more, on `migProfile` too when the placement has one. */
+function withHeldUnits(
+  held: PoolHeldUnits,
+  units: number,
+  migProfile: string | undefined,
+): PoolHeldUnits {
+  if (units === 0) return held;
+  return {
+    units: held.units + units,
+    unitsByProfile: migProfile
+      ? {
+          ...held.unitsByProfile,
+          [migProfile]: (held.unitsByProfile[migProfile] ?? 0) + units,
+        }
+      : held.unitsByProfile,
   };
 }
 

@@ -40,7 +40,7 @@ describe.each(databases.eachSupportedId())('quote snapshots on %p', id => {
     knex = await databases.init(id);
     store = await newStore();
     replica = await newStore();
-    for (const team of ['search', 'ml']) {
+    for (const team of ['search', 'ml', 'vision']) {
       await replica.putQuota({
         team,
         quota: {
@@ -52,7 +52,7 @@ describe.each(databases.eachSupportedId())('quote snapshots on %p', id => {
     }
   });
 
-  it("a create reads again its team's ledger and month and its pool's holdings, and nothing else", async () => {
+  it("a create renews its team's ledger and month and its pool's holdings, and nothing else", async () => {
     const ledger = (team: string) => store.getLedgerSnapshot(team, MAX_AGE_MS);
     const month = (team: string) =>
       store.getMonthSpendSnapshot(team, MAX_AGE_MS);
@@ -153,5 +153,69 @@ describe.each(databases.eachSupportedId())('quote snapshots on %p', id => {
     expect(await writer.getLedgerSnapshot('search', MAX_AGE_MS)).toEqual(
       afterA,
     );
+  });
+
+  /** The statements `store` sends while `read` runs. */
+  const statementsOf = async <T>(read: () => Promise<T>) => {
+    const sent: string[] = [];
+    const onQuery = (query: { sql: string }) => sent.push(query.sql);
+    knex.on('query', onQuery);
+    try {
+      return { value: await read(), sent };
+    } finally {
+      knex.off('query', onQuery);
+    }
+  };
+
+  /** A team's snapshots as `of` answers them. */
+  const snapshotsOf = async (of: DatabaseGpuStore, team: string) => ({
+    ledger: await of.getLedgerSnapshot(team, MAX_AGE_MS),
+    month: await of.getMonthSpendSnapshot(team, MAX_AGE_MS),
+    held: await of.getPoolHeldSnapshot(MAX_AGE_MS),
+  });
+
+  it("keeps a team's snapshots through its concurrent creates on one pool, each as it committed", async () => {
+    const writer = await newStore();
+    await snapshotsOf(writer, 'vision');
+    const created = await Promise.all(
+      ['burst-a', 'burst-b', 'burst-c'].map(name =>
+        writer.createServiceWithReservation(create(name, 'vision', 'a100')),
+      ),
+    );
+    expect(created.map(c => c.reservation?.state)).toEqual([
+      'held',
+      'held',
+      'held',
+    ]);
+    const { value, sent } = await statementsOf(() =>
+      snapshotsOf(writer, 'vision'),
+    );
+    expect(sent).toEqual([]);
+    expect(value).toEqual(await snapshotsOf(await newStore(), 'vision'));
+    expect(value.ledger?.reservedGpuUnits.a100).toBe(
+      3 * GPU_UNITS_PER_EQUIVALENT,
+    );
+  });
+
+  it("answers a team's snapshots as read after its concurrent creates on two pools", async () => {
+    const writer = await newStore();
+    await snapshotsOf(writer, 'vision');
+    await Promise.all([
+      writer.createServiceWithReservation(create('two-a', 'vision', 'a100')),
+      writer.createServiceWithReservation(create('two-h', 'vision', 'h100')),
+    ]);
+    // On PostgreSQL the two transactions overlap: the one that committed second started before the first ended, on
+    // another pool, so it keeps nothing of the team, whose ledger and month are read again (each pool's holdings
+    // are its own create's). On SQLite they run one after the other, and the second keeps what the first kept with
+    // its own pool.
+    const { value, sent } = await statementsOf(() =>
+      snapshotsOf(writer, 'vision'),
+    );
+    expect(sent.length).toBe(id === 'POSTGRES_15' ? 2 : 0);
+    expect(value).toEqual(await snapshotsOf(await newStore(), 'vision'));
+    expect(value.ledger?.reservedGpuUnits).toEqual({
+      a100: 4 * GPU_UNITS_PER_EQUIVALENT,
+      h100: GPU_UNITS_PER_EQUIVALENT,
+    });
   });
 });

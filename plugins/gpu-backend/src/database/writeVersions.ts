@@ -4,6 +4,18 @@ export interface WriteScope {
   pool: string;
 }
 
+/** Counts of the transactions ended that may change a team, taken when a create starts. */
+export interface ScopeStamp {
+  /** Transactions without a scope. */
+  all: number;
+  /** Scoped transactions of the team. */
+  team: number;
+  /** Scoped transactions of the team on the create's pool. */
+  teamOnPool: number;
+}
+
+const teamPoolKey = (scope: WriteScope) => `${scope.team}\u0000${scope.pool}`;
+
 /** The versions a snapshot of what every pool holds was read at (see {@link WriteVersions.poolsVersion}). */
 export interface PoolsVersion {
   all: number;
@@ -18,23 +30,43 @@ export interface PoolsVersion {
  */
 export class WriteVersions {
   private all = 0;
-  private count = 0;
   private readonly teams = new Map<string, number>();
   private readonly pools = new Map<string, number>();
+  /** Scoped transactions by team and pool. */
+  private readonly teamPools = new Map<string, number>();
 
   ended(scope?: WriteScope): void {
-    this.count += 1;
     if (!scope) {
       this.all += 1;
       return;
     }
     this.teams.set(scope.team, (this.teams.get(scope.team) ?? 0) + 1);
     this.pools.set(scope.pool, (this.pools.get(scope.pool) ?? 0) + 1);
+    const key = teamPoolKey(scope);
+    this.teamPools.set(key, (this.teamPools.get(key) ?? 0) + 1);
   }
 
-  /** How many transactions have ended, scoped or not: equal before and after a read when none ended meanwhile. */
-  endedCount(): number {
-    return this.count;
+  /** Where the transactions that may change `scope`'s team stand now (see {@link WriteVersions.onlyOnPoolSince}). */
+  stamp(scope: WriteScope): ScopeStamp {
+    return {
+      all: this.all,
+      team: this.teams.get(scope.team) ?? 0,
+      teamOnPool: this.teamPools.get(teamPoolKey(scope)) ?? 0,
+    };
+  }
+
+  /**
+   * Whether every transaction ended since `stamp` that may have changed the team's ledger or month was scoped to the
+   * team on `scope`'s pool: none without a scope, none of the team on another pool. Such transactions (creates) take
+   * the team's lock one after another, so the last of them read under it what the others wrote, and nothing else of
+   * the team changed meanwhile.
+   */
+  onlyOnPoolSince(stamp: ScopeStamp, scope: WriteScope): boolean {
+    const now = this.stamp(scope);
+    return (
+      now.all === stamp.all &&
+      now.team - stamp.team === now.teamOnPool - stamp.teamOnPool
+    );
   }
 
   /** The version of a team's snapshots: equal while no transaction that may have changed them has ended. */
