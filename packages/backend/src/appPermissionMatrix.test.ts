@@ -144,6 +144,12 @@ describe.each(DATABASES)(
         },
       });
 
+    /** An answer's status; for a server error, with its body and the backend's last log lines, to tell why. */
+    const statusOf = async (res: Response) =>
+      res.status >= 500
+        ? `${res.status}: ${await res.text()}\n${backend.log().slice(-4000)}`
+        : res.status;
+
     const signIn = (user?: string) =>
       fetch(`${backend.baseUrl}/api/auth/oauth2Proxy/refresh`, {
         headers: {
@@ -478,7 +484,7 @@ describe.each(DATABASES)(
               method: 'POST',
             },
           );
-          expect(res.status).toBe(status);
+          expect(await statusOf(res)).toBe(status);
         } finally {
           await call('carol', `/api/scaffolder/v2/tasks/${id}/cancel`, {
             method: 'POST',
@@ -518,7 +524,7 @@ describe.each(DATABASES)(
                 body: JSON.stringify({}),
               },
             );
-            expect(res.status).toBe(status);
+            expect(await statusOf(res)).toBe(status);
           } finally {
             await call('carol', `/api/scaffolder/v2/tasks/${id}/cancel`, {
               method: 'POST',
