@@ -25,11 +25,11 @@ import { listApprovalPage, listServicePage } from './pagedLists';
 import {
   createServiceInTransaction,
   CreateServiceOutcome,
-  findByRequestKey,
   LIVE_NAME_INDEX,
   REQUEST_KEY_INDEX,
 } from './createService';
 import { checkDecision, decideApprovalInTransaction } from './decideApproval';
+import { findByRequestKey } from './requestKey';
 import { readClusterDrift, writeClusterDrift } from './drift';
 import {
   confirmServiceInTransaction,

@@ -8,7 +8,7 @@ import {
   withHeldOf,
 } from './ledger';
 import { MonthSpendRow, monthSpendOfRows, monthSpendQuery } from './monthSpend';
-import { readTogether } from './readTogether';
+import { Answers, Reads, readTogether } from './readTogether';
 
 /**
  * Reads what admission decides on (see {@link AdmissionSnapshot}) in one go: inside a transaction after the team's
@@ -25,19 +25,44 @@ export async function readAdmissionSnapshot(
     now: Date;
   },
 ): Promise<AdmissionSnapshot> {
+  const answers = await readTogether(db, admissionSnapshotReads(db, input));
+  return admissionSnapshotOf(context, input, answers);
+}
+
+/** What {@link readAdmissionSnapshot} reads of the database, each read by name. */
+export function admissionSnapshotReads(
+  db: Knex | Knex.Transaction,
+  input: {
+    ledger: Pick<LedgerAllowance, 'team' | 'pool'>;
+    excludeReservationId?: string;
+    now: Date;
+  },
+): Reads<AdmissionReads> {
   const { ledger, excludeReservationId, now } = input;
   const pool = poolHeldQueries(db, ledger.pool, excludeReservationId);
-  const answers = await readTogether<{
-    held: HeldOfTeamRow;
-    month: MonthSpendRow;
-    poolSums: HeldRow;
-    poolExcluded: HeldRow;
-  }>(db, {
+  return {
     held: heldOfTeamQuery(db, ledger, excludeReservationId),
     month: monthSpendQuery(db, ledger.team, now, excludeReservationId),
     poolSums: pool.sums,
     poolExcluded: pool.excluded,
-  });
+  };
+}
+
+/** The rows of {@link admissionSnapshotReads}, by read. */
+export type AdmissionReads = {
+  held: HeldOfTeamRow;
+  month: MonthSpendRow;
+  poolSums: HeldRow;
+  poolExcluded: HeldRow;
+};
+
+/** The snapshot from what {@link admissionSnapshotReads} answered. */
+export function admissionSnapshotOf(
+  context: GovernanceContext,
+  input: { ledger: LedgerAllowance; now: Date },
+  answers: Answers<AdmissionReads>,
+): AdmissionSnapshot {
+  const { ledger, now } = input;
   return {
     ledger: withHeldOf(ledger, answers.held),
     month: monthSpendOfRows(answers.month, context, now),

@@ -1,4 +1,3 @@
-import { ConflictError } from '@backstage/errors';
 import {
   MonthSpend,
   PoolHeldUnits,
@@ -13,21 +12,14 @@ import {
   governanceReasons,
   monthSpendWithHold,
 } from '../admission';
-import { readAdmissionSnapshot } from './admissionSnapshot';
 import { insertApproval } from './approvals';
 import { auditEventRows } from './audit';
 import { insertInOrder } from './insertInOrder';
+import { lockAndReadForCreate } from './lockAndReadForCreate';
+import { newReservationRow, reservationAuditEvent } from './ledger';
 import {
-  lockLedgerAndPool,
-  newReservationRow,
-  reservationAuditEvent,
-} from './ledger';
-import {
-  ApprovalRow,
-  ReservationRow,
   ServiceRow,
   serviceAuditView,
-  toApprovalRecord,
   toJson,
   toReservationRecord,
   toServiceRecord,
@@ -78,14 +70,13 @@ export async function createServiceInTransaction(
   amounts: Amounts,
   context: GovernanceContext,
 ): Promise<CreateServiceOutcome> {
-  // The team's lock, then the pool's: one statement on PostgreSQL.
-  const ledger = await lockLedgerAndPool(tx, input.team, input.pool);
-  const existing = await findByRequestKey(tx, input);
-  if (existing) {
-    return { result: existing };
-  }
+  // Taken as the locks are asked for: on PostgreSQL the reads are sent with them.
   const now = context.now();
-  const snapshot = await readAdmissionSnapshot(tx, context, { ledger, now });
+  const read = await lockAndReadForCreate(tx, input, context, now);
+  if (read.existing) {
+    return { result: read.existing };
+  }
+  const { snapshot } = read;
   const assessment = assess(
     context,
     snapshot,
@@ -214,61 +205,6 @@ function withHeldUnits(
         }
       : held.unitsByProfile,
   };
-}
-
-/** The earlier result of a request with the same key; a conflict when the key was used for another request. */
-export async function findByRequestKey(
-  tx: Knex.Transaction,
-  input: CreateServiceInput,
-): Promise<CreateServiceResult | undefined> {
-  if (input.requestKey === undefined) {
-    return undefined;
-  }
-  const row = await tx<ServiceRow>('services')
-    .where({ team: input.team, request_key: input.requestKey })
-    .first();
-  if (!row) {
-    return undefined;
-  }
-  const service = toServiceRecord(row);
-  if (
-    service.name !== input.name ||
-    service.namespace !== input.namespace ||
-    canonicalJson(service.request) !== canonicalJson(input.request)
-  ) {
-    throw new ConflictError(
-      `Request key '${input.requestKey}' was already used by team '${input.team}' ` +
-        `for a different request (service '${service.name}'); use a new key for a new request`,
-    );
-  }
-  const reservations = (
-    await tx<ReservationRow>('reservations')
-      .where({ service_id: service.id })
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'asc' },
-      ])
-  ).map(toReservationRecord);
-  const approvalRow = await tx<ApprovalRow>('approvals')
-    .where({ service_id: service.id, kind: 'create' })
-    .first();
-  return {
-    created: false,
-    service,
-    reservation: reservations.find(r => r.state === 'held') ?? reservations[0],
-    approval: approvalRow ? toApprovalRecord(approvalRow) : undefined,
-  };
-}
-
-/** JSON with object keys sorted, to compare requests regardless of key order. */
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(
-          Object.entries(v).sort(([a], [b]) => a.localeCompare(b)),
-        )
-      : v,
-  );
 }
 
 /**

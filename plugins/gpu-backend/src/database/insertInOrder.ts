@@ -1,4 +1,5 @@
 import { Knex } from 'knex';
+import { backToBack } from './backToBack';
 import { isPostgres } from './transactions';
 
 /** Rows to insert into one table. */
@@ -9,8 +10,9 @@ export interface TableInsert {
 
 /**
  * Inserts rows into several tables, in one statement on PostgreSQL (each but the last insert a data-modifying
- * `WITH`; foreign keys are checked at the end of the statement) and one insert after another on SQLite. A create
- * holds its team's and pool's locks while it writes, and each statement is a round trip through a busy event loop.
+ * `WITH`; foreign keys are checked at the end of the statement; a prepared statement, see `backToBack`) and one insert
+ * after another on SQLite. A create holds its team's and pool's locks while it writes, and each statement is a round
+ * trip through a busy event loop.
  */
 export async function insertInOrder(
   tx: Knex.Transaction,
@@ -34,5 +36,5 @@ export async function insertInOrder(
       tx(insert.table).insert(insert.rows),
     );
   });
-  await statement.insert(last.rows).into(last.table);
+  await backToBack(tx, [statement.insert(last.rows).into(last.table)]);
 }

@@ -56,17 +56,37 @@ export async function lockLedgerAndPool(
   if (!isPostgres(tx)) {
     return lockLedger(tx, team, pool);
   }
-  const { rows } = await tx.raw<{ rows: LedgerRow[] }>(
+  const { rows } = await lockLedgerAndPoolStatement(tx, team, pool);
+  return allowanceOfLockRow(team, pool, rows);
+}
+
+/** PostgreSQL: the statement of {@link lockLedgerAndPool}, for a caller that sends it itself (`backToBack`). */
+export function lockLedgerAndPoolStatement(
+  tx: Knex.Transaction,
+  team: string,
+  pool: string,
+): Knex.Raw<{ rows: LedgerRow[] }> {
+  return tx.raw<{ rows: LedgerRow[] }>(
     `select ledger.monthly_budget_micros, ledger.nominal_gpu_units, ${POOL_LOCK_SQL} as pool_locked
      from (values (1)) as one left join lateral (?) as ledger on true`,
     [poolLockKey(pool), ledgerQuery(tx, team, pool).forUpdate('team_quotas')],
   );
-  const [row] = rows;
+}
+
+/** The allowance from the rows {@link lockLedgerAndPoolStatement} answered. */
+export function allowanceOfLockRow(
+  team: string,
+  pool: string,
+  [row]: readonly Partial<LedgerRow>[],
+): LedgerAllowance {
   return allowanceOf(
     team,
     pool,
-    row && row.monthly_budget_micros !== null ? row : undefined,
-    row,
+    row?.monthly_budget_micros !== undefined &&
+      row.monthly_budget_micros !== null
+      ? { monthly_budget_micros: row.monthly_budget_micros }
+      : undefined,
+    { nominal_gpu_units: row?.nominal_gpu_units ?? null },
   );
 }
 
@@ -137,7 +157,7 @@ export async function withHeld(
 /** The read {@link withHeld} makes: one row of the team's held units on the ledger's pool and monthly cost. */
 export function heldOfTeamQuery(
   tx: Knex | Knex.Transaction,
-  ledger: LedgerAllowance,
+  ledger: Pick<LedgerAllowance, 'team' | 'pool'>,
   excludeReservationId?: string,
 ): Knex.QueryBuilder {
   const held = tx('reservations').where({ team: ledger.team, state: 'held' });
