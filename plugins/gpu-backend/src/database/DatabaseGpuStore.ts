@@ -676,12 +676,13 @@ export class DatabaseGpuStore implements GpuStore {
     started: CreateStart,
     after: NonNullable<CreateServiceOutcome['after']>,
   ): void {
+    const ended = this.writes.stamp(input);
     // A transaction without a scope that ended meanwhile may have changed anything, after admission read it.
-    if (this.writes.stamp(input).all !== started.stamp.all) {
+    if (ended.all !== started.stamp.all) {
       return;
     }
-    this.keepPoolHeldAfterCreate(input.pool, after.poolHeld);
-    if (!this.writes.onlyOnPoolSince(started.stamp, input)) {
+    this.keepPoolHeldAfterCreate(input.pool, after.poolHeld, ended.all);
+    if (!WriteVersions.onlyOnPoolBetween(started.stamp, ended)) {
       return;
     }
     const version = this.writes.teamVersion(input.team);
@@ -717,10 +718,13 @@ export class DatabaseGpuStore implements GpuStore {
    * that ended before had committed by then. A snapshot read before a transaction without a scope is left to be read
    * again; the other pools keep their versions (those changed since are read again) and the snapshot its age.
    */
-  private keepPoolHeldAfterCreate(pool: string, held: PoolHeldUnits): void {
+  private keepPoolHeldAfterCreate(
+    pool: string,
+    held: PoolHeldUnits,
+    unscopedEnded: number,
+  ): void {
     const cached = this.poolHeldSnapshot;
-    const version = this.writes.poolsVersion();
-    if (!cached || cached.version.all !== version.all) {
+    if (!cached || cached.version.all !== unscopedEnded) {
       return;
     }
     const snapshot = {
@@ -728,7 +732,7 @@ export class DatabaseGpuStore implements GpuStore {
         all: cached.version.all,
         pools: new Map(cached.version.pools).set(
           pool,
-          version.pools.get(pool) ?? 0,
+          this.writes.poolCount(pool),
         ),
       },
       readAt: cached.readAt,

@@ -46,7 +46,7 @@ export class WriteVersions {
     this.teamPools.set(key, (this.teamPools.get(key) ?? 0) + 1);
   }
 
-  /** Where the transactions that may change `scope`'s team stand now (see {@link WriteVersions.onlyOnPoolSince}). */
+  /** Where the transactions that may change `scope`'s team stand now (see {@link WriteVersions.onlyOnPoolBetween}). */
   stamp(scope: WriteScope): ScopeStamp {
     return {
       all: this.all,
@@ -56,22 +56,26 @@ export class WriteVersions {
   }
 
   /**
-   * Whether every transaction ended since `stamp` that may have changed the team's ledger or month was scoped to the
-   * team on `scope`'s pool: none without a scope, none of the team on another pool. Such transactions (creates) take
-   * the team's lock one after another, so the last of them read under it what the others wrote, and nothing else of
-   * the team changed meanwhile.
+   * Whether every transaction that ended between two stamps of one scope and may have changed the team's ledger or
+   * month was scoped to the team on the scope's pool: none without a scope, none of the team on another pool. Such
+   * transactions (creates) take the team's lock one after another, so the last of them read under it what the others
+   * wrote, and nothing else of the team changed meanwhile.
    */
-  onlyOnPoolSince(stamp: ScopeStamp, scope: WriteScope): boolean {
-    const now = this.stamp(scope);
+  static onlyOnPoolBetween(before: ScopeStamp, after: ScopeStamp): boolean {
     return (
-      now.all === stamp.all &&
-      now.team - stamp.team === now.teamOnPool - stamp.teamOnPool
+      after.all === before.all &&
+      after.team - before.team === after.teamOnPool - before.teamOnPool
     );
   }
 
   /** The version of a team's snapshots: equal while no transaction that may have changed them has ended. */
   teamVersion(team: string): string {
     return `${this.all}/${this.teams.get(team) ?? 0}`;
+  }
+
+  /** The scoped transactions on `pool` ended so far (its entry in {@link WriteVersions.poolsVersion}). */
+  poolCount(pool: string): number {
+    return this.pools.get(pool) ?? 0;
   }
 
   poolsVersion(): PoolsVersion {
