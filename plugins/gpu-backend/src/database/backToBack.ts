@@ -4,10 +4,18 @@ import { Knex } from 'knex';
 /** A statement knex compiles: a query builder or a raw. */
 export type Statement = Knex.QueryBuilder | Knex.Raw;
 
+/**
+ * A statement sent without preparing it: one that answers every column of a table (`select *`). A prepared one fails
+ * ("cached plan must not change result type") once another replica's migration changes the table's columns.
+ */
+export interface Unprepared {
+  unprepared: Statement;
+}
+
 /** What the statements are sent on: node-postgres's client, the transaction's connection. */
 interface PgConnection {
   query(config: {
-    name: string;
+    name?: string;
     text: string;
     values: unknown[];
   }): Promise<{ rows: Record<string, unknown>[] }>;
@@ -25,7 +33,7 @@ interface KnexIds {
  * lock's last holder committed. node-postgres sends the next as soon as the one before answers: no turn of this
  * process's event loop (a busy one under load) comes between a lock being granted and the reads made under it.
  *
- * Each is a named prepared statement of the connection (named by its text), parsed once per connection and, once
+ * Each but an {@link Unprepared} one is a named prepared statement of the connection (named by its text), parsed once per connection and, once
  * PostgreSQL settles on a generic plan, not planned again: the reads a create makes under its locks took a millisecond
  * of the server's parsing and planning every time.
  *
@@ -34,14 +42,15 @@ interface KnexIds {
  */
 export async function backToBack(
   tx: Knex.Transaction,
-  statements: readonly Statement[],
+  statements: readonly (Statement | Unprepared)[],
 ): Promise<Record<string, unknown>[][]> {
   const connection = (await tx.client.acquireConnection()) as PgConnection &
     KnexIds;
   // Queued in this order within one tick: node-postgres runs its queue first in, first out.
   const answers = await Promise.allSettled(
-    statements.map(statement => {
-      const compiled = statement.toSQL();
+    statements.map(sent => {
+      const prepared = !('unprepared' in sent);
+      const compiled = (prepared ? sent : sent.unprepared).toSQL();
       // Announced as knex announces the queries it sends, for whoever listens (statement counts, tracing).
       tx.client.emit('query', {
         ...compiled,
@@ -50,7 +59,7 @@ export async function backToBack(
       });
       const { sql, bindings } = compiled.toNative();
       return connection.query({
-        name: statementName(sql),
+        ...(prepared ? { name: statementName(sql) } : {}),
         text: sql,
         values: [...bindings],
       });

@@ -51,7 +51,7 @@ export async function lockAndReadForCreate(
   const keyQuery = requestKeyQuery(tx, input);
   const [lockRows, ...rest] = await backToBack(tx, [
     lockLedgerAndPoolStatement(tx, team, pool),
-    ...(keyQuery ? [keyQuery] : []),
+    ...(keyQuery ? [{ unprepared: keyQuery }] : []),
     reads.statement,
   ]);
   const [readRow] = rest[rest.length - 1];
