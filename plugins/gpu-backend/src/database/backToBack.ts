@@ -33,9 +33,9 @@ interface KnexIds {
  * lock's last holder committed. node-postgres sends the next as soon as the one before answers: no turn of this
  * process's event loop (a busy one under load) comes between a lock being granted and the reads made under it.
  *
- * Each but an {@link Unprepared} one is a named prepared statement of the connection (named by its text), parsed once per connection and, once
- * PostgreSQL settles on a generic plan, not planned again: the reads a create makes under its locks took a millisecond
- * of the server's parsing and planning every time.
+ * Each but an {@link Unprepared} one is a named prepared statement of the connection (named by its text), parsed
+ * once per connection and, once PostgreSQL settles on a generic plan, not planned again: the reads a create makes
+ * under its locks took a millisecond of the server's parsing and planning every time.
  *
  * The statements must not depend on each other's answers. When one fails, the transaction is aborted and the ones
  * after it fail too: the first failure is thrown.
@@ -65,12 +65,12 @@ export async function backToBack(
       });
     }),
   );
-  return answers.map(answer => {
-    if (answer.status === 'rejected') {
-      throw answers.find(a => a.status === 'rejected')!.reason;
-    }
-    return answer.value.rows;
-  });
+  const rows: Record<string, unknown>[][] = [];
+  for (const answer of answers) {
+    if (answer.status === 'rejected') throw answer.reason;
+    rows.push(answer.value.rows);
+  }
+  return rows;
 }
 
 /** The prepared statement's name: the same for the same text (PostgreSQL keeps at most 63 bytes of it). */
