@@ -12,6 +12,11 @@ const databases = TestDatabases.create({ ids: ['POSTGRES_15', 'SQLITE_3'] });
 const ADMIN = 'user:default/platform-admin';
 /** Long enough that only this store's own transactions make a snapshot stale within a test. */
 const MAX_AGE_MS = 600_000;
+/**
+ * A store's clock for tests that compare a kept month with a fresh read: the month counts the seconds left from the
+ * store's now, which would differ between a create and a later read made in the next second.
+ */
+const stoppedClock = () => new Date('2026-11-20T12:00:00Z');
 
 function create(name: string, team: string, pool: string) {
   return dedicatedCreateInput({ name, team, pool, actor: ADMIN });
@@ -100,8 +105,7 @@ describe.each(databases.eachSupportedId())('quote snapshots on %p', id => {
   });
 
   it("after a create, the team's month is what admission read with the create's reservation, without reading it again", async () => {
-    const clock = () => new Date('2026-11-20T12:00:00Z');
-    const clocked = () => newStore(clock);
+    const clocked = () => newStore(stoppedClock);
     const [writer, other] = await Promise.all([clocked(), clocked()]);
     const readNow = async () =>
       (await clocked()).getMonthSpendSnapshot('search', MAX_AGE_MS);
@@ -175,7 +179,7 @@ describe.each(databases.eachSupportedId())('quote snapshots on %p', id => {
   });
 
   it("keeps a team's snapshots through its concurrent creates on one pool, each as it committed", async () => {
-    const writer = await newStore();
+    const writer = await newStore(stoppedClock);
     await snapshotsOf(writer, 'vision');
     const created = await Promise.all(
       ['burst-a', 'burst-b', 'burst-c'].map(name =>
@@ -191,14 +195,16 @@ describe.each(databases.eachSupportedId())('quote snapshots on %p', id => {
       snapshotsOf(writer, 'vision'),
     );
     expect(sent).toEqual([]);
-    expect(value).toEqual(await snapshotsOf(await newStore(), 'vision'));
+    expect(value).toEqual(
+      await snapshotsOf(await newStore(stoppedClock), 'vision'),
+    );
     expect(value.ledger?.reservedGpuUnits.a100).toBe(
       3 * GPU_UNITS_PER_EQUIVALENT,
     );
   });
 
   it("answers a team's snapshots as read after its concurrent creates on two pools", async () => {
-    const writer = await newStore();
+    const writer = await newStore(stoppedClock);
     await snapshotsOf(writer, 'vision');
     await Promise.all([
       writer.createServiceWithReservation(create('two-a', 'vision', 'a100')),
@@ -212,7 +218,9 @@ describe.each(databases.eachSupportedId())('quote snapshots on %p', id => {
       snapshotsOf(writer, 'vision'),
     );
     expect(sent.length).toBe(id === 'POSTGRES_15' ? 2 : 0);
-    expect(value).toEqual(await snapshotsOf(await newStore(), 'vision'));
+    expect(value).toEqual(
+      await snapshotsOf(await newStore(stoppedClock), 'vision'),
+    );
     expect(value.ledger?.reservedGpuUnits).toEqual({
       a100: 4 * GPU_UNITS_PER_EQUIVALENT,
       h100: GPU_UNITS_PER_EQUIVALENT,
