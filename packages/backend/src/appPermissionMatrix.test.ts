@@ -431,10 +431,16 @@ describe.each(DATABASES)(
         });
         expect(res.status).toBe(201);
         const { id } = await res.json();
-        // Running (a worker claimed it), so reading and cancelling act on a task in progress.
-        await waitFor(`task ${id} to run`, async () => {
-          const task = await call(role, `/api/scaffolder/v2/tasks/${id}`);
-          return (await task.json()).status === 'processing' ? true : undefined;
+        // Running its step, so reading and cancelling act on a task in progress. Claimed is not enough: until its
+        // first step's event, the scaffolder's cancel answers 500 (plugin-scaffolder-backend 4.3.0's
+        // `StorageTaskBroker.cancel` reduces the events with a step id, and the start-up log has none).
+        await waitFor(`task ${id} to run its step`, async () => {
+          const events = await call(
+            role,
+            `/api/scaffolder/v2/tasks/${id}/events`,
+          );
+          const list: { body?: { stepId?: string } }[] = await events.json();
+          return list.some(event => event.body?.stepId) ? true : undefined;
         });
         return id;
       };
