@@ -160,6 +160,23 @@ describe.each(databases.eachSupportedId())('DatabaseGpuStore on %p', id => {
     expect(await ledger()).toHaveLength(0);
   });
 
+  it("never admits more than the team's quota: ten of its creates race for its 4 GPU-equivalents", async () => {
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) =>
+        store.createServiceWithReservation(request(`race-${i}`)),
+      ),
+    );
+    const refused = results.flatMap(r =>
+      r.status === 'rejected' ? [r.reason] : [],
+    );
+    expect(refused).toHaveLength(6);
+    for (const error of refused) {
+      expect(error).toBeInstanceOf(ConflictError);
+    }
+    expect(await ledger()).toHaveLength(4);
+    expect(await knex('services')).toHaveLength(4);
+  });
+
   it('rejects over budget and a team without quota', async () => {
     await expect(
       store.createServiceWithReservation(
