@@ -310,14 +310,29 @@ describeOnLocalCluster(
           ? true
           : undefined;
       });
-      // With KEDA's HTTP add-on running, the ScaledObject of the same name it made is owned by the HTTPScaledObject:
-      // the garbage collector removes it once the HTTPScaledObject is pruned, and the service's watch puts it back.
+      // With KEDA's HTTP add-on running, the ScaledObject of the same name it made is owned by the HTTPScaledObject,
+      // maybe only since just after the apply: the prune keeps it from the garbage collector and applies it again once
+      // the HTTPScaledObject is gone.
       for (const object of second.manifests) {
         await eventually(
           `${object.kind} of generation 2 in the cluster`,
           async () => ((await live(object)) !== undefined ? true : undefined),
         );
       }
+      // The wake query's, not the add-on's (its external-push trigger), and no longer owned by the pruned object.
+      const liveScaledObject = (await live(
+        scaledObject,
+      )) as KubernetesObject & {
+        spec?: { triggers?: Array<{ type: string }> };
+      };
+      expect(liveScaledObject.spec?.triggers?.map(t => t.type)).toEqual(
+        (
+          scaledObject as KubernetesObject & {
+            spec: { triggers: Array<{ type: string }> };
+          }
+        ).spec.triggers.map(t => t.type),
+      );
+      expect(liveScaledObject.metadata?.ownerReferences ?? []).toEqual([]);
       const event = await appliedEvent(first.id);
       expect(event?.after?.pruned).toEqual([
         {

@@ -21,6 +21,7 @@ import {
   needsPrune,
   ownersOfRendered,
   pruneServiceObjects,
+  replacedObjects,
   SERVICE_OBJECT_KINDS,
   staleServiceObjects,
   teardownKinds,
@@ -319,6 +320,131 @@ describe('ownersOfRendered', () => {
     expect(
       ownersOfRendered([], [httpScaledObject, scaledObject, unrelated]).size,
     ).toBe(0);
+  });
+});
+
+describe('a replaced HTTPScaledObject', () => {
+  const httpScaledObject: KubernetesObject = {
+    apiVersion: 'http.keda.sh/v1alpha1',
+    kind: 'HTTPScaledObject',
+    metadata: {
+      name: 'summariser',
+      namespace: NAMESPACE,
+      uid: 'h-1',
+      labels: OURS,
+    },
+  };
+  /** The wake query's ScaledObject of the HTTPScaledObject's name, as rendered. */
+  const wakeQuery: KubernetesObject = {
+    apiVersion: 'keda.sh/v1alpha1',
+    kind: 'ScaledObject',
+    metadata: { name: 'summariser', namespace: NAMESPACE, labels: OURS },
+  };
+  const hpa: KubernetesObject = {
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+    metadata: { name: 'summariser', namespace: NAMESPACE, labels: OURS },
+  };
+
+  it('is replaced only by a ScaledObject of its name, which its add-on makes; nothing else replaces anything', () => {
+    const stale = [refOf(httpScaledObject)];
+    expect(replacedObjects([wakeQuery], stale)).toEqual(stale);
+    // The service no longer scales through KEDA, or its ScaledObject has another name or namespace.
+    expect(replacedObjects([hpa], stale)).toEqual([]);
+    expect(
+      replacedObjects(
+        [{ ...wakeQuery, metadata: { ...wakeQuery.metadata, name: 'other' } }],
+        stale,
+      ),
+    ).toEqual([]);
+    expect(
+      replacedObjects(
+        [
+          {
+            ...wakeQuery,
+            metadata: { ...wakeQuery.metadata, namespace: 'elsewhere' },
+          },
+        ],
+        stale,
+      ),
+    ).toEqual([]);
+    // A ScaledObject replaced by an HPA of its name: KEDA's HPA of it goes with it.
+    expect(replacedObjects([hpa], [refOf(wakeQuery)])).toEqual([]);
+  });
+
+  /**
+   * A cluster serving every kind where the HTTPScaledObject is listed before its add-on took up the ScaledObject of
+   * its name (no ownerReference yet), and is gone after `readsUntilGone` reads.
+   */
+  function cluster(readsUntilGone: number) {
+    const calls: string[] = [];
+    let reads = 0;
+    const applier = {
+      cluster: 'gpu-eu',
+      serves: async () => true,
+      list: async ({ kind }: { kind: string }) => {
+        if (kind === 'HTTPScaledObject') return [httpScaledObject];
+        if (kind !== 'ScaledObject') return [];
+        return [
+          { ...wakeQuery, metadata: { ...wakeQuery.metadata, uid: 's-1' } },
+        ];
+      },
+      deleteObjects: async (
+        refs: ReturnType<typeof refOf>[],
+        options?: { orphanDependents?: boolean },
+      ) => {
+        calls.push(
+          `delete ${refs.map(r => r.kind).join()} orphan=${Boolean(
+            options?.orphanDependents,
+          )}`,
+        );
+        return refs.map(ref => ({ ref, outcome: 'deleted' as const }));
+      },
+      read: async (ref: ReturnType<typeof refOf>) => {
+        calls.push(`read ${ref.kind}`);
+        reads += 1;
+        return reads > readsUntilGone ? undefined : httpScaledObject;
+      },
+      apply: async (objects: KubernetesObject[]) => {
+        calls.push(`apply ${kindsOf(objects).join()}`);
+        return [];
+      },
+    };
+    return { applier, calls };
+  }
+
+  it('is deleted keeping its dependents, and what replaces it is applied again once it is gone', async () => {
+    const { applier, calls } = cluster(2);
+    const sleeps: number[] = [];
+    expect(
+      await pruneServiceObjects(
+        applier,
+        { id: SERVICE_ID, namespace: NAMESPACE, manifests: [wakeQuery] },
+        { intervalMs: 100, sleep: async ms => void sleeps.push(ms) },
+      ),
+    ).toEqual([refOf(httpScaledObject)]);
+    expect(calls).toEqual([
+      'delete HTTPScaledObject orphan=true',
+      'read HTTPScaledObject',
+      'read HTTPScaledObject',
+      'read HTTPScaledObject',
+      'apply ScaledObject',
+    ]);
+    expect(sleeps).toEqual([100, 100]);
+  });
+
+  it("still there after the wait (its finalizer's controller not running): the prune fails naming it, nothing applied again", async () => {
+    const { applier, calls } = cluster(Infinity);
+    await expect(
+      pruneServiceObjects(
+        applier,
+        { id: SERVICE_ID, namespace: NAMESPACE, manifests: [wakeQuery] },
+        { timeoutMs: 0, sleep: async () => {} },
+      ),
+    ).rejects.toThrow(
+      `HTTPScaledObject ${NAMESPACE}/summariser on cluster 'gpu-eu' failed after 1 attempt: still there 0 s after its prune`,
+    );
+    expect(calls.filter(c => c.startsWith('apply'))).toEqual([]);
   });
 });
 

@@ -5,6 +5,7 @@ import {
   OWNERSHIP_LABELS,
 } from '@gpu-platform/backstage-plugin-gpu-node';
 import { describeRef, refOf } from './objectRef';
+import { KubernetesApplyError } from './errors';
 import type { ClusterApplier, ObjectRef, OwnedKind } from './types';
 
 /** A kind of object, at the API version it is listed with. */
@@ -158,17 +159,23 @@ export async function teardownKinds(
  * earlier generation's), as `kubectl apply --prune` or Flux's garbage collection do: per kind of
  * {@link SERVICE_OBJECT_KINDS} that the cluster serves (a kind whose CRD is not installed, e.g. KEDA's, is skipped),
  * one list by the service's ownership labels in its namespace, then one delete per object
- * {@link staleServiceObjects} chooses. Returns what it deleted (an object gone meanwhile included). Throws
- * `KubernetesApplyError` when a list or delete fails after its retries; what was deleted before stays deleted, and
- * a prune run again finds the rest.
+ * {@link staleServiceObjects} chooses, keeping the dependents of one a rendered object depends on or replaces
+ * ({@link ownersOfRendered}, {@link replacedObjects}); what replaces an object is applied again once it is gone.
+ * Returns what it deleted (an object gone meanwhile included). Throws `KubernetesApplyError` when a list or delete
+ * fails after its retries, or a replaced object is not gone in time; what was deleted before stays deleted, and a
+ * prune run again finds the rest.
  */
 export async function pruneServiceObjects(
-  applier: Pick<ClusterApplier, 'serves' | 'list' | 'deleteObjects'>,
+  applier: Pick<
+    ClusterApplier,
+    'cluster' | 'serves' | 'list' | 'deleteObjects' | 'read' | 'apply'
+  >,
   service: {
     id: string;
     namespace: string;
     manifests: readonly KubernetesObject[];
   },
+  options: ReplacementWait = {},
 ): Promise<ObjectRef[]> {
   const labelSelector = `${OWNERSHIP_LABELS.serviceId}=${service.id},${OWNERSHIP_LABELS.managedBy}=${FIELD_MANAGER}`;
   const found: KubernetesObject[] = [];
@@ -182,14 +189,17 @@ export async function pruneServiceObjects(
     );
   }
   const stale = staleServiceObjects(service.id, service.manifests, found);
-  const ownersOfKept = ownersOfRendered(service.manifests, found);
+  const keepDependents = ownersOfRendered(service.manifests, found);
+  const replaced = replacedObjects(service.manifests, stale);
+  for (const ref of replaced) keepDependents.add(identityOf(ref));
   const deleted: ObjectRef[] = [];
   for (const ref of stale) {
     const [result] = await applier.deleteObjects([ref], {
-      orphanDependents: ownersOfKept.has(identityOf(ref)),
+      orphanDependents: keepDependents.has(identityOf(ref)),
     });
     deleted.push(result.ref);
   }
+  await applyReplacementsAgain(applier, service.manifests, replaced, options);
   return deleted;
 }
 
@@ -216,6 +226,94 @@ export function ownersOfRendered(
       .filter(object => ownerUids.has(object.metadata?.uid ?? ''))
       .map(object => identityOf(refOf(object))),
   );
+}
+
+/** How long a prune waits for a replaced object to be gone before it applies what replaces it again (tests). */
+export interface ReplacementWait {
+  timeoutMs?: number;
+  intervalMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * What a controller makes from an object of a kind the product renders, under the object's own name, and owns: KEDA's
+ * HTTP add-on makes a ScaledObject of each HTTPScaledObject's name. By group and kind.
+ */
+const MADE_UNDER_ITS_NAME: ReadonlyMap<string, string> = new Map([
+  ['http.keda.sh/HTTPScaledObject', 'keda.sh/ScaledObject'],
+]);
+
+/** The rendered object a controller of the stale object made under its name and the manifests now render, if any. */
+function replacementOf(
+  ref: ObjectRef,
+  manifests: readonly KubernetesObject[],
+): KubernetesObject | undefined {
+  const made = MADE_UNDER_ITS_NAME.get(
+    `${groupOf(ref.apiVersion)}/${ref.kind}`,
+  );
+  return made === undefined
+    ? undefined
+    : manifests.find(m => {
+        const r = refOf(m);
+        return (
+          `${groupOf(r.apiVersion)}/${r.kind}` === made &&
+          r.name === ref.name &&
+          (r.namespace ?? '') === (ref.namespace ?? '')
+        );
+      });
+}
+
+/**
+ * Of the stale objects, those replaced by what their controller made under their name and the manifests now render
+ * ({@link MADE_UNDER_ITS_NAME}): a wake query's ScaledObject replaces the HTTPScaledObject of its name, whose add-on
+ * made and owns a ScaledObject of that name. The add-on may take the ScaledObject up after the prune listed it (the
+ * apply came first, the add-on a moment later), so the list's ownerReferences ({@link ownersOfRendered}) cannot be
+ * trusted to name it: a replaced object is deleted keeping its dependents, and what replaces it applied again once
+ * it is gone ({@link applyReplacementsAgain}).
+ */
+export function replacedObjects(
+  manifests: readonly KubernetesObject[],
+  stale: readonly ObjectRef[],
+): ObjectRef[] {
+  return stale.filter(ref => replacementOf(ref, manifests) !== undefined);
+}
+
+/**
+ * Once each replaced object is gone (its finalizers run: KEDA's HTTP add-on no longer touches the ScaledObject of its
+ * name), applies what replaces it again: whatever the add-on wrote into it between the apply and the prune is
+ * overwritten, and one the garbage collector took with its owner is made again. Throws `KubernetesApplyError` when a replaced object is still there after the wait (a finalizer whose
+ * controller is not running): the prune is tried again.
+ */
+async function applyReplacementsAgain(
+  applier: Pick<ClusterApplier, 'read' | 'apply' | 'cluster'>,
+  manifests: readonly KubernetesObject[],
+  replaced: readonly ObjectRef[],
+  {
+    timeoutMs = 30_000,
+    intervalMs = 250,
+    sleep = ms => new Promise(resolve => setTimeout(resolve, ms)),
+  }: ReplacementWait,
+): Promise<void> {
+  if (replaced.length === 0) return;
+  for (const ref of replaced) {
+    const deadline = Date.now() + timeoutMs;
+    let attempts = 1;
+    while (await applier.read(ref)) {
+      if (Date.now() >= deadline) {
+        throw new KubernetesApplyError(
+          applier.cluster,
+          ref,
+          attempts,
+          `still there ${Math.round(
+            timeoutMs / 1000,
+          )} s after its prune (a finalizer whose controller does not run?); what replaces it is applied once it is gone`,
+        );
+      }
+      attempts += 1;
+      await sleep(intervalMs);
+    }
+  }
+  await applier.apply(replaced.map(ref => replacementOf(ref, manifests)!));
 }
 
 /**
