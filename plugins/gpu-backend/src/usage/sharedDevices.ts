@@ -149,9 +149,11 @@ export function nestedShares(parts: number[], rates: number[]): number[] {
     const piece =
       parts[order[k - 1]] - (k < order.length ? parts[order[k]] : 0);
     if (piece <= 0) continue;
-    const there = order.slice(0, k);
-    const total = there.reduce((t, i) => t + rates[i], 0);
-    for (const i of there) {
+    // The pods there are the first k of `order`.
+    let total = 0;
+    for (let j = 0; j < k; j++) total += rates[order[j]];
+    for (let j = 0; j < k; j++) {
+      const i = order[j];
       shares[i] += (piece / top) * (total > 0 ? rates[i] / total : 1 / k);
     }
   }
@@ -259,7 +261,8 @@ export function attributeSharedSteps(input: {
     ) => {
       const own = Math.max(0, tokens ?? 0) / Math.max(part, 1e-9);
       if (part >= 1) return own;
-      for (const near of [t + step, t - step]) {
+      for (let side = 0; side < 2; side++) {
+        const near = side === 0 ? t + step : t - step;
         const there = labelledByStep.get(near)?.get(pod);
         const nearTokens = tokensOf.get(pod)?.get(near);
         if (

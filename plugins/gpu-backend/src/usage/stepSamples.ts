@@ -17,6 +17,7 @@ import {
   windowRange,
 } from '../metrics/promql';
 import { StepGrid } from '../metrics/stepGrid';
+import { StepValues, TimeValues } from '../metrics/stepValues';
 
 /** Which DCGM figure a series is: GPU utilisation (percent) or graphics engine activity (0 to 1). */
 export type SampledMetric = 'util' | 'engine';
@@ -33,8 +34,9 @@ export interface StepSamples {
   gpu: string;
   migInstance?: string;
   metric: SampledMetric;
-  counts: Map<number, number>;
-  sums: Map<number, number>;
+  /** By step time (`StepValues` on the query's grid). */
+  counts: TimeValues;
+  sums: TimeValues;
 }
 
 const STAT = 'gpu_usage_stat';
@@ -88,21 +90,29 @@ export async function collectStepSamples(options: {
   );
   if (!answer.ok) return answer;
   const out = dcgmOutputLabels(labels);
-  const series = new Map<string, StepSamples>();
+  const onGrid = {
+    start: grid.start,
+    step: grid.step,
+    length: grid.times.length,
+  };
+  const series = new Map<
+    string,
+    StepSamples & { counts: StepValues; sums: StepValues }
+  >();
   for (const s of answer.data) {
     const stat = s.labels[STAT] ?? '';
     const [metric, kind] = stat.split('_') as [SampledMetric, string];
     if (metric !== 'util' && metric !== 'engine') continue;
     const migInstance = s.labels[out.migInstance];
-    const entry: StepSamples = {
+    const entry: StepSamples & { counts: StepValues; sums: StepValues } = {
       namespace: s.labels[out.namespace] ?? '',
       pod: s.labels[out.pod] ?? '',
       hostname: s.labels[out.hostname] ?? '',
       gpu: s.labels[out.gpu] ?? '',
       ...(migInstance ? { migInstance } : {}),
       metric,
-      counts: new Map(),
-      sums: new Map(),
+      counts: new StepValues(onGrid),
+      sums: new StepValues(onGrid),
     };
     const key = `${metric}|${entry.namespace}/${entry.pod}@${entry.hostname}/${
       entry.gpu
@@ -120,6 +130,22 @@ export async function collectStepSamples(options: {
   };
 }
 
+/** How often each sample count occurs at the steps inside a series' runs, and the most samples one step had. */
+function countsInsideRuns(
+  counts: TimeValues,
+  step: number,
+): { frequency: Map<number, number>; most: number } {
+  const frequency = new Map<number, number>();
+  let most = 0;
+  counts.forEach((count, t) => {
+    most = Math.max(most, count);
+    if (count <= 0) return;
+    if ((counts.get(t - step) ?? 0) > 0 && (counts.get(t + step) ?? 0) > 0)
+      frequency.set(count, (frequency.get(count) ?? 0) + 1);
+  });
+  return { frequency, most };
+}
+
 /**
  * Samples the exporter writes in a step of `step` seconds, from sample counts per step of each series, read from the
  * steps inside a series' runs (the steps before and after it sampled too, so a series' first and last steps, which
@@ -130,19 +156,14 @@ export async function collectStepSamples(options: {
  * series; where no series has such a step, the most samples one step had. At least one.
  */
 export function samplesPerStep(
-  series: Iterable<ReadonlyMap<number, number>>,
+  series: Iterable<TimeValues>,
   step: number,
 ): number {
   let best = 0;
   let most = 0;
   for (const counts of series) {
-    const frequency = new Map<number, number>();
-    for (const [t, count] of counts) {
-      most = Math.max(most, count);
-      if (count <= 0) continue;
-      if ((counts.get(t - step) ?? 0) > 0 && (counts.get(t + step) ?? 0) > 0)
-        frequency.set(count, (frequency.get(count) ?? 0) + 1);
-    }
+    const { frequency, most: seriesMost } = countsInsideRuns(counts, step);
+    most = Math.max(most, seriesMost);
     const ranked = [...frequency].sort((a, b) => b[1] - a[1] || b[0] - a[0]);
     if (ranked.length === 0) continue;
     const [[top, topSeen], next] = ranked;
@@ -188,7 +209,10 @@ export function stepCounts(samples: StepSamples[]): {
     { namespace: string; deployment: string; steps: Set<number> }
   >();
   for (const s of samples) {
-    const sampledSteps = [...s.counts].filter(([, n]) => n > 0).map(([t]) => t);
+    const sampledSteps: number[] = [];
+    s.counts.forEach((n, t) => {
+      if (n > 0) sampledSteps.push(t);
+    });
     const k = `${s.namespace}/${s.pod}@${s.hostname}/${s.gpu}/${
       s.migInstance ?? ''
     }`;
