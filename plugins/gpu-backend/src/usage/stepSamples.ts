@@ -17,7 +17,6 @@ import {
   windowRange,
 } from '../metrics/promql';
 import { StepGrid } from '../metrics/stepGrid';
-import { StepValues, TimeValues } from '../metrics/stepValues';
 
 /** Which DCGM figure a series is: GPU utilisation (percent) or graphics engine activity (0 to 1). */
 export type SampledMetric = 'util' | 'engine';
@@ -34,9 +33,8 @@ export interface StepSamples {
   gpu: string;
   migInstance?: string;
   metric: SampledMetric;
-  /** By step time (`StepValues` on the query's grid). */
-  counts: TimeValues;
-  sums: TimeValues;
+  counts: Map<number, number>;
+  sums: Map<number, number>;
 }
 
 const STAT = 'gpu_usage_stat';
@@ -90,29 +88,21 @@ export async function collectStepSamples(options: {
   );
   if (!answer.ok) return answer;
   const out = dcgmOutputLabels(labels);
-  const onGrid = {
-    start: grid.start,
-    step: grid.step,
-    length: grid.times.length,
-  };
-  const series = new Map<
-    string,
-    StepSamples & { counts: StepValues; sums: StepValues }
-  >();
+  const series = new Map<string, StepSamples>();
   for (const s of answer.data) {
     const stat = s.labels[STAT] ?? '';
     const [metric, kind] = stat.split('_') as [SampledMetric, string];
     if (metric !== 'util' && metric !== 'engine') continue;
     const migInstance = s.labels[out.migInstance];
-    const entry: StepSamples & { counts: StepValues; sums: StepValues } = {
+    const entry: StepSamples = {
       namespace: s.labels[out.namespace] ?? '',
       pod: s.labels[out.pod] ?? '',
       hostname: s.labels[out.hostname] ?? '',
       gpu: s.labels[out.gpu] ?? '',
       ...(migInstance ? { migInstance } : {}),
       metric,
-      counts: new StepValues(onGrid),
-      sums: new StepValues(onGrid),
+      counts: new Map(),
+      sums: new Map(),
     };
     const key = `${metric}|${entry.namespace}/${entry.pod}@${entry.hostname}/${
       entry.gpu
@@ -130,22 +120,6 @@ export async function collectStepSamples(options: {
   };
 }
 
-/** How often each sample count occurs at the steps inside a series' runs, and the most samples one step had. */
-function countsInsideRuns(
-  counts: TimeValues,
-  step: number,
-): { frequency: Map<number, number>; most: number } {
-  const frequency = new Map<number, number>();
-  let most = 0;
-  counts.forEach((count, t) => {
-    most = Math.max(most, count);
-    if (count <= 0) return;
-    if ((counts.get(t - step) ?? 0) > 0 && (counts.get(t + step) ?? 0) > 0)
-      frequency.set(count, (frequency.get(count) ?? 0) + 1);
-  });
-  return { frequency, most };
-}
-
 /**
  * Samples the exporter writes in a step of `step` seconds, from sample counts per step of each series, read from the
  * steps inside a series' runs (the steps before and after it sampled too, so a series' first and last steps, which
@@ -156,14 +130,19 @@ function countsInsideRuns(
  * series; where no series has such a step, the most samples one step had. At least one.
  */
 export function samplesPerStep(
-  series: Iterable<TimeValues>,
+  series: Iterable<ReadonlyMap<number, number>>,
   step: number,
 ): number {
   let best = 0;
   let most = 0;
   for (const counts of series) {
-    const { frequency, most: seriesMost } = countsInsideRuns(counts, step);
-    most = Math.max(most, seriesMost);
+    const frequency = new Map<number, number>();
+    for (const [t, count] of counts) {
+      most = Math.max(most, count);
+      if (count <= 0) continue;
+      if ((counts.get(t - step) ?? 0) > 0 && (counts.get(t + step) ?? 0) > 0)
+        frequency.set(count, (frequency.get(count) ?? 0) + 1);
+    }
     const ranked = [...frequency].sort((a, b) => b[1] - a[1] || b[0] - a[0]);
     if (ranked.length === 0) continue;
     const [[top, topSeen], next] = ranked;
