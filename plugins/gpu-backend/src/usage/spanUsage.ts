@@ -50,7 +50,7 @@ export function spanFigure(
   let sampled = 0;
   let steps = 0;
   let seriesPerPod = 0;
-  // Every step of every pod: nothing is allocated inside (an overview reads hundreds of thousands of them).
+  // Every step of every pod, no array built per step (an overview reads hundreds of thousands of them).
   for (const t of grid.times) {
     const w = stepWeight(span, t, grid.step);
     if (w <= 0) continue;
