@@ -21,7 +21,7 @@ import {
   needsPrune,
   ownersOfRendered,
   pruneServiceObjects,
-  replacedObjects,
+  replacements,
   SERVICE_OBJECT_KINDS,
   staleServiceObjects,
   teardownKinds,
@@ -348,17 +348,19 @@ describe('a replaced HTTPScaledObject', () => {
 
   it('is replaced only by a ScaledObject of its name, which its add-on makes; nothing else replaces anything', () => {
     const stale = [refOf(httpScaledObject)];
-    expect(replacedObjects([wakeQuery], stale)).toEqual(stale);
+    expect(replacements([wakeQuery], stale)).toEqual([
+      { replaced: stale[0], by: wakeQuery },
+    ]);
     // The service no longer scales through KEDA, or its ScaledObject has another name or namespace.
-    expect(replacedObjects([hpa], stale)).toEqual([]);
+    expect(replacements([hpa], stale)).toEqual([]);
     expect(
-      replacedObjects(
+      replacements(
         [{ ...wakeQuery, metadata: { ...wakeQuery.metadata, name: 'other' } }],
         stale,
       ),
     ).toEqual([]);
     expect(
-      replacedObjects(
+      replacements(
         [
           {
             ...wakeQuery,
@@ -369,7 +371,7 @@ describe('a replaced HTTPScaledObject', () => {
       ),
     ).toEqual([]);
     // A ScaledObject replaced by an HPA of its name: KEDA's HPA of it goes with it.
-    expect(replacedObjects([hpa], [refOf(wakeQuery)])).toEqual([]);
+    expect(replacements([hpa], [refOf(wakeQuery)])).toEqual([]);
   });
 
   /**

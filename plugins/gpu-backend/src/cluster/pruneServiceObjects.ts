@@ -160,7 +160,7 @@ export async function teardownKinds(
  * {@link SERVICE_OBJECT_KINDS} that the cluster serves (a kind whose CRD is not installed, e.g. KEDA's, is skipped),
  * one list by the service's ownership labels in its namespace, then one delete per object
  * {@link staleServiceObjects} chooses, keeping the dependents of one a rendered object depends on or replaces
- * ({@link ownersOfRendered}, {@link replacedObjects}); what replaces an object is applied again once it is gone.
+ * ({@link ownersOfRendered}, {@link replacements}); what replaces an object is applied again once it is gone.
  * Returns what it deleted (an object gone meanwhile included). Throws `KubernetesApplyError` when a list or delete
  * fails after its retries, or a replaced object is not gone in time; what was deleted before stays deleted, and a
  * prune run again finds the rest.
@@ -190,8 +190,8 @@ export async function pruneServiceObjects(
   }
   const stale = staleServiceObjects(service.id, service.manifests, found);
   const keepDependents = ownersOfRendered(service.manifests, found);
-  const replaced = replacedObjects(service.manifests, stale);
-  for (const ref of replaced) keepDependents.add(identityOf(ref));
+  const replaced = replacements(service.manifests, stale);
+  for (const r of replaced) keepDependents.add(identityOf(r.replaced));
   const deleted: ObjectRef[] = [];
   for (const ref of stale) {
     const [result] = await applier.deleteObjects([ref], {
@@ -199,7 +199,7 @@ export async function pruneServiceObjects(
     });
     deleted.push(result.ref);
   }
-  await applyReplacementsAgain(applier, service.manifests, replaced, options);
+  await applyReplacementsAgain(applier, replaced, options);
   return deleted;
 }
 
@@ -237,30 +237,16 @@ export interface ReplacementWait {
 
 /**
  * What a controller makes from an object of a kind the product renders, under the object's own name, and owns: KEDA's
- * HTTP add-on makes a ScaledObject of each HTTPScaledObject's name. By group and kind.
+ * HTTP add-on makes a ScaledObject of each HTTPScaledObject's name. By group and kind (as {@link identityOf} starts).
  */
 const MADE_UNDER_ITS_NAME: ReadonlyMap<string, string> = new Map([
   ['http.keda.sh/HTTPScaledObject', 'keda.sh/ScaledObject'],
 ]);
 
-/** The rendered object a controller of the stale object made under its name and the manifests now render, if any. */
-function replacementOf(
-  ref: ObjectRef,
-  manifests: readonly KubernetesObject[],
-): KubernetesObject | undefined {
-  const made = MADE_UNDER_ITS_NAME.get(
-    `${groupOf(ref.apiVersion)}/${ref.kind}`,
-  );
-  return made === undefined
-    ? undefined
-    : manifests.find(m => {
-        const r = refOf(m);
-        return (
-          `${groupOf(r.apiVersion)}/${r.kind}` === made &&
-          r.name === ref.name &&
-          (r.namespace ?? '') === (ref.namespace ?? '')
-        );
-      });
+/** A stale object, and the rendered object its controller made under its name that replaces it. */
+export interface Replacement {
+  replaced: ObjectRef;
+  by: KubernetesObject;
 }
 
 /**
@@ -271,23 +257,32 @@ function replacementOf(
  * trusted to name it: a replaced object is deleted keeping its dependents, and what replaces it applied again once
  * it is gone ({@link applyReplacementsAgain}).
  */
-export function replacedObjects(
+export function replacements(
   manifests: readonly KubernetesObject[],
   stale: readonly ObjectRef[],
-): ObjectRef[] {
-  return stale.filter(ref => replacementOf(ref, manifests) !== undefined);
+): Replacement[] {
+  const rendered = new Map(manifests.map(m => [identityOf(refOf(m)), m]));
+  return stale.flatMap(replaced => {
+    const made = MADE_UNDER_ITS_NAME.get(
+      `${groupOf(replaced.apiVersion)}/${replaced.kind}`,
+    );
+    const by =
+      made &&
+      rendered.get(`${made}/${replaced.namespace ?? ''}/${replaced.name}`);
+    return by ? [{ replaced, by }] : [];
+  });
 }
 
 /**
  * Once each replaced object is gone (its finalizers run: KEDA's HTTP add-on no longer touches the ScaledObject of its
  * name), applies what replaces it again: whatever the add-on wrote into it between the apply and the prune is
- * overwritten, and one the garbage collector took with its owner is made again. Throws `KubernetesApplyError` when a replaced object is still there after the wait (a finalizer whose
- * controller is not running): the prune is tried again.
+ * overwritten, and one the garbage collector took with its owner is made again. Throws `KubernetesApplyError` when a
+ * replaced object is still there after the wait (a finalizer whose controller is not running): the prune is tried
+ * again.
  */
 async function applyReplacementsAgain(
   applier: Pick<ClusterApplier, 'read' | 'apply' | 'cluster'>,
-  manifests: readonly KubernetesObject[],
-  replaced: readonly ObjectRef[],
+  replaced: readonly Replacement[],
   {
     timeoutMs = 30_000,
     intervalMs = 250,
@@ -295,7 +290,7 @@ async function applyReplacementsAgain(
   }: ReplacementWait,
 ): Promise<void> {
   if (replaced.length === 0) return;
-  for (const ref of replaced) {
+  for (const { replaced: ref } of replaced) {
     const deadline = Date.now() + timeoutMs;
     let attempts = 1;
     while (await applier.read(ref)) {
@@ -313,7 +308,7 @@ async function applyReplacementsAgain(
       await sleep(intervalMs);
     }
   }
-  await applier.apply(replaced.map(ref => replacementOf(ref, manifests)!));
+  await applier.apply(replaced.map(r => r.by));
 }
 
 /**
