@@ -348,6 +348,53 @@ describeOnLocalCluster(
       ]);
     });
 
+    it('objects of a service deleted by hand, its HTTPScaledObject and Service, are applied again by the status refresh', async () => {
+      const service = await create('drift-objects', 'l4-ondemand', {
+        autoscaling: {
+          minReplicas: 0,
+          maxReplicas: 1,
+          targetQueueDepth: 4,
+          engine: 'keda',
+        },
+      });
+      const deleted = [
+        find(service, 'HTTPScaledObject'),
+        find(service, 'Service'),
+      ];
+      const uids = new Map<KubernetesObject, string | undefined>();
+      for (const object of deleted) {
+        uids.set(object, (await live(object))?.metadata?.uid);
+        const res = await raw.request('DELETE', await raw.objectPath(object));
+        expect(res.status).toBeLessThan(300);
+      }
+      for (const object of deleted) {
+        await eventually(`${object.kind} applied again`, async () => {
+          const again = await live(object);
+          return again &&
+            !again.metadata?.deletionTimestamp &&
+            again.metadata?.uid !== uids.get(object)
+            ? true
+            : undefined;
+        });
+      }
+      const res = await http
+        .get('/api/gpu/audit')
+        .query({
+          subjectId: service.id,
+          action: 'service.status',
+          order: 'asc',
+        })
+        .expect(200);
+      const repairs = (
+        res.body.items as Array<{ after?: { statusReason?: string } }>
+      )
+        .map(e => e.after?.statusReason ?? '')
+        .filter(reason => reason.startsWith('Applying again'));
+      expect(repairs.length).toBeGreaterThan(0);
+      expect(repairs[0]).toMatch(/is missing|are missing/);
+      await applied(service.id, 1);
+    });
+
     it("a deleted service loses its objects of every kind the product renders, also one its manifests do not hold; another service's look-alike stays", async () => {
       const service = await create('prune-teardown', 'l4-ondemand');
       const deployment = find(service, 'Deployment');

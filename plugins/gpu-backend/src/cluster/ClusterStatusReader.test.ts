@@ -15,6 +15,8 @@ import { ClusterStatusReader } from './ClusterStatusReader';
 import { KubernetesApplier } from './KubernetesApplier';
 import { KubernetesClientFactory } from './KubernetesClientFactory';
 import { KubernetesApplyError } from './errors';
+import { refOf } from './objectRef';
+import { ObjectRef } from './types';
 
 const BASE = 'https://status.test:6443';
 const NAMESPACE = 'ml-platform';
@@ -42,15 +44,15 @@ async function setup(options: { pageSize?: number } = {}) {
     serviceAccountToken: 'token',
   });
   const applier = new KubernetesApplier({ cluster: 'gpu-eu', client });
-  const apply = async (request: ServiceRequest, serviceId: string) =>
-    applier.apply(
-      renderServiceManifests(
-        platform,
-        { ...request, namespace: NAMESPACE },
-        { tier: 'dedicated', pool: 'l4-ondemand', gpusPerReplica: 1 },
-        { serviceId },
-      ),
+  const render = (request: ServiceRequest, serviceId: string) =>
+    renderServiceManifests(
+      platform,
+      { ...request, namespace: NAMESPACE },
+      { tier: 'dedicated', pool: 'l4-ondemand', gpusPerReplica: 1 },
+      { serviceId },
     );
+  const apply = async (request: ServiceRequest, serviceId: string) =>
+    applier.apply(render(request, serviceId));
   await apply(devSummariser, SERVICE_ID);
   const reader = new ClusterStatusReader({
     cluster: 'gpu-eu',
@@ -59,17 +61,18 @@ async function setup(options: { pageSize?: number } = {}) {
     pageSize: options.pageSize,
     now: () => new Date(SIMULATED_NOW),
   });
-  const read = () =>
+  const read = (others?: ObjectRef[]) =>
     reader.read({
       serviceId: SERVICE_ID,
       namespace: NAMESPACE,
       deployment: 'summariser',
+      others,
     });
   const cluster = simulatedControllers(api, {
     namespace: NAMESPACE,
     name: 'summariser',
   });
-  return { api, apply, read, cluster };
+  return { api, apply, read, cluster, render };
 }
 
 describe('ClusterStatusReader', () => {
@@ -426,5 +429,35 @@ describe('ClusterStatusReader', () => {
     const error = await read().catch(e => e);
     expect(error).toBeInstanceOf(KubernetesApplyError);
     expect(error.message).toMatch(/apiserver is shutting down/);
+  });
+
+  it('reports the other objects of the manifests the cluster does not have, by a read of each', async () => {
+    const { read, api, render } = await setup();
+    const others = render(devSummariser, SERVICE_ID)
+      .map(refOf)
+      .filter(ref => ref.kind !== 'Deployment');
+    expect(others.map(o => o.kind)).toContain('Service');
+    const whole = await read(others);
+    expect(whole.missing).toBeUndefined();
+    for (const ref of others) {
+      expect(api.requests).toContainEqual(
+        expect.objectContaining({
+          method: 'GET',
+          path: expect.stringContaining(`/${ref.name}`),
+        }),
+      );
+    }
+
+    api.remove(`/api/v1/namespaces/${NAMESPACE}/services/summariser`);
+    expect((await read(others)).missing).toEqual([
+      {
+        apiVersion: 'v1',
+        kind: 'Service',
+        namespace: NAMESPACE,
+        name: 'summariser',
+      },
+    ]);
+    // Without the others, only the Deployment is read, as before.
+    expect((await read()).missing).toBeUndefined();
   });
 });

@@ -1,5 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type {
+  ClusterMissingObject,
   ClusterPodDevice,
   ServiceClusterStatus,
 } from '@gpu-platform/backstage-plugin-gpu-common';
@@ -24,6 +25,8 @@ export interface ServiceObjects {
   namespace: string;
   /** Name of the service's Deployment. */
   deployment: string;
+  /** The other objects of its stored manifests, each read to tell whether the cluster has it (`missing`). */
+  others?: ObjectRef[];
 }
 
 /** Options of {@link ClusterStatusReader}. */
@@ -50,6 +53,8 @@ const UIDS_PER_WORKLOAD_LIST = 25;
  * (`gpu.backstage.io/service-id` and `app.kubernetes.io/managed-by`):
  *
  * - its Deployment (`GET`, absent is reported, not thrown);
+ * - the other objects of its stored manifests when given (`GET` each: its Service, autoscaler objects, ...), those
+ *   absent reported as `missing`, so drift of any kind it renders is seen, not only of its Deployment;
  * - its pods, ReplicaSets and model cache claims (lists by the ownership labels, which the pod template carries);
  * - the Kueue Workloads of its pods: Kueue's pod integration (used for Deployments) makes one Workload per pod,
  *   labelled `kueue.x-k8s.io/job-uid=<pod uid>` and owned by the pod; listed by that label and kept only when a pod
@@ -82,33 +87,40 @@ export class ClusterStatusReader {
     const observedAt = this.now().toISOString();
     const { namespace } = objects;
     const labelSelector = `${OWNERSHIP_LABELS.serviceId}=${objects.serviceId},${OWNERSHIP_LABELS.managedBy}=${FIELD_MANAGER}`;
-    const [deployment, pods, replicaSets, claims, events] = await Promise.all([
-      this.readOptional({
-        apiVersion: 'apps/v1',
-        kind: 'Deployment',
-        namespace,
-        name: objects.deployment,
-      }),
-      this.listAll({ apiVersion: 'v1', kind: 'Pod', namespace, labelSelector }),
-      this.listAll({
-        apiVersion: 'apps/v1',
-        kind: 'ReplicaSet',
-        namespace,
-        labelSelector,
-      }),
-      this.listAll({
-        apiVersion: 'v1',
-        kind: 'PersistentVolumeClaim',
-        namespace,
-        labelSelector,
-      }),
-      this.listAll({
-        apiVersion: 'v1',
-        kind: 'Event',
-        namespace,
-        fieldSelector: 'type=Warning',
-      }),
-    ]);
+    const [deployment, missing, pods, replicaSets, claims, events] =
+      await Promise.all([
+        this.readOptional({
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          namespace,
+          name: objects.deployment,
+        }),
+        this.missingOf(objects.others ?? []),
+        this.listAll({
+          apiVersion: 'v1',
+          kind: 'Pod',
+          namespace,
+          labelSelector,
+        }),
+        this.listAll({
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          namespace,
+          labelSelector,
+        }),
+        this.listAll({
+          apiVersion: 'v1',
+          kind: 'PersistentVolumeClaim',
+          namespace,
+          labelSelector,
+        }),
+        this.listAll({
+          apiVersion: 'v1',
+          kind: 'Event',
+          namespace,
+          fieldSelector: 'type=Warning',
+        }),
+      ]);
     const podNames = new Map(
       pods
         .filter(p => p.metadata?.uid)
@@ -163,7 +175,21 @@ export class ClusterStatusReader {
       ),
       pods: podViews,
       warnings: summariseWarnings(events, involved, this.maxWarnings),
+      ...(missing.length > 0 && { missing }),
     };
+  }
+
+  /** The objects the cluster does not have, read at once. */
+  private async missingOf(refs: ObjectRef[]): Promise<ClusterMissingObject[]> {
+    const read = await Promise.all(refs.map(ref => this.readOptional(ref)));
+    return refs
+      .filter((_, i) => read[i] === undefined)
+      .map(({ apiVersion, kind, namespace, name }) => ({
+        apiVersion,
+        kind,
+        ...(namespace !== undefined && { namespace }),
+        name,
+      }));
   }
 
   /**

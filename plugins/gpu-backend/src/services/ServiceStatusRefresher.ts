@@ -1,3 +1,4 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { LoggerService } from '@backstage/backend-plugin-api';
 import { NotFoundError } from '@backstage/errors';
 import {
@@ -6,6 +7,7 @@ import {
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { serviceObjectNames } from '@gpu-platform/backstage-plugin-gpu-node';
 import { ClusterStatusReader } from '../cluster';
+import { describeRef, refOf } from '../cluster/objectRef';
 import { GpuStore, ServiceChangeRecord, ServiceRecord } from '../database';
 import type { RunPeriodStore } from '../database/runPeriods';
 import { observeRun } from './runObservation';
@@ -159,13 +161,27 @@ export class ServiceStatusRefresher {
       return undefined;
     }
     const observedAt = this.now().toISOString();
+    const { deployment } = serviceObjectNames(service.request.name);
     try {
       return {
         clusterStatus: await withTimeout(
           statusReader.read({
             serviceId: service.id,
             namespace: service.namespace,
-            deployment: serviceObjectNames(service.request.name).deployment,
+            deployment,
+            // What Backstage applied it repairs: in apply mode, every object of the stored manifests.
+            ...(service.mode === 'apply' && {
+              others: (service.manifests ?? [])
+                .map(manifest => refOf(manifest as KubernetesObject))
+                .filter(
+                  ref =>
+                    !(
+                      ref.kind === 'Deployment' &&
+                      ref.apiVersion === 'apps/v1' &&
+                      ref.name === deployment
+                    ),
+                ),
+            }),
           }),
           this.statusReadTimeoutMs,
           `no answer within ${this.statusReadTimeoutMs} ms`,
@@ -473,8 +489,9 @@ export class ServiceStatusRefresher {
 }
 
 /**
- * How the service's Deployment differs from what was applied, in words; undefined when it does not (or it cannot be
- * told: an autoscaled Deployment's replicas are the autoscaler's).
+ * How the service's objects differ from what was applied, in words: its Deployment missing, another object of its
+ * manifests missing (`missing`), or its Deployment scaled by hand; undefined when they do not (or it cannot be told:
+ * an autoscaled Deployment's replicas are the autoscaler's).
  */
 export function driftOf(
   service: ServiceRecord,
@@ -484,6 +501,12 @@ export function driftOf(
   if (observed.error || !deployment) return undefined;
   if (!deployment.exists) {
     return `its Deployment ${deployment.namespace}/${deployment.name} is missing from the cluster`;
+  }
+  if (observed.missing?.length) {
+    const names = observed.missing.map(describeRef);
+    return `its ${names.join(', ')} ${
+      names.length === 1 ? 'is' : 'are'
+    } missing from the cluster`;
   }
   if (
     !service.request.autoscaling &&

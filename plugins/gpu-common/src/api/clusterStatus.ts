@@ -165,6 +165,18 @@ export interface ClusterWarning {
 }
 
 /**
+ * An object of a service's stored manifests, other than its Deployment, that its cluster does not have.
+ *
+ * @public
+ */
+export interface ClusterMissingObject {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+}
+
+/**
  * What the cluster says about a service in apply mode, read live (`GET /api/gpu/services/:id`).
  *
  * @public
@@ -180,6 +192,11 @@ export interface ServiceClusterStatus {
   pods?: ClusterPodStatus[];
   /** Warning events, newest first (at most 20). */
   warnings?: ClusterWarning[];
+  /**
+   * The objects of the service's stored manifests, other than its Deployment (see `deployment.exists`), that the
+   * cluster does not have: drift, which a `starting` or `ready` service has applied again. Absent when none is.
+   */
+  missing?: ClusterMissingObject[];
   /**
    * Set when the cluster could not be read in time: the other fields are then absent and the service's `status` is
    * the last one stored.

@@ -4387,9 +4387,36 @@ export const spec = {
               $ref: '#/components/schemas/ClusterWarning',
             },
           },
+          missing: {
+            description:
+              "The objects of the service's stored manifests, other than its Deployment, that the cluster does not have: drift, which a starting or ready service has applied again. Absent when none is.",
+            type: 'array',
+            items: {
+              $ref: '#/components/schemas/ClusterMissingObject',
+            },
+          },
           error: {
             description:
               "The cluster could not be read in time; the service's status is the last one stored.",
+            type: 'string',
+          },
+        },
+      },
+      ClusterMissingObject: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['apiVersion', 'kind', 'name'],
+        properties: {
+          apiVersion: {
+            type: 'string',
+          },
+          kind: {
+            type: 'string',
+          },
+          namespace: {
+            type: 'string',
+          },
+          name: {
             type: 'string',
           },
         },

@@ -5,6 +5,7 @@
 // ******************************************************************
 import { ClusterAdmissionStatus } from '../models/ClusterAdmissionStatus.model';
 import { ClusterDeploymentStatus } from '../models/ClusterDeploymentStatus.model';
+import { ClusterMissingObject } from '../models/ClusterMissingObject.model';
 import { ClusterPodStatus } from '../models/ClusterPodStatus.model';
 import { ClusterWarning } from '../models/ClusterWarning.model';
 
@@ -22,6 +23,10 @@ export interface ServiceClusterStatus {
    * Warning events of the Deployment, its ReplicaSets, pods and claims, newest first (at most 20).
    */
   warnings?: Array<ClusterWarning>;
+  /**
+   * The objects of the service\'s stored manifests, other than its Deployment, that the cluster does not have: drift, which a starting or ready service has applied again. Absent when none is.
+   */
+  missing?: Array<ClusterMissingObject>;
   /**
    * The cluster could not be read in time; the service\'s status is the last one stored.
    */

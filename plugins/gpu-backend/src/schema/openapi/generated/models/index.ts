@@ -26,6 +26,7 @@ export * from '../models/ClusterCondition.model';
 export * from '../models/ClusterDeploymentStatus.model';
 export * from '../models/ClusterDriftReport.model';
 export * from '../models/ClusterLabels.model';
+export * from '../models/ClusterMissingObject.model';
 export * from '../models/ClusterMode.model';
 export * from '../models/ClusterPodStatus.model';
 export * from '../models/ClusterPodStatusDevicesInner.model';
