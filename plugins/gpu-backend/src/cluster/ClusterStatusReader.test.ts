@@ -33,8 +33,10 @@ afterAll(() => server.close());
 
 const platform = parsePlatform(demoPlatformConfig);
 
-async function setup(options: { pageSize?: number } = {}) {
-  const api = fakeKubernetesApi(BASE);
+async function setup(
+  options: { pageSize?: number; notServed?: string[] } = {},
+) {
+  const api = fakeKubernetesApi(BASE, { notServed: options.notServed });
   server.use(...api.handlers);
   const client = new KubernetesClientFactory({
     requestTimeoutMs: 2_000,
@@ -459,5 +461,42 @@ describe('ClusterStatusReader', () => {
     ]);
     // Without the others, only the Deployment is read, as before.
     expect((await read()).missing).toBeUndefined();
+  });
+
+  it('reports an object of a kind the cluster no longer serves as missing, and fails on any other failed read', async () => {
+    const { read, api } = await setup({ notServed: ['karpenter.sh/v1'] });
+    // Its group version gone (every CRD of it removed): discovery answers 404.
+    const nodePool = {
+      apiVersion: 'karpenter.sh/v1',
+      kind: 'NodePool',
+      name: 'gpu',
+    };
+    // Its group version served for other kinds (a PrometheusRule CRD, no ServiceMonitor one).
+    const serviceMonitor = {
+      apiVersion: 'monitoring.coreos.com/v1',
+      kind: 'ServiceMonitor',
+      namespace: NAMESPACE,
+      name: 'summariser',
+    };
+    expect((await read([nodePool, serviceMonitor])).missing).toEqual([
+      nodePool,
+      serviceMonitor,
+    ]);
+
+    const service = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      namespace: NAMESPACE,
+      name: 'summariser',
+    };
+    api.faults.push({
+      method: 'GET',
+      path: `/api/v1/namespaces/${NAMESPACE}/services/summariser`,
+      failure: 403,
+      message: 'services "summariser" is forbidden',
+    });
+    const error = await read([service]).catch(e => e);
+    expect(error).toBeInstanceOf(KubernetesApplyError);
+    expect(error.message).toMatch(/forbidden/);
   });
 });

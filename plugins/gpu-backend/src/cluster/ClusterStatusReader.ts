@@ -179,11 +179,25 @@ export class ClusterStatusReader {
     };
   }
 
-  /** The objects the cluster does not have, read at once. */
+  /**
+   * The objects the cluster does not have, read at once. An object of a kind the cluster no longer serves (its CRD
+   * removed) is missing too, rather than failing the whole read: its repair's apply then says what is wrong.
+   */
   private async missingOf(refs: ObjectRef[]): Promise<ClusterMissingObject[]> {
-    const read = await Promise.all(refs.map(ref => this.readOptional(ref)));
+    const found = await Promise.all(
+      refs.map(async ref => {
+        try {
+          return (await this.readOptional(ref)) !== undefined;
+        } catch (error) {
+          if (!(await this.client.serves(ref.apiVersion, ref.kind))) {
+            return false;
+          }
+          throw error;
+        }
+      }),
+    );
     return refs
-      .filter((_, i) => read[i] === undefined)
+      .filter((_, i) => !found[i])
       .map(({ apiVersion, kind, namespace, name }) => ({
         apiVersion,
         kind,
