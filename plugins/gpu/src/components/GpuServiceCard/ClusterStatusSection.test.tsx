@@ -39,4 +39,41 @@ describe('ClusterStatusSection', () => {
       '12 times, last 5 minutes ago',
     );
   });
+
+  it('lists the objects of its manifests the cluster does not have', () => {
+    const clusterStatus = {
+      ...admittedStatus({ now: Date.now() }),
+      missing: [
+        {
+          apiVersion: 'keda.sh/v1alpha1',
+          kind: 'ScaledObject',
+          namespace: 'ml-serving',
+          name: 'summariser',
+        },
+      ],
+    };
+    render(
+      <ClusterStatusSection
+        service={appliedSummariser({ status: 'failed', clusterStatus })}
+        clusterStatus={clusterStatus}
+        polling={false}
+      />,
+    );
+    const list = screen.getByRole('list', {
+      name: 'Missing from the cluster (1)',
+    });
+    expect(list).toHaveTextContent('ScaledObject ml-serving/summariser');
+  });
+
+  it('shows no missing list when the cluster has every object', () => {
+    const clusterStatus = admittedStatus({ now: Date.now() });
+    render(
+      <ClusterStatusSection
+        service={appliedSummariser({ status: 'ready', clusterStatus })}
+        clusterStatus={clusterStatus}
+        polling={false}
+      />,
+    );
+    expect(screen.queryByTestId('cluster-missing')).toBeNull();
+  });
 });

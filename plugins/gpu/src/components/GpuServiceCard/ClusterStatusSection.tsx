@@ -1,5 +1,6 @@
 import { WarningPanel } from '@backstage/core-components';
 import {
+  ClusterMissingObject,
   ClusterPodStatus,
   ClusterWarning,
   GpuServiceDetail,
@@ -243,11 +244,48 @@ function WarningList(props: { warnings: ClusterWarning[]; idPrefix: string }) {
   );
 }
 
+/** Objects of the service's manifests its cluster does not have (applied again while the service is starting or ready). */
+function MissingList(props: {
+  missing: ClusterMissingObject[];
+  idPrefix: string;
+}) {
+  const { missing } = props;
+  const headingId = `${props.idPrefix}-missing-heading`;
+  return (
+    <Box mt={1} data-testid="cluster-missing">
+      <Typography variant="subtitle2" id={headingId}>
+        Missing from the cluster ({missing.length})
+      </Typography>
+      <List dense disablePadding aria-labelledby={headingId}>
+        {missing.map(m => (
+          <ListItem
+            key={`${m.apiVersion}/${m.kind}/${m.namespace ?? ''}/${m.name}`}
+            disableGutters
+          >
+            <ListItemText
+              primary={
+                <Typography variant="body2">
+                  {m.kind}{' '}
+                  <code>
+                    {m.namespace ? `${m.namespace}/` : ''}
+                    {m.name}
+                  </code>
+                </Typography>
+              }
+            />
+          </ListItem>
+        ))}
+      </List>
+    </Box>
+  );
+}
+
 function ClusterFacts(props: {
   clusterStatus: ServiceClusterStatus;
   idPrefix: string;
 }) {
-  const { deployment, admission, pods, warnings } = props.clusterStatus;
+  const { deployment, admission, pods, warnings, missing } =
+    props.clusterStatus;
   const replicas = deployment ? describeReplicas(deployment) : undefined;
   const kueue = admission ? describeAdmission(admission) : undefined;
   return (
@@ -274,6 +312,9 @@ function ClusterFacts(props: {
           </Grid>
         )}
       </Grid>
+      {missing && missing.length > 0 && (
+        <MissingList missing={missing} idPrefix={props.idPrefix} />
+      )}
       {pods && <PodTable pods={pods} idPrefix={props.idPrefix} />}
       {warnings && warnings.length > 0 && (
         <WarningList warnings={warnings} idPrefix={props.idPrefix} />
@@ -284,8 +325,8 @@ function ClusterFacts(props: {
 
 /**
  * "In the cluster": the status in words and what the cluster reports live (replicas available, Kueue admission,
- * pods with their node and phase, recent Warning events), or that the cluster could not be read and the status is
- * the last one stored. Only for services in apply mode (those with `clusterStatus`).
+ * objects of its manifests missing, pods with their node and phase, recent Warning events), or that the cluster could
+ * not be read and the status is the last one stored. Only for services in apply mode (those with `clusterStatus`).
  */
 export function ClusterStatusSection(props: {
   service: GpuServiceDetail;
