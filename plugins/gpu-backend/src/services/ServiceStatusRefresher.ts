@@ -6,7 +6,7 @@ import {
   ServiceStatus,
 } from '@gpu-platform/backstage-plugin-gpu-common';
 import { serviceObjectNames } from '@gpu-platform/backstage-plugin-gpu-node';
-import { ClusterStatusReader } from '../cluster';
+import { ClusterStatusReader, ObjectRef } from '../cluster';
 import { describeRef, refOf } from '../cluster/objectRef';
 import { GpuStore, ServiceChangeRecord, ServiceRecord } from '../database';
 import type { RunPeriodStore } from '../database/runPeriods';
@@ -169,19 +169,7 @@ export class ServiceStatusRefresher {
             serviceId: service.id,
             namespace: service.namespace,
             deployment,
-            // What Backstage applied it repairs: in apply mode, every object of the stored manifests.
-            ...(service.mode === 'apply' && {
-              others: (service.manifests ?? [])
-                .map(manifest => refOf(manifest as KubernetesObject))
-                .filter(
-                  ref =>
-                    !(
-                      ref.kind === 'Deployment' &&
-                      ref.apiVersion === 'apps/v1' &&
-                      ref.name === deployment
-                    ),
-                ),
-            }),
+            others: otherObjectsOf(service, deployment),
           }),
           this.statusReadTimeoutMs,
           `no answer within ${this.statusReadTimeoutMs} ms`,
@@ -515,6 +503,29 @@ export function driftOf(
     return `its Deployment asks for ${deployment.replicas} replicas, not the ${service.request.replicas} requested`;
   }
   return undefined;
+}
+
+/**
+ * The objects of the service's stored manifests besides its Deployment, whose absence is drift to repair: in apply
+ * mode only (what Backstage applied), and not while they are being deleted.
+ */
+function otherObjectsOf(
+  service: ServiceRecord,
+  deployment: string,
+): ObjectRef[] | undefined {
+  if (service.mode !== 'apply' || service.status === 'deleting') {
+    return undefined;
+  }
+  return (service.manifests ?? [])
+    .map(manifest => refOf(manifest as KubernetesObject))
+    .filter(
+      ref =>
+        !(
+          ref.kind === 'Deployment' &&
+          ref.apiVersion === 'apps/v1' &&
+          ref.name === deployment
+        ),
+    );
 }
 
 /**
