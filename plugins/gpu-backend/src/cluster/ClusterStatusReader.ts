@@ -196,14 +196,7 @@ export class ClusterStatusReader {
         }
       }),
     );
-    return refs
-      .filter((_, i) => !found[i])
-      .map(({ apiVersion, kind, namespace, name }) => ({
-        apiVersion,
-        kind,
-        ...(namespace !== undefined && { namespace }),
-        name,
-      }));
+    return refs.filter((_, i) => !found[i]);
   }
 
   /**
