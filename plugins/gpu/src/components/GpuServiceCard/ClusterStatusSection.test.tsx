@@ -1,3 +1,7 @@
+import {
+  ServiceClusterStatus,
+  ServiceStatus,
+} from '@gpu-platform/backstage-plugin-gpu-common';
 import { act, render, screen } from '@testing-library/react';
 import {
   admittedStatus,
@@ -5,6 +9,20 @@ import {
 } from '../../__testUtils__/gpuFixtures';
 import { RELATIVE_TIME_REFRESH_MS } from '../common/RelativeTime';
 import { ClusterStatusSection } from './ClusterStatusSection';
+
+/** The section of the summariser applied with `clusterStatus`, not polled. */
+function renderSection(
+  clusterStatus: ServiceClusterStatus,
+  status: ServiceStatus,
+) {
+  render(
+    <ClusterStatusSection
+      service={appliedSummariser({ status, clusterStatus })}
+      clusterStatus={clusterStatus}
+      polling={false}
+    />,
+  );
+}
 
 describe('ClusterStatusSection', () => {
   beforeEach(() => {
@@ -15,13 +33,7 @@ describe('ClusterStatusSection', () => {
 
   it('keeps its relative times up with the clock while a ready service is not polled', () => {
     const clusterStatus = admittedStatus({ now: Date.now() });
-    render(
-      <ClusterStatusSection
-        service={appliedSummariser({ status: 'ready', clusterStatus })}
-        clusterStatus={clusterStatus}
-        polling={false}
-      />,
-    );
+    renderSection(clusterStatus, 'ready');
     expect(screen.getByTestId('cluster-status-observed')).toHaveTextContent(
       /read just now/,
     );
@@ -52,13 +64,7 @@ describe('ClusterStatusSection', () => {
         },
       ],
     };
-    render(
-      <ClusterStatusSection
-        service={appliedSummariser({ status: 'failed', clusterStatus })}
-        clusterStatus={clusterStatus}
-        polling={false}
-      />,
-    );
+    renderSection(clusterStatus, 'failed');
     const list = screen.getByRole('list', {
       name: 'Missing from the cluster (1)',
     });
@@ -67,13 +73,7 @@ describe('ClusterStatusSection', () => {
 
   it('shows no missing list when the cluster has every object', () => {
     const clusterStatus = admittedStatus({ now: Date.now() });
-    render(
-      <ClusterStatusSection
-        service={appliedSummariser({ status: 'ready', clusterStatus })}
-        clusterStatus={clusterStatus}
-        polling={false}
-      />,
-    );
+    renderSection(clusterStatus, 'ready');
     expect(screen.queryByTestId('cluster-missing')).toBeNull();
   });
 });
