@@ -334,7 +334,7 @@ describeOnLocalCluster(
       ).resolves.toBeUndefined();
     });
 
-    it('a Deployment deleted with the API is applied again, and one scaled to 4 by hand is set back to 1, through the watch', async () => {
+    it('a Deployment or Service deleted with the API is applied again, and one scaled to 4 by hand is set back to 1, through the watch', async () => {
       await start();
       const id = await create('drift', 'spot-l4');
       await settled([id], []);
@@ -389,6 +389,36 @@ describeOnLocalCluster(
       expect(detail.body.request.replicas).toBe(1);
       expect(detail.body.clusterStatus.deployment.replicas).toBe(1);
       expect(detail.body.status).toBe('ready');
+
+      // Its Service deleted: the Service's watch enqueues the service, whose status read finds it missing.
+      const service = await clients.core.readNamespacedService({
+        name: 'drift',
+        namespace: NAMESPACE,
+      });
+      const serviceDeletedAt = Date.now();
+      await clients.core.deleteNamespacedService({
+        name: 'drift',
+        namespace: NAMESPACE,
+      });
+      await eventually(
+        'the Service applied again',
+        async () => {
+          const live = await clients.core
+            .readNamespacedService({ name: 'drift', namespace: NAMESPACE })
+            .catch(error => {
+              if ((error as { code?: number }).code === 404) return undefined;
+              throw error;
+            });
+          return live && live.metadata?.uid !== service.metadata?.uid
+            ? true
+            : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 200 },
+      );
+      figures['Service deleted: to applied again'] = seconds(
+        Date.now() - serviceDeletedAt,
+      );
+      await settled([id], []);
       await deleteAll([id]);
     });
 

@@ -139,12 +139,10 @@ export const gpuPlugin = createBackendPlugin({
         const target = clusterConfig.defaultTarget();
         const statusSettings = readStatusSettings(config);
         const factory = new KubernetesClientFactory();
-        // Every cluster with its applier and status reader: a service is applied, read and torn down on its pool's.
+        // Every cluster with its applier: a service is applied, read and torn down on its pool's.
         const routes = new Map<string, ClusterRoute>();
-        const statusReaders = new Map<string, ClusterStatusReader>();
         // GitOps clusters with a (read-only) credential: decommissions there wait for the controller's prune.
         const gitopsReaders = new Map<string, OwnedObjectsReader>();
-        const gitopsStatusReaders = new Map<string, ClusterStatusReader>();
         for (const cluster of clusterConfig.list()) {
           if (cluster.mode === 'gitops' && cluster.connection) {
             gitopsReaders.set(
@@ -161,24 +159,11 @@ export const gpuPlugin = createBackendPlugin({
             target: cluster,
             applier: createClusterApplier({ target: cluster, factory, logger }),
           });
-          const reader = createClusterStatusReader({
-            target: cluster,
-            factory,
-            kueueApiVersion: platform.kueue.apiVersion,
-            requestTimeoutMs: statusSettings.readTimeoutMs,
-          });
-          // GitOps clusters' readers read the GitOps services there, and only those (read-only credential).
-          if (reader && cluster.mode === 'gitops') {
-            gitopsStatusReaders.set(cluster.name!, reader);
-          } else if (reader) statusReaders.set(cluster.name!, reader);
         }
         const applier = target.name
           ? routes.get(target.name)?.applier
           : undefined;
         const anyApplier = [...routes.values()].some(r => r.applier);
-        const statusReader = target.name
-          ? statusReaders.get(target.name)
-          : undefined;
         // Clusters whose service objects are watched (feeding the queue): every apply cluster.
         const watched = clusterConfig
           .list()
@@ -284,6 +269,28 @@ export const gpuPlugin = createBackendPlugin({
           lifecycle.addStartupHook(() => watches.start());
           lifecycle.addShutdownHook(() => watches.stop());
         }
+        // Every cluster's status reader; an apply cluster's reads only what its watches do not show as present.
+        const statusReaders = new Map<string, ClusterStatusReader>();
+        const gitopsStatusReaders = new Map<string, ClusterStatusReader>();
+        for (const cluster of clusterConfig.list()) {
+          const reader = createClusterStatusReader({
+            target: cluster,
+            factory,
+            kueueApiVersion: platform.kueue.apiVersion,
+            requestTimeoutMs: statusSettings.readTimeoutMs,
+            live:
+              cluster.mode === 'apply'
+                ? watches?.liveObjects(cluster.name!)
+                : undefined,
+          });
+          // GitOps clusters' readers read the GitOps services there, and only those (read-only credential).
+          if (reader && cluster.mode === 'gitops') {
+            gitopsStatusReaders.set(cluster.name!, reader);
+          } else if (reader) statusReaders.set(cluster.name!, reader);
+        }
+        const statusReader = target.name
+          ? statusReaders.get(target.name)
+          : undefined;
         // Each cluster's applier applies only what differs from what its watches see live.
         const serviceRoutes = new Map<string, ClusterRoute>(
           [...routes].map(([name, route]) => [

@@ -6,6 +6,7 @@ import {
 import { devSummariser } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 import { renderServiceManifests } from '@gpu-platform/backstage-plugin-gpu-node';
 import { setupServer } from 'msw/node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { fakeKubernetesApi } from './__testUtils__/fakeKubernetesApi';
 import {
   SIMULATED_NOW,
@@ -16,7 +17,7 @@ import { KubernetesApplier } from './KubernetesApplier';
 import { KubernetesClientFactory } from './KubernetesClientFactory';
 import { KubernetesApplyError } from './errors';
 import { refOf } from './objectRef';
-import { ObjectRef } from './types';
+import { LiveObjects, ObjectRef } from './types';
 
 const BASE = 'https://status.test:6443';
 const NAMESPACE = 'ml-platform';
@@ -34,7 +35,7 @@ afterAll(() => server.close());
 const platform = parsePlatform(demoPlatformConfig);
 
 async function setup(
-  options: { pageSize?: number; notServed?: string[] } = {},
+  options: { pageSize?: number; notServed?: string[]; live?: LiveObjects } = {},
 ) {
   const api = fakeKubernetesApi(BASE, { notServed: options.notServed });
   server.use(...api.handlers);
@@ -61,6 +62,7 @@ async function setup(
     client,
     kueueApiVersion: 'kueue.x-k8s.io/v1beta2',
     pageSize: options.pageSize,
+    live: options.live,
     now: () => new Date(SIMULATED_NOW),
   });
   const read = (others?: ObjectRef[]) =>
@@ -461,6 +463,46 @@ describe('ClusterStatusReader', () => {
     ]);
     // Without the others, only the Deployment is read, as before.
     expect((await read()).missing).toBeUndefined();
+  });
+
+  it('does not read what the informers show as present; reads what they show as absent or do not follow', async () => {
+    const views = new Map<string, KubernetesObject | undefined>();
+    const keyOf = (ref: ObjectRef) => `${ref.kind}/${ref.name}`;
+    const { read, api, render } = await setup({
+      // An informer follows Services only.
+      live: ref =>
+        ref.kind === 'Service'
+          ? { object: views.get(keyOf(ref)), resourceVersion: '10' }
+          : undefined,
+    });
+    const manifests = render(devSummariser, SERVICE_ID);
+    const others = manifests
+      .map(refOf)
+      .filter(ref => ref.kind !== 'Deployment');
+    const service = others.find(ref => ref.kind === 'Service')!;
+    const unfollowed = others.filter(ref => ref.kind !== 'Service');
+    expect(unfollowed.length).toBeGreaterThan(0);
+    const gets = (ref: ObjectRef) =>
+      api.requests.filter(
+        r =>
+          r.method === 'GET' &&
+          r.path.endsWith(`/${ref.name}`) &&
+          r.path.includes(`/${ref.kind.toLowerCase()}`),
+      ).length;
+    for (const manifest of manifests) {
+      views.set(keyOf(refOf(manifest)), manifest);
+    }
+    api.requests.length = 0;
+    expect((await read(others)).missing).toBeUndefined();
+    expect(gets(service)).toBe(0);
+    for (const ref of unfollowed) expect(gets(ref)).toBe(1);
+
+    // Shown as absent, the Service is read: its watch may lag the apply that made it.
+    views.delete(keyOf(service));
+    expect((await read(others)).missing).toBeUndefined();
+    expect(gets(service)).toBe(1);
+    api.remove(`/api/v1/namespaces/${NAMESPACE}/services/summariser`);
+    expect((await read(others)).missing).toEqual([service]);
   });
 
   it('reports an object of a kind the cluster no longer serves as missing, and fails on any other failed read', async () => {

@@ -17,7 +17,12 @@ import {
   summariseWarnings,
   summariseWorkload,
 } from './summariseClusterStatus';
-import { KubernetesObjectClient, ListOptions, ObjectRef } from './types';
+import {
+  KubernetesObjectClient,
+  ListOptions,
+  LiveObjects,
+  ObjectRef,
+} from './types';
 
 /** The objects of one service to read. */
 export interface ServiceObjects {
@@ -36,6 +41,11 @@ export interface ClusterStatusReaderOptions {
   client: KubernetesObjectClient;
   /** API version of Kueue's Workloads (`gpu.kueue.apiVersion`, e.g. `kueue.x-k8s.io/v1beta2`). */
   kueueApiVersion: string;
+  /**
+   * The cluster's informers (the reconciler's watches): an object of `others` they show as present is not read again.
+   * Without them, or for a kind they do not follow, each is read.
+   */
+  live?: LiveObjects;
   /** Items per list request (paged with `continue`); 250 when omitted. */
   pageSize?: number;
   /** Warnings kept, newest first; 20 when omitted. */
@@ -53,8 +63,9 @@ const UIDS_PER_WORKLOAD_LIST = 25;
  * (`gpu.backstage.io/service-id` and `app.kubernetes.io/managed-by`):
  *
  * - its Deployment (`GET`, absent is reported, not thrown);
- * - the other objects of its stored manifests when given (`GET` each: its Service, autoscaler objects, ...), those
- *   absent reported as `missing`, so drift of any kind it renders is seen, not only of its Deployment;
+ * - the other objects of its stored manifests when given (its Service, autoscaler objects, ...), those absent
+ *   reported as `missing`, so drift of any kind it renders is seen, not only of its Deployment: a `GET` each, but for
+ *   those the informers (`live`) show as present;
  * - its pods, ReplicaSets and model cache claims (lists by the ownership labels, which the pod template carries);
  * - the Kueue Workloads of its pods: Kueue's pod integration (used for Deployments) makes one Workload per pod,
  *   labelled `kueue.x-k8s.io/job-uid=<pod uid>` and owned by the pod; listed by that label and kept only when a pod
@@ -70,6 +81,7 @@ export class ClusterStatusReader {
   readonly cluster: string;
   private readonly client: KubernetesObjectClient;
   private readonly kueueApiVersion: string;
+  private readonly live?: LiveObjects;
   private readonly pageSize: number;
   private readonly maxWarnings: number;
   private readonly now: () => Date;
@@ -78,6 +90,7 @@ export class ClusterStatusReader {
     this.cluster = options.cluster;
     this.client = options.client;
     this.kueueApiVersion = options.kueueApiVersion;
+    this.live = options.live;
     this.pageSize = options.pageSize ?? 250;
     this.maxWarnings = options.maxWarnings ?? 20;
     this.now = options.now ?? (() => new Date());
@@ -180,12 +193,14 @@ export class ClusterStatusReader {
   }
 
   /**
-   * The objects the cluster does not have, read at once. An object of a kind the cluster no longer serves (its CRD
-   * removed) is missing too, rather than failing the whole read: its repair's apply then says what is wrong.
+   * The objects the cluster does not have, read at once, but for those a watching informer shows as present (one it
+   * shows as absent is read to confirm: its watch may lag an apply). An object of a kind the cluster no longer serves
+   * (its CRD removed) is missing too, rather than failing the whole read: its repair's apply then says what is wrong.
    */
   private async missingOf(refs: ObjectRef[]): Promise<ClusterMissingObject[]> {
     const found = await Promise.all(
       refs.map(async ref => {
+        if (this.live?.(ref)?.object) return true;
         try {
           return (await this.readOptional(ref)) !== undefined;
         } catch (error) {

@@ -2,7 +2,12 @@ import type { LoggerService } from '@backstage/backend-plugin-api';
 import { ClusterStatusReader } from './ClusterStatusReader';
 import { KubernetesApplier } from './KubernetesApplier';
 import { KubernetesClientFactory } from './KubernetesClientFactory';
-import { ClusterApplier, ClusterTarget, RetryOptions } from './types';
+import {
+  ClusterApplier,
+  ClusterTarget,
+  LiveObjects,
+  RetryOptions,
+} from './types';
 
 /**
  * The applier of a target in `apply` mode; undefined for `gitops` and `dry-run`
@@ -28,13 +33,15 @@ export function createClusterApplier(options: {
 
 /**
  * The status reader of a target in `apply` mode, or in `gitops` mode with a (read-only) credential: the reader only
- * reads. Undefined otherwise. Over a client of its own whose requests time out after `requestTimeoutMs`.
+ * reads. Undefined otherwise. Over a client of its own whose requests time out after `requestTimeoutMs`; with the
+ * cluster's informers (`live`) when it has them.
  */
 export function createClusterStatusReader(options: {
   target: ClusterTarget;
   factory: KubernetesClientFactory;
   kueueApiVersion: string;
   requestTimeoutMs: number;
+  live?: LiveObjects;
 }): ClusterStatusReader | undefined {
   const { target, factory } = options;
   if (
@@ -50,5 +57,6 @@ export function createClusterStatusReader(options: {
       requestTimeoutMs: options.requestTimeoutMs,
     }),
     kueueApiVersion: options.kueueApiVersion,
+    live: options.live,
   });
 }

@@ -111,14 +111,48 @@ describe('ServiceObjectWatches', () => {
     expect(watches.counts()).toMatchObject({ lists: 6, events: 4 });
   });
 
-  it('knows the live objects of the kinds services apply, and enqueues nothing for Services, claims and queues', async () => {
+  it('knows the live objects of the kinds services apply, and enqueues the service of a Service or claim, not of a team’s queue', async () => {
+    const labelsOf = (id: string) => ({
+      ...SERVICE_LABELS,
+      'gpu.backstage.io/service-id': id,
+    });
     const { client } = clusterSending({
       Service: [
+        {
+          type: 'DELETED',
+          object: object('gone', {
+            labels: labelsOf('svc-2'),
+            resourceVersion: '6',
+          }),
+        },
         {
           type: 'ADDED',
           object: object('chat', {
             labels: SERVICE_LABELS,
             resourceVersion: '7',
+          }),
+        },
+      ],
+      PersistentVolumeClaim: [
+        {
+          type: 'ADDED',
+          object: object('chat-cache', {
+            labels: SERVICE_LABELS,
+            resourceVersion: '4',
+          }),
+        },
+        {
+          type: 'MODIFIED',
+          object: object('chat-cache', {
+            labels: SERVICE_LABELS,
+            resourceVersion: '5',
+          }),
+        },
+        {
+          type: 'DELETED',
+          object: object('batch-cache', {
+            labels: labelsOf('svc-3'),
+            resourceVersion: '9',
           }),
         },
       ],
@@ -147,7 +181,11 @@ describe('ServiceObjectWatches', () => {
       namespace: 'team',
       name: 'team-queue',
     };
-    for (let i = 0; i < 400 && !live(queue)?.object; i++) {
+    for (
+      let i = 0;
+      i < 400 && (!live(queue)?.object || enqueued.length < 5);
+      i++
+    ) {
       await new Promise(r => setTimeout(r, 5));
     }
     expect(live({ ...service, name: 'chat' })).toMatchObject({
@@ -169,6 +207,13 @@ describe('ServiceObjectWatches', () => {
     ).toBeUndefined();
     expect(live({ ...service, name: 'chat' })).toBeDefined();
     await watches.stop();
-    expect(enqueued).toEqual([]);
+    // One per event of a Service or claim, none of the queue (a team's).
+    expect(enqueued.sort()).toEqual([
+      'svc-1',
+      'svc-1',
+      'svc-1',
+      'svc-2',
+      'svc-3',
+    ]);
   });
 });

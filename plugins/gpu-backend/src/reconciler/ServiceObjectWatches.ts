@@ -48,10 +48,11 @@ export interface ServiceObjectWatchesOptions {
 /**
  * The watches that feed the reconciler's work queue, per cluster services are applied to: informers on the
  * Deployments and Pods the product owns (its ownership labels; pods carry them from their template) and on Kueue's
- * Workloads of pods. An event enqueues the service it is about: the `gpu.backstage.io/service-id` label of a
- * Deployment or Pod, and for a Workload the service of the pod that owns it. So a Deployment deleted or scaled by
- * hand, a pod that fails or becomes ready, or a Workload admitted, reaches the service in a second rather than at the
- * next resync, which still runs for what a watch cannot tell.
+ * Workloads of pods; and on the Services, claims and LocalQueues it applies. An event enqueues the service it is
+ * about: the `gpu.backstage.io/service-id` label of a Deployment, Pod, Service or claim, and for a Workload the
+ * service of the pod that owns it (a LocalQueue is a team's: none). So a Deployment deleted or scaled by hand, a
+ * Service or claim deleted, a pod that fails or becomes ready, or a Workload admitted, reaches the service in a
+ * second rather than at the next resync, which still runs for what a watch cannot tell.
  */
 export class ServiceObjectWatches {
   private readonly informers: OwnedObjectInformer[] = [];
@@ -111,31 +112,38 @@ export class ServiceObjectWatches {
               .map(owner => pods.get(owner.uid))
               .find(id => id !== undefined),
         },
-      ];
-      // Followed only to know what is live (see liveObjects): the other kinds of a service's objects. Their events
-      // enqueue nothing; a Service or claim changed by hand is applied again at the service's next apply.
-      const cached: InformedKind[] = [
-        { apiVersion: 'v1', kind: 'Service', labelSelector: SERVICE_OBJECTS },
+        // A service's Service or claim deleted reaches the service, whose status read finds it missing and applies it
+        // again; its coming back (or a claim bound) then reads the status again. Changed by hand, one is applied again
+        // at the service's next apply.
         {
-          apiVersion: 'v1',
-          kind: 'PersistentVolumeClaim',
-          labelSelector: SERVICE_OBJECTS,
+          kind: {
+            apiVersion: 'v1',
+            kind: 'Service',
+            labelSelector: SERVICE_OBJECTS,
+          },
+          serviceOf: serviceIdOf,
         },
         {
-          apiVersion: options.kueueApiVersion,
-          kind: 'LocalQueue',
-          labelSelector: PRODUCT_OBJECTS,
+          kind: {
+            apiVersion: 'v1',
+            kind: 'PersistentVolumeClaim',
+            labelSelector: SERVICE_OBJECTS,
+          },
+          serviceOf: serviceIdOf,
+        },
+        // Teams' queues: followed only to know what is live (see liveObjects).
+        {
+          kind: {
+            apiVersion: options.kueueApiVersion,
+            kind: 'LocalQueue',
+            labelSelector: PRODUCT_OBJECTS,
+          },
+          serviceOf: () => undefined,
         },
       ];
       const applied = new Map<string, OwnedObjectInformer>();
       this.appliedKinds.set(cluster.name, applied);
-      for (const { kind, serviceOf } of [
-        ...kinds,
-        ...cached.map(cachedKind => ({
-          kind: cachedKind,
-          serviceOf: undefined,
-        })),
-      ]) {
+      for (const { kind, serviceOf } of kinds) {
         const informer = new OwnedObjectInformer({
           cluster: cluster.name,
           client: cluster.client,
@@ -144,7 +152,7 @@ export class ServiceObjectWatches {
           ...options.informer,
           onReconnected: () => this.reconnected(cluster.name),
           onChange: (object, type) => {
-            const id = serviceOf?.(object, type);
+            const id = serviceOf(object, type);
             if (id) options.enqueue(id);
           },
         });
