@@ -1,4 +1,5 @@
 import { ServiceRequest } from '@gpu-platform/backstage-plugin-gpu-common';
+import { AutoscalingV2Api } from '@kubernetes/client-node';
 import { describeOnLocalCluster } from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
 import { execFile } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
@@ -417,6 +418,56 @@ describeOnLocalCluster(
       );
       figures['Service deleted: to applied again'] = seconds(
         Date.now() - serviceDeletedAt,
+      );
+      await settled([id], []);
+      await deleteAll([id]);
+    });
+
+    it('an autoscaler deleted with the API is applied again through its watch', async () => {
+      await start();
+      const res = await http
+        .post('/api/gpu/services')
+        .send({
+          request: {
+            ...request('drift-hpa', 'spot-l4'),
+            autoscaling: {
+              minReplicas: 1,
+              maxReplicas: 2,
+              targetQueueDepth: 4,
+              engine: 'hpa',
+            },
+          },
+          requestKey: 'drift-hpa-key',
+        })
+        .expect(201);
+      const id: string = res.body.id;
+      await settled([id], []);
+      const autoscaling = clients.kc.makeApiClient(AutoscalingV2Api);
+      const autoscalers = () =>
+        autoscaling.listNamespacedHorizontalPodAutoscaler({
+          namespace: NAMESPACE,
+          labelSelector: `gpu.backstage.io/service-id=${id}`,
+        });
+      const [before] = (await autoscalers()).items;
+      expect(before?.metadata?.name).toBe('drift-hpa');
+
+      const deletedAt = Date.now();
+      await autoscaling.deleteNamespacedHorizontalPodAutoscaler({
+        name: 'drift-hpa',
+        namespace: NAMESPACE,
+      });
+      await eventually(
+        'the HorizontalPodAutoscaler applied again',
+        async () => {
+          const [again] = (await autoscalers()).items;
+          return again && again.metadata?.uid !== before.metadata?.uid
+            ? true
+            : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 200 },
+      );
+      figures['HorizontalPodAutoscaler deleted: to applied again'] = seconds(
+        Date.now() - deletedAt,
       );
       await settled([id], []);
       await deleteAll([id]);

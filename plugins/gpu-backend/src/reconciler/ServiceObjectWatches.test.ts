@@ -106,12 +106,16 @@ describe('ServiceObjectWatches', () => {
         'app.kubernetes.io/managed-by=backstage-gpu,gpu.backstage.io/service-id',
       PersistentVolumeClaim:
         'app.kubernetes.io/managed-by=backstage-gpu,gpu.backstage.io/service-id',
+      HorizontalPodAutoscaler:
+        'app.kubernetes.io/managed-by=backstage-gpu,gpu.backstage.io/service-id',
+      PodDisruptionBudget:
+        'app.kubernetes.io/managed-by=backstage-gpu,gpu.backstage.io/service-id',
       LocalQueue: 'app.kubernetes.io/managed-by=backstage-gpu',
     });
-    expect(watches.counts()).toMatchObject({ lists: 6, events: 4 });
+    expect(watches.counts()).toMatchObject({ lists: 8, events: 4 });
   });
 
-  it('knows the live objects of the kinds services apply, and enqueues the service of a Service or claim, not of a team’s queue', async () => {
+  it('knows the live objects of the kinds services apply, and enqueues the service of a Service or claim, of an autoscaler or budget added or deleted, not of a team’s queue', async () => {
     const labelsOf = (id: string) => ({
       ...SERVICE_LABELS,
       'gpu.backstage.io/service-id': id,
@@ -156,6 +160,31 @@ describe('ServiceObjectWatches', () => {
           }),
         },
       ],
+      // Their status changes as pods come and go: only their coming and going enqueues.
+      HorizontalPodAutoscaler: [
+        {
+          type: 'ADDED',
+          object: object('chat', { labels: labelsOf('svc-4') }),
+        },
+        {
+          type: 'MODIFIED',
+          object: object('chat', { labels: labelsOf('svc-4') }),
+        },
+      ],
+      PodDisruptionBudget: [
+        {
+          type: 'ADDED',
+          object: object('chat', { labels: labelsOf('svc-5') }),
+        },
+        {
+          type: 'MODIFIED',
+          object: object('chat', { labels: labelsOf('svc-5') }),
+        },
+        {
+          type: 'DELETED',
+          object: object('chat', { labels: labelsOf('svc-5') }),
+        },
+      ],
       LocalQueue: [
         {
           type: 'ADDED',
@@ -183,7 +212,7 @@ describe('ServiceObjectWatches', () => {
     };
     for (
       let i = 0;
-      i < 400 && (!live(queue)?.object || enqueued.length < 5);
+      i < 400 && (!live(queue)?.object || enqueued.length < 8);
       i++
     ) {
       await new Promise(r => setTimeout(r, 5));
@@ -207,13 +236,17 @@ describe('ServiceObjectWatches', () => {
     ).toBeUndefined();
     expect(live({ ...service, name: 'chat' })).toBeDefined();
     await watches.stop();
-    // One per event of a Service or claim, none of the queue (a team's).
+    // One per event of a Service or claim, per addition or deletion of an autoscaler or budget, none of the queue (a
+    // team's).
     expect(enqueued.sort()).toEqual([
       'svc-1',
       'svc-1',
       'svc-1',
       'svc-2',
       'svc-3',
+      'svc-4',
+      'svc-5',
+      'svc-5',
     ]);
   });
 });

@@ -48,11 +48,13 @@ export interface ServiceObjectWatchesOptions {
 /**
  * The watches that feed the reconciler's work queue, per cluster services are applied to: informers on the
  * Deployments and Pods the product owns (its ownership labels; pods carry them from their template) and on Kueue's
- * Workloads of pods; and on the Services, claims and LocalQueues it applies. An event enqueues the service it is
- * about: the `gpu.backstage.io/service-id` label of a Deployment, Pod, Service or claim, and for a Workload the
- * service of the pod that owns it (a LocalQueue is a team's: none). So a Deployment deleted or scaled by hand, a
- * Service or claim deleted, a pod that fails or becomes ready, or a Workload admitted, reaches the service in a
- * second rather than at the next resync, which still runs for what a watch cannot tell.
+ * Workloads of pods; and on the Services, claims, HorizontalPodAutoscalers, PodDisruptionBudgets and LocalQueues it
+ * applies. An event enqueues the service it is about: the `gpu.backstage.io/service-id` label of a Deployment, Pod,
+ * Service or claim, of an autoscaler or disruption budget added or deleted, and for a Workload the service of the pod
+ * that owns it (a LocalQueue is a team's: none). So a Deployment deleted or scaled by hand, a Service, claim,
+ * autoscaler or budget deleted, a pod that fails or becomes ready, or a Workload admitted, reaches the service in a
+ * second rather than at the next resync, which still runs for what a watch cannot tell (the KEDA and monitoring kinds,
+ * which a cluster may not serve).
  */
 export class ServiceObjectWatches {
   private readonly informers: OwnedObjectInformer[] = [];
@@ -131,6 +133,16 @@ export class ServiceObjectWatches {
           },
           serviceOf: serviceIdOf,
         },
+        // A service's autoscaler or disruption budget added or deleted (not changed: their controllers write their
+        // status every few seconds while pods come and go).
+        ...[
+          { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler' },
+          { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' },
+        ].map(kind => ({
+          kind: { ...kind, labelSelector: SERVICE_OBJECTS },
+          serviceOf: (object: KubernetesObject, type: string) =>
+            type === 'changed' ? undefined : serviceIdOf(object),
+        })),
         // Teams' queues: followed only to know what is live (see liveObjects).
         {
           kind: {
@@ -166,8 +178,8 @@ export class ServiceObjectWatches {
 
   /**
    * What the informers of a cluster know of the objects the product applies (Deployments, Services,
-   * PersistentVolumeClaims, LocalQueues), for the cluster's `DifferenceApplier`: undefined for other kinds, and while an
-   * informer is not watching.
+   * PersistentVolumeClaims, HorizontalPodAutoscalers, PodDisruptionBudgets, LocalQueues), for the cluster's
+   * `DifferenceApplier` and status reader: undefined for other kinds, and while an informer is not watching.
    */
   liveObjects(cluster: string): LiveObjects {
     const informers = this.appliedKinds.get(cluster);
