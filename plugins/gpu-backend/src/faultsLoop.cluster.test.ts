@@ -1,5 +1,5 @@
 import { ServiceRequest } from '@gpu-platform/backstage-plugin-gpu-common';
-import { AutoscalingV2Api } from '@kubernetes/client-node';
+import { AutoscalingV2Api, KubernetesObject } from '@kubernetes/client-node';
 import { describeOnLocalCluster } from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
 import { execFile } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
@@ -233,6 +233,25 @@ describeOnLocalCluster(
       }
     }
 
+    /** Waits until `read` answers the object with another UID than `before`: it was applied again. */
+    async function appliedAgain(
+      kind: string,
+      read: () => Promise<KubernetesObject | undefined>,
+      before: KubernetesObject | undefined,
+      timeoutMs = 60_000,
+    ): Promise<void> {
+      await eventually(
+        `the ${kind} applied again`,
+        async () => {
+          const live = await read();
+          return live && live.metadata?.uid !== before?.metadata?.uid
+            ? true
+            : undefined;
+        },
+        { timeoutMs, intervalMs: 200 },
+      );
+    }
+
     beforeAll(async () => {
       await createNamespaces(clients, [NAMESPACE]);
       await clients.apps.deleteCollectionNamespacedDeployment({
@@ -346,16 +365,7 @@ describeOnLocalCluster(
         name: 'drift',
         namespace: NAMESPACE,
       });
-      await eventually(
-        'the Deployment applied again',
-        async () => {
-          const live = await liveDeployment('drift');
-          return live && live.metadata?.uid !== before?.metadata?.uid
-            ? true
-            : undefined;
-        },
-        { timeoutMs: 60_000, intervalMs: 200 },
-      );
+      await appliedAgain('Deployment', () => liveDeployment('drift'), before);
       figures['Deployment deleted: to applied again'] = seconds(
         Date.now() - deletedAt,
       );
@@ -401,20 +411,16 @@ describeOnLocalCluster(
         name: 'drift',
         namespace: NAMESPACE,
       });
-      await eventually(
-        'the Service applied again',
-        async () => {
-          const live = await clients.core
+      await appliedAgain(
+        'Service',
+        () =>
+          clients.core
             .readNamespacedService({ name: 'drift', namespace: NAMESPACE })
             .catch(error => {
               if ((error as { code?: number }).code === 404) return undefined;
               throw error;
-            });
-          return live && live.metadata?.uid !== service.metadata?.uid
-            ? true
-            : undefined;
-        },
-        { timeoutMs: 60_000, intervalMs: 200 },
+            }),
+        service,
       );
       figures['Service deleted: to applied again'] = seconds(
         Date.now() - serviceDeletedAt,
@@ -456,15 +462,10 @@ describeOnLocalCluster(
         name: 'drift-hpa',
         namespace: NAMESPACE,
       });
-      await eventually(
-        'the HorizontalPodAutoscaler applied again',
-        async () => {
-          const [again] = (await autoscalers()).items;
-          return again && again.metadata?.uid !== before.metadata?.uid
-            ? true
-            : undefined;
-        },
-        { timeoutMs: 60_000, intervalMs: 200 },
+      await appliedAgain(
+        'HorizontalPodAutoscaler',
+        async () => (await autoscalers()).items[0],
+        before,
       );
       figures['HorizontalPodAutoscaler deleted: to applied again'] = seconds(
         Date.now() - deletedAt,
@@ -486,15 +487,11 @@ describeOnLocalCluster(
         name: 'cut',
         namespace: NAMESPACE,
       });
-      await eventually(
-        'the Deployment applied again',
-        async () => {
-          const live = await liveDeployment('cut');
-          return live && live.metadata?.uid !== before?.metadata?.uid
-            ? true
-            : undefined;
-        },
-        { timeoutMs: 90_000, intervalMs: 200 },
+      await appliedAgain(
+        'Deployment',
+        () => liveDeployment('cut'),
+        before,
+        90_000,
       );
       figures['after a watch cut: deleted to applied again'] = seconds(
         Date.now() - deletedAt,
