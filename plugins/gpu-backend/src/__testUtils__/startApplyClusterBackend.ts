@@ -1,4 +1,5 @@
 import { BackendFeature } from '@backstage/backend-plugin-api';
+import { randomBytes } from 'node:crypto';
 import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
 import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 import type { SetupServer } from 'msw/node';
@@ -8,12 +9,19 @@ import { gpuPlugin } from '../plugin';
 import { userInGroups } from './userInGroups';
 
 /**
+ * This test file's run, in the fake clusters' host names: jest runs the next file in the same process, where a
+ * backend of this file may still finish a loop's pass after its file ended (its stop does not wait for requests in
+ * flight), and that file's fakes count from 1 again.
+ */
+const FILE_RUN = randomBytes(4).toString('hex');
+
+/**
  * API server URL of the fake cluster `gpu-eu` of the n-th backend started: each backend has an API server of its own,
- * so the loops of a backend started by an earlier test of the file (they run until the file ends) never act on a
- * later test's cluster.
+ * so the loops of a backend started by an earlier test of the file (they run until the file ends), or by an earlier
+ * file in the same jest worker, never act on a later test's cluster.
  */
 export function fakeClusterUrl(n: number): string {
-  return `https://k8s-${n}.test:6443`;
+  return `https://k8s-${n}-${FILE_RUN}.test:6443`;
 }
 
 let started = 0;
