@@ -269,7 +269,7 @@ export const gpuPlugin = createBackendPlugin({
           lifecycle.addStartupHook(() => watches.start());
           lifecycle.addShutdownHook(() => watches.stop());
         }
-        // Every cluster's status reader; an apply cluster's reads only what its watches do not show as present.
+        // Every cluster's status reader; an apply cluster's does not read again the objects its watches show.
         const statusReaders = new Map<string, ClusterStatusReader>();
         const gitopsStatusReaders = new Map<string, ClusterStatusReader>();
         for (const cluster of clusterConfig.list()) {
