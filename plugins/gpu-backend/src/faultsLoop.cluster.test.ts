@@ -121,10 +121,17 @@ describeOnLocalCluster(
       );
     }
 
-    async function create(name: string, pool: string): Promise<string> {
+    async function create(
+      name: string,
+      pool: string,
+      fields: Partial<ServiceRequest> = {},
+    ): Promise<string> {
       const res = await http
         .post('/api/gpu/services')
-        .send({ request: request(name, pool), requestKey: `${name}-key` })
+        .send({
+          request: { ...request(name, pool), ...fields },
+          requestKey: `${name}-key`,
+        })
         .expect(201);
       return res.body.id;
     }
@@ -221,16 +228,20 @@ describeOnLocalCluster(
       await settled([], ids);
     }
 
-    async function liveDeployment(name: string) {
+    /** The object `read` answers, or undefined when the API server has none (404). */
+    async function unlessNotFound<T>(read: Promise<T>): Promise<T | undefined> {
       try {
-        return await clients.apps.readNamespacedDeployment({
-          name,
-          namespace: NAMESPACE,
-        });
+        return await read;
       } catch (error) {
         if ((error as { code?: number }).code === 404) return undefined;
         throw error;
       }
+    }
+
+    function liveDeployment(name: string) {
+      return unlessNotFound(
+        clients.apps.readNamespacedDeployment({ name, namespace: NAMESPACE }),
+      );
     }
 
     /** Waits until `read` answers the object with another UID than `before`: it was applied again. */
@@ -414,12 +425,12 @@ describeOnLocalCluster(
       await appliedAgain(
         'Service',
         () =>
-          clients.core
-            .readNamespacedService({ name: 'drift', namespace: NAMESPACE })
-            .catch(error => {
-              if ((error as { code?: number }).code === 404) return undefined;
-              throw error;
+          unlessNotFound(
+            clients.core.readNamespacedService({
+              name: 'drift',
+              namespace: NAMESPACE,
             }),
+          ),
         service,
       );
       figures['Service deleted: to applied again'] = seconds(
@@ -431,22 +442,14 @@ describeOnLocalCluster(
 
     it('an autoscaler deleted with the API is applied again through its watch', async () => {
       await start();
-      const res = await http
-        .post('/api/gpu/services')
-        .send({
-          request: {
-            ...request('drift-hpa', 'spot-l4'),
-            autoscaling: {
-              minReplicas: 1,
-              maxReplicas: 2,
-              targetQueueDepth: 4,
-              engine: 'hpa',
-            },
-          },
-          requestKey: 'drift-hpa-key',
-        })
-        .expect(201);
-      const id: string = res.body.id;
+      const id = await create('drift-hpa', 'spot-l4', {
+        autoscaling: {
+          minReplicas: 1,
+          maxReplicas: 2,
+          targetQueueDepth: 4,
+          engine: 'hpa',
+        },
+      });
       await settled([id], []);
       const autoscaling = clients.kc.makeApiClient(AutoscalingV2Api);
       const autoscalers = () =>
