@@ -363,6 +363,10 @@ class WatchClient implements KubernetesWatchClient {
     return this.objects.list(options);
   }
 
+  serves(apiVersion: string, kind: string) {
+    return this.objects.serves(apiVersion, kind);
+  }
+
   async watch(
     options: WatchOptions,
     onEvent: (event: WatchEvent) => void,

@@ -151,6 +151,8 @@ export interface KubernetesRequestErrorLike extends Error {
 export interface KubernetesWatchClient {
   /** One page of a list, with the list's `resourceVersion` (see {@link KubernetesObjectClient.list}). */
   list: KubernetesObjectClient['list'];
+  /** Whether the cluster serves a kind (see {@link KubernetesObjectClient.serves}): an add-on's is watched only then. */
+  serves: KubernetesObjectClient['serves'];
   /**
    * Watches from `options.resourceVersion`, calling `onEvent` for each event in order; resolves when the watch ends
    * (never rejects). `signal` ends it early (then the outcome is `closed`).

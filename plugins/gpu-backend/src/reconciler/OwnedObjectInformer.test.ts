@@ -18,14 +18,30 @@ function pod(name: string, resourceVersion: string): KubernetesObject {
 /** One step of a scripted watch: events to send, then how it ends (or `hang` until stopped). */
 type WatchStep = { events: WatchEvent[]; end: WatchEnd | 'hang' };
 
-/** A list and watch client answering from a script, recording what it was asked. */
+/**
+ * A list and watch client answering from a script, recording what it was asked; discovery answers from `served` in
+ * turn (the last answer repeated), or says the kind is served.
+ */
 function scriptedClient(script: {
   lists: Array<{ items: KubernetesObject[]; resourceVersion: string } | Error>;
   watches: WatchStep[];
+  served?: boolean[];
 }) {
-  const asked = { lists: 0, watchedFrom: [] as string[] };
+  const asked = {
+    lists: 0,
+    serves: 0,
+    watchedFrom: [] as string[],
+    calls: [] as string[],
+  };
   const client: KubernetesWatchClient = {
+    async serves() {
+      const answers = script.served ?? [true];
+      const served = answers[Math.min(asked.serves++, answers.length - 1)];
+      asked.calls.push(`serves: ${served}`);
+      return served;
+    },
     async list() {
+      asked.calls.push('list');
       const answer = script.lists[asked.lists++];
       if (!answer) throw new Error('no more lists scripted');
       if (answer instanceof Error) throw answer;
@@ -37,6 +53,7 @@ function scriptedClient(script: {
       signal: AbortSignal,
     ) {
       asked.watchedFrom.push(options.resourceVersion);
+      asked.calls.push('watch');
       const step = script.watches.shift() ?? { events: [], end: 'hang' };
       for (const event of step.events) onEvent(event);
       if (step.end !== 'hang') return step.end;
@@ -197,6 +214,85 @@ describe('OwnedObjectInformer', () => {
     expect(asked.watchedFrom).toEqual(['10', '30']);
     expect(changes).toEqual(['changed edited', 'added new', 'deleted gone']);
     await informed.stop();
+  });
+
+  it('lists an add-on’s kind only once the cluster serves it, and forgets it when the cluster no longer does', async () => {
+    const { client, asked } = scriptedClient({
+      // Not served, then installed; after a cut watch, its CRD is gone.
+      served: [false, false, true, false],
+      lists: [{ items: [pod('a', '5')], resourceVersion: '10' }],
+      watches: [
+        {
+          events: [],
+          end: {
+            outcome: 'failed',
+            error: new KubernetesRequestError(
+              'the server could not find the requested resource',
+              'http',
+              404,
+            ),
+          },
+        },
+      ],
+    });
+    const changes: string[] = [];
+    const informed = new OwnedObjectInformer({
+      cluster: 'local',
+      client,
+      kind: {
+        apiVersion: 'keda.sh/v1alpha1',
+        kind: 'ScaledObject',
+        addOn: true,
+      },
+      logger,
+      backoffMs: () => 1,
+      unservedRecheckMs: 20,
+      onChange: (object, type) =>
+        changes.push(`${type} ${object.metadata?.name}`),
+    });
+    informed.start();
+    // Not served: synced with nothing to list, and no view (its objects are read instead).
+    await informed.hasSynced();
+    expect(asked.lists).toBe(0);
+    expect(informed.view('team', 'a')).toBeUndefined();
+    // Asked again after the pause: served now, listed and watched. The watch failed and discovery says it is served
+    // no more: nothing listed again, nothing known, nothing reported.
+    await until(() => asked.serves >= 5);
+    expect(asked.calls.slice(0, 7)).toEqual([
+      'serves: false',
+      'serves: false',
+      'serves: true',
+      'list',
+      'watch',
+      'serves: false',
+      'serves: false',
+    ]);
+    expect(informed.objects()).toEqual([]);
+    expect(informed.view('team', 'a')).toBeUndefined();
+    expect(changes).toEqual([]);
+    await informed.stop();
+  });
+
+  it('stops without waiting for a list or discovery request in flight', async () => {
+    for (const addOn of [false, true]) {
+      let asked = 0;
+      const never = () => {
+        asked += 1;
+        return new Promise<never>(() => undefined);
+      };
+      const informed = new OwnedObjectInformer({
+        cluster: 'local',
+        client: { list: never, serves: never, watch: never },
+        kind: { apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledObject', addOn },
+        logger,
+        onChange: () => undefined,
+      });
+      informed.start();
+      await until(() => asked === 1);
+      const stopping = Date.now();
+      await informed.stop();
+      expect(Date.now() - stopping).toBeLessThan(1_000);
+    }
   });
 
   it('stops while waiting to try again', async () => {

@@ -15,12 +15,21 @@ const MAX_BACKOFF_MS = 10_000;
 /** The API server ends a watch after a random 4 to 6 minutes (spread, so the watches of a replica do not align). */
 const WATCH_TIMEOUT_SECONDS = { min: 240, max: 360 };
 
+/** How often discovery is asked again whether the cluster serves an add-on's kind it did not serve. */
+const UNSERVED_RECHECK_MS = 60_000;
+
 /** One kind an informer follows. */
 export interface InformedKind {
   apiVersion: string;
   kind: string;
   /** Only the objects with these labels (the product's ownership labels). */
   labelSelector?: string;
+  /**
+   * A kind of an add-on the cluster may not serve (its CRD not installed: KEDA, the Prometheus operator): API
+   * discovery is asked before each list, and while the cluster does not serve it the informer waits and asks again
+   * instead of failing its lists.
+   */
+  addOn?: boolean;
 }
 
 /** Collaborators and settings of {@link OwnedObjectInformer}. */
@@ -38,6 +47,8 @@ export interface OwnedObjectInformerOptions {
   logger: LoggerService;
   /** Pauses between attempts (tests); exponential from 0.5 s to 10 s when omitted. */
   backoffMs?: (failures: number) => number;
+  /** Pause before discovery is asked again about an add-on's kind the cluster does not serve (tests); 1 minute. */
+  unservedRecheckMs?: number;
   /** Server-side watch timeout in seconds (tests); 4 to 6 minutes when omitted. */
   watchTimeoutSeconds?: () => number;
 }
@@ -56,7 +67,8 @@ interface Known {
  * what differs from what it knew, deletions included. A failed list or a cut watch (refused, reset, silent) is tried
  * again with exponential backoff until {@link OwnedObjectInformer.stop}, starting over with a list, whose answer says
  * the cluster is back (`onReconnected`) and reports what changed while it was away. The first list reports nothing:
- * what exists at start is the periodic resync's.
+ * what exists at start is the periodic resync's. An add-on's kind (`addOn`) is listed only once API discovery says
+ * the cluster serves it: until then the informer knows nothing (no view) and asks again every minute, quietly.
  */
 export class OwnedObjectInformer {
   private readonly known = new Map<string, Known>();
@@ -67,6 +79,8 @@ export class OwnedObjectInformer {
   private abort = new AbortController();
   private synced?: () => void;
   private readonly firstSync: Promise<void>;
+  /** Whether the cluster did not serve the add-on's kind when last asked (logged once per change). */
+  private unserved = false;
   /** Lists and watches started, for tests and logs. */
   readonly counts = { lists: 0, watches: 0, events: 0, failures: 0 };
 
@@ -90,7 +104,10 @@ export class OwnedObjectInformer {
     this.running = undefined;
   }
 
-  /** Resolves once the first list has been read (tests). */
+  /**
+   * Resolves once the first list has been read, or for an add-on's kind once discovery said the cluster does not serve
+   * it (tests).
+   */
   hasSynced(): Promise<void> {
     return this.firstSync;
   }
@@ -128,6 +145,13 @@ export class OwnedObjectInformer {
     while (!signal.aborted) {
       try {
         if (this.resourceVersion === undefined) {
+          if (!(await this.served(signal))) {
+            await sleep(
+              this.options.unservedRecheckMs ?? UNSERVED_RECHECK_MS,
+              signal,
+            );
+            continue;
+          }
           await this.list(signal);
         }
         if (signal.aborted) return;
@@ -166,6 +190,40 @@ export class OwnedObjectInformer {
     }
   }
 
+  /**
+   * Whether to list: always for a built-in kind; for an add-on's, whether discovery says the cluster serves it. Not
+   * served, what the informer knew is forgotten (nothing reported: the CRD's removal deleted the objects, and each
+   * status read finds them missing) and the first sync is over: there is nothing to list.
+   */
+  private async served(signal: AbortSignal): Promise<boolean> {
+    const { addOn, apiVersion, kind } = this.options.kind;
+    if (!addOn) return true;
+    const served = await unlessAborted(
+      this.options.client.serves(apiVersion, kind),
+      signal,
+    );
+    if (served === !this.unserved) return served;
+    this.unserved = !served;
+    if (served) {
+      this.options.logger.info(
+        `Cluster '${this.options.cluster}' now serves ${kind} (${apiVersion}): watching it`,
+      );
+    } else {
+      this.options.logger.info(
+        `Cluster '${
+          this.options.cluster
+        }' does not serve ${kind} (${apiVersion}): not watched; asking again every ${Math.round(
+          (this.options.unservedRecheckMs ?? UNSERVED_RECHECK_MS) / 1000,
+        )} s`,
+      );
+      this.known.clear();
+      this.listed = false;
+      this.failures = 0;
+      this.synced?.();
+    }
+    return served;
+  }
+
   /** Lists every page; reports what changed or disappeared since the objects known (none the first time). */
   private async list(signal: AbortSignal): Promise<void> {
     this.counts.lists += 1;
@@ -174,13 +232,16 @@ export class OwnedObjectInformer {
     let continueToken: string | undefined;
     let resourceVersion: string | undefined;
     do {
-      const page = await this.options.client.list({
-        apiVersion,
-        kind,
-        labelSelector,
-        limit: LIST_PAGE_SIZE,
-        continueToken,
-      });
+      const page = await unlessAborted(
+        this.options.client.list({
+          apiVersion,
+          kind,
+          labelSelector,
+          limit: LIST_PAGE_SIZE,
+          continueToken,
+        }),
+        signal,
+      );
       if (signal.aborted) return;
       resourceVersion ??= page.resourceVersion;
       items.push(...page.items);
@@ -279,6 +340,35 @@ export class OwnedObjectInformer {
 
 function keyOf(object: KubernetesObject): string {
   return `${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
+}
+
+/**
+ * `request`'s answer, or a rejection as soon as `signal` aborts: {@link OwnedObjectInformer.stop} does not wait for a
+ * list or discovery request in flight (one to an address that does not resolve can take the resolver's 5 s timeout);
+ * its late answer is dropped.
+ */
+function unlessAborted<T>(
+  request: Promise<T>,
+  signal: AbortSignal,
+): Promise<T> {
+  if (signal.aborted) {
+    request.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    request.then(
+      value => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      error => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /** Waits `ms`, or less when `signal` aborts; the wait keeps no process alive. */

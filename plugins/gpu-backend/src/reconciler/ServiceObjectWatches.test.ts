@@ -13,9 +13,28 @@ const SERVICE_LABELS = {
   'gpu.backstage.io/service-id': 'svc-1',
 };
 
-/** A cluster whose watch of each kind sends the given events, then stays open until stopped. */
-function clusterSending(events: Record<string, WatchEvent[]>) {
+/** Built-in kinds, which every cluster serves; of the add-ons' kinds, a cluster serves those it is given. */
+const BUILT_IN = new Set([
+  'apps/v1/Deployment',
+  'v1/Pod',
+  'kueue.x-k8s.io/v1beta2/Workload',
+  'v1/Service',
+  'v1/PersistentVolumeClaim',
+  'autoscaling/v2/HorizontalPodAutoscaler',
+  'policy/v1/PodDisruptionBudget',
+  'kueue.x-k8s.io/v1beta2/LocalQueue',
+]);
+
+/**
+ * A cluster whose watch of each kind sends the given events, then stays open until stopped; it serves the built-in
+ * kinds and the add-ons' kinds in `addOns` (`apiVersion/kind`), and records what discovery was asked.
+ */
+function clusterSending(
+  events: Record<string, WatchEvent[]>,
+  addOns: string[] = [],
+) {
   const selectors: Record<string, string | undefined> = {};
+  const askedServes: string[] = [];
   let release: (() => void) | undefined;
   const podsSent = new Promise<void>(resolve => {
     release = resolve;
@@ -23,6 +42,13 @@ function clusterSending(events: Record<string, WatchEvent[]>) {
   const client: KubernetesWatchClient = {
     async list() {
       return { items: [], resourceVersion: '1' };
+    },
+    async serves(apiVersion, kind) {
+      askedServes.push(`${apiVersion}/${kind}`);
+      return (
+        BUILT_IN.has(`${apiVersion}/${kind}`) ||
+        addOns.includes(`${apiVersion}/${kind}`)
+      );
     },
     async watch(
       options: WatchOptions,
@@ -39,7 +65,7 @@ function clusterSending(events: Record<string, WatchEvent[]>) {
       });
     },
   };
-  return { client, selectors };
+  return { client, selectors, askedServes };
 }
 
 function object(
@@ -52,8 +78,8 @@ function object(
 }
 
 describe('ServiceObjectWatches', () => {
-  it('enqueues the service of a Deployment, a Pod, and a Workload through the pod that owns it', async () => {
-    const { client, selectors } = clusterSending({
+  it('enqueues the service of a Deployment, a Pod, and a Workload through the pod that owns it; watches no add-on’s kind the cluster does not serve', async () => {
+    const { client, selectors, askedServes } = clusterSending({
       Deployment: [
         { type: 'DELETED', object: object('chat', { labels: SERVICE_LABELS }) },
       ],
@@ -113,85 +139,107 @@ describe('ServiceObjectWatches', () => {
       LocalQueue: 'app.kubernetes.io/managed-by=backstage-gpu',
     });
     expect(watches.counts()).toMatchObject({ lists: 8, events: 4 });
+    // Discovery is asked about the add-ons' kinds only.
+    expect(askedServes.sort()).toEqual([
+      'http.keda.sh/v1alpha1/HTTPScaledObject',
+      'keda.sh/v1alpha1/ScaledObject',
+      'monitoring.coreos.com/v1/PodMonitor',
+      'monitoring.coreos.com/v1/PrometheusRule',
+      'resource.k8s.io/v1/ResourceClaimTemplate',
+    ]);
   });
 
-  it('knows the live objects of the kinds services apply, and enqueues the service of a Service or claim, of an autoscaler or budget added or deleted, not of a team’s queue', async () => {
+  it('knows the live objects of the kinds services apply, and enqueues the service of a Service or claim, of an autoscaler, budget or served add-on’s object added or deleted, not of a team’s queue', async () => {
     const labelsOf = (id: string) => ({
       ...SERVICE_LABELS,
       'gpu.backstage.io/service-id': id,
     });
-    const { client } = clusterSending({
-      Service: [
-        {
-          type: 'DELETED',
-          object: object('gone', {
-            labels: labelsOf('svc-2'),
-            resourceVersion: '6',
-          }),
-        },
-        {
-          type: 'ADDED',
-          object: object('chat', {
-            labels: SERVICE_LABELS,
-            resourceVersion: '7',
-          }),
-        },
-      ],
-      PersistentVolumeClaim: [
-        {
-          type: 'ADDED',
-          object: object('chat-cache', {
-            labels: SERVICE_LABELS,
-            resourceVersion: '4',
-          }),
-        },
-        {
-          type: 'MODIFIED',
-          object: object('chat-cache', {
-            labels: SERVICE_LABELS,
-            resourceVersion: '5',
-          }),
-        },
-        {
-          type: 'DELETED',
-          object: object('batch-cache', {
-            labels: labelsOf('svc-3'),
-            resourceVersion: '9',
-          }),
-        },
-      ],
-      // Their status changes as pods come and go: only their coming and going enqueues.
-      HorizontalPodAutoscaler: [
-        {
-          type: 'ADDED',
-          object: object('chat', { labels: labelsOf('svc-4') }),
-        },
-        {
-          type: 'MODIFIED',
-          object: object('chat', { labels: labelsOf('svc-4') }),
-        },
-      ],
-      PodDisruptionBudget: [
-        {
-          type: 'ADDED',
-          object: object('chat', { labels: labelsOf('svc-5') }),
-        },
-        {
-          type: 'MODIFIED',
-          object: object('chat', { labels: labelsOf('svc-5') }),
-        },
-        {
-          type: 'DELETED',
-          object: object('chat', { labels: labelsOf('svc-5') }),
-        },
-      ],
-      LocalQueue: [
-        {
-          type: 'ADDED',
-          object: object('team-queue', { resourceVersion: '8' }),
-        },
-      ],
-    });
+    const { client, selectors } = clusterSending(
+      {
+        Service: [
+          {
+            type: 'DELETED',
+            object: object('gone', {
+              labels: labelsOf('svc-2'),
+              resourceVersion: '6',
+            }),
+          },
+          {
+            type: 'ADDED',
+            object: object('chat', {
+              labels: SERVICE_LABELS,
+              resourceVersion: '7',
+            }),
+          },
+        ],
+        PersistentVolumeClaim: [
+          {
+            type: 'ADDED',
+            object: object('chat-cache', {
+              labels: SERVICE_LABELS,
+              resourceVersion: '4',
+            }),
+          },
+          {
+            type: 'MODIFIED',
+            object: object('chat-cache', {
+              labels: SERVICE_LABELS,
+              resourceVersion: '5',
+            }),
+          },
+          {
+            type: 'DELETED',
+            object: object('batch-cache', {
+              labels: labelsOf('svc-3'),
+              resourceVersion: '9',
+            }),
+          },
+        ],
+        // Their status changes as pods come and go: only their coming and going enqueues.
+        HorizontalPodAutoscaler: [
+          {
+            type: 'ADDED',
+            object: object('chat', { labels: labelsOf('svc-4') }),
+          },
+          {
+            type: 'MODIFIED',
+            object: object('chat', { labels: labelsOf('svc-4') }),
+          },
+        ],
+        PodDisruptionBudget: [
+          {
+            type: 'ADDED',
+            object: object('chat', { labels: labelsOf('svc-5') }),
+          },
+          {
+            type: 'MODIFIED',
+            object: object('chat', { labels: labelsOf('svc-5') }),
+          },
+          {
+            type: 'DELETED',
+            object: object('chat', { labels: labelsOf('svc-5') }),
+          },
+        ],
+        LocalQueue: [
+          {
+            type: 'ADDED',
+            object: object('team-queue', { resourceVersion: '8' }),
+          },
+        ],
+        // KEDA writes its status as it scales: as for an HPA, only its coming and going enqueues.
+        ScaledObject: [
+          {
+            type: 'ADDED',
+            object: object('chat', { labels: labelsOf('svc-6') }),
+          },
+          {
+            type: 'MODIFIED',
+            object: object('chat', { labels: labelsOf('svc-6') }),
+          },
+        ],
+      },
+      ['keda.sh/v1alpha1/ScaledObject'],
+    );
     const enqueued: string[] = [];
     const watches = new ServiceObjectWatches({
       clusters: [{ name: 'local', client }],
@@ -210,9 +258,18 @@ describe('ServiceObjectWatches', () => {
       namespace: 'team',
       name: 'team-queue',
     };
+    const scaledObject = {
+      apiVersion: 'keda.sh/v1alpha1',
+      kind: 'ScaledObject',
+      namespace: 'team',
+      name: 'chat',
+    };
     for (
       let i = 0;
-      i < 400 && (!live(queue)?.object || enqueued.length < 8);
+      i < 400 &&
+      (!live(queue)?.object ||
+        !live(scaledObject)?.object ||
+        enqueued.length < 9);
       i++
     ) {
       await new Promise(r => setTimeout(r, 5));
@@ -235,9 +292,24 @@ describe('ServiceObjectWatches', () => {
       }),
     ).toBeUndefined();
     expect(live({ ...service, name: 'chat' })).toBeDefined();
+    // A served add-on's kind is followed; one the cluster does not serve has no view (its objects are read).
+    expect(live(scaledObject)).toMatchObject({
+      object: { metadata: { name: 'chat' } },
+    });
+    expect(
+      live({
+        ...scaledObject,
+        apiVersion: 'http.keda.sh/v1alpha1',
+        kind: 'HTTPScaledObject',
+      }),
+    ).toBeUndefined();
+    expect(selectors.ScaledObject).toBe(
+      'app.kubernetes.io/managed-by=backstage-gpu,gpu.backstage.io/service-id',
+    );
+    expect(selectors).not.toHaveProperty('HTTPScaledObject');
     await watches.stop();
-    // One per event of a Service or claim, per addition or deletion of an autoscaler or budget, none of the queue (a
-    // team's).
+    // One per event of a Service or claim, per addition or deletion of an autoscaler, budget or add-on's object, none
+    // of the queue (a team's).
     expect(enqueued.sort()).toEqual([
       'svc-1',
       'svc-1',
@@ -247,6 +319,7 @@ describe('ServiceObjectWatches', () => {
       'svc-4',
       'svc-5',
       'svc-5',
+      'svc-6',
     ]);
   });
 });

@@ -16,6 +16,18 @@ const SERVICE_OBJECTS = `${OWNERSHIP_LABELS.managedBy}=${FIELD_MANAGER},${OWNERS
 /** Every object the product applied, services' and teams' alike. */
 const PRODUCT_OBJECTS = `${OWNERSHIP_LABELS.managedBy}=${FIELD_MANAGER}`;
 
+/**
+ * Kinds of a service's objects that a cluster serves only with an add-on installed (or, for the claim template, on a
+ * Kubernetes with DRA): their informers wait for API discovery to say the cluster serves them.
+ */
+const ADD_ON_KINDS = [
+  { apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledObject' },
+  { apiVersion: 'http.keda.sh/v1alpha1', kind: 'HTTPScaledObject' },
+  { apiVersion: 'monitoring.coreos.com/v1', kind: 'PodMonitor' },
+  { apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule' },
+  { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaimTemplate' },
+];
+
 /** Informers of one cluster that come back within this long of each other signal its return once. */
 const RECONNECT_SIGNAL_INTERVAL_MS = 5_000;
 
@@ -41,7 +53,7 @@ export interface ServiceObjectWatchesOptions {
   /** Passed on to each informer (tests). */
   informer?: Pick<
     ConstructorParameters<typeof OwnedObjectInformer>[0],
-    'backoffMs' | 'watchTimeoutSeconds'
+    'backoffMs' | 'watchTimeoutSeconds' | 'unservedRecheckMs'
   >;
 }
 
@@ -49,12 +61,14 @@ export interface ServiceObjectWatchesOptions {
  * The watches that feed the reconciler's work queue, per cluster services are applied to: informers on the
  * Deployments and Pods the product owns (its ownership labels; pods carry them from their template) and on Kueue's
  * Workloads of pods; and on the Services, claims, HorizontalPodAutoscalers, PodDisruptionBudgets and LocalQueues it
- * applies. An event enqueues the service it is about: the `gpu.backstage.io/service-id` label of a Deployment, Pod,
- * Service or claim, of an autoscaler or disruption budget added or deleted, and for a Workload the service of the pod
- * that owns it (a LocalQueue is a team's: none). So a Deployment deleted or scaled by hand, a Service, claim,
- * autoscaler or budget deleted, a pod that fails or becomes ready, or a Workload admitted, reaches the service in a
- * second rather than at the next resync, which still runs for what a watch cannot tell (the KEDA and monitoring kinds,
- * which a cluster may not serve).
+ * applies, and on the add-ons' kinds it applies (KEDA's ScaledObjects and HTTPScaledObjects, the Prometheus operator's
+ * PodMonitors and PrometheusRules, DRA's ResourceClaimTemplates) once API discovery says the cluster serves them. An
+ * event enqueues the service it is about: the `gpu.backstage.io/service-id` label of a Deployment, Pod, Service or
+ * claim, of an autoscaler, disruption budget or add-on's object added or deleted, and for a Workload the service of
+ * the pod that owns it (a LocalQueue is a team's: none). So a Deployment deleted or scaled by hand, a Service, claim,
+ * autoscaler, budget or add-on's object deleted, a pod that fails or becomes ready, or a Workload admitted, reaches
+ * the service in a second rather than at the next resync, which still runs for what a watch cannot tell (an
+ * add-on's kind the cluster did not serve when last asked, or objects edited by hand).
  */
 export class ServiceObjectWatches {
   private readonly informers: OwnedObjectInformer[] = [];
@@ -134,10 +148,13 @@ export class ServiceObjectWatches {
           serviceOf: serviceIdOf,
         },
         // A service's autoscaler or disruption budget added or deleted (not changed: their controllers write their
-        // status every few seconds while pods come and go).
+        // status every few seconds while pods come and go), and so for the kinds of add-ons, followed once the
+        // cluster serves them (KEDA's and its HTTP add-on's autoscalers, the Prometheus operator's monitor and rule,
+        // a DRA pool's claim template).
         ...[
           { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler' },
           { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' },
+          ...ADD_ON_KINDS.map(kind => ({ ...kind, addOn: true })),
         ].map(kind => ({
           kind: { ...kind, labelSelector: SERVICE_OBJECTS },
           serviceOf: (object: KubernetesObject, type: string) =>
@@ -178,8 +195,9 @@ export class ServiceObjectWatches {
 
   /**
    * What the informers of a cluster know of the objects the product applies (Deployments, Services,
-   * PersistentVolumeClaims, HorizontalPodAutoscalers, PodDisruptionBudgets, LocalQueues), for the cluster's
-   * `DifferenceApplier` and status reader: undefined for other kinds, and while an informer is not watching.
+   * PersistentVolumeClaims, HorizontalPodAutoscalers, PodDisruptionBudgets, LocalQueues, and the add-ons' kinds the
+   * cluster serves), for the cluster's `DifferenceApplier` and status reader: undefined for other kinds, and while an
+   * informer is not watching.
    */
   liveObjects(cluster: string): LiveObjects {
     const informers = this.appliedKinds.get(cluster);
