@@ -278,10 +278,11 @@ export const gpuPlugin = createBackendPlugin({
             factory,
             kueueApiVersion: platform.kueue.apiVersion,
             requestTimeoutMs: statusSettings.readTimeoutMs,
-            live:
-              cluster.mode === 'apply'
-                ? watches?.liveObjects(cluster.name!)
-                : undefined,
+            ...(cluster.mode === 'apply' &&
+              watches && {
+                live: watches.liveObjects(cluster.name!),
+                liveOfService: watches.serviceObjects(cluster.name!),
+              }),
           });
           // GitOps clusters' readers read the GitOps services there, and only those (read-only credential).
           if (reader && cluster.mode === 'gitops') {

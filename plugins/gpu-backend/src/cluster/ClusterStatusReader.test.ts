@@ -17,7 +17,7 @@ import { KubernetesApplier } from './KubernetesApplier';
 import { KubernetesClientFactory } from './KubernetesClientFactory';
 import { KubernetesApplyError } from './errors';
 import { refOf } from './objectRef';
-import { LiveObjects, ObjectRef } from './types';
+import { LiveObjects, LiveServiceObjects, ObjectRef } from './types';
 
 const BASE = 'https://status.test:6443';
 const NAMESPACE = 'ml-platform';
@@ -35,7 +35,12 @@ afterAll(() => server.close());
 const platform = parsePlatform(demoPlatformConfig);
 
 async function setup(
-  options: { pageSize?: number; notServed?: string[]; live?: LiveObjects } = {},
+  options: {
+    pageSize?: number;
+    notServed?: string[];
+    live?: LiveObjects;
+    liveOfService?: LiveServiceObjects;
+  } = {},
 ) {
   const api = fakeKubernetesApi(BASE, { notServed: options.notServed });
   server.use(...api.handlers);
@@ -63,6 +68,7 @@ async function setup(
     kueueApiVersion: 'kueue.x-k8s.io/v1beta2',
     pageSize: options.pageSize,
     live: options.live,
+    liveOfService: options.liveOfService,
     now: () => new Date(SIMULATED_NOW),
   });
   const read = (others?: ObjectRef[]) =>
@@ -503,6 +509,64 @@ describe('ClusterStatusReader', () => {
     expect(gets(service)).toBe(1);
     api.remove(`/api/v1/namespaces/${NAMESPACE}/services/summariser`);
     expect((await read(others)).missing).toEqual([service]);
+  });
+
+  it('takes the service’s Deployment, pods and claims from the informers while they watch, and reads them otherwise', async () => {
+    let watching = false;
+    const seen: Record<string, KubernetesObject[]> = {};
+    const { read, api, cluster, render } = await setup({
+      liveOfService: (kind, namespace, serviceId) =>
+        watching && namespace === NAMESPACE && serviceId === SERVICE_ID
+          ? seen[kind.kind] ?? []
+          : undefined,
+    });
+    cluster.replicaSet();
+    const pod = cluster.pod(0, 'running', { node: 'kwok-gpu-l4-ondemand-2' });
+    cluster.workload(pod, {
+      admitted: true,
+      clusterQueue: 'gpu-ml-platform',
+      flavor: 'l4-ondemand',
+    });
+    cluster.deploymentStatus({ updated: 1, ready: 1, available: 1 });
+    const manifests = render(devSummariser, SERVICE_ID);
+    const liveOf = (kind: string) =>
+      api.live(
+        api.pathOf(manifests.find(m => m.kind === kind) as any),
+      ) as KubernetesObject;
+    const asked = () =>
+      api.requests
+        .filter(r => r.method === 'GET')
+        .map(r => r.path.replace(`/namespaces/${NAMESPACE}`, '').split('?')[0]);
+
+    api.requests.length = 0;
+    const fromCluster = await read();
+    expect(asked()).toEqual(
+      expect.arrayContaining([
+        '/apis/apps/v1/deployments/summariser',
+        '/api/v1/pods',
+        '/api/v1/persistentvolumeclaims',
+      ]),
+    );
+
+    watching = true;
+    seen.Deployment = [liveOf('Deployment')];
+    seen.Pod = [pod];
+    seen.PersistentVolumeClaim = [liveOf('PersistentVolumeClaim')];
+    api.requests.length = 0;
+    expect(await read()).toEqual(fromCluster);
+    expect(asked()).not.toContain('/apis/apps/v1/deployments/summariser');
+    expect(asked()).not.toContain('/api/v1/pods');
+    expect(asked()).not.toContain('/api/v1/persistentvolumeclaims');
+    // ReplicaSets and events are still listed: no informer holds them.
+    expect(asked()).toEqual(
+      expect.arrayContaining(['/apis/apps/v1/replicasets', '/api/v1/events']),
+    );
+
+    // No Deployment in their view: it is read, since their watch may lag the apply that created it.
+    seen.Deployment = [];
+    api.requests.length = 0;
+    expect(await read()).toEqual(fromCluster);
+    expect(asked()).toContain('/apis/apps/v1/deployments/summariser');
   });
 
   it('reports an object of a kind the cluster no longer serves as missing, and fails on any other failed read', async () => {

@@ -21,6 +21,7 @@ import {
   KubernetesObjectClient,
   ListOptions,
   LiveObjects,
+  LiveServiceObjects,
   ObjectRef,
 } from './types';
 
@@ -46,6 +47,11 @@ export interface ClusterStatusReaderOptions {
    * Without them, or for a kind they do not follow, each is read.
    */
   live?: LiveObjects;
+  /**
+   * The informers' view of a service's Deployment, pods and claims: where they are watching, those are taken from
+   * them instead of being read or listed (a Deployment they show as absent is read to confirm).
+   */
+  liveOfService?: LiveServiceObjects;
   /** Items per list request (paged with `continue`); 250 when omitted. */
   pageSize?: number;
   /** Warnings kept, newest first; 20 when omitted. */
@@ -62,11 +68,12 @@ const UIDS_PER_WORKLOAD_LIST = 25;
  * Reads what the cluster says about one service in apply mode, by the service's ownership labels
  * (`gpu.backstage.io/service-id` and `app.kubernetes.io/managed-by`):
  *
- * - its Deployment (`GET`, absent is reported, not thrown);
+ * - its Deployment (`GET`, absent is reported, not thrown), or as the informers show it (`liveOfService`);
  * - the other objects of its stored manifests when given (its Service, autoscaler objects, ...), those absent
  *   reported as `missing`, so drift of any kind it renders is seen, not only of its Deployment: a `GET` each, but for
  *   those the informers (`live`) show as present;
  * - its pods, ReplicaSets and model cache claims (lists by the ownership labels, which the pod template carries);
+ *   the pods and claims as the informers show them when they are watching;
  * - the Kueue Workloads of its pods: Kueue's pod integration (used for Deployments) makes one Workload per pod,
  *   labelled `kueue.x-k8s.io/job-uid=<pod uid>` and owned by the pod; listed by that label and kept only when a pod
  *   of the service owns them;
@@ -82,6 +89,7 @@ export class ClusterStatusReader {
   private readonly client: KubernetesObjectClient;
   private readonly kueueApiVersion: string;
   private readonly live?: LiveObjects;
+  private readonly liveOfService?: LiveServiceObjects;
   private readonly pageSize: number;
   private readonly maxWarnings: number;
   private readonly now: () => Date;
@@ -91,6 +99,7 @@ export class ClusterStatusReader {
     this.client = options.client;
     this.kueueApiVersion = options.kueueApiVersion;
     this.live = options.live;
+    this.liveOfService = options.liveOfService;
     this.pageSize = options.pageSize ?? 250;
     this.maxWarnings = options.maxWarnings ?? 20;
     this.now = options.now ?? (() => new Date());
@@ -100,16 +109,14 @@ export class ClusterStatusReader {
     const observedAt = this.now().toISOString();
     const { namespace } = objects;
     const labelSelector = `${OWNERSHIP_LABELS.serviceId}=${objects.serviceId},${OWNERSHIP_LABELS.managedBy}=${FIELD_MANAGER}`;
+    const ofService = (options: ListOptions) =>
+      this.liveOfService?.(options, namespace, objects.serviceId) ??
+      this.listAll(options);
     const [deployment, missing, pods, replicaSets, claims, events] =
       await Promise.all([
-        this.readOptional({
-          apiVersion: 'apps/v1',
-          kind: 'Deployment',
-          namespace,
-          name: objects.deployment,
-        }),
+        this.deploymentOf(objects),
         this.missingOf(objects.others ?? []),
-        this.listAll({
+        ofService({
           apiVersion: 'v1',
           kind: 'Pod',
           namespace,
@@ -121,7 +128,7 @@ export class ClusterStatusReader {
           namespace,
           labelSelector,
         }),
-        this.listAll({
+        ofService({
           apiVersion: 'v1',
           kind: 'PersistentVolumeClaim',
           namespace,
@@ -190,6 +197,30 @@ export class ClusterStatusReader {
       warnings: summariseWarnings(events, involved, this.maxWarnings),
       ...(missing.length > 0 && { missing }),
     };
+  }
+
+  /**
+   * The service's Deployment as the informers show it (this service's, by its ownership label), else read: when they
+   * are not watching, or show none (their watch may lag the apply that created it).
+   */
+  private async deploymentOf(
+    objects: ServiceObjects,
+  ): Promise<KubernetesObject | undefined> {
+    const ref = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      namespace: objects.namespace,
+      name: objects.deployment,
+    };
+    const seen = this.liveOfService?.(
+      ref,
+      objects.namespace,
+      objects.serviceId,
+    );
+    return (
+      seen?.find(d => d.metadata?.name === objects.deployment) ??
+      (await this.readOptional(ref))
+    );
   }
 
   /**

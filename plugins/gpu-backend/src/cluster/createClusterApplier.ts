@@ -6,6 +6,7 @@ import {
   ClusterApplier,
   ClusterTarget,
   LiveObjects,
+  LiveServiceObjects,
   RetryOptions,
 } from './types';
 
@@ -34,7 +35,7 @@ export function createClusterApplier(options: {
 /**
  * The status reader of a target in `apply` mode, or in `gitops` mode with a (read-only) credential: the reader only
  * reads. Undefined otherwise. Over a client of its own whose requests time out after `requestTimeoutMs`; with the
- * cluster's informers (`live`) when it has them.
+ * cluster's informers (`live`, `liveOfService`) when it has them.
  */
 export function createClusterStatusReader(options: {
   target: ClusterTarget;
@@ -42,6 +43,7 @@ export function createClusterStatusReader(options: {
   kueueApiVersion: string;
   requestTimeoutMs: number;
   live?: LiveObjects;
+  liveOfService?: LiveServiceObjects;
 }): ClusterStatusReader | undefined {
   const { target, factory } = options;
   if (
@@ -58,5 +60,6 @@ export function createClusterStatusReader(options: {
     }),
     kueueApiVersion: options.kueueApiVersion,
     live: options.live,
+    liveOfService: options.liveOfService,
   });
 }

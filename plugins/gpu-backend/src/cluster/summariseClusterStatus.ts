@@ -34,9 +34,19 @@ export function conditionsOf(object: Json | undefined): ClusterCondition[] {
       ...(c.reason ? { reason: String(c.reason) } : {}),
       ...(c.message ? { message: String(c.message) } : {}),
       ...(c.lastTransitionTime
-        ? { lastTransitionTime: String(c.lastTransitionTime) }
+        ? { lastTransitionTime: isoTime(c.lastTransitionTime) }
         : {}),
     }));
+}
+
+/**
+ * A Kubernetes timestamp in one shape, ISO 8601 with milliseconds, however it was read: the API server writes RFC 3339
+ * to the second (`2026-12-01T10:00:00Z`, as a watch event carries it), `@kubernetes/client-node`'s typed reads give a
+ * `Date`. A value that is not a time is kept as it is.
+ */
+function isoTime(value: unknown): string {
+  const time = new Date(value as string | Date);
+  return Number.isNaN(time.getTime()) ? String(value) : time.toISOString();
 }
 
 function condition(

@@ -205,6 +205,17 @@ export interface LiveObjectView {
  */
 export type LiveObjects = (ref: ObjectRef) => LiveObjectView | undefined;
 
+/**
+ * The informers' view of one service's objects of a kind in a namespace (those carrying its
+ * `gpu.backstage.io/service-id` label), as last seen; undefined when no informer follows the kind by that label or
+ * the one that does is not watching.
+ */
+export type LiveServiceObjects = (
+  kind: { apiVersion: string; kind: string },
+  namespace: string,
+  serviceId: string,
+) => KubernetesObject[] | undefined;
+
 /** Outcome of deleting one owned object. */
 export interface DeleteResult {
   ref: ObjectRef;

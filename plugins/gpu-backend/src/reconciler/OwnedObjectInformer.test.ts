@@ -273,6 +273,66 @@ describe('OwnedObjectInformer', () => {
     await informed.stop();
   });
 
+  it('indexes the objects by a label: what a list and each event add, relabel or delete', async () => {
+    const labelled = (
+      name: string,
+      service: string,
+      rv: string,
+      namespace = 'team',
+    ) => ({
+      metadata: { name, namespace, resourceVersion: rv, labels: { service } },
+    });
+    const { client } = scriptedClient({
+      lists: [
+        {
+          items: [
+            labelled('a-1', 'a', '1'),
+            labelled('a-2', 'a', '2'),
+            labelled('a-3', 'a', '3', 'other-team'),
+            labelled('b-1', 'b', '4'),
+          ],
+          resourceVersion: '10',
+        },
+      ],
+      watches: [
+        {
+          events: [
+            { type: 'DELETED', object: labelled('a-1', 'a', '11') },
+            { type: 'MODIFIED', object: labelled('b-1', 'a', '12') },
+            { type: 'ADDED', object: labelled('c-1', 'c', '13') },
+          ],
+          end: 'hang',
+        },
+      ],
+    });
+    let events = 0;
+    const informed = new OwnedObjectInformer({
+      cluster: 'local',
+      client,
+      kind: { apiVersion: 'v1', kind: 'Pod' },
+      indexLabel: 'service',
+      logger,
+      onChange: () => {
+        events += 1;
+      },
+    });
+    const names = (service: string) =>
+      informed
+        .labelled('team', service)
+        ?.map(o => o.metadata?.name)
+        .sort();
+    expect(informed.labelled('team', 'a')).toBeUndefined(); // not listed yet
+    informed.start();
+    await until(() => events === 3);
+    expect(names('a')).toEqual(['a-2', 'b-1']);
+    expect(names('b')).toEqual([]);
+    expect(names('c')).toEqual(['c-1']);
+    expect(
+      informed.labelled('other-team', 'a')?.map(o => o.metadata?.name),
+    ).toEqual(['a-3']);
+    await informed.stop();
+  });
+
   it('stops without waiting for a list or discovery request in flight', async () => {
     for (const addOn of [false, true]) {
       let asked = 0;

@@ -49,6 +49,8 @@ export interface OwnedObjectInformerOptions {
   backoffMs?: (failures: number) => number;
   /** Pause before discovery is asked again about an add-on's kind the cluster does not serve (tests); 1 minute. */
   unservedRecheckMs?: number;
+  /** A label whose value the objects are indexed by, for {@link OwnedObjectInformer.labelled}. */
+  indexLabel?: string;
   /** Server-side watch timeout in seconds (tests); 4 to 6 minutes when omitted. */
   watchTimeoutSeconds?: () => number;
 }
@@ -72,6 +74,8 @@ interface Known {
  */
 export class OwnedObjectInformer {
   private readonly known = new Map<string, Known>();
+  /** The keys of the known objects by the value of their `indexLabel`. */
+  private readonly index = new Map<string, Set<string>>();
   private resourceVersion?: string;
   private listed = false;
   private failures = 0;
@@ -134,6 +138,62 @@ export class OwnedObjectInformer {
       object: this.known.get(`${namespace ?? ''}/${name}`)?.object,
       resourceVersion: this.resourceVersion,
     };
+  }
+
+  /**
+   * The objects in `namespace` whose `indexLabel` is `value`, as last seen; undefined while the informer is not
+   * watching (see {@link OwnedObjectInformer.view}) or indexes no label.
+   */
+  labelled(namespace: string, value: string): KubernetesObject[] | undefined {
+    if (
+      !this.options.indexLabel ||
+      !this.listed ||
+      this.failures > 0 ||
+      !this.resourceVersion
+    ) {
+      return undefined;
+    }
+    const objects: KubernetesObject[] = [];
+    for (const key of this.index.get(value) ?? []) {
+      const object = this.known.get(key)?.object;
+      if (object?.metadata?.namespace === namespace) objects.push(object);
+    }
+    return objects;
+  }
+
+  /** Records an object as last seen, and indexes it. */
+  private remember(key: string, known: Known): void {
+    this.forget(key);
+    this.known.set(key, known);
+    const value = this.indexValue(known.object);
+    if (value === undefined) return;
+    let keys = this.index.get(value);
+    if (!keys) {
+      keys = new Set();
+      this.index.set(value, keys);
+    }
+    keys.add(key);
+  }
+
+  /** Forgets an object, and takes it out of the index. */
+  private forget(key: string): void {
+    const before = this.known.get(key);
+    if (!before) return;
+    this.known.delete(key);
+    const value = this.indexValue(before.object);
+    const keys = value === undefined ? undefined : this.index.get(value);
+    keys?.delete(key);
+    if (keys?.size === 0) this.index.delete(value!);
+  }
+
+  private forgetAll(): void {
+    this.known.clear();
+    this.index.clear();
+  }
+
+  private indexValue(object: KubernetesObject): string | undefined {
+    const label = this.options.indexLabel;
+    return label ? object.metadata?.labels?.[label] : undefined;
   }
 
   private get what(): string {
@@ -216,7 +276,7 @@ export class OwnedObjectInformer {
           (this.options.unservedRecheckMs ?? UNSERVED_RECHECK_MS) / 1000,
         )} s`,
       );
-      this.known.clear();
+      this.forgetAll();
       this.listed = false;
       this.failures = 0;
       this.synced?.();
@@ -249,13 +309,13 @@ export class OwnedObjectInformer {
     } while (continueToken);
     const report = this.listed;
     const previous = new Map(this.known);
-    this.known.clear();
+    this.forgetAll();
     for (const object of items) {
       const key = keyOf(object);
       const before = previous.get(key);
       previous.delete(key);
       const version = object.metadata?.resourceVersion;
-      this.known.set(key, { object, resourceVersion: version });
+      this.remember(key, { object, resourceVersion: version });
       if (report && before?.resourceVersion !== version) {
         this.options.onChange(object, before ? 'changed' : 'added');
       }
@@ -311,12 +371,12 @@ export class OwnedObjectInformer {
     if (type === 'BOOKMARK') return true;
     const key = keyOf(object);
     if (type === 'DELETED') {
-      this.known.delete(key);
+      this.forget(key);
       this.options.onChange(object, 'deleted');
       return true;
     }
     const before = this.known.get(key);
-    this.known.set(key, { object, resourceVersion: version });
+    this.remember(key, { object, resourceVersion: version });
     this.options.onChange(object, before ? 'changed' : 'added');
     return true;
   }

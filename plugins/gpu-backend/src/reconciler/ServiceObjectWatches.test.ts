@@ -121,6 +121,19 @@ describe('ServiceObjectWatches', () => {
     for (let i = 0; i < 400 && enqueued.length < 3; i++) {
       await new Promise(r => setTimeout(r, 5));
     }
+    // A service's Deployments, pods and claims, by its label, for its status read; other kinds are not indexed.
+    const ofService = watches.serviceObjects('local');
+    const pod = { apiVersion: 'v1', kind: 'Pod' };
+    expect(ofService(pod, 'team', 'svc-1')?.map(p => p.metadata?.name)).toEqual(
+      ['chat-1'],
+    );
+    expect(ofService(pod, 'team', 'svc-2')).toEqual([]);
+    expect(
+      ofService({ apiVersion: 'apps/v1', kind: 'Deployment' }, 'team', 'svc-1'),
+    ).toEqual([]);
+    expect(
+      ofService({ apiVersion: 'v1', kind: 'Service' }, 'team', 'svc-1'),
+    ).toBeUndefined();
     await watches.stop();
     expect(enqueued).toEqual(['svc-1', 'svc-1', 'svc-1']);
     expect(selectors).toEqual({

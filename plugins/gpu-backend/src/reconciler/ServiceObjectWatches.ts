@@ -4,7 +4,11 @@ import {
   OWNERSHIP_LABELS,
 } from '@gpu-platform/backstage-plugin-gpu-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { KubernetesWatchClient, LiveObjects } from '../cluster';
+import type {
+  KubernetesWatchClient,
+  LiveObjects,
+  LiveServiceObjects,
+} from '../cluster';
 import { InformedKind, OwnedObjectInformer } from './OwnedObjectInformer';
 
 /** Kueue's label on the Workload of a pod (pod integration): the pod's UID. */
@@ -27,6 +31,13 @@ const ADD_ON_KINDS = [
   { apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule' },
   { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaimTemplate' },
 ];
+
+/** Kinds whose informers index their objects by service, so that a status read takes a service's from them. */
+const SERVICE_INDEXED_KINDS = new Set([
+  'Deployment',
+  'Pod',
+  'PersistentVolumeClaim',
+]);
 
 /** Informers of one cluster that come back within this long of each other signal its return once. */
 const RECONNECT_SIGNAL_INTERVAL_MS = 5_000;
@@ -74,6 +85,11 @@ export class ServiceObjectWatches {
   private readonly informers: OwnedObjectInformer[] = [];
   /** Per cluster, the informer of each kind the product applies and follows, by `apiVersion/kind`. */
   private readonly appliedKinds = new Map<
+    string,
+    Map<string, OwnedObjectInformer>
+  >();
+  /** Per cluster, the informers that index their objects by service (Deployments, pods, claims), by `apiVersion/kind`. */
+  private readonly serviceIndexedKinds = new Map<
     string,
     Map<string, OwnedObjectInformer>
   >();
@@ -172,11 +188,15 @@ export class ServiceObjectWatches {
       ];
       const applied = new Map<string, OwnedObjectInformer>();
       this.appliedKinds.set(cluster.name, applied);
+      const indexed = new Map<string, OwnedObjectInformer>();
+      this.serviceIndexedKinds.set(cluster.name, indexed);
       for (const { kind, serviceOf } of kinds) {
+        const byService = SERVICE_INDEXED_KINDS.has(kind.kind);
         const informer = new OwnedObjectInformer({
           cluster: cluster.name,
           client: cluster.client,
           kind,
+          ...(byService && { indexLabel: OWNERSHIP_LABELS.serviceId }),
           logger: options.logger,
           ...options.informer,
           onReconnected: () => this.reconnected(cluster.name),
@@ -186,6 +206,7 @@ export class ServiceObjectWatches {
           },
         });
         this.informers.push(informer);
+        if (byService) indexed.set(`${kind.apiVersion}/${kind.kind}`, informer);
         if (kind.kind !== 'Pod' && kind.kind !== 'Workload') {
           applied.set(`${kind.apiVersion}/${kind.kind}`, informer);
         }
@@ -205,6 +226,18 @@ export class ServiceObjectWatches {
       informers
         ?.get(`${ref.apiVersion}/${ref.kind}`)
         ?.view(ref.namespace, ref.name);
+  }
+
+  /**
+   * What the informers of a cluster know of one service's Deployments, pods and PersistentVolumeClaims, for its status
+   * reader (which then does not list them): undefined for other kinds, and while an informer is not watching.
+   */
+  serviceObjects(cluster: string): LiveServiceObjects {
+    const informers = this.serviceIndexedKinds.get(cluster);
+    return (kind, namespace, serviceId) =>
+      informers
+        ?.get(`${kind.apiVersion}/${kind.kind}`)
+        ?.labelled(namespace, serviceId);
   }
 
   /** One signal per cluster coming back, though each of its informers sees it. */
