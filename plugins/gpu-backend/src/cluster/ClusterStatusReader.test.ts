@@ -85,6 +85,19 @@ async function setup(
   return { api, apply, read, cluster, render };
 }
 
+/** One pod of the service admitted by Kueue, scheduled and ready, and its Deployment available. */
+function readyPod(cluster: ReturnType<typeof simulatedControllers>) {
+  cluster.replicaSet();
+  const pod = cluster.pod(0, 'running', { node: 'kwok-gpu-l4-ondemand-2' });
+  cluster.workload(pod, {
+    admitted: true,
+    clusterQueue: 'gpu-ml-platform',
+    flavor: 'l4-ondemand',
+  });
+  cluster.deploymentStatus({ updated: 1, ready: 1, available: 1 });
+  return pod;
+}
+
 describe('ClusterStatusReader', () => {
   it('reports a freshly applied service: Deployment not rolled out, no pods, nothing admitted', async () => {
     const { read } = await setup();
@@ -171,14 +184,7 @@ describe('ClusterStatusReader', () => {
 
   it('reports an admitted, scheduled and ready pod with its ClusterQueue and flavors, and the Deployment available', async () => {
     const { read, cluster } = await setup();
-    cluster.replicaSet();
-    const pod = cluster.pod(0, 'running', { node: 'kwok-gpu-l4-ondemand-2' });
-    cluster.workload(pod, {
-      admitted: true,
-      clusterQueue: 'gpu-ml-platform',
-      flavor: 'l4-ondemand',
-    });
-    cluster.deploymentStatus({ updated: 1, ready: 1, available: 1 });
+    const pod = readyPod(cluster);
 
     const status = await read();
     expect(status.deployment).toMatchObject({
@@ -520,14 +526,7 @@ describe('ClusterStatusReader', () => {
           ? seen[kind.kind] ?? []
           : undefined,
     });
-    cluster.replicaSet();
-    const pod = cluster.pod(0, 'running', { node: 'kwok-gpu-l4-ondemand-2' });
-    cluster.workload(pod, {
-      admitted: true,
-      clusterQueue: 'gpu-ml-platform',
-      flavor: 'l4-ondemand',
-    });
-    cluster.deploymentStatus({ updated: 1, ready: 1, available: 1 });
+    const pod = readyPod(cluster);
     const manifests = render(devSummariser, SERVICE_ID);
     const liveOf = (kind: string) =>
       api.live(
