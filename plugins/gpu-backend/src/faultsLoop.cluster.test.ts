@@ -268,6 +268,16 @@ describeOnLocalCluster(
       await clients.apps.deleteCollectionNamespacedDeployment({
         namespace: NAMESPACE,
       });
+      // What an earlier run on the same cluster may have left: the API server restart below can leave the garbage
+      // collector without the Deployment's deletion, and its ReplicaSet and pod (kwok's never stops) then keep the
+      // model cache claim terminating, bound to a volume gone, and the next run's service of the same name pending.
+      await clients.apps.deleteCollectionNamespacedReplicaSet({
+        namespace: NAMESPACE,
+      });
+      await clients.core.deleteCollectionNamespacedPod({
+        namespace: NAMESPACE,
+        gracePeriodSeconds: 0,
+      });
     });
 
     afterEach(async () => {
