@@ -281,7 +281,7 @@ export const gpuPlugin = createBackendPlugin({
             ...(cluster.mode === 'apply' &&
               watches && {
                 live: watches.liveObjects(cluster.name!),
-                liveOfService: watches.serviceObjects(cluster.name!),
+                indexed: watches.indexedObjects(cluster.name!),
               }),
           });
           // GitOps clusters' readers read the GitOps services there, and only those (read-only credential).

@@ -17,7 +17,7 @@ import { KubernetesApplier } from './KubernetesApplier';
 import { KubernetesClientFactory } from './KubernetesClientFactory';
 import { KubernetesApplyError } from './errors';
 import { refOf } from './objectRef';
-import { LiveObjects, LiveServiceObjects, ObjectRef } from './types';
+import { LiveIndexedObjects, LiveObjects, ObjectRef } from './types';
 
 const BASE = 'https://status.test:6443';
 const NAMESPACE = 'ml-platform';
@@ -39,7 +39,7 @@ async function setup(
     pageSize?: number;
     notServed?: string[];
     live?: LiveObjects;
-    liveOfService?: LiveServiceObjects;
+    indexed?: LiveIndexedObjects;
   } = {},
 ) {
   const api = fakeKubernetesApi(BASE, { notServed: options.notServed });
@@ -68,7 +68,7 @@ async function setup(
     kueueApiVersion: 'kueue.x-k8s.io/v1beta2',
     pageSize: options.pageSize,
     live: options.live,
-    liveOfService: options.liveOfService,
+    indexed: options.indexed,
     now: () => new Date(SIMULATED_NOW),
   });
   const read = (others?: ObjectRef[]) =>
@@ -87,15 +87,15 @@ async function setup(
 
 /** One pod of the service admitted by Kueue, scheduled and ready, and its Deployment available. */
 function readyPod(cluster: ReturnType<typeof simulatedControllers>) {
-  cluster.replicaSet();
+  const replicaSet = cluster.replicaSet();
   const pod = cluster.pod(0, 'running', { node: 'kwok-gpu-l4-ondemand-2' });
-  cluster.workload(pod, {
+  const workload = cluster.workload(pod, {
     admitted: true,
     clusterQueue: 'gpu-ml-platform',
     flavor: 'l4-ondemand',
   });
   cluster.deploymentStatus({ updated: 1, ready: 1, available: 1 });
-  return pod;
+  return { replicaSet, pod, workload };
 }
 
 describe('ClusterStatusReader', () => {
@@ -184,7 +184,7 @@ describe('ClusterStatusReader', () => {
 
   it('reports an admitted, scheduled and ready pod with its ClusterQueue and flavors, and the Deployment available', async () => {
     const { read, cluster } = await setup();
-    const pod = readyPod(cluster);
+    const { pod } = readyPod(cluster);
 
     const status = await read();
     expect(status.deployment).toMatchObject({
@@ -517,16 +517,22 @@ describe('ClusterStatusReader', () => {
     expect((await read(others)).missing).toEqual([service]);
   });
 
-  it('takes the service’s Deployment, pods and claims from the informers while they watch, and reads them otherwise', async () => {
+  it('takes the service’s Deployment, ReplicaSets, pods, claims and Workloads from the informers while they watch, and reads them otherwise', async () => {
     let watching = false;
     const seen: Record<string, KubernetesObject[]> = {};
+    const jobUid = 'kueue.x-k8s.io/job-uid';
     const { read, api, cluster, render } = await setup({
-      liveOfService: (kind, namespace, serviceId) =>
-        watching && namespace === NAMESPACE && serviceId === SERVICE_ID
-          ? seen[kind.kind] ?? []
-          : undefined,
+      // A service's objects by its id; Workloads by their pod's UID.
+      indexed: (kind, namespace, value) => {
+        if (!watching || namespace !== NAMESPACE) return undefined;
+        return (seen[kind.kind] ?? []).filter(o =>
+          kind.kind === 'Workload'
+            ? o.metadata?.labels?.[jobUid] === value
+            : value === SERVICE_ID,
+        );
+      },
     });
-    const pod = readyPod(cluster);
+    const { replicaSet, pod, workload } = readyPod(cluster);
     const manifests = render(devSummariser, SERVICE_ID);
     const liveOf = (kind: string) =>
       api.live(
@@ -536,30 +542,30 @@ describe('ClusterStatusReader', () => {
       api.requests
         .filter(r => r.method === 'GET')
         .map(r => r.path.replace(`/namespaces/${NAMESPACE}`, '').split('?')[0]);
+    const READ_OR_LISTED = [
+      '/apis/apps/v1/deployments/summariser',
+      '/apis/apps/v1/replicasets',
+      '/api/v1/pods',
+      '/api/v1/persistentvolumeclaims',
+      '/apis/kueue.x-k8s.io/v1beta2/workloads',
+    ];
 
     api.requests.length = 0;
     const fromCluster = await read();
-    expect(asked()).toEqual(
-      expect.arrayContaining([
-        '/apis/apps/v1/deployments/summariser',
-        '/api/v1/pods',
-        '/api/v1/persistentvolumeclaims',
-      ]),
-    );
+    expect(fromCluster.admission?.workloads).toHaveLength(1);
+    expect(asked()).toEqual(expect.arrayContaining(READ_OR_LISTED));
 
     watching = true;
     seen.Deployment = [liveOf('Deployment')];
+    seen.ReplicaSet = [replicaSet as KubernetesObject];
     seen.Pod = [pod];
     seen.PersistentVolumeClaim = [liveOf('PersistentVolumeClaim')];
+    seen.Workload = [workload as KubernetesObject];
     api.requests.length = 0;
     expect(await read()).toEqual(fromCluster);
-    expect(asked()).not.toContain('/apis/apps/v1/deployments/summariser');
-    expect(asked()).not.toContain('/api/v1/pods');
-    expect(asked()).not.toContain('/api/v1/persistentvolumeclaims');
-    // ReplicaSets and events are still listed: no informer holds them.
-    expect(asked()).toEqual(
-      expect.arrayContaining(['/apis/apps/v1/replicasets', '/api/v1/events']),
-    );
+    for (const path of READ_OR_LISTED) expect(asked()).not.toContain(path);
+    // Events are still listed: no informer holds them.
+    expect(asked()).toContain('/api/v1/events');
 
     // No Deployment in their view: it is read, since their watch may lag the apply that created it.
     seen.Deployment = [];

@@ -20,8 +20,8 @@ import {
 import {
   KubernetesObjectClient,
   ListOptions,
+  LiveIndexedObjects,
   LiveObjects,
-  LiveServiceObjects,
   ObjectRef,
 } from './types';
 
@@ -48,10 +48,11 @@ export interface ClusterStatusReaderOptions {
    */
   live?: LiveObjects;
   /**
-   * The informers' view of a service's Deployment, pods and claims: where they are watching, those are taken from
-   * them instead of being read or listed (a Deployment they show as absent is read to confirm).
+   * The informers' view of a service's Deployment, ReplicaSets, pods and claims and of its pods' Workloads: where they
+   * are watching, those are taken from them instead of being read or listed (a Deployment they show as absent is read
+   * to confirm).
    */
-  liveOfService?: LiveServiceObjects;
+  indexed?: LiveIndexedObjects;
   /** Items per list request (paged with `continue`); 250 when omitted. */
   pageSize?: number;
   /** Warnings kept, newest first; 20 when omitted. */
@@ -68,15 +69,15 @@ const UIDS_PER_WORKLOAD_LIST = 25;
  * Reads what the cluster says about one service in apply mode, by the service's ownership labels
  * (`gpu.backstage.io/service-id` and `app.kubernetes.io/managed-by`):
  *
- * - its Deployment (`GET`, absent is reported, not thrown), or as the informers show it (`liveOfService`);
+ * - its Deployment (`GET`, absent is reported, not thrown), or as the informers show it (`indexed`);
  * - the other objects of its stored manifests when given (its Service, autoscaler objects, ...), those absent
  *   reported as `missing`, so drift of any kind it renders is seen, not only of its Deployment: a `GET` each, but for
  *   those the informers (`live`) show as present;
  * - its pods, ReplicaSets and model cache claims (lists by the ownership labels, which the pod template carries);
- *   the pods and claims as the informers show them when they are watching;
  * - the Kueue Workloads of its pods: Kueue's pod integration (used for Deployments) makes one Workload per pod,
  *   labelled `kueue.x-k8s.io/job-uid=<pod uid>` and owned by the pod; listed by that label and kept only when a pod
  *   of the service owns them;
+ * - all of these as the informers show them instead, while they are watching (`indexed`);
  * - the namespace's Warning events (`fieldSelector=type=Warning`), kept when they are about the Deployment, one of
  *   its ReplicaSets or pods, or its PersistentVolumeClaim (a claim that cannot bind keeps the pod pending).
  *
@@ -89,7 +90,7 @@ export class ClusterStatusReader {
   private readonly client: KubernetesObjectClient;
   private readonly kueueApiVersion: string;
   private readonly live?: LiveObjects;
-  private readonly liveOfService?: LiveServiceObjects;
+  private readonly indexed?: LiveIndexedObjects;
   private readonly pageSize: number;
   private readonly maxWarnings: number;
   private readonly now: () => Date;
@@ -99,7 +100,7 @@ export class ClusterStatusReader {
     this.client = options.client;
     this.kueueApiVersion = options.kueueApiVersion;
     this.live = options.live;
-    this.liveOfService = options.liveOfService;
+    this.indexed = options.indexed;
     this.pageSize = options.pageSize ?? 250;
     this.maxWarnings = options.maxWarnings ?? 20;
     this.now = options.now ?? (() => new Date());
@@ -110,7 +111,7 @@ export class ClusterStatusReader {
     const { namespace } = objects;
     const labelSelector = `${OWNERSHIP_LABELS.serviceId}=${objects.serviceId},${OWNERSHIP_LABELS.managedBy}=${FIELD_MANAGER}`;
     const ofService = (options: ListOptions) =>
-      this.liveOfService?.(options, namespace, objects.serviceId) ??
+      this.indexed?.(options, namespace, objects.serviceId) ??
       this.listAll(options);
     const [deployment, missing, pods, replicaSets, claims, events] =
       await Promise.all([
@@ -122,7 +123,7 @@ export class ClusterStatusReader {
           namespace,
           labelSelector,
         }),
-        this.listAll({
+        ofService({
           apiVersion: 'apps/v1',
           kind: 'ReplicaSet',
           namespace,
@@ -212,11 +213,7 @@ export class ClusterStatusReader {
       namespace: objects.namespace,
       name: objects.deployment,
     };
-    const seen = this.liveOfService?.(
-      ref,
-      objects.namespace,
-      objects.serviceId,
-    );
+    const seen = this.indexed?.(ref, objects.namespace, objects.serviceId);
     return (
       seen?.find(d => d.metadata?.name === objects.deployment) ??
       (await this.readOptional(ref))
@@ -310,6 +307,23 @@ export class ClusterStatusReader {
     podNames: Map<string, string>,
   ): Promise<KubernetesObject[]> {
     const uids = [...podNames.keys()].sort();
+    const workload = { apiVersion: this.kueueApiVersion, kind: 'Workload' };
+    const seen = uids.map(uid => this.indexed?.(workload, namespace, uid));
+    const found = seen.every(s => s !== undefined)
+      ? (seen as KubernetesObject[][]).flat()
+      : await this.listWorkloads(namespace, uids);
+    return found.filter(w =>
+      (w.metadata?.ownerReferences ?? []).some(
+        o => o.kind === 'Pod' && podNames.has(o.uid),
+      ),
+    );
+  }
+
+  /** The Workloads of the pods of these UIDs, listed by Kueue's job-uid label, some UIDs per list. */
+  private async listWorkloads(
+    namespace: string,
+    uids: string[],
+  ): Promise<KubernetesObject[]> {
     const found: KubernetesObject[] = [];
     for (let i = 0; i < uids.length; i += UIDS_PER_WORKLOAD_LIST) {
       const chunk = uids.slice(i, i + UIDS_PER_WORKLOAD_LIST);
@@ -322,11 +336,7 @@ export class ClusterStatusReader {
         })),
       );
     }
-    return found.filter(w =>
-      (w.metadata?.ownerReferences ?? []).some(
-        o => o.kind === 'Pod' && podNames.has(o.uid),
-      ),
-    );
+    return found;
   }
 
   private async readOptional(

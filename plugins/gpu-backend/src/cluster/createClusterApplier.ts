@@ -6,7 +6,7 @@ import {
   ClusterApplier,
   ClusterTarget,
   LiveObjects,
-  LiveServiceObjects,
+  LiveIndexedObjects,
   RetryOptions,
 } from './types';
 
@@ -35,7 +35,7 @@ export function createClusterApplier(options: {
 /**
  * The status reader of a target in `apply` mode, or in `gitops` mode with a (read-only) credential: the reader only
  * reads. Undefined otherwise. Over a client of its own whose requests time out after `requestTimeoutMs`; with the
- * cluster's informers (`live`, `liveOfService`) when it has them.
+ * cluster's informers (`live`, `indexed`) when it has them.
  */
 export function createClusterStatusReader(options: {
   target: ClusterTarget;
@@ -43,7 +43,7 @@ export function createClusterStatusReader(options: {
   kueueApiVersion: string;
   requestTimeoutMs: number;
   live?: LiveObjects;
-  liveOfService?: LiveServiceObjects;
+  indexed?: LiveIndexedObjects;
 }): ClusterStatusReader | undefined {
   const { target, factory } = options;
   if (
@@ -60,6 +60,6 @@ export function createClusterStatusReader(options: {
     }),
     kueueApiVersion: options.kueueApiVersion,
     live: options.live,
-    liveOfService: options.liveOfService,
+    indexed: options.indexed,
   });
 }

@@ -206,14 +206,15 @@ export interface LiveObjectView {
 export type LiveObjects = (ref: ObjectRef) => LiveObjectView | undefined;
 
 /**
- * The informers' view of one service's objects of a kind in a namespace (those carrying its
- * `gpu.backstage.io/service-id` label), as last seen; undefined when no informer follows the kind by that label or
- * the one that does is not watching.
+ * The informers' view of the objects of a kind in a namespace whose indexed label has a value, as last seen: a
+ * service's Deployments, ReplicaSets, pods and claims by its `gpu.backstage.io/service-id`, Kueue's Workloads by
+ * `kueue.x-k8s.io/job-uid` (the UID of their pod). Undefined when no informer indexes the kind, or the one that does
+ * is not watching.
  */
-export type LiveServiceObjects = (
+export type LiveIndexedObjects = (
   kind: { apiVersion: string; kind: string },
   namespace: string,
-  serviceId: string,
+  value: string,
 ) => KubernetesObject[] | undefined;
 
 /** Outcome of deleting one owned object. */

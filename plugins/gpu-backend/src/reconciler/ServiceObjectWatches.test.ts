@@ -16,6 +16,7 @@ const SERVICE_LABELS = {
 /** Built-in kinds, which every cluster serves; of the add-ons' kinds, a cluster serves those it is given. */
 const BUILT_IN = new Set([
   'apps/v1/Deployment',
+  'apps/v1/ReplicaSet',
   'v1/Pod',
   'kueue.x-k8s.io/v1beta2/Workload',
   'v1/Service',
@@ -121,23 +122,33 @@ describe('ServiceObjectWatches', () => {
     for (let i = 0; i < 400 && enqueued.length < 3; i++) {
       await new Promise(r => setTimeout(r, 5));
     }
-    // A service's Deployments, pods and claims, by its label, for its status read; other kinds are not indexed.
-    const ofService = watches.serviceObjects('local');
+    // A service's Deployments, ReplicaSets, pods and claims by its label, Workloads by their pod's UID, for its status
+    // read; other kinds are not indexed.
+    const indexed = watches.indexedObjects('local');
     const pod = { apiVersion: 'v1', kind: 'Pod' };
-    expect(ofService(pod, 'team', 'svc-1')?.map(p => p.metadata?.name)).toEqual(
-      ['chat-1'],
-    );
-    expect(ofService(pod, 'team', 'svc-2')).toEqual([]);
+    expect(indexed(pod, 'team', 'svc-1')?.map(p => p.metadata?.name)).toEqual([
+      'chat-1',
+    ]);
+    expect(indexed(pod, 'team', 'svc-2')).toEqual([]);
     expect(
-      ofService({ apiVersion: 'apps/v1', kind: 'Deployment' }, 'team', 'svc-1'),
+      indexed({ apiVersion: 'apps/v1', kind: 'ReplicaSet' }, 'team', 'svc-1'),
     ).toEqual([]);
     expect(
-      ofService({ apiVersion: 'v1', kind: 'Service' }, 'team', 'svc-1'),
+      indexed(
+        { apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'Workload' },
+        'team',
+        'pod-uid',
+      )?.map(w => w.metadata?.name),
+    ).toEqual(['pod-chat-1']);
+    expect(
+      indexed({ apiVersion: 'v1', kind: 'Service' }, 'team', 'svc-1'),
     ).toBeUndefined();
     await watches.stop();
     expect(enqueued).toEqual(['svc-1', 'svc-1', 'svc-1']);
     expect(selectors).toEqual({
       Deployment:
+        'app.kubernetes.io/managed-by=backstage-gpu,gpu.backstage.io/service-id',
+      ReplicaSet:
         'app.kubernetes.io/managed-by=backstage-gpu,gpu.backstage.io/service-id',
       Pod: 'app.kubernetes.io/managed-by=backstage-gpu,gpu.backstage.io/service-id',
       Workload: 'kueue.x-k8s.io/job-uid',
@@ -151,7 +162,7 @@ describe('ServiceObjectWatches', () => {
         'app.kubernetes.io/managed-by=backstage-gpu,gpu.backstage.io/service-id',
       LocalQueue: 'app.kubernetes.io/managed-by=backstage-gpu',
     });
-    expect(watches.counts()).toMatchObject({ lists: 8, events: 4 });
+    expect(watches.counts()).toMatchObject({ lists: 9, events: 4 });
     // Discovery is asked about the add-ons' kinds only.
     expect(askedServes.sort()).toEqual([
       'http.keda.sh/v1alpha1/HTTPScaledObject',

@@ -6,8 +6,8 @@ import {
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type {
   KubernetesWatchClient,
+  LiveIndexedObjects,
   LiveObjects,
-  LiveServiceObjects,
 } from '../cluster';
 import { InformedKind, OwnedObjectInformer } from './OwnedObjectInformer';
 
@@ -32,12 +32,8 @@ const ADD_ON_KINDS = [
   { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaimTemplate' },
 ];
 
-/** Kinds whose informers index their objects by service, so that a status read takes a service's from them. */
-const SERVICE_INDEXED_KINDS = new Set([
-  'Deployment',
-  'Pod',
-  'PersistentVolumeClaim',
-]);
+/** Kinds the product follows but does not apply: made by Kubernetes and Kueue from what it applies. */
+const NOT_APPLIED_KINDS = new Set(['Pod', 'ReplicaSet', 'Workload']);
 
 /** Informers of one cluster that come back within this long of each other signal its return once. */
 const RECONNECT_SIGNAL_INTERVAL_MS = 5_000;
@@ -70,8 +66,8 @@ export interface ServiceObjectWatchesOptions {
 
 /**
  * The watches that feed the reconciler's work queue, per cluster services are applied to: informers on the
- * Deployments and Pods the product owns (its ownership labels; pods carry them from their template) and on Kueue's
- * Workloads of pods; and on the Services, claims, HorizontalPodAutoscalers, PodDisruptionBudgets and LocalQueues it
+ * Deployments, ReplicaSets and Pods the product owns (its ownership labels; ReplicaSets and pods carry them from the
+ * template) and on Kueue's Workloads of pods; and on the Services, claims, HorizontalPodAutoscalers, PodDisruptionBudgets and LocalQueues it
  * applies, and on the add-ons' kinds it applies (KEDA's ScaledObjects and HTTPScaledObjects, the Prometheus operator's
  * PodMonitors and PrometheusRules, DRA's ResourceClaimTemplates) once API discovery says the cluster serves them. An
  * event enqueues the service it is about: the `gpu.backstage.io/service-id` label of a Deployment, Pod, Service or
@@ -88,8 +84,8 @@ export class ServiceObjectWatches {
     string,
     Map<string, OwnedObjectInformer>
   >();
-  /** Per cluster, the informers that index their objects by service (Deployments, pods, claims), by `apiVersion/kind`. */
-  private readonly serviceIndexedKinds = new Map<
+  /** Per cluster, the informers that index their objects by a label (see `indexedObjects`), by `apiVersion/kind`. */
+  private readonly indexedKinds = new Map<
     string,
     Map<string, OwnedObjectInformer>
   >();
@@ -101,8 +97,11 @@ export class ServiceObjectWatches {
     for (const cluster of options.clusters) {
       const pods = new Map<string, string>();
       this.podServices.set(cluster.name, pods);
+      const byService = OWNERSHIP_LABELS.serviceId;
       const kinds: Array<{
         kind: InformedKind;
+        /** The label the informer indexes its objects by, for the status reads (`indexedObjects`). */
+        indexLabel?: string;
         serviceOf: (
           object: KubernetesObject,
           type: string,
@@ -114,7 +113,18 @@ export class ServiceObjectWatches {
             kind: 'Deployment',
             labelSelector: SERVICE_OBJECTS,
           },
+          indexLabel: byService,
           serviceOf: serviceIdOf,
+        },
+        // A service's ReplicaSets: followed only for its status reads (its Deployment's events tell of a rollout).
+        {
+          kind: {
+            apiVersion: 'apps/v1',
+            kind: 'ReplicaSet',
+            labelSelector: SERVICE_OBJECTS,
+          },
+          indexLabel: byService,
+          serviceOf: () => undefined,
         },
         {
           kind: {
@@ -122,6 +132,7 @@ export class ServiceObjectWatches {
             kind: 'Pod',
             labelSelector: SERVICE_OBJECTS,
           },
+          indexLabel: byService,
           serviceOf: (pod, type) => {
             const id = serviceIdOf(pod);
             const uid = pod.metadata?.uid;
@@ -138,6 +149,7 @@ export class ServiceObjectWatches {
             kind: 'Workload',
             labelSelector: KUEUE_JOB_UID_LABEL,
           },
+          indexLabel: KUEUE_JOB_UID_LABEL,
           serviceOf: workload =>
             (workload.metadata?.ownerReferences ?? [])
               .filter(owner => owner.kind === 'Pod')
@@ -161,6 +173,7 @@ export class ServiceObjectWatches {
             kind: 'PersistentVolumeClaim',
             labelSelector: SERVICE_OBJECTS,
           },
+          indexLabel: byService,
           serviceOf: serviceIdOf,
         },
         // A service's autoscaler or disruption budget added or deleted (not changed: their controllers write their
@@ -189,14 +202,13 @@ export class ServiceObjectWatches {
       const applied = new Map<string, OwnedObjectInformer>();
       this.appliedKinds.set(cluster.name, applied);
       const indexed = new Map<string, OwnedObjectInformer>();
-      this.serviceIndexedKinds.set(cluster.name, indexed);
-      for (const { kind, serviceOf } of kinds) {
-        const byService = SERVICE_INDEXED_KINDS.has(kind.kind);
+      this.indexedKinds.set(cluster.name, indexed);
+      for (const { kind, indexLabel, serviceOf } of kinds) {
         const informer = new OwnedObjectInformer({
           cluster: cluster.name,
           client: cluster.client,
           kind,
-          ...(byService && { indexLabel: OWNERSHIP_LABELS.serviceId }),
+          ...(indexLabel && { indexLabel }),
           logger: options.logger,
           ...options.informer,
           onReconnected: () => this.reconnected(cluster.name),
@@ -206,8 +218,9 @@ export class ServiceObjectWatches {
           },
         });
         this.informers.push(informer);
-        if (byService) indexed.set(`${kind.apiVersion}/${kind.kind}`, informer);
-        if (kind.kind !== 'Pod' && kind.kind !== 'Workload') {
+        if (indexLabel)
+          indexed.set(`${kind.apiVersion}/${kind.kind}`, informer);
+        if (!NOT_APPLIED_KINDS.has(kind.kind)) {
           applied.set(`${kind.apiVersion}/${kind.kind}`, informer);
         }
       }
@@ -229,15 +242,16 @@ export class ServiceObjectWatches {
   }
 
   /**
-   * What the informers of a cluster know of one service's Deployments, pods and PersistentVolumeClaims, for its status
-   * reader (which then does not list them): undefined for other kinds, and while an informer is not watching.
+   * What the informers of a cluster know of the objects a status read lists: a service's Deployments, ReplicaSets,
+   * pods and PersistentVolumeClaims by its id, Kueue's Workloads by their pod's UID (the status reader then lists none
+   * of them); undefined for other kinds, and while an informer is not watching.
    */
-  serviceObjects(cluster: string): LiveServiceObjects {
-    const informers = this.serviceIndexedKinds.get(cluster);
-    return (kind, namespace, serviceId) =>
+  indexedObjects(cluster: string): LiveIndexedObjects {
+    const informers = this.indexedKinds.get(cluster);
+    return (kind, namespace, value) =>
       informers
         ?.get(`${kind.apiVersion}/${kind.kind}`)
-        ?.labelled(namespace, serviceId);
+        ?.labelled(namespace, value);
   }
 
   /** One signal per cluster coming back, though each of its informers sees it. */
