@@ -67,15 +67,16 @@ export interface ServiceObjectWatchesOptions {
 /**
  * The watches that feed the reconciler's work queue, per cluster services are applied to: informers on the
  * Deployments, ReplicaSets and Pods the product owns (its ownership labels; ReplicaSets and pods carry them from the
- * template) and on Kueue's Workloads of pods; and on the Services, claims, HorizontalPodAutoscalers, PodDisruptionBudgets and LocalQueues it
- * applies, and on the add-ons' kinds it applies (KEDA's ScaledObjects and HTTPScaledObjects, the Prometheus operator's
- * PodMonitors and PrometheusRules, DRA's ResourceClaimTemplates) once API discovery says the cluster serves them. An
- * event enqueues the service it is about: the `gpu.backstage.io/service-id` label of a Deployment, Pod, Service or
- * claim, of an autoscaler, disruption budget or add-on's object added or deleted, and for a Workload the service of
- * the pod that owns it (a LocalQueue is a team's: none). So a Deployment deleted or scaled by hand, a Service, claim,
- * autoscaler, budget or add-on's object deleted, a pod that fails or becomes ready, or a Workload admitted, reaches
- * the service in a second rather than at the next resync, which still runs for what a watch cannot tell (an
- * add-on's kind the cluster did not serve when last asked, or objects edited by hand).
+ * template) and on Kueue's Workloads of pods; and on the Services, claims, HorizontalPodAutoscalers,
+ * PodDisruptionBudgets and LocalQueues it applies, and on the add-ons' kinds it applies (KEDA's ScaledObjects and
+ * HTTPScaledObjects, the Prometheus operator's PodMonitors and PrometheusRules, DRA's ResourceClaimTemplates) once API
+ * discovery says the cluster serves them. An event enqueues the service it is about: the `gpu.backstage.io/service-id`
+ * label of a Deployment, Pod, Service or claim, of an autoscaler, disruption budget or add-on's object added or
+ * deleted, and for a Workload the service of the pod that owns it (a LocalQueue is a team's, a ReplicaSet is followed
+ * for the status reads: none). So a Deployment deleted or scaled by hand, a Service, claim, autoscaler, budget or
+ * add-on's object deleted, a pod that fails or becomes ready, or a Workload admitted, reaches the service in a second
+ * rather than at the next resync, which still runs for what a watch cannot tell (an add-on's kind the cluster did not
+ * serve when last asked, or objects edited by hand).
  */
 export class ServiceObjectWatches {
   private readonly informers: OwnedObjectInformer[] = [];
