@@ -228,6 +228,18 @@ describeOnLocalCluster(
       await settled([], ids);
     }
 
+    /** Request fields of a service of one or two replicas autoscaled by `engine`. */
+    function autoscaledBy(engine: 'hpa' | 'keda'): Partial<ServiceRequest> {
+      return {
+        autoscaling: {
+          minReplicas: 1,
+          maxReplicas: 2,
+          targetQueueDepth: 4,
+          engine,
+        },
+      };
+    }
+
     /** The object `read` answers, or undefined when the API server has none (404). */
     async function unlessNotFound<T>(read: Promise<T>): Promise<T | undefined> {
       try {
@@ -452,14 +464,7 @@ describeOnLocalCluster(
 
     it('an autoscaler deleted with the API is applied again through its watch', async () => {
       await start();
-      const id = await create('drift-hpa', 'spot-l4', {
-        autoscaling: {
-          minReplicas: 1,
-          maxReplicas: 2,
-          targetQueueDepth: 4,
-          engine: 'hpa',
-        },
-      });
+      const id = await create('drift-hpa', 'spot-l4', autoscaledBy('hpa'));
       await settled([id], []);
       const autoscaling = clients.kc.makeApiClient(AutoscalingV2Api);
       const autoscalers = () =>
@@ -489,14 +494,7 @@ describeOnLocalCluster(
 
     it('an add-on’s object, a KEDA ScaledObject, deleted with the API is applied again through its watch', async () => {
       await start();
-      const id = await create('drift-keda', 'spot-l4', {
-        autoscaling: {
-          minReplicas: 1,
-          maxReplicas: 2,
-          targetQueueDepth: 4,
-          engine: 'keda',
-        },
-      });
+      const id = await create('drift-keda', 'spot-l4', autoscaledBy('keda'));
       await settled([id], []);
       const scaledObjects = async () =>
         (

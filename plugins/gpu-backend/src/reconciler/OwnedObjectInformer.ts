@@ -131,12 +131,11 @@ export class OwnedObjectInformer {
     namespace: string | undefined,
     name: string,
   ): { object?: KubernetesObject; resourceVersion: string } | undefined {
-    if (!this.listed || this.failures > 0 || !this.resourceVersion) {
-      return undefined;
-    }
+    const resourceVersion = this.watching ? this.resourceVersion : undefined;
+    if (!resourceVersion) return undefined;
     return {
       object: this.known.get(`${namespace ?? ''}/${name}`)?.object,
-      resourceVersion: this.resourceVersion,
+      resourceVersion,
     };
   }
 
@@ -145,20 +144,22 @@ export class OwnedObjectInformer {
    * watching (see {@link OwnedObjectInformer.view}) or indexes no label.
    */
   labelled(namespace: string, value: string): KubernetesObject[] | undefined {
-    if (
-      !this.options.indexLabel ||
-      !this.listed ||
-      this.failures > 0 ||
-      !this.resourceVersion
-    ) {
-      return undefined;
-    }
+    if (!this.options.indexLabel || !this.watching) return undefined;
     const objects: KubernetesObject[] = [];
     for (const key of this.index.get(value) ?? []) {
       const object = this.known.get(key)?.object;
       if (object?.metadata?.namespace === namespace) objects.push(object);
     }
     return objects;
+  }
+
+  /** Whether the informer's view is complete up to its `resourceVersion`: listed, and its watch not failed since. */
+  private get watching(): boolean {
+    return this.listed && this.failures === 0 && Boolean(this.resourceVersion);
+  }
+
+  private get unservedRecheckMs(): number {
+    return this.options.unservedRecheckMs ?? UNSERVED_RECHECK_MS;
   }
 
   /** Records an object as last seen, and indexes it. */
@@ -206,10 +207,7 @@ export class OwnedObjectInformer {
       try {
         if (this.resourceVersion === undefined) {
           if (!(await this.served(signal))) {
-            await sleep(
-              this.options.unservedRecheckMs ?? UNSERVED_RECHECK_MS,
-              signal,
-            );
+            await sleep(this.unservedRecheckMs, signal);
             continue;
           }
           await this.list(signal);
@@ -273,7 +271,7 @@ export class OwnedObjectInformer {
         `Cluster '${
           this.options.cluster
         }' does not serve ${kind} (${apiVersion}): not watched; asking again every ${Math.round(
-          (this.options.unservedRecheckMs ?? UNSERVED_RECHECK_MS) / 1000,
+          this.unservedRecheckMs / 1000,
         )} s`,
       );
       this.forgetAll();

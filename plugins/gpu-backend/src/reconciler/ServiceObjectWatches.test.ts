@@ -13,22 +13,9 @@ const SERVICE_LABELS = {
   'gpu.backstage.io/service-id': 'svc-1',
 };
 
-/** Built-in kinds, which every cluster serves; of the add-ons' kinds, a cluster serves those it is given. */
-const BUILT_IN = new Set([
-  'apps/v1/Deployment',
-  'apps/v1/ReplicaSet',
-  'v1/Pod',
-  'kueue.x-k8s.io/v1beta2/Workload',
-  'v1/Service',
-  'v1/PersistentVolumeClaim',
-  'autoscaling/v2/HorizontalPodAutoscaler',
-  'policy/v1/PodDisruptionBudget',
-  'kueue.x-k8s.io/v1beta2/LocalQueue',
-]);
-
 /**
- * A cluster whose watch of each kind sends the given events, then stays open until stopped; it serves the built-in
- * kinds and the add-ons' kinds in `addOns` (`apiVersion/kind`), and records what discovery was asked.
+ * A cluster whose watch of each kind sends the given events, then stays open until stopped; of the add-ons' kinds it
+ * serves those in `addOns` (`apiVersion/kind`), and it records what discovery was asked.
  */
 function clusterSending(
   events: Record<string, WatchEvent[]>,
@@ -46,10 +33,7 @@ function clusterSending(
     },
     async serves(apiVersion, kind) {
       askedServes.push(`${apiVersion}/${kind}`);
-      return (
-        BUILT_IN.has(`${apiVersion}/${kind}`) ||
-        addOns.includes(`${apiVersion}/${kind}`)
-      );
+      return addOns.includes(`${apiVersion}/${kind}`);
     },
     async watch(
       options: WatchOptions,
