@@ -333,6 +333,48 @@ describe('OwnedObjectInformer', () => {
     await informed.stop();
   });
 
+  it('keeps and reports what its transform makes of each listed and watched object', async () => {
+    const withFields = (name: string, rv: string) => ({
+      metadata: {
+        ...pod(name, rv).metadata,
+        managedFields: [{ manager: 'kubelet', operation: 'Update' }],
+      },
+    });
+    const { client } = scriptedClient({
+      lists: [{ items: [withFields('a', '5')], resourceVersion: '10' }],
+      watches: [
+        {
+          events: [{ type: 'ADDED', object: withFields('b', '11') }],
+          end: 'hang',
+        },
+      ],
+    });
+    const reported: KubernetesObject[] = [];
+    const informed = new OwnedObjectInformer({
+      cluster: 'local',
+      client,
+      kind: { apiVersion: 'v1', kind: 'Pod' },
+      transform: object => ({
+        ...object,
+        metadata: { ...object.metadata, managedFields: undefined },
+      }),
+      logger,
+      onChange: object => reported.push(object),
+    });
+    informed.start();
+    await until(() => reported.length === 1);
+    expect(reported[0].metadata?.managedFields).toBeUndefined();
+    for (const name of ['a', 'b']) {
+      expect(informed.view('team', name)?.object?.metadata).toMatchObject({
+        name,
+        managedFields: undefined,
+      });
+    }
+    // The versions come from the objects as sent, before the transform.
+    expect(informed.view('team', 'b')?.resourceVersion).toBe('11');
+    await informed.stop();
+  });
+
   it('stops without waiting for a list or discovery request in flight', async () => {
     for (const addOn of [false, true]) {
       let asked = 0;

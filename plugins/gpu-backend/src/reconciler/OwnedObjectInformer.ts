@@ -49,6 +49,11 @@ export interface OwnedObjectInformerOptions {
   backoffMs?: (failures: number) => number;
   /** Pause before discovery is asked again about an add-on's kind the cluster does not serve (tests); 1 minute. */
   unservedRecheckMs?: number;
+  /**
+   * What the informer keeps of each object it lists or hears of, and hands to `onChange` (client-go's transform
+   * function: e.g. without the managed fields nothing reads); the object as sent when omitted.
+   */
+  transform?: (object: KubernetesObject) => KubernetesObject;
   /** A label whose value the objects are indexed by, for {@link OwnedObjectInformer.labelled}. */
   indexLabel?: string;
   /** Server-side watch timeout in seconds (tests); 4 to 6 minutes when omitted. */
@@ -302,7 +307,7 @@ export class OwnedObjectInformer {
       );
       if (signal.aborted) return;
       resourceVersion ??= page.resourceVersion;
-      items.push(...page.items);
+      items.push(...page.items.map(item => this.transform(item)));
       continueToken = page.continueToken;
     } while (continueToken);
     const report = this.listed;
@@ -353,20 +358,22 @@ export class OwnedObjectInformer {
 
   /** Applies one event; false when it says the version watched from is gone (the watch then lists again). */
   private handle(event: WatchEvent): boolean {
-    const { type, object } = event;
-    if (!object || typeof object !== 'object') return true;
+    const { type } = event;
+    if (!event.object || typeof event.object !== 'object') return true;
     this.counts.events += 1;
     if (type === 'ERROR') {
-      if (object.code === 410) return false;
+      const { code, message } = event.object;
+      if (code === 410) return false;
       this.options.logger.warn(`The watch of ${this.what} sent an error`, {
-        code: object.code,
-        message: object.message,
+        code,
+        message,
       });
       return true;
     }
-    const version = object.metadata?.resourceVersion;
+    const version = event.object.metadata?.resourceVersion;
     if (version) this.resourceVersion = version;
     if (type === 'BOOKMARK') return true;
+    const object = this.transform(event.object);
     const key = keyOf(object);
     if (type === 'DELETED') {
       this.forget(key);
@@ -377,6 +384,10 @@ export class OwnedObjectInformer {
     this.remember(key, { object, resourceVersion: version });
     this.options.onChange(object, before ? 'changed' : 'added');
     return true;
+  }
+
+  private transform(object: KubernetesObject): KubernetesObject {
+    return this.options.transform ? this.options.transform(object) : object;
   }
 
   private backoff(): number {

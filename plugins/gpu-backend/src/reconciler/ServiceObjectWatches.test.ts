@@ -53,6 +53,21 @@ function clusterSending(
   return { client, selectors, askedServes };
 }
 
+/** Managed fields of the product's apply, and of a status written by another manager. */
+const PRODUCT_APPLY_FIELDS = {
+  manager: 'backstage-gpu',
+  operation: 'Apply',
+  apiVersion: 'v1',
+  fieldsV1: { 'f:metadata': { 'f:labels': {} } },
+};
+const KUBELET_STATUS_FIELDS = {
+  manager: 'kubelet',
+  operation: 'Update',
+  apiVersion: 'v1',
+  subresource: 'status',
+  fieldsV1: { 'f:status': { 'f:conditions': {} } },
+};
+
 function object(
   name: string,
   fields: Partial<KubernetesObject['metadata']>,
@@ -71,7 +86,11 @@ describe('ServiceObjectWatches', () => {
       Pod: [
         {
           type: 'MODIFIED',
-          object: object('chat-1', { labels: SERVICE_LABELS, uid: 'pod-uid' }),
+          object: object('chat-1', {
+            labels: SERVICE_LABELS,
+            uid: 'pod-uid',
+            managedFields: [KUBELET_STATUS_FIELDS],
+          }),
         },
       ],
       Workload: [
@@ -113,6 +132,10 @@ describe('ServiceObjectWatches', () => {
     expect(indexed(pod, 'team', 'svc-1')?.map(p => p.metadata?.name)).toEqual([
       'chat-1',
     ]);
+    // The product applies no pod: its managed fields are not kept.
+    expect(indexed(pod, 'team', 'svc-1')?.[0].metadata).not.toHaveProperty(
+      'managedFields',
+    );
     expect(indexed(pod, 'team', 'svc-2')).toEqual([]);
     expect(
       indexed({ apiVersion: 'apps/v1', kind: 'ReplicaSet' }, 'team', 'svc-1'),
@@ -177,6 +200,7 @@ describe('ServiceObjectWatches', () => {
             object: object('chat', {
               labels: SERVICE_LABELS,
               resourceVersion: '7',
+              managedFields: [PRODUCT_APPLY_FIELDS, KUBELET_STATUS_FIELDS],
             }),
           },
         ],
@@ -286,6 +310,10 @@ describe('ServiceObjectWatches', () => {
       object: { metadata: { name: 'chat' } },
       resourceVersion: '7',
     });
+    // Of an applied kind's managed fields, those of its status subresource are not kept (liveSignature ignores them).
+    expect(
+      live({ ...service, name: 'chat' })?.object?.metadata?.managedFields,
+    ).toEqual([PRODUCT_APPLY_FIELDS]);
     expect(live(queue)).toMatchObject({ resourceVersion: '8' });
     expect(live({ ...service, name: 'other' })).toEqual({
       object: undefined,

@@ -10,6 +10,10 @@ import type {
   LiveObjects,
 } from '../cluster';
 import { InformedKind, OwnedObjectInformer } from './OwnedObjectInformer';
+import {
+  withoutManagedFields,
+  withoutStatusManagedFields,
+} from './trimmedObjects';
 
 /** Kueue's label on the Workload of a pod (pod integration): the pod's UID. */
 const KUEUE_JOB_UID_LABEL = 'kueue.x-k8s.io/job-uid';
@@ -32,7 +36,10 @@ const ADD_ON_KINDS = [
   { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaimTemplate' },
 ];
 
-/** Kinds the product follows but does not apply: made by Kubernetes and Kueue from what it applies. */
+/**
+ * Kinds the product follows but does not apply: made by Kubernetes and Kueue from what it applies. Their informers
+ * keep no managed fields; those of the applied kinds keep all but the status subresource's (see `liveSignature`).
+ */
 const NOT_APPLIED_KINDS = new Set(['Pod', 'ReplicaSet', 'Workload']);
 
 /** Informers of one cluster that come back within this long of each other signal its return once. */
@@ -209,6 +216,9 @@ export class ServiceObjectWatches {
           cluster: cluster.name,
           client: cluster.client,
           kind,
+          transform: NOT_APPLIED_KINDS.has(kind.kind)
+            ? withoutManagedFields
+            : withoutStatusManagedFields,
           ...(indexLabel && { indexLabel }),
           logger: options.logger,
           ...options.informer,
