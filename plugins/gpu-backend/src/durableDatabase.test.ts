@@ -30,7 +30,9 @@ async function startApplying(
                   clusters: [
                     {
                       name: 'gpu-eu',
-                      url: 'https://k8s.test:6443',
+                      // Refused at once: a name that does not resolve can keep the informers' lookups in flight for
+                      // the resolver's timeout (5 s here), past the test.
+                      url: 'https://127.0.0.1:1',
                       authProvider: 'serviceAccount',
                       serviceAccountToken: 'sa-token',
                     },
