@@ -18,6 +18,7 @@ import { KubernetesClientFactory } from './KubernetesClientFactory';
 import { KubernetesApplyError } from './errors';
 import { refOf } from './objectRef';
 import { LiveIndexedObjects, LiveObjects, ObjectRef } from './types';
+import { subjectOfEvent } from './warningEvents';
 
 const BASE = 'https://status.test:6443';
 const NAMESPACE = 'ml-platform';
@@ -517,22 +518,39 @@ describe('ClusterStatusReader', () => {
     expect((await read(others)).missing).toEqual([service]);
   });
 
-  it('takes the service’s Deployment, ReplicaSets, pods, claims and Workloads from the informers while they watch, and reads them otherwise', async () => {
+  it('takes the service’s Deployment, ReplicaSets, pods, claims, Workloads and Warning events from the informers while they watch, and reads them otherwise', async () => {
     let watching = false;
+    let watchingEvents = false;
     const seen: Record<string, KubernetesObject[]> = {};
     const jobUid = 'kueue.x-k8s.io/job-uid';
     const { read, api, cluster, render } = await setup({
-      // A service's objects by its id; Workloads by their pod's UID.
+      // A service's objects by its id; Workloads by their pod's UID; events by the object they are about.
       indexed: (kind, namespace, value) => {
         if (!watching || namespace !== NAMESPACE) return undefined;
-        return (seen[kind.kind] ?? []).filter(o =>
-          kind.kind === 'Workload'
-            ? o.metadata?.labels?.[jobUid] === value
-            : value === SERVICE_ID,
-        );
+        if (kind.kind === 'Event' && !watchingEvents) return undefined;
+        return (seen[kind.kind] ?? []).filter(o => {
+          if (kind.kind === 'Workload')
+            return o.metadata?.labels?.[jobUid] === value;
+          if (kind.kind === 'Event') return subjectOfEvent(o) === value;
+          return value === SERVICE_ID;
+        });
       },
     });
     const { replicaSet, pod, workload } = readyPod(cluster);
+    const warned = cluster.warning(pod, {
+      reason: 'Unhealthy',
+      message: 'Readiness probe failed: connection refused',
+    });
+    // About another service's pod in the same namespace: its informer's index keeps it apart.
+    const otherPod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'other-0', namespace: NAMESPACE, uid: 'other-uid' },
+    };
+    const aboutOther = cluster.warning(otherPod, {
+      reason: 'BackOff',
+      message: 'Back-off restarting failed container vllm',
+    });
     const manifests = render(devSummariser, SERVICE_ID);
     const liveOf = (kind: string) =>
       api.live(
@@ -553,6 +571,9 @@ describe('ClusterStatusReader', () => {
     api.requests.length = 0;
     const fromCluster = await read();
     expect(fromCluster.admission?.workloads).toHaveLength(1);
+    expect(fromCluster.warnings).toEqual([
+      expect.objectContaining({ reason: 'Unhealthy' }),
+    ]);
     expect(asked()).toEqual(expect.arrayContaining(READ_OR_LISTED));
 
     watching = true;
@@ -561,11 +582,17 @@ describe('ClusterStatusReader', () => {
     seen.Pod = [pod];
     seen.PersistentVolumeClaim = [liveOf('PersistentVolumeClaim')];
     seen.Workload = [workload as KubernetesObject];
+    seen.Event = [warned, aboutOther];
     api.requests.length = 0;
     expect(await read()).toEqual(fromCluster);
     for (const path of READ_OR_LISTED) expect(asked()).not.toContain(path);
-    // Events are still listed: no informer holds them.
+    // The events' informer not watching: they are listed.
     expect(asked()).toContain('/api/v1/events');
+
+    watchingEvents = true;
+    api.requests.length = 0;
+    expect(await read()).toEqual(fromCluster);
+    expect(asked()).toEqual([]);
 
     // No Deployment in their view: it is read, since their watch may lag the apply that created it.
     seen.Deployment = [];

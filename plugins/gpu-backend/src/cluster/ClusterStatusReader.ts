@@ -24,6 +24,7 @@ import {
   LiveObjects,
   ObjectRef,
 } from './types';
+import { eventSubjectKey, WARNING_EVENTS } from './warningEvents';
 
 /** The objects of one service to read. */
 export interface ServiceObjects {
@@ -48,9 +49,9 @@ export interface ClusterStatusReaderOptions {
    */
   live?: LiveObjects;
   /**
-   * The informers' view of a service's Deployment, ReplicaSets, pods and claims and of its pods' Workloads: where they
-   * are watching, those are taken from them instead of being read or listed (a Deployment they show as absent is read
-   * to confirm).
+   * The informers' view of a service's Deployment, ReplicaSets, pods and claims, of its pods' Workloads and of the
+   * Warning events about them ({@link WARNING_EVENTS}): where they are watching, those are taken from them instead of
+   * being read or listed (a Deployment they show as absent is read to confirm).
    */
   indexed?: LiveIndexedObjects;
   /** Items per list request (paged with `continue`); 250 when omitted. */
@@ -79,7 +80,8 @@ const UIDS_PER_WORKLOAD_LIST = 25;
  *   of the service owns them;
  * - all of these as the informers show them instead, while they are watching (`indexed`);
  * - the namespace's Warning events (`fieldSelector=type=Warning`), kept when they are about the Deployment, one of
- *   its ReplicaSets or pods, or its PersistentVolumeClaim (a claim that cannot bind keeps the pod pending).
+ *   its ReplicaSets or pods, or its PersistentVolumeClaim (a claim that cannot bind keeps the pod pending); while the
+ *   informers watch, those about each of these objects are taken from them and none is listed.
  *
  * Lists are paged (`limit` and `continue`). One request per call, no retries: the caller bounds the whole read with
  * a timeout and reports a failure instead of waiting. Any failed request fails the read with a
@@ -113,7 +115,15 @@ export class ClusterStatusReader {
     const ofService = (options: ListOptions) =>
       this.indexed?.(options, namespace, objects.serviceId) ??
       this.listAll(options);
-    const [deployment, missing, pods, replicaSets, claims, events] =
+    // Listed alongside the other reads unless the informers follow the events (asked about the Deployment's).
+    const listedEvents = this.indexed?.(
+      WARNING_EVENTS,
+      namespace,
+      eventSubjectKey({ kind: 'Deployment', name: objects.deployment }),
+    )
+      ? undefined
+      : this.listAll({ ...WARNING_EVENTS, namespace });
+    const [deployment, missing, pods, replicaSets, claims, listed] =
       await Promise.all([
         this.deploymentOf(objects),
         this.missingOf(objects.others ?? []),
@@ -135,12 +145,7 @@ export class ClusterStatusReader {
           namespace,
           labelSelector,
         }),
-        this.listAll({
-          apiVersion: 'v1',
-          kind: 'Event',
-          namespace,
-          fieldSelector: 'type=Warning',
-        }),
+        listedEvents,
       ]);
     const podNames = new Map(
       pods
@@ -183,6 +188,8 @@ export class ClusterStatusReader {
         uid: c.metadata?.uid,
       })),
     ];
+    const events =
+      listed ?? (await this.warningEventsAbout(namespace, involved));
     return {
       cluster: this.cluster,
       observedAt,
@@ -353,6 +360,27 @@ export class ClusterStatusReader {
   }
 
   /** Every page of a list. */
+  /**
+   * The Warning events about `involved`, from the informers' index; listed when the informers stopped watching since
+   * the read began.
+   */
+  private async warningEventsAbout(
+    namespace: string,
+    involved: Array<{ kind: string; name: string }>,
+  ): Promise<KubernetesObject[]> {
+    const events: KubernetesObject[] = [];
+    for (const object of involved) {
+      const about = this.indexed?.(
+        WARNING_EVENTS,
+        namespace,
+        eventSubjectKey(object),
+      );
+      if (!about) return this.listAll({ ...WARNING_EVENTS, namespace });
+      events.push(...about);
+    }
+    return events;
+  }
+
   private async listAll(
     options: Omit<ListOptions, 'limit' | 'continueToken'>,
   ): Promise<KubernetesObject[]> {

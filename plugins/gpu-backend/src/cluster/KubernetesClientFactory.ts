@@ -421,6 +421,7 @@ class WatchClient implements KubernetesWatchClient {
           path,
           {
             labelSelector: options.labelSelector,
+            fieldSelector: options.fieldSelector,
             resourceVersion: options.resourceVersion,
             allowWatchBookmarks: true,
             timeoutSeconds: options.timeoutSeconds,

@@ -17,3 +17,8 @@ export { KubernetesClientFactory } from './KubernetesClientFactory';
 export type { KubernetesClientFactoryOptions } from './KubernetesClientFactory';
 export * from './types';
 export { resolveFleet } from './resolveFleet';
+export {
+  WARNING_EVENTS,
+  eventSubjectKey,
+  subjectOfEvent,
+} from './warningEvents';

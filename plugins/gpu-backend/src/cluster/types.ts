@@ -111,11 +111,12 @@ export interface KubernetesObjectClient {
   serves(apiVersion: string, kind: string): Promise<boolean>;
 }
 
-/** What a watch follows: one kind in every namespace, narrowed by a label selector. */
+/** What a watch follows: one kind in every namespace, narrowed by a label or field selector. */
 export interface WatchOptions {
   apiVersion: string;
   kind: string;
   labelSelector?: string;
+  fieldSelector?: string;
   /** Where to start: the `resourceVersion` of a list, or of the last event seen. */
   resourceVersion: string;
   /** The API server ends the watch after this long (a watch is then started again from the last version seen). */

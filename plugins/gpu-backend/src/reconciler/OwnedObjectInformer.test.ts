@@ -7,7 +7,7 @@ import {
   WatchEvent,
   WatchOptions,
 } from '../cluster';
-import { OwnedObjectInformer } from './OwnedObjectInformer';
+import { byLabel, OwnedObjectInformer } from './OwnedObjectInformer';
 
 function pod(name: string, resourceVersion: string): KubernetesObject {
   return {
@@ -310,7 +310,7 @@ describe('OwnedObjectInformer', () => {
       cluster: 'local',
       client,
       kind: { apiVersion: 'v1', kind: 'Pod' },
-      indexLabel: 'service',
+      indexBy: byLabel('service'),
       logger,
       onChange: () => {
         events += 1;
@@ -318,17 +318,17 @@ describe('OwnedObjectInformer', () => {
     });
     const names = (service: string) =>
       informed
-        .labelled('team', service)
+        .indexed('team', service)
         ?.map(o => o.metadata?.name)
         .sort();
-    expect(informed.labelled('team', 'a')).toBeUndefined(); // not listed yet
+    expect(informed.indexed('team', 'a')).toBeUndefined(); // not listed yet
     informed.start();
     await until(() => events === 3);
     expect(names('a')).toEqual(['a-2', 'b-1']);
     expect(names('b')).toEqual([]);
     expect(names('c')).toEqual(['c-1']);
     expect(
-      informed.labelled('other-team', 'a')?.map(o => o.metadata?.name),
+      informed.indexed('other-team', 'a')?.map(o => o.metadata?.name),
     ).toEqual(['a-3']);
     await informed.stop();
   });

@@ -24,6 +24,8 @@ export interface InformedKind {
   kind: string;
   /** Only the objects with these labels (the product's ownership labels). */
   labelSelector?: string;
+  /** Only the objects whose fields match (e.g. `type=Warning` of events). */
+  fieldSelector?: string;
   /**
    * A kind of an add-on the cluster may not serve (its CRD not installed: KEDA, the Prometheus operator): API
    * discovery is asked before each list, and while the cluster does not serve it the informer waits and asks again
@@ -54,8 +56,11 @@ export interface OwnedObjectInformerOptions {
    * function: e.g. without the managed fields nothing reads); the object as sent when omitted.
    */
   transform?: (object: KubernetesObject) => KubernetesObject;
-  /** A label whose value the objects are indexed by, for {@link OwnedObjectInformer.labelled}. */
-  indexLabel?: string;
+  /**
+   * The value the objects are indexed by, for {@link OwnedObjectInformer.indexed} (e.g. a label's, see
+   * {@link byLabel}); undefined leaves an object out of the index.
+   */
+  indexBy?: (object: KubernetesObject) => string | undefined;
   /** Server-side watch timeout in seconds (tests); 4 to 6 minutes when omitted. */
   watchTimeoutSeconds?: () => number;
 }
@@ -79,7 +84,7 @@ interface Known {
  */
 export class OwnedObjectInformer {
   private readonly known = new Map<string, Known>();
-  /** The keys of the known objects by the value of their `indexLabel`. */
+  /** The keys of the known objects by their `indexBy` value. */
   private readonly index = new Map<string, Set<string>>();
   private resourceVersion?: string;
   private listed = false;
@@ -145,11 +150,11 @@ export class OwnedObjectInformer {
   }
 
   /**
-   * The objects in `namespace` whose `indexLabel` is `value`, as last seen; undefined while the informer is not
-   * watching (see {@link OwnedObjectInformer.view}) or indexes no label.
+   * The objects in `namespace` whose `indexBy` value is `value`, as last seen; undefined while the informer is not
+   * watching (see {@link OwnedObjectInformer.view}) or indexes nothing.
    */
-  labelled(namespace: string, value: string): KubernetesObject[] | undefined {
-    if (!this.options.indexLabel || !this.watching) return undefined;
+  indexed(namespace: string, value: string): KubernetesObject[] | undefined {
+    if (!this.options.indexBy || !this.watching) return undefined;
     const objects: KubernetesObject[] = [];
     for (const key of this.index.get(value) ?? []) {
       const object = this.known.get(key)?.object;
@@ -198,8 +203,7 @@ export class OwnedObjectInformer {
   }
 
   private indexValue(object: KubernetesObject): string | undefined {
-    const label = this.options.indexLabel;
-    return label ? object.metadata?.labels?.[label] : undefined;
+    return this.options.indexBy?.(object);
   }
 
   private get what(): string {
@@ -290,7 +294,8 @@ export class OwnedObjectInformer {
   /** Lists every page; reports what changed or disappeared since the objects known (none the first time). */
   private async list(signal: AbortSignal): Promise<void> {
     this.counts.lists += 1;
-    const { apiVersion, kind, labelSelector } = this.options.kind;
+    const { apiVersion, kind, labelSelector, fieldSelector } =
+      this.options.kind;
     const items: KubernetesObject[] = [];
     let continueToken: string | undefined;
     let resourceVersion: string | undefined;
@@ -300,6 +305,7 @@ export class OwnedObjectInformer {
           apiVersion,
           kind,
           labelSelector,
+          fieldSelector,
           limit: LIST_PAGE_SIZE,
           continueToken,
         }),
@@ -338,13 +344,15 @@ export class OwnedObjectInformer {
 
   private async watch(signal: AbortSignal): Promise<WatchEnd> {
     this.counts.watches += 1;
-    const { apiVersion, kind, labelSelector } = this.options.kind;
+    const { apiVersion, kind, labelSelector, fieldSelector } =
+      this.options.kind;
     let expired = false;
     const end = await this.options.client.watch(
       {
         apiVersion,
         kind,
         labelSelector,
+        fieldSelector,
         resourceVersion: this.resourceVersion ?? '',
         timeoutSeconds: this.watchTimeoutSeconds(),
       },
@@ -405,6 +413,13 @@ export class OwnedObjectInformer {
     const { min, max } = WATCH_TIMEOUT_SECONDS;
     return Math.round(min + Math.random() * (max - min));
   }
+}
+
+/** An informer's index by the value of one label (`indexBy`). */
+export function byLabel(
+  label: string,
+): (object: KubernetesObject) => string | undefined {
+  return object => object.metadata?.labels?.[label];
 }
 
 function keyOf(object: KubernetesObject): string {

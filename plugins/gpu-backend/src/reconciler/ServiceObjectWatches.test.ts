@@ -22,6 +22,7 @@ function clusterSending(
   addOns: string[] = [],
 ) {
   const selectors: Record<string, string | undefined> = {};
+  const fieldSelectors: Record<string, string> = {};
   const askedServes: string[] = [];
   let release: (() => void) | undefined;
   const podsSent = new Promise<void>(resolve => {
@@ -41,6 +42,8 @@ function clusterSending(
       signal: AbortSignal,
     ) {
       selectors[options.kind] = options.labelSelector;
+      if (options.fieldSelector)
+        fieldSelectors[options.kind] = options.fieldSelector;
       // Workload events come after the pod's, as Kueue makes a pod's Workload once the pod exists.
       if (options.kind === 'Workload') await podsSent;
       for (const event of events[options.kind] ?? []) onEvent(event);
@@ -50,7 +53,7 @@ function clusterSending(
       });
     },
   };
-  return { client, selectors, askedServes };
+  return { client, selectors, fieldSelectors, askedServes };
 }
 
 /** Managed fields of the product's apply, and of a status written by another manager. */
@@ -79,7 +82,18 @@ function object(
 
 describe('ServiceObjectWatches', () => {
   it('enqueues the service of a Deployment, a Pod, and a Workload through the pod that owns it; watches no add-on’s kind the cluster does not serve', async () => {
-    const { client, selectors, askedServes } = clusterSending({
+    const { client, selectors, fieldSelectors, askedServes } = clusterSending({
+      // A Warning event about the pod: indexed for its status read, enqueues nothing.
+      Event: [
+        {
+          type: 'ADDED',
+          object: {
+            ...object('chat-1.17a', {}),
+            involvedObject: { kind: 'Pod', name: 'chat-1' },
+            type: 'Warning',
+          } as KubernetesObject,
+        },
+      ],
       Deployment: [
         { type: 'DELETED', object: object('chat', { labels: SERVICE_LABELS }) },
       ],
@@ -148,6 +162,11 @@ describe('ServiceObjectWatches', () => {
       )?.map(w => w.metadata?.name),
     ).toEqual(['pod-chat-1']);
     expect(
+      indexed({ apiVersion: 'v1', kind: 'Event' }, 'team', 'Pod/chat-1')?.map(
+        e => e.metadata?.name,
+      ),
+    ).toEqual(['chat-1.17a']);
+    expect(
       indexed({ apiVersion: 'v1', kind: 'Service' }, 'team', 'svc-1'),
     ).toBeUndefined();
     await watches.stop();
@@ -168,8 +187,10 @@ describe('ServiceObjectWatches', () => {
       PodDisruptionBudget:
         'app.kubernetes.io/managed-by=backstage-gpu,gpu.backstage.io/service-id',
       LocalQueue: 'app.kubernetes.io/managed-by=backstage-gpu',
+      Event: undefined,
     });
-    expect(watches.counts()).toMatchObject({ lists: 9, events: 4 });
+    expect(fieldSelectors).toEqual({ Event: 'type=Warning' });
+    expect(watches.counts()).toMatchObject({ lists: 10, events: 5 });
     // Discovery is asked about the add-ons' kinds only.
     expect(askedServes.sort()).toEqual([
       'http.keda.sh/v1alpha1/HTTPScaledObject',

@@ -4,12 +4,18 @@ import {
   OWNERSHIP_LABELS,
 } from '@gpu-platform/backstage-plugin-gpu-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type {
+import {
   KubernetesWatchClient,
   LiveIndexedObjects,
   LiveObjects,
+  subjectOfEvent,
+  WARNING_EVENTS,
 } from '../cluster';
-import { InformedKind, OwnedObjectInformer } from './OwnedObjectInformer';
+import {
+  byLabel,
+  InformedKind,
+  OwnedObjectInformer,
+} from './OwnedObjectInformer';
 import {
   withoutManagedFields,
   withoutStatusManagedFields,
@@ -40,7 +46,7 @@ const ADD_ON_KINDS = [
  * Kinds the product follows but does not apply: made by Kubernetes and Kueue from what it applies. Their informers
  * keep no managed fields; those of the applied kinds keep all but the status subresource's (see `liveSignature`).
  */
-const NOT_APPLIED_KINDS = new Set(['Pod', 'ReplicaSet', 'Workload']);
+const NOT_APPLIED_KINDS = new Set(['Pod', 'ReplicaSet', 'Workload', 'Event']);
 
 /** Informers of one cluster that come back within this long of each other signal its return once. */
 const RECONNECT_SIGNAL_INTERVAL_MS = 5_000;
@@ -72,18 +78,18 @@ export interface ServiceObjectWatchesOptions {
 }
 
 /**
- * The watches that feed the reconciler's work queue, per cluster services are applied to: informers on the
- * Deployments, ReplicaSets and Pods the product owns (its ownership labels; ReplicaSets and pods carry them from the
- * template) and on Kueue's Workloads of pods; and on the Services, claims, HorizontalPodAutoscalers,
- * PodDisruptionBudgets and LocalQueues it applies, and on the add-ons' kinds it applies (KEDA's ScaledObjects and
- * HTTPScaledObjects, the Prometheus operator's PodMonitors and PrometheusRules, DRA's ResourceClaimTemplates) once API
- * discovery says the cluster serves them. An event enqueues the service it is about: the `gpu.backstage.io/service-id`
- * label of a Deployment, Pod, Service or claim, of an autoscaler, disruption budget or add-on's object added or
- * deleted, and for a Workload the service of the pod that owns it (a LocalQueue is a team's, a ReplicaSet is followed
- * for the status reads: none). So a Deployment deleted or scaled by hand, a Service, claim, autoscaler, budget or
- * add-on's object deleted, a pod that fails or becomes ready, or a Workload admitted, reaches the service in a second
- * rather than at the next resync, which still runs for what a watch cannot tell (an add-on's kind the cluster did not
- * serve when last asked, or objects edited by hand).
+ * The watches that feed the reconciler's work queue, per cluster services are applied to: informers on the Deployments,
+ * ReplicaSets and Pods the product owns (its ownership labels; ReplicaSets and pods carry them from the template), on
+ * Kueue's Workloads of pods and on the Warning events (for the status reads); and on the Services, claims,
+ * HorizontalPodAutoscalers, PodDisruptionBudgets and LocalQueues it applies, and on the add-ons' kinds it applies
+ * (KEDA's ScaledObjects and HTTPScaledObjects, the Prometheus operator's PodMonitors and PrometheusRules, DRA's
+ * ResourceClaimTemplates) once API discovery says the cluster serves them. An event enqueues the service it is about:
+ * the `gpu.backstage.io/service-id` label of a Deployment, Pod, Service or claim, of an autoscaler, disruption budget
+ * or add-on's object added or deleted, and for a Workload the service of the pod that owns it (a LocalQueue is a
+ * team's, a ReplicaSet and a Warning event are followed for the status reads: none). So a Deployment deleted or scaled
+ * by hand, a Service, claim, autoscaler, budget or add-on's object deleted, a pod that fails or becomes ready, or a
+ * Workload admitted, reaches the service in a second rather than at the next resync, which still runs for what a watch
+ * cannot tell (an add-on's kind the cluster did not serve when last asked, or objects edited by hand).
  */
 export class ServiceObjectWatches {
   private readonly informers: OwnedObjectInformer[] = [];
@@ -105,11 +111,11 @@ export class ServiceObjectWatches {
     for (const cluster of options.clusters) {
       const pods = new Map<string, string>();
       this.podServices.set(cluster.name, pods);
-      const byService = OWNERSHIP_LABELS.serviceId;
+      const byService = byLabel(OWNERSHIP_LABELS.serviceId);
       const kinds: Array<{
         kind: InformedKind;
-        /** The label the informer indexes its objects by, for the status reads (`indexedObjects`). */
-        indexLabel?: string;
+        /** What the informer indexes its objects by, for the status reads (`indexedObjects`). */
+        indexBy?: (object: KubernetesObject) => string | undefined;
         serviceOf: (
           object: KubernetesObject,
           type: string,
@@ -121,7 +127,7 @@ export class ServiceObjectWatches {
             kind: 'Deployment',
             labelSelector: SERVICE_OBJECTS,
           },
-          indexLabel: byService,
+          indexBy: byService,
           serviceOf: serviceIdOf,
         },
         // A service's ReplicaSets: followed only for its status reads (its Deployment's events tell of a rollout).
@@ -131,7 +137,7 @@ export class ServiceObjectWatches {
             kind: 'ReplicaSet',
             labelSelector: SERVICE_OBJECTS,
           },
-          indexLabel: byService,
+          indexBy: byService,
           serviceOf: () => undefined,
         },
         {
@@ -140,7 +146,7 @@ export class ServiceObjectWatches {
             kind: 'Pod',
             labelSelector: SERVICE_OBJECTS,
           },
-          indexLabel: byService,
+          indexBy: byService,
           serviceOf: (pod, type) => {
             const id = serviceIdOf(pod);
             const uid = pod.metadata?.uid;
@@ -157,7 +163,7 @@ export class ServiceObjectWatches {
             kind: 'Workload',
             labelSelector: KUEUE_JOB_UID_LABEL,
           },
-          indexLabel: KUEUE_JOB_UID_LABEL,
+          indexBy: byLabel(KUEUE_JOB_UID_LABEL),
           serviceOf: workload =>
             (workload.metadata?.ownerReferences ?? [])
               .filter(owner => owner.kind === 'Pod')
@@ -181,7 +187,7 @@ export class ServiceObjectWatches {
             kind: 'PersistentVolumeClaim',
             labelSelector: SERVICE_OBJECTS,
           },
-          indexLabel: byService,
+          indexBy: byService,
           serviceOf: serviceIdOf,
         },
         // A service's autoscaler or disruption budget added or deleted (not changed: their controllers write their
@@ -197,6 +203,13 @@ export class ServiceObjectWatches {
           serviceOf: (object: KubernetesObject, type: string) =>
             type === 'changed' ? undefined : serviceIdOf(object),
         })),
+        // Warning events, in every namespace (they carry no ownership label), by the object they are about: followed
+        // only for the status reads (a pod's own events tell of what they warn about).
+        {
+          kind: WARNING_EVENTS,
+          indexBy: subjectOfEvent,
+          serviceOf: () => undefined,
+        },
         // Teams' queues: followed only to know what is live (see liveObjects).
         {
           kind: {
@@ -211,7 +224,7 @@ export class ServiceObjectWatches {
       this.appliedKinds.set(cluster.name, applied);
       const indexed = new Map<string, OwnedObjectInformer>();
       this.indexedKinds.set(cluster.name, indexed);
-      for (const { kind, indexLabel, serviceOf } of kinds) {
+      for (const { kind, indexBy, serviceOf } of kinds) {
         const informer = new OwnedObjectInformer({
           cluster: cluster.name,
           client: cluster.client,
@@ -219,7 +232,7 @@ export class ServiceObjectWatches {
           transform: NOT_APPLIED_KINDS.has(kind.kind)
             ? withoutManagedFields
             : withoutStatusManagedFields,
-          ...(indexLabel && { indexLabel }),
+          ...(indexBy && { indexBy }),
           logger: options.logger,
           ...options.informer,
           onReconnected: () => this.reconnected(cluster.name),
@@ -229,8 +242,7 @@ export class ServiceObjectWatches {
           },
         });
         this.informers.push(informer);
-        if (indexLabel)
-          indexed.set(`${kind.apiVersion}/${kind.kind}`, informer);
+        if (indexBy) indexed.set(`${kind.apiVersion}/${kind.kind}`, informer);
         if (!NOT_APPLIED_KINDS.has(kind.kind)) {
           applied.set(`${kind.apiVersion}/${kind.kind}`, informer);
         }
@@ -262,7 +274,7 @@ export class ServiceObjectWatches {
     return (kind, namespace, value) =>
       informers
         ?.get(`${kind.apiVersion}/${kind.kind}`)
-        ?.labelled(namespace, value);
+        ?.indexed(namespace, value);
   }
 
   /** One signal per cluster coming back, though each of its informers sees it. */
