@@ -359,7 +359,6 @@ export class ClusterStatusReader {
     }
   }
 
-  /** Every page of a list. */
   /**
    * The Warning events about `involved`, from the informers' index; listed when the informers stopped watching since
    * the read began.
@@ -381,6 +380,7 @@ export class ClusterStatusReader {
     return events;
   }
 
+  /** Every page of a list. */
   private async listAll(
     options: Omit<ListOptions, 'limit' | 'continueToken'>,
   ): Promise<KubernetesObject[]> {
