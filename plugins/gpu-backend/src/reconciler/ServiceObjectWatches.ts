@@ -266,8 +266,9 @@ export class ServiceObjectWatches {
 
   /**
    * What the informers of a cluster know of the objects a status read lists: a service's Deployments, ReplicaSets,
-   * pods and PersistentVolumeClaims by its id, Kueue's Workloads by their pod's UID (the status reader then lists none
-   * of them); undefined for other kinds, and while an informer is not watching.
+   * pods and PersistentVolumeClaims by its id, Kueue's Workloads by their pod's UID, Warning events by the object they
+   * are about (`eventSubjectKey`); the status reader then lists none of them. Undefined for other kinds, and while an
+   * informer is not watching.
    */
   indexedObjects(cluster: string): LiveIndexedObjects {
     const informers = this.indexedKinds.get(cluster);
