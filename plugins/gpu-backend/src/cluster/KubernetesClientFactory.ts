@@ -12,6 +12,7 @@ import {
   ServerConfiguration,
   Watch,
 } from '@kubernetes/client-node';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { Agent } from 'node:https';
 import { FIELD_MANAGER } from '@gpu-platform/backstage-plugin-gpu-node';
@@ -23,6 +24,7 @@ import {
   KubernetesWatchClient,
   ListOptions,
   ObjectRef,
+  ServesOptions,
   WatchEnd,
   WatchEvent,
   WatchOptions,
@@ -129,6 +131,13 @@ class PlainListObjectApi extends KubernetesObjectApi {
   }
 }
 
+/**
+ * The caller's signal of the request being sent (`ListOptions.signal`, `ServesOptions.signal`): the library's calls take
+ * no signal, and its middleware sees only the request, so the signal reaches the middleware through the call's
+ * asynchronous context.
+ */
+const callerSignal = new AsyncLocalStorage<AbortSignal>();
+
 function makeObjectApi(
   kc: KubeConfig,
   requestTimeoutMs: number,
@@ -139,7 +148,11 @@ function makeObjectApi(
   }
   const timeout: Middleware = {
     pre: async context => {
-      context.setSignal(AbortSignal.timeout(requestTimeoutMs));
+      const timedOut = AbortSignal.timeout(requestTimeoutMs);
+      const caller = callerSignal.getStore();
+      context.setSignal(
+        caller ? AbortSignal.any([caller, timedOut]) : timedOut,
+      );
       return context;
     },
     post: async response => response,
@@ -211,11 +224,13 @@ class RequestSlots {
 
   constructor(private free: number) {}
 
-  async run<T>(request: () => Promise<T>): Promise<T> {
+  /** Runs `request` in a free slot; `signal` aborted while it waits for one, it leaves the queue and rejects. */
+  async run<T>(request: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    signal?.throwIfAborted();
     if (this.free > 0) {
       this.free -= 1;
     } else {
-      await new Promise<void>(resolve => this.waiting.push(resolve));
+      await this.turn(signal);
     }
     try {
       return await request();
@@ -224,6 +239,22 @@ class RequestSlots {
       if (next) next();
       else this.free += 1;
     }
+  }
+
+  private turn(signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      let onAbort = () => {};
+      const granted = () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      onAbort = () => {
+        this.waiting.splice(this.waiting.indexOf(granted), 1);
+        reject(signal!.reason);
+      };
+      this.waiting.push(granted);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
   }
 }
 
@@ -262,19 +293,21 @@ class ObjectApiClient implements KubernetesObjectClient {
     continueToken?: string;
     resourceVersion?: string;
   }> {
-    const list = await this.sendRead(() =>
-      this.api.list(
-        options.apiVersion,
-        options.kind,
-        options.namespace,
-        undefined,
-        undefined,
-        undefined,
-        options.fieldSelector,
-        options.labelSelector,
-        options.limit,
-        options.continueToken,
-      ),
+    const list = await this.sendRead(
+      () =>
+        this.api.list(
+          options.apiVersion,
+          options.kind,
+          options.namespace,
+          undefined,
+          undefined,
+          undefined,
+          options.fieldSelector,
+          options.labelSelector,
+          options.limit,
+          options.continueToken,
+        ),
+      options.signal,
     );
     // Plain JSON (see PlainListObjectApi), not the library's list model (which calls it `_continue`).
     const metadata = list.metadata as
@@ -303,10 +336,17 @@ class ObjectApiClient implements KubernetesObjectClient {
     );
   }
 
-  async serves(apiVersion: string, kind: string): Promise<boolean> {
+  async serves(
+    apiVersion: string,
+    kind: string,
+    options: ServesOptions = {},
+  ): Promise<boolean> {
     try {
       return Boolean(
-        await this.sendRead(() => this.api.discover(apiVersion, kind)),
+        await this.sendRead(
+          () => this.api.discover(apiVersion, kind),
+          options.signal,
+        ),
       );
     } catch (error) {
       // Discovery answers 404 for a group version the cluster does not serve.
@@ -317,19 +357,30 @@ class ObjectApiClient implements KubernetesObjectClient {
     }
   }
 
-  private async call<T>(request: () => Promise<T>): Promise<T> {
+  /** Sends `request` in a slot; `signal` aborted, it rejects with the signal's reason (the request aborted with it). */
+  private async call<T>(
+    request: () => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
     try {
-      return await this.slots.run(request);
+      return await this.slots.run(
+        signal ? () => callerSignal.run(signal, request) : request,
+        signal,
+      );
     } catch (error) {
+      if (signal?.aborted) throw signal.reason;
       throw toRequestError(error, this.requestTimeoutMs);
     }
   }
 
   /** A read, sent again at once when its connection failed (not when it timed out), up to {@link READ_ATTEMPTS}. */
-  private async sendRead<T>(request: () => Promise<T>): Promise<T> {
+  private async sendRead<T>(
+    request: () => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.call(request);
+        return await this.call(request, signal);
       } catch (error) {
         if (
           !(error instanceof KubernetesRequestError) ||
@@ -363,8 +414,8 @@ class WatchClient implements KubernetesWatchClient {
     return this.objects.list(options);
   }
 
-  serves(apiVersion: string, kind: string) {
-    return this.objects.serves(apiVersion, kind);
+  serves(apiVersion: string, kind: string, options?: ServesOptions) {
+    return this.objects.serves(apiVersion, kind, options);
   }
 
   async watch(

@@ -80,6 +80,14 @@ export interface ListOptions {
   /** Page size; the server answers at most this many items and a continue token. */
   limit?: number;
   continueToken?: string;
+  /** Ends the request early, the connection with it (an informer's stop); the call then rejects with its reason. */
+  signal?: AbortSignal;
+}
+
+/** Options of {@link KubernetesObjectClient.serves}. */
+export interface ServesOptions {
+  /** Ends API discovery early, as {@link ListOptions.signal} a list. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -108,7 +116,11 @@ export interface KubernetesObjectClient {
    * Whether the cluster serves the kind under that API version (API discovery): false when its group version or
    * the kind is absent, e.g. a custom resource whose CRD is not installed.
    */
-  serves(apiVersion: string, kind: string): Promise<boolean>;
+  serves(
+    apiVersion: string,
+    kind: string,
+    options?: ServesOptions,
+  ): Promise<boolean>;
 }
 
 /** What a watch follows: one kind in every namespace, narrowed by a label or field selector. */

@@ -266,7 +266,7 @@ export class OwnedObjectInformer {
     const { addOn, apiVersion, kind } = this.options.kind;
     if (!addOn) return true;
     const served = await unlessAborted(
-      this.options.client.serves(apiVersion, kind),
+      this.options.client.serves(apiVersion, kind, { signal }),
       signal,
     );
     if (served === !this.unserved) return served;
@@ -308,6 +308,7 @@ export class OwnedObjectInformer {
           fieldSelector,
           limit: LIST_PAGE_SIZE,
           continueToken,
+          signal,
         }),
         signal,
       );
@@ -428,8 +429,9 @@ function keyOf(object: KubernetesObject): string {
 
 /**
  * `request`'s answer, or a rejection as soon as `signal` aborts: {@link OwnedObjectInformer.stop} does not wait for a
- * list or discovery request in flight (one to an address that does not resolve can take the resolver's 5 s timeout);
- * its late answer is dropped.
+ * list or discovery request in flight (one to an address that does not resolve can take the resolver's 5 s timeout).
+ * The request is given the signal too, and the factory's client aborts it; from a client that does not, the late
+ * answer is dropped.
  */
 function unlessAborted<T>(
   request: Promise<T>,
