@@ -105,6 +105,33 @@ describe('KubernetesClientFactory clients given a signal', () => {
     await api.held.find(r => r.url === '/apis/widgets.example.com/v1')!.closed;
   });
 
+  it('end a watch whose API discovery is in flight: closed, the discovery aborted', async () => {
+    const controller = new AbortController();
+    const watching = new KubernetesClientFactory({ requestTimeoutMs: 60_000 })
+      .watchClientFor('gpu-eu', {
+        type: 'serviceAccount',
+        url,
+        serviceAccountToken: 'token',
+        skipTLSVerify: true,
+      })
+      .watch(
+        {
+          apiVersion: 'gadgets.example.com/v1',
+          kind: 'Gadget',
+          resourceVersion: '1',
+          timeoutSeconds: 60,
+        },
+        () => undefined,
+        controller.signal,
+      );
+    await until(() =>
+      api.held.some(r => r.url === '/apis/gadgets.example.com/v1'),
+    );
+    controller.abort();
+    expect(await watching).toEqual({ outcome: 'closed' });
+    await api.held.find(r => r.url === '/apis/gadgets.example.com/v1')!.closed;
+  });
+
   it('take a request waiting for a connection out of the queue, its slot never used', async () => {
     const pods = client();
     const holders = new AbortController();

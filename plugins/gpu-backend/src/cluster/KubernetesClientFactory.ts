@@ -425,8 +425,12 @@ class WatchClient implements KubernetesWatchClient {
   ): Promise<WatchEnd> {
     let path: string;
     try {
-      path = await this.pathOf(options.apiVersion, options.kind);
+      // Discovery of the kind's path, when not cached, is aborted with the watch.
+      path = await callerSignal.run(signal, () =>
+        this.pathOf(options.apiVersion, options.kind),
+      );
     } catch (error) {
+      if (signal.aborted) return { outcome: 'closed' };
       return {
         outcome: 'failed',
         error: toRequestError(error, this.requestTimeoutMs),
