@@ -98,13 +98,20 @@ configure({ asyncUtilTimeout: 10_000 });
 
 const user = userEvent.setup({ delay: null });
 
+/**
+ * The button named by its `aria-label`. Not a role query over the whole page: that computes the accessible name of
+ * every button on it (getComputedStyle of each, slow in jsdom), and a `waitFor` repeating it took a test past 30 s on a
+ * loaded machine.
+ */
+function buttonLabelled(name: string): HTMLElement {
+  return screen.getByLabelText(name, { selector: 'button' });
+}
+
 /** Clicks a button once the permission check has enabled it. */
 async function clickWhenEnabled(name: string) {
   // Query afresh each time: the table re-renders its rows while data and permissions load.
-  await waitFor(() =>
-    expect(screen.getByRole('button', { name })).toBeEnabled(),
-  );
-  await user.click(screen.getByRole('button', { name }));
+  await waitFor(() => expect(buttonLabelled(name)).toBeEnabled());
+  await user.click(buttonLabelled(name));
 }
 
 describe('GovernancePage', () => {
@@ -299,19 +306,15 @@ describe('GovernancePage', () => {
     withPendingRequest(api);
     await renderPage(api, false);
     await waitFor(() =>
-      expect(
-        screen.getByRole('button', { name: 'approve big-summariser' }),
-      ).toBeDisabled(),
+      expect(buttonLabelled('approve big-summariser')).toBeDisabled(),
     );
-    expect(
-      screen.getByRole('button', { name: 'reject big-summariser' }),
-    ).toBeDisabled();
+    expect(buttonLabelled('reject big-summariser')).toBeDisabled();
     expect(
       screen.getByText('You may see requests but not decide them.'),
     ).toBeInTheDocument();
-    expect(
-      await screen.findByRole('button', { name: 'Edit quota of ml-platform' }),
-    ).toBeDisabled();
+    await waitFor(() =>
+      expect(buttonLabelled('Edit quota of ml-platform')).toBeDisabled(),
+    );
     // The platform team's sections say whose they are, and are not asked for (they would be refused).
     expect(
       await screen.findByText(
@@ -383,9 +386,7 @@ describe('GovernancePage', () => {
     ).toBeInTheDocument();
     // The focus is back on the button that opened the dialog, not on the page.
     await waitFor(() =>
-      expect(
-        screen.getByRole('button', { name: 'Edit quota of search' }),
-      ).toHaveFocus(),
+      expect(buttonLabelled('Edit quota of search')).toHaveFocus(),
     );
     expect(screen.getByText('$0.00 of $5,000.00')).toBeInTheDocument();
   }, 90_000);
