@@ -2,7 +2,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 
 /**
  * An informer's object without its managed fields: for the kinds the product follows but does not apply (pods,
- * ReplicaSets, Workloads), whose managed fields nothing reads. They are often the larger part of such an object (the
+ * ReplicaSets, Workloads, Warning events), whose managed fields nothing reads. They are often the larger part of such an object (the
  * kubelet's, the controllers' and Kueue's field sets), and the informers hold one object per pod.
  */
 export function withoutManagedFields(
