@@ -413,6 +413,19 @@ describeOnLocalCluster(
           }),
         SCALE_TIMEOUT,
       );
+      // The interceptor routes the host: its admin API counts requests per HTTPScaledObject it has a route for.
+      await eventually(
+        'the interceptor’s route to the service',
+        async () => {
+          const counts = await fetch(
+            new URL('/queue', keda.interceptorAdminUrl),
+          ).then(res => res.json());
+          return `${NAMESPACE}/${names.autoscaler}` in counts
+            ? true
+            : undefined;
+        },
+        SCALE_TIMEOUT,
+      );
       await eventually(
         'the idle service at 0 replicas',
         async () => {
@@ -431,11 +444,12 @@ describeOnLocalCluster(
       });
 
       // Nothing serves it: no pod of the Deployment, and no ready address in its Service's EndpointSlice (what the
-      // interceptor waits on before it forwards). The slice itself must be there: when the last pod goes, the
-      // EndpointSlice controller can replace the slice with an empty one, and a request reaching the interceptor
-      // between the two is answered 502 "no matching endpoints found" (seen once in the test command's run).
+      // interceptor waits on before it forwards). The interceptor must have the slice itself: it answers a host whose
+      // Service has none in its informer 502 "no matching endpoints found" at once, without waiting. Its admin API
+      // does not show its informer, and a service idle from its creation sends the request moments after the
+      // EndpointSlice controller made the slice (a 502 of the test command's run on CI), so the slice must be 5 s old.
       await eventually(
-        'no pod and no ready endpoint of the idle service',
+        'no pod and no ready endpoint of the idle service, in a slice 5 s old',
         async () => {
           const pods = await podsOf(clients, NAMESPACE, names.deployment);
           const slices = await discovery.listNamespacedEndpointSlice({
@@ -445,9 +459,13 @@ describeOnLocalCluster(
           const ready = slices.items.flatMap(slice =>
             (slice.endpoints ?? []).filter(e => e.conditions?.ready !== false),
           );
-          return pods.length === 0 &&
-            slices.items.length > 0 &&
-            ready.length === 0
+          const oldEnough = slices.items.some(
+            slice =>
+              Date.now() -
+                (slice.metadata?.creationTimestamp?.getTime() ?? Date.now()) >=
+              5000,
+          );
+          return pods.length === 0 && oldEnough && ready.length === 0
             ? true
             : undefined;
         },

@@ -1,9 +1,11 @@
 import { ServiceRequest } from '@gpu-platform/backstage-plugin-gpu-common';
 import { describeOnLocalCluster } from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
-import { execFile } from 'node:child_process';
-import { dirname, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { AdmissionGate, startAdmissionGate } from './testUtils/admissionGate';
+import {
+  openWatches,
+  untilWatchesReturn,
+} from './__testUtils__/apiServerWatches';
+import { clusterComponent } from './__testUtils__/clusterComponent';
 import {
   createNamespaces,
   eventually,
@@ -19,7 +21,6 @@ jest.setTimeout(240_000);
 
 const TEAM = 'cluster-faults';
 const NAMESPACE = 'cluster-faults';
-const SCRIPTS = resolve(__dirname, '../../../scripts');
 
 const chat: ServiceRequest = smallServiceRequest({
   name: 'chat',
@@ -147,11 +148,8 @@ describeOnLocalCluster('faults on a real API server', kubeconfig => {
       gate.held() > 0 ? true : undefined,
     );
     // The API server goes down with the request in flight and comes back.
-    const restart = promisify(execFile)(
-      resolve(SCRIPTS, 'cluster'),
-      ['restart', 'kube-apiserver'],
-      { env: { ...process.env, GPU_CLUSTER_DIR: dirname(kubeconfig) } },
-    );
+    const watchesBefore = await openWatches(kubeconfig);
+    const restart = clusterComponent(kubeconfig, 'restart', 'kube-apiserver');
     await new Promise(r => setTimeout(r, 500));
     gate.open();
     await restart;
@@ -193,5 +191,6 @@ describeOnLocalCluster('faults on a real API server', kubeconfig => {
     await eventually('the quota released', async () =>
       (await reserved()) === 0 ? true : undefined,
     );
+    await untilWatchesReturn(kubeconfig, watchesBefore);
   });
 });

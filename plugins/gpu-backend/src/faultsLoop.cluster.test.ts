@@ -1,9 +1,6 @@
 import { ServiceRequest } from '@gpu-platform/backstage-plugin-gpu-common';
 import { AutoscalingV2Api, KubernetesObject } from '@kubernetes/client-node';
 import { describeOnLocalCluster } from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
-import { execFile } from 'node:child_process';
-import { dirname, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import {
   createNamespaces,
   eventually,
@@ -17,6 +14,11 @@ import {
   PrivatePostgres,
   startPrivatePostgres,
 } from './__testUtils__/privatePostgres';
+import {
+  openWatches,
+  untilWatchesReturn,
+} from './__testUtils__/apiServerWatches';
+import { clusterComponent } from './__testUtils__/clusterComponent';
 
 /**
  * The reconciler's loop against faults of the local control plane, with nobody retrying by hand: the API server or
@@ -31,7 +33,6 @@ jest.setTimeout(900_000);
 
 const TEAM = 'cluster-loop';
 const NAMESPACE = 'cluster-loop';
-const CLUSTER_SCRIPT = resolve(__dirname, '../../../scripts/cluster');
 /**
  * Longest wait for every service to settle after a fault ends. The product's part is quick (its apply retries back off
  * up to 30 s, its watches up to 10 s); the rest is the cluster's own controllers catching up: their watches back off
@@ -57,17 +58,6 @@ function request(name: string, pool: string): ServiceRequest {
     namespace: NAMESPACE,
     tier: 'dedicated',
     pool,
-  });
-}
-
-/** Stops, starts or restarts one component of the local control plane (scripts/cluster). */
-async function component(
-  kubeconfig: string,
-  action: 'stop' | 'start' | 'restart',
-  name: string,
-): Promise<void> {
-  await promisify(execFile)(CLUSTER_SCRIPT, [action, name], {
-    env: { ...process.env, GPU_CLUSTER_DIR: dirname(kubeconfig) },
   });
 }
 
@@ -319,7 +309,8 @@ describeOnLocalCluster(
       const doomed = await create(`${label}-doomed`, 'spot-l4');
       await settled([doomed], []);
 
-      await component(kubeconfig, 'stop', name);
+      const watchesBefore = await openWatches(kubeconfig);
+      await clusterComponent(kubeconfig, 'stop', name);
       const stoppedAt = Date.now();
       let ids: string[] = [];
       try {
@@ -345,7 +336,7 @@ describeOnLocalCluster(
           setTimeout(r, Math.max(0, downMs - (Date.now() - stoppedAt))),
         );
       } finally {
-        await component(kubeconfig, 'start', name);
+        await clusterComponent(kubeconfig, 'start', name);
       }
       const backAt = Date.now();
       // The loop's part: every apply and the teardown done (the rest is the cluster's controllers catching up).
@@ -367,6 +358,8 @@ describeOnLocalCluster(
       await settled(ids, [doomed]);
       figures[`${label}: down to settled`] = seconds(Date.now() - stoppedAt);
       figures[`${label}: back to settled`] = seconds(Date.now() - backAt);
+      await untilWatchesReturn(kubeconfig, watchesBefore);
+      figures[`${label}: back to every watch`] = seconds(Date.now() - backAt);
 
       // Nothing failed on the way and nothing is held twice: the six services' GPUs, the deleted one's released.
       expect(await reserved()).toEqual({ 'spot-l4': 3, 'l4-ondemand': 3 });
@@ -535,7 +528,8 @@ describeOnLocalCluster(
       const before = await liveDeployment('cut');
 
       // The restart closes every watch; the informers come back from the last version they saw.
-      await component(kubeconfig, 'restart', 'kube-apiserver');
+      const watchesBefore = await openWatches(kubeconfig);
+      await clusterComponent(kubeconfig, 'restart', 'kube-apiserver');
       const deletedAt = Date.now();
       await clients.apps.deleteNamespacedDeployment({
         name: 'cut',
@@ -552,6 +546,10 @@ describeOnLocalCluster(
       );
       expect((await liveDeployment('cut'))?.spec?.replicas).toBe(1);
       await settled([id], []);
+      await untilWatchesReturn(kubeconfig, watchesBefore);
+      figures['after a watch cut: back to every watch'] = seconds(
+        Date.now() - deletedAt,
+      );
       await deleteAll([id]);
     });
 

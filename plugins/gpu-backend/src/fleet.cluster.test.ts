@@ -1,10 +1,7 @@
 import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 import { describeOnLocalCluster } from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
 import { BatchV1Api } from '@kubernetes/client-node';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import {
   createNamespaces,
   eventually,
@@ -16,12 +13,16 @@ import {
   startLocalClusterBackend,
   workloadsOfPods,
 } from './__testUtils__/localCluster';
+import {
+  openWatches,
+  untilWatchesReturn,
+} from './__testUtils__/apiServerWatches';
+import { clusterComponent } from './__testUtils__/clusterComponent';
 
 jest.setTimeout(300_000);
 
 const TEAM = 'cluster-fleet';
 const NAMESPACE = 'cluster-fleet';
-const CLUSTER_SCRIPT = resolve(__dirname, '../../../scripts/cluster');
 /** The on-demand L4s are the production cluster's; every other demo pool is the dev cluster's. */
 const PROD_POOL = 'l4-ondemand';
 const DEV_POOL = 'spot-l4';
@@ -39,22 +40,6 @@ function prodKubeconfig(): string {
       path ?? 'not set'
     }. Start one with GPU_CLUSTER_DIR=<dir> GPU_CLUSTER_PORT_BASE=<base> scripts/cluster up and point it at <dir>/kubeconfig.`,
   );
-}
-
-async function component(
-  kubeconfig: string,
-  action: 'stop' | 'start',
-  name: string,
-): Promise<void> {
-  await promisify(execFile)(CLUSTER_SCRIPT, [action, name], {
-    // The cluster's own ports (its state directory records them): scripts/test exports the test cluster's
-    // GPU_CLUSTER_PORT_BASE, which would send the readiness check to the other cluster's API server.
-    env: {
-      ...process.env,
-      GPU_CLUSTER_DIR: dirname(kubeconfig),
-      GPU_CLUSTER_PORT_BASE: '',
-    },
-  });
 }
 
 async function deploymentsNamed(
@@ -176,7 +161,9 @@ describeOnLocalCluster(
     });
 
     afterAll(async () => {
-      await component(prodConfig, 'start', 'kube-apiserver').catch(() => {});
+      await clusterComponent(prodConfig, 'start', 'kube-apiserver').catch(
+        () => {},
+      );
       await stop?.();
       await clean(dev).catch(() => undefined);
       await clean(prod).catch(() => undefined);
@@ -427,7 +414,8 @@ describeOnLocalCluster(
     });
 
     it('with prod-eu stopped, its service is ClusterUnreachable while dev keeps reconciling; back, it is Available with no duplicate', async () => {
-      await component(prodConfig, 'stop', 'kube-apiserver');
+      const watchesBefore = await openWatches(prodConfig);
+      await clusterComponent(prodConfig, 'stop', 'kube-apiserver');
       try {
         const unreachable = await eventually(
           'the production service marked ClusterUnreachable',
@@ -455,13 +443,15 @@ describeOnLocalCluster(
         );
         await ready(devId);
       } finally {
-        await component(prodConfig, 'start', 'kube-apiserver');
+        await clusterComponent(prodConfig, 'start', 'kube-apiserver');
       }
       const back = await ready(prodId);
       expect(back.reason).toBe('Available');
       expect(await deploymentsNamed(prod, 'fleet-prod')).toBe(1);
       expect(await deploymentsNamed(dev, 'fleet-prod')).toBe(0);
       expect((await podsOf(prod, NAMESPACE, 'fleet-prod')).length).toBe(1);
+      // The suites after this one (MultiKueue's among them) use prod-eu: its controllers' watches back first.
+      await untilWatchesReturn(prodConfig, watchesBefore);
     });
   },
 );
