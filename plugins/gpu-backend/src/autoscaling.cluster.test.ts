@@ -447,7 +447,7 @@ describeOnLocalCluster(
       // interceptor waits on before it forwards). The interceptor must have the slice itself: it answers a host whose
       // Service has none in its informer 502 "no matching endpoints found" at once, without waiting. Its admin API
       // does not show its informer, and a service idle from its creation sends the request moments after the
-      // EndpointSlice controller made the slice (a 502 of the test command's run on CI), so the slice must be 5 s old.
+      // EndpointSlice controller made the slice (an answer of that kind failed CI's run), so the slice must be 5 s old.
       await eventually(
         'no pod and no ready endpoint of the idle service, in a slice 5 s old',
         async () => {
