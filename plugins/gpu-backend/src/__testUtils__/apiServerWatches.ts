@@ -8,10 +8,11 @@ const GAUGE = 'apiserver_longrunning_requests';
 
 /** The watches the API server holds open now: every client's informers, the cluster's components' among them. */
 export async function openWatches(kubeconfig: string): Promise<OpenWatches> {
-  const response = await RawKubernetesClient.fromKubeconfig(kubeconfig).request(
-    'GET',
-    '/metrics',
-  );
+  return watchesOf(RawKubernetesClient.fromKubeconfig(kubeconfig));
+}
+
+async function watchesOf(client: RawKubernetesClient): Promise<OpenWatches> {
+  const response = await client.request('GET', '/metrics');
   if (response.status !== 200 || typeof response.body !== 'string') {
     throw new Error(`GET /metrics: HTTP ${response.status}`);
   }
@@ -33,21 +34,21 @@ export async function openWatches(kubeconfig: string): Promise<OpenWatches> {
 }
 
 /**
- * Waits until every watch open `before` a fault is open again, and answers how long that took. A client-go
- * reflector whose watch is refused backs off exponentially up to 30 s with as much again of jitter, so after an API
- * server outage the scheduler, the controllers, Kueue and the add-ons come back one by one over a minute or two; a
- * suite that stops the API server waits for them so the suites after it do not run against a cluster that has not.
+ * Waits until every watch open `before` a fault is open again. A client-go reflector whose watch is refused backs off
+ * exponentially up to 30 s with as much again of jitter, so after an API server outage the scheduler, the controllers,
+ * Kueue and the add-ons come back one by one over a minute or two; a suite that stops the API server waits for them so
+ * the suites after it do not run against a cluster that has not.
  */
 export async function untilWatchesReturn(
   kubeconfig: string,
   before: OpenWatches,
   timeoutMs = 240_000,
-): Promise<number> {
-  const start = Date.now();
+): Promise<void> {
+  const client = RawKubernetesClient.fromKubeconfig(kubeconfig);
   await eventually(
     'every watch open before the fault open again',
     async () => {
-      const now = await openWatches(kubeconfig);
+      const now = await watchesOf(client);
       const short = [...before]
         .filter(([key, count]) => (now.get(key) ?? 0) < count)
         .map(([key, count]) => `${key} ${now.get(key) ?? 0} of ${count}`);
@@ -56,5 +57,4 @@ export async function untilWatchesReturn(
     },
     { timeoutMs, intervalMs: 1000 },
   );
-  return Date.now() - start;
 }
