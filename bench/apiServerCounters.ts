@@ -4,6 +4,7 @@
  */
 import { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { request as httpsRequest, RequestOptions } from 'node:https';
+import { metricSamples } from '../plugins/gpu-node/src/testUtils/metricSamples';
 
 /** Verbs that change something (APPLY is a server-side apply PATCH). */
 export const MUTATING = new Set([
@@ -50,22 +51,17 @@ export async function httpsGet(kc: KubeConfig, path: string): Promise<string> {
 export async function readCounters(kc: KubeConfig): Promise<Counters> {
   const text = await httpsGet(kc, '/metrics');
   const counters: Counters = new Map();
-  for (const line of text.split('\n')) {
-    if (!line.startsWith('apiserver_request_total{')) continue;
-    const close = line.lastIndexOf('}');
-    const labels: Record<string, string> = {};
-    for (const m of line
-      .slice('apiserver_request_total{'.length, close)
-      .matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) {
-      labels[m[1]] = m[2];
-    }
+  for (const { labels, value } of metricSamples(
+    text,
+    'apiserver_request_total',
+  )) {
     const row: CounterRow = {
       verb: labels.verb,
       group: labels.group ?? '',
       resource: labels.resource ?? '',
       subresource: labels.subresource ?? '',
       code: labels.code,
-      count: Number(line.slice(close + 1).trim()),
+      count: value,
     };
     const key = [row.verb, row.group, row.resource, row.subresource, row.code]
       .map(String)

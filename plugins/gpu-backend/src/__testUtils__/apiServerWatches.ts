@@ -1,4 +1,7 @@
-import { RawKubernetesClient } from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
+import {
+  metricSamples,
+  RawKubernetesClient,
+} from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
 import { eventually } from '../testUtils';
 
 /** Open watches on the API server per `group/resource/scope`, from its `apiserver_longrunning_requests` gauge. */
@@ -17,18 +20,10 @@ async function watchesOf(client: RawKubernetesClient): Promise<OpenWatches> {
     throw new Error(`GET /metrics: HTTP ${response.status}`);
   }
   const watches = new Map<string, number>();
-  for (const line of response.body.split('\n')) {
-    if (!line.startsWith(`${GAUGE}{`)) continue;
-    const labels = Object.fromEntries(
-      [...line.matchAll(/(\w+)="([^"]*)"/g)].map(([, name, value]) => [
-        name,
-        value,
-      ]),
-    );
+  for (const { labels, value } of metricSamples(response.body, GAUGE)) {
     if (labels.verb !== 'WATCH') continue;
     const key = `${labels.group}/${labels.resource}/${labels.scope}`;
-    const count = Number(line.slice(line.lastIndexOf(' ') + 1));
-    watches.set(key, (watches.get(key) ?? 0) + count);
+    watches.set(key, (watches.get(key) ?? 0) + value);
   }
   return watches;
 }

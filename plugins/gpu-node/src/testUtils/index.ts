@@ -1,6 +1,8 @@
 export { describeOnLocalCluster, localClusterKubeconfig } from './localCluster';
 export { describeObject, RawKubernetesClient } from './RawKubernetesClient';
 export type { RawResponse } from './RawKubernetesClient';
+export { metricSamples } from './metricSamples';
+export type { MetricSample } from './metricSamples';
 export {
   simulatedLoad,
   simulatedMetricsText,
