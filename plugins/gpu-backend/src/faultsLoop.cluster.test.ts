@@ -421,8 +421,20 @@ describeOnLocalCluster(
         { timeoutMs: 60_000, intervalMs: 200 },
       );
       figures['scaled to 4: to set back to 1'] = seconds(Date.now() - scaledAt);
-      await settled([id], []);
-      const detail = await http.get(`/api/gpu/services/${id}`).expect(200);
+      // Setting it back is a rollout of its own (the extra pods terminating), during which a status read says
+      // `starting`: a full run read `starting` just after the stored status had said `ready` from before it, so the
+      // service's detail is awaited, not read once.
+      const detail = await eventually(
+        'the service ready again with its Deployment at 1 replica',
+        async () => {
+          const res = await http.get(`/api/gpu/services/${id}`).expect(200);
+          return res.body.status === 'ready' &&
+            res.body.clusterStatus?.deployment?.replicas === 1
+            ? res
+            : undefined;
+        },
+        { timeoutMs: SETTLE_MS, intervalMs: 500 },
+      );
       expect(detail.body.request.replicas).toBe(1);
       expect(detail.body.clusterStatus.deployment.replicas).toBe(1);
       expect(detail.body.status).toBe('ready');
