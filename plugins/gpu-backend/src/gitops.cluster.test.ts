@@ -30,6 +30,7 @@ import {
 import { schedulerCapture } from './__testUtils__/schedulerCapture';
 import { userInGroups } from './__testUtils__/userInGroups';
 import { describeOnLocalCluster } from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
+import { databaseClosedOnShutdown } from './testUtils/databaseClosedOnShutdown';
 
 jest.setTimeout(600_000);
 
@@ -239,6 +240,7 @@ describeOnLocalCluster(
 
       const backend = await startTestBackend({
         features: [
+          databaseClosedOnShutdown,
           gpuPlugin,
           capture.module,
           userInGroups([TEAM]),

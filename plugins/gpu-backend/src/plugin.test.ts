@@ -3,6 +3,7 @@ import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 import request from 'supertest';
 import { summariserRequest } from '@gpu-platform/backstage-plugin-gpu-common/testUtils';
 import { gpuPlugin } from './plugin';
+import { databaseClosedOnShutdown } from './testUtils/databaseClosedOnShutdown';
 
 // Each test boots a backend; on a busy 2-core machine that passes the default 5 s.
 jest.setTimeout(30_000);
@@ -11,6 +12,7 @@ describe('gpu backend plugin', () => {
   async function start() {
     const { server } = await startTestBackend({
       features: [
+        databaseClosedOnShutdown,
         gpuPlugin,
         mockServices.rootConfig.factory({ data: { gpu: demoPlatformConfig } }),
       ],
@@ -48,6 +50,7 @@ describe('gpu backend plugin', () => {
     await expect(
       startTestBackend({
         features: [
+          databaseClosedOnShutdown,
           gpuPlugin,
           mockServices.rootConfig.factory({
             data: {
@@ -66,6 +69,7 @@ describe('gpu backend plugin', () => {
     await expect(
       startTestBackend({
         features: [
+          databaseClosedOnShutdown,
           gpuPlugin,
           mockServices.rootConfig.factory({
             data: {
@@ -87,6 +91,7 @@ describe('gpu backend plugin', () => {
     await expect(
       startTestBackend({
         features: [
+          databaseClosedOnShutdown,
           gpuPlugin,
           mockServices.rootConfig.factory({
             data: {

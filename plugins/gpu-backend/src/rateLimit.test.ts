@@ -4,6 +4,7 @@ import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 import { createServer } from 'node:net';
 import request from 'supertest';
 import { gpuPlugin } from './plugin';
+import { databaseClosedOnShutdown } from './testUtils/databaseClosedOnShutdown';
 
 /** `backend.rateLimit` limiting the gpu plugin to `limit` requests a minute per client address, loopback included. */
 function gpuRateLimit(limit: number) {
@@ -82,6 +83,7 @@ describe('rate limiting of /api/gpu', () => {
   it("answers 429 past backend.rateLimit.plugin.gpu's limit, as Backstage's http router applies it", async () => {
     const { server } = await startTestBackend({
       features: [
+        databaseClosedOnShutdown,
         gpuPlugin,
         mockServices.rootConfig.factory({
           data: {

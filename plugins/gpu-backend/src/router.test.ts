@@ -16,6 +16,7 @@ import {
   demoUserInfo,
   realPermissionPolicy,
 } from './__testUtils__/demoUsers';
+import { databaseClosedOnShutdown } from './testUtils/databaseClosedOnShutdown';
 
 // Each case goes through the permission backend too; the property test makes many such calls.
 jest.setTimeout(60_000);
@@ -33,6 +34,7 @@ const summariser = {
 async function start(options: { groups?: string[]; allow?: boolean } = {}) {
   const { server } = await startTestBackend({
     features: [
+      databaseClosedOnShutdown,
       gpuPlugin,
       mockServices.rootConfig.factory({
         data: { gpu: demoPlatformConfig, permission: { enabled: true } },

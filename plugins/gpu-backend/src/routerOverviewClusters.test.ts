@@ -7,6 +7,7 @@ import request from 'supertest';
 import { gpuPlugin } from './plugin';
 import { asUser, demoUserInfo } from './__testUtils__/demoUsers';
 import { twoClusterPlatformConfig } from './__testUtils__/twoClusterPlatform';
+import { databaseClosedOnShutdown } from './testUtils/databaseClosedOnShutdown';
 
 jest.setTimeout(30_000);
 
@@ -14,6 +15,7 @@ jest.setTimeout(30_000);
 async function start() {
   const { server } = await startTestBackend({
     features: [
+      databaseClosedOnShutdown,
       gpuPlugin,
       mockServices.rootConfig.factory({
         data: {

@@ -10,6 +10,7 @@ import {
 import { setupFakeClusterServer } from './__testUtils__/setupFakeClusterServer';
 import { startApplyClusterBackend } from './__testUtils__/startApplyClusterBackend';
 import { gpuPlugin } from './plugin';
+import { databaseClosedOnShutdown } from './testUtils/databaseClosedOnShutdown';
 
 // Each test starts a backend with the permission framework: seconds on a loaded machine.
 jest.setTimeout(30_000);
@@ -20,6 +21,7 @@ const server = setupFakeClusterServer();
 async function start(gpu: JsonObject) {
   const backend = await startTestBackend({
     features: [
+      databaseClosedOnShutdown,
       gpuPlugin,
       mockServices.rootConfig.factory({
         data: { gpu, permission: { enabled: true } },

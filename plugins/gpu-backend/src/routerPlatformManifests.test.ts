@@ -16,6 +16,7 @@ import {
 } from './__testUtils__/demoUsers';
 import { setupFakeClusterServer } from './__testUtils__/setupFakeClusterServer';
 import { startApplyClusterBackend } from './__testUtils__/startApplyClusterBackend';
+import { databaseClosedOnShutdown } from './testUtils/databaseClosedOnShutdown';
 
 jest.setTimeout(30_000);
 
@@ -25,6 +26,7 @@ const fakeCluster = setupFakeClusterServer();
 async function start(gpu: Record<string, unknown> = {}) {
   const { server } = await startTestBackend({
     features: [
+      databaseClosedOnShutdown,
       gpuPlugin,
       mockServices.rootConfig.factory({
         data: {

@@ -5,6 +5,7 @@ import { summariserRequest } from '@gpu-platform/backstage-plugin-gpu-common/tes
 import request from 'supertest';
 import { gpuPlugin } from './plugin';
 import { asUser, demoUserInfo } from './__testUtils__/demoUsers';
+import { databaseClosedOnShutdown } from './testUtils/databaseClosedOnShutdown';
 
 // Each test starts a backend with the permission framework: seconds on a loaded machine.
 jest.setTimeout(30_000);
@@ -22,6 +23,7 @@ describe('request validation against the OpenAPI spec', () => {
   beforeAll(async () => {
     const { server } = await startTestBackend({
       features: [
+        databaseClosedOnShutdown,
         gpuPlugin,
         mockServices.rootConfig.factory({ data: { gpu: demoPlatformConfig } }),
         demoUserInfo({ mock: ['ml-platform'], alice: ['platform-team'] }),

@@ -12,8 +12,10 @@ import {
 } from '@backstage/backend-test-utils';
 import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 // The contract test boots the real gpu backend plugin, which a module may not import outside tests.
-// eslint-disable-next-line @backstage/no-mixed-plugin-imports
+/* eslint-disable @backstage/no-mixed-plugin-imports */
 import gpuPlugin from '@gpu-platform/backstage-plugin-gpu-backend';
+import { databaseClosedOnShutdown } from '@gpu-platform/backstage-plugin-gpu-backend/testUtils';
+/* eslint-enable @backstage/no-mixed-plugin-imports */
 import { AddressInfo } from 'node:net';
 import { setupServer } from 'msw/node';
 import {
@@ -233,6 +235,7 @@ describe('the actions against the real gpu backend (dry-run cluster)', () => {
   it('create, retry, dry run, approval, GitOps render and delete behave as the templates expect', async () => {
     const { server } = await startTestBackend({
       features: [
+        databaseClosedOnShutdown,
         gpuPlugin,
         mockServices.rootConfig.factory({ data: { gpu: demoPlatformConfig } }),
         createServiceFactory({

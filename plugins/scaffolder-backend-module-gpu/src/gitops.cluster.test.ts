@@ -25,6 +25,7 @@ import gpuPlugin from '@gpu-platform/backstage-plugin-gpu-backend';
 import {
   createFluxSyncedRepository,
   createNamespaces,
+  databaseClosedOnShutdown,
   eventually,
   fluxObjects,
   giteaApi,
@@ -177,6 +178,7 @@ describeOnLocalCluster(
       dir.setContent({ 'local-catalog': {} });
       const backend = await startTestBackend({
         features: [
+          databaseClosedOnShutdown,
           catalogPlugin,
           catalogModuleGpuServiceBinding,
           scaffolderEntityModel,

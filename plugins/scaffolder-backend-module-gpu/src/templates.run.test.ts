@@ -25,6 +25,7 @@ import scaffolderPlugin from '@backstage/plugin-scaffolder-backend';
 import scaffolderGithubModule from '@backstage/plugin-scaffolder-backend-module-github';
 import scaffolderGitlabModule from '@backstage/plugin-scaffolder-backend-module-gitlab';
 import gpuPlugin from '@gpu-platform/backstage-plugin-gpu-backend';
+import { databaseClosedOnShutdown } from '@gpu-platform/backstage-plugin-gpu-backend/testUtils';
 /* eslint-enable @backstage/no-mixed-plugin-imports */
 import { fakeGitHub } from './__testUtils__/fakeGitHub';
 import { backendApi, runTemplateTask } from './__testUtils__/scaffolderTasks';
@@ -100,14 +101,24 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
   const runTask = (templateName: string, values: Record<string, unknown>) =>
     runTemplateTask(api, templateName, values);
 
+  let stopBackend = async () => {};
+  // The scaffolder reads a task's events in a loop that notices it is done only after its next 1-second sleep
+  // (StorageTaskBroker.event$); stopping the backend (and so destroying its databases) before those loops end would
+  // make their last read reject with nothing to catch it.
+  afterAll(async () => {
+    await sleep(1_500);
+    await stopBackend();
+  });
+
   beforeAll(async () => {
     dir.setContent({
       'local-catalog': {},
       // The team's own component, defined outside the GPU templates' directory (as examples/entities.yaml does).
       'team-repo': { 'catalog-info.yaml': yaml.stringify(ownSummariser) },
     });
-    const { server } = await startTestBackend({
+    const backend = await startTestBackend({
       features: [
+        databaseClosedOnShutdown,
         catalogPlugin,
         catalogModuleGpuServiceBinding,
         scaffolderEntityModel,
@@ -164,7 +175,10 @@ describe('the GPU templates in a backend with the catalog, the scaffolder and th
         }),
       ],
     });
-    baseUrl = `http://localhost:${(server.address() as AddressInfo).port}`;
+    stopBackend = () => backend.stop();
+    baseUrl = `http://localhost:${
+      (backend.server.address() as AddressInfo).port
+    }`;
     await until('the templates in the catalog', async () => {
       const { status } = await api(
         'GET',

@@ -7,6 +7,7 @@ import {
   demoApproverAuthModule,
   demoApproverSignIn,
 } from './demoApproverProvider';
+import { databaseClosedOnShutdown } from '@gpu-platform/backstage-plugin-gpu-backend/testUtils';
 
 const alice = {
   apiVersion: 'backstage.io/v1alpha1',
@@ -37,6 +38,7 @@ describe('the demoApprover sign-in provider', () => {
   it('signs in as the configured catalog user, with the groups the catalog gives her', async () => {
     const { server } = await startTestBackend({
       features: [
+        databaseClosedOnShutdown,
         authPlugin,
         demoApproverAuthModule,
         catalogServiceMock.factory({ entities: [alice] }),
@@ -75,6 +77,7 @@ describe('the demoApprover sign-in provider', () => {
   it('is not served where auth.providers.demoApprover is not configured', async () => {
     const { server } = await startTestBackend({
       features: [
+        databaseClosedOnShutdown,
         authPlugin,
         demoApproverAuthModule,
         catalogServiceMock.factory({ entities: [alice] }),

@@ -1,6 +1,7 @@
 import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
 import { ConfigReader } from '@backstage/config';
 import { guestSignInGuard, unsafeGuestSignIn } from './guestSignInGuard';
+import { databaseClosedOnShutdown } from '@gpu-platform/backstage-plugin-gpu-backend/testUtils';
 
 type ConfigData = NonNullable<ConstructorParameters<typeof ConfigReader>[0]>;
 
@@ -60,6 +61,7 @@ describe('guestSignInGuard', () => {
     try {
       return await startTestBackend({
         features: [
+          databaseClosedOnShutdown,
           guestSignInGuard,
           mockServices.rootConfig.factory({
             data: { auth: { providers } },

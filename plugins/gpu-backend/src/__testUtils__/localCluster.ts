@@ -12,6 +12,7 @@ import { PLATFORM_RECONCILE_TASK_ID } from '../reconciler';
 import { eventually } from '../testUtils/localCluster';
 import { schedulerCapture } from './schedulerCapture';
 import { userInGroups } from './userInGroups';
+import { databaseClosedOnShutdown } from '../testUtils/databaseClosedOnShutdown';
 
 /** A team of `gpu.teams` as app-config writes it. */
 export type TeamConfig = {
@@ -65,6 +66,7 @@ export async function startLocalClusterBackend(options: {
   const platformLoop = schedulerCapture('test-local-cluster-platform-loop');
   const backend = await startTestBackend({
     features: [
+      databaseClosedOnShutdown,
       gpuPlugin,
       ...(options.features ?? []),
       mockServices.rootConfig.factory({

@@ -7,6 +7,7 @@ import request from 'supertest';
 import { fakeKubernetesApi } from '../cluster/__testUtils__/fakeKubernetesApi';
 import { gpuPlugin } from '../plugin';
 import { userInGroups } from './userInGroups';
+import { databaseClosedOnShutdown } from '../testUtils/databaseClosedOnShutdown';
 
 /**
  * This test file's run, in the fake clusters' host names: jest runs the next file in the same process, where a
@@ -48,6 +49,7 @@ export async function startApplyClusterBackend(
   server.use(...api.handlers);
   const { server: http } = await startTestBackend({
     features: [
+      databaseClosedOnShutdown,
       gpuPlugin,
       ...features,
       mockServices.rootConfig.factory({

@@ -2,6 +2,7 @@ import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
 import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 import { gpuPlugin } from '../plugin';
 import { DEMO_USERS, demoUserInfo, realPermissionPolicy } from './demoUsers';
+import { databaseClosedOnShutdown } from '../testUtils/databaseClosedOnShutdown';
 
 /**
  * The gpu plugin on the demo platform behind the app's real permission policy, its HTTP server returned; requests
@@ -11,6 +12,7 @@ import { DEMO_USERS, demoUserInfo, realPermissionPolicy } from './demoUsers';
 export async function startDemoPolicyBackend(gpu: object = {}) {
   const { server } = await startTestBackend({
     features: [
+      databaseClosedOnShutdown,
       gpuPlugin,
       mockServices.rootConfig.factory({
         data: {

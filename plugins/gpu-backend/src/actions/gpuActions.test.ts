@@ -21,6 +21,7 @@ import {
   realPermissionPolicy,
   userRef,
 } from '../__testUtils__/demoUsers';
+import { databaseClosedOnShutdown } from '../testUtils/databaseClosedOnShutdown';
 
 jest.setTimeout(120_000);
 
@@ -35,6 +36,7 @@ describe('gpu actions', () => {
   beforeAll(async () => {
     backend = await startTestBackend({
       features: [
+        databaseClosedOnShutdown,
         gpuPlugin,
         createServiceFactory({
           service: actionsRegistryServiceRef,

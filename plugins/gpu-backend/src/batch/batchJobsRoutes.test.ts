@@ -8,6 +8,7 @@ import {
   demoUserInfo,
   realPermissionPolicy,
 } from '../__testUtils__/demoUsers';
+import { databaseClosedOnShutdown } from '../testUtils/databaseClosedOnShutdown';
 
 jest.setTimeout(60_000);
 
@@ -28,6 +29,7 @@ const ocr: BatchJobRequest = {
 async function startBackend() {
   const { server } = await startTestBackend({
     features: [
+      databaseClosedOnShutdown,
       gpuPlugin,
       mockServices.rootConfig.factory({
         data: { gpu: demoPlatformConfig, permission: { enabled: true } },

@@ -17,6 +17,7 @@ import { summariserRequest } from '@gpu-platform/backstage-plugin-gpu-common/tes
 import request from 'supertest';
 import { gpuPlugin } from '../plugin';
 import { userInGroups } from '../__testUtils__/userInGroups';
+import { databaseClosedOnShutdown } from '../testUtils/databaseClosedOnShutdown';
 
 // Each test boots a backend; on a busy 2-core machine that passes the default 5 s.
 jest.setTimeout(30_000);
@@ -30,6 +31,7 @@ async function start() {
   const signals: SignalPayload[] = [];
   const { server } = await startTestBackend({
     features: [
+      databaseClosedOnShutdown,
       gpuPlugin,
       mockServices.rootConfig.factory({
         data: {

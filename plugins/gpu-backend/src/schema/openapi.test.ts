@@ -25,6 +25,7 @@ import { simulatedControllers } from '../cluster/__testUtils__/simulatedControll
 import { gpuPlugin } from '../plugin';
 import { spec as generatedSpec } from './openapi';
 import { settledService } from '../__testUtils__/settledService';
+import { databaseClosedOnShutdown } from '../testUtils/databaseClosedOnShutdown';
 
 const SPEC = resolve(__dirname, 'openapi.yaml');
 const fakeCluster = setupFakeClusterServer();
@@ -166,7 +167,7 @@ describe('OpenAPI description of /api/gpu', () => {
 
   it('is served at /api/gpu/openapi.json to signed-in callers, with the paths under the plugin', async () => {
     const { server } = await startTestBackend({
-      features: [gpuPlugin, config],
+      features: [databaseClosedOnShutdown, gpuPlugin, config],
     });
     const served = await request(server).get('/api/gpu/openapi.json');
     expect(served.status).toBe(200);
@@ -197,7 +198,12 @@ describe('OpenAPI description of /api/gpu', () => {
       [...operationIds].sort(),
     );
     const { server } = await startTestBackend({
-      features: [gpuPlugin, config, memberOfMlPlatform],
+      features: [
+        databaseClosedOnShutdown,
+        gpuPlugin,
+        config,
+        memberOfMlPlatform,
+      ],
     });
     // What a request that no handler takes gets: not JSON.
     const unhandled = await request(server).get('/api/gpu/no-such-route');
@@ -276,6 +282,7 @@ describe('OpenAPI description of /api/gpu', () => {
       for (const autoscaledReplicas of ['maximum', 'minimum-plus-burst']) {
         const backend = await startTestBackend({
           features: [
+            databaseClosedOnShutdown,
             gpuPlugin,
             mockServices.rootConfig.factory({
               data: {
@@ -300,7 +307,12 @@ describe('OpenAPI description of /api/gpu', () => {
 
     it('for the service lifecycle, quotes, quotas, approvals, audit and errors', async () => {
       const { server } = await startTestBackend({
-        features: [gpuPlugin, config, memberOfMlPlatform],
+        features: [
+          databaseClosedOnShutdown,
+          gpuPlugin,
+          config,
+          memberOfMlPlatform,
+        ],
       });
       const api = request(server);
 

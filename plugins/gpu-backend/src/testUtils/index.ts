@@ -32,3 +32,4 @@ export {
   describeOnLocalCluster,
   localClusterKubeconfig,
 } from '@gpu-platform/backstage-plugin-gpu-node/testUtils';
+export { databaseClosedOnShutdown } from './databaseClosedOnShutdown';

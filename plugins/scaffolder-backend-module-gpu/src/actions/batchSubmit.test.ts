@@ -10,8 +10,10 @@ import {
 } from '@backstage/backend-test-utils';
 import { demoPlatformConfig } from '@gpu-platform/backstage-plugin-gpu-common';
 // The action is tested against the real gpu backend plugin, which a module may not import outside tests.
-// eslint-disable-next-line @backstage/no-mixed-plugin-imports
+/* eslint-disable @backstage/no-mixed-plugin-imports */
 import gpuPlugin from '@gpu-platform/backstage-plugin-gpu-backend';
+import { databaseClosedOnShutdown } from '@gpu-platform/backstage-plugin-gpu-backend/testUtils';
+/* eslint-enable @backstage/no-mixed-plugin-imports */
 import { AddressInfo } from 'node:net';
 import yaml from 'yaml';
 import {
@@ -28,6 +30,7 @@ jest.setTimeout(60_000);
 async function gpuBackend(groups: string[]): Promise<DiscoveryService> {
   const { server } = await startTestBackend({
     features: [
+      databaseClosedOnShutdown,
       gpuPlugin,
       mockServices.rootConfig.factory({ data: { gpu: demoPlatformConfig } }),
       createServiceFactory({
