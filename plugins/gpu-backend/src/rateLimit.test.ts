@@ -50,6 +50,7 @@ async function startBehindProxy(trustProxy: unknown) {
   const port = await freePort();
   const backend = createBackend();
   backend.add(gpuPlugin);
+  backend.add(databaseClosedOnShutdown);
   backend.add(mockServices.rootLogger.factory());
   backend.add(
     mockServices.rootConfig.factory({
