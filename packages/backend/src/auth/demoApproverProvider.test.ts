@@ -2,12 +2,12 @@ import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
 import { ConfigReader } from '@backstage/config';
 import authPlugin from '@backstage/plugin-auth-backend';
 import { catalogServiceMock } from '@backstage/plugin-catalog-node/testUtils';
+import { databaseClosedOnShutdown } from '@gpu-platform/backstage-plugin-gpu-backend/testUtils';
 import { AddressInfo } from 'node:net';
 import {
   demoApproverAuthModule,
   demoApproverSignIn,
 } from './demoApproverProvider';
-import { databaseClosedOnShutdown } from '@gpu-platform/backstage-plugin-gpu-backend/testUtils';
 
 const alice = {
   apiVersion: 'backstage.io/v1alpha1',

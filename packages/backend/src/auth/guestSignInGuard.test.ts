@@ -1,7 +1,7 @@
 import { mockServices, startTestBackend } from '@backstage/backend-test-utils';
 import { ConfigReader } from '@backstage/config';
-import { guestSignInGuard, unsafeGuestSignIn } from './guestSignInGuard';
 import { databaseClosedOnShutdown } from '@gpu-platform/backstage-plugin-gpu-backend/testUtils';
+import { guestSignInGuard, unsafeGuestSignIn } from './guestSignInGuard';
 
 type ConfigData = NonNullable<ConstructorParameters<typeof ConfigReader>[0]>;
 

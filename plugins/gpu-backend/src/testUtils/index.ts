@@ -2,7 +2,8 @@
  * Test utilities for packages that test against the gpu backend: a real Prometheus loaded with generated DCGM and
  * vLLM history (used by this package's integration tests and the app's end-to-end tests), and helpers for tests on
  * the local Kubernetes control plane (`scripts/cluster`): typed clients, polling, a test admission webhook that holds
- * Deployment applies, and the `describeOnLocalCluster` guard.
+ * Deployment applies, and the `describeOnLocalCluster` guard; and `databaseClosedOnShutdown`, the database service
+ * for test backends that closes each plugin's client when the backend stops.
  *
  * @packageDocumentation
  */
